@@ -1,0 +1,54 @@
+# graft: run "make" for the list of targets.
+GO       ?= go
+BIN      := bin/graft
+DEMO_HOME := $(CURDIR)/build/demo-home
+PKGS     := ./...
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## print the targets
+	@echo "graft make targets:"
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-11s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## build bin/graft
+	$(GO) build -o $(BIN) ./cmd/graft
+
+.PHONY: test
+test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
+	$(GO) mod download
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 10s ./session
+	@echo "make test: ok"
+
+.PHONY: testrace
+testrace: ## the unit suite under the race detector
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+.PHONY: demo
+demo: build ## generate a session, prepare, commit, status, recall (throw-away home under build/)
+	@rm -rf $(DEMO_HOME)
+	@GRAFT_HOME=$(DEMO_HOME) ./scripts/demo.sh $(BIN)
+
+.PHONY: bench
+bench: build ## benchmarks: prints a table of ratios (graft vs baseline, same run)
+	$(GO) run ./bench/cmd/benchtable
+
+.PHONY: crashtest
+crashtest: build ## the crash-injection suite, with its table
+	$(BIN) crashtest
+
+.PHONY: soak
+soak: build ## the long crash suite (2,000 random kills)
+	$(BIN) crashtest --soak 2000
+
+.PHONY: lint
+lint: ## go vet and a gofmt check
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+.PHONY: clean
+clean: ## remove build outputs
+	rm -rf bin build

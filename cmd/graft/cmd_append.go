@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/session"
+)
+
+func init() { commands = append(commands, newAppendCmd) }
+
+func newAppendCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "append <session>",
+		Short: "Append JSONL events from stdin to a session (created if missing)",
+		Long: `Reads one JSON event per line on stdin and appends them to the session,
+creating it if it does not exist. seq and ts are assigned when absent; a given
+seq must be the next one. The whole batch is checked before anything is
+written. Appends to retired, abandoned or uncommitted sessions are refused
+with the session to use instead.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			if err := session.ValidID(id); err != nil {
+				return err
+			}
+			st, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			var evs []session.Event
+			lr := session.NewLineReader(a.stdin, 0, 1)
+			for {
+				line, _, num, err := lr.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				var torn *session.TornTailError
+				if errors.As(err, &torn) {
+					err = nil // stdin's last line may lack a newline
+				}
+				if err != nil {
+					return fmt.Errorf("reading stdin: %w", err)
+				}
+				if len(line) == 0 {
+					if torn != nil {
+						break
+					}
+					continue
+				}
+				var ev session.Event
+				if err := json.Unmarshal(line, &ev); err != nil {
+					return fmt.Errorf("stdin line %d: %w", num, err)
+				}
+				evs = append(evs, ev)
+				if torn != nil {
+					break
+				}
+			}
+			if len(evs) == 0 {
+				return usageError{errors.New("no events on stdin")}
+			}
+			out, err := st.Append(id, evs)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(map[string]any{"session": id, "appended": len(out), "firstSeq": out[0].Seq, "lastSeq": out[len(out)-1].Seq})
+			}
+			fmt.Fprintf(a.stdout, "appended %d event(s) to %s (seq %d..%d)\n", len(out), id, out[0].Seq, out[len(out)-1].Seq)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

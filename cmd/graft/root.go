@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
+)
+
+// commands holds the constructors of the subcommands; each command file adds
+// its own in init, so no file lists them all.
+var commands []func(*app) *cobra.Command
+
+// app is what every command shares: the resolved home and the outputs.
+type app struct {
+	home   string
+	fs     vfs.FS
+	stdout io.Writer
+	stderr io.Writer
+	stdin  io.Reader
+}
+
+func defaultHome() string {
+	if h := os.Getenv("GRAFT_HOME"); h != "" {
+		return h
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "graft")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "share", "graft")
+	}
+	return ".graft"
+}
+
+// store opens the session store of the home.
+func (a *app) store() (*session.Store, error) {
+	if err := a.fs.MkdirAll(a.home, session.DirMode); err != nil {
+		return nil, fmt.Errorf("creating graft home %s: %w", a.home, err)
+	}
+	return session.OpenStore(a.fs, a.home)
+}
+
+// printJSON writes v as indented JSON to stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "graft",
+		Short: "Crash-safe session grafts for long agent sessions",
+		Long: `graft slices a long AI-agent session into a fresh one: a deterministic tape
+(breakpoint, constraints with their origin, goal, todos, files, pending state,
+sub-agent reports, recall index) built from the event log, reviewed with
+"prepare" and written with "commit" as a journaled, crash-safe transaction.
+
+Data lives in --home (default $GRAFT_HOME, else $XDG_DATA_HOME/graft, else
+~/.local/share/graft).
+
+Exit codes:
+  0   success
+  1   error (see the message)
+  2   usage error
+  Other codes name a typed error; "graft help exit-codes" lists them.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.home, "home", defaultHome(), "graft data directory (env GRAFT_HOME)")
+	for _, c := range commands {
+		root.AddCommand(c(a))
+	}
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetIn(a.stdin)
+	return root
+}
+
+// usageError marks errors that are the caller's invocation, exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main1() int {
+	a := &app{fs: vfs.Default, stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+	root := newRoot(a)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(a.stderr, "graft: %v\n", err)
+	return exitCode(err)
+}
+
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	if c := codeOf(err); c != 0 {
+		return c
+	}
+	return 1
+}
+
+// codeOf maps typed errors to exit codes; the graft package fills in its
+// table (see exitcodes.go).
+var codeOf = func(error) int { return 0 }
+
+// openStore opens the store after the start-up work every command that
+// touches the store does first (the recovery scan, once it exists).
+func (a *app) openStore() (*session.Store, error) {
+	return a.store()
+}

@@ -1,0 +1,52 @@
+// Package session owns $GRAFT_HOME/sessions/: one append-only event log per
+// session, and the event model every other package reads.
+//
+// # Files
+//
+//	sessions/<id>.jsonl          the log; mode 0600; directory 0700
+//	sessions/<id>.jsonl.broken   bytes cut from a torn tail (".broken.N" if taken)
+//
+// Ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$; anything else is refused
+// before any file is touched. Files are opened with O_NOFOLLOW: a symlink
+// planted in sessions/ is refused, never followed.
+//
+// # Lines
+//
+// One JSON object per line, terminated by '\n'. No line-length limit (a tool
+// output can be many MiB). Fields (see Event): seq, ts (RFC 3339, UTC),
+// type, source {kind, name}, and the payload of the type:
+//
+//	user/message        text                source.kind user (human) or plugin/system/skill (injected)
+//	assistant/message   text
+//	tool/call           tool {name, callId, input}
+//	tool/result         tool {name, callId, ok, output}
+//	todo/write          todos [{id, content, status}]
+//	subagent/report     agent, text
+//	system/event        text, meta          host events an importer keeps
+//	graft/origin        txn, parent, parentBoundary, generation, tapeHash, tapeEvents, inherit
+//	graft/retired       txn, target         the commit point of a graft
+//	graft/unretired     txn, target         the commit point of a revert
+//	graft/abandoned     txn, reason         a target that never committed or was reverted
+//
+// seq starts at 1 and rises by exactly 1; a gap or a repeat is an error that
+// names both seqs.
+//
+// # Damage
+//
+// A last line without '\n' is a torn append: Scan reports it (offset, bytes)
+// and ignores it. Before the next append the store cuts it, keeping the bytes
+// in a .broken file first. A bad line anywhere else is a *CorruptError that
+// names file, line number and byte offset; nothing is guessed.
+//
+// # State
+//
+// A session's state is a fold of its graft/* events: active; retired (a
+// graft/retired not undone by a graft/unretired); abandoned (graft/abandoned).
+// A graft target is live only when its parent's log holds graft/retired for
+// the target's txn with no later graft/unretired: the store judges this from
+// the parent (Store.Check), so an uncommitted target cannot be resumed even
+// before recovery marks it. Appends to retired, abandoned or uncommitted
+// sessions are refused naming the session to use instead; a retired session
+// accepts only results of tool calls that were open at its commit point
+// (the self-graft epilogue).
+package session

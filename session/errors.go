@@ -1,0 +1,72 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels; the typed errors below match them with errors.Is.
+var (
+	ErrInvalidID   = errors.New("session: invalid session id")
+	ErrNotFound    = errors.New("session: not found")
+	ErrExists      = errors.New("session: already exists")
+	ErrSymlink     = errors.New("session: file is a symlink or not a regular file; refused")
+	ErrCorrupt     = errors.New("session: corrupt log")
+	ErrSeq         = errors.New("session: seq out of order")
+	ErrRetired     = errors.New("session: retired")
+	ErrAbandoned   = errors.New("session: abandoned")
+	ErrUncommitted = errors.New("session: uncommitted graft target")
+	ErrBadEvent    = errors.New("session: invalid event")
+)
+
+// CorruptError names the file, line and byte offset of a bad line.
+type CorruptError struct {
+	Path   string
+	Line   int
+	Offset int64
+	Err    error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("session: corrupt log %s: line %d (byte offset %d): %v", e.Path, e.Line, e.Offset, e.Err)
+}
+func (e *CorruptError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
+
+// SeqError names both seqs of a gap or repeat.
+type SeqError struct {
+	Path      string
+	Line      int
+	Offset    int64
+	Want, Got int64
+}
+
+func (e *SeqError) Error() string {
+	return fmt.Sprintf("session: %s: line %d (byte offset %d): seq %d follows seq %d (want %d)", e.Path, e.Line, e.Offset, e.Got, e.Want-1, e.Want)
+}
+func (e *SeqError) Is(target error) bool { return target == ErrSeq }
+
+// RetiredError refuses an append to a retired session and names the live
+// target to use instead.
+type RetiredError struct{ ID, Target string }
+
+func (e *RetiredError) Error() string {
+	return fmt.Sprintf("session: %s is retired (grafted into %s); continue in %s", e.ID, e.Target, e.Target)
+}
+func (e *RetiredError) Is(target error) bool { return target == ErrRetired }
+
+// AbandonedError refuses an append to an abandoned target.
+type AbandonedError struct{ ID, Reason, Use string }
+
+func (e *AbandonedError) Error() string {
+	return fmt.Sprintf("session: %s is abandoned (%s); continue in %s", e.ID, e.Reason, e.Use)
+}
+func (e *AbandonedError) Is(target error) bool { return target == ErrAbandoned }
+
+// UncommittedError refuses to resume a graft target whose commit point is
+// not in its source's log.
+type UncommittedError struct{ ID, Txn, Parent string }
+
+func (e *UncommittedError) Error() string {
+	return fmt.Sprintf("session: %s is a graft target whose transaction %s never committed in %s; continue in %s", e.ID, e.Txn, e.Parent, e.Parent)
+}
+func (e *UncommittedError) Is(target error) bool { return target == ErrUncommitted }

@@ -1,0 +1,169 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Event types (DESIGN §3.1).
+const (
+	TypeUserMessage      = "user/message"
+	TypeAssistantMessage = "assistant/message"
+	TypeToolCall         = "tool/call"
+	TypeToolResult       = "tool/result"
+	TypeTodoWrite        = "todo/write"
+	TypeSubagentReport   = "subagent/report"
+	TypeGraftOrigin      = "graft/origin"
+	TypeGraftRetired     = "graft/retired"
+	TypeGraftUnretired   = "graft/unretired"
+	TypeGraftAbandoned   = "graft/abandoned"
+	// TypeSystem carries host events an importer keeps but no rule reads
+	// (compaction boundaries, hooks, unknown line types).
+	TypeSystem = "system/event"
+)
+
+// Source kinds.
+const (
+	KindUser      = "user"
+	KindAssistant = "assistant"
+	KindTool      = "tool"
+	KindSubagent  = "subagent"
+	KindPlugin    = "plugin"
+	KindSystem    = "system"
+	KindSkill     = "skill"
+)
+
+// Todo statuses.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// GraftMarker opens every text graft writes into a session. A user/message
+// whose text carries it is never a human instruction, whatever its source.
+const GraftMarker = "[graft:tape"
+
+// Event is one line of a session log.
+type Event struct {
+	Seq    int64  `json:"seq"`
+	TS     string `json:"ts,omitempty"`
+	Type   string `json:"type"`
+	Source Source `json:"source"`
+
+	Text  string `json:"text,omitempty"`
+	Tool  *Tool  `json:"tool,omitempty"`
+	Todos []Todo `json:"todos,omitempty"`
+	Agent string `json:"agent,omitempty"`
+
+	// graft/* payload.
+	Txn            string     `json:"txn,omitempty"`
+	Parent         string     `json:"parent,omitempty"`
+	ParentBoundary int64      `json:"parentBoundary,omitempty"`
+	Generation     int        `json:"generation,omitempty"`
+	TapeHash       string     `json:"tapeHash,omitempty"`
+	TapeEvents     int        `json:"tapeEvents,omitempty"`
+	Target         string     `json:"target,omitempty"`
+	Reason         string     `json:"reason,omitempty"`
+	Inherit        *Inherited `json:"inherit,omitempty"`
+
+	// Meta is free-form provenance an importer keeps (source uuid, line).
+	Meta map[string]string `json:"meta,omitempty"`
+}
+
+// Source says who produced an event.
+type Source struct {
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"`
+}
+
+// Tool is the payload of tool/call and tool/result.
+type Tool struct {
+	Name   string          `json:"name"`
+	CallID string          `json:"callId,omitempty"`
+	Input  json.RawMessage `json:"input,omitempty"`
+	OK     *bool           `json:"ok,omitempty"`
+	Output string          `json:"output,omitempty"`
+}
+
+// Todo is one item of a todo/write.
+type Todo struct {
+	ID      string `json:"id,omitempty"`
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// Origin names the human message a fact was copied from.
+type Origin struct {
+	Generation int    `json:"generation"`
+	Session    string `json:"session"`
+	Seq        int64  `json:"seq"`
+}
+
+func (o Origin) String() string {
+	return fmt.Sprintf("gen %d %s seq=%d", o.Generation, o.Session, o.Seq)
+}
+
+// Constraint is a hard constraint with the origin it was first said at.
+// Also lists later origins where the same constraint was said again.
+type Constraint struct {
+	Text   string   `json:"text"`
+	Origin Origin   `json:"origin"`
+	Also   []Origin `json:"also,omitempty"`
+}
+
+// Quote is a human instruction carried across generations.
+type Quote struct {
+	Text   string `json:"text"`
+	Origin Origin `json:"origin"`
+}
+
+// Inherited is what a graft/origin event hands to the next generation in
+// structured form, so nothing is re-parsed out of rendered tape text.
+type Inherited struct {
+	FirstGoal   *Quote       `json:"firstGoal,omitempty"`
+	Constraints []Constraint `json:"constraints,omitempty"`
+}
+
+// OKResult reports whether a tool/result succeeded. Absent "ok" counts as
+// success.
+func (e *Event) OKResult() bool {
+	return e.Tool == nil || e.Tool.OK == nil || *e.Tool.OK
+}
+
+// IsHumanInstruction is the one rule of DESIGN §2: a user/message from a
+// human source whose text carries no graft marker. Nothing else is.
+func (e *Event) IsHumanInstruction() bool {
+	return e.Type == TypeUserMessage && e.Source.Kind == KindUser && !strings.Contains(e.Text, GraftMarker)
+}
+
+// IsGraft reports whether the event is one of graft's own graft/* marks.
+func (e *Event) IsGraft() bool { return strings.HasPrefix(e.Type, "graft/") }
+
+var knownTypes = map[string]bool{
+	TypeUserMessage: true, TypeAssistantMessage: true, TypeToolCall: true, TypeToolResult: true,
+	TypeTodoWrite: true, TypeSubagentReport: true, TypeGraftOrigin: true, TypeGraftRetired: true,
+	TypeGraftUnretired: true, TypeGraftAbandoned: true, TypeSystem: true,
+}
+
+// Validate checks the fields an event of its type must have.
+func (e *Event) Validate() error {
+	if !knownTypes[e.Type] {
+		return fmt.Errorf("unknown event type %q", e.Type)
+	}
+	if e.Source.Kind == "" {
+		return fmt.Errorf("event type %q: source.kind is empty", e.Type)
+	}
+	switch e.Type {
+	case TypeToolCall, TypeToolResult:
+		if e.Tool == nil || e.Tool.Name == "" {
+			return fmt.Errorf("event type %q: tool.name is required", e.Type)
+		}
+	case TypeGraftOrigin, TypeGraftRetired, TypeGraftUnretired, TypeGraftAbandoned:
+		if e.Txn == "" {
+			return fmt.Errorf("event type %q: txn is required", e.Type)
+		}
+	}
+	return nil
+}

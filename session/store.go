@@ -1,0 +1,430 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/graft-project/graft/vfs"
+)
+
+const (
+	// FileMode and DirMode are the permissions of session files and of the
+	// data directories.
+	FileMode os.FileMode = 0o600
+	DirMode  os.FileMode = 0o700
+	// Ext is the extension of a session log.
+	Ext = ".jsonl"
+)
+
+// Store is the sessions/ directory of a graft home.
+type Store struct {
+	FS  vfs.FS
+	dir string
+	// Now stamps events appended without a ts; tests pin it.
+	Now func() time.Time
+}
+
+// OpenStore opens (creating if needed, mode 0700) home/sessions.
+func OpenStore(fsys vfs.FS, home string) (*Store, error) {
+	dir := filepath.Join(home, "sessions")
+	if err := fsys.MkdirAll(dir, DirMode); err != nil {
+		return nil, fmt.Errorf("session: creating %s: %w", dir, err)
+	}
+	return &Store{FS: fsys, dir: dir, Now: time.Now}, nil
+}
+
+// Dir is the sessions directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Path is the log file of id; id must be valid.
+func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+Ext) }
+
+func translate(path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s", ErrNotFound, path)
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%w: %s", ErrSymlink, path)
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%w: %s", ErrExists, path)
+	}
+	return err
+}
+
+// Exists reports whether id has a log file.
+func (s *Store) Exists(id string) (bool, error) {
+	if err := ValidID(id); err != nil {
+		return false, err
+	}
+	fi, err := s.FS.Lstat(s.Path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return true, fmt.Errorf("%w: %s", ErrSymlink, s.Path(id))
+	}
+	return true, nil
+}
+
+// List returns the ids of all session logs, sorted.
+func (s *Store) List() ([]string, error) {
+	ents, err := s.FS.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("session: listing %s: %w", s.dir, err)
+	}
+	var ids []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, Ext) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		id := strings.TrimSuffix(name, Ext)
+		if ValidID(id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Scan streams the events of id from the given position (zero: the start).
+func (s *Store) Scan(id string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
+	if err := ValidID(id); err != nil {
+		return ScanResult{}, err
+	}
+	path := s.Path(id)
+	f, err := s.FS.Open(path)
+	if err != nil {
+		return ScanResult{}, translate(path, err)
+	}
+	defer f.Close()
+	if err := regular(f); err != nil {
+		return ScanResult{}, err
+	}
+	var r = readerFrom(f, from.Offset)
+	return Scan(r, path, from, fn)
+}
+
+func regular(f vfs.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s", ErrSymlink, f.Name())
+	}
+	return nil
+}
+
+type offsetReader struct {
+	f   vfs.File
+	off int64
+}
+
+func (r *offsetReader) Read(p []byte) (int, error) {
+	n, err := r.f.ReadAt(p, r.off)
+	r.off += int64(n)
+	if err != nil && n > 0 && errors.Is(err, errEOF) {
+		err = nil
+	}
+	return n, err
+}
+
+func readerFrom(f vfs.File, off int64) interface{ Read([]byte) (int, error) } {
+	if off == 0 {
+		return f
+	}
+	return &offsetReader{f: f, off: off}
+}
+
+// Info folds the whole log of id.
+func (s *Store) Info(id string) (*Info, error) {
+	info := &Info{ID: id}
+	res, err := s.Scan(id, ScanFrom{}, func(ev *Event, _ []byte, _ int64) error {
+		info.add(ev)
+		return nil
+	})
+	info.ScanResult = res
+	if err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// ReadAll returns every event of id. For small logs and tests.
+func (s *Store) ReadAll(id string) ([]Event, ScanResult, error) {
+	var evs []Event
+	res, err := s.Scan(id, ScanFrom{}, func(ev *Event, _ []byte, _ int64) error {
+		evs = append(evs, *ev)
+		return nil
+	})
+	return evs, res, err
+}
+
+// Check refuses to resume a session that must not grow: retired (names the
+// live target), abandoned, or a graft target whose commit point is not in its
+// parent's log — judged from the parent, so it holds before recovery ran.
+func (s *Store) Check(info *Info) error {
+	if info.Abandoned != nil {
+		use := info.Abandoned.Target
+		if use == "" && info.Origin != nil {
+			use = info.Origin.Parent
+		}
+		return &AbandonedError{ID: info.ID, Reason: info.Abandoned.Reason, Use: use}
+	}
+	if g, ok := info.Live(); ok {
+		return &RetiredError{ID: info.ID, Target: g.Target}
+	}
+	if info.Origin != nil {
+		parent, err := s.Info(info.Origin.Parent)
+		if err != nil {
+			return fmt.Errorf("session: %s: checking commit point in parent %s: %w", info.ID, info.Origin.Parent, err)
+		}
+		if !parent.Committed(info.Origin.Txn) {
+			return &UncommittedError{ID: info.ID, Txn: info.Origin.Txn, Parent: info.Origin.Parent}
+		}
+	}
+	return nil
+}
+
+// Append adds events to id, creating the log when it does not exist. Events
+// without seq get the next ones and events without ts get Now; a given seq
+// must be the next one. A torn tail is repaired first (RepairTail). Retired,
+// abandoned and uncommitted sessions are refused (Check), except that a
+// retired session accepts the results of tool calls that were open at its
+// commit point (the self-graft epilogue). graft/* events are refused here:
+// they are written by the transaction through AppendMark.
+func (s *Store) Append(id string, evs []Event) ([]Event, error) {
+	for k := range evs {
+		if evs[k].IsGraft() {
+			return nil, fmt.Errorf("%w: %s events are written by graft itself, not appended", ErrBadEvent, evs[k].Type)
+		}
+	}
+	return s.appendChecked(id, evs, false)
+}
+
+// AppendMark appends one graft/* mark, bypassing the state rules (a target
+// is marked abandoned, a retired source gets graft/unretired), and fsyncs.
+func (s *Store) AppendMark(id string, ev Event) (Event, error) {
+	if !ev.IsGraft() {
+		return Event{}, fmt.Errorf("%w: AppendMark takes graft/* events, not %s", ErrBadEvent, ev.Type)
+	}
+	out, err := s.appendChecked(id, []Event{ev}, true)
+	if err != nil {
+		return Event{}, err
+	}
+	return out[0], nil
+}
+
+func (s *Store) appendChecked(id string, evs []Event, mark bool) ([]Event, error) {
+	if err := ValidID(id); err != nil {
+		return nil, err
+	}
+	exists, err := s.Exists(id)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		if mark {
+			return nil, fmt.Errorf("%w: %s", ErrNotFound, s.Path(id))
+		}
+		out, err := s.stamp(evs, 0)
+		if err != nil {
+			return nil, err
+		}
+		return out, s.Create(id, out)
+	}
+	info, err := s.Info(id)
+	if err != nil {
+		return nil, err
+	}
+	if !mark {
+		if err := s.Check(info); err != nil {
+			var re *RetiredError
+			if !errors.As(err, &re) || !epilogueOnly(info, evs) {
+				return nil, err
+			}
+		}
+	}
+	out, err := s.stamp(evs, info.LastSeq)
+	if err != nil {
+		return nil, err
+	}
+	if info.Torn != nil {
+		if err := s.RepairTail(id, info); err != nil {
+			return nil, err
+		}
+	}
+	return out, s.write(id, out)
+}
+
+func epilogueOnly(info *Info, evs []Event) bool {
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if ev.Type != TypeToolResult || ev.Tool == nil || !info.EpilogueOpen(ev.Tool.CallID) || seen[ev.Tool.CallID] {
+			return false
+		}
+		seen[ev.Tool.CallID] = true
+	}
+	return len(evs) > 0
+}
+
+func (s *Store) stamp(evs []Event, last int64) ([]Event, error) {
+	out := make([]Event, len(evs))
+	for k, ev := range evs {
+		want := last + int64(k) + 1
+		if ev.Seq == 0 {
+			ev.Seq = want
+		} else if ev.Seq != want {
+			return nil, &SeqError{Path: "(appended events)", Line: k + 1, Want: want, Got: ev.Seq}
+		}
+		if ev.TS == "" {
+			ev.TS = s.Now().UTC().Format(time.RFC3339Nano)
+		}
+		if err := ev.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: seq %d: %v", ErrBadEvent, ev.Seq, err)
+		}
+		out[k] = ev
+	}
+	return out, nil
+}
+
+func encodeAll(evs []Event) ([]byte, error) {
+	var buf []byte
+	for k := range evs {
+		b, err := Encode(&evs[k])
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, b...)
+	}
+	return buf, nil
+}
+
+// Create writes a new log with O_EXCL and fsyncs the file and the directory.
+func (s *Store) Create(id string, evs []Event) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	data, err := encodeAll(evs)
+	if err != nil {
+		return err
+	}
+	path := s.Path(id)
+	f, err := s.FS.Create(path, FileMode)
+	if err != nil {
+		return translate(path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("session: writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("session: fsync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("session: closing %s: %w", path, err)
+	}
+	if err := s.FS.SyncDir(s.dir); err != nil {
+		return fmt.Errorf("session: fsync directory %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+func (s *Store) write(id string, evs []Event) error {
+	data, err := encodeAll(evs)
+	if err != nil {
+		return err
+	}
+	path := s.Path(id)
+	f, err := s.FS.OpenAppend(path)
+	if err != nil {
+		return translate(path, err)
+	}
+	if err := regular(f); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("session: appending to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("session: fsync %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// RepairTail cuts a torn last line: the bytes are first kept in
+// <id>.jsonl.broken (or .broken.N), fsynced, then the log is truncated to
+// its last complete line and fsynced.
+func (s *Store) RepairTail(id string, info *Info) error {
+	if info.Torn == nil {
+		return nil
+	}
+	path := s.Path(id)
+	f, err := s.FS.Open(path)
+	if err != nil {
+		return translate(path, err)
+	}
+	cut := make([]byte, info.Torn.Bytes)
+	_, err = f.ReadAt(cut, info.Torn.Offset)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("session: reading torn tail of %s: %w", path, err)
+	}
+	broken := path + ".broken"
+	for n := 1; ; n++ {
+		_, err := s.FS.Lstat(broken)
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		broken = fmt.Sprintf("%s.broken.%d", path, n)
+	}
+	bf, err := s.FS.Create(broken, FileMode)
+	if err != nil {
+		return fmt.Errorf("session: keeping torn tail of %s: %w", path, err)
+	}
+	if _, err := bf.Write(cut); err != nil {
+		bf.Close()
+		return fmt.Errorf("session: writing %s: %w", broken, err)
+	}
+	if err := bf.Sync(); err != nil {
+		bf.Close()
+		return fmt.Errorf("session: fsync %s: %w", broken, err)
+	}
+	if err := bf.Close(); err != nil {
+		return err
+	}
+	if err := s.FS.SyncDir(s.dir); err != nil {
+		return err
+	}
+	af, err := s.FS.OpenAppend(path)
+	if err != nil {
+		return translate(path, err)
+	}
+	if err := af.Truncate(info.Torn.Offset); err != nil {
+		af.Close()
+		return fmt.Errorf("session: truncating %s: %w", path, err)
+	}
+	if err := af.Sync(); err != nil {
+		af.Close()
+		return fmt.Errorf("session: fsync %s: %w", path, err)
+	}
+	info.Torn = nil
+	return af.Close()
+}
