@@ -87,7 +87,8 @@ func (i *Info) State() State {
 // point of the live graft and has had no result since.
 func (i *Info) EpilogueOpen(callID string) bool { return callID != "" && i.epilogue[callID] }
 
-func (i *Info) add(ev *Event) {
+// Add folds one more event (in seq order) into the state.
+func (i *Info) Add(ev *Event) {
 	switch ev.Type {
 	case TypeGraftOrigin:
 		if ev.Seq == 1 {

@@ -153,7 +153,7 @@ func readerFrom(f vfs.File, off int64) interface{ Read([]byte) (int, error) } {
 func (s *Store) Info(id string) (*Info, error) {
 	info := &Info{ID: id}
 	res, err := s.Scan(id, ScanFrom{}, func(ev *Event, _ []byte, _ int64) error {
-		info.add(ev)
+		info.Add(ev)
 		return nil
 	})
 	info.ScanResult = res
@@ -427,4 +427,30 @@ func (s *Store) RepairTail(id string, info *Info) error {
 	}
 	info.Torn = nil
 	return af.Close()
+}
+
+// AppendMarkAfter appends a graft/* mark to a log the caller has just
+// scanned (res), without scanning it again: when the file still ends at
+// res.End the mark gets seq res.LastSeq+1. Any other size (growth, a torn
+// tail) falls back to AppendMark's full scan. The caller holds the session's
+// lock, so the log cannot grow between the check and the write through graft.
+func (s *Store) AppendMarkAfter(id string, ev Event, res ScanResult) (Event, error) {
+	if !ev.IsGraft() {
+		return Event{}, fmt.Errorf("%w: AppendMarkAfter takes graft/* events, not %s", ErrBadEvent, ev.Type)
+	}
+	if err := ValidID(id); err != nil {
+		return Event{}, err
+	}
+	fi, err := s.FS.Lstat(s.Path(id))
+	if err != nil {
+		return Event{}, translate(s.Path(id), err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() != res.End || res.Torn != nil {
+		return s.AppendMark(id, ev)
+	}
+	out, err := s.stamp([]Event{ev}, res.LastSeq)
+	if err != nil {
+		return Event{}, err
+	}
+	return out[0], s.write(id, out)
 }
