@@ -1,0 +1,225 @@
+package anchors
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
+)
+
+func TestExtract(t *testing.T) {
+	long := "You must " + strings.Repeat("x", 400)
+	tests := []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"english must", "Fix the bug. You must keep the API stable.", []string{"You must keep the API stable."}},
+		{"english never case", "NEVER push to main", []string{"NEVER push to main"}},
+		{"english always", "Always run gofmt before a commit!", []string{"Always run gofmt before a commit!"}},
+		{"english do not", "Please do not touch vendor/.", []string{"Please do not touch vendor/."}},
+		{"english do not, two spaces", "Do  not rename files", []string{"Do  not rename files"}},
+		{"english do, not is not a marker", "It is what we do, not what we say", nil},
+		{"english don't", "Don't delete the logs", []string{"Don't delete the logs"}},
+		{"english don’t typographic", "Don’t delete the logs", []string{"Don’t delete the logs"}},
+		{"english only", "Use only the standard library", []string{"Use only the standard library"}},
+		{"english required", "Tests are required for every change", []string{"Tests are required for every change"}},
+		{"english forbidden", "Force pushes are forbidden", []string{"Force pushes are forbidden"}},
+		{"english word boundary: mustard", "Buy mustard and onlyfans-free snacks", nil},
+		{"english word boundary: always_on is one word", "set always_on to true", nil},
+		{"english no marker", "Please refactor the parser and add tests.", nil},
+		{"chinese 必须", "请修复这个问题。必须保持接口不变。", []string{"必须保持接口不变。"}},
+		{"chinese 不要", "不要修改数据库", []string{"不要修改数据库"}},
+		{"chinese 禁止", "禁止强制推送！其他随意", []string{"禁止强制推送！"}},
+		{"chinese 不得 务必 只能", "不得删除日志。务必先备份？只能用 Go 写", []string{"不得删除日志。", "务必先备份？", "只能用 Go 写"}},
+		{"chinese no marker", "请帮我重构这个函数。", nil},
+		{"russian нельзя", "Нельзя трогать миграции.", []string{"Нельзя трогать миграции."}},
+		{"russian обязательно", "Сделай тесты. Обязательно прогони линтер.", []string{"Обязательно прогони линтер."}},
+		{"russian никогда", "никогда не коммить секреты", []string{"никогда не коммить секреты"}},
+		{"russian только", "Используй только stdlib", []string{"Используй только stdlib"}},
+		{"russian не followed by a word", "Не меняй публичный API", []string{"Не меняй публичный API"}},
+		{"russian не at the end is no marker", "А почему не", nil},
+		{"russian не inside a word is no marker", "Неделя прошла, сделай отчёт", nil},
+		{"russian no marker", "Сделай рефакторинг парсера.", nil},
+		{"lines and list markers", "Plan:\n- never use sudo\n* always sign commits\n1. Only touch pkg/\nthanks", []string{"never use sudo", "always sign commits", "Only touch pkg/"}},
+		{"fenced code skipped", "Look at this:\n```\nif x { must(panic) }\n```\nthen fix it", nil},
+		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
+		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},
+		{"capped with ellipsis", long, []string{string([]rune(long)[:MaxRunes-1]) + "…"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Extract(tc.text)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("Extract(%q)\n got %q\nwant %q", tc.text, got, tc.want)
+			}
+			for _, c := range got {
+				if n := utf8.RuneCountInString(c); n > MaxRunes {
+					t.Errorf("constraint has %d runes, cap is %d", n, MaxRunes)
+				}
+			}
+		})
+	}
+}
+
+func TestExtractDeterministic(t *testing.T) {
+	text := "必须保持稳定。Never push. Нельзя трогать. Always test.\n不要删除"
+	first := Extract(text)
+	for i := 0; i < 20; i++ {
+		if got := Extract(text); !reflect.DeepEqual(got, first) {
+			t.Fatalf("run %d: %q, first run %q", i, got, first)
+		}
+	}
+	if len(first) != 5 {
+		t.Fatalf("want 5 constraints, got %q", first)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Never push to MAIN!", "never push to main"},
+		{"  never\tpush,  to main ", "never push to main"},
+		{"Don't", "don t"},
+		{"必须保持接口不变。", "必须保持接口不变"},
+		{"НЕЛЬЗЯ трогать…", "нельзя трогать"},
+		{"", ""},
+		{"...", ""},
+	}
+	for _, tc := range tests {
+		if got := Normalize(tc.in); got != tc.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func o(gen int, sess string, seq int64) session.Origin {
+	return session.Origin{Generation: gen, Session: sess, Seq: seq}
+}
+
+func TestMergeAcrossGenerations(t *testing.T) {
+	// Generation 1 says two constraints; generation 3 says one of them again
+	// (different case and punctuation) and a new one.
+	gen1 := Merge(nil, "Never push to main. You must keep the API stable.", o(1, "s1", 4))
+	gen3 := Merge(gen1, "never push to MAIN!! Always run the tests.", o(3, "s3", 12))
+	want := []session.Constraint{
+		{Text: "Never push to main.", Origin: o(1, "s1", 4), Also: []session.Origin{o(3, "s3", 12)}},
+		{Text: "You must keep the API stable.", Origin: o(1, "s1", 4)},
+		{Text: "Always run the tests.", Origin: o(3, "s3", 12)},
+	}
+	if !reflect.DeepEqual(gen3, want) {
+		t.Fatalf("merge:\n got %+v\nwant %+v", gen3, want)
+	}
+	// Merge does not modify what it was given.
+	if len(gen1[0].Also) != 0 || len(gen1) != 2 {
+		t.Fatalf("Merge modified its input: %+v", gen1)
+	}
+	// Said a third time in the same origin: no duplicate in Also.
+	again := Merge(gen3, "Never push to main", o(3, "s3", 12))
+	if !reflect.DeepEqual(again, gen3) {
+		t.Fatalf("same origin again changed the list:\n got %+v\nwant %+v", again, gen3)
+	}
+	// Said at the origin itself again: Also stays empty.
+	self := Merge(gen1, "You must keep the API stable", o(1, "s1", 4))
+	if len(self[1].Also) != 0 {
+		t.Fatalf("the origin itself was listed in Also: %+v", self[1])
+	}
+}
+
+func TestMergeKeepsOldestWhenAnOlderOriginComesLater(t *testing.T) {
+	cs := Merge(nil, "Never push to main.", o(3, "s3", 9))
+	cs = Merge(cs, "never push to main", o(1, "s1", 2))
+	if cs[0].Origin != o(1, "s1", 2) {
+		t.Fatalf("origin = %v, want gen 1", cs[0].Origin)
+	}
+	if !reflect.DeepEqual(cs[0].Also, []session.Origin{o(3, "s3", 9)}) {
+		t.Fatalf("also = %v, want [gen 3]", cs[0].Also)
+	}
+}
+
+func TestMergeNoMarkerAddsNothing(t *testing.T) {
+	in := []session.Constraint{{Text: "Never push.", Origin: o(1, "s1", 2)}}
+	out := Merge(in, "Please refactor the parser.", o(2, "s2", 5))
+	if !reflect.DeepEqual(out, in) {
+		t.Fatalf("got %+v, want %+v", out, in)
+	}
+}
+
+func TestAnchorLine(t *testing.T) {
+	tests := []struct {
+		origin session.Origin
+		want   string
+	}{
+		{o(1, "sess-a", 2282), "[ANCHOR] Core constraints originate from generation 1 session sess-a, seq=2282; re-read it first when in doubt. The HARD CONSTRAINTS below are copies extracted from the user's own words, not something this generation's user just said."},
+		{o(3, "s3", 7), "[ANCHOR] Core constraints originate from generation 3 session s3, seq=7; re-read it first when in doubt. The HARD CONSTRAINTS below are copies extracted from the user's own words, not something this generation's user just said."},
+	}
+	for _, tc := range tests {
+		if got := AnchorLine(tc.origin); got != tc.want {
+			t.Errorf("AnchorLine(%v)\n got %q\nwant %q", tc.origin, got, tc.want)
+		}
+	}
+}
+
+func TestOldest(t *testing.T) {
+	tests := []struct {
+		name string
+		cs   []session.Constraint
+		want session.Origin
+		ok   bool
+	}{
+		{"empty", nil, session.Origin{}, false},
+		{"lowest generation wins", []session.Constraint{{Origin: o(3, "s3", 1)}, {Origin: o(1, "s1", 50)}, {Origin: o(2, "s2", 3)}}, o(1, "s1", 50), true},
+		{"same generation: lowest seq", []session.Constraint{{Origin: o(1, "s1", 9)}, {Origin: o(1, "s1", 4)}}, o(1, "s1", 4), true},
+	}
+	for _, tc := range tests {
+		got, ok := Oldest(tc.cs)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s: Oldest = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	longOrigin := "Rules: you must " + strings.Repeat("keep everything stable ", 30) + "always."
+	capped := Extract(longOrigin)
+	if len(capped) != 1 {
+		t.Fatalf("want one capped constraint, got %q", capped)
+	}
+	tests := []struct {
+		name, origin, constraint string
+		want                     bool
+	}{
+		{"verbatim", "Fix it. Never push to main.", "Never push to main.", true},
+		{"case and punctuation", "fix it; NEVER push -- to main!!", "Never push to main.", true},
+		{"edited origin", "Fix it. Never push to dev.", "Never push to main.", false},
+		{"chinese", "请修复。必须保持接口不变。", "必须保持接口不变。", true},
+		{"capped constraint still holds", longOrigin, capped[0], true},
+		{"empty constraint never holds", "anything", "", false},
+	}
+	for _, tc := range tests {
+		if got := Holds(tc.origin, tc.constraint); got != tc.want {
+			t.Errorf("%s: Holds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func FuzzExtract(f *testing.F) {
+	f.Add("Never push. 必须保持。Не меняй API\n```\nmust\n```")
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, c := range Extract(text) {
+			if utf8.RuneCountInString(c) > MaxRunes {
+				t.Fatalf("constraint over the cap: %q", c)
+			}
+			if c == "" {
+				t.Fatal("empty constraint")
+			}
+			if !utf8.ValidString(text) {
+				continue
+			}
+			if !Holds(text, c) {
+				t.Fatalf("extracted %q does not hold in its own text %q", c, text)
+			}
+		}
+	})
+}

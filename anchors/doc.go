@@ -1,0 +1,49 @@
+// Package anchors extracts hard constraints from human instructions and
+// carries their original origin {generation, session, seq} through every
+// graft (DESIGN §4 block 2, issue 6).
+//
+// Only human instructions are sources (session.Event.IsHumanInstruction);
+// the caller applies that filter, this package only reads the text it is
+// given.
+//
+// # Extraction rules (Extract)
+//
+//  1. Lines inside fenced code blocks (a line starting with ``` or ~~~
+//     opens or closes a fence) are skipped: pasted code and logs are not the
+//     user's words.
+//  2. Every other line is split into sentences after 。！？ (always) and
+//     after . ! ? when followed by white space or the end of the line.
+//  3. A sentence is trimmed of white space and of a leading list marker
+//     ("- ", "* ", "• ", "+ ", "> ", "1. ", "1) ").
+//  4. A sentence is a constraint when it carries a marker:
+//     - English, whole words, case-insensitive: must, never, always, only,
+//     required, forbidden, don't (also with ’), and "do not" (two words
+//     separated by white space only);
+//     - Chinese, substring: 必须 不要 禁止 不得 务必 只能;
+//     - Russian, whole words (Unicode letters), case-insensitive: нельзя,
+//     обязательно, никогда, только, and "не" followed by a word (white space
+//     only between them).
+//     A word is a run of letters, digits and '_'; an apostrophe between two
+//     letters belongs to the word.
+//  5. A constraint longer than MaxRunes runes is cut to MaxRunes-1 runes
+//     plus "…".
+//  6. Sentences equal after Normalize are kept once, first one wins.
+//
+// The output depends on the text only: same text, same constraints, same
+// order.
+//
+// # Identity and origin (Normalize, Merge, Oldest)
+//
+// Two constraints are the same when their Normalize forms are equal:
+// lower case, every run of characters that are neither letters nor digits
+// becomes one space, trimmed. Merge keeps the oldest origin of a constraint
+// (lower generation; in one session, lower seq) and lists every other origin
+// it was said at in Also, each once, in the order they were met.
+//
+// # Audit (Holds)
+//
+// Holds reports whether the Normalize form of a constraint is a substring of
+// the Normalize form of the origin event's text. A constraint cut by rule 5
+// still holds (its ellipsis normalizes away); an empty constraint never
+// holds, since there is nothing to check.
+package anchors
