@@ -1,0 +1,68 @@
+// Package journal owns $GRAFT_HOME/.txn/: one record per graft or revert
+// transaction in flight. A transaction writes its record before it touches
+// any session and deletes it as its last step, so a record that survives a
+// crash is exactly the work the recovery scan must finish or undo.
+//
+// # Files
+//
+//	.txn/                        directory, mode 0700
+//	.txn/<txn-id>.json           one record, mode 0600
+//	.txn/.<txn-id>.json<digits>  a temp file of an atomic write (renameio)
+//
+// Txn ids match the session id rule ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$ and
+// NewTxnID makes them "txn-<yyyymmddThhmmss.mmmZ>-<10 base32 chars>", so
+// they sort by creation time and are safe file names.
+//
+// # Record
+//
+// One indented JSON object followed by '\n' (Record):
+//
+//	version       1; any other version is refused
+//	txn           the txn id; must match the file name
+//	kind          "graft" or "revert"
+//	state         PREPARING | TARGET_FLUSHED | COLD_VERIFIED
+//	source        session id of the source (the log that holds the commit point)
+//	target        session id of the target
+//	preparedId    the prepared review the commit consumed (graft)
+//	tapeHash      hash of the approved tape
+//	tapeEvents    events the target holds when complete
+//	tapeDigest    sha256 of the target's bytes as written
+//	targetBytes   size of the target as written
+//	boundarySeq   the source's boundary seq
+//	generation    generation of the target
+//	created       RFC 3339, when the record was first written
+//	updated       RFC 3339, when it was last written
+//
+// Unknown fields, trailing data, an invalid id, kind or state, or a txn that
+// differs from the file name make the record corrupt.
+//
+// # States
+//
+//	PREPARING       the target id may be taken; the target may be an empty or torn shell
+//	TARGET_FLUSHED  the target is complete and fsynced, not yet cold-read; source not retired
+//	COLD_VERIFIED   the target was re-read from disk and matched; source not yet retired
+//
+// The commit point is not a journal state: it is the graft/retired (or, for
+// a revert, graft/unretired) appended to the source's log. Recovery rolls a
+// record forward when the source holds it and back otherwise, whatever the
+// state says.
+//
+// # Durability
+//
+// Write replaces the record atomically (temp file, fsync, rename, fsync of
+// the directory: vfs.FS.WriteFileAtomic), so a reader sees the old or the
+// new record, never a mix. Remove deletes it and fsyncs the directory. All
+// file operations go through the vfs.FS given to Open.
+//
+// # Scan
+//
+// Scan lists the directory. If the directory cannot be listed the scan
+// fails (ErrUnreadableDir): "no records" is only ever said of a directory
+// that was read. A record that does not parse or validate, and any other
+// unexpected entry, is reported in Corrupt and left in place as evidence.
+// Temp files older than TempGrace (default one minute) are leftovers of a
+// crashed write: removed, listed in Swept, and the directory fsynced.
+// Younger ones may belong to a write in flight in another process (a
+// concurrent recovery scan must not break a live commit) and are listed in
+// FreshTemps until a later scan.
+package journal
