@@ -1,0 +1,289 @@
+package lockfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+func mustLock(t *testing.T, home, name string) *Lock {
+	t.Helper()
+	l, err := TryLock(home, name)
+	if err != nil {
+		t.Fatalf("TryLock(%s): %v", name, err)
+	}
+	return l
+}
+
+func mustUnlock(t *testing.T, l *Lock) {
+	t.Helper()
+	if err := l.Unlock(); err != nil {
+		t.Fatalf("Unlock(%s): %v", l.Name(), err)
+	}
+}
+
+func TestTryLockCreatesDirAndFile(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	l := mustLock(t, home, "src-1")
+	defer mustUnlock(t, l)
+	if l.Name() != "src-1" || l.Path() != filepath.Join(home, "locks", "src-1.lock") || Path(home, "src-1") != l.Path() {
+		t.Fatalf("Name %q Path %q", l.Name(), l.Path())
+	}
+	di, err := os.Stat(filepath.Join(home, "locks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm() != DirMode {
+		t.Fatalf("locks/ mode %v, want %v", di.Mode().Perm(), DirMode)
+	}
+	fi, err := os.Lstat(l.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm() != FileMode || fi.Size() != 0 {
+		t.Fatalf("lock file mode %v size %d, want an empty regular file %v", fi.Mode(), fi.Size(), FileMode)
+	}
+}
+
+// flock is per open file description: a second TryLock in the same process
+// conflicts too.
+func TestSameProcessConflicts(t *testing.T) {
+	home := t.TempDir()
+	first := mustLock(t, home, "target")
+	before, err := os.Lstat(first.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := TryLock(home, "target")
+	if !errors.Is(err, ErrLocked) || second != nil {
+		t.Fatalf("second TryLock = %v, %v; want ErrLocked", second, err)
+	}
+	if !strings.Contains(err.Error(), "target") || !strings.Contains(err.Error(), first.Path()) {
+		t.Fatalf("busy error %q does not name the lock", err)
+	}
+	other := mustLock(t, home, "other")
+	mustUnlock(t, other)
+
+	mustUnlock(t, first)
+	after, err := os.Lstat(first.Path())
+	if err != nil {
+		t.Fatalf("lock file gone after Unlock: %v", err)
+	}
+	if !os.SameFile(before, after) {
+		t.Fatalf("lock file was replaced by Unlock")
+	}
+	third := mustLock(t, home, "target")
+	mustUnlock(t, third)
+}
+
+func TestUnlockTwice(t *testing.T) {
+	l := mustLock(t, t.TempDir(), "a")
+	mustUnlock(t, l)
+	if err := l.Unlock(); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("second Unlock = %v, want ErrNotHeld", err)
+	}
+}
+
+func TestInvalidNameTouchesNothing(t *testing.T) {
+	for _, name := range []string{"", "..", ".hidden", "a/b", "../../etc/passwd", "a\x00b", strings.Repeat("x", 129)} {
+		home := t.TempDir()
+		l, err := TryLock(home, name)
+		if !errors.Is(err, session.ErrInvalidID) || l != nil {
+			t.Fatalf("TryLock(%q) = %v, %v; want session.ErrInvalidID", name, l, err)
+		}
+		if _, err := os.Lstat(filepath.Join(home, "locks")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("TryLock(%q) created locks/ before refusing: %v", name, err)
+		}
+	}
+}
+
+func TestSymlinkRefused(t *testing.T) {
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "locks"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.Symlink(victim, Path(home, "s")); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := TryLock(home, "s"); !errors.Is(err, syscall.ELOOP) || l != nil {
+		t.Fatalf("TryLock through a symlink = %v, %v; want ELOOP", l, err)
+	}
+	if _, err := os.Lstat(victim); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the symlink's target was created: %v", err)
+	}
+}
+
+func TestReplacedLockFileDetected(t *testing.T) {
+	home := t.TempDir()
+	l := mustLock(t, home, "r")
+	defer mustUnlock(t, l)
+	if err := l.sameInode(); err != nil {
+		t.Fatalf("fresh lock: %v", err)
+	}
+	// What a careless cleanup would do: delete the file and let another
+	// process create a new inode under the same name.
+	if err := os.Remove(l.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.sameInode(); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("deleted lock file: %v, want ErrReplaced", err)
+	}
+	if err := os.WriteFile(l.Path(), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.sameInode(); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("replaced lock file: %v, want ErrReplaced", err)
+	}
+}
+
+const (
+	envMode = "GRAFT_LOCKFILE_HELPER"
+	envHome = "GRAFT_LOCKFILE_HOME"
+	envName = "GRAFT_LOCKFILE_NAME"
+)
+
+// TestHelperProcess is not a test: it is the child the cross-process tests
+// start. "hold" locks, prints "locked", and keeps the lock until stdin
+// closes; "try" prints "locked", "busy" or the error and exits.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv(envMode)
+	if mode == "" {
+		t.Skip("helper child only")
+	}
+	l, err := TryLock(os.Getenv(envHome), os.Getenv(envName))
+	switch {
+	case errors.Is(err, ErrLocked):
+		fmt.Println("busy")
+		os.Exit(0)
+	case err != nil:
+		fmt.Println("error:", err)
+		os.Exit(3)
+	}
+	fmt.Println("locked")
+	if mode == "hold" {
+		if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(3)
+		}
+	}
+	if err := l.Unlock(); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+type child struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+func startChild(t *testing.T, mode, home, name string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), envMode+"="+mode, envHome+"="+home, envName+"="+name)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Errorf("killing helper %d: %v", cmd.Process.Pid, err)
+			}
+			var ee *exec.ExitError
+			if err := cmd.Wait(); err != nil && !errors.As(err, &ee) {
+				t.Errorf("waiting for killed helper %d: %v", cmd.Process.Pid, err)
+			}
+		}
+	})
+	return c
+}
+
+func (c *child) line(t *testing.T) string {
+	t.Helper()
+	s, err := c.out.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading helper output: %v (got %q)", err, s)
+	}
+	return strings.TrimSpace(s)
+}
+
+func (c *child) wait(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Wait(); err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+}
+
+func TestCrossProcessHolderBlocksParent(t *testing.T) {
+	home := t.TempDir()
+	c := startChild(t, "hold", home, "target")
+	if got := c.line(t); got != "locked" {
+		t.Fatalf("helper said %q, want locked", got)
+	}
+	if l, err := TryLock(home, "target"); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLock while a child holds it = %v, %v; want ErrLocked", l, err)
+	}
+	if err := c.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t)
+	mustUnlock(t, mustLock(t, home, "target"))
+}
+
+func TestCrossProcessParentBlocksChild(t *testing.T) {
+	home := t.TempDir()
+	l := mustLock(t, home, "source")
+	c := startChild(t, "try", home, "source")
+	if got := c.line(t); got != "busy" {
+		t.Fatalf("child while the parent holds the lock said %q, want busy", got)
+	}
+	c.wait(t)
+	mustUnlock(t, l)
+	c = startChild(t, "try", home, "source")
+	if got := c.line(t); got != "locked" {
+		t.Fatalf("child after the parent unlocked said %q, want locked", got)
+	}
+	c.wait(t)
+}
+
+// The recovery scan relies on this: a crashed owner never keeps its lock.
+func TestKilledHolderReleases(t *testing.T) {
+	home := t.TempDir()
+	c := startChild(t, "hold", home, "target")
+	if got := c.line(t); got != "locked" {
+		t.Fatalf("helper said %q, want locked", got)
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := c.cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("helper exit = %v, want killed by SIGKILL", err)
+	}
+	// The kernel drops the lock when the process dies, before Wait returns.
+	mustUnlock(t, mustLock(t, home, "target"))
+}
