@@ -43,8 +43,12 @@ type Record struct {
 	TargetBytes int64  `json:"targetBytes,omitempty"` // size of the target as written
 	BoundarySeq int64  `json:"boundarySeq,omitempty"`
 	Generation  int    `json:"generation,omitempty"`
-	Created     string `json:"created"` // RFC 3339
-	Updated     string `json:"updated"` // RFC 3339
+	// Reverts is, in a revert record, the txn of the graft being undone:
+	// recovery rolls the revert forward when the source holds graft/unretired
+	// for it.
+	Reverts string `json:"reverts,omitempty"`
+	Created string `json:"created"` // RFC 3339
+	Updated string `json:"updated"` // RFC 3339
 }
 
 // Validate checks what recovery relies on: the version, a txn id usable as a

@@ -120,7 +120,11 @@ func exitCode(err error) int {
 var codeOf = func(error) int { return 0 }
 
 // openStore opens the store after the start-up work every command that
-// touches the store does first (the recovery scan, once it exists).
+// touches the store does first: the recovery scan (see service).
 func (a *app) openStore() (*session.Store, error) {
-	return a.store()
+	svc, err := a.service()
+	if err != nil {
+		return nil, err
+	}
+	return svc.Store(), nil
 }

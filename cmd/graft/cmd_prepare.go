@@ -1,0 +1,84 @@
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/tape"
+)
+
+func init() { commands = append(commands, newPrepareCmd) }
+
+func newPrepareCmd(a *app) *cobra.Command {
+	var (
+		o      graft.PrepareOptions
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "prepare <source>",
+		Short: "Build the tape of a session and store a review to commit",
+		Long: `Reads the source session once and builds its tape: a closed skeleton turn,
+then Breakpoint, Anchor + Hard Constraints, Goal, Task Status, Workspace Files,
+Pending State, Sub-agent Reports and Recall Index. Prints a review (goal,
+progress, constraints with their origins, leftovers of crashed grafts, sizes,
+hashes, warnings) and stores it under a preparedId for "graft commit".
+
+Next: graft commit <preparedId> --hash <tapeHash>
+      graft show --prepared <preparedId>   (the whole tape)`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			svc, err := a.service()
+			if err != nil {
+				return err
+			}
+			rv, err := svc.Prepare(args[0], o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(rv)
+			}
+			printReview(a.stdout, rv)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Tape.Tier, "tier", "A", "replay tier: A (no replay) or B (the last closed turn verbatim)")
+	f.IntVar(&o.Tape.RecentTurns, "recent-turns", 0, "replay this many closed turns (overrides --tier)")
+	f.BoolVar(&o.Tape.AutoTier, "auto-tier", false, "switch to tier B when todos are unfinished or a recent tool call failed")
+	f.IntVar(&o.Tape.Budget, "budget", tape.DefaultBudget, "character budget of the whole tape")
+	f.BoolVar(&o.AllowReslice, "allow-reslice", false, "prepare a retired source again (the new target becomes a sibling)")
+	f.DurationVar(&o.TTL, "ttl", graft.DefaultTTL, "how long the review stays committable")
+	f.BoolVar(&asJSON, "json", false, "print the review as JSON (includes the tape text)")
+	return cmd
+}
+
+func printReview(w io.Writer, rv *graft.Review) {
+	fmt.Fprintf(w, "Review %s of %s (generation %d)\n", rv.PreparedID, rv.Source, rv.Generation)
+	fmt.Fprintf(w, "  boundary seq %d, last seq %d; tape %d chars (carryover %d)\n", rv.BoundarySeq, rv.LastSeq, rv.TapeChars, rv.CarryoverChars)
+	fmt.Fprintln(w, "Goal:")
+	for _, g := range rv.Goal {
+		fmt.Fprintf(w, "  - %s  [%s]\n", clip(g.Text, 160, false), g.Origin)
+	}
+	fmt.Fprintf(w, "Progress: %s\n", dash(rv.Progress))
+	fmt.Fprintf(w, "Constraints (%d):\n", len(rv.Constraints))
+	for _, c := range rv.Constraints {
+		fmt.Fprintf(w, "  - %s  [%s]\n", clip(c.Text, 160, false), c.Origin)
+	}
+	if len(rv.Leftovers) > 0 {
+		fmt.Fprintln(w, "Leftovers of earlier crashed grafts:")
+		for _, l := range rv.Leftovers {
+			fmt.Fprintf(w, "  - %s (txn %s, %s): %s\n", l.Target, l.Txn, l.State, l.Reason)
+		}
+	}
+	for _, warn := range rv.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	fmt.Fprintf(w, "tapeHash   %s\nprefixHash %s\nexpires    %s\n", rv.TapeHash, rv.PrefixHash, rv.Expires.Format(time.RFC3339))
+	fmt.Fprintf(w, "\nTo commit: graft commit %s --hash %s\nTo read the tape: graft show --prepared %s\n", rv.PreparedID, rv.TapeHash, rv.PreparedID)
+}

@@ -1,0 +1,28 @@
+
+package main
+
+import (
+	"fmt"
+
+	"github.com/graft-project/graft/graft"
+)
+
+// service opens the graft service; opening runs the recovery scan, whose
+// unresolved records are reported on stderr without failing the command.
+func (a *app) service() (*graft.Service, error) {
+	svc, err := graft.Open(a.home, graft.Options{FS: a.fs})
+	if err != nil {
+		return nil, err
+	}
+	if svc.StartupErr != nil {
+		fmt.Fprintf(a.stderr, "warning: start-up recovery: %v (run graft recover)\n", svc.StartupErr)
+	}
+	return svc, nil
+}
+
+func init() {
+	codeOf = func(err error) int {
+		_, exit := graft.CodeOf(err)
+		return exit
+	}
+}

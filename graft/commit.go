@@ -1,0 +1,96 @@
+package graft
+
+import (
+	"fmt"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
+	"github.com/graft-project/graft/txn"
+)
+
+// CommitResult is a committed graft.
+type CommitResult struct {
+	TargetID    string   `json:"targetId"`
+	TxnID       string   `json:"txnId"`
+	Source      string   `json:"source"`
+	TapeHash    string   `json:"tapeHash"`
+	TapeChars   int      `json:"tapeChars"`
+	TapeEvents  int      `json:"tapeEvents"`
+	Generation  int      `json:"generation"`
+	BoundarySeq int64    `json:"boundarySeq"`
+	Notes       []string `json:"notes"`
+}
+
+// Commit writes the reviewed tape into a new target session as a journaled
+// transaction and retires the source. tapeHash must be the review's. target
+// "" picks <source>.g<N>. Drift: a moved boundary or a changed prefix is
+// refused; growth of the open turn alone is committed with a note.
+func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, error) {
+	var p catalog.Prepared
+	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		var err error
+		p, err = db.GetPrepared(preparedID, s.Now())
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tapeHash != p.TapeHash {
+		return nil, fmt.Errorf("%w: --hash %q is not the tapeHash %q of review %s; commit with the hash the review showed", ErrHashMismatch, tapeHash, p.TapeHash, preparedID)
+	}
+	if target == "" {
+		if target, err = s.DefaultTarget(p.Source, p.Generation+1); err != nil {
+			return nil, err
+		}
+	}
+	if err := session.ValidID(target); err != nil {
+		return nil, err
+	}
+	opts := tape.Options{Tier: p.Tier, RecentTurns: p.RecentTurns, AutoTier: p.AutoTier, Budget: p.Budget}
+	res, err := txn.Commit(s.Env(), txn.Request{
+		PreparedID: preparedID, Source: p.Source, Target: target,
+		Build: func() (*txn.Built, error) {
+			lo, err := s.leftovers(p.Source)
+			if err != nil {
+				return nil, err
+			}
+			bt, err := s.build(p.Source, opts, lo)
+			if err != nil {
+				return nil, err
+			}
+			if err := s.checkSource(bt.info, p.AllowReslice); err != nil {
+				return nil, err
+			}
+			t := bt.tape
+			if t.BoundarySeq != p.BoundarySeq || t.PrefixHash != p.PrefixHash {
+				return nil, &txn.DriftError{Source: p.Source, PreparedBoundary: p.BoundarySeq, Boundary: t.BoundarySeq, PrefixChanged: t.PrefixHash != p.PrefixHash}
+			}
+			var notes []string
+			if t.TapeHash != p.TapeHash {
+				if t.CarryoverChars != p.CarryoverChars || t.LastSeq != p.LastSeq {
+					notes = append(notes, fmt.Sprintf("open-turn-carryover changed while the review was open (%d → %d chars); the committed tape is newer than the one you approved.", p.CarryoverChars, t.CarryoverChars))
+				} else {
+					notes = append(notes, fmt.Sprintf("the tape changed while the review was open (leftovers or pending state, %d → %d chars); the committed tape is newer than the one you approved.", p.TapeChars, t.TapeChars))
+				}
+			}
+			return &txn.Built{Tape: t, SourceScan: bt.info.ScanResult, Notes: notes}, nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &CommitResult{
+		TargetID: res.Target, TxnID: res.Txn, Source: res.Source, TapeHash: res.TapeHash,
+		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
+		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes),
+	}, nil
+}
+
+// Revert undoes a live graft (see txn.Revert).
+func (s *Service) Revert(target string, force bool) (*txn.RevertResult, error) {
+	if err := session.ValidID(target); err != nil {
+		return nil, err
+	}
+	return txn.Revert(s.Env(), target, force)
+}

@@ -1,0 +1,30 @@
+package graft
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/recovery"
+)
+
+type lastRecovery struct {
+	At     time.Time        `json:"at"`
+	Report *recovery.Report `json:"report"`
+	Error  string           `json:"error,omitempty"`
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func (s *Service) putMeta(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error { return db.PutMeta(key, b) })
+}

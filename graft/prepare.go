@@ -1,0 +1,207 @@
+package graft
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
+	"github.com/graft-project/graft/txn"
+)
+
+// DefaultTTL is how long a prepared review stays committable.
+const DefaultTTL = 24 * time.Hour
+
+// PrepareOptions shape the tape and the review.
+type PrepareOptions struct {
+	Tape         tape.Options
+	AllowReslice bool
+	TTL          time.Duration
+}
+
+// Review is what prepare returns for a person or an agent to approve.
+type Review struct {
+	PreparedID     string               `json:"preparedId"`
+	Source         string               `json:"source"`
+	BoundarySeq    int64                `json:"boundarySeq"`
+	LastSeq        int64                `json:"lastSeq"`
+	Generation     int                  `json:"generation"`
+	Goal           []session.Quote      `json:"goal"`
+	Progress       string               `json:"progress"`
+	Constraints    []session.Constraint `json:"constraints"`
+	Leftovers      []tape.Leftover      `json:"leftovers"`
+	TapeChars      int                  `json:"tapeChars"`
+	CarryoverChars int                  `json:"carryoverChars"`
+	TapeHash       string               `json:"tapeHash"`
+	PrefixHash     string               `json:"prefixHash"`
+	Warnings       []string             `json:"warnings"`
+	Options        tape.Options         `json:"options"`
+	AllowReslice   bool                 `json:"allowReslice,omitempty"`
+	Expires        time.Time            `json:"expires"`
+	Tape           string               `json:"tape"`
+}
+
+// built is one scan of a source: the tape and the state fold.
+type built struct {
+	tape *tape.Tape
+	info *session.Info
+}
+
+// build scans the source once, feeding the tape builder and the state fold.
+func (s *Service) build(source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
+	b := tape.NewBuilder(source)
+	info := &session.Info{ID: source}
+	res, err := s.store.Scan(source, session.ScanFrom{}, func(ev *session.Event, raw []byte, _ int64) error {
+		info.Add(ev)
+		return b.Add(ev, raw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	info.ScanResult = res
+	t, err := b.Build(opts, leftovers)
+	if err != nil {
+		return nil, err
+	}
+	if res.Torn != nil {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("the source has a torn last line (%d bytes at offset %d), ignored", res.Torn.Bytes, res.Torn.Offset))
+	}
+	return &built{tape: t, info: info}, nil
+}
+
+// checkSource refuses sources that must not be grafted: abandoned or
+// uncommitted targets always, retired sources unless allowReslice.
+func (s *Service) checkSource(info *session.Info, allowReslice bool) error {
+	if g, ok := info.Live(); ok {
+		if !allowReslice {
+			return &txn.AlreadyGraftedError{Source: info.ID, Target: g.Target}
+		}
+		return nil // a retired session was live when it was grafted
+	}
+	return s.store.Check(info)
+}
+
+func (s *Service) leftovers(source string) ([]tape.Leftover, error) {
+	var out []tape.Leftover
+	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		ls, err := db.Leftovers(source)
+		for _, l := range ls {
+			out = append(out, tape.Leftover{Target: l.Target, Txn: l.Txn, State: l.State, Reason: l.Reason})
+		}
+		return err
+	})
+	return out, err
+}
+
+// Prepare builds the tape of source and stores the review for commit.
+func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
+	if err := session.ValidID(source); err != nil {
+		return nil, err
+	}
+	if err := o.Tape.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidOptions, err)
+	}
+	if o.TTL <= 0 {
+		o.TTL = DefaultTTL
+	}
+	lo, err := s.leftovers(source)
+	if err != nil {
+		return nil, err
+	}
+	bt, err := s.build(source, o.Tape, lo)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSource(bt.info, o.AllowReslice); err != nil {
+		return nil, err
+	}
+	t := bt.tape
+	now := s.Now()
+	rv := &Review{
+		PreparedID: catalog.NewPreparedID(now), Source: source,
+		BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq, Generation: t.Generation,
+		Goal: nonNil(t.Goal), Progress: t.Progress, Constraints: nonNil(t.Constraints),
+		Leftovers: nonNil(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
+		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonNil(t.Warnings),
+		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text,
+	}
+	if _, ok := bt.info.Live(); ok {
+		rv.Warnings = append(rv.Warnings, "the source is already retired: this is a re-slice; the new target will be a sibling of the existing one")
+	}
+	raw, err := json.Marshal(rv)
+	if err != nil {
+		return nil, err
+	}
+	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		return db.PutPrepared(catalog.Prepared{
+			ID: rv.PreparedID, Source: source,
+			Tier: o.Tape.Tier, RecentTurns: o.Tape.RecentTurns, AutoTier: o.Tape.AutoTier, Budget: o.Tape.Budget,
+			AllowReslice: o.AllowReslice, BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq,
+			Generation: t.Generation, PrefixHash: t.PrefixHash, TapeHash: t.TapeHash,
+			TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars, Review: raw,
+			Created: now.UTC(), Expires: rv.Expires,
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rv, nil
+}
+
+// PreparedReview returns a stored review (expired or used ones too).
+func (s *Service) PreparedReview(id string) (*Review, error) {
+	var rv Review
+	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		p, err := db.PeekPrepared(id)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(p.Review, &rv)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &rv, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// DefaultTarget names the next generation of source: <base>.g<N>, with a
+// -2, -3 … suffix when taken (re-slices).
+func (s *Service) DefaultTarget(source string, generation int) (string, error) {
+	base := source
+	if i := strings.LastIndex(base, ".g"); i > 0 {
+		rest := base[i+2:]
+		if j := strings.IndexByte(rest, '-'); j >= 0 {
+			rest = rest[:j]
+		}
+		if rest != "" && strings.Trim(rest, "0123456789") == "" {
+			base = base[:i]
+		}
+	}
+	if len(base) > 110 {
+		base = base[:110]
+	}
+	for n := 1; n < 1000; n++ {
+		id := fmt.Sprintf("%s.g%d", base, generation)
+		if n > 1 {
+			id = fmt.Sprintf("%s-%d", id, n)
+		}
+		exists, err := s.store.Exists(id)
+		if err != nil {
+			return "", err
+		}
+		if !exists {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no free target id for %s", txn.ErrTargetExists, source)
+}

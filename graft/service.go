@@ -1,0 +1,138 @@
+package graft
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/recovery"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/txn"
+	"github.com/graft-project/graft/vfs"
+)
+
+// Service is graft on one home directory: what the CLI and the MCP server
+// call. It holds no open database; catalog.db is opened per operation.
+type Service struct {
+	Home           string
+	FS             vfs.FS
+	Now            func() time.Time
+	CatalogTimeout time.Duration
+	// Hook and Faults reach the transaction (tests only).
+	Hook   func(txn.Point)
+	Faults txn.Faults
+
+	store   *session.Store
+	journal *journal.Journal
+	// Startup is the report of the recovery scan Open ran.
+	Startup *recovery.Report
+	// StartupErr is that scan's error, if any (the service still opens when
+	// only some records were unresolved).
+	StartupErr error
+}
+
+// Options for Open.
+type Options struct {
+	FS vfs.FS
+	// SkipRecovery opens without the start-up scan (graft recover runs it
+	// itself; tests of recovery inspect records first).
+	SkipRecovery bool
+	Now          func() time.Time
+	Hook         func(txn.Point)
+	Faults       txn.Faults
+}
+
+// Open prepares the home (0700 dirs) and runs the recovery scan, as every
+// command that touches the store must. A scan that cannot run at all (the
+// journal directory is unreadable) fails Open.
+func Open(home string, o Options) (*Service, error) {
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if err := o.FS.MkdirAll(home, session.DirMode); err != nil {
+		return nil, fmt.Errorf("graft: creating home %s: %w", home, err)
+	}
+	st, err := session.OpenStore(o.FS, home)
+	if err != nil {
+		return nil, err
+	}
+	st.Now = o.Now
+	j, err := journal.Open(o.FS, home)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, journal: j}
+	if !o.SkipRecovery {
+		s.Startup, s.StartupErr = s.Recover()
+		if s.StartupErr != nil && !errors.Is(s.StartupErr, recovery.ErrIncomplete) {
+			return nil, s.StartupErr
+		}
+	}
+	return s, nil
+}
+
+// Store is the session store.
+func (s *Service) Store() *session.Store { return s.store }
+
+// Journal is the transaction journal.
+func (s *Service) Journal() *journal.Journal { return s.journal }
+
+// Env is the transaction environment of this service.
+func (s *Service) Env() *txn.Env {
+	return &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.journal, Now: s.Now, CatalogTimeout: s.CatalogTimeout, Hook: s.Hook, Faults: s.Faults}
+}
+
+// Recover runs one recovery scan and remembers its report in the catalog
+// (graft status shows it).
+func (s *Service) Recover() (*recovery.Report, error) {
+	rep, err := recovery.Run(s.Env())
+	if rep != nil {
+		if merr := s.putMeta("last-recovery", lastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil && err == nil {
+			err = fmt.Errorf("graft: remembering the recovery report: %w", merr)
+		}
+	}
+	return rep, err
+}
+
+// Append adds events to a session under its lock, so an append never
+// interleaves with a commit's retire mark (which would repeat a seq). It
+// waits up to 10 s for a commit in flight to finish.
+func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error) {
+	if err := session.ValidID(id); err != nil {
+		return nil, err
+	}
+	unlock, err := s.waitLock(id, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return s.store.Append(id, evs)
+}
+
+func (s *Service) waitLock(id string, d time.Duration) (func(), error) {
+	dir := filepath.Join(s.Home, "locks")
+	if err := os.MkdirAll(dir, session.DirMode); err != nil {
+		return nil, err
+	}
+	fl := flock.New(filepath.Join(dir, id+".lock"))
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s stayed locked for %s", txn.ErrLocked, id, d)
+	}
+	return func() { fl.Unlock() }, nil
+}

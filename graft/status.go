@@ -1,0 +1,126 @@
+package graft
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/session"
+)
+
+// SessionStatus is one session in graft status.
+type SessionStatus struct {
+	ID         string        `json:"id"`
+	State      string        `json:"state"`
+	Events     int           `json:"events"`
+	LastSeq    int64         `json:"lastSeq"`
+	Generation int           `json:"generation"`
+	Parent     string        `json:"parent,omitempty"`
+	Target     string        `json:"target,omitempty"`
+	Head       string        `json:"head"`
+	Torn       *session.Torn `json:"torn,omitempty"`
+	Error      string        `json:"error,omitempty"`
+}
+
+// Status is graft status.
+type Status struct {
+	Home         string             `json:"home"`
+	Sessions     []SessionStatus    `json:"sessions"`
+	Pending      []journal.Record   `json:"pending"`
+	Corrupt      []string           `json:"corruptRecords"`
+	Leftovers    []catalog.Leftover `json:"leftovers"`
+	LastRecovery json.RawMessage    `json:"lastRecovery,omitempty"`
+	// CatalogError is set when catalog.db could not be read (busy): the
+	// sessions above come from the logs and are still right.
+	CatalogError string `json:"catalogError,omitempty"`
+}
+
+// SessionState folds one session for status; an unreadable log is reported
+// in the row, not fatal for the listing.
+func (s *Service) SessionState(id string) SessionStatus {
+	row := SessionStatus{ID: id}
+	info, err := s.store.Info(id)
+	if err != nil {
+		row.State, row.Error = "unreadable", err.Error()
+		return row
+	}
+	row.Events, row.LastSeq, row.Generation, row.Torn = info.Events, info.LastSeq, info.Generation(), info.Torn
+	row.State = string(info.State())
+	if info.Origin != nil {
+		row.Parent = info.Origin.Parent
+	}
+	if g, ok := info.Live(); ok {
+		row.Target = g.Target
+	}
+	if row.State == string(session.StateActive) {
+		if err := s.store.Check(info); err != nil {
+			row.State, row.Error = "uncommitted", err.Error()
+		}
+	}
+	row.Head = s.head(id)
+	return row
+}
+
+// head follows live targets from id to the session to continue in.
+func (s *Service) head(id string) string {
+	cur := id
+	for hops := 0; hops < 1000; hops++ {
+		info, err := s.store.Info(cur)
+		if err != nil {
+			return cur
+		}
+		g, ok := info.Live()
+		if !ok {
+			if info.Abandoned != nil && info.Origin != nil {
+				return info.Origin.Parent
+			}
+			return cur
+		}
+		cur = g.Target
+	}
+	return cur
+}
+
+// Status lists sessions, records in flight, leftovers and the last scan.
+func (s *Service) Status() (*Status, error) {
+	ids, err := s.store.List()
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}}
+	for _, id := range ids {
+		st.Sessions = append(st.Sessions, s.SessionState(id))
+	}
+	scan, err := s.journal.Scan()
+	if err != nil {
+		return nil, err
+	}
+	st.Pending = append(st.Pending, scan.Records...)
+	for _, c := range scan.Corrupt {
+		st.Corrupt = append(st.Corrupt, c.Error())
+	}
+	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		ls, err := db.AllLeftovers()
+		if err != nil {
+			return err
+		}
+		st.Leftovers = append(st.Leftovers, ls...)
+		b, ok, err := db.GetMeta("last-recovery")
+		if err != nil {
+			return err
+		}
+		if ok {
+			st.LastRecovery = b
+		}
+		return nil
+	})
+	if errors.Is(err, catalog.ErrBusy) {
+		st.CatalogError = err.Error()
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}

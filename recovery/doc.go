@@ -1,0 +1,21 @@
+// Package recovery is the start-up scan of DESIGN §6: for every journal
+// record in .txn/ it makes the source usable and the target honest, then
+// deletes the record. It is idempotent: a second scan finds scanned=0.
+//
+//   - graft record, the source holds graft/retired for its txn → roll
+//     forward: the target was cold-verified before the retire; finish the
+//     lineage and delete the record.
+//   - graft record, no graft/retired → roll back: the source stays active; a
+//     target carrying this txn's graft/origin gets graft/abandoned, an empty
+//     or torn shell of this txn is removed, a target of another txn is not
+//     touched; the leftover is recorded for the next review of the source.
+//   - revert record, the source holds graft/unretired for the reverted txn →
+//     roll forward (mark the target abandoned, lineage); otherwise roll back
+//     (the graft stays live; just forget the record).
+//
+// A record whose locks are held belongs to a live process and is left
+// alone. A journal directory that cannot be read is an error, never "0
+// records". A corrupt record is reported and left in place as evidence. A
+// cleanup that fails (ENOSPC again) leaves the record for the next scan:
+// the target is still not live, because liveness is judged from the source.
+package recovery

@@ -1,0 +1,172 @@
+package recovery
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/txn"
+)
+
+// Report is what one scan did.
+type Report struct {
+	Scanned       int      `json:"scanned"`
+	RolledForward int      `json:"rolledForward"`
+	RolledBack    int      `json:"rolledBack"`
+	Busy          int      `json:"busy"`
+	Leftovers     []string `json:"leftovers"`
+	Swept         []string `json:"swept"`
+	Corrupt       int      `json:"corrupt"`
+	Errors        []string `json:"errors"`
+}
+
+// ErrIncomplete is returned (wrapped) when some record could not be
+// resolved; the report says which.
+var ErrIncomplete = errors.New("recovery: some records were not resolved")
+
+// Run scans the journal once. The error is non-nil when the scan could not
+// run at all (unreadable journal directory) or left records unresolved
+// (corrupt, or cleanup failed); the report is filled in either way.
+func Run(env *txn.Env) (*Report, error) {
+	rep := &Report{Leftovers: []string{}, Errors: []string{}, Swept: []string{}}
+	scan, err := env.Journal.Scan()
+	if err != nil {
+		return rep, fmt.Errorf("recovery: scanning the journal: %w", err)
+	}
+	rep.Swept = append([]string{}, scan.Swept...)
+	rep.Scanned = len(scan.Records) + len(scan.Corrupt)
+	for _, c := range scan.Corrupt {
+		rep.Corrupt++
+		rep.Errors = append(rep.Errors, c.Error())
+	}
+	for _, rec := range scan.Records {
+		if err := one(env, rec, rep); err != nil {
+			if errors.Is(err, txn.ErrLocked) {
+				rep.Busy++
+				continue
+			}
+			rep.Errors = append(rep.Errors, fmt.Sprintf("txn %s (%s %s → %s, %s): %v", rec.Txn, rec.Kind, rec.Source, rec.Target, rec.State, err))
+		}
+	}
+	if len(rep.Errors) > 0 {
+		return rep, fmt.Errorf("%w: %d error(s); first: %s", ErrIncomplete, len(rep.Errors), rep.Errors[0])
+	}
+	return rep, nil
+}
+
+func one(env *txn.Env, rec journal.Record, rep *Report) error {
+	locks, err := txn.LockPair(env.Home, rec.Target, rec.Source)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
+	// Re-read: the owner may have finished between the scan and the lock.
+	if _, err := env.Journal.Read(rec.Txn); errors.Is(err, journal.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	sinfo, err := env.Store.Info(rec.Source)
+	if err != nil {
+		return fmt.Errorf("reading source %s: %w", rec.Source, err)
+	}
+	switch rec.Kind {
+	case journal.KindGraft:
+		if sinfo.HasRetired(rec.Txn) {
+			if err := txn.RecordLineage(env, rec); err != nil {
+				return err
+			}
+			if err := env.Journal.Remove(rec.Txn); err != nil {
+				return err
+			}
+			rep.RolledForward++
+			return nil
+		}
+		if err := txn.RollBack(env, rec, fmt.Sprintf("recovered: the graft crashed in %s before its commit point", rec.State)); err != nil {
+			return err
+		}
+		rep.RolledBack++
+		rep.Leftovers = append(rep.Leftovers, rec.Target)
+		return nil
+	case journal.KindRevert:
+		if unretired(sinfo, rec.Reverts) {
+			if err := txn.FinishRevert(env, rec); err != nil {
+				return err
+			}
+			rep.RolledForward++
+			return nil
+		}
+		if err := env.Journal.Remove(rec.Txn); err != nil {
+			return err
+		}
+		rep.RolledBack++
+		return nil
+	}
+	return fmt.Errorf("unknown record kind %q", rec.Kind)
+}
+
+func unretired(info *session.Info, graftTxn string) bool {
+	for _, g := range info.Grafts {
+		if g.Txn == graftTxn && g.UnretiredSeq != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// RebuildReport is what Rebuild derived from the logs.
+type RebuildReport struct {
+	Sessions  int      `json:"sessions"`
+	Nodes     int      `json:"nodes"`
+	Leftovers int      `json:"leftovers"`
+	Errors    []string `json:"errors"`
+}
+
+// Rebuild derives lineage and leftovers again from the logs alone (the
+// logs are the truth; the catalog is derived).
+func Rebuild(env *txn.Env) (*RebuildReport, error) {
+	ids, err := env.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	rep := &RebuildReport{Sessions: len(ids), Errors: []string{}}
+	infos := map[string]*session.Info{}
+	for _, id := range ids {
+		info, err := env.Store.Info(id)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", id, err))
+			continue
+		}
+		infos[id] = info
+	}
+	err = catalog.With(env.Home, env.CatalogTimeout, func(db *catalog.DB) error {
+		if err := db.ClearDerived(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			info := infos[id]
+			if info == nil || info.Origin == nil {
+				continue
+			}
+			o := info.Origin
+			parent := infos[o.Parent]
+			committed := parent != nil && parent.Committed(o.Txn)
+			everRetired := parent != nil && parent.HasRetired(o.Txn)
+			if everRetired {
+				if err := db.PutNode(catalog.Node{Session: id, Parent: o.Parent, Generation: o.Generation, Boundary: o.ParentBoundary, Txn: o.Txn, TapeHash: o.TapeHash, Reverted: !committed}); err != nil {
+					return err
+				}
+				rep.Nodes++
+				continue
+			}
+			if err := db.AddLeftover(catalog.Leftover{Source: o.Parent, Target: id, Txn: o.Txn, State: "unknown", Reason: "never committed (found by --rebuild-catalog)"}); err != nil {
+				return err
+			}
+			rep.Leftovers++
+		}
+		return nil
+	})
+	return rep, err
+}

@@ -1,0 +1,58 @@
+package txn
+
+// Point names an instant of a transaction where the crash suite kills the
+// process. This is the single list: the suite enumerates Points and fails
+// when one is not covered.
+type Point string
+
+// Commit points, in protocol order (DESIGN §6).
+const (
+	CommitLocked          Point = "commit/locked"                  // locks held, nothing written
+	CommitJournalPrepared Point = "commit/journal-preparing:after" // record PREPARING durable
+	CommitTargetCreated   Point = "commit/target-create:after"     // empty target exists (L1a)
+	CommitTargetHalf      Point = "commit/target-write:half"       // half the tape written, unsynced (L1b)
+	CommitTargetWritten   Point = "commit/target-write:after"      // all bytes written, unsynced
+	CommitTargetSynced    Point = "commit/target-fsync:after"      // file synced, directory not yet
+	CommitTargetDirSynced Point = "commit/target-dirsync:after"    // target durable
+	CommitJournalFlushed  Point = "commit/journal-flushed:after"   // record TARGET_FLUSHED durable (L1c)
+	CommitColdRead        Point = "commit/cold-read:after"         // target verified, record not yet updated
+	CommitJournalVerified Point = "commit/journal-verified:after"  // record COLD_VERIFIED durable
+	CommitSourceRetired   Point = "commit/source-retire:after"     // commit point durable
+	CommitLineage         Point = "commit/lineage:after"           // catalog updated
+	CommitJournalRemoved  Point = "commit/journal-remove:after"    // record gone: COMMITTED
+)
+
+// Revert points.
+const (
+	RevertLocked          Point = "revert/locked"
+	RevertJournalPrepared Point = "revert/journal-preparing:after"
+	RevertSourceUnretired Point = "revert/source-unretire:after" // commit point of the revert
+	RevertTargetAbandoned Point = "revert/target-abandon:after"
+	RevertLineage         Point = "revert/lineage:after"
+	RevertJournalRemoved  Point = "revert/journal-remove:after"
+)
+
+// Points is every crash point, commit first, then revert.
+var Points = []Point{
+	CommitLocked, CommitJournalPrepared, CommitTargetCreated, CommitTargetHalf,
+	CommitTargetWritten, CommitTargetSynced, CommitTargetDirSynced, CommitJournalFlushed,
+	CommitColdRead, CommitJournalVerified, CommitSourceRetired, CommitLineage,
+	CommitJournalRemoved,
+	RevertLocked, RevertJournalPrepared, RevertSourceUnretired, RevertTargetAbandoned,
+	RevertLineage, RevertJournalRemoved,
+}
+
+// Faults are test-only knobs that break the protocol on purpose, to prove the
+// crash suite can fail. The zero value is the correct protocol; a normal
+// binary never sets them (only the crashpoints build tag or a Go test can).
+type Faults struct {
+	SkipColdRead      bool // no cold read: a tampered target goes unnoticed (L3 must fail)
+	SkipTargetDirSync bool // no fsync of sessions/ after creating the target (power loss must fail)
+}
+
+// armed is set by the crashpoints build tag from the environment; nil in a
+// normal build, so no environment variable can kill a normal binary.
+var (
+	armed       func(Point)
+	armedFaults Faults
+)

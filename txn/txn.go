@@ -1,0 +1,470 @@
+package txn
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"syscall"
+	"time"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/lockfile"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
+	"github.com/graft-project/graft/vfs"
+)
+
+// Env is what a transaction touches.
+type Env struct {
+	Home    string
+	FS      vfs.FS
+	Store   *session.Store
+	Journal *journal.Journal
+	Now     func() time.Time
+	// CatalogTimeout bounds the wait for catalog.db (one process at a time).
+	CatalogTimeout time.Duration
+	// Hook is called at every crash point (tests); the crashpoints build tag
+	// arms its own hook from the environment.
+	Hook   func(Point)
+	Faults Faults
+}
+
+func (e *Env) at(p Point) {
+	if e.Hook != nil {
+		e.Hook(p)
+	}
+	if armed != nil {
+		armed(p)
+	}
+}
+
+func (e *Env) faults() Faults {
+	f := e.Faults
+	f.SkipColdRead = f.SkipColdRead || armedFaults.SkipColdRead
+	f.SkipTargetDirSync = f.SkipTargetDirSync || armedFaults.SkipTargetDirSync
+	return f
+}
+
+func (e *Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Env) catalogTimeout() time.Duration {
+	if e.CatalogTimeout > 0 {
+		return e.CatalogTimeout
+	}
+	return catalog.DefaultTimeout
+}
+
+// Locks are the flocks of one transaction: target first, then source.
+type Locks struct{ held []*lockfile.Lock }
+
+// LockPair takes both locks without blocking; a busy lock is ErrLocked.
+func LockPair(home, target, source string) (*Locks, error) {
+	l := &Locks{}
+	for _, name := range []string{target, source} {
+		lk, err := lockfile.TryLock(home, name)
+		if err != nil {
+			l.Release()
+			if errors.Is(err, lockfile.ErrLocked) {
+				return nil, fmt.Errorf("%w: %v", ErrLocked, err)
+			}
+			return nil, err
+		}
+		l.held = append(l.held, lk)
+	}
+	return l, nil
+}
+
+// Release unlocks in reverse order. Unlock errors are returned joined.
+func (l *Locks) Release() error {
+	var errs []error
+	for k := len(l.held) - 1; k >= 0; k-- {
+		errs = append(errs, l.held[k].Unlock())
+	}
+	l.held = nil
+	return errors.Join(errs...)
+}
+
+// Built is what the commit writes, computed under the locks by the caller's
+// Build function (it rescans the source and checks drift).
+type Built struct {
+	Tape       *tape.Tape
+	SourceScan session.ScanResult // the scan the tape came from: the retire mark goes right after it
+	Notes      []string
+}
+
+// Request is one commit.
+type Request struct {
+	PreparedID string
+	Source     string
+	Target     string
+	Build      func() (*Built, error)
+}
+
+// Result is a committed graft.
+type Result struct {
+	Txn         string
+	Source      string
+	Target      string
+	TapeHash    string
+	TapeChars   int
+	TapeEvents  int
+	Generation  int
+	BoundarySeq int64
+	Notes       []string
+}
+
+// TargetEvents renders the target's log: graft/origin then the tape.
+func TargetEvents(txnID, source string, t *tape.Tape, now time.Time) []session.Event {
+	ts := now.UTC().Format(time.RFC3339Nano)
+	inherit := t.Inherit
+	evs := make([]session.Event, 0, len(t.Events)+1)
+	evs = append(evs, session.Event{
+		Seq: 1, TS: ts, Type: session.TypeGraftOrigin,
+		Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+		Txn:    txnID, Parent: source, ParentBoundary: t.BoundarySeq,
+		Generation: t.Generation + 1, TapeHash: t.TapeHash, TapeEvents: len(t.Events) + 1,
+		Inherit: &inherit,
+	})
+	for k, ev := range t.Events {
+		ev.Seq = int64(k + 2)
+		ev.TS = ts
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func encode(evs []session.Event) ([]byte, error) {
+	var buf bytes.Buffer
+	for k := range evs {
+		b, err := session.Encode(&evs[k])
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(b)
+	}
+	return buf.Bytes(), nil
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// Commit runs the graft transaction of DESIGN §6. On any failure before the
+// commit point the source stays active and untouched; the journal record is
+// left for recovery only where cleaning up failed too.
+func Commit(env *Env, req Request) (*Result, error) {
+	// 0. locks, then every check that needs them.
+	locks, err := LockPair(env.Home, req.Target, req.Source)
+	if err != nil {
+		return nil, err
+	}
+	defer locks.Release()
+	env.at(CommitLocked)
+	if exists, err := env.Store.Exists(req.Target); err != nil {
+		return nil, err
+	} else if exists {
+		return nil, fmt.Errorf("%w: %s (choose another --target)", ErrTargetExists, req.Target)
+	}
+	built, err := req.Build()
+	if err != nil {
+		return nil, err
+	}
+	t := built.Tape
+	now := env.now()
+	txnID := journal.NewTxnID(now)
+	evs := TargetEvents(txnID, req.Source, t, now)
+	data, err := encode(evs)
+	if err != nil {
+		return nil, err
+	}
+	rec := journal.Record{
+		Version: 1, Txn: txnID, Kind: journal.KindGraft, State: journal.Preparing,
+		Source: req.Source, Target: req.Target, PreparedID: req.PreparedID,
+		TapeHash: t.TapeHash, TapeEvents: len(evs), TapeDigest: digest(data),
+		TargetBytes: int64(len(data)), BoundarySeq: t.BoundarySeq, Generation: t.Generation + 1,
+		Created: now.UTC().Format(time.RFC3339Nano),
+	}
+
+	// 1. journal first.
+	if err := env.Journal.Write(rec); err != nil {
+		return nil, fmt.Errorf("txn: writing journal record (nothing else was touched): %w", err)
+	}
+	env.at(CommitJournalPrepared)
+
+	// 2. the target: O_EXCL, tape, fsync file and directory.
+	if err := writeTarget(env, req.Target, data); err != nil {
+		return nil, rollBack(env, rec, fmt.Errorf("txn: writing target %s: %w", req.Target, err))
+	}
+
+	// 3. TARGET_FLUSHED.
+	rec.State = journal.TargetFlushed
+	if err := env.Journal.Write(rec); err != nil {
+		return nil, rollBack(env, rec, fmt.Errorf("txn: journal TARGET_FLUSHED: %w", err))
+	}
+	env.at(CommitJournalFlushed)
+
+	// 4. cold read.
+	if !env.faults().SkipColdRead {
+		if err := ColdVerify(env.FS, env.Store.Path(req.Target), rec); err != nil {
+			return nil, rollBack(env, rec, err)
+		}
+	}
+	env.at(CommitColdRead)
+
+	// 5. COLD_VERIFIED.
+	rec.State = journal.ColdVerified
+	if err := env.Journal.Write(rec); err != nil {
+		return nil, rollBack(env, rec, fmt.Errorf("txn: journal COLD_VERIFIED: %w", err))
+	}
+	env.at(CommitJournalVerified)
+
+	// 6. the commit point: graft/retired appended to the source.
+	_, err = env.Store.AppendMarkAfter(req.Source, session.Event{
+		Type: session.TypeGraftRetired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+		Txn: txnID, Target: req.Target,
+	}, built.SourceScan)
+	if err != nil {
+		// An fsync failure leaves it unknown whether the mark is durable:
+		// the record stays and recovery decides from the log.
+		return nil, rollBack(env, rec, fmt.Errorf("txn: retiring source %s: %w", req.Source, err))
+	}
+	env.at(CommitSourceRetired)
+
+	res := &Result{
+		Txn: txnID, Source: req.Source, Target: req.Target, TapeHash: t.TapeHash,
+		TapeChars: t.TapeChars, TapeEvents: len(evs), Generation: t.Generation + 1,
+		BoundarySeq: t.BoundarySeq, Notes: built.Notes,
+	}
+	// 7. lineage; 8. delete the record. Past the commit point a failure here
+	// is not a failed graft: the record stays and recovery rolls forward.
+	if err := RecordLineage(env, rec); err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("committed, but the catalog was not updated (%v); the next recovery scan finishes it", err))
+		return res, nil
+	}
+	env.at(CommitLineage)
+	if err := env.Journal.Remove(txnID); err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("committed, but the journal record was not removed (%v); the next recovery scan removes it", err))
+		return res, nil
+	}
+	env.at(CommitJournalRemoved)
+	return res, nil
+}
+
+func writeTarget(env *Env, target string, data []byte) error {
+	path := env.Store.Path(target)
+	f, err := env.FS.Create(path, session.FileMode)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: %s", ErrTargetExists, target)
+		}
+		return err
+	}
+	env.at(CommitTargetCreated)
+	half := len(data) / 2
+	if _, err := f.Write(data[:half]); err != nil {
+		f.Close()
+		return err
+	}
+	env.at(CommitTargetHalf)
+	if _, err := f.Write(data[half:]); err != nil {
+		f.Close()
+		return err
+	}
+	env.at(CommitTargetWritten)
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("fsync: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	env.at(CommitTargetSynced)
+	if !env.faults().SkipTargetDirSync {
+		if err := env.FS.SyncDir(env.Store.Dir()); err != nil {
+			return fmt.Errorf("fsync directory %s: %w", env.Store.Dir(), err)
+		}
+	}
+	env.at(CommitTargetDirSynced)
+	return nil
+}
+
+// ColdVerify re-opens the target from disk with a fresh handle, re-reads and
+// re-parses it and compares it with what the journal says must be there:
+// byte count, digest, event count, and the graft/origin of this txn.
+func ColdVerify(fsys vfs.FS, path string, rec journal.Record) error {
+	fail := func(format string, args ...any) error {
+		return &ColdVerifyError{Target: rec.Target, Reason: fmt.Sprintf(format, args...)}
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return fail("reopening: %v", err)
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return fail("reading: %v", err)
+	}
+	if int64(len(data)) != rec.TargetBytes {
+		return fail("%d bytes on disk, journal says %d", len(data), rec.TargetBytes)
+	}
+	if d := digest(data); d != rec.TapeDigest {
+		return fail("digest %s on disk, journal says %s", d, rec.TapeDigest)
+	}
+	var origin *session.Event
+	res, err := session.Scan(bytes.NewReader(data), path, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+		if ev.Seq == 1 {
+			e := *ev
+			origin = &e
+		}
+		return nil
+	})
+	if err != nil {
+		return fail("re-parsing: %v", err)
+	}
+	if res.Torn != nil {
+		return fail("torn last line at offset %d", res.Torn.Offset)
+	}
+	if res.Events != rec.TapeEvents {
+		return fail("%d events on disk, journal says %d", res.Events, rec.TapeEvents)
+	}
+	if origin == nil || origin.Type != session.TypeGraftOrigin || origin.Txn != rec.Txn || origin.TapeHash != rec.TapeHash || origin.Parent != rec.Source {
+		return fail("graft/origin does not name txn %s, source %s and tape %s", rec.Txn, rec.Source, rec.TapeHash)
+	}
+	return nil
+}
+
+// rollBack undoes a commit that failed before its commit point, in-process:
+// the target (if any) is made honest, the leftover recorded, the record
+// deleted. If cleaning up fails as well (ENOSPC again, say), the record
+// stays for the next recovery scan; the target is still not live, because
+// liveness is judged from the source. The cause is returned either way.
+func rollBack(env *Env, rec journal.Record, cause error) error {
+	reason := fmt.Sprintf("rolled back in %s: %v", rec.State, cause)
+	if err := RollBack(env, rec, reason); err != nil {
+		return fmt.Errorf("%w (cleanup deferred to recovery: %v)", cause, err)
+	}
+	return cause
+}
+
+// RollBack makes a failed graft's target honest and forgets its record:
+// a target carrying this txn's graft/origin gets graft/abandoned; an empty
+// or torn shell of this txn is removed; a target of another txn is left
+// alone. The leftover is recorded for the next review of the source.
+func RollBack(env *Env, rec journal.Record, reason string) error {
+	action, err := abandonTarget(env, rec, reason)
+	if err != nil {
+		return err
+	}
+	if action != "" {
+		err := catalog.With(env.Home, env.catalogTimeout(), func(db *catalog.DB) error {
+			return db.AddLeftover(catalog.Leftover{
+				Source: rec.Source, Target: rec.Target, Txn: rec.Txn, State: string(rec.State),
+				Reason: action + ": " + reason, Recorded: env.now().UTC(),
+			})
+		})
+		if err != nil {
+			return fmt.Errorf("recording leftover: %w", err)
+		}
+	}
+	return env.Journal.Remove(rec.Txn)
+}
+
+// abandonTarget returns what it did ("" when there was no target of this txn).
+func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) {
+	exists, err := env.Store.Exists(rec.Target)
+	if err != nil {
+		return "", err
+	}
+	if !exists {
+		return "", nil
+	}
+	info, err := env.Store.Info(rec.Target)
+	damaged := errors.Is(err, session.ErrCorrupt) || errors.Is(err, session.ErrSeq)
+	if err != nil && !damaged {
+		return "", err
+	}
+	if err == nil && info.Origin != nil {
+		if info.Origin.Txn != rec.Txn {
+			return "", nil // another transaction's target: not ours to touch
+		}
+		if info.Abandoned != nil {
+			return "abandoned", nil
+		}
+		_, err := env.Store.AppendMark(rec.Target, session.Event{
+			Type: session.TypeGraftAbandoned, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+			Txn: rec.Txn, Reason: reason,
+		})
+		if err != nil {
+			return "", fmt.Errorf("marking %s abandoned: %w", rec.Target, err)
+		}
+		return "abandoned", nil
+	}
+	head, err := readHead(env, rec.Target, rec.TargetBytes+1)
+	if err != nil {
+		return "", err
+	}
+	ours := len(head) == 0 || bytes.Contains(head, []byte(`"txn":"`+rec.Txn+`"`))
+	if !ours {
+		return "", nil
+	}
+	if damaged {
+		// Damaged bytes of ours (tampered, say): no reader accepts them and
+		// the source never named it, so it cannot be resumed; keep it as
+		// evidence.
+		return "left damaged target as evidence", nil
+	}
+	// No complete line: an empty or torn shell of this txn. Remove it.
+	path := env.Store.Path(rec.Target)
+	if err := env.FS.Remove(path); err != nil {
+		return "", fmt.Errorf("removing shell %s: %w", path, err)
+	}
+	if err := env.FS.SyncDir(env.Store.Dir()); err != nil {
+		return "", err
+	}
+	return "removed shell", nil
+}
+
+func readHead(env *Env, id string, max int64) ([]byte, error) {
+	f, err := env.FS.Open(env.Store.Path(id))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// RecordLineage writes the lineage node of a committed graft and marks its
+// prepared review used. Idempotent.
+func RecordLineage(env *Env, rec journal.Record) error {
+	return catalog.With(env.Home, env.catalogTimeout(), func(db *catalog.DB) error {
+		if err := db.PutNode(catalog.Node{
+			Session: rec.Target, Parent: rec.Source, Generation: rec.Generation,
+			Boundary: rec.BoundarySeq, Txn: rec.Txn, TapeHash: rec.TapeHash, Committed: env.now().UTC(),
+		}); err != nil {
+			return err
+		}
+		if rec.PreparedID != "" {
+			if err := db.MarkPreparedUsed(rec.PreparedID, rec.Txn); err != nil && !errors.Is(err, catalog.ErrUnknownPrepared) {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// IsNoSpace and IsPermission classify OS errors for stable error codes.
+func IsNoSpace(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+func IsPermission(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+}
