@@ -1,0 +1,261 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+const (
+	// FileName is the catalog inside a graft home.
+	FileName = "catalog.db"
+	// FileMode is the catalog's permissions; DirMode the home's if created.
+	FileMode os.FileMode = 0o600
+	DirMode  os.FileMode = 0o700
+	// DefaultTimeout is how long Open waits for another process to close
+	// the catalog.
+	DefaultTimeout = 5 * time.Second
+	// Format is the value of meta key FormatKey this package writes and reads.
+	Format    = "graft-catalog-v1"
+	FormatKey = "catalog.format"
+)
+
+// Bucket names (see doc.go).
+const (
+	bucketPrepared  = "prepared"
+	bucketLineage   = "lineage"
+	bucketLeftovers = "leftovers"
+	bucketScanIndex = "scanindex"
+	bucketSeqIndex  = "seqindex"
+	bucketMeta      = "meta"
+)
+
+var (
+	allBuckets     = []string{bucketPrepared, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta}
+	derivedBuckets = []string{bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex}
+)
+
+// DB is an open catalog. bbolt lets one process hold it at a time: keep it
+// open for one operation (With), never for a server's life.
+type DB struct {
+	bolt *bolt.DB
+	path string
+}
+
+// Open opens home/catalog.db, waiting up to timeout for another process to
+// release it (then an error wrapping ErrBusy that names the file), and
+// creates the buckets on first use. timeout must be positive: bbolt would
+// wait forever on zero.
+func Open(home string, timeout time.Duration) (*DB, error) {
+	path := filepath.Join(home, FileName)
+	if timeout <= 0 {
+		return nil, fmt.Errorf("%w: opening %s: timeout %v, want > 0", ErrInvalid, path, timeout)
+	}
+	if err := os.MkdirAll(home, DirMode); err != nil {
+		return nil, fmt.Errorf("catalog: creating %s: %w", home, err)
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("catalog: stat %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("catalog: %s is not a regular file (mode %v); refused", path, fi.Mode())
+	}
+	b, err := bolt.Open(path, FileMode, &bolt.Options{Timeout: timeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s is held by another process (waited %v): %w", ErrBusy, path, timeout, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: opening %s: %w", path, err)
+	}
+	db := &DB{bolt: b, path: path}
+	if err := db.init(); err != nil {
+		if cerr := b.Close(); cerr != nil {
+			return nil, errors.Join(err, fmt.Errorf("catalog: closing %s: %w", path, cerr))
+		}
+		return nil, err
+	}
+	return db, nil
+}
+
+// init creates missing buckets and the format mark; a read-only check
+// first spares the fsync of a write transaction on every open.
+func (db *DB) init() error {
+	ready := true
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if tx.Bucket([]byte(name)) == nil {
+				ready = false
+				return nil
+			}
+		}
+		return db.checkFormat(tx.Bucket([]byte(bucketMeta)).Get([]byte(FormatKey)))
+	})
+	if err != nil || ready {
+		return err
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("creating bucket %q: %w", name, err)
+			}
+		}
+		meta := tx.Bucket([]byte(bucketMeta))
+		if v := meta.Get([]byte(FormatKey)); v != nil {
+			return db.checkFormat(v)
+		}
+		return meta.Put([]byte(FormatKey), []byte(Format))
+	})
+	if err != nil {
+		return fmt.Errorf("catalog: initialising %s: %w", db.path, err)
+	}
+	return nil
+}
+
+func (db *DB) checkFormat(v []byte) error {
+	if string(v) != Format {
+		return fmt.Errorf("%w: %s says %q, this build reads %q", ErrFormat, db.path, v, Format)
+	}
+	return nil
+}
+
+// With opens the catalog, runs fn and closes it, whatever fn returns.
+func With(home string, timeout time.Duration, fn func(*DB) error) (err error) {
+	db, err := Open(home, timeout)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}()
+	return fn(db)
+}
+
+// Close releases the catalog for other processes.
+func (db *DB) Close() error {
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("catalog: closing %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Path is the catalog file.
+func (db *DB) Path() string { return db.path }
+
+// view and update run fn in a transaction and name the operation and the
+// file in any error.
+func (db *DB) view(op string, fn func(*bolt.Tx) error) error {
+	if err := db.bolt.View(fn); err != nil {
+		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)
+	}
+	return nil
+}
+
+func (db *DB) update(op string, fn func(*bolt.Tx) error) error {
+	if err := db.bolt.Update(fn); err != nil {
+		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)
+	}
+	return nil
+}
+
+// putJSON stores v under key.
+func putJSON(tx *bolt.Tx, bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s/%s: %w", bucket, key, err)
+	}
+	return tx.Bucket([]byte(bucket)).Put([]byte(key), data)
+}
+
+// getJSON decodes the value under key into v; the bytes are copied out of
+// the transaction first, since bbolt's slices die with it.
+func (db *DB) getJSON(tx *bolt.Tx, bucket, key string, v any) (bool, error) {
+	raw := tx.Bucket([]byte(bucket)).Get([]byte(key))
+	if raw == nil {
+		return false, nil
+	}
+	return true, db.decode(bucket, key, bytes.Clone(raw), v)
+}
+
+func (db *DB) decode(bucket, key string, data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: err}
+	}
+	if dec.More() {
+		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: errors.New("data after the value")}
+	}
+	return nil
+}
+
+// each decodes every value of bucket whose key starts with prefix, in key
+// order, calling fn with the key.
+func (db *DB) each(tx *bolt.Tx, bucket, prefix string, newValue func() any, fn func(key string, v any) error) error {
+	c := tx.Bucket([]byte(bucket)).Cursor()
+	for k, raw := c.Seek([]byte(prefix)); k != nil && strings.HasPrefix(string(k), prefix); k, raw = c.Next() {
+		key := string(k)
+		v := newValue()
+		if err := db.decode(bucket, key, bytes.Clone(raw), v); err != nil {
+			return err
+		}
+		if err := fn(key, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutMeta stores a small value (e.g. the last recovery result) under key.
+// Keys starting with "catalog." are the catalog's own.
+func (db *DB) PutMeta(key string, v []byte) error {
+	if key == "" || strings.HasPrefix(key, "catalog.") {
+		return fmt.Errorf("%w: meta key %q (empty, or reserved prefix \"catalog.\")", ErrInvalid, key)
+	}
+	return db.update("putting meta "+key, func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(bucketMeta)).Put([]byte(key), bytes.Clone(v))
+	})
+}
+
+// GetMeta returns a copy of the value under key.
+func (db *DB) GetMeta(key string) ([]byte, bool, error) {
+	var out []byte
+	err := db.view("getting meta "+key, func(tx *bolt.Tx) error {
+		if v := tx.Bucket([]byte(bucketMeta)).Get([]byte(key)); v != nil {
+			out = bytes.Clone(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, out != nil, nil
+}
+
+// ClearDerived empties what can be rebuilt from the logs (lineage,
+// leftovers, scan index, seq index) and keeps prepared reviews and meta.
+func (db *DB) ClearDerived() error {
+	return db.update("clearing derived buckets", func(tx *bolt.Tx) error {
+		for _, name := range derivedBuckets {
+			if err := tx.DeleteBucket([]byte(name)); err != nil {
+				return fmt.Errorf("deleting bucket %q: %w", name, err)
+			}
+			if _, err := tx.CreateBucket([]byte(name)); err != nil {
+				return fmt.Errorf("creating bucket %q: %w", name, err)
+			}
+		}
+		return nil
+	})
+}

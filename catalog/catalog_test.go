@@ -1,0 +1,878 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/graft-project/graft/session"
+)
+
+var t0 = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
+// newHome returns a graft home whose catalog, if a test created one, is
+// checked for bbolt consistency after the test (as bbolt's own tests do).
+func newHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Cleanup(func() {
+		path := filepath.Join(home, FileName)
+		fi, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+		if err != nil {
+			t.Errorf("consistency check: %v", err)
+			return
+		}
+		if !fi.Mode().IsRegular() {
+			return // a planted symlink the test made Open refuse
+		}
+		b, err := bolt.Open(path, FileMode, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+		if err != nil {
+			t.Errorf("consistency check: opening %s: %v", path, err)
+			return
+		}
+		if err := b.View(func(tx *bolt.Tx) error {
+			var errs []error
+			for err := range tx.Check() {
+				errs = append(errs, err)
+			}
+			return errors.Join(errs...)
+		}); err != nil {
+			t.Errorf("consistency check of %s: %v", path, err)
+		}
+		if err := b.Close(); err != nil {
+			t.Errorf("consistency check: closing %s: %v", path, err)
+		}
+	})
+	return home
+}
+
+func open(t *testing.T, home string) *DB {
+	t.Helper()
+	db, err := Open(home, time.Second)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", home, err)
+	}
+	return db
+}
+
+func closeDB(t *testing.T, db *DB) {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func TestOpenCreatesFileAndBuckets(t *testing.T) {
+	home := filepath.Join(newHome(t), "nested", "home")
+	db := open(t, home)
+	defer closeDB(t, db)
+	fi, err := os.Stat(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.Path() != filepath.Join(home, "catalog.db") || fi.Mode().Perm() != FileMode {
+		t.Fatalf("catalog at %s mode %v, want %s mode %v", db.Path(), fi.Mode().Perm(), filepath.Join(home, "catalog.db"), FileMode)
+	}
+	err = db.bolt.View(func(tx *bolt.Tx) error {
+		for _, name := range []string{"prepared", "lineage", "leftovers", "scanindex", "seqindex", "meta"} {
+			if tx.Bucket([]byte(name)) == nil {
+				return fmt.Errorf("bucket %q missing", name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok, err := db.GetMeta(FormatKey)
+	if err != nil || !ok || string(v) != Format {
+		t.Fatalf("format mark = %q, %v, %v; want %q", v, ok, err, Format)
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	t.Run("zero timeout", func(t *testing.T) {
+		if _, err := Open(newHome(t), 0); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("Open with timeout 0 = %v, want ErrInvalid (bbolt would wait forever)", err)
+		}
+	})
+	t.Run("symlink", func(t *testing.T) {
+		home := newHome(t)
+		elsewhere := filepath.Join(t.TempDir(), "other.db")
+		if err := os.Symlink(elsewhere, filepath.Join(home, FileName)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(home, time.Second); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("Open through a symlink = %v, want it refused", err)
+		}
+		if _, err := os.Lstat(elsewhere); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the symlink's target was created: %v", err)
+		}
+	})
+	t.Run("other format", func(t *testing.T) {
+		home := newHome(t)
+		closeDB(t, open(t, home))
+		b, err := bolt.Open(filepath.Join(home, FileName), FileMode, &bolt.Options{Timeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte("meta")).Put([]byte(FormatKey), []byte("graft-catalog-v9"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(home, time.Second); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "graft-catalog-v9") {
+			t.Fatalf("Open of another format = %v, want ErrFormat naming it", err)
+		}
+		// The refused open released the file.
+		b, err = bolt.Open(filepath.Join(home, FileName), FileMode, &bolt.Options{Timeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("catalog still locked after a refused Open: %v", err)
+		}
+		if err := b.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestSecondOpenIsBusyWithinTimeout(t *testing.T) {
+	home := newHome(t)
+	holder := open(t, home)
+	const timeout = 300 * time.Millisecond
+	start := time.Now()
+	db, err := Open(home, timeout)
+	elapsed := time.Since(start)
+	if !errors.Is(err, ErrBusy) || !errors.Is(err, berrors.ErrTimeout) || db != nil {
+		t.Fatalf("second Open = %v, %v; want ErrBusy", db, err)
+	}
+	if !strings.Contains(err.Error(), holder.Path()) {
+		t.Fatalf("busy error %q does not name %s", err, holder.Path())
+	}
+	if elapsed < timeout-60*time.Millisecond || elapsed > timeout+2*time.Second {
+		t.Fatalf("busy after %v, want about the %v timeout", elapsed, timeout)
+	}
+	closeDB(t, holder)
+	closeDB(t, open(t, home))
+}
+
+func TestOpenWaitsForRelease(t *testing.T) {
+	home := newHome(t)
+	holder := open(t, home)
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		released <- holder.Close()
+	}()
+	db, err := Open(home, 5*time.Second)
+	if err != nil {
+		t.Fatalf("Open while the holder releases within the timeout: %v", err)
+	}
+	closeDB(t, db)
+	if err := <-released; err != nil {
+		t.Fatalf("holder Close: %v", err)
+	}
+}
+
+func TestWithClosesWhateverFnReturns(t *testing.T) {
+	home := newHome(t)
+	boom := errors.New("boom")
+	err := With(home, time.Second, func(db *DB) error {
+		if err := db.PutMeta("k", []byte("v")); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("With = %v, want fn's error", err)
+	}
+	// Released: a short timeout is enough.
+	err = With(home, 100*time.Millisecond, func(db *DB) error {
+		v, ok, err := db.GetMeta("k")
+		if err != nil || !ok || string(v) != "v" {
+			return fmt.Errorf("GetMeta = %q, %v, %v", v, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("With after With: %v", err)
+	}
+}
+
+const envHelperHome = "GRAFT_CATALOG_HELPER_HOME"
+
+// TestHelperProcess is not a test: it is a child that holds the catalog
+// open, prints "open", and closes it when stdin closes.
+func TestHelperProcess(t *testing.T) {
+	home := os.Getenv(envHelperHome)
+	if home == "" {
+		t.Skip("helper child only")
+	}
+	err := With(home, time.Second, func(*DB) error {
+		fmt.Println("open")
+		_, err := io.Copy(io.Discard, os.Stdin)
+		return err
+	})
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(3)
+	}
+	os.Exit(0)
+}
+
+func TestBusyAcrossProcesses(t *testing.T) {
+	home := newHome(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), envHelperHome+"="+home)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "open\n" {
+		t.Fatalf("helper said %q, %v; want open", line, err)
+	}
+	if _, err := Open(home, 200*time.Millisecond); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Open while another process holds the catalog = %v, want ErrBusy", err)
+	}
+	if err := stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	closeDB(t, open(t, home))
+}
+
+func prepared(id string) Prepared {
+	return Prepared{
+		ID: id, Source: "src", Tier: "A", RecentTurns: 2, AutoTier: true, Budget: 16000, AllowReslice: true,
+		BoundarySeq: 40, LastSeq: 52, Generation: 1,
+		PrefixHash: "graft-prefix-v1:aa", TapeHash: "graft-tape-v1:bb", TapeChars: 900, CarryoverChars: 277,
+		Review:  json.RawMessage(`{"goal":"ship it","tape":"[graft:tape ...]"}`),
+		Created: t0, Expires: t0.Add(24 * time.Hour),
+	}
+}
+
+func TestNewPreparedID(t *testing.T) {
+	shape := regexp.MustCompile(`^prep-20260304T050607\.000Z-[A-Z2-7]{10}$`)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewPreparedID(t0)
+		if !shape.MatchString(id) || session.ValidID(id) != nil || seen[id] {
+			t.Fatalf("NewPreparedID = %q: want shape %s, a valid id, never repeated", id, shape)
+		}
+		seen[id] = true
+	}
+	if a, b := NewPreparedID(t0), NewPreparedID(t0.Add(time.Millisecond)); !(a < b) {
+		t.Fatalf("ids do not sort by time: %q !< %q", a, b)
+	}
+}
+
+func TestPreparedRoundTripAndCopy(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	in := prepared("prep-1")
+	if err := db.PutPrepared(in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetPrepared("prep-1", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatalf("GetPrepared = %+v\nwant %+v", got, in)
+	}
+	// The returned bytes belong to the caller.
+	got.Review[2] = 'X'
+	again, err := db.PeekPrepared("prep-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Review, in.Review) {
+		t.Fatalf("changing a returned review changed the stored one: %s", again.Review)
+	}
+	noReview := prepared("prep-2")
+	noReview.Review = nil
+	if err := db.PutPrepared(noReview); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.PeekPrepared("prep-2"); err != nil || !reflect.DeepEqual(got, noReview) {
+		t.Fatalf("review-less prepared = %+v, %v", got, err)
+	}
+}
+
+func TestPutPreparedRefusesInvalid(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	cases := map[string]func(*Prepared){
+		"id":         func(p *Prepared) { p.ID = "../x" },
+		"empty id":   func(p *Prepared) { p.ID = "" },
+		"source":     func(p *Prepared) { p.Source = "a/b" },
+		"no expiry":  func(p *Prepared) { p.Expires = time.Time{} },
+		"usedBy":     func(p *Prepared) { p.UsedBy = "txn/1" },
+		"bad review": func(p *Prepared) { p.Review = json.RawMessage(`{"unclosed":`) },
+	}
+	for name, mutate := range cases {
+		p := prepared("prep-1")
+		mutate(&p)
+		if err := db.PutPrepared(p); err == nil {
+			t.Errorf("%s: PutPrepared accepted %+v", name, p)
+		}
+	}
+	if _, err := db.PeekPrepared("prep-1"); !errors.Is(err, ErrUnknownPrepared) {
+		t.Fatalf("a refused prepared was stored: %v", err)
+	}
+}
+
+func TestGetPreparedRefusals(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	p := prepared("prep-1")
+	if err := db.PutPrepared(p); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := db.GetPrepared("prep-nope", t0)
+	var unknown *UnknownPreparedError
+	if !errors.As(err, &unknown) || !errors.Is(err, ErrUnknownPrepared) || unknown.ID != "prep-nope" || !strings.Contains(err.Error(), "prep-nope") {
+		t.Fatalf("unknown id: %v", err)
+	}
+	if _, err := db.PeekPrepared("prep-nope"); !errors.Is(err, ErrUnknownPrepared) {
+		t.Fatalf("PeekPrepared of an unknown id: %v", err)
+	}
+
+	if _, err := db.GetPrepared("prep-1", p.Expires.Add(-time.Nanosecond)); err != nil {
+		t.Fatalf("one nanosecond before expiry: %v", err)
+	}
+	for _, now := range []time.Time{p.Expires, p.Expires.Add(time.Hour)} {
+		_, err := db.GetPrepared("prep-1", now)
+		var expired *ExpiredPreparedError
+		if !errors.As(err, &expired) || !errors.Is(err, ErrExpiredPrepared) || expired.ID != "prep-1" || !expired.Expires.Equal(p.Expires) {
+			t.Fatalf("at %v: %v, want *ExpiredPreparedError", now, err)
+		}
+		if errors.Is(err, ErrUsedPrepared) || errors.Is(err, ErrUnknownPrepared) {
+			t.Fatalf("expired error matches another sentinel: %v", err)
+		}
+	}
+	if peek, err := db.PeekPrepared("prep-1"); err != nil || peek.ID != "prep-1" {
+		t.Fatalf("PeekPrepared of an expired review: %+v, %v", peek, err)
+	}
+
+	if err := db.MarkPreparedUsed("prep-1", "txn-7"); err != nil {
+		t.Fatal(err)
+	}
+	for _, now := range []time.Time{t0, p.Expires.Add(time.Hour)} {
+		_, err := db.GetPrepared("prep-1", now)
+		var used *UsedPreparedError
+		if !errors.As(err, &used) || !errors.Is(err, ErrUsedPrepared) || used.Txn != "txn-7" || !strings.Contains(err.Error(), "prep-1") || !strings.Contains(err.Error(), "txn-7") {
+			t.Fatalf("used review at %v: %v, want *UsedPreparedError naming prep-1 and txn-7", now, err)
+		}
+	}
+	if peek, err := db.PeekPrepared("prep-1"); err != nil || peek.UsedBy != "txn-7" {
+		t.Fatalf("PeekPrepared of a used review: %+v, %v", peek, err)
+	}
+}
+
+func TestMarkPreparedUsed(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	if err := db.MarkPreparedUsed("prep-nope", "txn-1"); !errors.Is(err, ErrUnknownPrepared) {
+		t.Fatalf("marking an unknown review: %v", err)
+	}
+	if err := db.PutPrepared(prepared("prep-1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkPreparedUsed("prep-1", "../txn"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("marking with an invalid txn: %v", err)
+	}
+	if err := db.MarkPreparedUsed("prep-1", "txn-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkPreparedUsed("prep-1", "txn-1"); err != nil {
+		t.Fatalf("marking again with the same txn: %v", err)
+	}
+	if err := db.MarkPreparedUsed("prep-1", "txn-2"); !errors.Is(err, ErrUsedPrepared) || !strings.Contains(err.Error(), "txn-1") {
+		t.Fatalf("marking with another txn: %v, want ErrUsedPrepared naming txn-1", err)
+	}
+	if p, err := db.PeekPrepared("prep-1"); err != nil || p.UsedBy != "txn-1" {
+		t.Fatalf("after marks: %+v, %v", p, err)
+	}
+}
+
+func TestClaimPrepared(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	p := prepared("prep-1")
+	if err := db.PutPrepared(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ClaimPrepared("prep-1", "txn-1", p.Expires); !errors.Is(err, ErrExpiredPrepared) {
+		t.Fatalf("claiming an expired review: %v", err)
+	}
+	if got, err := db.PeekPrepared("prep-1"); err != nil || got.UsedBy != "" {
+		t.Fatalf("a refused claim marked the review: %+v, %v", got, err)
+	}
+	got, err := db.ClaimPrepared("prep-1", "txn-1", t0)
+	if err != nil || got.UsedBy != "txn-1" || got.TapeHash != p.TapeHash {
+		t.Fatalf("claim: %+v, %v", got, err)
+	}
+	if _, err := db.ClaimPrepared("prep-1", "txn-1", t0); err != nil {
+		t.Fatalf("claiming again with the same txn: %v", err)
+	}
+	if _, err := db.ClaimPrepared("prep-1", "txn-2", t0); !errors.Is(err, ErrUsedPrepared) {
+		t.Fatalf("claiming a claimed review: %v", err)
+	}
+	if _, err := db.ClaimPrepared("prep-nope", "txn-2", t0); !errors.Is(err, ErrUnknownPrepared) {
+		t.Fatalf("claiming an unknown review: %v", err)
+	}
+}
+
+func TestPurgeExpired(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	now := t0.Add(48 * time.Hour)
+	put := func(id string, expires time.Time, usedBy string) {
+		p := prepared(id)
+		p.Expires, p.UsedBy = expires, usedBy
+		if err := db.PutPrepared(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("prep-old", now.Add(-time.Hour), "")
+	put("prep-boundary", now, "")
+	put("prep-used-old", now.Add(-time.Minute), "txn-1")
+	put("prep-live", now.Add(time.Nanosecond), "")
+	put("prep-used-live", now.Add(time.Hour), "txn-2")
+	n, err := db.PurgeExpired(now)
+	if err != nil || n != 3 {
+		t.Fatalf("PurgeExpired = %d, %v; want 3", n, err)
+	}
+	for _, id := range []string{"prep-old", "prep-boundary", "prep-used-old"} {
+		if _, err := db.PeekPrepared(id); !errors.Is(err, ErrUnknownPrepared) {
+			t.Errorf("%s survived the purge: %v", id, err)
+		}
+	}
+	for _, id := range []string{"prep-live", "prep-used-live"} {
+		if _, err := db.PeekPrepared(id); err != nil {
+			t.Errorf("%s was purged: %v", id, err)
+		}
+	}
+	if n, err := db.PurgeExpired(now); err != nil || n != 0 {
+		t.Fatalf("second PurgeExpired = %d, %v; want 0", n, err)
+	}
+}
+
+func TestLineage(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	if _, ok, err := db.GetNode("g1"); ok || err != nil {
+		t.Fatalf("GetNode of a missing node = %v, %v", ok, err)
+	}
+	b := Node{Session: "g2-b", Parent: "g1", Generation: 2, Boundary: 40, Txn: "txn-b", TapeHash: "h-b", Committed: t0}
+	a := Node{Session: "g2-a", Parent: "g1", Generation: 2, Boundary: 60, Txn: "txn-a", TapeHash: "h-a", Committed: t0.Add(time.Hour), Reverted: true}
+	for _, n := range []Node{b, a, b} {
+		if err := db.PutNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parent, ok, err := db.GetNode("g1")
+	want := Node{Session: "g1", Generation: 1, Children: []string{"g2-a", "g2-b"}}
+	if err != nil || !ok || !reflect.DeepEqual(parent, want) {
+		t.Fatalf("created parent = %+v, %v, %v\nwant %+v", parent, ok, err, want)
+	}
+	// A later upsert of the parent with its own data keeps its children.
+	if err := db.PutNode(Node{Session: "g1", Generation: 1, Committed: t0.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutNode(Node{Session: "g3", Parent: "g2-b", Generation: 3, Txn: "txn-c", Committed: t0.Add(2 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := db.Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Children = []string{"g3"}
+	wantNodes := []Node{
+		{Session: "g1", Generation: 1, Children: []string{"g2-a", "g2-b"}, Committed: t0.Add(-time.Hour)},
+		a, b,
+		{Session: "g3", Parent: "g2-b", Generation: 3, Txn: "txn-c", Committed: t0.Add(2 * time.Hour)},
+	}
+	if !reflect.DeepEqual(nodes, wantNodes) {
+		t.Fatalf("Nodes =\n%+v\nwant\n%+v", nodes, wantNodes)
+	}
+}
+
+func TestPutNodeRefusesInvalid(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	for name, n := range map[string]Node{
+		"session":        {Session: "", Generation: 1},
+		"generation 0":   {Session: "s", Generation: 0},
+		"parent id":      {Session: "s", Parent: "..", Generation: 2},
+		"own parent":     {Session: "s", Parent: "s", Generation: 2},
+		"child of gen 1": {Session: "s", Parent: "p", Generation: 1},
+		"child id":       {Session: "s", Generation: 1, Children: []string{"a/b"}},
+		"txn":            {Session: "s", Generation: 1, Txn: "t x"},
+	} {
+		if err := db.PutNode(n); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: PutNode(%+v) = %v, want ErrInvalid", name, n, err)
+		}
+	}
+	if nodes, err := db.Nodes(); err != nil || len(nodes) != 0 {
+		t.Fatalf("refused nodes were stored: %+v, %v", nodes, err)
+	}
+}
+
+func TestLeftovers(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	add := func(l Leftover) {
+		t.Helper()
+		if err := db.AddLeftover(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := Leftover{Source: "a", Target: "a-g2", Txn: "txn-2", State: "PREPARING", Reason: "crashed before the commit point", Recorded: t0}
+	add(first)
+	again := first
+	again.Reason, again.Recorded = "second scan", t0.Add(time.Hour)
+	add(again)
+	add(Leftover{Source: "a", Target: "a-g2b", Txn: "txn-1", State: "TARGET_FLUSHED", Recorded: t0})
+	add(Leftover{Source: "a.b", Target: "x", Txn: "txn-9", State: "COLD_VERIFIED", Recorded: t0})
+	add(Leftover{Source: "ab", Target: "y", Txn: "txn-0", State: "PREPARING", Recorded: t0})
+
+	got, err := db.Leftovers("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Txn != "txn-1" || !reflect.DeepEqual(got[1], first) {
+		t.Fatalf("Leftovers(a) = %+v; want txn-1 then the first record of txn-2", got)
+	}
+	all, err := db.AllLeftovers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, l := range all {
+		keys = append(keys, l.Source+"/"+l.Txn)
+	}
+	if want := []string{"a/txn-1", "a/txn-2", "a.b/txn-9", "ab/txn-0"}; !reflect.DeepEqual(keys, want) {
+		t.Fatalf("AllLeftovers = %q, want %q", keys, want)
+	}
+	if none, err := db.Leftovers("zzz"); err != nil || len(none) != 0 {
+		t.Fatalf("Leftovers of a clean source = %+v, %v", none, err)
+	}
+	if _, err := db.Leftovers("../a"); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("Leftovers(../a) = %v, want ErrInvalid", err)
+	}
+	if err := db.AddLeftover(Leftover{Source: "a", Target: "", Txn: "txn-3"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("AddLeftover without target = %v, want ErrInvalid", err)
+	}
+}
+
+func TestScanIndex(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	if _, ok, err := db.GetScanIndex("s"); ok || err != nil {
+		t.Fatalf("missing scan index: %v, %v", ok, err)
+	}
+	in := ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab", State: []byte{0, 1, 2, 255}}
+	if err := db.PutScanIndex(in); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := db.GetScanIndex("s")
+	if err != nil || !ok || !reflect.DeepEqual(got, in) {
+		t.Fatalf("GetScanIndex = %+v, %v, %v", got, ok, err)
+	}
+	for name, ix := range map[string]ScanIndex{
+		"session":  {Session: "", Check: "c"},
+		"negative": {Session: "s", Offset: -1, Check: "c"},
+		"no check": {Session: "s", Offset: 10},
+	} {
+		if err := db.PutScanIndex(ix); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: PutScanIndex = %v, want ErrInvalid", name, err)
+		}
+	}
+}
+
+func TestSeqIndex(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	if _, _, _, ok, err := db.GetSeqIndex("s"); ok || err != nil {
+		t.Fatalf("missing seq index: %v, %v", ok, err)
+	}
+	marks := []SeqMark{{Seq: 1, Offset: 0, Line: 1}, {Seq: 65, Offset: 9000, Line: 65}, {Seq: 129, Offset: 1 << 40, Line: 129}}
+	if err := db.PutSeqIndex("s", 7, 8, marks); err != nil {
+		t.Fatal(err)
+	}
+	dev, ino, got, ok, err := db.GetSeqIndex("s")
+	if err != nil || !ok || dev != 7 || ino != 8 || !reflect.DeepEqual(got, marks) {
+		t.Fatalf("GetSeqIndex = %d %d %+v %v %v", dev, ino, got, ok, err)
+	}
+	for name, bad := range map[string][]SeqMark{
+		"seq 0":          {{Seq: 0, Offset: 0, Line: 1}},
+		"line 0":         {{Seq: 1, Offset: 0, Line: 0}},
+		"repeated seq":   {{Seq: 1, Offset: 0, Line: 1}, {Seq: 1, Offset: 10, Line: 2}},
+		"falling offset": {{Seq: 1, Offset: 10, Line: 1}, {Seq: 2, Offset: 5, Line: 2}},
+	} {
+		if err := db.PutSeqIndex("s", 1, 1, bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: PutSeqIndex = %v, want ErrInvalid", name, err)
+		}
+	}
+	if err := db.PutSeqIndex("a/b", 1, 1, nil); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("PutSeqIndex with an invalid session = %v", err)
+	}
+}
+
+func TestMeta(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	if _, ok, err := db.GetMeta("last-recovery"); ok || err != nil {
+		t.Fatalf("missing meta: %v, %v", ok, err)
+	}
+	in := []byte(`{"scanned":3}`)
+	if err := db.PutMeta("last-recovery", in); err != nil {
+		t.Fatal(err)
+	}
+	in[2] = 'X' // the caller's buffer is not the stored value
+	got, ok, err := db.GetMeta("last-recovery")
+	if err != nil || !ok || string(got) != `{"scanned":3}` {
+		t.Fatalf("GetMeta = %q, %v, %v", got, ok, err)
+	}
+	if err := db.PutMeta("empty", []byte{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := db.GetMeta("empty"); err != nil || !ok || len(got) != 0 {
+		t.Fatalf("empty meta value = %q, %v, %v; want found and empty", got, ok, err)
+	}
+	for _, key := range []string{"", FormatKey, "catalog.other"} {
+		if err := db.PutMeta(key, []byte("x")); !errors.Is(err, ErrInvalid) {
+			t.Errorf("PutMeta(%q) = %v, want ErrInvalid", key, err)
+		}
+	}
+}
+
+// fill stores one value of every kind.
+func fill(t *testing.T, db *DB) {
+	t.Helper()
+	for _, err := range []error{
+		db.PutPrepared(prepared("prep-1")),
+		db.PutNode(Node{Session: "g2", Parent: "g1", Generation: 2, Txn: "txn-1", Committed: t0}),
+		db.AddLeftover(Leftover{Source: "g1", Target: "g2x", Txn: "txn-0", State: "PREPARING", Recorded: t0}),
+		db.PutScanIndex(ScanIndex{Session: "g1", Offset: 10, Line: 2, NextSeq: 3, Check: "tail-v1:c", State: []byte("snap")}),
+		db.PutSeqIndex("g1", 1, 2, []SeqMark{{Seq: 1, Offset: 0, Line: 1}}),
+		db.PutMeta("last-recovery", []byte("ok")),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type snapshot struct {
+	prepared  Prepared
+	nodes     []Node
+	leftovers []Leftover
+	scan      ScanIndex
+	scanOK    bool
+	marks     []SeqMark
+	seqOK     bool
+	meta      []byte
+}
+
+func read(t *testing.T, db *DB) snapshot {
+	t.Helper()
+	var s snapshot
+	var err error
+	if s.prepared, err = db.PeekPrepared("prep-1"); err != nil {
+		t.Fatal(err)
+	}
+	if s.nodes, err = db.Nodes(); err != nil {
+		t.Fatal(err)
+	}
+	if s.leftovers, err = db.AllLeftovers(); err != nil {
+		t.Fatal(err)
+	}
+	if s.scan, s.scanOK, err = db.GetScanIndex("g1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, s.marks, s.seqOK, err = db.GetSeqIndex("g1"); err != nil {
+		t.Fatal(err)
+	}
+	if s.meta, _, err = db.GetMeta("last-recovery"); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestValuesSurviveReopen(t *testing.T) {
+	home := newHome(t)
+	db := open(t, home)
+	fill(t, db)
+	before := read(t, db)
+	closeDB(t, db)
+	db = open(t, home)
+	defer closeDB(t, db)
+	after := read(t, db)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
+	}
+	if len(after.nodes) != 2 || len(after.leftovers) != 1 || !after.scanOK || !after.seqOK || string(after.meta) != "ok" {
+		t.Fatalf("fill did not store everything: %+v", after)
+	}
+}
+
+func TestClearDerivedKeepsPreparedAndMeta(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	fill(t, db)
+	before := read(t, db)
+	if err := db.ClearDerived(); err != nil {
+		t.Fatal(err)
+	}
+	after := read(t, db)
+	if !reflect.DeepEqual(after.prepared, before.prepared) || string(after.meta) != "ok" {
+		t.Fatalf("ClearDerived lost prepared or meta: %+v", after)
+	}
+	if len(after.nodes) != 0 || len(after.leftovers) != 0 || after.scanOK || after.seqOK {
+		t.Fatalf("ClearDerived kept derived values: %+v", after)
+	}
+	if v, ok, err := db.GetMeta(FormatKey); err != nil || !ok || string(v) != Format {
+		t.Fatalf("format mark after ClearDerived: %q, %v, %v", v, ok, err)
+	}
+	// The buckets are usable again.
+	fill(t, db)
+}
+
+func TestCorruptValueNamesBucketAndKey(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	fill(t, db)
+	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("lineage")).Put([]byte("g1"), []byte(`{"session":"g1","generation":"one"}`))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := db.GetNode("g1")
+	var ce *CorruptValueError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrCorruptValue) || ce.Bucket != "lineage" || ce.Key != "g1" {
+		t.Fatalf("GetNode of a corrupt value = %v", err)
+	}
+	if _, err := db.Nodes(); !errors.Is(err, ErrCorruptValue) {
+		t.Fatalf("Nodes with a corrupt value = %v", err)
+	}
+	if err := db.PutNode(Node{Session: "g3", Parent: "g1", Generation: 2}); !errors.Is(err, ErrCorruptValue) {
+		t.Fatalf("PutNode under a corrupt parent = %v, want the corruption reported", err)
+	}
+}
+
+func TestTailCheck(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1024) // 16 KiB
+	r := bytes.NewReader(data)
+	check := func(b []byte, off int64) string {
+		t.Helper()
+		c, err := TailCheck(bytes.NewReader(b), off)
+		if err != nil {
+			t.Fatalf("TailCheck(%d): %v", off, err)
+		}
+		return c
+	}
+	base := check(data, 10000)
+	if again, err := TailCheck(r, 10000); err != nil || again != base {
+		t.Fatalf("TailCheck is not deterministic: %q, %v vs %q", again, err, base)
+	}
+	if !strings.HasPrefix(base, "tail-v1:") || len(base) != len("tail-v1:")+64 {
+		t.Fatalf("TailCheck = %q, want tail-v1:<sha256 hex>", base)
+	}
+	inWindow := bytes.Clone(data)
+	inWindow[10000-1] ^= 1
+	if check(inWindow, 10000) == base {
+		t.Fatal("a changed byte just before the offset kept the check")
+	}
+	inWindow = bytes.Clone(data)
+	inWindow[10000-TailCheckBytes] ^= 1
+	if check(inWindow, 10000) == base {
+		t.Fatal("a changed byte at the start of the window kept the check")
+	}
+	after := bytes.Clone(data)
+	after[10000] ^= 1
+	if check(after, 10000) != base {
+		t.Fatal("a byte after the offset changed the check: an appended tail would invalidate the index")
+	}
+	if check(data, 10001) == base {
+		t.Fatal("another offset gave the same check")
+	}
+	if check(data, 0) == check(data, 1) {
+		t.Fatal("offsets 0 and 1 gave the same check")
+	}
+	if check(data, int64(len(data))) == "" {
+		t.Fatal("empty check at the end of the file")
+	}
+	if _, err := TailCheck(r, int64(len(data))+1); err == nil {
+		t.Fatal("TailCheck past the end of the file succeeded")
+	}
+	if _, err := TailCheck(r, -1); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("TailCheck(-1) = %v", err)
+	}
+}
+
+func TestFileIdentity(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	if err := os.WriteFile(path, []byte("a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, ino, ok := FileIdentity(fi)
+	if !ok || ino == 0 {
+		t.Fatalf("FileIdentity = %d, %d, %v", dev, ino, ok)
+	}
+	// A rewrite by copy and rename is another file.
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte("a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	fi2, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev2, ino2, ok := FileIdentity(fi2)
+	if !ok || (dev2 == dev && ino2 == ino) {
+		t.Fatalf("rewritten file kept its identity %d/%d", dev2, ino2)
+	}
+}

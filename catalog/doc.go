@@ -1,0 +1,60 @@
+// Package catalog owns $GRAFT_HOME/catalog.db, a bbolt database of what
+// graft knows besides the logs: prepared reviews (the one thing here that
+// is not derived), and lineage, leftovers and read indexes, which are
+// derived from the session logs and can be rebuilt from them
+// (ClearDerived, then a recovery scan: graft recover --rebuild-catalog).
+// When the catalog and a log disagree, the log is right.
+//
+// # File and locking
+//
+//	catalog.db   bbolt file, mode 0600
+//
+// bbolt holds an exclusive flock on the file while it is open, so one
+// process at a time can use it. Open it for one operation (With) and close
+// it; Open waits up to its timeout (DefaultTimeout, 5 s) and then fails with
+// ErrBusy naming the file. Never keep it open for a server's life: every
+// CLI call would block behind the server.
+//
+// # Buckets
+//
+// Keys are UTF-8 strings; values are JSON objects with the field names
+// below. Unknown fields make a value corrupt (ErrCorruptValue, naming the
+// bucket and key). Times are RFC 3339 with nanoseconds.
+//
+//	prepared    key <preparedId>         Prepared: id, source, tier, recentTurns, autoTier,
+//	                                     budget, allowReslice, boundarySeq, lastSeq, generation,
+//	                                     prefixHash, tapeHash, tapeChars, carryoverChars,
+//	                                     review (the review JSON as shown), created, expires,
+//	                                     usedBy (txn id, once a commit consumed it)
+//	lineage     key <session id>         Node: session, parent, children (sorted, unique),
+//	                                     generation, boundary, txn, tapeHash, committed, reverted
+//	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded
+//	scanindex   key <session id>         ScanIndex: session, dev, ino, offset, line, nextSeq,
+//	                                     check, state (base64: the tape builder's snapshot)
+//	seqindex    key <session id>         {dev, ino, marks: [{seq, offset, line}]}, every K-th event
+//	meta        key <name>               raw bytes, e.g. the last recovery result;
+//	                                     "catalog.format" = "graft-catalog-v1" (written by Open)
+//
+// Session ids, txn ids and preparedIds cannot contain '/', so the prefix
+// "<source>/" selects exactly one source's leftovers.
+//
+// # Rules
+//
+//   - A prepared review expires when now >= expires; one with usedBy set is
+//     used. GetPrepared refuses both (ErrExpiredPrepared, ErrUsedPrepared),
+//     and an id not in the bucket is ErrUnknownPrepared. ClaimPrepared checks
+//     and marks in one write transaction, so two commits cannot both take
+//     one review. PurgeExpired deletes expired reviews, used or not.
+//   - A leftover is recorded once per (source, txn); recording it again
+//     keeps the first record.
+//   - PutNode merges children and adds the node to its parent's children,
+//     creating a parent of generation-1 if missing.
+//   - An index is only a hint: dev and ino identify the file it was built
+//     from, and scanindex.check (TailCheck: sha256 of the offset and the
+//     4 KiB before it) must match the file, or the index is not used.
+//   - Values are copied out of bbolt transactions before they are returned:
+//     bbolt's slices are only valid inside the transaction.
+//
+// ClearDerived empties lineage, leftovers, scanindex and seqindex, and
+// keeps prepared and meta.
+package catalog

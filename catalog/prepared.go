@@ -1,0 +1,207 @@
+package catalog
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/graft-project/graft/session"
+)
+
+// Prepared is a review prepare showed the user, kept until a commit uses it
+// or it expires. Unlike the rest of the catalog it is not derived from the
+// logs: it is the record of what the user approved.
+type Prepared struct {
+	ID           string `json:"id"`
+	Source       string `json:"source"`
+	Tier         string `json:"tier"`
+	RecentTurns  int    `json:"recentTurns"`
+	AutoTier     bool   `json:"autoTier"`
+	Budget       int    `json:"budget"`
+	AllowReslice bool   `json:"allowReslice"`
+
+	BoundarySeq int64 `json:"boundarySeq"`
+	LastSeq     int64 `json:"lastSeq"`
+	Generation  int   `json:"generation"`
+
+	PrefixHash     string `json:"prefixHash"`
+	TapeHash       string `json:"tapeHash"`
+	TapeChars      int    `json:"tapeChars"`
+	CarryoverChars int    `json:"carryoverChars"`
+
+	// Review is the full review JSON as shown to the user, tape text included.
+	Review json.RawMessage `json:"review,omitempty"`
+
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+	// UsedBy is the txn id of the commit that consumed the review.
+	UsedBy string `json:"usedBy,omitempty"`
+}
+
+// idTimeLayout is fixed-width so that ids sort by creation time.
+const idTimeLayout = "20060102T150405.000Z"
+
+// NewPreparedID returns "prep-<UTC time to the millisecond>-<10 random
+// base32 characters>": sortable, unguessable enough that a typo never hits
+// another review, and a valid session-style id.
+func NewPreparedID(now time.Time) string {
+	return "prep-" + now.UTC().Format(idTimeLayout) + "-" + rand.Text()[:10]
+}
+
+func (p Prepared) validate() error {
+	if err := session.ValidID(p.ID); err != nil {
+		return fmt.Errorf("%w: preparedId: %w", ErrInvalid, err)
+	}
+	if err := session.ValidID(p.Source); err != nil {
+		return fmt.Errorf("%w: prepared %s: source: %w", ErrInvalid, p.ID, err)
+	}
+	if p.Expires.IsZero() {
+		return fmt.Errorf("%w: prepared %s has no expiry", ErrInvalid, p.ID)
+	}
+	if p.UsedBy != "" {
+		if err := session.ValidID(p.UsedBy); err != nil {
+			return fmt.Errorf("%w: prepared %s: usedBy: %w", ErrInvalid, p.ID, err)
+		}
+	}
+	return nil
+}
+
+// PutPrepared stores (or replaces) a prepared review.
+func (db *DB) PutPrepared(p Prepared) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	return db.update("putting prepared "+p.ID, func(tx *bolt.Tx) error {
+		return putJSON(tx, bucketPrepared, p.ID, p)
+	})
+}
+
+// PeekPrepared returns a prepared review whether expired or used (for
+// show --prepared).
+func (db *DB) PeekPrepared(id string) (Prepared, error) {
+	var p Prepared
+	err := db.view("reading prepared "+id, func(tx *bolt.Tx) error {
+		var err error
+		p, err = db.loadPrepared(tx, id)
+		return err
+	})
+	return p, err
+}
+
+func (db *DB) loadPrepared(tx *bolt.Tx, id string) (Prepared, error) {
+	var p Prepared
+	ok, err := db.getJSON(tx, bucketPrepared, id, &p)
+	if err != nil {
+		return Prepared{}, err
+	}
+	if !ok {
+		return Prepared{}, &UnknownPreparedError{ID: id}
+	}
+	return p, nil
+}
+
+// usable refuses a review a commit must not use: already used (by another
+// txn than txn), or expired at now (Expires itself counts as expired).
+func usable(p Prepared, txn string, now time.Time) error {
+	if p.UsedBy != "" && p.UsedBy != txn {
+		return &UsedPreparedError{ID: p.ID, Txn: p.UsedBy}
+	}
+	if !now.Before(p.Expires) {
+		return &ExpiredPreparedError{ID: p.ID, Expires: p.Expires, Now: now}
+	}
+	return nil
+}
+
+// GetPrepared returns the review a commit may use: *UnknownPreparedError,
+// *UsedPreparedError or *ExpiredPreparedError otherwise.
+func (db *DB) GetPrepared(id string, now time.Time) (Prepared, error) {
+	p, err := db.PeekPrepared(id)
+	if err != nil {
+		return Prepared{}, err
+	}
+	if err := usable(p, "", now); err != nil {
+		return Prepared{}, err
+	}
+	return p, nil
+}
+
+// ClaimPrepared is GetPrepared and MarkPreparedUsed in one transaction, so
+// two commits racing for one review cannot both get it. Claiming again
+// with the same txn succeeds (a retried step).
+func (db *DB) ClaimPrepared(id, txn string, now time.Time) (Prepared, error) {
+	if err := session.ValidID(txn); err != nil {
+		return Prepared{}, fmt.Errorf("%w: claiming prepared %s: txn: %w", ErrInvalid, id, err)
+	}
+	var p Prepared
+	err := db.update("claiming prepared "+id, func(tx *bolt.Tx) error {
+		var err error
+		if p, err = db.loadPrepared(tx, id); err != nil {
+			return err
+		}
+		if err := usable(p, txn, now); err != nil {
+			return err
+		}
+		p.UsedBy = txn
+		return putJSON(tx, bucketPrepared, id, p)
+	})
+	if err != nil {
+		return Prepared{}, err
+	}
+	return p, nil
+}
+
+// MarkPreparedUsed records that transaction txn consumed the review. Marking
+// again with the same txn is a no-op; with another txn it is a
+// *UsedPreparedError. Expiry is not checked: the commit already did.
+func (db *DB) MarkPreparedUsed(id, txn string) error {
+	if err := session.ValidID(txn); err != nil {
+		return fmt.Errorf("%w: marking prepared %s used: txn: %w", ErrInvalid, id, err)
+	}
+	return db.update("marking prepared "+id+" used", func(tx *bolt.Tx) error {
+		p, err := db.loadPrepared(tx, id)
+		if err != nil {
+			return err
+		}
+		switch p.UsedBy {
+		case txn:
+			return nil
+		case "":
+			p.UsedBy = txn
+			return putJSON(tx, bucketPrepared, id, p)
+		default:
+			return &UsedPreparedError{ID: id, Txn: p.UsedBy}
+		}
+	})
+}
+
+// PurgeExpired deletes every review expired at now, used or not, and says
+// how many. A value that does not decode stops it with an error naming it.
+func (db *DB) PurgeExpired(now time.Time) (int, error) {
+	var expired []string
+	err := db.update("purging expired prepared reviews", func(tx *bolt.Tx) error {
+		err := db.each(tx, bucketPrepared, "", func() any { return new(Prepared) }, func(key string, v any) error {
+			if !now.Before(v.(*Prepared).Expires) {
+				expired = append(expired, key)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Deleted after the walk: deleting under a moving cursor can skip keys.
+		b := tx.Bucket([]byte(bucketPrepared))
+		for _, key := range expired {
+			if err := b.Delete([]byte(key)); err != nil {
+				return fmt.Errorf("deleting %s: %w", key, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(expired), nil
+}
