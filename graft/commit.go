@@ -51,6 +51,15 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 	res, err := txn.Commit(s.Env(), txn.Request{
 		PreparedID: preparedID, Source: p.Source, Target: target,
 		Build: func() (*txn.Built, error) {
+			// Check the review again under the source lock: a commit that
+			// finished since our first look has marked it used.
+			err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+				_, err := db.GetPrepared(preparedID, s.Now())
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
 			lo, err := s.leftovers(p.Source)
 			if err != nil {
 				return nil, err
