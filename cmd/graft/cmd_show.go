@@ -17,15 +17,38 @@ func newShowCmd(a *app) *cobra.Command {
 		from, to int64
 		asJSON   bool
 		full     bool
+		prepared string
 	)
 	cmd := &cobra.Command{
-		Use:   "show <session>",
-		Short: "Print a session's events",
+		Use:   "show <session> | show --prepared <preparedId>",
+		Short: "Print a session's events, or the tape of a prepared review",
 		Long: `Prints the events of a session, one per line, readable by a person
 (long texts are cut unless --full). --json prints the raw event lines (JSONL).
-A torn last line is reported on stderr and skipped.`,
-		Args: exactArgs(1),
+A torn last line is reported on stderr and skipped.
+
+--prepared <preparedId> prints the whole tape of a review (--json: the review).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if prepared != "" {
+				if len(args) != 0 {
+					return usageError{fmt.Errorf("--prepared takes no session argument")}
+				}
+				svc, err := a.service()
+				if err != nil {
+					return err
+				}
+				rv, err := svc.PreparedReview(prepared)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return a.printJSON(rv)
+				}
+				_, err = fmt.Fprintln(a.stdout, rv.Tape)
+				return err
+			}
+			if err := exactArgs(1)(cmd, args); err != nil {
+				return err
+			}
 			st, err := a.openStore()
 			if err != nil {
 				return err
@@ -54,6 +77,7 @@ A torn last line is reported on stderr and skipped.`,
 	cmd.Flags().Int64Var(&to, "to", 0, "last seq to print (0: to the end)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print raw JSONL event lines")
 	cmd.Flags().BoolVar(&full, "full", false, "do not cut long texts")
+	cmd.Flags().StringVar(&prepared, "prepared", "", "print the tape of this prepared review instead")
 	return cmd
 }
 
