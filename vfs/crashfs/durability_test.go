@@ -209,17 +209,22 @@ func TestCrashCloneIsDurableAndIndependent(t *testing.T) {
 	}
 }
 
-// Copy-on-write: bytes kept by a sync or a recorded state never change when
-// the live file is truncated and rewritten.
+// Copy-on-write: bytes kept by a sync or by a recorded state never change
+// when the live file is truncated and rewritten in place.
 func TestSyncedBytesSurviveRewrites(t *testing.T) {
 	f := newHome(t)
 	h, err := f.OpenAppend("/h/old")
 	must(t, "openappend", err)
-	_, err = h.Write([]byte("AAAA"))
+	_, err = h.Write([]byte("AAAA")) // op 1
 	must(t, "write", err)
-	must(t, "sync", h.Sync())
-	must(t, "truncate", h.Truncate(1))
-	_, err = h.Write([]byte("zzzzzzzzzz"))
+	must(t, "sync", h.Sync())          // op 2
+	must(t, "truncate", h.Truncate(1)) // op 3
+	_, err = h.Write([]byte("zz"))     // op 4: rewrites bytes the sync kept
+	must(t, "write", err)
+	_, err = h.Write([]byte("BBB")) // op 5: unsynced, recorded
+	must(t, "write", err)
+	must(t, "truncate", h.Truncate(3)) // op 6
+	_, err = h.Write([]byte("yy"))     // op 7: rewrites bytes op 5's state kept
 	must(t, "write", err)
 	must(t, "close", h.Close())
 	if got := tree(t, f.CrashClone())["/h/old"]; got != "oldAAAA" {
@@ -231,7 +236,7 @@ func TestSyncedBytesSurviveRewrites(t *testing.T) {
 	for _, st := range states {
 		contents = append(contents, tree(t, st.FS)["/h/old"])
 	}
-	want := []string{"old", "oldAA", "oldAAA", "oldAAAA", "o", "ozzzzzzzzzz"}
+	want := []string{"old", "oldAA", "oldAAA", "oldAAAA", "o", "ozz", "ozzBBB", "ozzyy"}
 	if strings.Join(contents, "|") != strings.Join(want, "|") {
 		t.Errorf("states of /h/old = %q, want %q", contents, want)
 	}

@@ -42,6 +42,11 @@ type inode struct {
 	// Directory: entries are live, durable as of the last SyncDir.
 	entries map[string]*inode
 	durable map[string]*inode
+
+	// lockStandIn is a memfd standing in for this file in flock(2), made
+	// on the first File.Fd; os.File closes it when the inode is collected.
+	// Copies of the inode never share it.
+	lockStandIn *os.File
 }
 
 func (n *inode) isDir() bool     { return n.mode.IsDir() }

@@ -11,7 +11,9 @@
 // N = 1, 2, … until the Injector is never consulted at N (Fault.Fired is
 // false): then every operation of the run has been failed once. File.Name is
 // not counted because it cannot fail: an index that cannot be failed would
-// end such a loop early.
+// end such a loop early. For the same reason Fd is not counted; a wrapped
+// file has Fd exactly when the file it wraps has it (the session store
+// flocks a log through Fd).
 //
 // Kinds: open, create, openappend, write, sync, truncate, close, writeatomic,
 // rename, remove, mkdirall, readdir, lstat, syncdir, read (Read and ReadAt),

@@ -367,3 +367,52 @@ func closeAtEnd(t *testing.T, f vfs.File) {
 		}
 	})
 }
+
+// hiddenFdFS returns files without an Fd method.
+type hiddenFdFS struct{ vfs.FS }
+
+type hiddenFdFile struct{ vfs.File }
+
+func (h hiddenFdFS) Open(name string) (vfs.File, error) {
+	f, err := h.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return hiddenFdFile{f}, nil
+}
+
+// The wrapper has Fd exactly when the wrapped file has it, and Fd is the
+// wrapped file's descriptor.
+func TestFdIsForwardedOnlyWhenPresent(t *testing.T) {
+	type fileDescriptor interface{ Fd() uintptr }
+	dir := t.TempDir()
+	name := filepath.Join(dir, "x")
+	if err := os.WriteFile(name, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	efs := errorfs.Wrap(vfs.Default, nil)
+	f, err := efs.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAtEnd(t, f)
+	fd, ok := f.(fileDescriptor)
+	if !ok {
+		t.Fatalf("wrapped *os.File lost its Fd method")
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(fd.Fd()), &st); err != nil || st.Size != 1 {
+		t.Fatalf("Fd is not the file's descriptor: fstat size %d, %v", st.Size, err)
+	}
+	if efs.Ops() != 1 {
+		t.Errorf("Fd was counted as an operation: %d ops, want 1 (the open)", efs.Ops())
+	}
+	g, err := errorfs.Wrap(hiddenFdFS{vfs.Default}, nil).Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeAtEnd(t, g)
+	if _, ok := g.(fileDescriptor); ok {
+		t.Errorf("wrapper of a file without Fd has an Fd method")
+	}
+}

@@ -39,6 +39,9 @@ func (e *InjectedError) Unwrap() []error { return []error{ErrInjected, e.Err} }
 
 // errName is "EIO" for syscall.EIO and the message of any other error.
 func errName(err error) string {
+	if err == ErrInjected {
+		return "error" // "injected error on op 3", not the sentinel's text twice
+	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
 		if name := unix.ErrnoName(errno); name != "" {
