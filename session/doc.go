@@ -38,6 +38,16 @@
 // in a .broken file first. A bad line anywhere else is a *CorruptError that
 // names file, line number and byte offset; nothing is guessed.
 //
+// # Writers
+//
+// Every write takes an exclusive flock(2) on the log file itself (never
+// renamed, so the lock is on the one inode) and folds the log under it
+// before choosing the next seq: concurrent appenders, in one process or
+// many, never write the same seq, and a half-written append of another
+// writer is never mistaken for a torn tail. Create and CreateWriter lock the
+// file right after O_EXCL and refuse it if another writer got there first.
+// Readers take no lock: an append in flight looks like a torn tail to them.
+//
 // # State
 //
 // A session's state is a fold of its graft/* events: active; retired (a

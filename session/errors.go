@@ -17,6 +17,9 @@ var (
 	ErrAbandoned   = errors.New("session: abandoned")
 	ErrUncommitted = errors.New("session: uncommitted graft target")
 	ErrBadEvent    = errors.New("session: invalid event")
+	// ErrChanged: a conditional append found the log grown or cut since the
+	// scan it was based on.
+	ErrChanged = errors.New("session: log changed since it was read")
 )
 
 // CorruptError names the file, line and byte offset of a bad line.
@@ -58,6 +61,9 @@ func (e *RetiredError) Is(target error) bool { return target == ErrRetired }
 type AbandonedError struct{ ID, Reason, Use string }
 
 func (e *AbandonedError) Error() string {
+	if e.Use == "" {
+		return fmt.Sprintf("session: %s is abandoned (%s); its log names no session to continue in", e.ID, e.Reason)
+	}
 	return fmt.Sprintf("session: %s is abandoned (%s); continue in %s", e.ID, e.Reason, e.Use)
 }
 func (e *AbandonedError) Is(target error) bool { return target == ErrAbandoned }

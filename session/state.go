@@ -23,13 +23,12 @@ type Info struct {
 	ID string `json:"id"`
 	ScanResult
 	// Origin is the graft/origin that opens a graft target, nil otherwise.
-	Origin     *Event      `json:"origin,omitempty"`
-	Grafts     []GraftMark `json:"grafts,omitempty"`
-	Abandoned  *Event      `json:"abandoned,omitempty"`
-	LastHuman  int64       `json:"lastHuman,omitempty"`
-	openCalls  map[string]bool
-	epilogue   map[string]bool
-	retiredNow bool
+	Origin    *Event      `json:"origin,omitempty"`
+	Grafts    []GraftMark `json:"grafts,omitempty"`
+	Abandoned *Event      `json:"abandoned,omitempty"`
+	LastHuman int64       `json:"lastHuman,omitempty"`
+	openCalls map[string]bool
+	epilogue  map[string]bool
 }
 
 // Generation is 1 for a session nobody grafted into.

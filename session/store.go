@@ -105,16 +105,38 @@ func (s *Store) Scan(id string, from ScanFrom, fn func(ev *Event, raw []byte, of
 		return ScanResult{}, err
 	}
 	path := s.Path(id)
+	if err := s.regularPath(path); err != nil {
+		return ScanResult{}, err
+	}
 	f, err := s.FS.Open(path)
 	if err != nil {
 		return ScanResult{}, translate(path, err)
 	}
-	defer f.Close()
 	if err := regular(f); err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, closeAfter(f, err)
 	}
-	var r = readerFrom(f, from.Offset)
-	return Scan(r, path, from, fn)
+	res, err := Scan(readerFrom(f, from.Offset), path, from, fn)
+	if err != nil {
+		return res, closeAfter(f, err)
+	}
+	if err := f.Close(); err != nil {
+		return res, fmt.Errorf("session: closing %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// regularPath refuses a path that is not a regular file before it is
+// opened: opening a planted FIFO blocks until the other end comes. The check
+// after the open (regular) still decides; this one only avoids the hang.
+func (s *Store) regularPath(path string) error {
+	fi, err := s.FS.Lstat(path)
+	if err != nil {
+		return translate(path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s", ErrSymlink, path)
+	}
+	return nil
 }
 
 func regular(f vfs.File) error {
@@ -212,7 +234,7 @@ func (s *Store) Append(id string, evs []Event) ([]Event, error) {
 			return nil, fmt.Errorf("%w: %s events are written by graft itself, not appended", ErrBadEvent, evs[k].Type)
 		}
 	}
-	return s.appendChecked(id, evs, false)
+	return s.appendChecked(id, evs, false, nil)
 }
 
 // AppendMark appends one graft/* mark, bypassing the state rules (a target
@@ -221,22 +243,42 @@ func (s *Store) AppendMark(id string, ev Event) (Event, error) {
 	if !ev.IsGraft() {
 		return Event{}, fmt.Errorf("%w: AppendMark takes graft/* events, not %s", ErrBadEvent, ev.Type)
 	}
-	out, err := s.appendChecked(id, []Event{ev}, true)
+	out, err := s.appendChecked(id, []Event{ev}, true, nil)
 	if err != nil {
 		return Event{}, err
 	}
 	return out[0], nil
 }
 
-func (s *Store) appendChecked(id string, evs []Event, mark bool) ([]Event, error) {
+// AppendMarkAfter is AppendMark on condition that the log still ends where
+// after (a scan the caller decided from) ended: same last seq, same end
+// offset, checked under the append lock. Otherwise it writes nothing and
+// returns an error matching ErrChanged. A torn tail is still repaired.
+func (s *Store) AppendMarkAfter(id string, ev Event, after ScanResult) (Event, error) {
+	if !ev.IsGraft() {
+		return Event{}, fmt.Errorf("%w: AppendMarkAfter takes graft/* events, not %s", ErrBadEvent, ev.Type)
+	}
+	out, err := s.appendChecked(id, []Event{ev}, true, &after)
+	if err != nil {
+		return Event{}, err
+	}
+	return out[0], nil
+}
+
+func (s *Store) appendChecked(id string, evs []Event, mark bool, after *ScanResult) ([]Event, error) {
 	if err := ValidID(id); err != nil {
 		return nil, err
 	}
-	exists, err := s.Exists(id)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
+	// Two tries: a concurrent writer may create the log between our Exists
+	// and our O_EXCL create; then we append to what it created.
+	for try := 0; ; try++ {
+		exists, err := s.Exists(id)
+		if err != nil {
+			return nil, err
+		}
+		if exists {
+			break
+		}
 		if mark {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, s.Path(id))
 		}
@@ -244,11 +286,40 @@ func (s *Store) appendChecked(id string, evs []Event, mark bool) ([]Event, error
 		if err != nil {
 			return nil, err
 		}
-		return out, s.Create(id, out)
+		err = s.Create(id, out)
+		if try == 0 && errors.Is(err, ErrExists) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
+	path := s.Path(id)
+	f, err := s.openLocked(path)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.appendLocked(id, f, evs, mark, after)
+	if err != nil {
+		return nil, closeAfter(f, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("session: closing %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// appendLocked folds, checks, repairs and writes while f holds the append
+// lock: the fold is read under the lock, so the next seq is still free.
+func (s *Store) appendLocked(id string, f vfs.File, evs []Event, mark bool, after *ScanResult) ([]Event, error) {
 	info, err := s.Info(id)
 	if err != nil {
 		return nil, err
+	}
+	if after != nil && (info.LastSeq != after.LastSeq || info.End != after.End) {
+		return nil, fmt.Errorf("%w: %s ends at seq %d (byte %d), the caller read it ending at seq %d (byte %d)",
+			ErrChanged, s.Path(id), info.LastSeq, info.End, after.LastSeq, after.End)
 	}
 	if !mark {
 		if err := s.Check(info); err != nil {
@@ -263,11 +334,22 @@ func (s *Store) appendChecked(id string, evs []Event, mark bool) ([]Event, error
 		return nil, err
 	}
 	if info.Torn != nil {
-		if err := s.RepairTail(id, info); err != nil {
+		if err := s.repairTail(id, info); err != nil {
 			return nil, err
 		}
 	}
-	return out, s.write(id, out)
+	data, err := encodeAll(out)
+	if err != nil {
+		return nil, err
+	}
+	path := s.Path(id)
+	if _, err := f.Write(data); err != nil {
+		return nil, fmt.Errorf("session: appending to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return nil, fmt.Errorf("session: fsync %s: %w", path, err)
+	}
+	return out, nil
 }
 
 func epilogueOnly(info *Info, evs []Event) bool {
@@ -314,11 +396,18 @@ func encodeAll(evs []Event) ([]byte, error) {
 }
 
 // Create writes a new log with O_EXCL and fsyncs the file and the directory.
+// Like Append, it assigns seq and ts where they are zero, refuses a seq that
+// is not the next one and validates every event, so it never writes a log
+// that cannot be read back.
 func (s *Store) Create(id string, evs []Event) error {
 	if err := ValidID(id); err != nil {
 		return err
 	}
-	data, err := encodeAll(evs)
+	out, err := s.stamp(evs, 0)
+	if err != nil {
+		return err
+	}
+	data, err := encodeAll(out)
 	if err != nil {
 		return err
 	}
@@ -327,13 +416,14 @@ func (s *Store) Create(id string, evs []Event) error {
 	if err != nil {
 		return translate(path, err)
 	}
+	if err := lockNew(f); err != nil {
+		return closeAfter(f, err)
+	}
 	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("session: writing %s: %w", path, err)
+		return closeAfter(f, fmt.Errorf("session: writing %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("session: fsync %s: %w", path, err)
+		return closeAfter(f, fmt.Errorf("session: fsync %s: %w", path, err))
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", path, err)
@@ -344,35 +434,36 @@ func (s *Store) Create(id string, evs []Event) error {
 	return nil
 }
 
-func (s *Store) write(id string, evs []Event) error {
-	data, err := encodeAll(evs)
-	if err != nil {
-		return err
-	}
-	path := s.Path(id)
-	f, err := s.FS.OpenAppend(path)
-	if err != nil {
-		return translate(path, err)
-	}
-	if err := regular(f); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("session: appending to %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("session: fsync %s: %w", path, err)
-	}
-	return f.Close()
-}
-
 // RepairTail cuts a torn last line: the bytes are first kept in
 // <id>.jsonl.broken (or .broken.N), fsynced, then the log is truncated to
-// its last complete line and fsynced.
+// its last complete line and fsynced. It takes the append lock and re-reads
+// the log under it, so a stale info (or a tail another writer completed
+// since) never cuts a good line; info.Torn is cleared on success.
 func (s *Store) RepairTail(id string, info *Info) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	f, err := s.openLocked(s.Path(id))
+	if err != nil {
+		return err
+	}
+	fresh, err := s.Info(id)
+	if err == nil {
+		err = s.repairTail(id, fresh)
+	}
+	if err != nil {
+		return closeAfter(f, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("session: closing %s: %w", f.Name(), err)
+	}
+	info.Torn = nil
+	return nil
+}
+
+// repairTail is RepairTail for a caller that holds the append lock and
+// folded the log under it.
+func (s *Store) repairTail(id string, info *Info) error {
 	if info.Torn == nil {
 		return nil
 	}
@@ -381,76 +472,73 @@ func (s *Store) RepairTail(id string, info *Info) error {
 	if err != nil {
 		return translate(path, err)
 	}
-	cut := make([]byte, info.Torn.Bytes)
-	_, err = f.ReadAt(cut, info.Torn.Offset)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("session: reading torn tail of %s: %w", path, err)
+	if err := regular(f); err != nil {
+		return closeAfter(f, err)
 	}
-	broken := path + ".broken"
-	for n := 1; ; n++ {
-		_, err := s.FS.Lstat(broken)
-		if errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		broken = fmt.Sprintf("%s.broken.%d", path, n)
+	fi, err := f.Stat()
+	if err != nil {
+		return closeAfter(f, fmt.Errorf("session: stat %s: %w", path, err))
+	}
+	if end := info.Torn.Offset + info.Torn.Bytes; fi.Size() != end {
+		return closeAfter(f, fmt.Errorf("session: %s changed while repairing its torn tail: %d bytes, the scan saw %d", path, fi.Size(), end))
+	}
+	cut := make([]byte, info.Torn.Bytes)
+	if _, err := f.ReadAt(cut, info.Torn.Offset); err != nil {
+		return closeAfter(f, fmt.Errorf("session: reading torn tail of %s: %w", path, err))
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("session: closing %s: %w", path, err)
+	}
+	broken, err := s.freeBrokenName(path)
+	if err != nil {
+		return err
 	}
 	bf, err := s.FS.Create(broken, FileMode)
 	if err != nil {
 		return fmt.Errorf("session: keeping torn tail of %s: %w", path, err)
 	}
 	if _, err := bf.Write(cut); err != nil {
-		bf.Close()
-		return fmt.Errorf("session: writing %s: %w", broken, err)
+		return closeAfter(bf, fmt.Errorf("session: writing %s: %w", broken, err))
 	}
 	if err := bf.Sync(); err != nil {
-		bf.Close()
-		return fmt.Errorf("session: fsync %s: %w", broken, err)
+		return closeAfter(bf, fmt.Errorf("session: fsync %s: %w", broken, err))
 	}
 	if err := bf.Close(); err != nil {
-		return err
+		return fmt.Errorf("session: closing %s: %w", broken, err)
 	}
+	// The .broken entry must be durable before the bytes it keeps are cut.
 	if err := s.FS.SyncDir(s.dir); err != nil {
-		return err
+		return fmt.Errorf("session: fsync directory %s: %w", s.dir, err)
 	}
 	af, err := s.FS.OpenAppend(path)
 	if err != nil {
 		return translate(path, err)
 	}
 	if err := af.Truncate(info.Torn.Offset); err != nil {
-		af.Close()
-		return fmt.Errorf("session: truncating %s: %w", path, err)
+		return closeAfter(af, fmt.Errorf("session: truncating %s: %w", path, err))
 	}
 	if err := af.Sync(); err != nil {
-		af.Close()
-		return fmt.Errorf("session: fsync %s: %w", path, err)
+		return closeAfter(af, fmt.Errorf("session: fsync %s: %w", path, err))
+	}
+	if err := af.Close(); err != nil {
+		return fmt.Errorf("session: closing %s: %w", path, err)
 	}
 	info.Torn = nil
-	return af.Close()
+	return nil
 }
 
-// AppendMarkAfter appends a graft/* mark to a log the caller has just
-// scanned (res), without scanning it again: when the file still ends at
-// res.End the mark gets seq res.LastSeq+1. Any other size (growth, a torn
-// tail) falls back to AppendMark's full scan. The caller holds the session's
-// lock, so the log cannot grow between the check and the write through graft.
-func (s *Store) AppendMarkAfter(id string, ev Event, res ScanResult) (Event, error) {
-	if !ev.IsGraft() {
-		return Event{}, fmt.Errorf("%w: AppendMarkAfter takes graft/* events, not %s", ErrBadEvent, ev.Type)
+// freeBrokenName is the first of <path>.broken, <path>.broken.1, … that does
+// not exist. Any other Lstat error stops the search: it would never end.
+func (s *Store) freeBrokenName(path string) (string, error) {
+	broken := path + ".broken"
+	for n := 1; ; n++ {
+		_, err := s.FS.Lstat(broken)
+		if errors.Is(err, fs.ErrNotExist) {
+			return broken, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("session: looking for a free .broken name for %s: %w", path, err)
+		}
+		broken = fmt.Sprintf("%s.broken.%d", path, n)
 	}
-	if err := ValidID(id); err != nil {
-		return Event{}, err
-	}
-	fi, err := s.FS.Lstat(s.Path(id))
-	if err != nil {
-		return Event{}, translate(s.Path(id), err)
-	}
-	if !fi.Mode().IsRegular() || fi.Size() != res.End || res.Torn != nil {
-		return s.AppendMark(id, ev)
-	}
-	out, err := s.stamp([]Event{ev}, res.LastSeq)
-	if err != nil {
-		return Event{}, err
-	}
-	return out[0], s.write(id, out)
 }

@@ -30,6 +30,11 @@ func (s *Store) CreateWriter(id string) (*Writer, error) {
 	if err != nil {
 		return nil, translate(path, err)
 	}
+	// Held until Close: an Append meanwhile would take the half-written
+	// tail for a torn one and cut it.
+	if err := lockNew(f); err != nil {
+		return nil, closeAfter(f, err)
+	}
 	return &Writer{s: s, f: f, bw: bufio.NewWriterSize(f, 1<<20), path: path, next: 1}, nil
 }
 
@@ -71,19 +76,19 @@ func (w *Writer) Events() int64 { return w.next - 1 }
 // is left as it is (a partial log a later scan reports), never removed here.
 func (w *Writer) Close() error {
 	if w.err != nil {
-		w.f.Close()
-		return w.err
+		return closeAfter(w.f, w.err)
 	}
 	if err := w.bw.Flush(); err != nil {
-		w.f.Close()
-		return fmt.Errorf("session: writing %s: %w", w.path, err)
+		return closeAfter(w.f, fmt.Errorf("session: writing %s: %w", w.path, err))
 	}
 	if err := w.f.Sync(); err != nil {
-		w.f.Close()
-		return fmt.Errorf("session: fsync %s: %w", w.path, err)
+		return closeAfter(w.f, fmt.Errorf("session: fsync %s: %w", w.path, err))
 	}
 	if err := w.f.Close(); err != nil {
-		return err
+		return fmt.Errorf("session: closing %s: %w", w.path, err)
 	}
-	return w.s.FS.SyncDir(w.s.dir)
+	if err := w.s.FS.SyncDir(w.s.dir); err != nil {
+		return fmt.Errorf("session: fsync directory %s: %w", w.s.dir, err)
+	}
+	return nil
 }

@@ -1,0 +1,78 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/graft-project/graft/vfs"
+)
+
+// fileDescriptor is the part of *os.File the append lock needs. A vfs.File
+// wrapper (fault injection) must forward Fd, or every append is refused.
+type fileDescriptor interface{ Fd() uintptr }
+
+// lockFile takes an exclusive flock on f, blocking until it is free. The
+// log is never renamed, so a lock on its inode serializes every writer of
+// the session across processes; closing f releases it.
+func lockFile(f vfs.File) error {
+	fd, ok := f.(fileDescriptor)
+	if !ok {
+		return fmt.Errorf("session: cannot lock %s: the file type %T has no Fd method", f.Name(), f)
+	}
+	for {
+		err := unix.Flock(int(fd.Fd()), unix.LOCK_EX)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("session: locking %s: %w", f.Name(), err)
+		}
+		return nil
+	}
+}
+
+// lockNew locks a file this process just created with O_EXCL and checks it
+// is still empty: between the create and the lock another process may have
+// appended to it, and writing at offset 0 would overwrite those events.
+func lockNew(f vfs.File) error {
+	if err := lockFile(f); err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("session: stat %s: %w", f.Name(), err)
+	}
+	if fi.Size() != 0 {
+		return fmt.Errorf("%w: %s was appended to by another writer before it was locked (%d bytes)", ErrExists, f.Name(), fi.Size())
+	}
+	return nil
+}
+
+// openLocked opens the existing log at path for appending, refuses anything
+// but a regular file, and takes the append lock.
+func (s *Store) openLocked(path string) (vfs.File, error) {
+	if err := s.regularPath(path); err != nil {
+		return nil, err
+	}
+	f, err := s.FS.OpenAppend(path)
+	if err != nil {
+		return nil, translate(path, err)
+	}
+	if err := regular(f); err != nil {
+		return nil, closeAfter(f, err)
+	}
+	if err := lockFile(f); err != nil {
+		return nil, closeAfter(f, err)
+	}
+	return f, nil
+}
+
+// closeAfter closes f after err, keeping both errors if the close fails too.
+func closeAfter(f vfs.File, err error) error {
+	if cerr := f.Close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("session: closing %s: %w", f.Name(), cerr))
+	}
+	return err
+}
