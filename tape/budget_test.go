@@ -1,0 +1,174 @@
+package tape
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// bigSession has every block full: 30 turns, files, failures, reports,
+// constraints, a long open turn.
+func bigSession() []session.Event {
+	var evs []session.Event
+	for turn := 1; turn <= 30; turn++ {
+		evs = append(evs, human(fmt.Sprintf("Turn %d: refactor module %d. You must keep module %d's API stable. %s", turn, turn, turn, strings.Repeat("Context words here. ", 10))))
+		for step := 1; step <= 4; step++ {
+			id := fmt.Sprintf("c%d-%d", turn, step)
+			evs = append(evs,
+				say(fmt.Sprintf("Thinking about step %d.\n\nStep %d of turn %d: %s", step, step, turn, strings.Repeat("detail ", 20))),
+				call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/m%d/f%d.go"}`, turn, step)),
+				result("Edit", id, step != 3, "output "+strings.Repeat("x", 200)),
+			)
+		}
+		evs = append(evs, subagent("explorer", fmt.Sprintf("Summary: module %d is fine. %s", turn, strings.Repeat("Finding. ", 30))))
+		evs = append(evs, todoWrite(todo("1", fmt.Sprintf("Refactor module %d", turn), session.TodoInProgress), todo("2", "Write tests", session.TodoPending), todo("3", "Old item", session.TodoCompleted)))
+	}
+	// A long open turn.
+	for step := 1; step <= 40; step++ {
+		evs = append(evs, say(fmt.Sprintf("Open step %d.\n\nFinal paragraph of open step %d: %s", step, step, strings.Repeat("carry ", 30))))
+	}
+	return seqd(evs...)
+}
+
+var cutLineRE = regexp.MustCompile(`\[cut: (\d+) [a-z]+; recall ([^\]]+)\]`)
+
+func TestBudgetNeverExceeded(t *testing.T) {
+	evs := bigSession()
+	b := fold(t, "big", evs)
+	for _, budget := range []int{MinBudget, 5000, 8000, DefaultBudget, 30000, MaxBudget} {
+		for _, opts := range []Options{{Budget: budget}, {Budget: budget, RecentTurns: MaxRecentTurns}} {
+			tp, err := b.Build(opts, nil)
+			if err != nil {
+				t.Fatalf("budget %d: %v", budget, err)
+			}
+			if tp.TapeChars > budget || len([]rune(tp.Text)) != tp.TapeChars {
+				t.Fatalf("budget %d: TapeChars %d, text %d runes", budget, tp.TapeChars, len([]rune(tp.Text)))
+			}
+			if budget < 30000 && !cutLineRE.MatchString(tp.Text) {
+				t.Fatalf("budget %d: no cut line in a tape that had to be cut", budget)
+			}
+			// Every cut line names seqs that exist.
+			for _, m := range cutLineRE.FindAllStringSubmatch(tp.Text, -1) {
+				for _, part := range strings.Split(m[2], ", ") {
+					if !regexp.MustCompile(`^(session \S+ )?seq=\d+(\.\.\d+)?$`).MatchString(part) {
+						t.Fatalf("budget %d: cut line %q does not name a seq range", budget, m[0])
+					}
+				}
+			}
+		}
+	}
+}
+
+// The default budget applies when Budget is 0.
+func TestDefaultBudget(t *testing.T) {
+	tp := build(t, "big", bigSession(), Options{}, nil)
+	if tp.TapeChars > DefaultBudget || tp.TapeChars < DefaultBudget-2000 {
+		t.Fatalf("TapeChars = %d, want just under %d", tp.TapeChars, DefaultBudget)
+	}
+}
+
+func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
+	b := fold(t, "big", bigSession())
+	full, err := b.Build(Options{Budget: MaxBudget}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At the largest budget only the builder's own bound cuts: the reports
+	// beyond the last 5.
+	if cuts := cutLineRE.FindAllString(full.Text, -1); len(cuts) != 1 || !strings.HasPrefix(cuts[0], "[cut: 25 reports; recall seq=14..") {
+		t.Fatalf("cut lines at the largest budget: %q", cuts)
+	}
+	// Just under the full size: only the recall index loses entries.
+	tight, err := b.Build(Options{Budget: full.TapeChars - 30}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range full.Events {
+		title := strings.SplitN(full.Events[k].Text, "\n", 2)[0]
+		same := full.Events[k].Text == tight.Events[k].Text
+		if strings.Contains(title, "[Recall Index]") {
+			if same {
+				t.Fatalf("recall index not cut at budget %d", full.TapeChars-30)
+			}
+			if !regexp.MustCompile(`\[cut: (1 entry|\d+ entries); recall seq=1(\.\.\d+)?\]`).MatchString(tight.Events[k].Text) {
+				t.Fatalf("recall cut line:\n%s", tight.Events[k].Text)
+			}
+			continue
+		}
+		if !same {
+			t.Fatalf("block %s changed though the recall index could absorb the cut", title)
+		}
+	}
+	// At the minimum budget everything of lower priority than the
+	// breakpoint is gone, and the breakpoint keeps its newest paragraphs.
+	min, err := b.Build(Options{Budget: MinBudget}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"Recall Index", "Sub-agent Reports", "Workspace Files"} {
+		if blk := blockText(t, min, title); strings.Contains(blk, "\n- seq=") || strings.Contains(blk, "\n- pkg/") {
+			t.Fatalf("%s keeps entries at the minimum budget:\n%s", title, blk)
+		}
+	}
+	bp := blockText(t, min, "Breakpoint")
+	m := regexp.MustCompile(`\[cut: (\d+) paragraphs; recall seq=(\d+)\.\.(\d+)\]`).FindStringSubmatch(bp)
+	if m == nil {
+		t.Fatalf("breakpoint not cut at the minimum budget:\n%s", bp)
+	}
+	// The open turn has 44 paragraphs (4 steps before its todo write, 40
+	// after). The cut starts at its first paragraph and ends just before
+	// the first one still shown.
+	last := full.LastSeq
+	shown := regexp.MustCompile(`(?m)^seq=(\d+): `).FindAllStringSubmatch(bp, -1)
+	if len(shown) == 0 {
+		t.Fatalf("breakpoint kept no paragraph:\n%s", bp)
+	}
+	firstShown, _ := strconv.ParseInt(shown[0][1], 10, 64)
+	cutTo, _ := strconv.ParseInt(m[3], 10, 64)
+	cutFrom, _ := strconv.ParseInt(m[2], 10, 64)
+	n, _ := strconv.Atoi(m[1])
+	if cutFrom != full.BoundarySeq+1 || cutTo != firstShown-1 || n+len(shown) != 44 || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
+		t.Fatalf("cut %d paragraphs seq=%d..%d, shown from seq=%s to %s (boundary %d, last %d)", n, cutFrom, cutTo, shown[0][1], shown[len(shown)-1][1], full.BoundarySeq, last)
+	}
+	// The anchor line survives every cut.
+	if !strings.Contains(blockText(t, min, "Anchor + Hard Constraints"), "[ANCHOR] Core constraints originate from generation 1 session big, seq=1;") {
+		t.Fatal("anchor line cut")
+	}
+}
+
+func TestBudgetTooSmallForWhatIsNeverCut(t *testing.T) {
+	var left []Leftover
+	for i := 0; i < 10; i++ {
+		left = append(left, Leftover{Target: fmt.Sprintf("t%d", i), Txn: "x", State: "PREPARING", Reason: strings.Repeat("crashed ", 40)})
+	}
+	_, err := fold(t, "s", seqd(human("Hi."))).Build(Options{Budget: MinBudget}, left)
+	if !errors.Is(err, ErrBudget) {
+		t.Fatalf("err = %v, want ErrBudget", err)
+	}
+}
+
+func TestCutLine(t *testing.T) {
+	s := &section{singular: "constraint", plural: "constraints", pre: seqRange{N: 2, From: 10, To: 12}}
+	s.items = []item{newItem("a", "", 14, 14), newItem("b", "g1", 5, 5), newItem("c", "g1", 9, 9), newItem("d", "", 20, 20)}
+	s.init()
+	if got := s.cutLine(); got != "[cut: 2 constraints; recall seq=10..12]" {
+		t.Fatalf("pre only: %q", got)
+	}
+	s.cutNext() // d
+	s.cutNext() // c
+	s.cutNext() // b
+	if got, want := s.cutLine(), "[cut: 5 constraints; recall seq=10..20, session g1 seq=5..9]"; got != want {
+		t.Fatalf("cut line %q, want %q", got, want)
+	}
+	one := &section{singular: "entry", plural: "entries", cutFront: true, items: []item{newItem("x", "", 7, 7)}}
+	one.init()
+	one.cutNext()
+	if got := one.cutLine(); got != "[cut: 1 entry; recall seq=7]" {
+		t.Fatalf("single: %q", got)
+	}
+}

@@ -1,0 +1,525 @@
+package tape
+
+import (
+	"crypto/sha256"
+	"encoding"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/session"
+)
+
+// Bounds of what the builder keeps. Each is small and fixed, so memory grows
+// with neither tool-output size nor session length beyond them.
+const (
+	maxQuoteRunes      = 2000 // a human instruction kept for the goal
+	maxParagraphRunes  = 1500 // one carryover paragraph
+	maxMessageRunes    = 4000 // one message of a replayed turn
+	maxTurnRunes       = 20000
+	maxTurnMessages    = 200
+	maxCarryParagraphs = 1000
+	maxTodoRunes       = 300
+	maxReportRunes     = 1500
+	maxFailureRunes    = 160
+	keptFailures       = 5
+	keptReports        = 5
+	keptLatestGoals    = 3
+	keptRecallTurns    = 40
+	maxFiles           = 500
+	maxOpenCalls       = 1000
+	labelRunes         = 60
+)
+
+const (
+	prefixVersion   = "graft-prefix-v1"
+	snapshotVersion = 1
+)
+
+// Builder folds a session's events, in seq order, into what a tape needs.
+// Memory does not grow with tool-output size: outputs are hashed and
+// dropped; texts kept are capped (see the bounds above).
+type Builder struct {
+	st      state
+	running hash.Hash // prefix hash over every event so far
+}
+
+// state is the whole fold; Snapshot writes it as JSON.
+type state struct {
+	Version   int    `json:"v"`
+	SessionID string `json:"sessionId"`
+	LastSeq   int64  `json:"lastSeq"`
+
+	Generation int    `json:"generation"`
+	Origin     *quote `json:"origin,omitempty"` // the graft/origin at seq 1, as a recall label
+
+	Constraints []session.Constraint `json:"constraints,omitempty"`
+	FirstGoal   *session.Quote       `json:"firstGoal,omitempty"`
+	Latest      []session.Quote      `json:"latest,omitempty"`
+
+	Boundary int64 `json:"boundary"`
+	// RunningHash and PrefixState are sha256 MarshalBinary states: over
+	// every event so far, and over the events before Boundary.
+	RunningHash []byte `json:"runningHash"`
+	PrefixState []byte `json:"prefixState"`
+
+	Carry  carryover `json:"carry"`
+	Open   turn      `json:"open"`
+	Closed []turn    `json:"closed,omitempty"`
+
+	Todos       []session.Todo `json:"todos,omitempty"`
+	TodoSeq     int64          `json:"todoSeq,omitempty"`
+	OKSinceTodo int            `json:"okSinceTodo,omitempty"`
+
+	Files        map[string]*fileEntry `json:"files,omitempty"`
+	FilesDropped seqRange              `json:"filesDropped"`
+	Calls        map[string]openCall   `json:"calls,omitempty"`
+	CallsDropped int                   `json:"callsDropped,omitempty"`
+	Unattributed int                   `json:"unattributed,omitempty"`
+
+	Failures     []failure `json:"failures,omitempty"`
+	OpenFailures int       `json:"openFailures,omitempty"`
+
+	Reports        []report `json:"reports,omitempty"`
+	ReportsDropped seqRange `json:"reportsDropped"`
+	ReportsSkipped int      `json:"reportsSkipped,omitempty"`
+
+	FirstRecall   *recallEntry  `json:"firstRecall,omitempty"`
+	Recall        []recallEntry `json:"recall,omitempty"`
+	RecallDropped seqRange      `json:"recallDropped"`
+
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// quote is a short label with the seq it came from.
+type quote struct {
+	Seq  int64  `json:"seq"`
+	Text string `json:"text"`
+}
+
+// paragraph is the final paragraph of one assistant message of the open turn.
+type paragraph struct {
+	Seq  int64  `json:"seq"`
+	Text string `json:"text"`
+}
+
+type carryover struct {
+	Paragraphs []paragraph `json:"paragraphs,omitempty"`
+	Runes      int         `json:"runes,omitempty"`
+	Dropped    seqRange    `json:"dropped"`
+}
+
+// message is a human or assistant text of a turn, kept for replay.
+type message struct {
+	Seq   int64  `json:"seq"`
+	Human bool   `json:"human,omitempty"`
+	Text  string `json:"text"`
+}
+
+// turn is what replay needs of one turn: its message texts, not its tool
+// outputs.
+type turn struct {
+	Start        int64     `json:"start"` // seq of the human instruction; 0 before the first one
+	End          int64     `json:"end"`
+	Messages     []message `json:"messages,omitempty"`
+	Runes        int       `json:"runes,omitempty"`
+	Dropped      seqRange  `json:"dropped"`
+	ToolCalls    int       `json:"toolCalls,omitempty"`
+	ToolFailures int       `json:"toolFailures,omitempty"`
+}
+
+// fileEntry is the last tool/result seq of each op on one path.
+type fileEntry struct {
+	Read  int64 `json:"read,omitempty"`
+	Write int64 `json:"write,omitempty"`
+	Edit  int64 `json:"edit,omitempty"`
+	Last  int64 `json:"last"`
+}
+
+// openCall is a file-tool call waiting for its result.
+type openCall struct {
+	Seq     int64       `json:"seq"`
+	Touches []fileTouch `json:"touches,omitempty"`
+}
+
+type failure struct {
+	Seq  int64  `json:"seq"` // of the tool/result
+	Tool string `json:"tool"`
+	Line string `json:"line"`
+}
+
+type report struct {
+	Seq   int64  `json:"seq"`
+	Agent string `json:"agent,omitempty"`
+	Text  string `json:"text"`
+}
+
+type recallEntry struct {
+	Seq   int64  `json:"seq"`
+	Label string `json:"label"`
+}
+
+// NewBuilder starts the fold of session sessionID.
+func NewBuilder(sessionID string) *Builder {
+	h := sha256.New()
+	writeLP(h, []byte(prefixVersion))
+	b := &Builder{running: h, st: state{Version: snapshotVersion, SessionID: sessionID, Generation: 1}}
+	b.st.PrefixState = mustMarshalHash(h)
+	return b
+}
+
+func mustMarshalHash(h hash.Hash) []byte {
+	data, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		// sha256's MarshalBinary cannot fail; a failure is a broken stdlib.
+		panic(fmt.Sprintf("tape: sha256 MarshalBinary: %v", err))
+	}
+	return data
+}
+
+// writeLP writes b length-prefixed: 8 bytes big-endian length, then b.
+func writeLP(h hash.Hash, b []byte) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+	h.Write(n[:])
+	h.Write(b)
+}
+
+// Add folds the next event. raw is its exact log line without '\n'; seqs
+// must rise by exactly 1 from 1.
+func (b *Builder) Add(ev *session.Event, raw []byte) error {
+	st := &b.st
+	if ev.Seq != st.LastSeq+1 {
+		return fmt.Errorf("tape: %s: event seq %d after seq %d: want seq %d", st.SessionID, ev.Seq, st.LastSeq, st.LastSeq+1)
+	}
+	if len(raw) == 0 {
+		return fmt.Errorf("tape: %s: seq %d: the raw log line is empty; the prefix hash needs the exact bytes", st.SessionID, ev.Seq)
+	}
+	if ev.Type == session.TypeGraftOrigin && ev.Seq == 1 && ev.Generation < 2 {
+		return fmt.Errorf("tape: %s: graft/origin at seq 1 has generation %d: a graft target is generation 2 or later", st.SessionID, ev.Generation)
+	}
+	if ev.IsHumanInstruction() {
+		// The prefix is every event before the boundary: keep the hash
+		// state as it was just before this one.
+		st.PrefixState = mustMarshalHash(b.running)
+	}
+	writeLP(b.running, raw)
+	st.LastSeq = ev.Seq
+
+	switch ev.Type {
+	case session.TypeGraftOrigin:
+		b.addOrigin(ev)
+	case session.TypeUserMessage:
+		if ev.IsHumanInstruction() {
+			b.addHuman(ev)
+		}
+	case session.TypeAssistantMessage:
+		// graft's own acknowledgement is not a step of the work.
+		if !strings.Contains(ev.Text, session.GraftMarker) {
+			b.addAssistant(ev)
+		}
+	case session.TypeToolCall:
+		b.addCall(ev)
+	case session.TypeToolResult:
+		b.addResult(ev)
+	case session.TypeTodoWrite:
+		st.Todos = make([]session.Todo, len(ev.Todos))
+		for k, td := range ev.Todos {
+			td.Content = clipRunes(td.Content, maxTodoRunes, fmt.Sprintf("seq=%d", ev.Seq))
+			st.Todos[k] = td
+		}
+		st.TodoSeq = ev.Seq
+		st.OKSinceTodo = 0
+	case session.TypeSubagentReport:
+		b.addReport(ev)
+	}
+	st.Open.End = ev.Seq
+	return nil
+}
+
+// addOrigin reads the graft/origin of a target; Add checked its generation.
+func (b *Builder) addOrigin(ev *session.Event) {
+	st := &b.st
+	if ev.Seq != 1 {
+		st.Warnings = append(st.Warnings, fmt.Sprintf("graft/origin at seq %d ignored: only seq 1 opens a graft target", ev.Seq))
+		return
+	}
+	st.Generation = ev.Generation
+	if ev.Inherit != nil {
+		if ev.Inherit.FirstGoal != nil {
+			q := *ev.Inherit.FirstGoal
+			st.FirstGoal = &q
+		}
+		st.Constraints = anchorsCopy(ev.Inherit.Constraints)
+	}
+	st.Origin = &quote{Seq: ev.Seq, Text: fmt.Sprintf("graft/origin: grafted from %s at boundary seq=%d (this is generation %d)", ev.Parent, ev.ParentBoundary, ev.Generation)}
+}
+
+func anchorsCopy(cs []session.Constraint) []session.Constraint {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]session.Constraint, len(cs))
+	for k, c := range cs {
+		c.Also = append([]session.Origin(nil), c.Also...)
+		out[k] = c
+	}
+	return out
+}
+
+func (b *Builder) addHuman(ev *session.Event) {
+	st := &b.st
+	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
+	q := session.Quote{Text: clipRunes(strings.TrimSpace(ev.Text), maxQuoteRunes, fmt.Sprintf("%s seq=%d", st.SessionID, ev.Seq)), Origin: origin}
+	if st.FirstGoal == nil {
+		if st.Generation > 1 {
+			st.Warnings = append(st.Warnings, fmt.Sprintf("graft/origin carries no first goal of generation 1: the goal starts at this session's first instruction, seq %d", ev.Seq))
+		}
+		fg := q
+		st.FirstGoal = &fg
+	}
+	st.Latest = append(st.Latest, q)
+	if len(st.Latest) > keptLatestGoals {
+		st.Latest = append(st.Latest[:0:0], st.Latest[len(st.Latest)-keptLatestGoals:]...)
+	}
+	st.Constraints = anchors.Merge(st.Constraints, ev.Text, origin)
+
+	// The open turn closes; this instruction opens the next one.
+	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
+		st.Closed = append(st.Closed, st.Open)
+		if len(st.Closed) > MaxRecentTurns {
+			st.Closed = append(st.Closed[:0:0], st.Closed[len(st.Closed)-MaxRecentTurns:]...)
+		}
+	}
+	st.Open = turn{Start: ev.Seq, End: ev.Seq}
+	st.Open.add(message{Seq: ev.Seq, Human: true, Text: clipRunes(ev.Text, maxMessageRunes, fmt.Sprintf("seq=%d", ev.Seq))})
+	st.Boundary = ev.Seq
+	st.Carry = carryover{}
+	st.OpenFailures = 0
+
+	entry := recallEntry{Seq: ev.Seq, Label: "human instruction: " + firstLine(ev.Text, labelRunes)}
+	if st.FirstRecall == nil {
+		st.FirstRecall = &entry
+		return
+	}
+	st.Recall = append(st.Recall, entry)
+	if len(st.Recall) > keptRecallTurns {
+		st.RecallDropped.add(st.Recall[0].Seq, st.Recall[0].Seq)
+		st.Recall = append(st.Recall[:0:0], st.Recall[1:]...)
+	}
+}
+
+// add keeps a message, dropping the oldest non-human ones past the caps.
+func (t *turn) add(m message) {
+	t.Messages = append(t.Messages, m)
+	t.Runes += utf8.RuneCountInString(m.Text)
+	for (t.Runes > maxTurnRunes || len(t.Messages) > maxTurnMessages) && len(t.Messages) > 2 {
+		// Index 0 is the human instruction when the turn has one.
+		k := 0
+		if t.Messages[0].Human {
+			k = 1
+		}
+		gone := t.Messages[k]
+		t.Dropped.add(gone.Seq, gone.Seq)
+		t.Runes -= utf8.RuneCountInString(gone.Text)
+		t.Messages = append(t.Messages[:k], t.Messages[k+1:]...)
+	}
+}
+
+func (b *Builder) addAssistant(ev *session.Event) {
+	st := &b.st
+	st.Open.add(message{Seq: ev.Seq, Text: clipRunes(ev.Text, maxMessageRunes, fmt.Sprintf("seq=%d", ev.Seq))})
+	p := lastParagraph(ev.Text)
+	if p == "" {
+		return
+	}
+	p = clipRunes(p, maxParagraphRunes, fmt.Sprintf("seq=%d", ev.Seq))
+	c := &st.Carry
+	c.Paragraphs = append(c.Paragraphs, paragraph{Seq: ev.Seq, Text: p})
+	c.Runes += utf8.RuneCountInString(p)
+	drop := 0
+	for (c.Runes > MaxBudget || len(c.Paragraphs)-drop > maxCarryParagraphs) && len(c.Paragraphs)-drop > 1 {
+		gone := c.Paragraphs[drop]
+		c.Dropped.add(gone.Seq, gone.Seq)
+		c.Runes -= utf8.RuneCountInString(gone.Text)
+		drop++
+	}
+	if drop > 0 {
+		c.Paragraphs = append(c.Paragraphs[:0:0], c.Paragraphs[drop:]...)
+	}
+}
+
+func (b *Builder) addCall(ev *session.Event) {
+	st := &b.st
+	st.Open.ToolCalls++
+	if ev.Tool == nil || ev.Tool.CallID == "" {
+		return
+	}
+	touches, ok := fileTouches(ev.Tool.Name, ev.Tool.Input)
+	if !ok {
+		return
+	}
+	if st.Calls == nil {
+		st.Calls = map[string]openCall{}
+	}
+	st.Calls[ev.Tool.CallID] = openCall{Seq: ev.Seq, Touches: touches}
+	if len(st.Calls) > maxOpenCalls {
+		// Calls that never got a result: forget the oldest; its late
+		// result, if any, is counted as unattributed.
+		oldID, oldSeq := "", int64(0)
+		for id, c := range st.Calls {
+			if oldID == "" || c.Seq < oldSeq || (c.Seq == oldSeq && id < oldID) {
+				oldID, oldSeq = id, c.Seq
+			}
+		}
+		delete(st.Calls, oldID)
+		st.CallsDropped++
+	}
+}
+
+func (b *Builder) addResult(ev *session.Event) {
+	st := &b.st
+	name := ""
+	var call openCall
+	var haveCall bool
+	if ev.Tool != nil {
+		name = ev.Tool.Name
+		if ev.Tool.CallID != "" {
+			call, haveCall = st.Calls[ev.Tool.CallID]
+			delete(st.Calls, ev.Tool.CallID)
+		}
+	}
+	if !ev.OKResult() {
+		line := ""
+		if ev.Tool != nil {
+			line = firstLine(ev.Tool.Output, maxFailureRunes)
+		}
+		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line})
+		if len(st.Failures) > keptFailures {
+			st.Failures = append(st.Failures[:0:0], st.Failures[len(st.Failures)-keptFailures:]...)
+		}
+		st.OpenFailures++
+		st.Open.ToolFailures++
+		return
+	}
+	if !todoTools[strings.ToLower(name)] {
+		st.OKSinceTodo++
+	}
+	touches, isFileTool := fileTouches(name, nil)
+	if !isFileTool {
+		return
+	}
+	if haveCall {
+		touches = call.Touches
+	} else if ev.Tool != nil && len(ev.Tool.Input) > 0 {
+		touches, _ = fileTouches(name, ev.Tool.Input)
+	}
+	if len(touches) == 0 {
+		st.Unattributed++
+		return
+	}
+	for _, t := range touches {
+		b.touch(t, ev.Seq)
+	}
+}
+
+func (b *Builder) touch(t fileTouch, seq int64) {
+	st := &b.st
+	if st.Files == nil {
+		st.Files = map[string]*fileEntry{}
+	}
+	f := st.Files[t.Path]
+	if f == nil {
+		f = &fileEntry{}
+		st.Files[t.Path] = f
+	}
+	switch t.Op {
+	case OpRead:
+		f.Read = seq
+	case OpWrite:
+		f.Write = seq
+	case OpEdit:
+		f.Edit = seq
+	}
+	f.Last = seq
+	if len(st.Files) > maxFiles {
+		oldPath, old := "", (*fileEntry)(nil)
+		for p, e := range st.Files {
+			if old == nil || e.Last < old.Last || (e.Last == old.Last && p < oldPath) {
+				oldPath, old = p, e
+			}
+		}
+		st.FilesDropped.add(old.firstSeq(), old.Last)
+		delete(st.Files, oldPath)
+	}
+}
+
+// firstSeq is the lowest result seq recorded for the path.
+func (f *fileEntry) firstSeq() int64 {
+	first := f.Last
+	for _, s := range []int64{f.Read, f.Write, f.Edit} {
+		if s != 0 && s < first {
+			first = s
+		}
+	}
+	return first
+}
+
+func (b *Builder) addReport(ev *session.Event) {
+	st := &b.st
+	if reportVerdict(ev.Text) != "" {
+		st.ReportsSkipped++
+		return
+	}
+	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipRunes(strings.TrimSpace(ev.Text), maxReportRunes, fmt.Sprintf("seq=%d", ev.Seq))})
+	if len(st.Reports) > keptReports {
+		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
+		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)
+	}
+}
+
+// Snapshot is the whole fold state as bytes (JSON with the sha256 states
+// inside), so a scan index can resume the fold at a byte offset.
+func (b *Builder) Snapshot() ([]byte, error) {
+	st := b.st
+	st.RunningHash = mustMarshalHash(b.running)
+	data, err := json.Marshal(&st)
+	if err != nil {
+		return nil, fmt.Errorf("tape: snapshot of %s at seq %d: %w", st.SessionID, st.LastSeq, err)
+	}
+	return data, nil
+}
+
+// ErrSnapshot is wrapped by every Restore error.
+var ErrSnapshot = errors.New("tape: bad snapshot")
+
+// Restore resumes a fold from Snapshot bytes.
+func Restore(data []byte) (*Builder, error) {
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSnapshot, err)
+	}
+	if st.Version != snapshotVersion {
+		return nil, fmt.Errorf("%w: version %d, this build reads version %d", ErrSnapshot, st.Version, snapshotVersion)
+	}
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st.RunningHash); err != nil {
+		return nil, fmt.Errorf("%w: running hash state: %v", ErrSnapshot, err)
+	}
+	if err := sha256.New().(encoding.BinaryUnmarshaler).UnmarshalBinary(st.PrefixState); err != nil {
+		return nil, fmt.Errorf("%w: prefix hash state: %v", ErrSnapshot, err)
+	}
+	st.RunningHash = nil
+	return &Builder{st: st, running: h}, nil
+}
+
+// LastSeq is the seq of the last event added.
+func (b *Builder) LastSeq() int64 { return b.st.LastSeq }
+
+// SessionID is the session being folded.
+func (b *Builder) SessionID() string { return b.st.SessionID }

@@ -1,0 +1,141 @@
+// Package tape builds the tape a graft target starts with: one closed
+// skeleton turn and the recap blocks of DESIGN §4, rendered deterministically
+// from a source session's events, with the hashes prepare and commit compare.
+//
+// The package owns no file. What it writes into a session is the text of
+// the tape events, and that format is specified here.
+//
+// # Fold
+//
+// A Builder is a fold over the events of one session in seq order (Add).
+// It keeps only small bounded state: the constraints and the goal quotes,
+// the final paragraph of each assistant message of the open turn, the
+// message texts of the last MaxRecentTurns closed turns, the last todo list,
+// files touched (at most 500 paths), the last 5 failed tool results and
+// sub-agent reports, recall labels of the last 40 turns, and two sha256
+// states. Tool outputs are hashed and dropped. Kept texts are capped; a cap
+// that cuts a text says so with "… [cut: recall seq=N]".
+//
+// Snapshot writes the fold as JSON (field "v" is the format version, now 1;
+// the sha256 states are MarshalBinary bytes). Restore(Snapshot()) then more
+// Adds gives the same tape as one uninterrupted fold.
+//
+// # Rules
+//
+// Human instruction: session.Event.IsHumanInstruction and nothing else.
+// Only a human instruction opens a turn, sets the boundary, adds to the
+// goal and is a source of constraints (anchors.Merge, origin {generation,
+// session, seq}). An assistant message carrying session.GraftMarker (the
+// acknowledgement of an earlier tape) is not a step of the work.
+//
+// Boundary seq: the seq of the last human instruction (0 if none). The open
+// turn runs from it to the last event; with no human instruction it is the
+// whole session.
+//
+// Carryover: for each assistant message of the open turn, its last
+// non-empty paragraph (paragraphs are separated by blank lines), trimmed,
+// in seq order.
+//
+// Staleness: when at least 3 successful tool results (todo tools excluded:
+// TodoWrite, todo_write, update_plan, TodoRead, todo_read) follow the last
+// todo/write, Task Status says "an item may already be complete (N
+// successful tool calls since the list was written): verify before
+// re-running".
+//
+// Conflict with the breakpoint: an unfinished todo whose significant words
+// are named in the carryover: at least two thirds (rounded up) of its words
+// of four or more runes that are not stop words (for Han text: its
+// two-character windows) occur in the carryover's paragraphs. Such a todo
+// is flagged in Pending State with "this item may already be done: verify
+// before re-running", and the Breakpoint counts them.
+//
+// Workspace files: only successful tool results count, and each op cites
+// the seq of the tool/result. The op comes from the tool name, lower-cased:
+// read, read_file, view → read; write, write_file, create → write; edit,
+// edit_file, str_replace, multiedit, notebookedit → edit; apply_patch →
+// the file headers of its patch (input string, or field "patch" or
+// "input"): "*** Add File:" and "*** Move to:" write, "*** Update File:"
+// and "*** Delete File:" edit. The path is the call's input field
+// file_path, path or notebook_path; the call is found by callId, else the
+// result's own input is read. A file-tool result with no path found is
+// counted in the warnings, not guessed.
+//
+// Sub-agent reports: kept when a report keyword (summary, result(s),
+// findings, done, report, conclusion(s), 结论, 总结, итог…) stands within
+// the first 200 runes, and the report is not a dump: its first non-empty
+// line opens a code fence, or at least 4 and at least half of its first 40
+// non-empty lines are file or log lines (numbered lines "12→", "12:",
+// "12|", "12<tab>"; lines starting with a date, a clock time or a log level;
+// indented "at " stack frames, `File "`, "goroutine "; diff headers).
+// The last 5 kept reports are shown.
+//
+// Replay: tier A replays nothing; tier B the last closed turn; RecentTurns
+// N the last N closed turns (overrides Tier); AutoTier turns tier A into B
+// when the last todo list has an unfinished item or a tool result of the
+// open turn failed. A replayed turn shows its human and assistant message
+// texts, never tool outputs.
+//
+// # Tape text
+//
+// Events, in order, each a user/message with source {kind: plugin, name:
+// graft}, except the acknowledgement (assistant/message, source {kind:
+// assistant, name: graft}):
+//
+//	Handoff, Handoff acknowledged     the closed skeleton turn
+//	Breakpoint                        1
+//	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
+//	Goal                              3
+//	Task Status                       4
+//	Workspace Files                   5
+//	Pending State                     6
+//	Sub-agent Reports                 7
+//	Recall Index                      8
+//	Replay: turn seq=a..b             one per replayed turn, oldest first
+//
+// Replayed turns come after the blocks so that the breakpoint stays the
+// first recap a reader meets (DESIGN §4: "the breakpoint comes first on
+// purpose").
+//
+// Every event's text starts with a marker line
+//
+//	[graft:tape <h>] [<title>]
+//
+// where "[graft:tape" is session.GraftMarker, so no tape text is ever a
+// human instruction of a later generation, and <h> is the first 8 hex
+// digits of sha256 over "graft-block-v1", the source id, the title and the
+// body, each length-prefixed. Tape.Text is the event texts joined by
+// "\n\n".
+//
+// # Budget
+//
+// Tape.Text never exceeds the budget in runes (default 16000). When over,
+// whole entries are cut in this order until it fits: recall index entries
+// (oldest first), sub-agent reports (oldest first), workspace files (least
+// recent first), replayed messages (oldest first), failed tool calls, then
+// unfinished todos of Pending State, Task Status todos (completed, then
+// pending, then in progress), the latest goal quotes, the first goal, the
+// constraints (newest first), and the breakpoint's paragraphs (oldest
+// first) last. Marker lines, block labels, the anchor line and leftovers
+// are never cut. Each section that lost entries ends (or, when cut oldest
+// first, starts) with one line
+//
+//	[cut: N <things>; recall seq=a..b]
+//
+// naming the seqs to recall (foreign sessions as "session <id> seq=a..b").
+// When the parts never cut do not fit, Build returns ErrBudget.
+//
+// # Hashes
+//
+// Each field is length-prefixed: 8 bytes big-endian length, then the bytes.
+//
+//	PrefixHash = "graft-prefix-v1:" + hex(sha256(LP("graft-prefix-v1") ‖ LP(raw line) for each event with seq < BoundarySeq))
+//	TapeHash   = "graft-tape-v1:" + hex(sha256(LP("graft-tape-v1") ‖ LP(sourceID) ‖ LP(generation) ‖
+//	             LP(boundarySeq) ‖ LP(lastSeq) ‖ LP(tier) ‖ LP(recentTurns) ‖ LP(autoTier) ‖ LP(budget) ‖
+//	             LP(prefixHash) ‖ LP(len(leftovers)) ‖ LP(target) LP(txn) LP(state) LP(reason)… ‖ LP(text)))
+//
+// Numbers are decimal text; options are resolved first (tier "" is "A",
+// budget 0 is 16000), so options meaning the same tape hash the same.
+// Leftovers are sorted by target, then txn. The prefix hash state is saved
+// at each human instruction, so it costs one pass: appending to the open
+// turn changes TapeHash and the carryover, never PrefixHash.
+package tape

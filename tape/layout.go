@@ -1,0 +1,227 @@
+package tape
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
+)
+
+// item is one cuttable entry of a block: a paragraph, a constraint, a todo…
+// session and from..to name what to recall when it is cut ("" is the
+// source session).
+type item struct {
+	text     string
+	runes    int
+	session  string
+	from, to int64
+}
+
+func newItem(text, sess string, from, to int64) item {
+	return item{text: text, runes: utf8.RuneCountInString(text), session: sess, from: from, to: to}
+}
+
+// section is a run of items under an optional heading. The budget cuts
+// items in order (oldest first when cutFront) and says so in one cut line:
+// before the items when cutFront, after them otherwise.
+type section struct {
+	blk              *block
+	heading          string
+	items            []item
+	singular, plural string
+	cutFront         bool
+	order            []int    // cut order; nil: front to back if cutFront, else back to front
+	pre              seqRange // cut by the builder's bounds before rendering
+	cut              []bool
+	ncut             int
+	next             int
+	live             int // Σ (1 + runes) of the items not cut
+}
+
+func (s *section) init() {
+	s.cut = make([]bool, len(s.items))
+	s.live = 0
+	for _, it := range s.items {
+		s.live += 1 + it.runes
+	}
+	if s.order == nil {
+		s.order = make([]int, len(s.items))
+		for k := range s.order {
+			if s.cutFront {
+				s.order[k] = k
+			} else {
+				s.order[k] = len(s.items) - 1 - k
+			}
+		}
+	}
+}
+
+func (s *section) canCut() bool { return s.next < len(s.order) }
+
+func (s *section) cutNext() {
+	k := s.order[s.next]
+	s.next++
+	s.cut[k] = true
+	s.ncut++
+	s.live -= 1 + s.items[k].runes
+}
+
+// cutLine is "[cut: N nouns; recall seq=a..b]", or "" when nothing was cut.
+func (s *section) cutLine() string {
+	n := s.pre.N + s.ncut
+	if n == 0 {
+		return ""
+	}
+	noun := s.plural
+	if n == 1 {
+		noun = s.singular
+	}
+	own := s.pre
+	own.N = 0
+	if s.pre.N > 0 {
+		own.N = 1
+	}
+	others := map[string]*seqRange{}
+	for k, it := range s.items {
+		if !s.cut[k] {
+			continue
+		}
+		r := &own
+		if it.session != "" {
+			if others[it.session] == nil {
+				others[it.session] = &seqRange{}
+			}
+			r = others[it.session]
+		}
+		r.add(it.from, it.to)
+	}
+	var parts []string
+	if own.N > 0 {
+		parts = append(parts, seqSpan(own.From, own.To))
+	}
+	names := make([]string, 0, len(others))
+	for name := range others {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		parts = append(parts, "session "+name+" "+seqSpan(others[name].From, others[name].To))
+	}
+	return fmt.Sprintf("[cut: %d %s; recall %s]", n, noun, strings.Join(parts, ", "))
+}
+
+// runes is what the section adds to its block: each line plus its '\n'.
+func (s *section) runes() int {
+	n := s.live
+	if s.heading != "" {
+		n += 1 + utf8.RuneCountInString(s.heading)
+	}
+	if c := s.cutLine(); c != "" {
+		n += 1 + utf8.RuneCountInString(c)
+	}
+	return n
+}
+
+func (s *section) lines() []string {
+	var out []string
+	if s.heading != "" {
+		out = append(out, s.heading)
+	}
+	c := s.cutLine()
+	if c != "" && s.cutFront {
+		out = append(out, c)
+	}
+	for k, it := range s.items {
+		if !s.cut[k] {
+			out = append(out, it.text)
+		}
+	}
+	if c != "" && !s.cutFront {
+		out = append(out, c)
+	}
+	return out
+}
+
+// block is one event of the tape: a marker line, head lines the budget
+// never cuts, and sections.
+type block struct {
+	title    string
+	kind     string // session.TypeUserMessage or TypeAssistantMessage
+	head     []string
+	sections []*section
+	headLen  int
+}
+
+func newBlock(title string) *block {
+	return &block{title: title, kind: session.TypeUserMessage}
+}
+
+func (b *block) addHead(lines ...string) {
+	for _, l := range lines {
+		b.head = append(b.head, l)
+		b.headLen += 1 + utf8.RuneCountInString(l)
+	}
+}
+
+func (b *block) addSection(s *section) *section {
+	s.blk = b
+	s.init()
+	b.sections = append(b.sections, s)
+	return s
+}
+
+// markerLen is the rune length of "[graft:tape xxxxxxxx] [title]".
+func (b *block) markerLen() int {
+	return utf8.RuneCountInString(session.GraftMarker) + 1 + shortHashLen + 3 + utf8.RuneCountInString(b.title) + 1
+}
+
+func (b *block) runes() int {
+	n := b.markerLen() + b.headLen
+	for _, s := range b.sections {
+		n += s.runes()
+	}
+	return n
+}
+
+func (b *block) bodyLines() []string {
+	lines := append([]string(nil), b.head...)
+	for _, s := range b.sections {
+		lines = append(lines, s.lines()...)
+	}
+	return lines
+}
+
+const shortHashLen = 8
+
+// text renders the block with its marker line. The short hash covers the
+// source id, the title and the body, so equal blocks carry equal markers.
+func (b *block) text(sourceID string) string {
+	lines := b.bodyLines()
+	body := strings.Join(lines, "\n")
+	h := sha256.New()
+	writeLP(h, []byte("graft-block-v1"))
+	writeLP(h, []byte(sourceID))
+	writeLP(h, []byte(b.title))
+	writeLP(h, []byte(body))
+	short := hex.EncodeToString(h.Sum(nil))[:shortHashLen]
+	marker := session.GraftMarker + " " + short + "] [" + b.title + "]"
+	if len(lines) == 0 {
+		return marker
+	}
+	return marker + "\n" + body
+}
+
+func totalRunes(blocks []*block) int {
+	n := 0
+	for k, b := range blocks {
+		if k > 0 {
+			n += 2 // "\n\n"
+		}
+		n += b.runes()
+	}
+	return n
+}

@@ -1,0 +1,322 @@
+package tape
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/graft-project/graft/anchors"
+)
+
+// clipRunes cuts s to at most n runes; a cut text ends with "… [cut: recall
+// <what>]" so the reader knows where the rest is.
+func clipRunes(s string, n int, recall string) string {
+	if len(s) <= n {
+		return s
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	k, i := 0, 0
+	for i = range s {
+		if k == n {
+			break
+		}
+		k++
+	}
+	return s[:i] + " … [cut: recall " + recall + "]"
+}
+
+// firstLine is the first non-blank line of s, trimmed, at most n runes.
+func firstLine(s string, n int) string {
+	for len(s) > 0 {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			if utf8.RuneCountInString(line) > n {
+				return string([]rune(line)[:n-1]) + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// lastParagraph is the last non-empty paragraph of text (paragraphs are
+// separated by blank lines), trimmed. It scans from the end, so a long
+// message costs only its last paragraph.
+func lastParagraph(text string) string {
+	end := len(text) // just past the last non-blank line
+	for {
+		i := strings.LastIndexByte(text[:end], '\n')
+		if strings.TrimSpace(text[i+1:end]) != "" {
+			break
+		}
+		if i < 0 {
+			return ""
+		}
+		end = i
+	}
+	start := strings.LastIndexByte(text[:end], '\n') + 1
+	for start > 0 {
+		// The line before the one at start is text[j+1 : start-1].
+		j := strings.LastIndexByte(text[:start-1], '\n')
+		if strings.TrimSpace(text[j+1:start-1]) == "" {
+			break
+		}
+		start = j + 1
+	}
+	return strings.TrimSpace(text[start:end])
+}
+
+// quoteLines prefixes every line of s with "> ".
+func quoteLines(s string) string {
+	return "> " + strings.ReplaceAll(s, "\n", "\n> ")
+}
+
+// significantWords are the words of s that can name a task: words of at
+// least four runes that are not stop words, and the bigrams of Han runs.
+func significantWords(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(w string) {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	for _, w := range strings.Fields(anchors.Normalize(s)) {
+		if hasHan(w) {
+			for _, bg := range hanBigrams(w) {
+				add(bg)
+			}
+			continue
+		}
+		if utf8.RuneCountInString(w) >= 4 && !stopWords[w] {
+			add(w)
+		}
+	}
+	return out
+}
+
+// wordSet is every word and Han bigram of s, for membership tests.
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(anchors.Normalize(s)) {
+		set[w] = true
+		if hasHan(w) {
+			for _, bg := range hanBigrams(w) {
+				set[bg] = true
+			}
+		}
+	}
+	return set
+}
+
+func hasHan(w string) bool {
+	for _, r := range w {
+		if unicode.Is(unicode.Han, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// hanBigrams are the two-rune windows of the Han runs of w.
+func hanBigrams(w string) []string {
+	var out []string
+	var run []rune
+	flush := func() {
+		for i := 0; i+1 < len(run); i++ {
+			out = append(out, string(run[i:i+2]))
+		}
+		if len(run) == 1 {
+			out = append(out, string(run))
+		}
+		run = run[:0]
+	}
+	for _, r := range w {
+		if unicode.Is(unicode.Han, r) {
+			run = append(run, r)
+			continue
+		}
+		flush()
+	}
+	flush()
+	return out
+}
+
+var stopWords = map[string]bool{
+	"with": true, "from": true, "that": true, "this": true, "then": true, "than": true,
+	"into": true, "onto": true, "when": true, "will": true, "have": true, "been": true,
+	"were": true, "what": true, "which": true, "there": true, "their": true, "them": true,
+	"they": true, "your": true, "each": true, "also": true, "only": true, "some": true,
+	"more": true, "make": true, "sure": true, "after": true, "before": true, "again": true,
+	"todo": true, "task": true, "item": true, "step": true, "done": true, "just": true,
+	"для": true, "чтобы": true, "если": true, "после": true, "перед": true, "этот": true,
+}
+
+// mentions reports whether the carryover names a todo: at least two thirds
+// (rounded up) of the todo's significant words are words of the carryover,
+// and the todo has at least one.
+func mentions(carry map[string]bool, todo string) bool {
+	ws := significantWords(todo)
+	if len(ws) == 0 {
+		return false
+	}
+	hit := 0
+	for _, w := range ws {
+		if carry[w] {
+			hit++
+		}
+	}
+	return 3*hit >= 2*len(ws)
+}
+
+// reportKeywords open a sub-agent report; one must stand within its first
+// ReportKeywordRunes runes.
+var reportKeywords = map[string]bool{
+	"summary": true, "result": true, "results": true, "findings": true, "done": true,
+	"report": true, "conclusion": true, "conclusions": true,
+}
+
+// ReportKeywordRunes is how far into a sub-agent report its keyword must be.
+const ReportKeywordRunes = 200
+
+// reportVerdict says why a sub-agent report is kept or left out: "" keeps it.
+func reportVerdict(text string) string {
+	head := text
+	if utf8.RuneCountInString(head) > ReportKeywordRunes {
+		head = string([]rune(head)[:ReportKeywordRunes])
+	}
+	if !hasReportKeyword(head) {
+		return "no report keyword in the first 200 characters"
+	}
+	if isDump(text) {
+		return "a file or log dump"
+	}
+	return ""
+}
+
+func hasReportKeyword(head string) bool {
+	if strings.Contains(head, "结论") || strings.Contains(head, "总结") {
+		return true
+	}
+	for _, w := range strings.Fields(anchors.Normalize(head)) {
+		if reportKeywords[w] || strings.HasPrefix(w, "итог") {
+			return true
+		}
+	}
+	return false
+}
+
+// dumpScanLines is how many non-empty lines isDump looks at.
+const dumpScanLines = 40
+
+// isDump: the first non-empty line opens a code fence, or at least 4 and at
+// least half of the first 40 non-empty lines are file or log lines
+// (dumpLine).
+func isDump(text string) bool {
+	seen, dump := 0, 0
+	rest := text
+	for len(rest) > 0 && seen < dumpScanLines {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		seen++
+		trimmed := strings.TrimSpace(line)
+		if seen == 1 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
+			return true
+		}
+		if dumpLine(line) {
+			dump++
+		}
+	}
+	return dump >= 4 && 2*dump >= seen
+}
+
+// dumpLine: a numbered source line ("  12→", "12:", "12|", "12\t"), a
+// timestamped or levelled log line, a stack frame, or a diff header.
+func dumpLine(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	indented := len(t) < len(line)
+	// Numbered line.
+	d := 0
+	for d < len(t) && t[d] >= '0' && t[d] <= '9' {
+		d++
+	}
+	if d > 0 && d < len(t) {
+		rest := t[d:]
+		if strings.HasPrefix(rest, "→") || rest[0] == ':' || rest[0] == '|' || rest[0] == '\t' {
+			return true
+		}
+	}
+	u := strings.TrimPrefix(t, "[")
+	if isDigits(u, 4) && len(u) >= 10 && u[4] == '-' && isDigits(u[5:], 2) && u[7] == '-' && isDigits(u[8:], 2) {
+		return true // 2025-03-03…
+	}
+	if isDigits(u, 2) && len(u) >= 8 && u[2] == ':' && isDigits(u[3:], 2) && u[5] == ':' && isDigits(u[6:], 2) {
+		return true // 09:00:01…
+	}
+	for _, lvl := range []string{"DEBUG", "INFO", "WARNING", "WARN", "ERROR", "TRACE", "FATAL"} {
+		if rest, ok := strings.CutPrefix(u, lvl); ok && (rest == "" || !unicode.IsLetter(rune(rest[0]))) {
+			return true
+		}
+	}
+	if indented && strings.HasPrefix(t, "at ") {
+		return true
+	}
+	for _, p := range []string{"File \"", "goroutine ", "+++ ", "--- ", "@@ "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigits(s string, n int) bool {
+	if len(s) < n {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// seqRange names a run of seqs that were cut, for a "[cut: …]" line.
+type seqRange struct {
+	N    int   `json:"n,omitempty"`
+	From int64 `json:"from,omitempty"`
+	To   int64 `json:"to,omitempty"`
+}
+
+func (r *seqRange) add(from, to int64) {
+	if r.N == 0 || from < r.From {
+		r.From = from
+	}
+	if r.N == 0 || to > r.To {
+		r.To = to
+	}
+	r.N++
+}
+
+func seqSpan(from, to int64) string {
+	if from == to {
+		return fmt.Sprintf("seq=%d", from)
+	}
+	return fmt.Sprintf("seq=%d..%d", from, to)
+}

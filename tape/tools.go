@@ -1,0 +1,116 @@
+package tape
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// File operations of the Workspace Files block.
+const (
+	OpRead  = "read"
+	OpWrite = "write"
+	OpEdit  = "edit"
+)
+
+// toolOps maps a tool name, lower-cased, to the file operation it performs.
+// Claude Code: Read, Write, Edit, MultiEdit, NotebookEdit; generic and Codex
+// names otherwise. apply_patch takes its paths and ops from the patch text.
+var toolOps = map[string]string{
+	"read":         OpRead,
+	"read_file":    OpRead,
+	"view":         OpRead,
+	"write":        OpWrite,
+	"write_file":   OpWrite,
+	"create":       OpWrite,
+	"edit":         OpEdit,
+	"edit_file":    OpEdit,
+	"str_replace":  OpEdit,
+	"multiedit":    OpEdit,
+	"notebookedit": OpEdit,
+	"apply_patch":  OpEdit,
+}
+
+// todoTools write the todo list; their results do not make it stale.
+var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_plan": true, "todoread": true, "todo_read": true}
+
+// fileTouch is one path a tool call reads, writes or edits.
+type fileTouch struct {
+	Path string `json:"path"`
+	Op   string `json:"op"`
+}
+
+// fileTouches returns the paths a call of tool name with input touches; ok
+// is false when the tool is not a file tool. A file tool whose input names
+// no path returns ok with no touches.
+func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bool) {
+	lower := strings.ToLower(name)
+	op, ok := toolOps[lower]
+	if !ok {
+		return nil, false
+	}
+	if len(input) == 0 {
+		return nil, true
+	}
+	if lower == "apply_patch" {
+		return patchTouches(patchText(input)), true
+	}
+	var fields struct {
+		FilePath     string `json:"file_path"`
+		Path         string `json:"path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(input, &fields) != nil {
+		// Not an object: a tool input we cannot read names no path; the
+		// caller counts it as unattributed and says so in the warnings.
+		return nil, true
+	}
+	for _, p := range []string{fields.FilePath, fields.Path, fields.NotebookPath} {
+		if p != "" {
+			return []fileTouch{{Path: p, Op: op}}, true
+		}
+	}
+	return nil, true
+}
+
+// patchText is the patch of an apply_patch input: a JSON string, or the
+// "patch" or "input" field of an object.
+func patchText(input json.RawMessage) string {
+	var s string
+	if json.Unmarshal(input, &s) == nil {
+		return s
+	}
+	var fields struct {
+		Patch string `json:"patch"`
+		Input string `json:"input"`
+	}
+	if json.Unmarshal(input, &fields) != nil {
+		return ""
+	}
+	if fields.Patch != "" {
+		return fields.Patch
+	}
+	return fields.Input
+}
+
+// patchTouches reads the file headers of an apply_patch patch:
+// "*** Add File:" writes, "*** Update File:" and "*** Delete File:" edit,
+// "*** Move to:" writes the new path.
+func patchTouches(patch string) []fileTouch {
+	var out []fileTouch
+	for line := range strings.SplitSeq(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, h := range []struct{ prefix, op string }{
+			{"*** Add File:", OpWrite},
+			{"*** Update File:", OpEdit},
+			{"*** Delete File:", OpEdit},
+			{"*** Move to:", OpWrite},
+		} {
+			if p, ok := strings.CutPrefix(line, h.prefix); ok {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, fileTouch{Path: p, Op: h.op})
+				}
+			}
+		}
+	}
+	return out
+}
