@@ -152,6 +152,12 @@ var conformanceCases = []struct {
 		}
 		return listDir(e.fs, e.p("dir"))
 	}},
+	{"mkdirall over a dangling symlink", syscall.EEXIST, func(e env) (string, error) {
+		if err := e.fs.Remove(e.p("dir/file")); err != nil {
+			return "", fmt.Errorf("setup: %w", err)
+		}
+		return "", e.fs.MkdirAll(e.p("dir/link"), 0o700)
+	}},
 	{"mkdirall an existing directory", nil, func(e env) (string, error) { return "", e.fs.MkdirAll(e.p("dir/sub"), 0o700) }},
 	{"readdir a file", syscall.ENOTDIR, func(e env) (string, error) { return listDir(e.fs, e.p("dir/file")) }},
 	{"readdir a missing directory", syscall.ENOENT, func(e env) (string, error) { return listDir(e.fs, e.p("nope")) }},

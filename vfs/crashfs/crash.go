@@ -3,6 +3,7 @@ package crashfs
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"errors"
 	"fmt"
 	"path"
@@ -212,13 +213,17 @@ func (f *FS) CrashStates() ([]State, error) {
 	}
 	var states []State
 	seen := map[[32]byte]bool{}
-	add := func(name string, root *inode) {
-		sum := digest(root)
-		if seen[sum] {
-			return
+	contents := &contentHasher{checkpoints: map[*byte][]hashCheckpoint{}}
+	add := func(name string, root *inode) error {
+		sum, err := digest(root, contents)
+		if err != nil {
+			return fmt.Errorf("crashfs: %s: %w", name, err)
 		}
-		seen[sum] = true
-		states = append(states, State{Name: name, FS: &FS{root: root}})
+		if !seen[sum] {
+			seen[sum] = true
+			states = append(states, State{Name: name, FS: &FS{root: root}})
+		}
+		return nil
 	}
 	for i, st := range steps {
 		at := "at the start of the recording"
@@ -233,13 +238,17 @@ func (f *FS) CrashStates() ([]State, error) {
 			if err != nil {
 				return nil, fmt.Errorf("crashfs: %s%s: %w", at, vw.label, err)
 			}
-			add(at+vw.label, base)
+			if err := add(at+vw.label, base); err != nil {
+				return nil, err
+			}
 			for _, fv := range fileVariants(paths) {
 				root, _, err := materialise(st.root, view{liveDirs: vw.live, file: fv.n, fileData: fv.data})
 				if err != nil {
 					return nil, fmt.Errorf("crashfs: %s%s%s: %w", at, vw.label, fv.label, err)
 				}
-				add(at+vw.label+fv.label, root)
+				if err := add(at+vw.label+fv.label, root); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -354,26 +363,82 @@ func fileVariants(paths map[*inode]string) []fileVariant {
 
 // digest identifies a tree by content: paths, types, modes, bytes and link
 // targets; modification times are left out.
-func digest(root *inode) [32]byte {
+func digest(root *inode, contents *contentHasher) ([32]byte, error) {
 	h := sha256.New()
-	var walk func(n *inode, p string)
-	walk = func(n *inode, p string) {
+	var walk func(n *inode, p string) error
+	walk = func(n *inode, p string) error {
 		fmt.Fprintf(h, "%s\x00%d\x00", p, uint32(n.mode))
 		switch {
 		case n.isDir():
 			fmt.Fprintf(h, "%d\x00", len(n.entries))
 			for _, name := range sortedNames(n.entries) {
-				walk(n.entries[name], path.Join(p, name))
+				if err := walk(n.entries[name], path.Join(p, name)); err != nil {
+					return err
+				}
 			}
 		case n.isSymlink():
 			fmt.Fprintf(h, "%d\x00%s", len(n.target), n.target)
 		default:
+			sum, err := contents.sum(n.data)
+			if err != nil {
+				return fmt.Errorf("hashing %s: %w", p, err)
+			}
 			fmt.Fprintf(h, "%d\x00", len(n.data))
-			h.Write(n.data)
+			h.Write(sum[:])
 		}
+		return nil
 	}
-	walk(root, "/")
 	var sum [32]byte
+	if err := walk(root, "/"); err != nil {
+		return sum, err
+	}
 	copy(sum[:], h.Sum(nil))
-	return sum
+	return sum, nil
+}
+
+// contentHasher hashes file bytes for one CrashStates call. The states
+// share backing arrays whose bytes never change (see inode.sharedLen), and
+// a torn or later state is mostly a longer prefix of the same array, so it
+// keeps the hash state at each length hashed and resumes from the longest
+// one below: a run appending to a large file is hashed about once, not
+// once per state.
+type contentHasher struct {
+	checkpoints map[*byte][]hashCheckpoint // by backing array, sorted by n
+}
+
+type hashCheckpoint struct {
+	n     int
+	state []byte // sha256 state after the first n bytes
+}
+
+func (c *contentHasher) sum(b []byte) ([32]byte, error) {
+	var sum [32]byte
+	h := sha256.New()
+	if len(b) == 0 {
+		copy(sum[:], h.Sum(nil))
+		return sum, nil
+	}
+	key := &b[0]
+	cps := c.checkpoints[key]
+	i := sort.Search(len(cps), func(i int) bool { return cps[i].n > len(b) })
+	start := 0
+	if i > 0 {
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cps[i-1].state); err != nil {
+			return sum, fmt.Errorf("resuming sha256 at byte %d: %w", cps[i-1].n, err)
+		}
+		start = cps[i-1].n
+	}
+	h.Write(b[start:])
+	if start != len(b) {
+		state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+		if err != nil {
+			return sum, fmt.Errorf("saving sha256 state at byte %d: %w", len(b), err)
+		}
+		cps = append(cps, hashCheckpoint{})
+		copy(cps[i+1:], cps[i:])
+		cps[i] = hashCheckpoint{n: len(b), state: state}
+		c.checkpoints[key] = cps
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
 }

@@ -78,7 +78,11 @@
 //     journal on fsync, so a new file's entry often survives without
 //     SyncDir). The model is stricter on purpose: code that is safe here is
 //     safe on any POSIX filesystem that honours fsync.
-//   - Cost: each recorded operation copies the tree structure (not file
-//     bytes), and each state holds its own tree; a run of a few hundred
-//     operations over a small home is cheap, a large tree is not.
+//   - Cost: each recorded operation copies the tree structure, not file
+//     bytes (appends stay in place; a rewrite below a shared length copies
+//     the file once), and states share bytes. Dedup hashes each file's bytes
+//     about once per run (resuming from the shorter prefixes already
+//     hashed): 300 appends to a 5 MiB file give 901 states in tens of
+//     milliseconds. Many files or directories make it slower, as
+//     every state is a tree of its own.
 package crashfs

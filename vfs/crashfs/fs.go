@@ -379,7 +379,14 @@ func (f *FS) MkdirAll(dir string, perm os.FileMode) error {
 	created := false
 	for i := 1; i <= len(elems); i++ {
 		p := "/" + strings.Join(elems[:i], "/")
-		l, err := f.resolve(p, true)
+		l, err := f.resolve(p, false)
+		if err == nil && l.node != nil && l.node.isSymlink() {
+			l, err = f.resolve(p, true)
+			if err == nil && l.node == nil {
+				// mkdir(2) does not follow a dangling symlink: it exists.
+				err = syscall.EEXIST
+			}
+		}
 		if err != nil {
 			return pathErr("mkdir", p, err)
 		}

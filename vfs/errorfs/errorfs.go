@@ -60,7 +60,8 @@ func (op Op) String() string {
 
 // Injector decides, before each operation runs, whether it fails. A non-nil
 // error is returned to the caller instead of running the operation; return
-// an *InjectedError with Torn set to tear a write.
+// an *InjectedError with Torn set to tear a write. MaybeError runs under
+// the FS's lock, so it must not call the FS.
 type Injector interface {
 	MaybeError(op Op) error
 }
