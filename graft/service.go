@@ -1,17 +1,13 @@
 package graft
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
-
-	"github.com/gofrs/flock"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/recovery"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/txn"
@@ -111,28 +107,16 @@ func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error
 	if err := session.ValidID(id); err != nil {
 		return nil, err
 	}
-	unlock, err := s.waitLock(id, 10*time.Second)
+	l, err := lockfile.WaitLock(s.Home, id, 10*time.Second, 20*time.Millisecond)
 	if err != nil {
+		if errors.Is(err, lockfile.ErrLocked) {
+			return nil, fmt.Errorf("%w: %v (waited 10s)", txn.ErrLocked, err)
+		}
 		return nil, err
 	}
-	defer unlock()
-	return s.store.Append(id, evs)
-}
-
-func (s *Service) waitLock(id string, d time.Duration) (func(), error) {
-	dir := filepath.Join(s.Home, "locks")
-	if err := os.MkdirAll(dir, session.DirMode); err != nil {
-		return nil, err
+	evs, err = s.store.Append(id, evs)
+	if uerr := l.Unlock(); uerr != nil && err == nil {
+		err = uerr
 	}
-	fl := flock.New(filepath.Join(dir, id+".lock"))
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %s stayed locked for %s", txn.ErrLocked, id, d)
-	}
-	return func() { fl.Unlock() }, nil
+	return evs, err
 }

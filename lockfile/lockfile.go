@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/gofrs/flock"
 
@@ -110,3 +111,17 @@ func (l *Lock) Name() string { return l.name }
 
 // Path is the lock's file.
 func (l *Lock) Path() string { return l.fl.Path() }
+
+// WaitLock is TryLock retried every poll until it succeeds or wait passes;
+// then the error wraps ErrLocked. For short critical sections such as an
+// append that must not interleave with a commit.
+func WaitLock(home, name string, wait, poll time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		l, err := TryLock(home, name)
+		if err == nil || !errors.Is(err, ErrLocked) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(poll)
+	}
+}

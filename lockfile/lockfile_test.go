@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/graft-project/graft/session"
 )
@@ -286,4 +287,28 @@ func TestKilledHolderReleases(t *testing.T) {
 	}
 	// The kernel drops the lock when the process dies, before Wait returns.
 	mustUnlock(t, mustLock(t, home, "target"))
+}
+
+func TestWaitLockWaitsForRelease(t *testing.T) {
+	home := t.TempDir()
+	held, err := TryLock(home, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WaitLock(home, "s", 50*time.Millisecond, 5*time.Millisecond); !errors.Is(err, ErrLocked) {
+		t.Fatalf("WaitLock on a held lock: got %v, want ErrLocked", err)
+	}
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		if err := held.Unlock(); err != nil {
+			t.Error(err)
+		}
+	}()
+	l, err := WaitLock(home, "s", 5*time.Second, 5*time.Millisecond)
+	if err != nil {
+		t.Fatalf("WaitLock after release: %v", err)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
 }

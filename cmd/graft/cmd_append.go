@@ -29,7 +29,7 @@ with the session to use instead.`,
 			if err := session.ValidID(id); err != nil {
 				return err
 			}
-			st, err := a.openStore()
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
@@ -65,7 +65,9 @@ with the session to use instead.`,
 			if len(evs) == 0 {
 				return usageError{errors.New("no events on stdin")}
 			}
-			out, err := st.Append(id, evs)
+			// Through the service: it waits for the session's lock, so an
+			// append never lands in the middle of a commit or revert.
+			out, err := svc.Append(id, evs)
 			if err != nil {
 				return err
 			}

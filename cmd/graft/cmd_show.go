@@ -92,6 +92,9 @@ func clip(s string, n int, full bool) string {
 // describe renders one event on one line for a person.
 func describe(ev *session.Event, full bool) string {
 	head := fmt.Sprintf("%6d  %-17s %-9s", ev.Seq, ev.Type, ev.Source.Kind)
+	if (ev.Type == session.TypeToolCall || ev.Type == session.TypeToolResult) && ev.Tool == nil {
+		return fmt.Sprintf("%s (no tool field)", head)
+	}
 	switch ev.Type {
 	case session.TypeToolCall:
 		in, _ := json.Marshal(ev.Tool.Input)
