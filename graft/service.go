@@ -55,7 +55,7 @@ func Open(home string, o Options) (*Service, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if err := o.FS.MkdirAll(home, session.DirMode); err != nil {
+	if err := vfs.MkdirAllDurable(o.FS, home, session.DirMode); err != nil {
 		return nil, fmt.Errorf("graft: creating home %s: %w", home, err)
 	}
 	st, err := session.OpenStore(o.FS, home)

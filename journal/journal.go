@@ -52,7 +52,7 @@ type Journal struct {
 // operation of the journal goes through fsys.
 func Open(fsys vfs.FS, home string) (*Journal, error) {
 	dir := filepath.Join(home, DirName)
-	if err := fsys.MkdirAll(dir, DirMode); err != nil {
+	if err := vfs.MkdirAllDurable(fsys, dir, DirMode); err != nil {
 		return nil, fmt.Errorf("journal: creating %s: %w", dir, err)
 	}
 	fi, err := fsys.Lstat(dir)

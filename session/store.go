@@ -34,7 +34,7 @@ type Store struct {
 // OpenStore opens (creating if needed, mode 0700) home/sessions.
 func OpenStore(fsys vfs.FS, home string) (*Store, error) {
 	dir := filepath.Join(home, "sessions")
-	if err := fsys.MkdirAll(dir, DirMode); err != nil {
+	if err := vfs.MkdirAllDurable(fsys, dir, DirMode); err != nil {
 		return nil, fmt.Errorf("session: creating %s: %w", dir, err)
 	}
 	return &Store{FS: fsys, dir: dir, Now: time.Now}, nil
