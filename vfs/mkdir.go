@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // MkdirAllDurable creates dir and any missing parents, and fsyncs the parent
@@ -15,8 +16,11 @@ func MkdirAllDurable(fsys FS, dir string, perm os.FileMode) error {
 	dir = filepath.Clean(dir)
 	var missing []string
 	for d := dir; ; d = filepath.Dir(d) {
-		_, err := fsys.Lstat(d)
+		fi, err := fsys.Lstat(d)
 		if err == nil {
+			if !fi.IsDir() {
+				return &fs.PathError{Op: "mkdir", Path: d, Err: syscall.ENOTDIR}
+			}
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
