@@ -18,7 +18,9 @@ func MkdirAllDurable(fsys FS, dir string, perm os.FileMode) error {
 	for d := dir; ; d = filepath.Dir(d) {
 		fi, err := fsys.Lstat(d)
 		if err == nil {
-			if !fi.IsDir() {
+			// A symlink is left to the caller's own type check, as MkdirAll
+			// (which follows it) would.
+			if !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0 {
 				return &fs.PathError{Op: "mkdir", Path: d, Err: syscall.ENOTDIR}
 			}
 			break
