@@ -1,0 +1,102 @@
+package importer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
+)
+
+// CursorVersion is the version of the cursor file format (see doc.go).
+const CursorVersion = 1
+
+// Cursor is how far an import into one session got: the content of
+// $GRAFT_HOME/imports/<id>.json. doc.go specifies every field.
+type Cursor struct {
+	Version int    `json:"version"`
+	Format  string `json:"format"`
+	Session string `json:"session"`
+
+	Source string `json:"source"`
+	Device uint64 `json:"device"`
+	Inode  uint64 `json:"inode"`
+	Size   int64  `json:"size"`
+
+	Offset       int64  `json:"offset"`
+	Lines        int    `json:"lines"`
+	LastUUID     string `json:"lastUuid,omitempty"`
+	PrefixSHA256 string `json:"prefixSha256"`
+
+	LastSeq  int64             `json:"lastSeq"`
+	Settings map[string]string `json:"settings,omitempty"`
+	State    json.RawMessage   `json:"state,omitempty"`
+	Updated  string            `json:"updated"`
+}
+
+// ImportsDir is the directory of the cursor files of a graft home.
+func ImportsDir(home string) string { return filepath.Join(home, "imports") }
+
+// CursorPath is the cursor file of session id.
+func CursorPath(home, id string) string { return filepath.Join(ImportsDir(home), id+".json") }
+
+// LoadCursor reads the cursor of session id. A missing file is ErrNoCursor;
+// a file that does not decode, or names another session or version, is
+// ErrCursor with the path.
+func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
+	if err := session.ValidID(id); err != nil {
+		return nil, err
+	}
+	path := CursorPath(home, id)
+	f, err := fsys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w for session %s (%s)", ErrNoCursor, id, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("importer: opening cursor %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("importer: reading cursor %s: %w", path, err)
+	}
+	var c Cursor
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrCursor, path, err)
+	}
+	if c.Version != CursorVersion {
+		return nil, fmt.Errorf("%w %s: version %d, this graft reads version %d", ErrCursor, path, c.Version, CursorVersion)
+	}
+	if c.Session != id {
+		return nil, fmt.Errorf("%w %s: it is the cursor of session %q, not %q", ErrCursor, path, c.Session, id)
+	}
+	if c.Offset < 0 || c.Lines < 0 || c.LastSeq < 0 {
+		return nil, fmt.Errorf("%w %s: negative offset, line count or seq", ErrCursor, path)
+	}
+	return &c, nil
+}
+
+// SaveCursor replaces the cursor file atomically (temp file, fsync, rename,
+// fsync of the directory), creating imports/ with mode 0700 if needed.
+func SaveCursor(fsys vfs.FS, home string, c *Cursor) error {
+	if err := session.ValidID(c.Session); err != nil {
+		return err
+	}
+	if err := fsys.MkdirAll(ImportsDir(home), session.DirMode); err != nil {
+		return fmt.Errorf("importer: creating %s: %w", ImportsDir(home), err)
+	}
+	c.Version = CursorVersion
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("importer: encoding cursor of %s: %w", c.Session, err)
+	}
+	path := CursorPath(home, c.Session)
+	if err := fsys.WriteFileAtomic(path, append(data, '\n'), session.FileMode); err != nil {
+		return fmt.Errorf("importer: writing cursor %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+// Package importer turns transcripts that agent hosts write (Claude Code,
+// Codex: see the claudecode and codex packages) into native sessions, and
+// keeps following them as the host appends: each run appends only the
+// lines the previous runs did not consume. It owns $GRAFT_HOME/imports/.
+//
+// # Files
+//
+//	imports/<id>.json   the cursor of session <id>: how far its import got; mode 0600, directory 0700
+//	imports/<id>.lock   flock held while an import into <id> runs; never removed
+//
+// The cursor is replaced atomically (vfs WriteFileAtomic: temp file, fsync,
+// rename, fsync of the directory). It is one JSON object:
+//
+//	version       1
+//	format        "claude-code" or "codex": the importer that wrote it
+//	session       <id>
+//	source        absolute path of the transcript
+//	device, inode identity of the transcript file when the cursor was written
+//	size          its size then (informative)
+//	offset        byte offset just past the last complete line consumed
+//	lines         number of lines consumed (line numbers are 1-based)
+//	lastUuid      the source's own id of the last consumed line that has one
+//	              (Claude Code "uuid"; Codex: the session_meta id)
+//	prefixSha256  hex SHA-256 of the source bytes [0, offset)
+//	lastSeq       the session's last seq once those lines were appended
+//	settings      options that shape the mapping (keepThinking, parentSession)
+//	state         the importer's memory across lines: tool calls still
+//	              waiting for their result (their tool name, the sub-agent)
+//	updated       RFC 3339 time of the write
+//
+// # A run
+//
+//  1. Take imports/<id>.lock without waiting; held: ErrBusy.
+//  2. Read the cursor. A cursor of another format or with other settings is
+//     refused (ErrFormat, ErrSettings): the mapping would change half-way.
+//  3. Open the source. If it is shorter than offset: ErrSourceShortened. Read
+//     [0, offset) and hash it; a different hash: ErrSourceRewritten. Either
+//     way nothing is appended. A different path or inode with the same
+//     prefix bytes (a host that replaces the file by rename) is a warning.
+//  4. Compare the session with lastSeq. Missing while lastSeq > 0:
+//     ErrSessionGone; ending before lastSeq: ErrSessionShort. Events past
+//     lastSeq were appended by a run that stopped before saving its cursor
+//     (or, with no cursor, by a first run that stopped): they are compared
+//     one by one, seq and ts aside, with the events the following lines
+//     produce again, and kept; the first difference is ErrSessionDiverged
+//     and nothing is appended.
+//  5. Read complete lines from offset, hashing them. A malformed line is
+//     reported with its line number and byte offset, counted, and consumed;
+//     it never stops the import. A last line without '\n' is the host
+//     mid-write: it is reported (Summary.PendingTail) and not consumed.
+//  6. Append the events in batches (Options.BatchBytes of source lines,
+//     8 MiB by default) with explicit seqs, so an append by anyone else in
+//     between is refused by the store instead of interleaved. A new session
+//     is streamed through a session.Writer and the cursor is written after
+//     it is closed; an existing one gets store.Append per batch, under the
+//     session's lock (lockfile, locks/<id>.lock: never inside a commit or
+//     revert; waited for up to 10 s), and a cursor after each batch. The
+//     cursor never claims what is not durable.
+//
+// Every event carries meta "line" (its source line); importers add the
+// source's ids (meta "uuid") and their own provenance.
+//
+// # Summary
+//
+// A run returns a Summary: lines consumed, events appended and verified,
+// counts by kind (human instructions, injected messages, assistant
+// messages, thinking, tool calls, tool results, todo lists, sub-agent
+// reports, system events), what was skipped by name, malformed lines with
+// their numbers (the first 100 listed, all counted), warnings, the pending
+// tail and the summaries of sub-sessions.
+package importer

@@ -1,0 +1,24 @@
+package importer
+
+import "errors"
+
+// Sentinels, grouped by the step that fails. Errors returned by Run wrap
+// them with the session, the source and the numbers that disagree.
+var (
+	// Opening.
+	ErrBusy         = errors.New("importer: another import into this session is running")
+	ErrNoCursor     = errors.New("importer: no import cursor")
+	ErrCursor       = errors.New("importer: unreadable import cursor")
+	ErrFormat       = errors.New("importer: cursor was written by another importer")
+	ErrSettings     = errors.New("importer: import settings differ from the ones the cursor was written with")
+	ErrNotRegular   = errors.New("importer: source is not a regular file")
+	ErrSessionGone  = errors.New("importer: session was removed after events were imported into it")
+	ErrSessionShort = errors.New("importer: session holds fewer events than the cursor recorded")
+
+	// Checking the source against the cursor.
+	ErrSourceShortened = errors.New("importer: source is shorter than the part already imported")
+	ErrSourceRewritten = errors.New("importer: source was rewritten: the part already imported changed")
+
+	// Checking the session against the source.
+	ErrSessionDiverged = errors.New("importer: session holds events this import did not write")
+)

@@ -1,0 +1,532 @@
+package importer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"iter"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/graft-project/graft/lockfile"
+	"github.com/graft-project/graft/session"
+)
+
+// Mapper turns the lines of one transcript format into session events. It
+// must be deterministic: the same lines after the same state give the same
+// events, which is how a run that stopped half-way is checked and resumed.
+type Mapper interface {
+	// Format names the transcript format ("claude-code", "codex").
+	Format() string
+	// Settings are the options that shape the mapping; a re-import must use
+	// the same ones (they are kept in the cursor).
+	Settings() map[string]string
+	// Map reads one complete line. An error aborts the import; a line that
+	// cannot be read is reported with out.Malformed instead.
+	Map(l Line, out *Output) error
+	// SaveState and LoadState carry what Map remembers across lines (open
+	// tool calls) from one run to the next, through the cursor.
+	SaveState() (json.RawMessage, error)
+	LoadState(json.RawMessage) error
+}
+
+// Line is one complete source line.
+type Line struct {
+	Num    int    // 1-based
+	Offset int64  // byte offset of its first byte
+	Bytes  []byte // without the '\n'; valid only during Map
+}
+
+// Options of one import run.
+type Options struct {
+	Store  *session.Store
+	Home   string // graft home: the cursor lives in Home/imports/
+	ID     string // target session
+	Source string // transcript path
+	// Progress, when set, is called with bytes read and the source size
+	// about every MiB and once at the end.
+	Progress func(read, total int64)
+	// BatchBytes bounds the source bytes whose events are held in memory
+	// before they are appended (default DefaultBatchBytes).
+	BatchBytes int
+	// LockWait bounds the wait for the session's lock before each append
+	// (default DefaultLockWait).
+	LockWait time.Duration
+}
+
+// DefaultBatchBytes is the default of Options.BatchBytes.
+const DefaultBatchBytes = 8 << 20
+
+const progressEvery = 1 << 20
+
+// Run imports the lines of o.Source that earlier runs did not consume into
+// session o.ID, and records how far it got in the cursor (see doc.go).
+func Run(o Options, m Mapper) (*Summary, error) {
+	if err := session.ValidID(o.ID); err != nil {
+		return nil, err
+	}
+	fsys := o.Store.FS
+	dir := ImportsDir(o.Home)
+	if err := fsys.MkdirAll(dir, session.DirMode); err != nil {
+		return nil, fmt.Errorf("importer: creating %s: %w", dir, err)
+	}
+	lockPath := filepath.Join(dir, o.ID+".lock")
+	lock := flock.New(lockPath)
+	locked, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("importer: locking %s: %w", lockPath, err)
+	}
+	if !locked {
+		return nil, fmt.Errorf("%w: %s (lock %s is held)", ErrBusy, o.ID, lockPath)
+	}
+	defer lock.Unlock()
+	if o.BatchBytes <= 0 {
+		o.BatchBytes = DefaultBatchBytes
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = DefaultLockWait
+	}
+	r := &run{o: o, m: m, st: o.Store}
+	return r.do()
+}
+
+type run struct {
+	o   Options
+	m   Mapper
+	st  *session.Store
+	sum *Summary
+
+	src        string
+	f          *os.File
+	dev, ino   uint64
+	h          hash.Hash
+	pos        int64
+	lines      int
+	lastUUID   string
+	lastSeq    int64
+	pending    []session.Event
+	pendBytes  int
+	create     bool // the session did not exist: stream into a new log
+	w          *session.Writer
+	verify     *verifier
+	lastReport int64
+}
+
+func (r *run) do() (*Summary, error) {
+	src, err := filepath.Abs(r.o.Source)
+	if err != nil {
+		return nil, fmt.Errorf("importer: resolving %s: %w", r.o.Source, err)
+	}
+	r.src = src
+	r.sum = &Summary{Format: r.m.Format(), Session: r.o.ID, Source: src, Skipped: map[string]int{}}
+	cur, err := LoadCursor(r.st.FS, r.o.Home, r.o.ID)
+	switch {
+	case errors.Is(err, ErrNoCursor):
+		cur = nil
+	case err != nil:
+		return nil, err
+	}
+	if cur != nil {
+		if cur.Format != r.m.Format() {
+			return nil, fmt.Errorf("%w: session %s was imported from a %s transcript, not %s", ErrFormat, r.o.ID, cur.Format, r.m.Format())
+		}
+		if !maps.Equal(cur.Settings, r.m.Settings()) {
+			return nil, fmt.Errorf("%w: session %s was imported with %v, this run asks for %v; re-import with the same options or into a new session id", ErrSettings, r.o.ID, cur.Settings, r.m.Settings())
+		}
+	}
+	if err := r.openSource(cur); err != nil {
+		return nil, err
+	}
+	defer r.f.Close()
+	if err := r.openSession(cur); err != nil {
+		return nil, err
+	}
+	if r.verify != nil {
+		defer r.verify.stop()
+	}
+	r.sum.FromLine = r.lines + 1
+	if err := r.consume(); err != nil {
+		return r.sum, r.abort(err)
+	}
+	if r.verify != nil && r.verify.left > 0 {
+		return r.sum, r.abort(fmt.Errorf("%w: session %s holds %d event(s) after seq %d that %s (through line %d) does not produce", ErrSessionDiverged, r.o.ID, r.verify.left, r.lastSeq, r.src, r.lines))
+	}
+	if err := r.flush(); err != nil {
+		return r.sum, r.abort(err)
+	}
+	if r.w != nil {
+		if err := r.w.Close(); err != nil {
+			return r.sum, fmt.Errorf("importer: closing session %s: %w", r.o.ID, err)
+		}
+		r.w = nil
+	}
+	if err := r.saveCursor(); err != nil {
+		return r.sum, err
+	}
+	r.sum.ToLine, r.sum.Offset, r.sum.LastSeq = r.lines, r.pos, r.lastSeq
+	if r.o.Progress != nil {
+		r.o.Progress(r.pos, r.sizeNow())
+	}
+	if len(r.sum.Skipped) == 0 {
+		r.sum.Skipped = nil
+	}
+	return r.sum, nil
+}
+
+// abort closes a session being created so what was written is durable and
+// checked by the next run (no cursor covers it); the cursor is not moved.
+func (r *run) abort(err error) error {
+	r.sum.ToLine, r.sum.Offset, r.sum.LastSeq = r.lines, r.pos, r.lastSeq
+	if r.w != nil {
+		if cerr := r.w.Close(); cerr != nil {
+			return fmt.Errorf("%w; closing session %s also failed: %v", err, r.o.ID, cerr)
+		}
+	}
+	return err
+}
+
+// openSource opens the transcript and, when a cursor exists, proves that
+// the part already imported is byte for byte what it was.
+func (r *run) openSource(cur *Cursor) error {
+	f, err := os.Open(r.src)
+	if err != nil {
+		return fmt.Errorf("importer: opening source: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("importer: stat %s: %w", r.src, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type())
+	}
+	r.f = f
+	r.dev, r.ino = fileIdentity(fi)
+	r.h = sha256.New()
+	if cur == nil {
+		return nil
+	}
+	r.sum.Resumed = true
+	if fi.Size() < cur.Offset {
+		f.Close()
+		return fmt.Errorf("%w: %s is %d bytes, but %d bytes (%d lines) of it were imported into %s; nothing was appended", ErrSourceShortened, r.src, fi.Size(), cur.Offset, cur.Lines, r.o.ID)
+	}
+	n, err := io.CopyN(r.h, f, cur.Offset)
+	if errors.Is(err, io.EOF) {
+		f.Close()
+		return fmt.Errorf("%w: %s ended after %d bytes while reading the %d bytes already imported into %s; nothing was appended", ErrSourceShortened, r.src, n, cur.Offset, r.o.ID)
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("importer: reading %s: %w", r.src, err)
+	}
+	if got := hex.EncodeToString(r.h.Sum(nil)); got != cur.PrefixSHA256 {
+		f.Close()
+		return fmt.Errorf("%w: the first %d bytes (%d lines) of %s were imported into %s with sha256 %s, now they hash to %s; nothing was appended", ErrSourceRewritten, cur.Offset, cur.Lines, r.src, r.o.ID, cur.PrefixSHA256, got)
+	}
+	if cur.Source != r.src || cur.Device != r.dev || cur.Inode != r.ino {
+		r.sum.warn("source identity changed since the last import (%s dev %d inode %d, now %s dev %d inode %d); its first %d bytes are unchanged, continuing", cur.Source, cur.Device, cur.Inode, r.src, r.dev, r.ino, cur.Offset)
+	}
+	if err := r.m.LoadState(cur.State); err != nil {
+		f.Close()
+		return fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err)
+	}
+	r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
+	return nil
+}
+
+// openSession compares the session with the cursor. Events past the
+// cursor's seq come from a run that stopped before saving its cursor: they
+// are checked one by one against what the source produces again.
+func (r *run) openSession(cur *Cursor) error {
+	var want int64
+	if cur != nil {
+		want = cur.LastSeq
+	}
+	exists, err := r.st.Exists(r.o.ID)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		if want > 0 {
+			return fmt.Errorf("%w: %s had %d events; remove %s to import it afresh", ErrSessionGone, r.o.ID, want, CursorPath(r.o.Home, r.o.ID))
+		}
+		r.create = true
+		return nil
+	}
+	info, err := r.st.Info(r.o.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.LastSeq < want:
+		return fmt.Errorf("%w: %s ends at seq %d, the cursor %s recorded seq %d", ErrSessionShort, r.o.ID, info.LastSeq, CursorPath(r.o.Home, r.o.ID), want)
+	case info.LastSeq > want:
+		if cur == nil {
+			r.sum.warn("session %s exists with no import cursor: its %d event(s) are checked against the source before anything is appended", r.o.ID, info.LastSeq)
+		}
+		r.verify = newVerifier(r.st, r.o.ID, want, info.LastSeq-want)
+	}
+	r.lastSeq = want
+	return nil
+}
+
+func (r *run) consume() error {
+	lr := session.NewLineReader(r.f, r.pos, r.lines+1)
+	var out Output
+	nl := []byte{'\n'}
+	for {
+		line, off, num, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		var torn *session.TornTailError
+		if errors.As(err, &torn) {
+			t := torn.Torn
+			r.sum.PendingTail = &t
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("importer: reading %s at byte offset %d (line %d): %w", r.src, off, num, err)
+		}
+		r.h.Write(line)
+		r.h.Write(nl)
+		out.reset()
+		if err := r.m.Map(Line{Num: num, Offset: off, Bytes: line}, &out); err != nil {
+			return fmt.Errorf("importer: %s line %d: %w", r.src, num, err)
+		}
+		if err := r.take(&out, num, off, len(line)); err != nil {
+			return err
+		}
+		r.pos, r.lines = lr.Offset(), num
+		if out.uuid != "" {
+			r.lastUUID = out.uuid
+		}
+		if r.pendBytes >= r.o.BatchBytes {
+			if err := r.flush(); err != nil {
+				return err
+			}
+		}
+		if r.o.Progress != nil && r.pos-r.lastReport >= progressEvery {
+			r.lastReport = r.pos
+			r.o.Progress(r.pos, r.sizeNow())
+		}
+	}
+}
+
+// take accounts one line's output and queues its events (or checks them
+// against the session when resuming).
+func (r *run) take(out *Output, num int, off int64, size int) error {
+	for _, s := range out.skipped {
+		r.sum.Skipped[s]++
+	}
+	for _, w := range out.warnings {
+		r.sum.warn("line %d: %s", num, w)
+	}
+	if out.malformed != nil {
+		r.sum.malformed(Malformed{Line: num, Offset: off, Error: out.malformed.Error()})
+		return nil
+	}
+	line := strconv.Itoa(num)
+	for _, ev := range out.events {
+		meta := make(map[string]string, len(ev.Meta)+1)
+		maps.Copy(meta, ev.Meta)
+		meta["line"] = line
+		ev.Meta = meta
+		r.sum.Counts.add(&ev)
+		if r.verify != nil && r.verify.left > 0 {
+			if err := r.verify.check(ev, r.lastSeq+1, num); err != nil {
+				return err
+			}
+			r.lastSeq++
+			r.sum.Verified++
+			continue
+		}
+		r.pending = append(r.pending, ev)
+	}
+	if len(out.events) > 0 {
+		r.pendBytes += size
+	}
+	return nil
+}
+
+// flush appends the queued events. Seqs are set explicitly so that an
+// append by anyone else in between is refused by the store, not interleaved.
+func (r *run) flush() error {
+	if len(r.pending) == 0 {
+		return nil
+	}
+	for k := range r.pending {
+		r.pending[k].Seq = r.lastSeq + int64(k) + 1
+	}
+	if r.create {
+		if r.w == nil {
+			w, err := r.st.CreateWriter(r.o.ID)
+			if err != nil {
+				return fmt.Errorf("importer: creating session %s: %w", r.o.ID, err)
+			}
+			r.w = w
+		}
+		for k := range r.pending {
+			if err := r.w.Write(&r.pending[k]); err != nil {
+				return fmt.Errorf("importer: writing session %s: %w", r.o.ID, err)
+			}
+		}
+	} else if err := r.appendLocked(); err != nil {
+		return err
+	}
+	if r.sum.FirstSeq == 0 {
+		r.sum.FirstSeq = r.pending[0].Seq
+	}
+	r.lastSeq = r.pending[len(r.pending)-1].Seq
+	r.sum.Appended += len(r.pending)
+	r.pending = r.pending[:0]
+	r.pendBytes = 0
+	if r.create {
+		// A new log is durable only when the writer closes: the cursor
+		// follows it then, never before.
+		return nil
+	}
+	return r.saveCursor()
+}
+
+// DefaultLockWait is the default of Options.LockWait: a commit or revert
+// holds the session's lock for a short critical section.
+const DefaultLockWait = 10 * time.Second
+
+const appendLockPoll = 20 * time.Millisecond
+
+// appendLocked appends the batch under the session's lock (lockfile), so it
+// never lands in the middle of a graft of that session.
+func (r *run) appendLocked() error {
+	l, err := lockfile.WaitLock(r.o.Home, r.o.ID, r.o.LockWait, appendLockPoll)
+	if err != nil {
+		return fmt.Errorf("importer: appending to session %s: %w (waited %v)", r.o.ID, err, r.o.LockWait)
+	}
+	_, err = r.st.Append(r.o.ID, r.pending)
+	if uerr := l.Unlock(); uerr != nil && err == nil {
+		return fmt.Errorf("importer: appending to session %s: %w", r.o.ID, uerr)
+	}
+	if err != nil {
+		return fmt.Errorf("importer: appending to session %s: %w", r.o.ID, err)
+	}
+	return nil
+}
+
+func (r *run) saveCursor() error {
+	state, err := r.m.SaveState()
+	if err != nil {
+		return fmt.Errorf("importer: saving %s importer state of %s: %w", r.m.Format(), r.o.ID, err)
+	}
+	c := &Cursor{
+		Format:       r.m.Format(),
+		Session:      r.o.ID,
+		Source:       r.src,
+		Device:       r.dev,
+		Inode:        r.ino,
+		Size:         r.sizeNow(),
+		Offset:       r.pos,
+		Lines:        r.lines,
+		LastUUID:     r.lastUUID,
+		PrefixSHA256: hex.EncodeToString(r.h.Sum(nil)),
+		LastSeq:      r.lastSeq,
+		Settings:     r.m.Settings(),
+		State:        state,
+		Updated:      r.st.Now().UTC().Format(time.RFC3339Nano),
+	}
+	return SaveCursor(r.st.FS, r.o.Home, c)
+}
+
+func (r *run) sizeNow() int64 {
+	fi, err := r.f.Stat()
+	if err != nil || fi.Size() < r.pos {
+		// The size is informative (progress, cursor); the offset is what
+		// the next run checks, so the consumed offset is the floor.
+		return r.pos
+	}
+	return fi.Size()
+}
+
+func fileIdentity(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), uint64(st.Ino)
+	}
+	return 0, 0
+}
+
+var errStopScan = errors.New("importer: scan stopped")
+
+// verifier walks the session's events after a seq, in step with the events
+// the source produces again.
+type verifier struct {
+	next func() (session.Event, bool)
+	stop func()
+	left int64
+	err  error
+}
+
+func newVerifier(st *session.Store, id string, after, count int64) *verifier {
+	v := &verifier{left: count}
+	seq := func(yield func(session.Event) bool) {
+		_, err := st.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+			if ev.Seq <= after {
+				return nil
+			}
+			if !yield(*ev) {
+				return errStopScan
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStopScan) {
+			v.err = err
+		}
+	}
+	v.next, v.stop = iter.Pull(seq)
+	return v
+}
+
+func (v *verifier) check(ev session.Event, seq int64, line int) error {
+	have, ok := v.next()
+	if !ok {
+		if v.err != nil {
+			return fmt.Errorf("importer: reading the session to check it against the source: %w", v.err)
+		}
+		return fmt.Errorf("%w: the session ended at seq %d while %d more event(s) were expected", ErrSessionDiverged, seq-1, v.left)
+	}
+	same, err := sameEvent(have, ev)
+	if err != nil {
+		return err
+	}
+	if !same {
+		return fmt.Errorf("%w: seq %d is a %s event (%s), but source line %d produces a %s event (%s) there; re-import into a new session id", ErrSessionDiverged, have.Seq, have.Type, have.Source.Kind, line, ev.Type, ev.Source.Kind)
+	}
+	v.left--
+	return nil
+}
+
+// sameEvent compares everything but seq and ts (a source line without a
+// time is stamped when it is written).
+func sameEvent(a, b session.Event) (bool, error) {
+	a.Seq, b.Seq, a.TS, b.TS = 0, 0, "", ""
+	ab, err := session.Encode(&a)
+	if err != nil {
+		return false, err
+	}
+	bb, err := session.Encode(&b)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(ab, bb), nil
+}

@@ -1,0 +1,476 @@
+package importer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/graft-project/graft/lockfile"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
+)
+
+// lineMapper is a minimal format: "bad" is malformed, "skip" is skipped,
+// any other line is one assistant message per "|"-separated part, numbered
+// in meta "n" by a counter that lives in the mapper state — so a run that
+// did not restore the state would produce different events.
+type lineMapper struct {
+	n       int
+	setting string
+	format  string
+}
+
+func (m *lineMapper) Format() string {
+	if m.format != "" {
+		return m.format
+	}
+	return "test-lines"
+}
+func (m *lineMapper) Settings() map[string]string { return map[string]string{"s": m.setting} }
+func (m *lineMapper) Map(l Line, out *Output) error {
+	s := string(l.Bytes)
+	switch s {
+	case "bad":
+		out.Malformed(errors.New("bad line"))
+		return nil
+	case "skip":
+		out.Skip("skip")
+		return nil
+	}
+	m.n++
+	out.SourceUUID("u" + strconv.Itoa(l.Num))
+	for _, part := range strings.Split(s, "|") {
+		out.Emit(session.Event{TS: "2026-01-02T03:04:05Z", Type: session.TypeAssistantMessage,
+			Source: session.Source{Kind: session.KindAssistant}, Text: part, Meta: map[string]string{"n": strconv.Itoa(m.n)}})
+	}
+	return nil
+}
+func (m *lineMapper) SaveState() (json.RawMessage, error) { return json.Marshal(m.n) }
+func (m *lineMapper) LoadState(raw json.RawMessage) error {
+	m.n = 0
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, &m.n)
+}
+
+type fixture struct {
+	t    *testing.T
+	home string
+	st   *session.Store
+	src  string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	home := t.TempDir()
+	st, err := session.OpenStore(vfs.Default, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{t: t, home: home, st: st, src: filepath.Join(t.TempDir(), "transcript.jsonl")}
+}
+
+func (f *fixture) write(content string) {
+	f.t.Helper()
+	if err := os.WriteFile(f.src, []byte(content), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) appendSrc(content string) {
+	f.t.Helper()
+	fh, err := os.OpenFile(f.src, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if _, err := fh.WriteString(content); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) run(id string, opts ...func(*Options)) (*Summary, error) {
+	o := Options{Store: f.st, Home: f.home, ID: id, Source: f.src}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	return Run(o, &lineMapper{})
+}
+
+func (f *fixture) mustRun(id string, opts ...func(*Options)) *Summary {
+	f.t.Helper()
+	sum, err := f.run(id, opts...)
+	if err != nil {
+		f.t.Fatalf("import into %s: %v", id, err)
+	}
+	return sum
+}
+
+func (f *fixture) events(id string) []session.Event {
+	f.t.Helper()
+	evs, res, err := f.st.ReadAll(id)
+	if err != nil {
+		f.t.Fatalf("reading %s: %v", id, err)
+	}
+	if res.Torn != nil {
+		f.t.Fatalf("%s has a torn tail %+v", id, res.Torn)
+	}
+	return evs
+}
+
+func (f *fixture) fileBytes(path string) []byte {
+	f.t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return b
+}
+
+func texts(evs []session.Event) string {
+	var parts []string
+	for _, ev := range evs {
+		parts = append(parts, ev.Meta["line"]+":"+ev.Text+"#"+ev.Meta["n"])
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestIncrementalAppendsOnlyNewLines(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb|c\nskip\n")
+	s1 := f.mustRun("s")
+	if s1.Appended != 3 || s1.FromLine != 1 || s1.ToLine != 3 || s1.Resumed {
+		t.Fatalf("first run: %+v", s1)
+	}
+	f.appendSrc("bad\nd\ne-is-being-writ")
+	s2 := f.mustRun("s")
+	if !s2.Resumed || s2.FromLine != 4 || s2.ToLine != 5 || s2.Appended != 1 || s2.FirstSeq != 4 || s2.LastSeq != 4 {
+		t.Fatalf("second run: resumed %v lines %d-%d appended %d seq %d..%d", s2.Resumed, s2.FromLine, s2.ToLine, s2.Appended, s2.FirstSeq, s2.LastSeq)
+	}
+	if s2.MalformedCount != 1 || s2.Malformed[0].Line != 4 || s2.Malformed[0].Offset != int64(len("a\nb|c\nskip\n")) {
+		t.Fatalf("malformed = %+v, want line 4 at offset 11", s2.Malformed)
+	}
+	if s2.PendingTail == nil || s2.PendingTail.Bytes != int64(len("e-is-being-writ")) {
+		t.Fatalf("pending tail = %+v", s2.PendingTail)
+	}
+	f.appendSrc("ten\nf\n")
+	s3 := f.mustRun("s")
+	if s3.FromLine != 6 || s3.ToLine != 7 || s3.Appended != 2 || s3.PendingTail != nil {
+		t.Fatalf("third run: %+v", s3)
+	}
+	if got, want := texts(f.events("s")), "1:a#1 2:b#2 2:c#2 5:d#3 6:e-is-being-written#4 7:f#5"; got != want {
+		t.Fatalf("events:\n got %s\nwant %s", got, want)
+	}
+	s4 := f.mustRun("s")
+	if s4.Appended != 0 || s4.FromLine != 8 || s4.ToLine != 7 || s4.LastSeq != 6 {
+		t.Fatalf("a run with nothing new: %+v", s4)
+	}
+
+	one := f.mustRun("one")
+	if one.Appended != 6 {
+		t.Fatalf("one-shot import appended %d", one.Appended)
+	}
+	if a, b := f.events("s"), f.events("one"); !reflect.DeepEqual(a, b) {
+		t.Fatalf("incremental and one-shot imports differ:\n%s\n%s", texts(a), texts(b))
+	}
+}
+
+func TestCursorRecordsConsumedPrefix(t *testing.T) {
+	f := newFixture(t)
+	content := "a\nb\ntorn"
+	f.write(content)
+	f.mustRun("s")
+	c, err := LoadCursor(f.st.FS, f.home, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("a\nb\n"))
+	fi, err := os.Stat(f.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	want := Cursor{
+		Version: CursorVersion, Format: "test-lines", Session: "s", Source: f.src,
+		Device: uint64(st.Dev), Inode: uint64(st.Ino), Size: int64(len(content)),
+		Offset: 4, Lines: 2, LastUUID: "u2", PrefixSHA256: hex.EncodeToString(sum[:]),
+		LastSeq: 2, Settings: map[string]string{"s": ""}, State: json.RawMessage("2"), Updated: c.Updated,
+	}
+	if !reflect.DeepEqual(*c, want) {
+		t.Fatalf("cursor:\n got %+v\nwant %+v", *c, want)
+	}
+	cfi, err := os.Stat(CursorPath(f.home, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfi.Mode().Perm() != session.FileMode {
+		t.Fatalf("cursor mode %v, want %v", cfi.Mode().Perm(), session.FileMode)
+	}
+}
+
+func TestShortenedSourceIsRefused(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\nc\n")
+	f.mustRun("s")
+	before := f.fileBytes(f.st.Path("s"))
+	cursor := f.fileBytes(CursorPath(f.home, "s"))
+	f.write("a\nb\n")
+	_, err := f.run("s")
+	if !errors.Is(err, ErrSourceShortened) || !strings.Contains(err.Error(), "nothing was appended") {
+		t.Fatalf("err = %v, want ErrSourceShortened", err)
+	}
+	if !bytes.Equal(before, f.fileBytes(f.st.Path("s"))) || !bytes.Equal(cursor, f.fileBytes(CursorPath(f.home, "s"))) {
+		t.Fatal("a refused import changed the session or the cursor")
+	}
+}
+
+func TestRewrittenSourceIsRefused(t *testing.T) {
+	for name, rewrite := range map[string]string{
+		"same length":    "a\nX\nc\nd\ne\n",
+		"longer, edited": "a\nbb\nc\nd\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t)
+			f.write("a\nb\nc\n")
+			f.mustRun("s")
+			before := f.fileBytes(f.st.Path("s"))
+			f.write(rewrite)
+			_, err := f.run("s")
+			if !errors.Is(err, ErrSourceRewritten) {
+				t.Fatalf("err = %v, want ErrSourceRewritten", err)
+			}
+			if !bytes.Equal(before, f.fileBytes(f.st.Path("s"))) {
+				t.Fatal("a refused import appended to the session")
+			}
+		})
+	}
+}
+
+func TestReplacedSourceWithSamePrefixContinues(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	f.mustRun("s")
+	// A host that rewrites by rename gives a new inode; the bytes already
+	// imported are unchanged, so the import continues and says so.
+	tmp := f.src + ".new"
+	if err := os.WriteFile(tmp, []byte("a\nb\nc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, f.src); err != nil {
+		t.Fatal(err)
+	}
+	sum := f.mustRun("s")
+	if sum.Appended != 1 || sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], "source identity changed") {
+		t.Fatalf("appended %d, warnings %v", sum.Appended, sum.Warnings)
+	}
+}
+
+// A run that appended but stopped before saving its cursor leaves events
+// past the cursor's seq; the next run checks them against the source and
+// appends only what is missing.
+func TestResumeAfterStopBeforeCursor(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb|c\n")
+	f.mustRun("s")
+	stale := f.fileBytes(CursorPath(f.home, "s"))
+	f.appendSrc("d\ne|f\n")
+	f.mustRun("s")
+
+	if err := os.WriteFile(CursorPath(f.home, "s"), stale, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.appendSrc("g\n")
+	sum := f.mustRun("s")
+	if sum.Verified != 3 || sum.Appended != 1 || sum.FirstSeq != 7 {
+		t.Fatalf("verified %d appended %d first seq %d; want 3, 1, 7", sum.Verified, sum.Appended, sum.FirstSeq)
+	}
+	if got, want := texts(f.events("s")), "1:a#1 2:b#2 2:c#2 3:d#3 4:e#4 4:f#4 5:g#5"; got != want {
+		t.Fatalf("events:\n got %s\nwant %s", got, want)
+	}
+
+	// No cursor at all (a first import stopped before writing it): every
+	// event is checked, nothing appended twice.
+	if err := os.Remove(CursorPath(f.home, "s")); err != nil {
+		t.Fatal(err)
+	}
+	before := f.fileBytes(f.st.Path("s"))
+	sum = f.mustRun("s")
+	if sum.Verified != 7 || sum.Appended != 0 || sum.WarningCount != 1 {
+		t.Fatalf("verified %d appended %d warnings %v", sum.Verified, sum.Appended, sum.Warnings)
+	}
+	if !bytes.Equal(before, f.fileBytes(f.st.Path("s"))) {
+		t.Fatal("a verifying run changed the session")
+	}
+	f.mustRun("one")
+	if a, b := f.events("s"), f.events("one"); !reflect.DeepEqual(a, b) {
+		t.Fatalf("resumed and one-shot imports differ:\n%s\n%s", texts(a), texts(b))
+	}
+}
+
+func TestForeignEventsAreRefused(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	f.mustRun("s")
+	if _, err := f.st.Append("s", []session.Event{{Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindUser}, Text: "typed by hand"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.appendSrc("c\n")
+	before := f.fileBytes(f.st.Path("s"))
+	_, err := f.run("s")
+	if !errors.Is(err, ErrSessionDiverged) || !strings.Contains(err.Error(), "seq 3") {
+		t.Fatalf("err = %v, want ErrSessionDiverged at seq 3", err)
+	}
+	if !bytes.Equal(before, f.fileBytes(f.st.Path("s"))) {
+		t.Fatal("a refused import appended to the session")
+	}
+
+	// The same when the source has nothing new: the extra event is still
+	// something the import did not write.
+	g := newFixture(t)
+	g.write("a\n")
+	g.mustRun("s")
+	if _, err := g.st.Append("s", []session.Event{{Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant}, Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.run("s"); !errors.Is(err, ErrSessionDiverged) {
+		t.Fatalf("err = %v, want ErrSessionDiverged", err)
+	}
+}
+
+func TestSessionRemovedOrShortened(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	f.mustRun("s")
+	if err := os.Remove(f.st.Path("s")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.run("s"); !errors.Is(err, ErrSessionGone) {
+		t.Fatalf("err = %v, want ErrSessionGone", err)
+	}
+	if err := os.WriteFile(f.st.Path("s"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.run("s"); !errors.Is(err, ErrSessionShort) {
+		t.Fatalf("err = %v, want ErrSessionShort", err)
+	}
+}
+
+func TestSettingsAndFormatMustMatch(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\n")
+	f.mustRun("s")
+	_, err := Run(Options{Store: f.st, Home: f.home, ID: "s", Source: f.src}, &lineMapper{setting: "other"})
+	if !errors.Is(err, ErrSettings) {
+		t.Fatalf("err = %v, want ErrSettings", err)
+	}
+	_, err = Run(Options{Store: f.st, Home: f.home, ID: "s", Source: f.src}, &lineMapper{format: "other-format"})
+	if !errors.Is(err, ErrFormat) {
+		t.Fatalf("err = %v, want ErrFormat", err)
+	}
+}
+
+func TestConcurrentImportIsRefused(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\n")
+	if err := os.MkdirAll(ImportsDir(f.home), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	held := flock.New(filepath.Join(ImportsDir(f.home), "s.lock"))
+	if ok, err := held.TryLock(); !ok || err != nil {
+		t.Fatalf("taking the lock: %v %v", ok, err)
+	}
+	defer held.Unlock()
+	if _, err := f.run("s"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("err = %v, want ErrBusy", err)
+	}
+}
+
+// An append waits for the session's lock (held by a commit or revert) and
+// gives up with an error, appending nothing, when it stays held.
+func TestAppendWaitsForTheSessionLock(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\n")
+	f.mustRun("s")
+	f.appendSrc("b\n")
+	held, err := lockfile.TryLock(f.home, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := f.fileBytes(f.st.Path("s"))
+	_, err = f.run("s", func(o *Options) { o.LockWait = 50 * time.Millisecond })
+	if !errors.Is(err, lockfile.ErrLocked) {
+		t.Fatalf("err = %v, want lockfile.ErrLocked", err)
+	}
+	if !bytes.Equal(before, f.fileBytes(f.st.Path("s"))) {
+		t.Fatal("an append happened under someone else's session lock")
+	}
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if sum := f.mustRun("s"); sum.Appended != 1 || sum.FromLine != 2 {
+		t.Fatalf("after the lock was released: appended %d from line %d", sum.Appended, sum.FromLine)
+	}
+}
+
+func TestSmallBatchesGiveTheSameSession(t *testing.T) {
+	f := newFixture(t)
+	var b strings.Builder
+	for i := range 50 {
+		b.WriteString("line" + strconv.Itoa(i) + "|x\n")
+	}
+	f.write("first\n")
+	f.mustRun("batched")
+	f.appendSrc(b.String())
+	// BatchBytes 1: one append (and one cursor save) per line.
+	sum := f.mustRun("batched", func(o *Options) { o.BatchBytes = 1 })
+	if sum.Appended != 100 {
+		t.Fatalf("appended %d, want 100", sum.Appended)
+	}
+	f.mustRun("new", func(o *Options) { o.BatchBytes = 1 })
+	if a, b := f.events("batched"), f.events("new"); !reflect.DeepEqual(a, b) || len(a) != 101 {
+		t.Fatalf("batched imports differ or are short: %d and %d events", len(a), len(b))
+	}
+}
+
+func TestProgressReportsTheEnd(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	var last, total int64
+	f.mustRun("s", func(o *Options) { o.Progress = func(r, n int64) { last, total = r, n } })
+	if last != 4 || total != 4 {
+		t.Fatalf("progress ended at %d/%d, want 4/4", last, total)
+	}
+}
+
+func TestDefaultID(t *testing.T) {
+	for _, c := range []struct{ path, id string }{
+		{"/x/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", "4d5611e5-241a-462a-8d15-5122611a9569"},
+		{"rollout-2025-10-05T09-12-44-0199b2c4.jsonl", "rollout-2025-10-05T09-12-44-0199b2c4"},
+		{"my session (copy).jsonl", "my-session--copy-"},
+		{"._hidden.jsonl", "hidden"},
+		{strings.Repeat("a", 140) + ".jsonl", strings.Repeat("a", 100)},
+	} {
+		got, err := DefaultID(c.path)
+		if err != nil || got != c.id {
+			t.Errorf("DefaultID(%q) = %q, %v; want %q", c.path, got, err, c.id)
+		}
+	}
+	if id, err := DefaultID("/x/…….jsonl"); err == nil {
+		t.Errorf("DefaultID of a name with no usable character = %q, want an error", id)
+	}
+}
