@@ -1,0 +1,65 @@
+// Package claudecode imports Claude Code transcripts
+// (~/.claude/projects/<dir>/<uuid>.jsonl) into native sessions through the
+// importer package, which keeps the cursor; this package owns no file.
+//
+// # Lines
+//
+//	user                     see "Who said it" below; tool_result blocks → tool/result
+//	assistant                text → assistant/message; tool_use → tool/call; thinking → dropped
+//	                         (counted) or, with KeepThinking, assistant/message source.name "thinking"
+//	system                   system/event, source.name and meta.subtype = subtype (compact_boundary,
+//	                         stop_hook_summary, turn_duration, local_command …), text ≤ 200 characters
+//	summary                  system/event "summary" with the summary text
+//	progress                 skipped, counted: streaming progress (a sub-agent's steps are imported
+//	                         from its own transcript)
+//	file-history-snapshot    skipped, counted: editor undo snapshots
+//	queue-operation          skipped, counted: input queued while busy arrives later as a user line
+//	any other type           system/event "unknown" with meta.lineType: never fatal
+//	not JSON, no "type"      malformed: reported with its line number, skipped
+//
+// Every event keeps meta "uuid" (the line's uuid) and "line"; the line's
+// timestamp is the event's ts (kept in meta "timestamp" when it is not RFC 3339).
+//
+// # Who said it
+//
+// A user line is a human instruction (user/message, source.kind "user")
+// only when it is none of these:
+//
+//	tool_result blocks       one tool/result each: tool.name of the matching tool_use, callId =
+//	                         tool_use_id, ok = !is_error, output = the text blocks joined; text
+//	                         beside them → user/message kind "system" name "tool-result-text"
+//	isCompactSummary         kind "system", name "compact-summary"
+//	isMeta                   kind "skill" (skill text), or "system" for <local-command-caveat> and
+//	                         <system-reminder>
+//	isSidechain, or a        kind "system", name "subagent-prompt": the parent agent's words
+//	sub-agent transcript
+//	<task-notification>      kind "system", name "task-notification"
+//	[Request interrupted by user…]   kind "system", name "interrupted"
+//	<local-command-stdout>, <local-command-stderr>, <bash-stdout>, <bash-stderr>
+//	                         kind "system", name "local-command-output": output of a command the
+//	                         human ran locally, not words to the agent
+//	<system-reminder>, <user-prompt-submit-hook>     kind "system"
+//
+// A slash command (<command-name> with <command-args>) is the human's: its
+// text becomes "/name args" (source.name "slash-command"). A <bash-input>
+// line is the human's too, as "! command".
+//
+// # Tools
+//
+// tool/call keeps the tool_use input unchanged (Read, Write, Edit,
+// MultiEdit and NotebookEdit carry file_path / notebook_path / path, which
+// the tape reads). TodoWrite is also a todo/write (todos with content and
+// status; id from the input or the 1-based index). A successful Task or
+// Agent result is followed by a subagent/report: agent = subagent_type (or
+// the description), text = the result without the "agentId: … <usage>"
+// block Claude Code appends, meta agentId and, when that agent's transcript
+// was found, meta subSession.
+//
+// # Sub-agents
+//
+// <dir>/<uuid>/subagents/*.jsonl beside the transcript are imported as
+// sessions of their own, <id>.agent-<name> (name: the file name without
+// "agent-" and ".jsonl"), incrementally like the main one. Their events
+// carry meta parentSession = <id>; the parent's report names them in meta
+// subSession. None of their user lines is a human instruction.
+package claudecode

@@ -1,0 +1,552 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/session"
+)
+
+// Format is the importer format name of Claude Code transcripts.
+const Format = "claude-code"
+
+// Config shapes a Mapper.
+type Config struct {
+	// KeepThinking keeps thinking blocks as assistant/message events with
+	// source.name "thinking"; by default they are dropped and counted.
+	KeepThinking bool
+	// Parent is set when the transcript is a sub-agent's: every event gets
+	// meta "parentSession", and no user line is a human instruction.
+	Parent string
+	// SubSessions maps a sub-agent id (toolUseResult.agentId) to the session
+	// its transcript is imported into, for the "subSession" link of reports.
+	SubSessions map[string]string
+}
+
+// Mapper maps Claude Code transcript lines to session events (doc.go).
+type Mapper struct {
+	cfg  Config
+	open map[string]openCall
+}
+
+// openCall is a tool_use still waiting for its tool_result.
+type openCall struct {
+	Name  string `json:"name"`
+	Agent string `json:"agent,omitempty"`
+}
+
+// NewMapper returns a Mapper with no open tool calls.
+func NewMapper(cfg Config) *Mapper {
+	return &Mapper{cfg: cfg, open: map[string]openCall{}}
+}
+
+// Format implements importer.Mapper.
+func (m *Mapper) Format() string { return Format }
+
+// Settings implements importer.Mapper.
+func (m *Mapper) Settings() map[string]string {
+	s := map[string]string{"keepThinking": strconv.FormatBool(m.cfg.KeepThinking)}
+	if m.cfg.Parent != "" {
+		s["parentSession"] = m.cfg.Parent
+	}
+	return s
+}
+
+type mapperState struct {
+	OpenCalls map[string]openCall `json:"openCalls,omitempty"`
+}
+
+// SaveState implements importer.Mapper: the tool calls without a result.
+func (m *Mapper) SaveState() (json.RawMessage, error) {
+	return json.Marshal(mapperState{OpenCalls: m.open})
+}
+
+// LoadState implements importer.Mapper.
+func (m *Mapper) LoadState(raw json.RawMessage) error {
+	m.open = map[string]openCall{}
+	if len(raw) == 0 {
+		return nil
+	}
+	var st mapperState
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return err
+	}
+	for id, c := range st.OpenCalls {
+		m.open[id] = c
+	}
+	return nil
+}
+
+// line is the part of a transcript line the mapping reads.
+type line struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	UUID             string          `json:"uuid"`
+	Timestamp        string          `json:"timestamp"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	IsSidechain      bool            `json:"isSidechain"`
+	Message          *message        `json:"message"`
+	Content          json.RawMessage `json:"content"`
+	Level            string          `json:"level"`
+	Summary          string          `json:"summary"`
+	ToolUseResult    json.RawMessage `json:"toolUseResult"`
+	CompactMetadata  *struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"preTokens"`
+	} `json:"compactMetadata"`
+}
+
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// Map implements importer.Mapper.
+func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	var ln line
+	if err := json.Unmarshal(l.Bytes, &ln); err != nil {
+		out.Malformed(err)
+		return nil
+	}
+	if ln.Type == "" {
+		out.Malformed(errors.New(`not a transcript line: no "type"`))
+		return nil
+	}
+	out.SourceUUID(ln.UUID)
+	switch ln.Type {
+	case "user":
+		return m.user(&ln, out)
+	case "assistant":
+		return m.assistant(&ln, out)
+	case "system":
+		m.system(&ln, out)
+	case "progress", "file-history-snapshot", "queue-operation":
+		// Streaming progress (sub-agent steps are imported from their own
+		// transcripts), editor undo snapshots, and the input queue (a queued
+		// message arrives later as a user line): nothing a graft reads.
+		out.Skip(ln.Type)
+	case "summary":
+		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "summary"})
+		ev.Text = importer.Clip(ln.Summary, 200)
+		ev.Meta["lineType"] = ln.Type
+		out.Emit(ev)
+	default:
+		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "unknown"})
+		ev.Text = fmt.Sprintf("unknown Claude Code line type %q", ln.Type)
+		ev.Meta["lineType"] = ln.Type
+		out.Emit(ev)
+	}
+	return nil
+}
+
+// event starts an event with the line's time and provenance.
+func (m *Mapper) event(ln *line, typ string, src session.Source) session.Event {
+	ev := session.Event{Type: typ, Source: src, Meta: map[string]string{}}
+	if ts, ok := importer.Timestamp(ln.Timestamp); ok {
+		ev.TS = ts
+	} else if ln.Timestamp != "" {
+		ev.Meta["timestamp"] = ln.Timestamp
+	}
+	if ln.UUID != "" {
+		ev.Meta["uuid"] = ln.UUID
+	}
+	if m.cfg.Parent != "" {
+		ev.Meta["parentSession"] = m.cfg.Parent
+	}
+	return ev
+}
+
+// content decodes message.content: a string or a list of blocks.
+func content(raw json.RawMessage) (text string, blocks []block, isText bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil, true, nil
+	}
+	switch raw[0] {
+	case '"':
+		err = json.Unmarshal(raw, &text)
+		return text, nil, true, err
+	case '[':
+		err = json.Unmarshal(raw, &blocks)
+		return "", blocks, false, err
+	}
+	return "", nil, false, fmt.Errorf("message.content is neither a string nor a list of blocks")
+}
+
+func (m *Mapper) user(ln *line, out *importer.Output) error {
+	if ln.Message == nil {
+		out.Malformed(errors.New("user line without message"))
+		return nil
+	}
+	text, blocks, isText, err := content(ln.Message.Content)
+	if err != nil {
+		out.Malformed(err)
+		return nil
+	}
+	if isText {
+		m.userText(ln, text, out)
+		return nil
+	}
+	var results []block
+	var texts []string
+	images := 0
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			results = append(results, b)
+		case "text":
+			texts = append(texts, b.Text)
+		case "image":
+			images++
+		default:
+			out.Skip("user block " + b.Type)
+		}
+	}
+	if len(results) > 0 {
+		for _, b := range results {
+			m.toolResult(ln, b, out)
+		}
+		// Text beside tool results is the host's, never the human's.
+		if t := strings.TrimSpace(strings.Join(texts, "\n\n")); t != "" {
+			ev := m.event(ln, session.TypeUserMessage, session.Source{Kind: session.KindSystem, Name: "tool-result-text"})
+			ev.Text = t
+			out.Emit(ev)
+		}
+		return nil
+	}
+	text = strings.Join(texts, "\n\n")
+	if images > 0 {
+		text = strings.TrimSpace(text + fmt.Sprintf("\n\n[%d image(s) attached]", images))
+	}
+	m.userText(ln, text, out)
+	return nil
+}
+
+// userText emits a user text message, classified (doc.go, "Who said it").
+func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
+	src, text := m.classify(ln, text)
+	if strings.TrimSpace(text) == "" {
+		out.Skip("empty user message")
+		return
+	}
+	ev := m.event(ln, session.TypeUserMessage, src)
+	ev.Text = text
+	out.Emit(ev)
+}
+
+var (
+	commandName = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	commandMsg  = regexp.MustCompile(`(?s)<command-message>(.*?)</command-message>`)
+	commandArgs = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	bashInput   = regexp.MustCompile(`(?s)<bash-input>(.*?)</bash-input>`)
+)
+
+// hostOutputTags open user lines that carry output of a command the human
+// ran locally (not words addressed to the agent).
+var hostOutputTags = []string{"<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>"}
+
+func system(name string) session.Source { return session.Source{Kind: session.KindSystem, Name: name} }
+
+// classify decides who a user text is from, and returns the text a human
+// instruction is kept with (a slash command becomes "/name args").
+func (m *Mapper) classify(ln *line, text string) (session.Source, string) {
+	t := strings.TrimSpace(text)
+	switch {
+	case ln.IsCompactSummary:
+		return system("compact-summary"), text
+	case ln.IsMeta:
+		switch {
+		case strings.HasPrefix(t, "<local-command-caveat>"):
+			return system("local-command-caveat"), text
+		case strings.HasPrefix(t, "<system-reminder>"):
+			return system("system-reminder"), text
+		}
+		return session.Source{Kind: session.KindSkill, Name: "skill"}, text
+	case m.cfg.Parent != "" || ln.IsSidechain:
+		return system("subagent-prompt"), text
+	case strings.HasPrefix(t, "<task-notification>"):
+		return system("task-notification"), text
+	case strings.HasPrefix(t, "[Request interrupted by user"):
+		return system("interrupted"), text
+	case strings.HasPrefix(t, "<system-reminder>"):
+		return system("system-reminder"), text
+	case strings.HasPrefix(t, "<user-prompt-submit-hook>"):
+		return system("hook"), text
+	}
+	for _, tag := range hostOutputTags {
+		if strings.HasPrefix(t, tag) {
+			return system("local-command-output"), text
+		}
+	}
+	if strings.HasPrefix(t, "<command-name>") || strings.HasPrefix(t, "<command-message>") {
+		if cmd := slashCommand(t); cmd != "" {
+			return session.Source{Kind: session.KindUser, Name: "slash-command"}, cmd
+		}
+	}
+	if mm := bashInput.FindStringSubmatch(t); mm != nil && strings.HasPrefix(t, "<bash-input>") {
+		return session.Source{Kind: session.KindUser, Name: "bash-input"}, "! " + strings.TrimSpace(mm[1])
+	}
+	return session.Source{Kind: session.KindUser}, text
+}
+
+// slashCommand renders <command-name>/x</command-name> with its
+// <command-args> as "/x args".
+func slashCommand(t string) string {
+	name := ""
+	if mm := commandName.FindStringSubmatch(t); mm != nil {
+		name = strings.TrimSpace(mm[1])
+	} else if mm := commandMsg.FindStringSubmatch(t); mm != nil {
+		name = "/" + strings.TrimSpace(mm[1])
+	}
+	if name == "" {
+		return ""
+	}
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	if mm := commandArgs.FindStringSubmatch(t); mm != nil {
+		if args := strings.TrimSpace(mm[1]); args != "" {
+			return name + " " + args
+		}
+	}
+	return name
+}
+
+var agentIDLine = regexp.MustCompile(`(?m)^agentId: ([A-Za-z0-9_-]+)`)
+
+func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
+	call, found := m.open[b.ToolUseID]
+	name := call.Name
+	if !found {
+		name = "unknown"
+		out.Warn("tool_result %q has no tool_use before it; imported with tool name %q", b.ToolUseID, name)
+	}
+	delete(m.open, b.ToolUseID)
+	texts := resultTexts(b.Content)
+	ok := !b.IsError
+	ev := m.event(ln, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: strings.Join(texts, "\n")}
+	out.Emit(ev)
+	if !found || !ok || (name != "Task" && name != "Agent") {
+		return
+	}
+	m.report(ln, b, call, texts, out)
+}
+
+// report emits the subagent/report that follows a successful Task/Agent
+// result. Claude Code appends an "agentId: … <usage>" block to the result;
+// it is bookkeeping, not the report, and is left out of the report text.
+func (m *Mapper) report(ln *line, b block, call openCall, texts []string, out *importer.Output) {
+	agentID := ""
+	var parts []string
+	for _, t := range texts {
+		if mm := agentIDLine.FindStringSubmatch(t); mm != nil && strings.HasPrefix(strings.TrimSpace(t), "agentId:") {
+			agentID = mm[1]
+			continue
+		}
+		parts = append(parts, t)
+	}
+	if r := bytes.TrimSpace(ln.ToolUseResult); len(r) > 0 && r[0] == '{' {
+		var tur struct {
+			AgentID string `json:"agentId"`
+		}
+		if err := json.Unmarshal(r, &tur); err == nil && tur.AgentID != "" {
+			agentID = tur.AgentID
+		}
+	}
+	text := strings.TrimSpace(strings.Join(parts, "\n"))
+	if text == "" {
+		out.Skip("empty sub-agent report")
+		return
+	}
+	ev := m.event(ln, session.TypeSubagentReport, session.Source{Kind: session.KindSubagent, Name: call.Name})
+	ev.Agent = call.Agent
+	ev.Text = text
+	ev.Meta["callId"] = b.ToolUseID
+	if agentID != "" {
+		ev.Meta["agentId"] = agentID
+		if sub, ok := m.cfg.SubSessions[agentID]; ok {
+			ev.Meta["subSession"] = sub
+		}
+	}
+	out.Emit(ev)
+}
+
+// resultTexts reads tool_result content: a string, or blocks whose text is
+// kept and whose images are noted.
+func resultTexts(raw json.RawMessage) []string {
+	text, blocks, isText, err := content(raw)
+	if err != nil {
+		return []string{string(raw)}
+	}
+	if isText {
+		if text == "" {
+			return nil
+		}
+		return []string{text}
+	}
+	var out []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			out = append(out, b.Text)
+		case "image":
+			out = append(out, "[image]")
+		default:
+			out = append(out, fmt.Sprintf("[%s block]", b.Type))
+		}
+	}
+	return out
+}
+
+func (m *Mapper) assistant(ln *line, out *importer.Output) error {
+	if ln.Message == nil {
+		out.Malformed(errors.New("assistant line without message"))
+		return nil
+	}
+	text, blocks, isText, err := content(ln.Message.Content)
+	if err != nil {
+		out.Malformed(err)
+		return nil
+	}
+	if isText {
+		blocks = []block{{Type: "text", Text: text}}
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) == "" {
+				out.Skip("empty assistant text")
+				continue
+			}
+			ev := m.event(ln, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant})
+			ev.Text = b.Text
+			out.Emit(ev)
+		case "thinking":
+			if !m.cfg.KeepThinking || strings.TrimSpace(b.Thinking) == "" {
+				out.Skip("thinking")
+				continue
+			}
+			ev := m.event(ln, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant, Name: importer.ThinkingName})
+			ev.Text = b.Thinking
+			out.Emit(ev)
+		case "redacted_thinking":
+			out.Skip("redacted thinking")
+		case "tool_use", "server_tool_use":
+			m.toolCall(ln, b, out)
+		default:
+			if strings.HasSuffix(b.Type, "_tool_result") && b.ToolUseID != "" {
+				m.toolResult(ln, b, out)
+				continue
+			}
+			out.Skip("assistant block " + b.Type)
+		}
+	}
+	return nil
+}
+
+func (m *Mapper) toolCall(ln *line, b block, out *importer.Output) {
+	if b.Name == "" {
+		out.Skip("tool_use without a name")
+		out.Warn("tool_use %q has no name; not imported", b.ID)
+		return
+	}
+	call := openCall{Name: b.Name}
+	if b.Name == "Task" || b.Name == "Agent" {
+		var in struct {
+			SubagentType string `json:"subagent_type"`
+			Description  string `json:"description"`
+		}
+		if err := json.Unmarshal(b.Input, &in); err == nil {
+			call.Agent = in.SubagentType
+			if call.Agent == "" {
+				call.Agent = in.Description
+			}
+		}
+	}
+	if b.ID != "" {
+		m.open[b.ID] = call
+	}
+	ev := m.event(ln, session.TypeToolCall, session.Source{Kind: session.KindAssistant})
+	ev.Tool = &session.Tool{Name: b.Name, CallID: b.ID, Input: b.Input}
+	out.Emit(ev)
+	if b.Name == "TodoWrite" {
+		m.todoWrite(ln, b, out)
+	}
+}
+
+func (m *Mapper) todoWrite(ln *line, b block, out *importer.Output) {
+	var in struct {
+		Todos *[]struct {
+			ID      json.RawMessage `json:"id"`
+			Content string          `json:"content"`
+			Status  string          `json:"status"`
+		} `json:"todos"`
+	}
+	if err := json.Unmarshal(b.Input, &in); err != nil || in.Todos == nil {
+		out.Warn("TodoWrite %q input has no todos list; no todo/write event", b.ID)
+		return
+	}
+	ev := m.event(ln, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
+	ev.Todos = make([]session.Todo, 0, len(*in.Todos))
+	for k, t := range *in.Todos {
+		id := strconv.Itoa(k + 1)
+		var s string
+		if json.Unmarshal(t.ID, &s) == nil && s != "" {
+			id = s
+		} else if len(t.ID) > 0 && t.ID[0] != '"' && string(t.ID) != "null" {
+			id = string(t.ID)
+		}
+		ev.Todos = append(ev.Todos, session.Todo{ID: id, Content: t.Content, Status: t.Status})
+	}
+	ev.Meta["callId"] = b.ID
+	out.Emit(ev)
+}
+
+func (m *Mapper) system(ln *line, out *importer.Output) {
+	name := ln.Subtype
+	if name == "" {
+		name = "system"
+	}
+	ev := m.event(ln, session.TypeSystem, system(name))
+	var text string
+	if len(ln.Content) > 0 && ln.Content[0] == '"' && json.Unmarshal(ln.Content, &text) == nil && strings.TrimSpace(text) != "" {
+		ev.Text = importer.Clip(text, 200)
+	} else {
+		ev.Text = name
+	}
+	if ln.Subtype != "" {
+		ev.Meta["subtype"] = ln.Subtype
+	}
+	if ln.Level != "" {
+		ev.Meta["level"] = ln.Level
+	}
+	if cm := ln.CompactMetadata; cm != nil {
+		if cm.Trigger != "" {
+			ev.Meta["trigger"] = cm.Trigger
+		}
+		if cm.PreTokens > 0 {
+			ev.Meta["preTokens"] = strconv.FormatInt(cm.PreTokens, 10)
+		}
+	}
+	out.Emit(ev)
+}
