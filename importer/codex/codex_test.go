@@ -1,0 +1,290 @@
+package codex
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
+)
+
+// rollout is written by hand from the protocol definition (openai/codex
+// codex-rs/protocol/src/protocol.rs RolloutLine/RolloutItem/EventMsg,
+// models.rs ResponseItem, plan_tool.rs UpdatePlanArgs): every item kind the
+// importer maps, a mirrored event_msg for each message, a compacted item, a
+// line of an unknown type and a truncated line (29).
+const rollout = "testdata/rollout-2025-10-05T09-12-44-0199b2c4-6a51-7d23-9f0e-3a1c5b7e2d10.jsonl"
+
+func newStore(t *testing.T) (*session.Store, string) {
+	t.Helper()
+	home := t.TempDir()
+	st, err := session.OpenStore(vfs.Default, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, home
+}
+
+func readAll(t *testing.T, st *session.Store, id string) []session.Event {
+	t.Helper()
+	evs, res, err := st.ReadAll(id)
+	if err != nil {
+		t.Fatalf("reading session %s: %v", id, err)
+	}
+	if res.Torn != nil {
+		t.Fatalf("session %s has a torn tail: %+v", id, res.Torn)
+	}
+	return evs
+}
+
+type want struct {
+	line     string // meta "line": the rollout line the event came from
+	typ      string
+	kind     string
+	name     string // source.name
+	tool     string // tool.name for tool events
+	callID   string
+	ok       string // "true", "false", "" for absent
+	contains string // text, tool output or tool input contains this
+}
+
+func TestRolloutMapping(t *testing.T) {
+	st, home := newStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: rollout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "rollout-2025-10-05T09-12-44-0199b2c4-6a51-7d23-9f0e-3a1c5b7e2d10"
+	if sum.Session != id {
+		t.Fatalf("default id = %q, want %q", sum.Session, id)
+	}
+	wants := []want{
+		{"1", session.TypeSystem, "system", "session_meta", "", "", "", "0199b2c4-6a51-7d23-9f0e-3a1c5b7e2d10"},
+		{"2", session.TypeUserMessage, "system", "developer", "", "", "", "Do NOT run destructive commands"},
+		{"3", session.TypeUserMessage, "system", "agents-md", "", "", "", "You MUST run gofmt"},
+		{"4", session.TypeUserMessage, "system", "environment-context", "", "", "", "<cwd>/home/dev/pager</cwd>"},
+		{"5", session.TypeUserMessage, "user", "", "", "", "", "Fix the off-by-one in pager.go and never change the public API."},
+		{"10", session.TypeToolCall, "assistant", "", "update_plan", "call_plan_1", "", `"Read pager.go"`},
+		{"10", session.TypeTodoWrite, "assistant", "", "", "", "", ""},
+		{"11", session.TypeToolResult, "tool", "", "update_plan", "call_plan_1", "", "Plan updated"},
+		{"12", session.TypeToolCall, "assistant", "", "shell", "call_sh_1", "", `sed -n '1,80p' pager.go`},
+		{"13", session.TypeToolResult, "tool", "", "shell", "call_sh_1", "true", "func Pages(n int)"},
+		{"14", session.TypeToolCall, "assistant", "", "apply_patch", "call_patch_1", "", `*** Update File: pager.go`},
+		{"15", session.TypeToolResult, "tool", "", "apply_patch", "call_patch_1", "true", "M pager.go"},
+		{"16", session.TypeToolCall, "assistant", "", "apply_patch", "call_sh_2", "", `*** Add File: pager_test.go`},
+		{"17", session.TypeToolResult, "tool", "", "apply_patch", "call_sh_2", "false", "patch rejected"},
+		{"18", session.TypeToolCall, "assistant", "", "shell", "call_sh_3", "", "go test ./..."},
+		{"19", session.TypeToolResult, "tool", "", "shell", "call_sh_3", "false", "--- FAIL: TestPages"},
+		{"21", session.TypeUserMessage, "system", "compacted", "", "", "", "You MUST keep the public API."},
+		{"22", session.TypeSystem, "system", "context_compacted", "", "", "", "context_compacted"},
+		{"23", session.TypeUserMessage, "user", "", "", "", "", "Also add a test for n == 0."},
+		{"25", session.TypeAssistantMessage, "assistant", "", "", "", "", "Fixed the bound and added a test"},
+		{"27", session.TypeSystem, "system", "turn_aborted", "", "", "", "turn_aborted: interrupted"},
+		{"28", session.TypeSystem, "system", "unknown", "", "", "", `"world_state"`},
+		{"30", session.TypeToolCall, "assistant", "", "apply_patch", "call_ap_3", "", "*** Delete File: old_pager.go"},
+		{"31", session.TypeToolResult, "tool", "", "apply_patch", "call_ap_3", "", "Done!"},
+		{"33", session.TypeUserMessage, "system", "user-shell-command", "", "", "", "git status"},
+		{"34", session.TypeToolResult, "tool", "", "unknown", "call_gone", "", "orphan output"},
+	}
+	evs := readAll(t, st, id)
+	if len(evs) != len(wants) {
+		for _, ev := range evs {
+			t.Logf("line %s: %s %s/%s", ev.Meta["line"], ev.Type, ev.Source.Kind, ev.Source.Name)
+		}
+		t.Fatalf("got %d events, want %d", len(evs), len(wants))
+	}
+	for k, w := range wants {
+		ev := evs[k]
+		got := want{line: ev.Meta["line"], typ: ev.Type, kind: ev.Source.Kind, name: ev.Source.Name}
+		hay := ev.Text
+		if ev.Tool != nil {
+			got.tool, got.callID = ev.Tool.Name, ev.Tool.CallID
+			if ev.Tool.OK != nil {
+				got.ok = map[bool]string{true: "true", false: "false"}[*ev.Tool.OK]
+			}
+			hay = ev.Tool.Output + string(ev.Tool.Input)
+		}
+		if w.contains != "" && !strings.Contains(hay, w.contains) {
+			t.Errorf("seq %d (line %s): %q does not contain %q", ev.Seq, got.line, hay, w.contains)
+		}
+		got.contains = w.contains
+		if got != w {
+			t.Errorf("seq %d:\n got %+v\nwant %+v", ev.Seq, got, w)
+		}
+		if ev.TS == "" || !strings.HasPrefix(ev.TS, "2025-10-05T09:") {
+			t.Errorf("seq %d: ts %q is not the rollout's timestamp", ev.Seq, ev.TS)
+		}
+	}
+
+	// apply_patch inputs are {"patch": "<patch text>"} whatever tool carried
+	// them, so the tape builder reads the "*** … File:" lines.
+	for _, k := range []int{10, 12, 22} {
+		var in struct {
+			Patch string `json:"patch"`
+		}
+		if err := json.Unmarshal(evs[k].Tool.Input, &in); err != nil {
+			t.Fatalf("seq %d input %s: %v", evs[k].Seq, evs[k].Tool.Input, err)
+		}
+		if !strings.HasPrefix(in.Patch, "*** Begin Patch\n*** ") || !strings.Contains(in.Patch, "*** End Patch") {
+			t.Errorf("seq %d: patch %q is not a whole patch", evs[k].Seq, in.Patch)
+		}
+	}
+	if evs[12].Meta["viaTool"] != "shell" {
+		t.Errorf("apply_patch through shell: meta %v, want viaTool=shell", evs[12].Meta)
+	}
+	// shell keeps its raw arguments.
+	var shellIn struct {
+		Command []string `json:"command"`
+		Workdir string   `json:"workdir"`
+	}
+	if err := json.Unmarshal(evs[8].Tool.Input, &shellIn); err != nil || len(shellIn.Command) != 3 || shellIn.Workdir != "/home/dev/pager" {
+		t.Errorf("shell input %s: %+v, %v", evs[8].Tool.Input, shellIn, err)
+	}
+	wantTodos := []session.Todo{
+		{ID: "1", Content: "Read pager.go", Status: session.TodoInProgress},
+		{ID: "2", Content: "Fix the loop bound", Status: session.TodoPending},
+		{ID: "3", Content: "Run go test", Status: session.TodoPending},
+	}
+	if !reflect.DeepEqual(evs[6].Todos, wantTodos) {
+		t.Errorf("todos = %+v, want %+v", evs[6].Todos, wantTodos)
+	}
+	for _, ev := range evs {
+		if ev.Type == session.TypeUserMessage && ev.Source.Name == "compacted" && ev.IsHumanInstruction() {
+			t.Errorf("the compacted summary is a human instruction: %+v", ev)
+		}
+	}
+
+	c := sum.Counts
+	wantCounts := importer.Counts{HumanInstructions: 2, InjectedMessages: 5, AssistantMessages: 1, ToolCalls: 6, ToolResults: 7, Todos: 1, System: 4}
+	if c != wantCounts {
+		t.Errorf("counts = %+v, want %+v", c, wantCounts)
+	}
+	wantSkipped := map[string]int{
+		"event_msg user_message (copy of a response_item)":    2,
+		"event_msg agent_message (copy of a response_item)":   1,
+		"event_msg agent_reasoning (copy of a response_item)": 1,
+		"event_msg token_count":                               1,
+		"turn_context":                                        1,
+		"reasoning":                                           1,
+		"ghost_snapshot":                                      1,
+	}
+	if !reflect.DeepEqual(sum.Skipped, wantSkipped) {
+		t.Errorf("skipped = %v, want %v", sum.Skipped, wantSkipped)
+	}
+	if sum.MalformedCount != 1 || len(sum.Malformed) != 1 || sum.Malformed[0].Line != 29 {
+		t.Errorf("malformed = %d %+v, want line 29", sum.MalformedCount, sum.Malformed)
+	}
+	if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], "line 34") || !strings.Contains(sum.Warnings[0], "call_gone") {
+		t.Errorf("warnings = %v, want the orphan output of line 34", sum.Warnings)
+	}
+	if sum.ToLine != 34 || sum.Appended != len(wants) || sum.LastSeq != int64(len(wants)) {
+		t.Errorf("summary lines/appended = %d/%d/%d", sum.ToLine, sum.Appended, sum.LastSeq)
+	}
+}
+
+func TestKeepThinking(t *testing.T) {
+	st, home := newStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: rollout, ID: "thinking", KeepThinking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Counts.Thinking != 1 || sum.Skipped["reasoning"] != 0 {
+		t.Fatalf("thinking %d, skipped reasoning %d; want 1 and 0", sum.Counts.Thinking, sum.Skipped["reasoning"])
+	}
+	for _, ev := range readAll(t, st, "thinking") {
+		if ev.Source.Name == importer.ThinkingName {
+			if ev.Type != session.TypeAssistantMessage || ev.Meta["line"] != "8" || !strings.Contains(ev.Text, "The loop bound looks wrong.") {
+				t.Errorf("thinking event = %+v", ev)
+			}
+			return
+		}
+	}
+	t.Fatal("no thinking event")
+}
+
+// The rollout imported in two parts (the first cut inside line 15, which is
+// left for the second run) gives the same session as one import.
+func TestIncrementalEqualsWhole(t *testing.T) {
+	st, home := newStore(t)
+	data, err := os.ReadFile(rollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Import(Options{Store: st, Home: home, Path: rollout, ID: "whole"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := len(strings.Join(lines[:14], "")) + 40
+	src := filepath.Join(t.TempDir(), "growing.jsonl")
+	if err := os.WriteFile(src, data[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	first, err := Import(Options{Store: st, Home: home, Path: src, ID: "parts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.ToLine != 14 || first.PendingTail == nil || first.PendingTail.Bytes != 40 {
+		t.Fatalf("first run: lines to %d, pending %+v; want 14 and 40 pending bytes", first.ToLine, first.PendingTail)
+	}
+	if err := os.WriteFile(src, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Import(Options{Store: st, Home: home, Path: src, ID: "parts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !second.Resumed || second.FromLine != 15 || second.ToLine != 34 {
+		t.Fatalf("second run: resumed %v lines %d-%d; want lines 15-34", second.Resumed, second.FromLine, second.ToLine)
+	}
+	whole, parts := readAll(t, st, "whole"), readAll(t, st, "parts")
+	if !reflect.DeepEqual(whole, parts) {
+		t.Fatalf("two-part import differs from the whole import: %d vs %d events", len(parts), len(whole))
+	}
+}
+
+func TestSplitInjection(t *testing.T) {
+	for _, c := range []struct {
+		text, injected, human, name string
+	}{
+		{"run the tests", "", "run the tests", ""},
+		{"<environment_context>\n<cwd>/x</cwd>\n</environment_context>", "<environment_context>\n<cwd>/x</cwd>\n</environment_context>", "", "environment-context"},
+		{"  <user_instructions>be terse</user_instructions>", "  <user_instructions>be terse</user_instructions>", "", "user-instructions"},
+		{"# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>x</INSTRUCTIONS>", "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>x</INSTRUCTIONS>", "", "agents-md"},
+		{"<user_instructions>be terse</user_instructions>\n\n## My request for Codex:\nfix it", "<user_instructions>be terse</user_instructions>", "fix it", "user-instructions"},
+		{"<turn_aborted>interrupted</turn_aborted>", "<turn_aborted>interrupted</turn_aborted>", "", "turn-aborted"},
+		{"<div>render this</div>", "", "<div>render this</div>", ""},
+	} {
+		inj, human, src := splitInjection(c.text)
+		if inj != c.injected || human != c.human || src.Name != c.name {
+			t.Errorf("splitInjection(%q) = %q, %q, %q; want %q, %q, %q", c.text, inj, human, src.Name, c.injected, c.human, c.name)
+		}
+	}
+}
+
+func TestToolOutput(t *testing.T) {
+	for _, c := range []struct {
+		raw, text, ok string
+	}{
+		{`"plain"`, "plain", ""},
+		{`"{\"output\":\"hi\\n\",\"metadata\":{\"exit_code\":0}}"`, "hi\n", "true"},
+		{`"{\"output\":\"boom\",\"metadata\":{\"exit_code\":2}}"`, "boom", "false"},
+		{`"Exit code: 0\nWall time: 1s\nOutput:\nok"`, "Exit code: 0\nWall time: 1s\nOutput:\nok", "true"},
+		{`{"content":"denied","success":false}`, "denied", "false"},
+		{`[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:"}]`, "a\n[image]", ""},
+		{`42`, "42", ""},
+	} {
+		text, ok := toolOutput(json.RawMessage(c.raw))
+		gotOK := ""
+		if ok != nil {
+			gotOK = map[bool]string{true: "true", false: "false"}[*ok]
+		}
+		if text != c.text || gotOK != c.ok {
+			t.Errorf("toolOutput(%s) = %q, %q; want %q, %q", c.raw, text, gotOK, c.text, c.ok)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package codex
+
+import (
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/session"
+)
+
+// Options of Import.
+type Options struct {
+	Store *session.Store
+	Home  string
+	// Path is the rollout, ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl.
+	Path string
+	// ID is the session to import into; empty: importer.DefaultID(Path).
+	ID           string
+	KeepThinking bool
+	// Progress, when set, is called with bytes read and the rollout's size.
+	Progress func(read, total int64)
+}
+
+// Import imports a Codex rollout into session o.ID incrementally
+// (importer.Run).
+func Import(o Options) (*importer.Summary, error) {
+	id := o.ID
+	if id == "" {
+		var err error
+		if id, err = importer.DefaultID(o.Path); err != nil {
+			return nil, err
+		}
+	}
+	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress},
+		NewMapper(Config{KeepThinking: o.KeepThinking}))
+}

@@ -1,0 +1,693 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/session"
+)
+
+// Format is the importer format name of Codex rollouts.
+const Format = "codex"
+
+// Config shapes a Mapper.
+type Config struct {
+	// KeepThinking keeps reasoning summaries as assistant/message events with
+	// source.name "thinking"; by default they are dropped and counted.
+	KeepThinking bool
+}
+
+// Mapper maps Codex rollout lines to session events (doc.go).
+type Mapper struct {
+	cfg Config
+	// open maps the call_id of a tool call without output to the tool name
+	// it was imported with (outputs carry only the call_id).
+	open map[string]string
+}
+
+// NewMapper returns a Mapper with no open tool calls.
+func NewMapper(cfg Config) *Mapper { return &Mapper{cfg: cfg, open: map[string]string{}} }
+
+// Format implements importer.Mapper.
+func (m *Mapper) Format() string { return Format }
+
+// Settings implements importer.Mapper.
+func (m *Mapper) Settings() map[string]string {
+	return map[string]string{"keepThinking": strconv.FormatBool(m.cfg.KeepThinking)}
+}
+
+type mapperState struct {
+	OpenCalls map[string]string `json:"openCalls,omitempty"`
+}
+
+// SaveState implements importer.Mapper: the tool calls without output.
+func (m *Mapper) SaveState() (json.RawMessage, error) {
+	return json.Marshal(mapperState{OpenCalls: m.open})
+}
+
+// LoadState implements importer.Mapper.
+func (m *Mapper) LoadState(raw json.RawMessage) error {
+	m.open = map[string]string{}
+	if len(raw) == 0 {
+		return nil
+	}
+	var st mapperState
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return err
+	}
+	for id, name := range st.OpenCalls {
+		m.open[id] = name
+	}
+	return nil
+}
+
+// rolloutLine is RolloutLine: {"timestamp", "type", "payload"}.
+type rolloutLine struct {
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// responseItemTypes are the ResponseItem variants; a line of one of these
+// types without a payload is a bare item from a rollout written before the
+// RolloutLine envelope.
+var responseItemTypes = map[string]bool{
+	"message": true, "reasoning": true, "local_shell_call": true, "function_call": true,
+	"function_call_output": true, "custom_tool_call": true, "custom_tool_call_output": true,
+	"web_search_call": true, "ghost_snapshot": true, "compaction": true, "compaction_summary": true,
+}
+
+// Map implements importer.Mapper.
+func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	var rl rolloutLine
+	if err := json.Unmarshal(l.Bytes, &rl); err != nil {
+		out.Malformed(err)
+		return nil
+	}
+	if rl.Type == "" {
+		out.Malformed(errors.New(`not a rollout line: no "type"`))
+		return nil
+	}
+	payload := bytes.TrimSpace(rl.Payload)
+	if len(payload) == 0 || bytes.Equal(payload, []byte("null")) {
+		if !responseItemTypes[rl.Type] {
+			out.Malformed(fmt.Errorf("%s line without payload", rl.Type))
+			return nil
+		}
+		payload, rl.Type = l.Bytes, "response_item"
+	}
+	switch rl.Type {
+	case "session_meta":
+		m.sessionMeta(&rl, payload, out)
+	case "turn_context":
+		// The model, cwd and policies of a turn: no rule of graft reads them.
+		out.Skip("turn_context")
+	case "response_item":
+		m.responseItem(&rl, payload, out)
+	case "event_msg":
+		m.eventMsg(&rl, payload, out)
+	case "compacted":
+		var c struct {
+			Message string `json:"message"`
+		}
+		if err := json.Unmarshal(payload, &c); err != nil {
+			out.Malformed(fmt.Errorf("compacted: %w", err))
+			return nil
+		}
+		if strings.TrimSpace(c.Message) == "" {
+			out.Skip("compacted without message")
+			return nil
+		}
+		// The summary Codex wrote when it compacted: model text, never
+		// the human's. replacement_history repeats earlier items: not read.
+		ev := m.event(&rl, session.TypeUserMessage, system("compacted"))
+		ev.Text = c.Message
+		out.Emit(ev)
+	default:
+		ev := m.event(&rl, session.TypeSystem, system("unknown"))
+		ev.Text = fmt.Sprintf("unknown Codex rollout line type %q", rl.Type)
+		ev.Meta["lineType"] = rl.Type
+		out.Emit(ev)
+	}
+	return nil
+}
+
+func system(name string) session.Source { return session.Source{Kind: session.KindSystem, Name: name} }
+
+func (m *Mapper) event(rl *rolloutLine, typ string, src session.Source) session.Event {
+	ev := session.Event{Type: typ, Source: src, Meta: map[string]string{}}
+	if ts, ok := importer.Timestamp(rl.Timestamp); ok {
+		ev.TS = ts
+	} else if rl.Timestamp != "" {
+		ev.Meta["timestamp"] = rl.Timestamp
+	}
+	return ev
+}
+
+func (m *Mapper) sessionMeta(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
+	var sm struct {
+		ID            string `json:"id"`
+		Cwd           string `json:"cwd"`
+		Originator    string `json:"originator"`
+		CLIVersion    string `json:"cli_version"`
+		ModelProvider string `json:"model_provider"`
+	}
+	if err := json.Unmarshal(payload, &sm); err != nil {
+		out.Malformed(fmt.Errorf("session_meta: %w", err))
+		return
+	}
+	out.SourceUUID(sm.ID)
+	ev := m.event(rl, session.TypeSystem, system("session_meta"))
+	ev.Text = importer.Clip(fmt.Sprintf("Codex session %s in %s (%s %s)", sm.ID, sm.Cwd, sm.Originator, sm.CLIVersion), 200)
+	for k, v := range map[string]string{"sessionId": sm.ID, "cwd": sm.Cwd, "originator": sm.Originator, "cliVersion": sm.CLIVersion, "modelProvider": sm.ModelProvider} {
+		if v != "" {
+			ev.Meta[k] = v
+		}
+	}
+	out.Emit(ev)
+}
+
+// item is the part of a ResponseItem the mapping reads.
+type item struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Summary   []textPart      `json:"summary"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Input     json.RawMessage `json:"input"`
+	CallID    string          `json:"call_id"`
+	ID        string          `json:"id"`
+	Output    json.RawMessage `json:"output"`
+	Action    json.RawMessage `json:"action"`
+}
+
+type textPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
+	var it item
+	if err := json.Unmarshal(payload, &it); err != nil {
+		out.Malformed(fmt.Errorf("response_item: %w", err))
+		return
+	}
+	switch it.Type {
+	case "message":
+		m.message(rl, &it, out)
+	case "reasoning":
+		m.reasoning(rl, &it, out)
+	case "function_call":
+		args, err := stringOrRaw(it.Arguments)
+		if err != nil {
+			out.Malformed(fmt.Errorf("function_call arguments: %w", err))
+			return
+		}
+		m.toolCall(rl, it.Name, it.CallID, jsonInput(args), out)
+	case "custom_tool_call":
+		in, err := stringOrRaw(it.Input)
+		if err != nil {
+			out.Malformed(fmt.Errorf("custom_tool_call input: %w", err))
+			return
+		}
+		if it.Name == "apply_patch" {
+			m.toolCall(rl, it.Name, it.CallID, patchInput(in), out)
+			return
+		}
+		m.toolCall(rl, it.Name, it.CallID, freeformInput(in), out)
+	case "local_shell_call":
+		id := it.CallID
+		if id == "" {
+			id = it.ID
+		}
+		m.toolCall(rl, "shell", id, rawOr(it.Action, `{}`), out)
+	case "function_call_output", "custom_tool_call_output":
+		m.toolResult(rl, &it, out)
+	case "web_search_call":
+		m.toolCall(rl, "web_search", it.ID, rawOr(it.Action, `{}`), out)
+	case "ghost_snapshot":
+		// A git snapshot for undo, made by the harness: no work of the agent.
+		out.Skip("ghost_snapshot")
+	case "compaction", "compaction_summary":
+		ev := m.event(rl, session.TypeSystem, system("compaction"))
+		ev.Text = "encrypted compaction summary (not readable)"
+		ev.Meta["itemType"] = it.Type
+		out.Emit(ev)
+	default:
+		ev := m.event(rl, session.TypeSystem, system("unknown"))
+		ev.Text = fmt.Sprintf("unknown Codex response item type %q", it.Type)
+		ev.Meta["itemType"] = it.Type
+		out.Emit(ev)
+	}
+}
+
+func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
+	var parts []textPart
+	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '"' {
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			out.Malformed(fmt.Errorf("message content: %w", err))
+			return
+		}
+		parts = append(parts, textPart{Type: "input_text", Text: s})
+	} else if len(c) > 0 {
+		if err := json.Unmarshal(c, &parts); err != nil {
+			out.Malformed(fmt.Errorf("message content: %w", err))
+			return
+		}
+	}
+	var texts []string
+	for _, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text":
+			texts = append(texts, p.Text)
+		case "input_image":
+			texts = append(texts, "[image]")
+		default:
+			out.Skip("message content " + p.Type)
+		}
+	}
+	switch it.Role {
+	case "user":
+		m.userMessage(rl, texts, out)
+	case "assistant":
+		text := strings.Join(texts, "\n")
+		if strings.TrimSpace(text) == "" {
+			out.Skip("empty assistant message")
+			return
+		}
+		ev := m.event(rl, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant})
+		ev.Text = text
+		out.Emit(ev)
+	default:
+		// developer and system messages are the harness's instructions.
+		text := strings.Join(texts, "\n")
+		if strings.TrimSpace(text) == "" {
+			out.Skip("empty " + it.Role + " message")
+			return
+		}
+		role := it.Role
+		if role == "" {
+			role = "unknown-role"
+		}
+		ev := m.event(rl, session.TypeUserMessage, system(role))
+		ev.Text = text
+		out.Emit(ev)
+	}
+}
+
+// userMessage splits a user message's parts into the harness's injections
+// and the human's words, keeping their order; consecutive human parts are
+// one instruction.
+func (m *Mapper) userMessage(rl *rolloutLine, texts []string, out *importer.Output) {
+	var human []string
+	flush := func() {
+		text := strings.Join(human, "\n")
+		human = human[:0]
+		if strings.TrimSpace(text) == "" {
+			return
+		}
+		ev := m.event(rl, session.TypeUserMessage, session.Source{Kind: session.KindUser})
+		ev.Text = text
+		out.Emit(ev)
+	}
+	for _, t := range texts {
+		injected, rest, src := splitInjection(t)
+		if injected != "" {
+			flush()
+			ev := m.event(rl, session.TypeUserMessage, src)
+			ev.Text = injected
+			out.Emit(ev)
+		}
+		if rest != "" {
+			human = append(human, rest)
+		}
+	}
+	flush()
+	if len(texts) == 0 {
+		out.Skip("empty user message")
+	}
+}
+
+// injectionTags open the texts Codex itself puts in user messages, by the
+// source.name they are imported with.
+var injectionTags = map[string]string{
+	"<environment_context>":      "environment-context",
+	"<user_instructions>":        "user-instructions",
+	"<user_shell_command>":       "user-shell-command",
+	"<turn_aborted>":             "turn-aborted",
+	"<subagent_notification>":    "subagent-notification",
+	"<permissions instructions>": "permissions-instructions",
+	"<collaboration_mode>":       "collaboration-mode",
+	"<INSTRUCTIONS>":             "agents-md",
+}
+
+// userMessageBegin separates injected instructions from the human's request
+// in rollouts that wrote both in one text (protocol.rs USER_MESSAGE_BEGIN).
+const userMessageBegin = "## My request for Codex:"
+
+// splitInjection returns the injected part of a user text (with the source
+// it is imported with) and the part that is the human's.
+func splitInjection(text string) (injected, human string, src session.Source) {
+	t := strings.TrimSpace(text)
+	if i := strings.Index(t, userMessageBegin); i >= 0 {
+		return strings.TrimSpace(t[:i]), strings.TrimSpace(t[i+len(userMessageBegin):]), system("user-instructions")
+	}
+	if strings.HasPrefix(t, "# AGENTS.md instructions for ") {
+		return text, "", system("agents-md")
+	}
+	if strings.HasPrefix(t, "<skill>") {
+		return text, "", session.Source{Kind: session.KindSkill, Name: "skill"}
+	}
+	for tag, name := range injectionTags {
+		if strings.HasPrefix(t, tag) {
+			return text, "", system(name)
+		}
+	}
+	return "", text, session.Source{}
+}
+
+func (m *Mapper) reasoning(rl *rolloutLine, it *item, out *importer.Output) {
+	if !m.cfg.KeepThinking {
+		out.Skip("reasoning")
+		return
+	}
+	var texts []string
+	for _, s := range it.Summary {
+		texts = append(texts, s.Text)
+	}
+	if len(texts) == 0 && len(it.Content) > 0 {
+		var content []textPart
+		if err := json.Unmarshal(it.Content, &content); err == nil {
+			for _, c := range content {
+				texts = append(texts, c.Text)
+			}
+		}
+	}
+	text := strings.TrimSpace(strings.Join(texts, "\n\n"))
+	if text == "" {
+		out.Skip("reasoning without readable text")
+		return
+	}
+	ev := m.event(rl, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant, Name: importer.ThinkingName})
+	ev.Text = text
+	out.Emit(ev)
+}
+
+// shellTools are the function tools that run a command; a command that is
+// apply_patch is imported as an apply_patch call.
+var shellTools = map[string]bool{"shell": true, "container.exec": true, "local_shell": true, "shell_command": true, "exec_command": true}
+
+func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMessage, out *importer.Output) {
+	if name == "" {
+		out.Skip("tool call without a name")
+		out.Warn("tool call %q has no name; not imported", callID)
+		return
+	}
+	ev := m.event(rl, session.TypeToolCall, session.Source{Kind: session.KindAssistant})
+	switch {
+	case name == "apply_patch":
+		input = patchInput(patchFromArgs(input))
+	case shellTools[name]:
+		if patch, ok := patchFromShell(input); ok {
+			ev.Meta["viaTool"] = name
+			name, input = "apply_patch", patchInput(patch)
+		}
+	}
+	if callID != "" {
+		m.open[callID] = name
+	}
+	ev.Tool = &session.Tool{Name: name, CallID: callID, Input: input}
+	out.Emit(ev)
+	if name == "update_plan" {
+		m.updatePlan(rl, callID, input, out)
+	}
+}
+
+func (m *Mapper) updatePlan(rl *rolloutLine, callID string, input json.RawMessage, out *importer.Output) {
+	var args struct {
+		Plan *[]struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal(input, &args); err != nil || args.Plan == nil {
+		out.Warn("update_plan %q arguments have no plan; no todo/write event", callID)
+		return
+	}
+	ev := m.event(rl, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
+	ev.Todos = make([]session.Todo, 0, len(*args.Plan))
+	for k, p := range *args.Plan {
+		ev.Todos = append(ev.Todos, session.Todo{ID: strconv.Itoa(k + 1), Content: p.Step, Status: p.Status})
+	}
+	if callID != "" {
+		ev.Meta["callId"] = callID
+	}
+	out.Emit(ev)
+}
+
+func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
+	name, found := m.open[it.CallID]
+	if !found {
+		name = "unknown"
+		out.Warn("%s %q has no tool call before it; imported with tool name %q", it.Type, it.CallID, name)
+	}
+	delete(m.open, it.CallID)
+	text, ok := toolOutput(it.Output)
+	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
+	out.Emit(ev)
+}
+
+func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
+	var em struct {
+		Type    string          `json:"type"`
+		Message json.RawMessage `json:"message"`
+		Reason  string          `json:"reason"`
+	}
+	if err := json.Unmarshal(payload, &em); err != nil {
+		out.Malformed(fmt.Errorf("event_msg: %w", err))
+		return
+	}
+	switch em.Type {
+	case "user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content",
+		"agent_reasoning_section_break", "plan_update":
+		// The UI's copy of a response_item this importer reads (doc.go,
+		// "One record per message").
+		out.Skip("event_msg " + em.Type + " (copy of a response_item)")
+		return
+	case "token_count", "task_started", "task_complete":
+		out.Skip("event_msg " + em.Type)
+		return
+	case "":
+		out.Malformed(errors.New(`event_msg without "type"`))
+		return
+	}
+	ev := m.event(rl, session.TypeSystem, system(em.Type))
+	var msg string
+	switch {
+	case len(em.Message) > 0 && em.Message[0] == '"' && json.Unmarshal(em.Message, &msg) == nil && msg != "":
+		ev.Text = importer.Clip(msg, 200)
+	case em.Reason != "":
+		ev.Text = em.Type + ": " + em.Reason
+	default:
+		ev.Text = em.Type
+	}
+	ev.Meta["msgType"] = em.Type
+	out.Emit(ev)
+}
+
+// stringOrRaw reads a field that the protocol defines as a string holding
+// JSON or free text; a rollout that wrote an object is kept as that object.
+func stringOrRaw(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil
+	}
+	if raw[0] != '"' {
+		return string(raw), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// jsonInput keeps function-call arguments as they are when they are JSON,
+// and as {"arguments": "<text>"} when they are not.
+func jsonInput(args string) json.RawMessage {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage(`{}`)
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(map[string]string{"arguments": args}) // a map of strings always encodes
+	return b
+}
+
+// freeformInput is the input of a custom (free-form) tool: kept as JSON
+// when it is a JSON object, else as {"input": "<text>"}.
+func freeformInput(in string) json.RawMessage {
+	t := strings.TrimSpace(in)
+	if strings.HasPrefix(t, "{") && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	}
+	b, _ := json.Marshal(map[string]string{"input": in}) // a map of strings always encodes
+	return b
+}
+
+func patchInput(patch string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"patch": patch}) // a map of strings always encodes
+	return b
+}
+
+func rawOr(raw json.RawMessage, def string) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return json.RawMessage(def)
+	}
+	return raw
+}
+
+// patchFromArgs reads the patch of an apply_patch function call:
+// {"input": "<patch>"} (or "patch"), or the arguments text itself.
+func patchFromArgs(input json.RawMessage) string {
+	var a struct {
+		Input *string `json:"input"`
+		Patch *string `json:"patch"`
+	}
+	if err := json.Unmarshal(input, &a); err == nil {
+		if a.Input != nil {
+			return *a.Input
+		}
+		if a.Patch != nil {
+			return *a.Patch
+		}
+	}
+	var s string
+	if json.Unmarshal(input, &s) == nil {
+		return s
+	}
+	return string(input)
+}
+
+const (
+	beginPatch = "*** Begin Patch"
+	endPatch   = "*** End Patch"
+)
+
+// patchFromShell recognises a shell call that runs apply_patch:
+// ["apply_patch", "<patch>"], or a script (bash -lc, shell_command) that
+// starts with apply_patch and carries the patch in a heredoc.
+func patchFromShell(input json.RawMessage) (string, bool) {
+	var a struct {
+		Command json.RawMessage `json:"command"`
+		Cmd     string          `json:"cmd"`
+	}
+	if err := json.Unmarshal(input, &a); err != nil {
+		return "", false
+	}
+	var argv []string
+	var script string
+	if json.Unmarshal(a.Command, &argv) == nil && len(argv) > 0 {
+		switch {
+		case (argv[0] == "apply_patch" || argv[0] == "applypatch") && len(argv) >= 2:
+			return argv[1], true
+		case len(argv) >= 3 && (argv[1] == "-lc" || argv[1] == "-c"):
+			script = argv[2]
+		}
+	} else if json.Unmarshal(a.Command, &script) != nil {
+		script = a.Cmd
+	}
+	s := strings.TrimSpace(script)
+	if !strings.HasPrefix(s, "apply_patch") && !strings.HasPrefix(s, "applypatch") {
+		return "", false
+	}
+	i := strings.Index(s, beginPatch)
+	j := strings.LastIndex(s, endPatch)
+	if i < 0 || j < i {
+		return "", false
+	}
+	return s[i : j+len(endPatch)], true
+}
+
+// toolOutput reads a tool output: a string, {content, success}, or a list
+// of content items. ok is known from success, from a shell output's
+// metadata.exit_code or its "Exit code: N" header; otherwise it is nil.
+func toolOutput(raw json.RawMessage) (string, *bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return string(raw), nil
+		}
+		return shellOutput(s)
+	case '{':
+		var o struct {
+			Content *string `json:"content"`
+			Success *bool   `json:"success"`
+		}
+		if err := json.Unmarshal(raw, &o); err == nil && o.Content != nil {
+			text, ok := shellOutput(*o.Content)
+			if o.Success != nil {
+				ok = o.Success
+			}
+			return text, ok
+		}
+	case '[':
+		var items []textPart
+		if err := json.Unmarshal(raw, &items); err == nil {
+			var texts []string
+			for _, p := range items {
+				if p.Type == "input_image" {
+					texts = append(texts, "[image]")
+					continue
+				}
+				texts = append(texts, p.Text)
+			}
+			return strings.Join(texts, "\n"), nil
+		}
+	}
+	return string(raw), nil
+}
+
+// shellOutput unwraps {"output": …, "metadata": {"exit_code": N}} and reads
+// an "Exit code: N" header; any other text is returned as it is.
+func shellOutput(s string) (string, *bool) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "{") {
+		var o struct {
+			Output   *string `json:"output"`
+			Metadata *struct {
+				ExitCode *int `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal([]byte(t), &o); err == nil && o.Output != nil {
+			if o.Metadata != nil && o.Metadata.ExitCode != nil {
+				ok := *o.Metadata.ExitCode == 0
+				return *o.Output, &ok
+			}
+			return *o.Output, nil
+		}
+	}
+	if rest, found := strings.CutPrefix(t, "Exit code: "); found {
+		code := rest
+		if i := strings.IndexAny(rest, "\r\n"); i >= 0 {
+			code = rest[:i]
+		}
+		if n, err := strconv.Atoi(strings.TrimSpace(code)); err == nil {
+			ok := n == 0
+			return s, &ok
+		}
+	}
+	return s, nil
+}
