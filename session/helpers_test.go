@@ -291,7 +291,7 @@ func (f *recordingFile) Close() error {
 }
 
 // Fd forwards the descriptor the store's append lock needs.
-func (f *recordingFile) Fd() uintptr { return f.File.(interface{ Fd() uintptr }).Fd() }
+func (f *recordingFile) Fd() uintptr { return f.File.Fd() }
 
 // only keeps the operations whose text starts with one of the prefixes.
 func only(ops []string, prefixes ...string) []string {

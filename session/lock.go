@@ -9,20 +9,12 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
-// fileDescriptor is the part of *os.File the append lock needs. A vfs.File
-// wrapper (fault injection) must forward Fd, or every append is refused.
-type fileDescriptor interface{ Fd() uintptr }
-
 // lockFile takes an exclusive flock on f, blocking until it is free. The
 // log is never renamed, so a lock on its inode serializes every writer of
 // the session across processes; closing f releases it.
 func lockFile(f vfs.File) error {
-	fd, ok := f.(fileDescriptor)
-	if !ok {
-		return fmt.Errorf("session: cannot lock %s: the file type %T has no Fd method", f.Name(), f)
-	}
 	for {
-		err := unix.Flock(int(fd.Fd()), unix.LOCK_EX)
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}

@@ -10,6 +10,8 @@
 //   - Create is exclusive (O_EXCL).
 //   - Nothing is durable until Sync (file data) and SyncDir (the directory
 //     entry) return nil. An fsync error is final: callers do not retry it.
+//   - File.Fd is flocked by the session store to serialize writers of a
+//     log (an in-memory FS hands out a stand-in descriptor for it).
 //   - WriteFileAtomic is temp file + fsync + rename + fsync of the directory;
 //     temp files are named "." + base + digits in the same directory.
 package vfs

@@ -15,6 +15,9 @@ type File interface {
 	Stat() (os.FileInfo, error)
 	Truncate(size int64) error
 	Name() string
+	// Fd is a descriptor the session store flocks to serialize writers of
+	// one log; it is used for nothing else.
+	Fd() uintptr
 }
 
 // FS is every file operation graft performs on its data. Implementations

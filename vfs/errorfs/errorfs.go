@@ -129,26 +129,12 @@ func (f *FS) wrapFile(name string, file vfs.File, err error) (vfs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	ef := &errorFile{fs: f, file: file, path: name}
-	if fd, ok := file.(fileDescriptor); ok {
-		return &errorFileFd{errorFile: ef, fd: fd}, nil
-	}
-	return ef, nil
-}
-
-// fileDescriptor is what the session store asserts to flock a log: a
-// wrapper has Fd exactly when the wrapped file has it.
-type fileDescriptor interface{ Fd() uintptr }
-
-// errorFileFd is an errorFile whose wrapped file has a descriptor.
-type errorFileFd struct {
-	*errorFile
-	fd fileDescriptor
+	return &errorFile{fs: f, file: file, path: name}, nil
 }
 
 // Fd forwards to the wrapped file. It cannot fail, so it is not counted
 // (and flock through it cannot be failed here).
-func (e *errorFileFd) Fd() uintptr { return e.fd.Fd() }
+func (e *errorFile) Fd() uintptr { return e.file.Fd() }
 
 // Open implements vfs.FS.
 func (f *FS) Open(name string) (vfs.File, error) {
