@@ -32,7 +32,7 @@ const (
 	keptLatestGoals    = 3
 	keptRecallTurns    = 40
 	maxFiles           = 500
-	maxOpenCalls       = 1000
+	maxOpenCalls       = 256
 	labelRunes         = 60
 )
 

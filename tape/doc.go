@@ -11,9 +11,11 @@
 // It keeps only small bounded state: the constraints and the goal quotes,
 // the final paragraph of each assistant message of the open turn, the
 // message texts of the last MaxRecentTurns closed turns, the last todo list,
-// files touched (at most 500 paths), the last 5 failed tool results and
-// sub-agent reports, recall labels of the last 40 turns, and two sha256
-// states. Tool outputs are hashed and dropped. Kept texts are capped; a cap
+// files touched (at most 500 paths), file-tool calls waiting for their
+// result (at most 256), the last 5 failed tool results and sub-agent
+// reports, recall labels of the first and the last 40 turns, and two sha256
+// states. Constraints grow with the human's words only: one per distinct
+// constraint, and one origin per time it was said again. Tool outputs are hashed and dropped. Kept texts are capped; a cap
 // that cuts a text says so with "… [cut: recall seq=N]".
 //
 // Snapshot writes the fold as JSON (field "v" is the format version, now 1;

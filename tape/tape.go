@@ -533,7 +533,7 @@ func (b *Builder) reportsBlock() (*block, *section) {
 		blk.addHead("No sub-agent report." + skipped)
 		return blk, nil
 	}
-	blk.addHead(fmt.Sprintf("The last %s, oldest first.", count(len(st.Reports), "sub-agent report", "sub-agent reports")) + skipped)
+	blk.addHead(fmt.Sprintf("Sub-agent reports, oldest first (the last %d are kept).", keptReports) + skipped)
 	sec := &section{singular: "report", plural: "reports", cutFront: true, pre: st.ReportsDropped}
 	for _, r := range st.Reports {
 		agent := ""

@@ -9,23 +9,30 @@ import (
 	"github.com/graft-project/graft/anchors"
 )
 
-// clipRunes cuts s to at most n runes; a cut text ends with "… [cut: recall
-// <what>]" so the reader knows where the rest is.
-func clipRunes(s string, n int, recall string) string {
+// prefixRunes is the first n runes of s, and whether that cut anything. It
+// reads no further than the cut, so a long text costs only its prefix.
+func prefixRunes(s string, n int) (string, bool) {
 	if len(s) <= n {
-		return s
+		return s, false
 	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	k, i := 0, 0
-	for i = range s {
+	k := 0
+	for i := range s {
 		if k == n {
-			break
+			return s[:i], true
 		}
 		k++
 	}
-	return s[:i] + " … [cut: recall " + recall + "]"
+	return s, false
+}
+
+// clipRunes cuts s to at most n runes; a cut text ends with "… [cut: recall
+// <what>]" so the reader knows where the rest is.
+func clipRunes(s string, n int, recall string) string {
+	head, cut := prefixRunes(s, n)
+	if !cut {
+		return s
+	}
+	return head + " … [cut: recall " + recall + "]"
 }
 
 // firstLine is the first non-blank line of s, trimmed, at most n runes.
@@ -38,8 +45,10 @@ func firstLine(s string, n int) string {
 			s = ""
 		}
 		if line = strings.TrimSpace(line); line != "" {
-			if utf8.RuneCountInString(line) > n {
-				return string([]rune(line)[:n-1]) + "…"
+			if head, cut := prefixRunes(line, n-1); cut {
+				if _, more := prefixRunes(line, n); more {
+					return head + "…"
+				}
 			}
 			return line
 		}
@@ -190,10 +199,7 @@ const ReportKeywordRunes = 200
 
 // reportVerdict says why a sub-agent report is kept or left out: "" keeps it.
 func reportVerdict(text string) string {
-	head := text
-	if utf8.RuneCountInString(head) > ReportKeywordRunes {
-		head = string([]rune(head)[:ReportKeywordRunes])
-	}
+	head, _ := prefixRunes(text, ReportKeywordRunes)
 	if !hasReportKeyword(head) {
 		return "no report keyword in the first 200 characters"
 	}
