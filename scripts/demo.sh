@@ -20,21 +20,23 @@ review=$("$bin" prepare demo --json)
 id=$(printf '%s' "$review" | sed -n 's/^  "preparedId": "\(.*\)",$/\1/p')
 hash=$(printf '%s' "$review" | sed -n 's/^  "tapeHash": "\(.*\)",$/\1/p')
 
-step graft commit "$id" --hash "$hash"
-"$bin" commit "$id" --hash "$hash"
+step graft commit "$id" --hash "$hash" --json
+result=$("$bin" commit "$id" --hash "$hash" --json)
+printf '%s\n' "$result"
+target=$(printf '%s' "$result" | sed -n 's/^  "targetId": "\(.*\)",$/\1/p')
+[ -n "$target" ] || { echo "demo: no targetId in the commit result" >&2; exit 1; }
 
 step graft status
 "$bin" status
 
-target=$("$bin" status --json | sed -n 's/^      "target": "\(.*\)",$/\1/p' | head -1)
 step graft show "$target" --to 4
 "$bin" show "$target" --to 4
 
-seq=$("$bin" show --prepared "$id" | sed -n 's/.*seq=\([0-9][0-9]*\).*/\1/p' | head -1)
-if [ -n "$seq" ]; then
-  step graft recall demo "$seq"
-  "$bin" recall demo "$seq"
-fi
+# The first file of the tape's Workspace Files block cites a tool/result seq.
+seq=$("$bin" show --prepared "$id" | awk '/\[Workspace Files\]/ {f=1; next} /^\[graft:tape/ {f=0} f && match($0, /seq=[0-9]+/) {print substr($0, RSTART+4, RLENGTH-4); exit}')
+[ -n "$seq" ] || { echo "demo: no Workspace Files seq in the tape" >&2; exit 1; }
+step graft recall demo "$seq"
+"$bin" recall demo "$seq" | cut -c1-300
 
 step graft recover
 "$bin" recover
