@@ -43,7 +43,10 @@
 //     (or, with no cursor, by a first run that stopped): they are compared
 //     one by one, seq and ts aside, with the events the following lines
 //     produce again, and kept; the first difference is ErrSessionDiverged
-//     and nothing is appended.
+//     and nothing is appended. graft/* marks past lastSeq (the session was
+//     grafted or reverted) are graft's own and are stepped over; appending
+//     to a retired session is then refused by the store, naming the session
+//     to continue in.
 //  5. Read complete lines from offset, hashing them. A malformed line is
 //     reported with its line number and byte offset, counted, and consumed;
 //     it never stops the import. A last line without '\n' is the host

@@ -159,6 +159,9 @@ func (r *run) do() (*Summary, error) {
 	if err := r.consume(); err != nil {
 		return r.sum, r.abort(err)
 	}
+	if r.verify != nil {
+		r.skipMarks()
+	}
 	if r.verify != nil && r.verify.left > 0 {
 		return r.sum, r.abort(fmt.Errorf("%w: session %s holds %d event(s) after seq %d that %s (through line %d) does not produce", ErrSessionDiverged, r.o.ID, r.verify.left, r.lastSeq, r.src, r.lines))
 	}
@@ -346,6 +349,9 @@ func (r *run) take(out *Output, num int, off int64, size int) error {
 		meta["line"] = line
 		ev.Meta = meta
 		r.sum.Counts.add(&ev)
+		if r.verify != nil {
+			r.skipMarks()
+		}
 		if r.verify != nil && r.verify.left > 0 {
 			if err := r.verify.check(ev, r.lastSeq+1, num); err != nil {
 				return err
@@ -360,6 +366,14 @@ func (r *run) take(out *Output, num int, off int64, size int) error {
 		r.pendBytes += size
 	}
 	return nil
+}
+
+// skipMarks moves lastSeq past graft/* marks the verifier steps over.
+func (r *run) skipMarks() {
+	if n, last := r.verify.skipMarks(); n > 0 {
+		r.lastSeq = last
+		r.sum.GraftMarks += n
+	}
 }
 
 // flush appends the queued events. Seqs are set explicitly so that an
@@ -469,12 +483,14 @@ func fileIdentity(fi os.FileInfo) (dev, ino uint64) {
 var errStopScan = errors.New("importer: scan stopped")
 
 // verifier walks the session's events after a seq, in step with the events
-// the source produces again.
+// the source produces again. graft/* marks (a graft or revert of the
+// session) are graft's own, never an importer's: they are stepped over.
 type verifier struct {
-	next func() (session.Event, bool)
-	stop func()
-	left int64
-	err  error
+	next   func() (session.Event, bool)
+	stop   func()
+	left   int64
+	err    error
+	peeked *session.Event
 }
 
 func newVerifier(st *session.Store, id string, after, count int64) *verifier {
@@ -497,8 +513,35 @@ func newVerifier(st *session.Store, id string, after, count int64) *verifier {
 	return v
 }
 
+func (v *verifier) pull() (session.Event, bool) {
+	if v.peeked != nil {
+		ev := *v.peeked
+		v.peeked = nil
+		return ev, true
+	}
+	return v.next()
+}
+
+// skipMarks steps over the graft/* marks at the head: how many, and the
+// seq of the last one.
+func (v *verifier) skipMarks() (n int, last int64) {
+	for v.left > 0 {
+		ev, ok := v.pull()
+		if !ok {
+			return n, last
+		}
+		if !ev.IsGraft() {
+			v.peeked = &ev
+			return n, last
+		}
+		n, last = n+1, ev.Seq
+		v.left--
+	}
+	return n, last
+}
+
 func (v *verifier) check(ev session.Event, seq int64, line int) error {
-	have, ok := v.next()
+	have, ok := v.pull()
 	if !ok {
 		if v.err != nil {
 			return fmt.Errorf("importer: reading the session to check it against the source: %w", v.err)

@@ -352,6 +352,42 @@ func TestForeignEventsAreRefused(t *testing.T) {
 	}
 }
 
+// A graft of the imported session appends graft/retired to it: graft's own
+// mark, stepped over. New lines are then refused by the store, naming the
+// session to continue in; after a revert (graft/unretired) they append.
+func TestGraftMarksAreNotForeign(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	f.mustRun("s")
+	mark := func(typ string) {
+		t.Helper()
+		if _, err := f.st.AppendMark("s", session.Event{Type: typ, Source: session.Source{Kind: session.KindPlugin}, Txn: "txn-1", Target: "s.g2"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark(session.TypeGraftRetired)
+	sum := f.mustRun("s")
+	if sum.GraftMarks != 1 || sum.Appended != 0 || sum.LastSeq != 3 || !strings.Contains(sum.Text(), "grafted or reverted") {
+		t.Fatalf("nothing new after a graft: %+v", sum)
+	}
+	f.appendSrc("c\n")
+	before := f.fileBytes(f.st.Path("s"))
+	if _, err := f.run("s"); !errors.Is(err, session.ErrRetired) || !strings.Contains(err.Error(), "s.g2") {
+		t.Fatalf("err = %v, want session.ErrRetired naming s.g2", err)
+	}
+	if !bytes.Equal(before, f.fileBytes(f.st.Path("s"))) {
+		t.Fatal("an import appended to a retired session")
+	}
+	mark(session.TypeGraftUnretired)
+	sum = f.mustRun("s")
+	if sum.GraftMarks != 1 || sum.Appended != 1 || sum.FirstSeq != 5 {
+		t.Fatalf("after the revert: marks %d appended %d first seq %d", sum.GraftMarks, sum.Appended, sum.FirstSeq)
+	}
+	if got, want := texts(f.events("s")), "1:a#1 2:b#2 :# :# 3:c#3"; got != want {
+		t.Fatalf("events:\n got %s\nwant %s", got, want)
+	}
+}
+
 func TestSessionRemovedOrShortened(t *testing.T) {
 	f := newFixture(t)
 	f.write("a\nb\n")

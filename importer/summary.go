@@ -78,10 +78,13 @@ type Summary struct {
 	// Appended events were written to the session by this run; Verified ones
 	// were already there (an earlier run stopped before its cursor was saved)
 	// and were checked equal to what the source produces.
-	Appended int   `json:"appended"`
-	Verified int   `json:"verified,omitempty"`
-	FirstSeq int64 `json:"firstSeq,omitempty"`
-	LastSeq  int64 `json:"lastSeq"`
+	Appended int `json:"appended"`
+	Verified int `json:"verified,omitempty"`
+	// GraftMarks: graft/* marks (a graft or revert of the session) found
+	// past the cursor; they are graft's own and were stepped over.
+	GraftMarks int   `json:"graftMarks,omitempty"`
+	FirstSeq   int64 `json:"firstSeq,omitempty"`
+	LastSeq    int64 `json:"lastSeq"`
 	// Counts are the events produced from the lines this run consumed.
 	Counts Counts `json:"counts"`
 	// Skipped counts what was deliberately not imported, by what it was.
@@ -127,6 +130,9 @@ func (s *Summary) text(b *strings.Builder, ind string) {
 		fmt.Fprintf(b, " (seq %d..%d)", s.FirstSeq, s.LastSeq)
 	}
 	b.WriteString("\n")
+	if s.GraftMarks > 0 {
+		fmt.Fprintf(b, "%s  the session was grafted or reverted since the last import (%d graft mark(s) stepped over)\n", ind, s.GraftMarks)
+	}
 	if s.Verified > 0 {
 		fmt.Fprintf(b, "%s  %d event(s) already in the session were checked against the source and kept\n", ind, s.Verified)
 	}
