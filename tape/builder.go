@@ -514,6 +514,11 @@ func Restore(data []byte) (*Builder, error) {
 	if err := sha256.New().(encoding.BinaryUnmarshaler).UnmarshalBinary(st.PrefixState); err != nil {
 		return nil, fmt.Errorf("%w: prefix hash state: %v", ErrSnapshot, err)
 	}
+	for path, f := range st.Files {
+		if f == nil {
+			return nil, fmt.Errorf("%w: file %q has no entry", ErrSnapshot, path)
+		}
+	}
 	st.RunningHash = nil
 	return &Builder{st: st, running: h}, nil
 }

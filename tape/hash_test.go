@@ -249,6 +249,7 @@ func TestRestoreRefuses(t *testing.T) {
 		"other version":    []byte(strings.Replace(string(good), `"v":1`, `"v":9`, 1)),
 		"bad running hash": []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
 		"bad prefix hash":  []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
+		"null file entry":  []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),
 	}
 	for name, data := range tests {
 		if string(data) == string(good) {

@@ -146,7 +146,8 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 	blocks := []*block{b.handoffBlock(), b.ackBlock(), breakpoint, constraints, goal, status, files, pending, reports, recall}
 	blocks = append(blocks, replayBlocks...)
 
-	// Lowest priority first; the breakpoint is cut last (brief of issue 3).
+	// Lowest priority first. The breakpoint is what the next window needs
+	// most (DESIGN §4 puts it first), so it is cut last.
 	plan := []*section{recallItems, reportItems, fileItems}
 	plan = append(plan, replaySections...)
 	plan = append(plan, pendingFailures, pendingTodos, statusTodos, goalLatest, goalFirst, constraintItems, paragraphs)
