@@ -72,7 +72,7 @@ const progressEvery = 1 << 20
 
 // Run imports the lines of o.Source that earlier runs did not consume into
 // session o.ID, and records how far it got in the cursor (see doc.go).
-func Run(o Options, m Mapper) (*Summary, error) {
+func Run(o Options, m Mapper) (sum *Summary, err error) {
 	if err := session.ValidID(o.ID); err != nil {
 		return nil, err
 	}
@@ -90,7 +90,11 @@ func Run(o Options, m Mapper) (*Summary, error) {
 	if !locked {
 		return nil, fmt.Errorf("%w: %s (lock %s is held)", ErrBusy, o.ID, lockPath)
 	}
-	defer lock.Unlock()
+	defer func() {
+		if uerr := lock.Unlock(); uerr != nil && err == nil {
+			err = fmt.Errorf("importer: unlocking %s: %w", lockPath, uerr)
+		}
+	}()
 	if o.BatchBytes <= 0 {
 		o.BatchBytes = DefaultBatchBytes
 	}
@@ -148,6 +152,7 @@ func (r *run) do() (*Summary, error) {
 	if err := r.openSource(cur); err != nil {
 		return nil, err
 	}
+	// Read-only: closing it cannot lose data.
 	defer r.f.Close()
 	if err := r.openSession(cur); err != nil {
 		return nil, err
@@ -216,7 +221,12 @@ func (r *run) openSource(cur *Cursor) error {
 		return fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type())
 	}
 	r.f = f
-	r.dev, r.ino = fileIdentity(fi)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		f.Close()
+		return fmt.Errorf("importer: %s: no device and inode on this system (%T)", r.src, fi.Sys())
+	}
+	r.dev, r.ino = uint64(st.Dev), st.Ino
 	r.h = sha256.New()
 	if cur == nil {
 		return nil
@@ -471,13 +481,6 @@ func (r *run) sizeNow() int64 {
 		return r.pos
 	}
 	return fi.Size()
-}
-
-func fileIdentity(fi os.FileInfo) (dev, ino uint64) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino)
-	}
-	return 0, 0
 }
 
 var errStopScan = errors.New("importer: scan stopped")

@@ -369,7 +369,9 @@ func (m *Mapper) report(ln *line, b block, call openCall, texts []string, out *i
 		var tur struct {
 			AgentID string `json:"agentId"`
 		}
-		if err := json.Unmarshal(r, &tur); err == nil && tur.AgentID != "" {
+		if err := json.Unmarshal(r, &tur); err != nil {
+			out.Warn("toolUseResult of %q does not decode (%v); agent id taken from the result text", b.ToolUseID, err)
+		} else if tur.AgentID != "" {
 			agentID = tur.AgentID
 		}
 	}
@@ -476,11 +478,12 @@ func (m *Mapper) toolCall(ln *line, b block, out *importer.Output) {
 			SubagentType string `json:"subagent_type"`
 			Description  string `json:"description"`
 		}
-		if err := json.Unmarshal(b.Input, &in); err == nil {
-			call.Agent = in.SubagentType
-			if call.Agent == "" {
-				call.Agent = in.Description
-			}
+		if err := json.Unmarshal(b.Input, &in); err != nil {
+			out.Warn("%s %q input does not decode (%v); its report will name no agent", b.Name, b.ID, err)
+		}
+		call.Agent = in.SubagentType
+		if call.Agent == "" {
+			call.Agent = in.Description
 		}
 	}
 	if b.ID != "" {

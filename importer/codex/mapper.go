@@ -384,10 +384,11 @@ func (m *Mapper) reasoning(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	if len(texts) == 0 && len(it.Content) > 0 {
 		var content []textPart
-		if err := json.Unmarshal(it.Content, &content); err == nil {
-			for _, c := range content {
-				texts = append(texts, c.Text)
-			}
+		if err := json.Unmarshal(it.Content, &content); err != nil && string(bytes.TrimSpace(it.Content)) != "null" {
+			out.Warn("reasoning content does not decode: %v", err)
+		}
+		for _, c := range content {
+			texts = append(texts, c.Text)
 		}
 	}
 	text := strings.TrimSpace(strings.Join(texts, "\n\n"))
