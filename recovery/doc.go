@@ -6,16 +6,21 @@
 //     forward: the target was cold-verified before the retire; finish the
 //     lineage and delete the record.
 //   - graft record, no graft/retired → roll back: the source stays active; a
-//     target carrying this txn's graft/origin gets graft/abandoned, an empty
-//     or torn shell of this txn is removed, a target of another txn is not
-//     touched; the leftover is recorded for the next review of the source.
+//     target of this txn with complete lines gets graft/abandoned (even if
+//     tampered so its graft/origin is gone), one that no longer parses is
+//     kept untouched as evidence, an empty or torn shell of this txn is
+//     removed, a target of another txn is not touched; the leftover is
+//     recorded for the next review of the source and listed in the report
+//     (no target of this txn: no leftover).
 //   - revert record, the source holds graft/unretired for the reverted txn →
 //     roll forward (mark the target abandoned, lineage); otherwise roll back
 //     (the graft stays live; just forget the record).
 //
 // A record whose locks are held belongs to a live process and is left
 // alone. A journal directory that cannot be read is an error, never "0
-// records". A corrupt record is reported and left in place as evidence. A
+// records", and the report's errors say so too. A corrupt record is
+// reported and left in place as evidence; the error wraps it
+// (journal.ErrCorruptRecord) as it wraps every other cause. A
 // cleanup that fails (ENOSPC again) leaves the record for the next scan:
 // the target is still not live, because liveness is judged from the source.
 package recovery

@@ -26,6 +26,15 @@ type Report struct {
 // resolved; the report says which.
 var ErrIncomplete = errors.New("recovery: some records were not resolved")
 
+// incompleteError wraps ErrIncomplete and every cause, so a caller can tell
+// a corrupt record or a full disk from the rest (graft.CodeOf).
+type incompleteError struct{ causes []error }
+
+func (e *incompleteError) Error() string {
+	return fmt.Sprintf("%v: %d error(s); first: %v", ErrIncomplete, len(e.causes), e.causes[0])
+}
+func (e *incompleteError) Unwrap() []error { return append([]error{ErrIncomplete}, e.causes...) }
+
 // Run scans the journal once. The error is non-nil when the scan could not
 // run at all (unreadable journal directory) or left records unresolved
 // (corrupt, or cleanup failed); the report is filled in either way.
@@ -33,13 +42,19 @@ func Run(env *txn.Env) (*Report, error) {
 	rep := &Report{Leftovers: []string{}, Errors: []string{}, Swept: []string{}}
 	scan, err := env.Journal.Scan()
 	if err != nil {
-		return rep, fmt.Errorf("recovery: scanning the journal: %w", err)
+		// The report says it too: a reader of only the report must not
+		// take scanned=0 for "nothing to recover".
+		err = fmt.Errorf("recovery: scanning the journal: %w", err)
+		rep.Errors = append(rep.Errors, err.Error())
+		return rep, err
 	}
 	rep.Swept = append([]string{}, scan.Swept...)
 	rep.Scanned = len(scan.Records) + len(scan.Corrupt)
+	var causes []error
 	for _, c := range scan.Corrupt {
 		rep.Corrupt++
 		rep.Errors = append(rep.Errors, c.Error())
+		causes = append(causes, c)
 	}
 	for _, rec := range scan.Records {
 		if err := one(env, rec, rep); err != nil {
@@ -47,11 +62,13 @@ func Run(env *txn.Env) (*Report, error) {
 				rep.Busy++
 				continue
 			}
-			rep.Errors = append(rep.Errors, fmt.Sprintf("txn %s (%s %s → %s, %s): %v", rec.Txn, rec.Kind, rec.Source, rec.Target, rec.State, err))
+			err = fmt.Errorf("txn %s (%s %s → %s, %s): %w", rec.Txn, rec.Kind, rec.Source, rec.Target, rec.State, err)
+			rep.Errors = append(rep.Errors, err.Error())
+			causes = append(causes, err)
 		}
 	}
-	if len(rep.Errors) > 0 {
-		return rep, fmt.Errorf("%w: %d error(s); first: %s", ErrIncomplete, len(rep.Errors), rep.Errors[0])
+	if len(causes) > 0 {
+		return rep, &incompleteError{causes: causes}
 	}
 	return rep, nil
 }
@@ -84,11 +101,14 @@ func one(env *txn.Env, rec journal.Record, rep *Report) error {
 			rep.RolledForward++
 			return nil
 		}
-		if err := txn.RollBack(env, rec, fmt.Sprintf("recovered: the graft crashed in %s before its commit point", rec.State)); err != nil {
+		action, err := txn.RollBack(env, rec, fmt.Sprintf("recovered: the graft crashed in %s before its commit point", rec.State))
+		if err != nil {
 			return err
 		}
 		rep.RolledBack++
-		rep.Leftovers = append(rep.Leftovers, rec.Target)
+		if action != "" { // no target of this txn: nothing was left over
+			rep.Leftovers = append(rep.Leftovers, rec.Target)
+		}
 		return nil
 	case journal.KindRevert:
 		if unretired(sinfo, rec.Reverts) {

@@ -193,6 +193,7 @@ func Commit(env *Env, req Request) (*Result, error) {
 		Source: req.Source, Target: req.Target, PreparedID: req.PreparedID,
 		TapeHash: t.TapeHash, TapeEvents: len(evs), TapeDigest: digest(data),
 		TargetBytes: int64(len(data)), BoundarySeq: t.BoundarySeq, Generation: t.Generation + 1,
+		// Also the ts of the target's events: recovery knows a torn shell by it (originStart).
 		Created: now.UTC().Format(time.RFC3339Nano),
 	}
 
@@ -351,7 +352,7 @@ func ColdVerify(fsys vfs.FS, path string, rec journal.Record) error {
 // liveness is judged from the source. The cause is returned either way.
 func rollBack(env *Env, rec journal.Record, cause error) error {
 	reason := fmt.Sprintf("rolled back in %s: %v", rec.State, cause)
-	if err := RollBack(env, rec, reason); err != nil {
+	if _, err := RollBack(env, rec, reason); err != nil {
 		return fmt.Errorf("%w (cleanup deferred to recovery: %v)", cause, err)
 	}
 	return cause
@@ -361,10 +362,12 @@ func rollBack(env *Env, rec journal.Record, cause error) error {
 // a target carrying this txn's graft/origin gets graft/abandoned; an empty
 // or torn shell of this txn is removed; a target of another txn is left
 // alone. The leftover is recorded for the next review of the source.
-func RollBack(env *Env, rec journal.Record, reason string) error {
+// It returns what it did to the target: "" when no target of this txn was
+// there, so there is no leftover.
+func RollBack(env *Env, rec journal.Record, reason string) (string, error) {
 	action, err := abandonTarget(env, rec, reason)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if action != "" {
 		err := catalog.With(env.Home, env.catalogTimeout(), func(db *catalog.DB) error {
@@ -374,10 +377,10 @@ func RollBack(env *Env, rec journal.Record, reason string) error {
 			})
 		})
 		if err != nil {
-			return fmt.Errorf("recording leftover: %w", err)
+			return "", fmt.Errorf("recording leftover: %w", err)
 		}
 	}
-	return env.Journal.Remove(rec.Txn)
+	return action, env.Journal.Remove(rec.Txn)
 }
 
 // abandonTarget returns what it did ("" when there was no target of this txn).
@@ -394,27 +397,22 @@ func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) 
 	if err != nil && !damaged {
 		return "", err
 	}
-	if err == nil && info.Origin != nil {
-		if info.Origin.Txn != rec.Txn {
-			return "", nil // another transaction's target: not ours to touch
-		}
-		if info.Abandoned != nil {
-			return "abandoned", nil
-		}
-		_, err := env.Store.AppendMark(rec.Target, session.Event{
-			Type: session.TypeGraftAbandoned, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
-			Txn: rec.Txn, Reason: reason,
-		})
-		if err != nil {
-			return "", fmt.Errorf("marking %s abandoned: %w", rec.Target, err)
-		}
+	if err == nil && info.Origin != nil && info.Origin.Txn != rec.Txn {
+		return "", nil // another transaction's target: not ours to touch
+	}
+	// From here a graft/origin, if any, is this txn's.
+	if err == nil && info.Abandoned != nil && (info.Origin != nil || info.Abandoned.Txn == rec.Txn) {
 		return "abandoned", nil
 	}
 	head, err := readHead(env, rec.Target, rec.TargetBytes+1)
 	if err != nil {
 		return "", err
 	}
-	ours := len(head) == 0 || bytes.Contains(head, []byte(`"txn":"`+rec.Txn+`"`))
+	start, err := originStart(rec)
+	if err != nil {
+		return "", err
+	}
+	ours := len(head) == 0 || bytes.Contains(head, []byte(`"txn":"`+rec.Txn+`"`)) || bytes.HasPrefix(start, head)
 	if !ours {
 		return "", nil
 	}
@@ -423,6 +421,18 @@ func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) 
 		// the source never named it, so it cannot be resumed; keep it as
 		// evidence.
 		return "left damaged target as evidence", nil
+	}
+	if info.Events > 0 {
+		// Complete lines of ours (with our graft/origin, or tampered so it
+		// is gone): keep the bytes, and make them unresumable.
+		_, err := env.Store.AppendMark(rec.Target, session.Event{
+			Type: session.TypeGraftAbandoned, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+			Txn: rec.Txn, Reason: reason,
+		})
+		if err != nil {
+			return "", fmt.Errorf("marking %s abandoned: %w", rec.Target, err)
+		}
+		return "abandoned", nil
 	}
 	// No complete line: an empty or torn shell of this txn. Remove it.
 	path := env.Store.Path(rec.Target)
@@ -433,6 +443,18 @@ func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) 
 		return "", err
 	}
 	return "removed shell", nil
+}
+
+// originStart is how this txn's target begins, up to the txn id: Commit
+// stamps the graft/origin with the record's Created time. A torn shell too
+// short to hold the txn id is recognised by it.
+func originStart(rec journal.Record) ([]byte, error) {
+	b, err := session.Encode(&session.Event{Seq: 1, TS: rec.Created, Type: session.TypeGraftOrigin,
+		Source: session.Source{Kind: session.KindPlugin, Name: "graft"}, Txn: rec.Txn})
+	if err != nil {
+		return nil, fmt.Errorf("txn: encoding the start of %s's graft/origin: %w", rec.Txn, err)
+	}
+	return bytes.TrimSuffix(b, []byte("}\n")), nil
 }
 
 func readHead(env *Env, id string, max int64) ([]byte, error) {
