@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/recovery"
 	"github.com/graft-project/graft/session"
@@ -51,6 +52,10 @@ var codes = []struct {
 	{"bad_event", 34, session.ErrBadEvent, "an event is invalid"},
 	{"audit_failed", 35, ErrAuditFailed, "an ancestor's origin event is missing or no longer holds a constraint"},
 	{"invalid_options", 36, ErrInvalidOptions, "prepare options are invalid"},
+	{"source_rewritten", 37, importer.ErrSourceRewritten, "import: the part of the transcript already imported changed"},
+	{"source_shortened", 38, importer.ErrSourceShortened, "import: the transcript is shorter than the part already imported"},
+	{"session_diverged", 39, importer.ErrSessionDiverged, "import: the session holds events the import did not write"},
+	{"import_busy", 40, importer.ErrBusy, "import: another import into this session is running"},
 }
 
 var (

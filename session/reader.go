@@ -156,12 +156,15 @@ func decodeLine(line []byte, ev *Event) error {
 }
 
 // Encode renders one event as its log line, '\n' included.
+// HTML characters are not escaped, so a tool input keeps its bytes.
 func Encode(ev *Event) ([]byte, error) {
-	b, err := json.Marshal(ev)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(ev); err != nil { // Encode appends the '\n'
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return buf.Bytes(), nil
 }
 
 var errEOF = io.EOF
