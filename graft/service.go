@@ -88,11 +88,13 @@ func (s *Service) Env() *txn.Env {
 	return &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.journal, Now: s.Now, CatalogTimeout: s.CatalogTimeout, Hook: s.Hook, Faults: s.Faults}
 }
 
-// Recover runs one recovery scan and remembers its report in the catalog
-// (graft status shows it).
+// Recover runs one recovery scan and, when it found records or failed,
+// remembers its report in the catalog (graft status shows the last one). An
+// empty scan writes nothing: every command runs one, and a catalog write
+// costs two fsyncs.
 func (s *Service) Recover() (*recovery.Report, error) {
 	rep, err := recovery.Run(s.Env())
-	if rep != nil {
+	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || err != nil) {
 		if merr := s.putMeta("last-recovery", lastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil && err == nil {
 			err = fmt.Errorf("graft: remembering the recovery report: %w", merr)
 		}
