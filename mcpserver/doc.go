@@ -1,0 +1,59 @@
+// Package mcpserver serves graft to agents over the Model Context Protocol
+// (github.com/modelcontextprotocol/go-sdk): "graft mcp" runs it over stdio,
+// "graft mcp --http 127.0.0.1:PORT" over streamable HTTP on loopback only.
+// It owns nothing on disk; every call goes to one graft.Service, which opens
+// catalog.db per operation, so CLI commands on the same home never block
+// behind a running server.
+//
+// # Tools
+//
+//	graft_prepare  {source, tier?, recentTurns?, autoTier?, budget?, allowReslice?}
+//	               → review: preparedId, tapeHash, goal, constraints with origins,
+//	                 leftovers, warnings, tape (one chunk), next
+//	               {preparedId, offset} → the next chunk of a stored review's tape
+//	graft_commit   {preparedId, tapeHash, target?} → targetId, txnId, notes, next
+//	graft_recall   {session, seq, offset?} → one event; its largest payload
+//	               (text, tool.input or tool.output) in content, one chunk
+//	graft_status   {session?, offset?} → sessions (one page), pending
+//	               transactions, leftovers, startupRecovery, lastRecovery
+//	graft_revert   {target, force?} → source active again, target abandoned
+//
+// Annotations: graft_status and graft_recall are read-only and idempotent;
+// graft_prepare is neither read-only nor destructive (it only stores a
+// review); graft_commit and graft_revert are destructive. openWorldHint is
+// false everywhere: the tools touch only the graft home.
+//
+// # Start-up
+//
+// New takes an opened graft.Service: graft.Open runs the recovery scan, so
+// the scan has finished before the first request is read. Its report is
+// graft_status's startupRecovery.
+//
+// # Errors
+//
+// Every typed error is a tool result with isError set and one text content:
+//
+//	<code>: <message>; next: <what to do>
+//
+// e.g. "boundary_drift: boundary drifted: a new user message arrived at seq
+// 812 in s (…); prepare again; next: call graft_prepare again and show the
+// new review to the user before committing". The codes are graft.CodeOf's
+// plus invalid_input, no_such_seq and internal_error (a handler panicked:
+// the server recovers and keeps serving). An unknown tool or a malformed
+// request is a JSON-RPC error: those are protocol faults.
+//
+// # Sizes
+//
+// A tape chunk and a recall's content are at most ChunkChars characters
+// (runes; default 32,000). When more follows, nextOffset is set: call the
+// same tool again with offset=nextOffset (graft_prepare with the preparedId,
+// which reads the stored review instead of preparing a new one). Goal quotes
+// and constraints, carried whole, are cut at 2,000 characters with a note
+// naming the session and seq that graft_recall reads in full. graft_status
+// lists at most PageSessions sessions per call, with the same cursor.
+//
+// # Output
+//
+// Over stdio, stdout carries only protocol; log lines go to Options.Logger
+// (stderr in "graft mcp"). Tool calls run one at a time.
+package mcpserver

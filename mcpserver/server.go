@@ -1,0 +1,136 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/graft-project/graft/graft"
+)
+
+const (
+	// DefaultChunkChars bounds the tape in one graft_prepare result and the
+	// content in one graft_recall result; the rest is a call away (nextOffset).
+	DefaultChunkChars = 32000
+	// DefaultPageSessions bounds the sessions in one graft_status result.
+	DefaultPageSessions = 100
+	// quoteChars bounds one goal quote or constraint in a review: they are
+	// carried whole, so a pasted log in a human message is cut, citing its seq.
+	quoteChars = 2000
+)
+
+// Options configure a server. The zero value is usable.
+type Options struct {
+	// Version is the server version reported to clients.
+	Version string
+	// ChunkChars bounds paged texts; 0 means DefaultChunkChars.
+	ChunkChars int
+	// PageSessions bounds graft_status's session list; 0 means DefaultPageSessions.
+	PageSessions int
+	// Logger receives the server's log lines (never stdout: over stdio,
+	// stdout carries only protocol); nil discards them.
+	Logger *slog.Logger
+}
+
+// instructions is what a client may show its model about the server.
+const instructions = `graft replaces lossy compaction: it slices a long session into a new one that starts with a deterministic tape (constraints with their origins, goal, todos, files, pending state, recall index), as a crash-safe transaction.
+Flow: graft_prepare {source} → show the review (goal, constraints, leftovers, warnings, tape) to the user → when approved, graft_commit {preparedId, tapeHash} → continue in the target. graft_recall {session, seq} reads any seq a tape cites; graft_revert {target} undoes a graft; graft_status shows sessions, transactions in flight and the start-up recovery scan.
+Errors start with a stable code (e.g. boundary_drift) and end with what to do next.`
+
+// server is the state the tool handlers share.
+type server struct {
+	svc  *graft.Service
+	opts Options
+	log  *slog.Logger
+	// mu runs one tool call at a time: the service's store and catalog
+	// calls are not meant to race inside one process. Other processes are
+	// kept apart by flock and by catalog.db's per-operation open.
+	mu sync.Mutex
+}
+
+// New returns an MCP server with the five graft tools over svc. Open svc
+// (graft.Open, which runs the recovery scan) before calling New, so the scan
+// has finished before the first request; its report is in graft_status.
+// svc must not hold catalog.db open (graft.Service never does), or every
+// CLI call would block behind the server.
+func New(svc *graft.Service, o Options) *mcp.Server {
+	if o.ChunkChars <= 0 {
+		o.ChunkChars = DefaultChunkChars
+	}
+	if o.PageSessions <= 0 {
+		o.PageSessions = DefaultPageSessions
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &server{svc: svc, opts: o, log: log}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "graft", Title: "graft session grafts", Version: o.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       log,
+		// No logging capability: the server's logs go to stderr, not to the client.
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	srv.AddReceivingMiddleware(s.recoverMethod)
+	mcp.AddTool(srv, prepareTool(), guarded(s, "graft_prepare", s.prepare))
+	mcp.AddTool(srv, commitTool(), guarded(s, "graft_commit", s.commit))
+	mcp.AddTool(srv, recallTool(), guarded(s, "graft_recall", s.recall))
+	mcp.AddTool(srv, statusTool(), guarded(s, "graft_status", s.status))
+	mcp.AddTool(srv, revertTool(), guarded(s, "graft_revert", s.revert))
+	return srv
+}
+
+// guarded adapts a tool function to the SDK: one call at a time, a typed
+// error becomes a tool error (isError, text led by its code), and a panic
+// becomes a tool error too, so the server never dies of one.
+func guarded[In, Out any](s *server, name string, h func(In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("tool panicked", "tool", name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				var zero Out
+				res, out = nil, zero
+				err = &toolError{
+					Code: CodeInternal,
+					Err:  fmt.Errorf("%s panicked: %v (a bug in graft; the server keeps running)", name, v),
+					Next: "call graft_status: a transaction cut short is listed under pending and resolved by the next recovery scan (graft recover); tell the user",
+				}
+			}
+		}()
+		out, err = h(in)
+		if err != nil {
+			te := asToolError(name, err)
+			s.log.Info("tool error", "tool", name, "code", string(te.Code), "error", err.Error())
+			var zero Out
+			return nil, zero, te
+		}
+		return nil, out, nil
+	}
+}
+
+// recoverMethod turns a panic outside the tool handlers (in the SDK's own
+// request handling) into a protocol error instead of a dead server.
+func (s *server) recoverMethod(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("request panicked", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal_error: %s panicked: %v", method, v)}
+			}
+		}()
+		return next(ctx, method, req)
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }

@@ -1,0 +1,353 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/recovery"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
+)
+
+// Tool names.
+const (
+	ToolPrepare = "graft_prepare"
+	ToolCommit  = "graft_commit"
+	ToolRecall  = "graft_recall"
+	ToolStatus  = "graft_status"
+	ToolRevert  = "graft_revert"
+)
+
+func prepareTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  ToolPrepare,
+		Title: "Prepare a graft (review)",
+		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. Writes no session.
+Next: show the review to the user (goal, constraints, leftovers, warnings, the tape); when the user approves, call graft_commit with this preparedId and tapeHash. If nextOffset is set the tape continues: call graft_prepare with {preparedId, offset: nextOffset} (this reads the stored review, it does not prepare a new one).`,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Prepare a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(false),
+			IdempotentHint: false, OpenWorldHint: boolPtr(false),
+		},
+	}
+}
+
+func commitTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  ToolCommit,
+		Title: "Commit a prepared graft",
+		Description: `Call only after the user approved a review from graft_prepare: writes the tape into a new target session as a journaled, crash-safe transaction and retires the source (never deleted). Refused with boundary_drift when a new human message arrived since the review: prepare again. If only the open turn grew, it commits the newer tape and says so in notes: tell the user.
+Next: continue the work in targetId; graft_recall reads any seq of the source; graft_revert {target} undoes the graft.`,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Commit a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(true),
+			IdempotentHint: false, OpenWorldHint: boolPtr(false),
+		},
+	}
+}
+
+func recallTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  ToolRecall,
+		Title: "Recall one event",
+		Description: `Reads the event at a seq of any session, retired and abandoned ones included: call it for every "recall seq=N" a tape cites before relying on what the tape only summarises, and to re-read a constraint's origin. Read-only.
+Long payloads come in chunks: when nextOffset is set, call again with the same session and seq and offset=nextOffset.`,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Recall an event", ReadOnlyHint: true, IdempotentHint: true,
+			OpenWorldHint: boolPtr(false),
+		},
+	}
+}
+
+func statusTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  ToolStatus,
+		Title: "Graft status",
+		Description: `Lists sessions with their state (active, retired, abandoned, uncommitted), generation, parent and target, and head (the session to continue in); transactions in flight; leftovers of crashed grafts; and the recovery scan this server ran at start-up. Read-only. Call it first to find the session ids, and whenever an error says so.
+When nextOffset is set, more sessions follow: call again with offset=nextOffset.`,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Graft status", ReadOnlyHint: true, IdempotentHint: true,
+			OpenWorldHint: boolPtr(false),
+		},
+	}
+}
+
+func revertTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  ToolRevert,
+		Title: "Revert a graft",
+		Description: `Undoes a committed graft when the user asks for it: the source becomes active again and the target is abandoned (kept on disk, never resumable). Refused with has_new_events when work was done in the target since the graft; force=true abandons that work too, so ask the user first.
+Next: continue in the source.`,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Revert a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(true),
+			IdempotentHint: false, OpenWorldHint: boolPtr(false),
+		},
+	}
+}
+
+func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
+	if in.PreparedID != "" {
+		if in.Tier != "" || in.RecentTurns != 0 || in.AutoTier || in.Budget != 0 || in.AllowReslice {
+			return PrepareOutput{}, inputErrorf("preparedId reads the stored review %s, whose options are fixed: pass only preparedId and offset, or leave preparedId out to prepare a new review", in.PreparedID)
+		}
+		rv, err := s.svc.PreparedReview(in.PreparedID)
+		if err != nil {
+			return PrepareOutput{}, err
+		}
+		if in.Source != "" && in.Source != rv.Source {
+			return PrepareOutput{}, inputErrorf("review %s is of session %s, not %s", in.PreparedID, rv.Source, in.Source)
+		}
+		return s.review(rv, in.Offset)
+	}
+	if in.Offset != 0 {
+		return PrepareOutput{}, inputErrorf("offset %d pages the tape of a stored review: pass its preparedId too", in.Offset)
+	}
+	if in.Source == "" {
+		return PrepareOutput{}, inputErrorf("source is required: the id of the session to graft (graft_status lists them)")
+	}
+	rv, err := s.svc.Prepare(in.Source, graft.PrepareOptions{
+		Tape:         tape.Options{Tier: in.Tier, RecentTurns: in.RecentTurns, AutoTier: in.AutoTier, Budget: in.Budget},
+		AllowReslice: in.AllowReslice,
+	})
+	if err != nil {
+		return PrepareOutput{}, err
+	}
+	return s.review(rv, 0)
+}
+
+// review renders a review with one chunk of its tape.
+func (s *server) review(rv *graft.Review, offset int) (PrepareOutput, error) {
+	page, err := pageOf(rv.Tape, offset, s.opts.ChunkChars)
+	if err != nil {
+		return PrepareOutput{}, fmt.Errorf("tape of review %s: %w", rv.PreparedID, err)
+	}
+	out := PrepareOutput{
+		PreparedID: rv.PreparedID, Source: rv.Source, BoundarySeq: rv.BoundarySeq, LastSeq: rv.LastSeq,
+		Generation: rv.Generation, Goal: []Quote{}, Progress: rv.Progress, Constraints: constraints(rv.Constraints),
+		Leftovers: []Leftover{}, TapeChars: rv.TapeChars, CarryoverChars: rv.CarryoverChars,
+		TapeHash: rv.TapeHash, PrefixHash: rv.PrefixHash, Warnings: nonNil(rv.Warnings),
+		Tier: rv.Options.Tier, RecentTurns: rv.Options.RecentTurns, Budget: rv.Options.Budget,
+		AllowReslice: rv.AllowReslice, Expires: rv.Expires.UTC().Format(time.RFC3339),
+		Tape: page.Text, TapeOffset: offset, NextOffset: page.Next,
+	}
+	for _, q := range rv.Goal {
+		out.Goal = append(out.Goal, quote(q))
+	}
+	for _, l := range rv.Leftovers {
+		out.Leftovers = append(out.Leftovers, Leftover{Source: rv.Source, Target: l.Target, Txn: l.Txn, State: l.State, Reason: l.Reason})
+	}
+	commit := fmt.Sprintf("show this review to the user (goal, constraints with their origins, leftovers, warnings, tape); when the user approves, call graft_commit with preparedId=%q and tapeHash=%q before %s", rv.PreparedID, rv.TapeHash, out.Expires)
+	if page.Next != 0 {
+		out.Next = fmt.Sprintf("the tape continues (%d of %d characters shown): call graft_prepare with preparedId=%q and offset=%d for the next chunk; then %s", page.Next, page.Total, rv.PreparedID, page.Next, commit)
+	} else {
+		out.Next = commit
+	}
+	return out, nil
+}
+
+func quote(q session.Quote) Quote {
+	return Quote{
+		Text:   clip(q.Text, quoteChars, fmt.Sprintf("graft_recall session=%s seq=%d reads the whole message", q.Origin.Session, q.Origin.Seq)),
+		Origin: origin(q.Origin),
+	}
+}
+
+func origin(o session.Origin) Origin {
+	return Origin{Generation: o.Generation, Session: o.Session, Seq: o.Seq}
+}
+
+func constraints(cs []session.Constraint) []Constraint {
+	out := make([]Constraint, 0, len(cs))
+	for _, c := range cs {
+		also := make([]Origin, 0, len(c.Also))
+		for _, o := range c.Also {
+			also = append(also, origin(o))
+		}
+		q := quote(session.Quote{Text: c.Text, Origin: c.Origin})
+		out = append(out, Constraint{Text: q.Text, Origin: q.Origin, Also: also})
+	}
+	return out
+}
+
+func (s *server) commit(in CommitInput) (CommitOutput, error) {
+	if in.PreparedID == "" || in.TapeHash == "" {
+		return CommitOutput{}, inputErrorf("preparedId and tapeHash are both required: pass them as graft_prepare returned them")
+	}
+	res, err := s.svc.Commit(in.PreparedID, in.TapeHash, in.Target)
+	if err != nil {
+		return CommitOutput{}, err
+	}
+	next := fmt.Sprintf("continue the work in session %s (it starts with the tape); %s is retired and stays readable with graft_recall; graft_revert with target=%q undoes this graft", res.TargetID, res.Source, res.TargetID)
+	if len(res.Notes) > 0 {
+		next = "tell the user the notes (the committed tape is not exactly the approved one); " + next
+	}
+	return CommitOutput{
+		TargetID: res.TargetID, TxnID: res.TxnID, Source: res.Source, TapeHash: res.TapeHash,
+		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
+		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), Next: next,
+	}, nil
+}
+
+func (s *server) recall(in RecallInput) (RecallOutput, error) {
+	if in.Session == "" {
+		return RecallOutput{}, inputErrorf("session is required")
+	}
+	ev, err := s.svc.Recall(in.Session, in.Seq)
+	if err != nil {
+		return RecallOutput{}, err
+	}
+	out := RecallOutput{
+		Session: in.Session, Seq: ev.Seq, TS: ev.TS, Type: ev.Type,
+		SourceKind: ev.Source.Kind, SourceName: ev.Source.Name, HumanInstruction: ev.IsHumanInstruction(),
+		ToolFailed: !ev.OKResult(), Agent: ev.Agent, Todos: []Todo{},
+		Txn: ev.Txn, Parent: ev.Parent, ParentBoundary: ev.ParentBoundary, Generation: ev.Generation,
+		TapeHash: ev.TapeHash, Target: ev.Target, Reason: ev.Reason,
+		InheritedConstraints: []Constraint{}, Meta: ev.Meta,
+	}
+	for _, t := range ev.Todos {
+		out.Todos = append(out.Todos, Todo{ID: t.ID, Content: t.Content, Status: t.Status})
+	}
+	if ev.Inherit != nil {
+		if g := ev.Inherit.FirstGoal; g != nil {
+			q := Quote{Text: g.Text, Origin: origin(g.Origin)}
+			out.InheritedGoal = &q
+		}
+		for _, c := range ev.Inherit.Constraints {
+			also := make([]Origin, 0, len(c.Also))
+			for _, o := range c.Also {
+				also = append(also, origin(o))
+			}
+			out.InheritedConstraints = append(out.InheritedConstraints, Constraint{Text: c.Text, Origin: origin(c.Origin), Also: also})
+		}
+	}
+	content := ev.Text
+	if ev.Text != "" {
+		out.ContentField = "text"
+	}
+	if ev.Tool != nil {
+		out.ToolName, out.ToolCallID = ev.Tool.Name, ev.Tool.CallID
+		switch {
+		case ev.Type == session.TypeToolResult:
+			out.ContentField, content = "tool.output", ev.Tool.Output
+		case len(ev.Tool.Input) > 0:
+			out.ContentField, content = "tool.input", string(ev.Tool.Input)
+		}
+	}
+	page, err := pageOf(content, in.Offset, s.opts.ChunkChars)
+	if err != nil {
+		return RecallOutput{}, fmt.Errorf("%s of %s seq %d: %w", out.ContentField, in.Session, in.Seq, err)
+	}
+	out.Content, out.ContentChars, out.Offset, out.NextOffset = page.Text, page.Total, in.Offset, page.Next
+	return out, nil
+}
+
+func (s *server) status(in StatusInput) (StatusOutput, error) {
+	st, err := s.svc.Status()
+	if err != nil {
+		return StatusOutput{}, err
+	}
+	rows := st.Sessions
+	if in.Session != "" {
+		if err := session.ValidID(in.Session); err != nil {
+			return StatusOutput{}, err
+		}
+		rows = nil
+		for _, r := range st.Sessions {
+			if r.ID == in.Session {
+				rows = append(rows, r)
+			}
+		}
+		if len(rows) == 0 {
+			return StatusOutput{}, fmt.Errorf("%w: no session %s in %s", session.ErrNotFound, in.Session, st.Home)
+		}
+	}
+	if in.Offset < 0 || (in.Offset > 0 && in.Offset >= len(rows)) {
+		return StatusOutput{}, inputErrorf("offset %d is outside the %d session(s) listed", in.Offset, len(rows))
+	}
+	out := StatusOutput{
+		Home: st.Home, Sessions: []SessionRow{}, SessionsTotal: len(rows), Offset: in.Offset,
+		Pending: []PendingTxn{}, CorruptRecords: nonNil(st.Corrupt), Leftovers: []Leftover{},
+		CatalogError: st.CatalogError,
+	}
+	end := min(in.Offset+s.opts.PageSessions, len(rows))
+	if end < len(rows) {
+		out.NextOffset = end
+	}
+	for _, r := range rows[in.Offset:end] {
+		row := SessionRow{ID: r.ID, State: r.State, Events: r.Events, LastSeq: r.LastSeq, Generation: r.Generation, Parent: r.Parent, Target: r.Target, Head: r.Head, Error: r.Error}
+		if r.Torn != nil {
+			row.TornBytes = r.Torn.Bytes
+		}
+		out.Sessions = append(out.Sessions, row)
+	}
+	for _, p := range st.Pending {
+		out.Pending = append(out.Pending, PendingTxn{Txn: p.Txn, Kind: string(p.Kind), State: string(p.State), Source: p.Source, Target: p.Target, Created: p.Created})
+	}
+	for _, l := range st.Leftovers {
+		out.Leftovers = append(out.Leftovers, Leftover{Source: l.Source, Target: l.Target, Txn: l.Txn, State: l.State, Reason: l.Reason})
+	}
+	if s.svc.Startup != nil || s.svc.StartupErr != nil {
+		out.StartupRecovery = report(s.svc.Startup, s.svc.StartupErr)
+	}
+	if len(st.LastRecovery) > 0 {
+		out.LastRecovery = lastRecovery(st.LastRecovery)
+	}
+	return out, nil
+}
+
+func report(r *recovery.Report, err error) *RecoveryReport {
+	out := &RecoveryReport{Leftovers: []string{}, Swept: []string{}, Errors: []string{}}
+	if r != nil {
+		out.Scanned, out.RolledForward, out.RolledBack, out.Busy, out.Corrupt = r.Scanned, r.RolledForward, r.RolledBack, r.Busy, r.Corrupt
+		out.Leftovers, out.Swept, out.Errors = nonNil(r.Leftovers), nonNil(r.Swept), nonNil(r.Errors)
+	}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
+}
+
+// lastRecovery decodes the catalog's record of the last scan (written by
+// graft.Service.Recover). An unreadable record is reported, not hidden.
+func lastRecovery(raw json.RawMessage) *RecoveryReport {
+	var rec struct {
+		At     time.Time        `json:"at"`
+		Report *recovery.Report `json:"report"`
+		Error  string           `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		out := report(nil, nil)
+		out.Error = fmt.Sprintf("catalog.db holds an unreadable last-recovery record: %v", err)
+		return out
+	}
+	out := report(rec.Report, nil)
+	out.Error = rec.Error
+	if !rec.At.IsZero() {
+		out.At = rec.At.UTC().Format(time.RFC3339Nano)
+	}
+	return out
+}
+
+func (s *server) revert(in RevertInput) (RevertOutput, error) {
+	if in.Target == "" {
+		return RevertOutput{}, inputErrorf("target is required: the session a graft created (graft_status shows it as a session's target)")
+	}
+	res, err := s.svc.Revert(in.Target, in.Force)
+	if err != nil {
+		return RevertOutput{}, err
+	}
+	return RevertOutput{
+		TxnID: res.Txn, Reverts: res.Reverts, Source: res.Source, Target: res.Target,
+		ExtraEvents: res.Extra, Notes: nonNil(res.Notes),
+		Next: fmt.Sprintf("continue in session %s, which is active again; %s is abandoned: never resume it", res.Source, res.Target),
+	}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

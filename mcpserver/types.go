@@ -1,0 +1,215 @@
+package mcpserver
+
+// The typed inputs and outputs of the tools. The SDK derives each tool's
+// JSON Schema from these structs; the jsonschema tag is the description an
+// agent reads, so every field has one. Optional inputs carry omitempty.
+
+// PrepareInput is the input of graft_prepare.
+type PrepareInput struct {
+	Source       string `json:"source,omitempty" jsonschema:"id of the session to graft (the one whose context is running out); required unless preparedId is given"`
+	Tier         string `json:"tier,omitempty" jsonschema:"replay tier: A (default) replays no turn verbatim; B replays the last closed turn verbatim"`
+	RecentTurns  int    `json:"recentTurns,omitempty" jsonschema:"replay this many closed turns verbatim (0..5; overrides tier)"`
+	AutoTier     bool   `json:"autoTier,omitempty" jsonschema:"switch to tier B when todos are unfinished or a recent tool call failed"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"character budget of the whole tape (0 for the default 16000; else 4000..100000)"`
+	AllowReslice bool   `json:"allowReslice,omitempty" jsonschema:"prepare a source that is already retired again; the new target becomes a sibling of the existing one"`
+	PreparedID   string `json:"preparedId,omitempty" jsonschema:"read more of an existing review instead of preparing a new one: its preparedId (with offset)"`
+	Offset       int    `json:"offset,omitempty" jsonschema:"character offset into the tape of the review named by preparedId: pass the nextOffset of the previous result"`
+}
+
+// Origin names the human message a fact was copied from.
+type Origin struct {
+	Generation int    `json:"generation" jsonschema:"generation of the session that holds the message (1 for a session nobody grafted into)"`
+	Session    string `json:"session" jsonschema:"id of the session that holds the message"`
+	Seq        int64  `json:"seq" jsonschema:"seq of the message in that session (graft_recall reads it)"`
+}
+
+// Quote is a human instruction carried across generations.
+type Quote struct {
+	Text   string `json:"text" jsonschema:"the human's words (cut when very long: the cut says how to read the rest)"`
+	Origin Origin `json:"origin" jsonschema:"where the words were said"`
+}
+
+// Constraint is a hard constraint with the origin it was first said at.
+type Constraint struct {
+	Text   string   `json:"text" jsonschema:"the constraint, copied from the user's own words"`
+	Origin Origin   `json:"origin" jsonschema:"where it was first said, kept through every later graft"`
+	Also   []Origin `json:"also" jsonschema:"later places where the same constraint was said again"`
+}
+
+// Leftover is a target an earlier crashed graft of this source left behind.
+type Leftover struct {
+	Source string `json:"source" jsonschema:"the session the crashed graft was cutting"`
+	Target string `json:"target" jsonschema:"the target session the crashed graft left behind (marked abandoned; never resume it)"`
+	Txn    string `json:"txn" jsonschema:"transaction id of the crashed graft"`
+	State  string `json:"state" jsonschema:"how far that transaction got (journal state)"`
+	Reason string `json:"reason" jsonschema:"why it was rolled back"`
+}
+
+// PrepareOutput is the review graft_prepare returns.
+type PrepareOutput struct {
+	PreparedID     string       `json:"preparedId" jsonschema:"id of this review: pass it to graft_commit together with tapeHash"`
+	Source         string       `json:"source" jsonschema:"the session this review would graft"`
+	BoundarySeq    int64        `json:"boundarySeq" jsonschema:"seq of the human instruction that opens the open turn; a new human message after it makes the commit refuse (boundary_drift)"`
+	LastSeq        int64        `json:"lastSeq" jsonschema:"last seq of the source when the review was made"`
+	Generation     int          `json:"generation" jsonschema:"generation of the source; the target will be generation+1"`
+	Goal           []Quote      `json:"goal" jsonschema:"the first human instruction of generation 1 and the latest ones"`
+	Progress       string       `json:"progress" jsonschema:"one line of todo progress"`
+	Constraints    []Constraint `json:"constraints" jsonschema:"hard constraints the tape carries, each with its original origin"`
+	Leftovers      []Leftover   `json:"leftovers" jsonschema:"targets that earlier crashed grafts of this source left behind"`
+	TapeChars      int          `json:"tapeChars" jsonschema:"characters of the whole tape"`
+	CarryoverChars int          `json:"carryoverChars" jsonschema:"characters of the open-turn carryover (the Breakpoint block)"`
+	TapeHash       string       `json:"tapeHash" jsonschema:"hash of the tape: pass it unchanged to graft_commit"`
+	PrefixHash     string       `json:"prefixHash" jsonschema:"hash of the source up to the boundary; a change makes the commit refuse"`
+	Warnings       []string     `json:"warnings" jsonschema:"things the user should know before approving"`
+	Tier           string       `json:"tier" jsonschema:"replay tier the tape was built with (empty means A)"`
+	RecentTurns    int          `json:"recentTurns" jsonschema:"closed turns replayed verbatim"`
+	Budget         int          `json:"budget" jsonschema:"character budget the tape was built with (0 means the default)"`
+	AllowReslice   bool         `json:"allowReslice" jsonschema:"whether this review re-slices an already retired source"`
+	Expires        string       `json:"expires" jsonschema:"when the review stops being committable (RFC 3339); after that graft_commit answers expired_prepared"`
+	Tape           string       `json:"tape" jsonschema:"the tape text from tapeOffset on, at most the server's chunk size"`
+	TapeOffset     int          `json:"tapeOffset" jsonschema:"character offset of the tape field within the whole tape"`
+	NextOffset     int          `json:"nextOffset,omitempty" jsonschema:"set when the tape continues: call graft_prepare with preparedId and offset=nextOffset for the next chunk; absent when tape ends the tape"`
+	Next           string       `json:"next" jsonschema:"what to do next"`
+}
+
+// CommitInput is the input of graft_commit.
+type CommitInput struct {
+	PreparedID string `json:"preparedId" jsonschema:"the preparedId graft_prepare returned"`
+	TapeHash   string `json:"tapeHash" jsonschema:"the tapeHash of that same review, unchanged: it proves which tape the user approved"`
+	Target     string `json:"target,omitempty" jsonschema:"id of the new session (default <source>.g<generation>)"`
+}
+
+// CommitOutput is a committed graft.
+type CommitOutput struct {
+	TargetID    string   `json:"targetId" jsonschema:"the new session: continue the work there"`
+	TxnID       string   `json:"txnId" jsonschema:"transaction id of the graft"`
+	Source      string   `json:"source" jsonschema:"the session that is now retired (never deleted; graft_recall still reads it)"`
+	TapeHash    string   `json:"tapeHash" jsonschema:"hash of the tape written into the target (differs from the approved one only when the notes say so)"`
+	TapeChars   int      `json:"tapeChars" jsonschema:"characters of the tape written"`
+	TapeEvents  int      `json:"tapeEvents" jsonschema:"events the target starts with"`
+	Generation  int      `json:"generation" jsonschema:"generation of the target"`
+	BoundarySeq int64    `json:"boundarySeq" jsonschema:"boundary seq of the source the tape was cut at"`
+	Notes       []string `json:"notes" jsonschema:"what changed between the review and the commit (e.g. the open turn grew): tell the user"`
+	Next        string   `json:"next" jsonschema:"what to do next"`
+}
+
+// RecallInput is the input of graft_recall.
+type RecallInput struct {
+	Session string `json:"session" jsonschema:"id of any session, retired or abandoned ones included"`
+	Seq     int64  `json:"seq" jsonschema:"the seq to read, e.g. one a tape cites as recall seq=N"`
+	Offset  int    `json:"offset,omitempty" jsonschema:"character offset into the event's content: pass the nextOffset of the previous result"`
+}
+
+// Todo is one item of a todo list.
+type Todo struct {
+	ID      string `json:"id" jsonschema:"the item's id (may be empty)"`
+	Content string `json:"content" jsonschema:"what the item says"`
+	Status  string `json:"status" jsonschema:"pending, in_progress or completed"`
+}
+
+// RecallOutput is one event; its largest payload is in content, paged.
+type RecallOutput struct {
+	Session              string            `json:"session" jsonschema:"the session read"`
+	Seq                  int64             `json:"seq" jsonschema:"the event's seq"`
+	TS                   string            `json:"ts" jsonschema:"when the event was written (RFC 3339)"`
+	Type                 string            `json:"type" jsonschema:"event type: user/message, assistant/message, tool/call, tool/result, todo/write, subagent/report, system/event or graft/*"`
+	SourceKind           string            `json:"sourceKind" jsonschema:"who produced it: user, assistant, tool, subagent, plugin, system or skill"`
+	SourceName           string            `json:"sourceName,omitempty" jsonschema:"name of the producer, when known"`
+	HumanInstruction     bool              `json:"humanInstruction" jsonschema:"true only for a user/message the human wrote (not injected text, not a tape)"`
+	ToolName             string            `json:"toolName,omitempty" jsonschema:"tool of a tool/call or tool/result"`
+	ToolCallID           string            `json:"toolCallId,omitempty" jsonschema:"call id linking a tool/call to its tool/result"`
+	ToolFailed           bool              `json:"toolFailed,omitempty" jsonschema:"true when a tool/result reports that the call failed"`
+	Agent                string            `json:"agent,omitempty" jsonschema:"sub-agent of a subagent/report"`
+	Todos                []Todo            `json:"todos" jsonschema:"the list of a todo/write"`
+	Txn                  string            `json:"txn,omitempty" jsonschema:"transaction of a graft/* event"`
+	Parent               string            `json:"parent,omitempty" jsonschema:"graft/origin: the session this one was grafted from"`
+	ParentBoundary       int64             `json:"parentBoundary,omitempty" jsonschema:"graft/origin: the parent's boundary seq"`
+	Generation           int               `json:"generation,omitempty" jsonschema:"graft/origin: generation of this session"`
+	TapeHash             string            `json:"tapeHash,omitempty" jsonschema:"graft/origin: hash of the tape this session starts with"`
+	Target               string            `json:"target,omitempty" jsonschema:"graft/retired and graft/unretired: the target of the graft"`
+	Reason               string            `json:"reason,omitempty" jsonschema:"graft/abandoned: why"`
+	InheritedGoal        *Quote            `json:"inheritedGoal,omitempty" jsonschema:"graft/origin: the first goal of generation 1, handed down"`
+	InheritedConstraints []Constraint      `json:"inheritedConstraints" jsonschema:"graft/origin: the hard constraints handed down, with their origins"`
+	Meta                 map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
+	ContentField         string            `json:"contentField" jsonschema:"which payload content holds: text, tool.input, tool.output, or empty when the event has none"`
+	Content              string            `json:"content" jsonschema:"the payload from offset on, at most the server's chunk size"`
+	ContentChars         int               `json:"contentChars" jsonschema:"characters of the whole payload"`
+	Offset               int               `json:"offset" jsonschema:"character offset of content within the payload"`
+	NextOffset           int               `json:"nextOffset,omitempty" jsonschema:"set when the payload continues: call graft_recall again with offset=nextOffset; absent when content ends the payload"`
+}
+
+// StatusInput is the input of graft_status.
+type StatusInput struct {
+	Session string `json:"session,omitempty" jsonschema:"list only this session (default: every session)"`
+	Offset  int    `json:"offset,omitempty" jsonschema:"index of the first session to list: pass the nextOffset of the previous result"`
+}
+
+// SessionRow is one session in graft_status.
+type SessionRow struct {
+	ID         string `json:"id" jsonschema:"session id"`
+	State      string `json:"state" jsonschema:"active, retired, abandoned, uncommitted (a target whose graft never committed) or unreadable"`
+	Events     int    `json:"events" jsonschema:"number of events"`
+	LastSeq    int64  `json:"lastSeq" jsonschema:"last seq"`
+	Generation int    `json:"generation" jsonschema:"generation (1 for a session nobody grafted into)"`
+	Parent     string `json:"parent,omitempty" jsonschema:"the session it was grafted from"`
+	Target     string `json:"target,omitempty" jsonschema:"the live target it was grafted into"`
+	Head       string `json:"head" jsonschema:"the session to continue in: follows live grafts from this one"`
+	TornBytes  int64  `json:"tornBytes,omitempty" jsonschema:"bytes of a torn last line (a crashed append), ignored when reading"`
+	Error      string `json:"error,omitempty" jsonschema:"why the session is unreadable or uncommitted"`
+}
+
+// PendingTxn is a transaction record in flight.
+type PendingTxn struct {
+	Txn     string `json:"txn" jsonschema:"transaction id"`
+	Kind    string `json:"kind" jsonschema:"graft or revert"`
+	State   string `json:"state" jsonschema:"PREPARING, TARGET_FLUSHED or COLD_VERIFIED"`
+	Source  string `json:"source" jsonschema:"source session"`
+	Target  string `json:"target" jsonschema:"target session"`
+	Created string `json:"created" jsonschema:"when the record was written (RFC 3339)"`
+}
+
+// RecoveryReport is what one recovery scan did.
+type RecoveryReport struct {
+	At            string   `json:"at,omitempty" jsonschema:"when the scan ran (RFC 3339), when known"`
+	Scanned       int      `json:"scanned" jsonschema:"journal records found"`
+	RolledForward int      `json:"rolledForward" jsonschema:"transactions finished (they had passed their commit point)"`
+	RolledBack    int      `json:"rolledBack" jsonschema:"transactions undone (they crashed before their commit point); the source stays usable"`
+	Busy          int      `json:"busy" jsonschema:"records left alone because a live process holds their locks"`
+	Leftovers     []string `json:"leftovers" jsonschema:"targets marked abandoned by this scan"`
+	Swept         []string `json:"swept" jsonschema:"temporary files removed"`
+	Corrupt       int      `json:"corrupt" jsonschema:"records that could not be read (left in place)"`
+	Errors        []string `json:"errors" jsonschema:"records the scan could not resolve"`
+	Error         string   `json:"error,omitempty" jsonschema:"the scan's error, if it did not complete"`
+}
+
+// StatusOutput is graft_status.
+type StatusOutput struct {
+	Home            string          `json:"home" jsonschema:"the graft data directory"`
+	Sessions        []SessionRow    `json:"sessions" jsonschema:"sessions from offset on, at most the server's page size"`
+	SessionsTotal   int             `json:"sessionsTotal" jsonschema:"number of sessions matching the request"`
+	Offset          int             `json:"offset" jsonschema:"index of the first session listed"`
+	NextOffset      int             `json:"nextOffset,omitempty" jsonschema:"set when more sessions follow: call graft_status with offset=nextOffset"`
+	Pending         []PendingTxn    `json:"pending" jsonschema:"transactions in flight (a crashed one is resolved by the next recovery scan)"`
+	CorruptRecords  []string        `json:"corruptRecords" jsonschema:"journal records that cannot be read"`
+	Leftovers       []Leftover      `json:"leftovers" jsonschema:"targets crashed grafts left behind"`
+	StartupRecovery *RecoveryReport `json:"startupRecovery,omitempty" jsonschema:"the recovery scan this server ran before serving its first request"`
+	LastRecovery    *RecoveryReport `json:"lastRecovery,omitempty" jsonschema:"the most recent recovery scan by any graft process"`
+	CatalogError    string          `json:"catalogError,omitempty" jsonschema:"set when catalog.db was busy: leftovers and lastRecovery are missing, the sessions are still right"`
+}
+
+// RevertInput is the input of graft_revert.
+type RevertInput struct {
+	Target string `json:"target" jsonschema:"the target session of the graft to undo"`
+	Force  bool   `json:"force,omitempty" jsonschema:"revert even though the target has events beyond its tape (that work is abandoned with it): only after the user agreed"`
+}
+
+// RevertOutput is a reverted graft.
+type RevertOutput struct {
+	TxnID       string   `json:"txnId" jsonschema:"transaction id of the revert"`
+	Reverts     string   `json:"reverts" jsonschema:"transaction id of the graft undone"`
+	Source      string   `json:"source" jsonschema:"the session that is active again: continue there"`
+	Target      string   `json:"target" jsonschema:"the session now abandoned"`
+	ExtraEvents int      `json:"extraEvents" jsonschema:"events the target had beyond its tape (abandoned with it)"`
+	Notes       []string `json:"notes" jsonschema:"anything the revert wants the user to know"`
+	Next        string   `json:"next" jsonschema:"what to do next"`
+}
