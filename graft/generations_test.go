@@ -14,6 +14,7 @@ import (
 	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/importer/claudecode"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/txn"
 )
@@ -597,21 +598,7 @@ func TestSkillTextYieldsNoConstraint(t *testing.T) {
 // ../shared/fixtures/claude-code/subagent.jsonl (beside the repository).
 func fixtureSkillText(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatal("no go.mod above the test directory")
-		}
-		root = parent
-	}
-	path := filepath.Join(root, "..", "shared", "fixtures", "claude-code", "subagent.jsonl")
+	path := fixturePath(t, "claude-code", "subagent.jsonl")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading the fixture: %v", err)
@@ -637,4 +624,88 @@ func fixtureSkillText(t *testing.T) string {
 		t.Fatalf("%s line 5 is not an isMeta user text line: type %q isMeta %v, %d content blocks", path, line.Type, line.IsMeta, len(line.Message.Content))
 	}
 	return line.Message.Content[0].Text
+}
+
+// TestImportedSubagentFixture imports the real transcript
+// ../shared/fixtures/claude-code/subagent.jsonl with the Claude Code
+// importer: its isMeta skill text ("ONLY creates beads", "Do NOT …") is no
+// source of a constraint or of the goal, in this generation or the next.
+func TestImportedSubagentFixture(t *testing.T) {
+	skill := fixtureSkillText(t)
+	skillConstraints := map[string]bool{}
+	for _, c := range anchors.Extract(skill) {
+		skillConstraints[anchors.Normalize(c)] = true
+	}
+	if len(skillConstraints) == 0 {
+		t.Fatal("the skill text yields no constraint even when said by a human: the test would prove nothing")
+	}
+	h := openLineageHome(t)
+	if _, err := claudecode.Import(claudecode.Options{Store: h.svc.Store(), Home: h.svc.Home, Path: fixturePath(t, "claude-code", "subagent.jsonl"), ID: "sub"}); err != nil {
+		t.Fatalf("importing subagent.jsonl: %v", err)
+	}
+	var skillSeq int64
+	for _, ev := range h.events("sub") {
+		if ev.Text == skill {
+			if ev.IsHumanInstruction() || ev.Source.Kind != session.KindSkill {
+				t.Fatalf("the skill text was imported as %+v", ev.Source)
+			}
+			skillSeq = ev.Seq
+		}
+	}
+	if skillSeq == 0 {
+		t.Fatal("the import has no event carrying the skill text of line 5")
+	}
+	check := func(id string, rv *graft.Review) {
+		t.Helper()
+		for _, c := range rv.Constraints {
+			if skillConstraints[anchors.Normalize(c.Text)] || c.Origin.Seq == skillSeq && c.Origin.Session == "sub" {
+				t.Errorf("%s: constraint %q (%s) comes from the skill text", id, c.Text, c.Origin)
+			}
+		}
+		for _, q := range rv.Goal {
+			if q.Origin.Session == "sub" && q.Origin.Seq == skillSeq || strings.Contains(q.Text, "ONLY creates beads") {
+				t.Errorf("%s: goal quote %s comes from the skill text", id, q.Origin)
+			}
+		}
+		if rep := h.audit(id); !rep.OK {
+			t.Errorf("audit of %s: %v", id, rep.Err())
+		}
+	}
+	rv, err := h.svc.Prepare("sub", graft.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("sub", rv)
+	if _, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, ""); err != nil {
+		t.Fatal(err)
+	}
+	rv2, err := h.svc.Prepare("sub.g2", graft.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rv2.Constraints, rv.Constraints) {
+		t.Errorf("generation 2 constraints %s differ from generation 1's %s", jsonOf(rv2.Constraints), jsonOf(rv.Constraints))
+	}
+	check("sub.g2", rv2)
+}
+
+// fixturePath is ../shared/fixtures/<parts> beside the module root (the
+// directory holding go.mod, found by walking up).
+func fixturePath(t *testing.T, parts ...string) string {
+	t.Helper()
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			t.Fatal("no go.mod above the test directory")
+		}
+		root = parent
+	}
+	return filepath.Join(append([]string{root, "..", "shared", "fixtures"}, parts...)...)
 }
