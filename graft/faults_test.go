@@ -133,3 +133,54 @@ func TestDiskFullDuringCleanupLeavesTheRecordForRecovery(t *testing.T) {
 		t.Errorf("second scan: %+v (%v), want scanned=0", rep, err)
 	}
 }
+
+// anyOf fails an operation when one of its faults does.
+type anyOf []*errorfs.Fault
+
+func (a anyOf) MaybeError(op errorfs.Op) error {
+	for _, f := range a {
+		if err := f.MaybeError(op); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close errors are never dropped: one on the failed target write is
+// reported with the write's, one after the cold read fails the cold read.
+func TestCloseErrorsOfTheTargetAreReported(t *testing.T) {
+	t.Run("write and close fail", func(t *testing.T) {
+		write := errorfs.OnKind(errorfs.OpWrite, "s.g2.jsonl", 1, syscall.ENOSPC)
+		closing := errorfs.OnKind(errorfs.OpClose, "s.g2.jsonl", 1, syscall.EIO)
+		h := openFlowHome(t, graft.Options{FS: errorfs.Wrap(vfs.Default, anyOf{write, closing})})
+		h.create("s", workSession()...)
+		rv := h.prepare("s", graft.PrepareOptions{})
+		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+		if _, fired := closing.Fired(); !fired {
+			t.Fatalf("the close fault never fired: %s", closing)
+		}
+		wantCode(t, err, "no_space", 19)
+		if !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "close") {
+			t.Errorf("error %q does not report the failed close", err)
+		}
+	})
+	t.Run("close after the cold read fails", func(t *testing.T) {
+		// The first close of the target ends its write, the second the cold read.
+		closing := errorfs.OnKind(errorfs.OpClose, "s.g2.jsonl", 2, syscall.EIO)
+		h := openFlowHome(t, graft.Options{FS: errorfs.Wrap(vfs.Default, closing)})
+		h.create("s", workSession()...)
+		rv := h.prepare("s", graft.PrepareOptions{})
+		before := h.bytesOf("s")
+		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+		if op, fired := closing.Fired(); !fired || op.Kind != errorfs.OpClose {
+			t.Fatalf("the close fault never fired: %s", closing)
+		}
+		wantCode(t, err, "cold_verify_failed", 18)
+		if !errors.Is(err, syscall.EIO) {
+			t.Errorf("error %q does not carry the EIO of the close", err)
+		}
+		if !bytes.Equal(h.bytesOf("s"), before) {
+			t.Errorf("the source changed")
+		}
+	})
+}

@@ -73,12 +73,16 @@ func Run(env *txn.Env) (*Report, error) {
 	return rep, nil
 }
 
-func one(env *txn.Env, rec journal.Record, rep *Report) error {
+func one(env *txn.Env, rec journal.Record, rep *Report) (err error) {
 	locks, err := txn.LockPair(env.Home, rec.Target, rec.Source)
 	if err != nil {
 		return err
 	}
-	defer locks.Release()
+	defer func() {
+		if rerr := locks.Release(); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("releasing the locks: %w", rerr))
+		}
+	}()
 	// Re-read: the owner may have finished between the scan and the lock.
 	if _, err := env.Journal.Read(rec.Txn); errors.Is(err, journal.ErrNotFound) {
 		return nil

@@ -41,13 +41,16 @@ func (e *AlreadyGraftedError) Error() string {
 }
 func (e *AlreadyGraftedError) Is(t error) bool { return t == ErrAlreadyGrafted }
 
-// ColdVerifyError says what the cold read found.
+// ColdVerifyError says what the cold read found. Err is the I/O error
+// behind it, if any (nil for a mismatch).
 type ColdVerifyError struct {
 	Target string
 	Reason string
+	Err    error
 }
 
 func (e *ColdVerifyError) Error() string {
 	return fmt.Sprintf("cold verify of %s failed: %s; the source stays active and the target was marked abandoned", e.Target, e.Reason)
 }
 func (e *ColdVerifyError) Is(t error) bool { return t == ErrColdVerify }
+func (e *ColdVerifyError) Unwrap() error   { return e.Err }

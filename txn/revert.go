@@ -22,7 +22,7 @@ type RevertResult struct {
 // Revert undoes a live graft as a transaction of its own: the source gets
 // graft/unretired (the commit point), the target graft/abandoned (reason
 // "reverted"). Refused when the target grew beyond its tape unless force.
-func Revert(env *Env, target string, force bool) (*RevertResult, error) {
+func Revert(env *Env, target string, force bool) (res *RevertResult, err error) {
 	tinfo, err := env.Store.Info(target)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,13 @@ func Revert(env *Env, target string, force bool) (*RevertResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer locks.Release()
+	defer func() {
+		var notes *[]string
+		if res != nil {
+			notes = &res.Notes
+		}
+		err = releaseAfter(locks, err, notes)
+	}()
 	env.at(RevertLocked)
 	// Re-read under the locks.
 	if tinfo, err = env.Store.Info(target); err != nil {
@@ -77,7 +83,7 @@ func Revert(env *Env, target string, force bool) (*RevertResult, error) {
 		return nil, fmt.Errorf("txn: unretiring %s: %w", source, err)
 	}
 	env.at(RevertSourceUnretired)
-	res := &RevertResult{Txn: rec.Txn, Reverts: graftTxn, Source: source, Target: target, Extra: max(extra, 0)}
+	res = &RevertResult{Txn: rec.Txn, Reverts: graftTxn, Source: source, Target: target, Extra: max(extra, 0)}
 	if err := FinishRevert(env, rec); err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("reverted (the source is active again), but cleanup is unfinished (%v); the next recovery scan finishes it", err))
 	}

@@ -84,6 +84,21 @@ func LockPair(home, target, source string) (*Locks, error) {
 	return l, nil
 }
 
+// releaseAfter releases the locks at the end of a transaction. A failure
+// is never dropped: it is joined to err, or, when the transaction already
+// committed (notes non-nil and err nil), noted on its result.
+func releaseAfter(l *Locks, err error, notes *[]string) error {
+	rerr := l.Release()
+	switch {
+	case rerr == nil:
+		return err
+	case err == nil && notes != nil:
+		*notes = append(*notes, fmt.Sprintf("done, but releasing the locks failed: %v", rerr))
+		return nil
+	}
+	return errors.Join(err, fmt.Errorf("txn: releasing the locks: %w", rerr))
+}
+
 // Release unlocks in reverse order. Unlock errors are returned joined.
 func (l *Locks) Release() error {
 	var errs []error
@@ -163,13 +178,19 @@ func digest(b []byte) string {
 // Commit runs the graft transaction of DESIGN §6. On any failure before the
 // commit point the source stays active and untouched; the journal record is
 // left for recovery only where cleaning up failed too.
-func Commit(env *Env, req Request) (*Result, error) {
+func Commit(env *Env, req Request) (res *Result, err error) {
 	// 0. locks, then every check that needs them.
 	locks, err := LockPair(env.Home, req.Target, req.Source)
 	if err != nil {
 		return nil, err
 	}
-	defer locks.Release()
+	defer func() {
+		var notes *[]string
+		if res != nil {
+			notes = &res.Notes
+		}
+		err = releaseAfter(locks, err, notes)
+	}()
 	env.at(CommitLocked)
 	if exists, err := env.Store.Exists(req.Target); err != nil {
 		return nil, err
@@ -242,7 +263,7 @@ func Commit(env *Env, req Request) (*Result, error) {
 	}
 	env.at(CommitSourceRetired)
 
-	res := &Result{
+	res = &Result{
 		Txn: txnID, Source: req.Source, Target: req.Target, TapeHash: t.TapeHash,
 		TapeChars: t.TapeChars, TapeEvents: len(evs), Generation: t.Generation + 1,
 		BoundarySeq: t.BoundarySeq, Notes: built.Notes,
@@ -274,18 +295,15 @@ func writeTarget(env *Env, target string, data []byte) error {
 	env.at(CommitTargetCreated)
 	half := len(data) / 2
 	if _, err := f.Write(data[:half]); err != nil {
-		f.Close()
-		return err
+		return closeAfter(f, err)
 	}
 	env.at(CommitTargetHalf)
 	if _, err := f.Write(data[half:]); err != nil {
-		f.Close()
-		return err
+		return closeAfter(f, err)
 	}
 	env.at(CommitTargetWritten)
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("fsync: %w", err)
+		return closeAfter(f, fmt.Errorf("fsync: %w", err))
 	}
 	if err := f.Close(); err != nil {
 		return err
@@ -305,16 +323,20 @@ func writeTarget(env *Env, target string, data []byte) error {
 // byte count, digest, event count, and the graft/origin of this txn.
 func ColdVerify(fsys vfs.FS, path string, rec journal.Record) error {
 	fail := func(format string, args ...any) error {
-		return &ColdVerifyError{Target: rec.Target, Reason: fmt.Sprintf(format, args...)}
+		err := fmt.Errorf(format, args...)
+		return &ColdVerifyError{Target: rec.Target, Reason: err.Error(), Err: errors.Unwrap(err)}
 	}
 	f, err := fsys.Open(path)
 	if err != nil {
-		return fail("reopening: %v", err)
+		return fail("reopening: %w", err)
 	}
 	data, err := io.ReadAll(f)
-	f.Close()
 	if err != nil {
-		return fail("reading: %v", err)
+		return closeAfter(f, fail("reading: %w", err))
+	}
+	// An I/O error reported at close is an I/O error of the target.
+	if err := f.Close(); err != nil {
+		return fail("closing after the read: %w", err)
 	}
 	if int64(len(data)) != rec.TargetBytes {
 		return fail("%d bytes on disk, journal says %d", len(data), rec.TargetBytes)
@@ -462,8 +484,22 @@ func readHead(env *Env, id string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, max))
+	head, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return nil, closeAfter(f, fmt.Errorf("reading %s: %w", f.Name(), err))
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("closing %s: %w", f.Name(), err)
+	}
+	return head, nil
+}
+
+// closeAfter closes f after err, keeping both errors if the close fails too.
+func closeAfter(f vfs.File, err error) error {
+	if cerr := f.Close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("closing %s: %w", f.Name(), cerr))
+	}
+	return err
 }
 
 // RecordLineage writes the lineage node of a committed graft and marks its
