@@ -56,6 +56,7 @@ var codes = []struct {
 	{"source_shortened", 38, importer.ErrSourceShortened, "import: the transcript is shorter than the part already imported"},
 	{"session_diverged", 39, importer.ErrSessionDiverged, "import: the session holds events the import did not write"},
 	{"import_busy", 40, importer.ErrBusy, "import: another import into this session is running"},
+	{"no_such_seq", 41, ErrNoSuchSeq, "the session has no event at that seq"},
 }
 
 var (
