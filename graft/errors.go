@@ -57,6 +57,8 @@ var codes = []struct {
 	{"session_diverged", 39, importer.ErrSessionDiverged, "import: the session holds events the import did not write"},
 	{"import_busy", 40, importer.ErrBusy, "import: another import into this session is running"},
 	{"no_such_seq", 41, ErrNoSuchSeq, "the session has no event at that seq"},
+	{"no_origin", 42, ErrNoOrigin, "recall --origin: the event cites no origin"},
+	{"broken_lineage", 43, ErrBrokenLineage, "an ancestor in the lineage is missing or does not match"},
 }
 
 var (

@@ -8,7 +8,9 @@ import (
 	"github.com/graft-project/graft/recovery"
 )
 
-type lastRecovery struct {
+// LastRecovery is the last recovery scan that found something, as the
+// catalog keeps it under "last-recovery".
+type LastRecovery struct {
 	At     time.Time        `json:"at"`
 	Report *recovery.Report `json:"report"`
 	Error  string           `json:"error,omitempty"`

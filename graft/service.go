@@ -95,7 +95,7 @@ func (s *Service) Env() *txn.Env {
 func (s *Service) Recover() (*recovery.Report, error) {
 	rep, err := recovery.Run(s.Env())
 	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || err != nil) {
-		if merr := s.putMeta("last-recovery", lastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil && err == nil {
+		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil && err == nil {
 			err = fmt.Errorf("graft: remembering the recovery report: %w", merr)
 		}
 	}

@@ -3,6 +3,7 @@ package graft
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/journal"
@@ -30,7 +31,7 @@ type Status struct {
 	Pending      []journal.Record   `json:"pending"`
 	Corrupt      []string           `json:"corruptRecords"`
 	Leftovers    []catalog.Leftover `json:"leftovers"`
-	LastRecovery json.RawMessage    `json:"lastRecovery,omitempty"`
+	LastRecovery *LastRecovery      `json:"lastRecovery,omitempty"`
 	// CatalogError is set when catalog.db could not be read (busy): the
 	// sessions above come from the logs and are still right.
 	CatalogError string `json:"catalogError,omitempty"`
@@ -62,7 +63,9 @@ func (s *Service) SessionState(id string) SessionStatus {
 	return row
 }
 
-// head follows live targets from id to the session to continue in.
+// head follows live targets from id to the session to continue in. An
+// abandoned or uncommitted target hands over to its parent, whose own live
+// graft (if any) is followed in turn.
 func (s *Service) head(id string) string {
 	cur := id
 	for hops := 0; hops < 1000; hops++ {
@@ -70,14 +73,15 @@ func (s *Service) head(id string) string {
 		if err != nil {
 			return cur
 		}
-		g, ok := info.Live()
-		if !ok {
-			if info.Abandoned != nil && info.Origin != nil {
-				return info.Origin.Parent
-			}
-			return cur
+		if g, ok := info.Live(); ok {
+			cur = g.Target
+			continue
 		}
-		cur = g.Target
+		if info.Origin != nil && s.store.Check(info) != nil {
+			cur = info.Origin.Parent
+			continue
+		}
+		return cur
 	}
 	return cur
 }
@@ -111,7 +115,11 @@ func (s *Service) Status() (*Status, error) {
 			return err
 		}
 		if ok {
-			st.LastRecovery = b
+			var lr LastRecovery
+			if err := json.Unmarshal(b, &lr); err != nil {
+				return fmt.Errorf("graft: the last-recovery record in the catalog is unreadable: %w", err)
+			}
+			st.LastRecovery = &lr
 		}
 		return nil
 	})

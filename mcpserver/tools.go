@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -291,7 +290,7 @@ func (s *server) status(in StatusInput) (StatusOutput, error) {
 	if s.svc.Startup != nil || s.svc.StartupErr != nil {
 		out.StartupRecovery = report(s.svc.Startup, s.svc.StartupErr)
 	}
-	if len(st.LastRecovery) > 0 {
+	if st.LastRecovery != nil {
 		out.LastRecovery = lastRecovery(st.LastRecovery)
 	}
 	return out, nil
@@ -311,17 +310,7 @@ func report(r *recovery.Report, err error) *RecoveryReport {
 
 // lastRecovery decodes the catalog's record of the last scan (written by
 // graft.Service.Recover). An unreadable record is reported, not hidden.
-func lastRecovery(raw json.RawMessage) *RecoveryReport {
-	var rec struct {
-		At     time.Time        `json:"at"`
-		Report *recovery.Report `json:"report"`
-		Error  string           `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		out := report(nil, nil)
-		out.Error = fmt.Sprintf("catalog.db holds an unreadable last-recovery record: %v", err)
-		return out
-	}
+func lastRecovery(rec *graft.LastRecovery) *RecoveryReport {
 	out := report(rec.Report, nil)
 	out.Error = rec.Error
 	if !rec.At.IsZero() {

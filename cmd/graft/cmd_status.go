@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -108,21 +107,10 @@ func printStatus(w io.Writer, st *graft.Status) error {
 	return printLastRecovery(w, st.LastRecovery)
 }
 
-// lastRecovery mirrors what the service stores under "last-recovery".
-type lastRecovery struct {
-	At     time.Time        `json:"at"`
-	Report *recovery.Report `json:"report"`
-	Error  string           `json:"error"`
-}
-
-func printLastRecovery(w io.Writer, raw json.RawMessage) error {
-	if len(raw) == 0 {
+func printLastRecovery(w io.Writer, lr *graft.LastRecovery) error {
+	if lr == nil {
 		_, err := fmt.Fprintln(w, "last recovery scan: none recorded (a scan that finds nothing is not recorded)")
 		return err
-	}
-	var lr lastRecovery
-	if err := json.Unmarshal(raw, &lr); err != nil {
-		return fmt.Errorf("reading the last recovery report from the catalog: %w", err)
 	}
 	if lr.Report == nil {
 		return fmt.Errorf("the last recovery report in the catalog (at %s) has no report", lr.At.Format(time.RFC3339))
