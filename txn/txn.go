@@ -259,7 +259,7 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 	if err != nil {
 		// An fsync failure leaves it unknown whether the mark is durable:
 		// the record stays and recovery decides from the log.
-		return nil, rollBack(env, rec, fmt.Errorf("txn: retiring source %s: %w", req.Source, err))
+		return nil, fmt.Errorf("txn: retiring source %s (the journal record stays; recovery decides from the source's log): %w", req.Source, err)
 	}
 	env.at(CommitSourceRetired)
 
