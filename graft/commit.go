@@ -77,10 +77,13 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 			}
 			var notes []string
 			if t.TapeHash != p.TapeHash {
-				if t.CarryoverChars != p.CarryoverChars || t.LastSeq != p.LastSeq {
+				switch {
+				case t.CarryoverChars != p.CarryoverChars:
 					notes = append(notes, fmt.Sprintf("open-turn-carryover changed while the review was open (%d → %d chars); the committed tape is newer than the one you approved.", p.CarryoverChars, t.CarryoverChars))
-				} else {
-					notes = append(notes, fmt.Sprintf("the tape changed while the review was open (leftovers or pending state, %d → %d chars); the committed tape is newer than the one you approved.", p.TapeChars, t.TapeChars))
+				case t.LastSeq != p.LastSeq:
+					notes = append(notes, fmt.Sprintf("the open turn grew while the review was open (last seq %d → %d; the carryover is unchanged at %d chars); the committed tape is newer than the one you approved.", p.LastSeq, t.LastSeq, t.CarryoverChars))
+				default:
+					notes = append(notes, fmt.Sprintf("the tape changed while the review was open (leftovers of crashed grafts, %d → %d chars); the committed tape is newer than the one you approved.", p.TapeChars, t.TapeChars))
 				}
 			}
 			return &txn.Built{Tape: t, SourceScan: bt.info.ScanResult, Notes: notes}, nil

@@ -117,8 +117,8 @@ func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error
 		return nil, err
 	}
 	evs, err = s.store.Append(id, evs)
-	if uerr := l.Unlock(); uerr != nil && err == nil {
-		err = uerr
+	if uerr := l.Unlock(); uerr != nil {
+		err = errors.Join(err, uerr)
 	}
 	return evs, err
 }

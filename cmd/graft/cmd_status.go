@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graft-project/graft/graft"
-	"github.com/graft-project/graft/recovery"
 )
 
 func init() { commands = append(commands, newStatusCmd) }
