@@ -142,17 +142,12 @@ func Scan(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte
 	}
 }
 
+// decodeLine decodes one line into ev, zeroing it first (see decode.go).
 func decodeLine(line []byte, ev *Event) error {
-	if len(bytes.TrimSpace(line)) == 0 {
-		return errors.New("empty line")
-	}
-	if err := json.Unmarshal(line, ev); err != nil {
-		return err
-	}
-	if ev.Type == "" {
-		return errors.New(`missing "type"`)
-	}
-	return nil
+	d := decoders.Get().(*lineDecoder)
+	err := d.decode(line, ev)
+	decoders.Put(d)
+	return err
 }
 
 // Encode renders one event as its log line, '\n' included.

@@ -1,0 +1,983 @@
+package session
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The log decoder. encoding/json spends most of a scan validating and
+// unquoting MiB tool outputs through reflection; this decoder reads the
+// event schema directly, one pass over the line.
+//
+// It is exact by construction: it decodes only lines it can decode exactly
+// as encoding/json.Unmarshal would into a zero Event, and gives up on
+// anything else — a syntax or type error, an unknown or repeated key, a
+// key in another case or with escapes, invalid UTF-8, a lone surrogate, a
+// number that is not a plain integer, deep nesting. decodeLine then hands
+// the line to encoding/json, which decides (and words any error). Lines
+// graft writes never take that path.
+
+// decodeMode says which strings the decoder builds.
+type decodeMode uint8
+
+const (
+	// decodeAll builds every field, like encoding/json.
+	decodeAll decodeMode = iota
+	// decodeFold validates a tool output but builds it only when the result
+	// failed (tool.ok is false): see ScanFold.
+	decodeFold
+)
+
+// maxFastDepth bounds the nesting the decoder follows in a raw value (a
+// tool input); deeper values go to encoding/json, whose own limit is 10000.
+const maxFastDepth = 512
+
+// lineDecoder decodes one line at a time. scratch is reused across lines
+// to unescape strings.
+type lineDecoder struct {
+	data    []byte
+	pos     int
+	mode    decodeMode
+	scratch []byte
+}
+
+// decode fills ev from one log line: the fast path, else encoding/json.
+func (d *lineDecoder) decode(line []byte, ev *Event) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return errors.New("empty line")
+	}
+	*ev = Event{}
+	if !d.decodeFast(line, ev) {
+		*ev = Event{}
+		if err := json.Unmarshal(line, ev); err != nil {
+			return err
+		}
+		if d.mode == decodeFold && ev.Tool != nil && ev.OKResult() {
+			ev.Tool.Output = ""
+		}
+	}
+	if ev.Type == "" {
+		return errors.New(`missing "type"`)
+	}
+	return nil
+}
+
+// decodeFast fills ev, which must be zero, from line. ok is false when the
+// line needs encoding/json; ev is then left partly filled.
+func (d *lineDecoder) decodeFast(line []byte, ev *Event) (ok bool) {
+	d.data, d.pos = line, 0
+	defer func() { d.data = nil }()
+	d.ws()
+	if !d.event(ev) {
+		return false
+	}
+	d.ws()
+	return d.pos == len(d.data)
+}
+
+// Field bits for repeated-key detection.
+const (
+	fSeq = 1 << iota
+	fTS
+	fType
+	fSource
+	fText
+	fTool
+	fTodos
+	fAgent
+	fTxn
+	fParent
+	fParentBoundary
+	fGeneration
+	fTapeHash
+	fTapeEvents
+	fTarget
+	fReason
+	fInherit
+	fMeta
+)
+
+func (d *lineDecoder) event(ev *Event) bool {
+	var seen uint32
+	return d.object(func(key []byte) bool {
+		var bit uint32
+		var ok bool
+		switch string(key) {
+		case "seq":
+			bit, ok = fSeq, d.int64Field(&ev.Seq)
+		case "ts":
+			bit, ok = fTS, d.stringField(&ev.TS)
+		case "type":
+			bit, ok = fType, d.stringField(&ev.Type)
+		case "source":
+			bit, ok = fSource, d.source(&ev.Source)
+		case "text":
+			bit, ok = fText, d.stringField(&ev.Text)
+		case "tool":
+			bit, ok = fTool, d.tool(&ev.Tool)
+		case "todos":
+			bit, ok = fTodos, d.todos(&ev.Todos)
+		case "agent":
+			bit, ok = fAgent, d.stringField(&ev.Agent)
+		case "txn":
+			bit, ok = fTxn, d.stringField(&ev.Txn)
+		case "parent":
+			bit, ok = fParent, d.stringField(&ev.Parent)
+		case "parentBoundary":
+			bit, ok = fParentBoundary, d.int64Field(&ev.ParentBoundary)
+		case "generation":
+			bit, ok = fGeneration, d.intField(&ev.Generation)
+		case "tapeHash":
+			bit, ok = fTapeHash, d.stringField(&ev.TapeHash)
+		case "tapeEvents":
+			bit, ok = fTapeEvents, d.intField(&ev.TapeEvents)
+		case "target":
+			bit, ok = fTarget, d.stringField(&ev.Target)
+		case "reason":
+			bit, ok = fReason, d.stringField(&ev.Reason)
+		case "inherit":
+			bit, ok = fInherit, d.inherit(&ev.Inherit)
+		case "meta":
+			bit, ok = fMeta, d.meta(&ev.Meta)
+		default:
+			return false // unknown, or another case: encoding/json folds case
+		}
+		if seen&bit != 0 {
+			return false // a repeated key merges in encoding/json
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) source(s *Source) bool {
+	if d.null() {
+		return true
+	}
+	var seen uint8
+	return d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "kind":
+			bit, ok = 1, d.stringField(&s.Kind)
+		case "name":
+			bit, ok = 2, d.stringField(&s.Name)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) tool(dst **Tool) bool {
+	if d.null() {
+		return true
+	}
+	t := &Tool{}
+	*dst = t
+	var seen uint8
+	outStart, outEnd := -1, -1
+	ok := d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "name":
+			bit, ok = 1, d.stringField(&t.Name)
+		case "callId":
+			bit, ok = 2, d.stringField(&t.CallID)
+		case "input":
+			bit = 4
+			var raw []byte
+			if raw, ok = d.rawValue(); ok {
+				t.Input = append(json.RawMessage(nil), raw...)
+			}
+		case "ok":
+			bit, ok = 8, d.boolPtr(&t.OK)
+		case "output":
+			bit = 16
+			if d.mode == decodeFold && !d.null() {
+				// Validated now, built below only if the result failed.
+				outStart = d.pos
+				ok = d.skipString()
+				outEnd = d.pos
+			} else {
+				ok = d.stringField(&t.Output)
+			}
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+	if !ok {
+		return false
+	}
+	if outStart >= 0 && t.OK != nil && !*t.OK {
+		sub := lineDecoder{data: d.data[:outEnd], pos: outStart, scratch: d.scratch}
+		ok = sub.stringField(&t.Output)
+		d.scratch = sub.scratch
+	}
+	return ok
+}
+
+func (d *lineDecoder) todos(dst *[]Todo) bool {
+	if d.null() {
+		return true
+	}
+	out := []Todo{}
+	ok := d.array(func() bool {
+		var td Todo
+		if !d.todo(&td) {
+			return false
+		}
+		out = append(out, td)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+func (d *lineDecoder) todo(td *Todo) bool {
+	if d.null() {
+		return true
+	}
+	var seen uint8
+	return d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "id":
+			bit, ok = 1, d.stringField(&td.ID)
+		case "content":
+			bit, ok = 2, d.stringField(&td.Content)
+		case "status":
+			bit, ok = 4, d.stringField(&td.Status)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) inherit(dst **Inherited) bool {
+	if d.null() {
+		return true
+	}
+	in := &Inherited{}
+	*dst = in
+	var seen uint8
+	return d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "firstGoal":
+			bit = 1
+			if ok = d.null(); !ok {
+				q := &Quote{}
+				in.FirstGoal = q
+				ok = d.quote(q)
+			}
+		case "constraints":
+			bit = 2
+			if ok = d.null(); !ok {
+				cs := []Constraint{}
+				ok = d.array(func() bool {
+					var c Constraint
+					if !d.constraint(&c) {
+						return false
+					}
+					cs = append(cs, c)
+					return true
+				})
+				in.Constraints = cs
+			}
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) quote(q *Quote) bool {
+	var seen uint8
+	return d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "text":
+			bit, ok = 1, d.stringField(&q.Text)
+		case "origin":
+			bit, ok = 2, d.origin(&q.Origin)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) constraint(c *Constraint) bool {
+	if d.null() {
+		return true
+	}
+	var seen uint8
+	return d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "text":
+			bit, ok = 1, d.stringField(&c.Text)
+		case "origin":
+			bit, ok = 2, d.origin(&c.Origin)
+		case "also":
+			bit = 4
+			if ok = d.null(); !ok {
+				also := []Origin{}
+				ok = d.array(func() bool {
+					var o Origin
+					if !d.origin(&o) {
+						return false
+					}
+					also = append(also, o)
+					return true
+				})
+				c.Also = also
+			}
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) origin(o *Origin) bool {
+	if d.null() {
+		return true
+	}
+	var seen uint8
+	return d.object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "generation":
+			bit, ok = 1, d.intField(&o.Generation)
+		case "session":
+			bit, ok = 2, d.stringField(&o.Session)
+		case "seq":
+			bit, ok = 4, d.int64Field(&o.Seq)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d *lineDecoder) meta(dst *map[string]string) bool {
+	if d.null() {
+		return true
+	}
+	m := map[string]string{}
+	*dst = m
+	if !d.consume('{') {
+		return false
+	}
+	d.ws()
+	if d.consume('}') {
+		return true
+	}
+	for {
+		k, ok := d.str()
+		if !ok {
+			return false
+		}
+		d.ws()
+		if !d.consume(':') {
+			return false
+		}
+		d.ws()
+		if d.peekNull() {
+			return false // encoding/json stores "" for a null element
+		}
+		v, ok := d.str()
+		if !ok {
+			return false
+		}
+		m[k] = v // a repeated key: the last one wins, as in encoding/json
+		d.ws()
+		if d.consume(',') {
+			d.ws()
+			continue
+		}
+		return d.consume('}')
+	}
+}
+
+// object reads {"key": value, ...}, calling field with d.pos at each value.
+// Keys must be plain ASCII without escapes (field names are).
+func (d *lineDecoder) object(field func(key []byte) bool) bool {
+	if !d.consume('{') {
+		return false
+	}
+	d.ws()
+	if d.consume('}') {
+		return true
+	}
+	for {
+		key, ok := d.plainKey()
+		if !ok {
+			return false
+		}
+		d.ws()
+		if !d.consume(':') {
+			return false
+		}
+		d.ws()
+		if !field(key) {
+			return false
+		}
+		d.ws()
+		if d.consume(',') {
+			d.ws()
+			continue
+		}
+		return d.consume('}')
+	}
+}
+
+// array reads [v, ...], calling elem with d.pos at each element.
+func (d *lineDecoder) array(elem func() bool) bool {
+	if !d.consume('[') {
+		return false
+	}
+	d.ws()
+	if d.consume(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		d.ws()
+		if d.consume(',') {
+			d.ws()
+			continue
+		}
+		return d.consume(']')
+	}
+}
+
+func (d *lineDecoder) plainKey() ([]byte, bool) {
+	if !d.consume('"') {
+		return nil, false
+	}
+	start := d.pos
+	for i := start; i < len(d.data); i++ {
+		c := d.data[i]
+		if c == '"' {
+			d.pos = i + 1
+			return d.data[start:i], true
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (d *lineDecoder) ws() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *lineDecoder) consume(c byte) bool {
+	if d.pos < len(d.data) && d.data[d.pos] == c {
+		d.pos++
+		return true
+	}
+	return false
+}
+
+func (d *lineDecoder) peekNull() bool {
+	return len(d.data)-d.pos >= 4 && string(d.data[d.pos:d.pos+4]) == "null"
+}
+
+// null consumes a null literal; a null leaves a zero field zero.
+func (d *lineDecoder) null() bool {
+	if d.peekNull() {
+		d.pos += 4
+		return true
+	}
+	return false
+}
+
+func (d *lineDecoder) stringField(dst *string) bool {
+	if d.null() {
+		return true
+	}
+	s, ok := d.str()
+	*dst = s
+	return ok
+}
+
+func (d *lineDecoder) boolPtr(dst **bool) bool {
+	rest := d.data[d.pos:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		v := true
+		*dst = &v
+		d.pos += 4
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		v := false
+		*dst = &v
+		d.pos += 5
+	case len(rest) >= 4 && string(rest[:4]) == "null":
+		d.pos += 4
+	default:
+		return false
+	}
+	return true
+}
+
+func (d *lineDecoder) int64Field(dst *int64) bool {
+	if d.null() {
+		return true
+	}
+	n, ok := d.integer(64)
+	*dst = n
+	return ok
+}
+
+func (d *lineDecoder) intField(dst *int) bool {
+	if d.null() {
+		return true
+	}
+	n, ok := d.integer(strconv.IntSize)
+	*dst = int(n)
+	return ok
+}
+
+// integer reads a JSON number that is a plain integer fitting in bitSize
+// bits; a fraction or an exponent is left to encoding/json.
+func (d *lineDecoder) integer(bitSize int) (int64, bool) {
+	start := d.pos
+	i := start
+	if i < len(d.data) && d.data[i] == '-' {
+		i++
+	}
+	digits := i
+	for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
+		i++
+	}
+	if i == digits || (d.data[digits] == '0' && i-digits > 1) {
+		return 0, false
+	}
+	if i < len(d.data) {
+		switch d.data[i] {
+		case '.', 'e', 'E':
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(d.data[start:i]), 10, bitSize)
+	if err != nil {
+		return 0, false
+	}
+	d.pos = i
+	return n, true
+}
+
+// Word masks for scanning eight string bytes at a time.
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// simpleEscape marks the characters that may follow '\\' alone.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// stops has the high bit set in the first byte of w that is '"', '\\' or
+// a control character (and maybe in later bytes, never in earlier ones):
+// the bytes a string scan must look at.
+func stops(w uint64) uint64 {
+	q := w ^ (lows * '"')
+	b := w ^ (lows * '\\')
+	return (((q - lows) &^ q) | ((b - lows) &^ b) | ((w - lows*0x20) &^ w)) & highs
+}
+
+// stringEnd validates the body of a JSON string that starts at data[i]
+// (just past its opening quote) and returns the index of its closing quote
+// and whether it holds escapes or non-ASCII bytes; ok is false when the
+// string is malformed, unterminated, or has an unpaired surrogate escape.
+// Bytes are read eight at a time up to the next quote, backslash or
+// control character.
+func stringEnd(data []byte, i int) (end int, escaped, nonASCII bool, ok bool) {
+	var hi uint64
+	for {
+		for ; i+8 <= len(data); i += 8 {
+			w := binary.LittleEndian.Uint64(data[i:])
+			if t := stops(w); t != 0 {
+				k := bits.TrailingZeros64(t) >> 3
+				hi |= w & (uint64(1)<<(8*k) - 1)
+				i += k
+				goto stop
+			}
+			hi |= w
+		}
+		for ; i < len(data); i++ {
+			c := data[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			hi |= uint64(c)
+		}
+		if i >= len(data) {
+			return 0, false, false, false
+		}
+	stop:
+		switch c := data[i]; {
+		case c == '"':
+			return i, escaped, hi&highs != 0, true
+		case c < 0x20:
+			return 0, false, false, false
+		}
+		n := escapeLen(data, i)
+		if n == 0 {
+			return 0, false, false, false
+		}
+		escaped = true
+		i += n
+	}
+}
+
+// escapeLen is how many bytes the escape at data[i] ('\\') spans, 0 when it
+// is malformed or an unpaired surrogate.
+func escapeLen(data []byte, i int) int {
+	if i+1 >= len(data) {
+		return 0
+	}
+	if simpleEscape[data[i+1]] {
+		return 2
+	}
+	_, n := unicodeEscape(data[i:])
+	return n
+}
+
+// str reads a JSON string at d.pos and returns its value.
+func (d *lineDecoder) str() (string, bool) {
+	if !d.consume('"') {
+		return "", false
+	}
+	data := d.data
+	start := d.pos
+	end, escaped, nonASCII, ok := stringEnd(data, start)
+	if !ok {
+		return "", false
+	}
+	d.pos = end + 1
+	if nonASCII && !utf8.Valid(data[start:end]) {
+		return "", false // encoding/json replaces invalid bytes
+	}
+	if !escaped {
+		return string(data[start:end]), true
+	}
+	// Unescape; stringEnd has checked every escape already.
+	buf := d.scratch[:0]
+	i, seg := start, start
+	for {
+		k := bytes.IndexByte(data[i:end], '\\')
+		if k < 0 {
+			break
+		}
+		k += i
+		buf = append(buf, data[seg:k]...)
+		switch c := data[k+1]; c {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, n := unicodeEscape(data[k:end])
+			buf = utf8.AppendRune(buf, r)
+			i, seg = k+n, k+n
+			continue
+		default: // '"', '\\', '/'
+			buf = append(buf, c)
+		}
+		i, seg = k+2, k+2
+	}
+	buf = append(buf, data[seg:end]...)
+	d.scratch = buf
+	return string(buf), true
+}
+
+// unicodeEscape reads \uXXXX (and its low surrogate \uYYYY if XXXX is a high
+// one) at the start of s: the rune and the bytes used, 0 when the escape is
+// malformed or a surrogate is unpaired.
+func unicodeEscape(s []byte) (rune, int) {
+	r := hex4(s)
+	if r < 0 {
+		return 0, 0
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	r2 := hex4(s[6:])
+	if r2 < 0 {
+		return 0, 0
+	}
+	dec := utf16.DecodeRune(r, r2)
+	if dec == utf8.RuneError {
+		return 0, 0
+	}
+	return dec, 12
+}
+
+// hex4 is the value of \uXXXX at the start of s, or -1.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// skipString validates a JSON string at d.pos without building it. JSON
+// syntax does not ask for valid UTF-8, so neither does this.
+func (d *lineDecoder) skipString() bool {
+	if !d.consume('"') {
+		return false
+	}
+	end, _, _, ok := stringEnd(d.data, d.pos)
+	if ok {
+		d.pos = end + 1
+	}
+	return ok
+}
+
+// rawValue validates one JSON value at d.pos and returns its bytes, as
+// encoding/json hands them to a json.RawMessage.
+func (d *lineDecoder) rawValue() ([]byte, bool) {
+	start := d.pos
+	if !d.skipValue(0) {
+		return nil, false
+	}
+	return d.data[start:d.pos], true
+}
+
+func (d *lineDecoder) skipValue(depth int) bool {
+	if depth > maxFastDepth || d.pos >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.pos]; {
+	case c == '"':
+		return d.skipString()
+	case c == '{':
+		d.pos++
+		d.ws()
+		if d.consume('}') {
+			return true
+		}
+		for {
+			if !d.skipString() {
+				return false
+			}
+			d.ws()
+			if !d.consume(':') {
+				return false
+			}
+			d.ws()
+			if !d.skipValue(depth + 1) {
+				return false
+			}
+			d.ws()
+			if d.consume(',') {
+				d.ws()
+				continue
+			}
+			return d.consume('}')
+		}
+	case c == '[':
+		d.pos++
+		d.ws()
+		if d.consume(']') {
+			return true
+		}
+		for {
+			if !d.skipValue(depth + 1) {
+				return false
+			}
+			d.ws()
+			if d.consume(',') {
+				d.ws()
+				continue
+			}
+			return d.consume(']')
+		}
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.skipNumber()
+	}
+	return false
+}
+
+func (d *lineDecoder) literal(word string) bool {
+	if len(d.data)-d.pos >= len(word) && string(d.data[d.pos:d.pos+len(word)]) == word {
+		d.pos += len(word)
+		return true
+	}
+	return false
+}
+
+// skipNumber validates a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (d *lineDecoder) skipNumber() bool {
+	data, i := d.data, d.pos
+	digits := func() int {
+		j := i
+		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	if i < len(data) && data[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	d.pos = i
+	return true
+}
+
+// ScanFold is Scan for folds that never read the output of a successful
+// tool call, such as the tape builder and the state fold (Info.Add): the
+// output of a tool event whose "ok" is not false is validated exactly as
+// Scan validates it, but left empty in ev.Tool.Output. Everything else,
+// the seq chain, errors and torn tails included, is as in Scan.
+func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
+	if from.Line == 0 {
+		from.Line = 1
+	}
+	if from.NextSeq == 0 {
+		from.NextSeq = 1
+	}
+	lr := NewLineReader(r, from.Offset, from.Line)
+	res := ScanResult{End: from.Offset, LastSeq: from.NextSeq - 1}
+	want := from.NextSeq
+	d := lineDecoder{mode: decodeFold}
+	var ev Event
+	for {
+		line, off, num, err := lr.Next()
+		if err == io.EOF {
+			return res, nil
+		}
+		var torn *TornTailError
+		if errors.As(err, &torn) {
+			res.Torn = &torn.Torn
+			return res, nil
+		}
+		if err != nil {
+			return res, fmt.Errorf("session: reading %s at byte offset %d: %w", path, off, err)
+		}
+		if err := d.decode(line, &ev); err != nil {
+			return res, &CorruptError{Path: path, Line: num, Offset: off, Err: err}
+		}
+		if ev.Seq != want {
+			return res, &SeqError{Path: path, Line: num, Offset: off, Want: want, Got: ev.Seq}
+		}
+		want++
+		res.Events++
+		res.LastSeq = ev.Seq
+		res.End = lr.Offset()
+		if fn != nil {
+			if err := fn(&ev, line, off); err != nil {
+				return res, err
+			}
+		}
+	}
+}
+
+// decoders recycle the scratch buffers of decodeLine, which has no scan to
+// hang one on.
+var decoders = sync.Pool{New: func() any { return &lineDecoder{mode: decodeAll} }}
