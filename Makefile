@@ -37,12 +37,14 @@ bench: build ## benchmarks: prints a table of ratios (graft vs baseline, same ru
 	$(GO) run ./bench/cmd/benchtable
 
 .PHONY: crashtest
-crashtest: build ## the crash-injection suite, with its table
-	$(BIN) crashtest
+crashtest: build ## the crash-injection suite, with its table (children run bin/graft-crash)
+	$(GO) build -tags crashpoints -o bin/graft-crash ./cmd/graft
+	$(BIN) crashtest --bin bin/graft-crash
 
 .PHONY: soak
 soak: build ## the long crash suite (2,000 random kills)
-	$(BIN) crashtest --soak 2000
+	$(GO) build -tags crashpoints -o bin/graft-crash ./cmd/graft
+	$(BIN) crashtest --soak 2000 --bin bin/graft-crash
 
 .PHONY: lint
 lint: ## go vet and a gofmt check
