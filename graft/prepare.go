@@ -50,26 +50,26 @@ type built struct {
 	info *session.Info
 }
 
-// build scans the source once, feeding the tape builder and the state fold.
+// build folds the source once, feeding the tape builder and the state
+// fold: from its scan index when that is valid, so a grown session costs
+// its new tail (see scanindex.go).
 func (s *Service) build(source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
-	b := tape.NewBuilder(source)
-	info := &session.Info{ID: source}
-	res, err := s.store.Scan(source, session.ScanFrom{}, func(ev *session.Event, raw []byte, _ int64) error {
-		info.Add(ev)
-		return b.Add(ev, raw)
-	})
+	fo, err := s.foldSource(source)
 	if err != nil {
 		return nil, err
 	}
-	info.ScanResult = res
-	t, err := b.Build(opts, leftovers)
+	t, err := fo.b.Build(opts, leftovers)
 	if err != nil {
 		return nil, err
 	}
+	res := fo.info.ScanResult
 	if res.Torn != nil {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("the source has a torn last line (%d bytes at offset %d), ignored", res.Torn.Bytes, res.Torn.Offset))
 	}
-	return &built{tape: t, info: info}, nil
+	if fo.NotUsed != "" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("the scan index of %s was not used (%s): read the whole log", source, fo.NotUsed))
+	}
+	return &built{tape: t, info: fo.info}, nil
 }
 
 // checkSource refuses sources that must not be grafted: abandoned or

@@ -1,0 +1,273 @@
+package graft
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"syscall"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
+	"github.com/graft-project/graft/vfs"
+)
+
+// Incremental prepare. A fold of a source ends by storing a scan index in
+// the catalog (catalog.ScanIndex): the offset of the last complete line,
+// its line number and next seq, the log's dev and ino, a TailCheck of the
+// bytes before the offset, and State, the fold at that offset:
+//
+//	{"v":1,"tape":<tape.Builder.Snapshot>,"info":<session.Info.Snapshot>}
+//
+// The next fold of that source (prepare, or commit's drift rebuild) uses
+// the index only when the open log has the same dev and ino, is at least
+// Offset bytes long and has the same TailCheck: a log replaced, rewritten
+// by copy or truncated is never trusted. It then restores the fold and reads
+// only the bytes past Offset. The builder's snapshot carries the running
+// and prefix hash states, so the prefix hash still covers every byte before
+// the boundary. An index that fails a check is reported in the review's
+// warnings, and the whole log is read.
+//
+// The index is a hint: in-place edits of a log that keep its identity and
+// its last 4 KiB before Offset are not detected (logs are append-only; the
+// store only ever cuts a torn tail, after Offset).
+
+// scanStateVersion is the "v" of the State this build writes and reads.
+const scanStateVersion = 1
+
+// indexSaveTail is how many bytes a fold that resumed from a valid index
+// reads before it stores a new one: below it, the next fold re-reads the
+// small tail (milliseconds) rather than pay a catalog write now. Tests set
+// it to 0 to store an index at every fold.
+var indexSaveTail int64 = 4 << 20
+
+// scanState is the State of a catalog.ScanIndex.
+type scanState struct {
+	Version int             `json:"v"`
+	Tape    json.RawMessage `json:"tape"`
+	Info    json.RawMessage `json:"info"`
+}
+
+// sourceFold is one fold of a source: the tape builder and the state fold
+// at its end, and how the log was read.
+type sourceFold struct {
+	b    *tape.Builder
+	info *session.Info
+	// From is where reading started: the zero value, or a valid index's
+	// position.
+	From session.ScanFrom
+	// NotUsed says why an existing scan index was not used; "" when there
+	// was none or it was used.
+	NotUsed string
+	// Saved reports whether this fold stored a new index.
+	Saved bool
+}
+
+// foldSource folds the log of source, resuming from its scan index when
+// the index is valid, and stores a new index when it read enough.
+func (s *Service) foldSource(source string) (*sourceFold, error) {
+	f, fi, err := s.openLog(source)
+	if err != nil {
+		return nil, err
+	}
+	fo, err := s.foldOpen(source, f, fi)
+	if cerr := f.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("graft: closing %s: %w", f.Name(), cerr)
+	}
+	return fo, err
+}
+
+func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFold, error) {
+	path := s.store.Path(source)
+	dev, ino, haveIdentity := catalog.FileIdentity(fi)
+	fo := &sourceFold{}
+	var stored catalog.ScanIndex
+	var haveIndex bool
+	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		var err error
+		stored, haveIndex, err = db.GetScanIndex(source)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("graft: reading the scan index of %s: %w", source, err)
+	}
+	var prevEvents int
+	if haveIndex {
+		b, info, reason, err := resumeFrom(stored, source, f, fi.Size(), dev, ino, haveIdentity)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			fo.NotUsed = reason
+		} else {
+			fo.b, fo.info = b, info
+			fo.From = session.ScanFrom{Offset: stored.Offset, Line: stored.Line, NextSeq: stored.NextSeq}
+			prevEvents = info.Events
+		}
+	}
+	if fo.b == nil {
+		fo.b, fo.info = tape.NewBuilder(source), &session.Info{ID: source}
+	}
+	marks := newMarkCollector(fo.From)
+	res, err := s.scanFold(f, path, fo.From, func(ev *session.Event, raw []byte, off int64) error {
+		marks.see(ev.Seq, off)
+		fo.info.Add(ev)
+		return fo.b.Add(ev, raw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Events += prevEvents
+	fo.info.ScanResult = res
+	if fo.From.Offset == 0 || res.End-fo.From.Offset >= indexSaveTail {
+		if err := s.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.marks); err != nil {
+			return nil, err
+		}
+	}
+	return fo, nil
+}
+
+// scanFold reads f from from.Offset with the fold decoder: the tape and the
+// state fold never read the output of a successful tool call.
+func (s *Service) scanFold(f vfs.File, path string, from session.ScanFrom, fn func(ev *session.Event, raw []byte, off int64) error) (session.ScanResult, error) {
+	return session.ScanFold(io.NewSectionReader(f, from.Offset, math.MaxInt64-from.Offset), path, from, fn)
+}
+
+// resumeFrom checks a stored index against the open log and restores its
+// fold. reason says why the index cannot be used; err is an I/O failure.
+func resumeFrom(ix catalog.ScanIndex, source string, f io.ReaderAt, size int64, dev, ino uint64, haveIdentity bool) (*tape.Builder, *session.Info, string, error) {
+	switch {
+	case !haveIdentity:
+		return nil, nil, "this platform gives no file identity (dev/ino) to check it against", nil
+	case ix.Dev != dev || ix.Ino != ino:
+		return nil, nil, fmt.Sprintf("the log is another file now (dev/ino %d/%d, the index was built from %d/%d): replaced or rewritten", dev, ino, ix.Dev, ix.Ino), nil
+	case size < ix.Offset:
+		return nil, nil, fmt.Sprintf("the log is %d bytes, shorter than the indexed %d: truncated", size, ix.Offset), nil
+	case ix.Session != source:
+		return nil, nil, fmt.Sprintf("the index names session %q", ix.Session), nil
+	}
+	check, err := catalog.TailCheck(f, ix.Offset)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("graft: checking the scan index of %s: %w", source, err)
+	}
+	if check != ix.Check {
+		return nil, nil, fmt.Sprintf("the %d bytes before offset %d changed: rewritten", min(ix.Offset, catalog.TailCheckBytes), ix.Offset), nil
+	}
+	var st scanState
+	dec := json.NewDecoder(bytes.NewReader(ix.State))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, nil, fmt.Sprintf("its state does not decode: %v", err), nil
+	}
+	if st.Version != scanStateVersion {
+		return nil, nil, fmt.Sprintf("its state is version %d, this build reads %d", st.Version, scanStateVersion), nil
+	}
+	b, err := tape.Restore(st.Tape)
+	if err != nil {
+		return nil, nil, err.Error(), nil
+	}
+	info, err := session.RestoreInfo(st.Info)
+	if err != nil {
+		return nil, nil, err.Error(), nil
+	}
+	last := ix.NextSeq - 1
+	if b.SessionID() != source || info.ID != source || b.LastSeq() != last || info.LastSeq != last || info.End != ix.Offset {
+		return nil, nil, fmt.Sprintf("its state (session %q/%q, seq %d/%d, offset %d) does not match its position (seq %d, offset %d)",
+			b.SessionID(), info.ID, b.LastSeq(), info.LastSeq, info.End, last, ix.Offset), nil
+	}
+	return b, info, "", nil
+}
+
+// saveIndexes stores the scan index at the end of fo and the seq index
+// extended with marks (the marks of the events fo read).
+func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveIdentity bool, fo *sourceFold, marks []catalog.SeqMark) error {
+	if !haveIdentity {
+		return nil // nothing to validate an index against; see resumeFrom
+	}
+	res := fo.info.ScanResult
+	check, err := catalog.TailCheck(f, res.End)
+	if err != nil {
+		return fmt.Errorf("graft: storing the scan index of %s: %w", source, err)
+	}
+	tapeState, err := fo.b.Snapshot()
+	if err != nil {
+		return err
+	}
+	infoState, err := fo.info.Snapshot()
+	if err != nil {
+		return err
+	}
+	state, err := json.Marshal(scanState{Version: scanStateVersion, Tape: tapeState, Info: infoState})
+	if err != nil {
+		return fmt.Errorf("graft: encoding the scan state of %s: %w", source, err)
+	}
+	all, err := s.extendSeqMarks(source, dev, ino, fo.From, marks)
+	if err != nil {
+		return err
+	}
+	// One line per event: the next line's number follows from the events
+	// read since From.
+	line := max(fo.From.Line, 1) + int(res.LastSeq+1-max(fo.From.NextSeq, 1))
+	ix := catalog.ScanIndex{Session: source, Dev: dev, Ino: ino, Offset: res.End, Line: line, NextSeq: res.LastSeq + 1, Check: check, State: state}
+	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		if err := db.PutScanIndex(ix); err != nil {
+			return err
+		}
+		return db.PutSeqIndex(source, dev, ino, all)
+	})
+	if err != nil {
+		return fmt.Errorf("graft: storing the indexes of %s: %w", source, err)
+	}
+	if err := s.writeSeqCache(source, dev, ino, all); err != nil {
+		return err
+	}
+	fo.Saved = true
+	return nil
+}
+
+// openLog opens the log of id read-only under the store's rules: a regular
+// file, never a symlink (vfs.FS opens with O_NOFOLLOW), errors worded as
+// the store words them. The index must be checked against the very file
+// that is read, so the fold needs the handle Store.Scan keeps to itself.
+func (s *Service) openLog(id string) (vfs.File, os.FileInfo, error) {
+	path := s.store.Path(id)
+	fsys := s.store.FS
+	lfi, err := fsys.Lstat(path)
+	if err != nil {
+		return nil, nil, storeError(path, err)
+	}
+	if !lfi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w: %s", session.ErrSymlink, path)
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return nil, nil, storeError(path, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s", session.ErrSymlink, path)
+	}
+	if err != nil {
+		if cerr := f.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("graft: closing %s: %w", path, cerr))
+		}
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// storeError words an open error as session.Store does.
+func storeError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s", session.ErrNotFound, path)
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%w: %s", session.ErrSymlink, path)
+	}
+	return err
+}
