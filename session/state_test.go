@@ -51,6 +51,8 @@ func TestStateFold(t *testing.T) {
 			committed: map[string]bool{"t1": false}, generation: 1, lastHuman: 1},
 		{name: "reverted then grafted again", evs: []session.Event{human("go"), retired("t1", "b"), unretired("t1", "b"), human("again"), retired("t2", "c")},
 			state: session.StateRetired, live: "c", committed: map[string]bool{"t1": false, "t2": true}, generation: 1, lastHuman: 4},
+		{name: "re-sliced: the later graft is the head", evs: []session.Event{human("go"), retired("t1", "b"), human("again"), retired("t2", "c")},
+			state: session.StateRetired, live: "c", committed: map[string]bool{"t1": true, "t2": true}, generation: 1, lastHuman: 3},
 		{name: "unretired for another txn", evs: []session.Event{retired("t1", "b"), unretired("t9", "b")}, state: session.StateRetired, live: "b",
 			committed: map[string]bool{"t1": true}, generation: 1},
 		{name: "target", evs: []session.Event{origin("t1", "a"), assistant("tape")}, state: session.StateActive, generation: 2},

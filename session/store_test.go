@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
 )
 
 func TestModes(t *testing.T) {
@@ -338,6 +340,76 @@ func TestAppendMarkAfter(t *testing.T) {
 		t.Fatalf("AppendMarkAfter over a torn tail: %v", err)
 	}
 	checkLog(t, st, "torn", 2)
+
+	// Rewritten to the same last seq with other bytes: the end offset moved,
+	// so what the caller decided from is gone too.
+	writeRaw(t, st, "rewritten", line(t, 1, assistant("a"))+line(t, 2, assistant("b")))
+	info, err = st.Info("rewritten")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRaw(t, st, "rewritten", line(t, 1, assistant("a"))+line(t, 2, assistant("b, said otherwise")))
+	before = readRaw(t, st.Path("rewritten"))
+	_, err = st.AppendMarkAfter("rewritten", graftMark(session.TypeGraftRetired, "t1", "s2"), info.ScanResult)
+	if !errors.Is(err, session.ErrChanged) || !strings.Contains(err.Error(), fmt.Sprintf("byte %d", info.End)) {
+		t.Fatalf("AppendMarkAfter on a log rewritten to the same seq: %v, want ErrChanged naming byte %d", err, info.End)
+	}
+	if readRaw(t, st.Path("rewritten")) != before {
+		t.Fatal("a refused AppendMarkAfter wrote")
+	}
+}
+
+// appendOnCreateFS plays another writer that appends to a log between the
+// store's O_EXCL create and its lock.
+type appendOnCreateFS struct {
+	vfs.FS
+	other string
+}
+
+func (f *appendOnCreateFS) Create(name string, perm os.FileMode) (vfs.File, error) {
+	file, err := f.FS.Create(name, perm)
+	if err != nil {
+		return nil, err
+	}
+	o, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, errors.Join(err, file.Close())
+	}
+	_, err = o.WriteString(f.other)
+	if err = errors.Join(err, o.Close()); err != nil {
+		return nil, errors.Join(err, file.Close())
+	}
+	return file, nil
+}
+
+// A create that lost the race to another writer refuses the file instead of
+// writing over that writer's events at offset 0.
+func TestCreateRefusesALogAppendedBeforeItsLock(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		create func(st *session.Store) error
+	}{
+		{"Create", func(st *session.Store) error { return st.Create("s", []session.Event{assistant("mine")}) }},
+		{"CreateWriter", func(st *session.Store) error {
+			w, err := st.CreateWriter("s")
+			if err != nil {
+				return err
+			}
+			return errors.Join(errors.New("CreateWriter returned a writer"), w.Close())
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			theirs := line(t, 1, assistant("theirs"))
+			st := newStoreFS(t, &appendOnCreateFS{FS: vfs.Default, other: theirs})
+			err := tc.create(st)
+			if !errors.Is(err, session.ErrExists) || !strings.Contains(err.Error(), "appended to by another writer") {
+				t.Fatalf("%s over a log another writer appended to: %v, want ErrExists", tc.name, err)
+			}
+			if got := readRaw(t, st.Path("s")); got != theirs {
+				t.Fatalf("the other writer's log became %q, want %q", got, theirs)
+			}
+		})
+	}
 }
 
 // Concurrent appenders must never both take the next seq: a repeat would
