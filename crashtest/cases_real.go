@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -19,7 +20,7 @@ import (
 // l2Jobs: ENOSPC and EACCES, each for real where the machine allows it
 // and through the filesystem seam always.
 func (s *suite) l2Jobs() []job {
-	return append([]job{{run: s.realENOSPC}, {run: s.realEACCES}}, s.injectedJobs()...)
+	return append([]job{{run: s.realENOSPC}, s.realEACCES()}, s.injectedJobs()...)
 }
 
 // exitOf is the exit code of a stable error code (graft.ExitCodes).
@@ -88,9 +89,9 @@ func (s *suite) enospcCase(r Row, freePages, page int) (row Row, committed, targ
 		return r, false, false, errors.Join(fmt.Errorf("mount -t tmpfs -o size=%d tmpfs %s: %w", tmpfsSize, mnt, err), os.RemoveAll(dir))
 	}
 	r, committed, targetFull = s.onFullTmpfs(r, mnt, freePages, page)
-	if err := unix.Unmount(mnt, 0); err != nil {
+	if err := unmount(mnt); err != nil {
 		r.Result = Fail
-		r.Observed = fmt.Sprintf("FAILED: umount %s: %v — %s", mnt, err, r.Observed)
+		r.Observed = fmt.Sprintf("FAILED: %v — %s", err, r.Observed)
 		return r, committed, targetFull, nil
 	}
 	s.finish(dir, &r)
@@ -127,6 +128,27 @@ func (s *suite) onFullTmpfs(r Row, mnt string, freePages, page int) (row Row, co
 	observed, more := check(home, exp)
 	judge(&r, relative(res.String(), home)+"; "+observed, append(problems, more...))
 	return r, committed, targetFull
+}
+
+// unmount unmounts mnt, retrying while it is busy for up to two seconds: a
+// child another case forks in that instant holds this process's open
+// descriptors until it execs. Still busy, the mount is detached (so it
+// does not outlive the suite) and the error returned.
+func unmount(mnt string) error {
+	var err error
+	for try := 0; try < 100; try++ {
+		if err = unix.Unmount(mnt, 0); !errors.Is(err, syscall.EBUSY) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if errors.Is(err, syscall.EBUSY) {
+		return errors.Join(fmt.Errorf("umount %s: %w", mnt, err), unix.Unmount(mnt, unix.MNT_DETACH))
+	}
+	if err != nil {
+		return fmt.Errorf("umount %s: %w", mnt, err)
+	}
+	return nil
 }
 
 // fill writes zeros to path until the disk is full (ENOSPC), then cuts the
@@ -166,58 +188,77 @@ func skipped(r Row, why string) Row {
 	return r
 }
 
+// nobodyCase is the real EACCES case, set up before any case runs: the
+// binary is copied where nobody can execute it while no other goroutine
+// forks, since a child forked meanwhile would inherit the copy's write
+// descriptor and make exec fail with ETXTBSY.
+type nobodyCase struct {
+	row      Row
+	dir, bin string
+	cred     *syscall.Credential
+}
+
 // realEACCES runs the commit as nobody against a home it can read and
 // whose journal and locks it can write, but whose sessions/ it cannot:
 // root ignores permissions, so the child must not be root.
-func (s *suite) realEACCES() []Row {
+func (s *suite) realEACCES() job {
+	nc := s.setUpNobody()
+	return job{run: func() []Row {
+		if nc.dir == "" {
+			return []Row{nc.row}
+		}
+		r := s.asNobody(nc)
+		s.finish(nc.dir, &r)
+		return []Row{r}
+	}}
+}
+
+// setUpNobody returns the case with its directory and binary ready, or
+// with only a skipped or failed row when it cannot run here.
+func (s *suite) setUpNobody() nobodyCase {
 	r := Row{Case: "L2b nobody", Injection: "real EACCES: the child runs as nobody; sessions/ is root's, mode 0755",
 		Expected: fmt.Sprintf("fails at create with permission_denied (exit %d), source usable", exitOf("permission_denied"))}
 	if os.Geteuid() != 0 {
-		return []Row{skipped(r, "real EACCES needs root to run a child as nobody; skipped (the injected variant ran)")}
+		return nobodyCase{row: skipped(r, "real EACCES needs root to run a child as nobody; skipped (the injected variant ran)")}
 	}
 	nobody, err := user.Lookup("nobody")
 	if err != nil {
-		return []Row{skipped(r, fmt.Sprintf("no user nobody here (%v); skipped (the injected variant ran)", err))}
+		return nobodyCase{row: skipped(r, fmt.Sprintf("no user nobody here (%v); skipped (the injected variant ran)", err))}
 	}
 	uid, err1 := strconv.ParseUint(nobody.Uid, 10, 32)
 	gid, err2 := strconv.ParseUint(nobody.Gid, 10, 32)
 	if err := errors.Join(err1, err2); err != nil {
-		return []Row{failed(r, fmt.Errorf("user nobody: %w", err))}
+		return nobodyCase{row: failed(r, fmt.Errorf("user nobody: %w", err))}
 	}
 	// The work directory may be private to root: nobody needs a path it can
 	// traverse, so this case lives in a directory of its own.
 	dir, err := os.MkdirTemp("", "graft-crashtest-eacces-")
 	if err != nil {
-		return []Row{failed(r, err)}
-	}
-	r = s.asNobody(r, dir, uint32(uid), uint32(gid))
-	s.finish(dir, &r)
-	return []Row{r}
-}
-
-// asNobody sets up a home in dir that nobody can read but whose sessions/
-// it cannot write, and commits in it as nobody.
-func (s *suite) asNobody(r Row, dir string, uid, gid uint32) Row {
-	if err := os.Chmod(dir, 0o711); err != nil {
-		return failed(r, err)
+		return nobodyCase{row: failed(r, err)}
 	}
 	bin := filepath.Join(dir, "graft")
-	if err := copyExecutable(s.bin, bin); err != nil {
-		return failed(r, err)
+	if err := errors.Join(os.Chmod(dir, 0o711), copyExecutable(s.bin, bin)); err != nil {
+		return nobodyCase{row: failed(r, errors.Join(err, os.RemoveAll(dir)))}
 	}
-	home := filepath.Join(dir, "home")
+	return nobodyCase{row: r, dir: dir, bin: bin, cred: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+}
+
+// asNobody sets up a home that nobody can read but whose sessions/ it
+// cannot write, and commits in it as nobody.
+func (s *suite) asNobody(nc nobodyCase) Row {
+	r := nc.row
+	home := filepath.Join(nc.dir, "home")
 	if err := copyTree(s.tmpl.home, home); err != nil {
 		return failed(r, err)
 	}
-	if err := chownTree(home, int(uid), int(gid)); err != nil {
+	if err := chownTree(home, int(nc.cred.Uid), int(nc.cred.Gid)); err != nil {
 		return failed(r, err)
 	}
 	sessions := filepath.Join(home, "sessions")
 	if err := errors.Join(os.Chown(sessions, 0, 0), os.Chmod(sessions, 0o755)); err != nil {
 		return failed(r, err)
 	}
-	res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), bin: bin,
-		asUser: &syscall.Credential{Uid: uid, Gid: gid}})
+	res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), bin: nc.bin, asUser: nc.cred})
 	if err != nil {
 		return failed(r, err)
 	}
