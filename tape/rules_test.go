@@ -692,3 +692,46 @@ func TestTiers(t *testing.T) {
 		t.Fatalf("replay %d, warnings %q", tp.ReplayTurns, tp.Warnings)
 	}
 }
+
+// A graft/origin after seq 1 opens nothing: the session keeps its own
+// generation and constraints, and the warning says which seq was ignored.
+func TestOriginAfterSeqOneIgnored(t *testing.T) {
+	inherit := &session.Inherited{
+		FirstGoal:   &session.Quote{Text: "Old goal.", Origin: session.Origin{Generation: 1, Session: "p", Seq: 1}},
+		Constraints: []session.Constraint{{Text: "Never rewrite history.", Origin: session.Origin{Generation: 1, Session: "p", Seq: 1}}},
+	}
+	tp := build(t, "s", seqd(human("Fix the build."), say("On it."), origin(3, "p", 7, inherit)), Options{}, nil)
+	if tp.Generation != 1 {
+		t.Errorf("generation %d after a graft/origin at seq 3, want 1", tp.Generation)
+	}
+	if len(tp.Constraints) != 0 || len(tp.Goal) != 1 || tp.Goal[0].Text != "Fix the build." {
+		t.Errorf("a graft/origin at seq 3 was inherited: constraints %+v, goal %+v", tp.Constraints, tp.Goal)
+	}
+	warned := false
+	for _, w := range tp.Warnings {
+		warned = warned || strings.Contains(w, "graft/origin at seq 3 ignored")
+	}
+	if !warned {
+		t.Errorf("no warning names the ignored graft/origin: %q", tp.Warnings)
+	}
+}
+
+// Leftovers are never cut, so the Pending State lists at most
+// maxLeftoverLines of them and points to the review for the rest.
+func TestPendingStateCapsLeftovers(t *testing.T) {
+	var left []Leftover
+	for i := 0; i < maxLeftoverLines+2; i++ {
+		left = append(left, Leftover{Target: fmt.Sprintf("s-g%02d", i), Txn: "t", State: "PREPARING", Reason: "killed"})
+	}
+	tp := build(t, "s", seqd(human("Hi."), say("Hello.")), Options{}, left)
+	blk := blockText(t, tp, "Pending State")
+	if n := strings.Count(blk, "\n- target "); n != maxLeftoverLines {
+		t.Errorf("%d leftover lines, want %d:\n%s", n, maxLeftoverLines, blk)
+	}
+	if !strings.Contains(blk, "… and 2 more leftovers: see the review of graft prepare s") {
+		t.Errorf("no line counts the leftovers not listed:\n%s", blk)
+	}
+	if len(tp.Leftovers) != maxLeftoverLines+2 {
+		t.Errorf("Tape.Leftovers has %d, want all %d", len(tp.Leftovers), maxLeftoverLines+2)
+	}
+}
