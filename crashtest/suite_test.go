@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +17,9 @@ import (
 
 // crashBin is the crashpoints build every test here runs; TestMain builds it.
 var crashBin string
+
+// seed repeats a run of TestSuite: the log prints the seed each run used.
+var seed = flag.Int64("crashtest.seed", 0, "seed of TestSuite's random kill delays (0: from the clock)")
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "graft-crashtest-bin-")
@@ -50,12 +54,12 @@ func table(t *testing.T, rep *Report) string {
 // rounds each. It must pass whole and cover every crash point.
 func TestSuite(t *testing.T) {
 	start := time.Now()
-	rep, err := Run(Config{Bin: crashBin, WorkDir: t.TempDir()})
+	rep, err := Run(Config{Bin: crashBin, WorkDir: t.TempDir(), Seed: *seed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := rep.Counts
-	t.Logf("%s in %s (seed %d)", rep.Summary(), time.Since(start).Round(time.Millisecond), rep.Seed)
+	t.Logf("%s in %s (seed %d; repeat with -crashtest.seed=%d)", rep.Summary(), time.Since(start).Round(time.Millisecond), rep.Seed, rep.Seed)
 	t.Logf("cases %d: crash points %d/%d, random kills %d, power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d, race rounds %d, skipped %d",
 		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, c.PowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, c.RaceRounds, c.Skipped)
 	for _, row := range rep.Rows {

@@ -274,7 +274,7 @@ func ModuleRoot() (string, error) {
 	}
 	gomod := strings.TrimSpace(string(out))
 	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("crashtest: the working directory is not inside a Go module: run from the graft module or pass the crashpoints binary")
+		return "", errors.New("crashtest: the working directory is not inside a Go module: run from the graft module, or pass a binary built with -tags crashpoints (graft crashtest --bin)")
 	}
 	return filepath.Dir(gomod), nil
 }
