@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -195,10 +196,15 @@ func (db *DB) decode(bucket, key string, data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: err}
 	}
-	if dec.More() {
+	// dec.More would miss a stray '}' or ']': only EOF ends a value.
+	switch _, err := dec.Token(); {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: fmt.Errorf("data after the value: %w", err)}
+	default:
 		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: errors.New("data after the value")}
 	}
-	return nil
 }
 
 // each decodes every value of bucket whose key starts with prefix, in key

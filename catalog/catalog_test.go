@@ -795,6 +795,33 @@ func TestCorruptValueNamesBucketAndKey(t *testing.T) {
 	}
 }
 
+// The doc's rule: a value with an unknown field or with anything after it
+// is corrupt, named by bucket and key, never half-read.
+func TestCorruptValueShapes(t *testing.T) {
+	for _, c := range []struct{ name, value string }{
+		{"unknown field", `{"session":"g1","generation":1,"colour":"red"}`},
+		{"a second value", `{"session":"g1","generation":1} {"session":"g1","generation":1}`},
+		{"a stray closing brace", `{"session":"g1","generation":1}}`},
+		{"a stray closing bracket", `{"session":"g1","generation":1}]`},
+		{"not JSON", `session=g1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := open(t, newHome(t))
+			defer closeDB(t, db)
+			if err := db.bolt.Update(func(tx *bolt.Tx) error {
+				return tx.Bucket([]byte("lineage")).Put([]byte("g1"), []byte(c.value))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := db.GetNode("g1")
+			var ce *CorruptValueError
+			if !errors.As(err, &ce) || ce.Bucket != "lineage" || ce.Key != "g1" {
+				t.Fatalf("GetNode of %s = %v, want a CorruptValueError naming lineage/g1", c.value, err)
+			}
+		})
+	}
+}
+
 func TestTailCheck(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef"), 1024) // 16 KiB
 	r := bytes.NewReader(data)
