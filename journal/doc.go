@@ -30,6 +30,8 @@
 //	targetBytes   size of the target as written
 //	boundarySeq   the source's boundary seq
 //	generation    generation of the target
+//	reverts       in a revert record, the txn of the graft it undoes
+//	              (recovery rolls forward when the source holds its graft/unretired)
 //	created       RFC 3339, when the record was first written
 //	updated       RFC 3339, when it was last written
 //

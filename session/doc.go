@@ -22,11 +22,23 @@
 //	tool/result         tool {name, callId, ok, output}
 //	todo/write          todos [{id, content, status}]
 //	subagent/report     agent, text
-//	system/event        text, meta          host events an importer keeps
+//	system/event        text                host events an importer keeps
 //	graft/origin        txn, parent, parentBoundary, generation, tapeHash, tapeEvents, inherit
 //	graft/retired       txn, target         the commit point of a graft
 //	graft/unretired     txn, target         the commit point of a revert
 //	graft/abandoned     txn, reason         a target that never committed or was reverted
+//
+// Any event may carry meta, a map of strings: provenance an importer keeps
+// (source uuid, line). No rule reads it.
+//
+// inherit, on graft/origin, is what the target hands to the next
+// generation, so nothing is re-parsed out of tape text:
+//
+//	inherit      {firstGoal, constraints}
+//	firstGoal    {text, origin}               the first human instruction of generation 1
+//	constraints  [{text, origin, also}]       each hard constraint; also lists the later
+//	                                          origins it was said again at
+//	origin       {generation, session, seq}   the human message it was copied from
 //
 // seq starts at 1 and rises by exactly 1; a gap or a repeat is an error that
 // names both seqs.
