@@ -61,7 +61,9 @@
 //     cursor never claims what is not durable.
 //
 // Every event carries meta "line" (its source line); importers add the
-// source's ids (meta "uuid") and their own provenance.
+// source's ids (meta "uuid") and their own provenance. A source time an
+// importer cannot read is kept in meta "timestamp" and the event is stamped
+// when it is written; the summary warns once for each such line.
 //
 // # Summary
 //

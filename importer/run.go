@@ -166,6 +166,11 @@ func (r *run) do() (*Summary, error) {
 	}
 	if r.verify != nil {
 		r.skipMarks()
+		// A scan that failed ends the walk early: that is a read error, not
+		// events the source does not produce.
+		if r.verify.err != nil {
+			return r.sum, r.abort(fmt.Errorf("importer: reading session %s to check it against the source: %w", r.o.ID, r.verify.err))
+		}
 	}
 	if r.verify != nil && r.verify.left > 0 {
 		return r.sum, r.abort(fmt.Errorf("%w: session %s holds %d event(s) after seq %d that %s (through line %d) does not produce", ErrSessionDiverged, r.o.ID, r.verify.left, r.lastSeq, r.src, r.lines))
@@ -351,6 +356,14 @@ func (r *run) take(out *Output, num int, off int64, size int) error {
 	if out.malformed != nil {
 		r.sum.malformed(Malformed{Line: num, Offset: off, Error: out.malformed.Error()})
 		return nil
+	}
+	for _, ev := range out.events {
+		// A mapper keeps a source time it cannot read in meta "timestamp"
+		// and leaves ts to the store: the time is then the import's, say so.
+		if raw := ev.Meta["timestamp"]; ev.TS == "" && raw != "" {
+			r.sum.warn("line %d: timestamp %q is not RFC 3339: kept in meta \"timestamp\", the line's events are stamped with the time they are written", num, raw)
+			break
+		}
 	}
 	line := strconv.Itoa(num)
 	for _, ev := range out.events {

@@ -20,6 +20,7 @@ import (
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
+	"github.com/graft-project/graft/vfs/errorfs"
 )
 
 // lineMapper is a minimal format: "bad" is malformed, "skip" is skipped,
@@ -47,6 +48,11 @@ func (m *lineMapper) Map(l Line, out *Output) error {
 		return nil
 	case "skip":
 		out.Skip("skip")
+		return nil
+	case "badtime":
+		// A source time the mapper cannot read: kept in meta, ts left to the store.
+		out.Emit(session.Event{Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant},
+			Text: s, Meta: map[string]string{"timestamp": "noon-ish"}})
 		return nil
 	}
 	m.n++
@@ -508,5 +514,45 @@ func TestDefaultID(t *testing.T) {
 	}
 	if id, err := DefaultID("/x/…….jsonl"); err == nil {
 		t.Errorf("DefaultID of a name with no usable character = %q, want an error", id)
+	}
+}
+
+// A source time the mapper could not read is not chosen silently: the
+// summary warns once for the line and names the raw value.
+func TestUnreadableTimestampIsWarned(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nbadtime\nb\n")
+	sum := f.mustRun("s")
+	if sum.WarningCount != 1 || len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], `line 2: timestamp "noon-ish" is not RFC 3339`) {
+		t.Fatalf("warnings %d %q, want one naming line 2 and its timestamp", sum.WarningCount, sum.Warnings)
+	}
+	evs := f.events("s")
+	if len(evs) != 3 || evs[1].Meta["timestamp"] != "noon-ish" || evs[1].TS == "" {
+		t.Fatalf("event of line 2: %+v", evs[1])
+	}
+}
+
+// A session that cannot be read while its events are checked against the
+// source is a read error naming the cause, not "events the source does not
+// produce".
+func TestVerifierReadErrorIsReported(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\n")
+	f.mustRun("s")
+	if _, err := f.st.Append("s", []session.Event{{Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant}, Text: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Open 1 of the log folds it (Info); open 2 is the verifier's scan.
+	fault := errorfs.OnKind(errorfs.OpOpen, string(filepath.Separator)+"s.jsonl", 2, syscall.EIO)
+	st, err := session.OpenStore(errorfs.Wrap(vfs.Default, fault), f.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(Options{Store: st, Home: f.home, ID: "s", Source: f.src}, &lineMapper{})
+	if _, fired := fault.Fired(); !fired {
+		t.Fatalf("the fault was never reached (%s); run: %v", fault, err)
+	}
+	if !errors.Is(err, syscall.EIO) || errors.Is(err, ErrSessionDiverged) {
+		t.Fatalf("err = %v, want the EIO of the verifier's read, not ErrSessionDiverged", err)
 	}
 }
