@@ -500,3 +500,40 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+// What the mapper cannot read is kept and said: a tool_result whose content
+// is neither a string nor blocks keeps its raw JSON as the output, and a
+// timestamp that is not RFC 3339 stays in meta "timestamp"; the summary
+// warns about each.
+func TestUnreadableFieldsAreKeptAndWarned(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "odd.jsonl")
+	lines := []string{
+		`{"type":"assistant","uuid":"a1","timestamp":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}`,
+		`{"type":"user","uuid":"u1","timestamp":"2026-03-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":{"files":3}}]}}`,
+		`{"type":"user","uuid":"u2","timestamp":"Sunday noon","message":{"role":"user","content":"Carry on."}}`,
+	}
+	if err := os.WriteFile(src, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := newStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := readAll(t, st, "odd")
+	if len(evs) != 3 || evs[1].Tool == nil || evs[1].Tool.Output != `{"files":3}` {
+		t.Fatalf("events %+v, want the tool result's output to be its raw content", evs)
+	}
+	if evs[2].Meta["timestamp"] != "Sunday noon" || !evs[2].IsHumanInstruction() {
+		t.Fatalf("line 3: %+v, want the raw timestamp in meta", evs[2])
+	}
+	joined := strings.Join(sum.Warnings, "\n")
+	for _, want := range []string{`tool_result "toolu_1" content does not decode`, `line 3: timestamp "Sunday noon" is not RFC 3339`} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no warning %q in %q", want, sum.Warnings)
+		}
+	}
+	if sum.WarningCount != 2 {
+		t.Errorf("%d warnings, want 2: %q", sum.WarningCount, sum.Warnings)
+	}
+}

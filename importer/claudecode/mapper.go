@@ -341,7 +341,7 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		out.Warn("tool_result %q has no tool_use before it; imported with tool name %q", b.ToolUseID, name)
 	}
 	delete(m.open, b.ToolUseID)
-	texts := resultTexts(b.Content)
+	texts := resultTexts(b.ToolUseID, b.Content, out)
 	ok := !b.IsError
 	ev := m.event(ln, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: strings.Join(texts, "\n")}
@@ -394,10 +394,12 @@ func (m *Mapper) report(ln *line, b block, call openCall, texts []string, out *i
 }
 
 // resultTexts reads tool_result content: a string, or blocks whose text is
-// kept and whose images are noted.
-func resultTexts(raw json.RawMessage) []string {
+// kept and whose images are noted. Content of another shape is kept as its
+// raw JSON, with a warning.
+func resultTexts(id string, raw json.RawMessage, out *importer.Output) []string {
 	text, blocks, isText, err := content(raw)
 	if err != nil {
+		out.Warn("tool_result %q content does not decode (%v); its output is the raw JSON", id, err)
 		return []string{string(raw)}
 	}
 	if isText {
@@ -406,18 +408,18 @@ func resultTexts(raw json.RawMessage) []string {
 		}
 		return []string{text}
 	}
-	var out []string
+	var texts []string
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			out = append(out, b.Text)
+			texts = append(texts, b.Text)
 		case "image":
-			out = append(out, "[image]")
+			texts = append(texts, "[image]")
 		default:
-			out = append(out, fmt.Sprintf("[%s block]", b.Type))
+			texts = append(texts, fmt.Sprintf("[%s block]", b.Type))
 		}
 	}
-	return out
+	return texts
 }
 
 func (m *Mapper) assistant(ln *line, out *importer.Output) error {
