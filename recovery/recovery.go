@@ -3,6 +3,7 @@ package recovery
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/journal"
@@ -20,6 +21,9 @@ type Report struct {
 	Swept         []string `json:"swept"`
 	Corrupt       int      `json:"corrupt"`
 	Errors        []string `json:"errors"`
+	// Warnings are records resolved in an unusual way (a source retired
+	// into a target that is not there).
+	Warnings []string `json:"warnings"`
 }
 
 // ErrIncomplete is returned (wrapped) when some record could not be
@@ -39,7 +43,7 @@ func (e *incompleteError) Unwrap() []error { return append([]error{ErrIncomplete
 // run at all (unreadable journal directory) or left records unresolved
 // (corrupt, or cleanup failed); the report is filled in either way.
 func Run(env *txn.Env) (*Report, error) {
-	rep := &Report{Leftovers: []string{}, Errors: []string{}, Swept: []string{}}
+	rep := &Report{Leftovers: []string{}, Errors: []string{}, Swept: []string{}, Warnings: []string{}}
 	scan, err := env.Journal.Scan()
 	if err != nil {
 		// The report says it too: a reader of only the report must not
@@ -96,6 +100,9 @@ func one(env *txn.Env, rec journal.Record, rep *Report) (err error) {
 	switch rec.Kind {
 	case journal.KindGraft:
 		if sinfo.HasRetired(rec.Txn) {
+			if problem := lostTarget(env, rec); problem != "" {
+				return unretireLost(env, rec, sinfo, problem, rep)
+			}
 			if err := txn.RecordLineage(env, rec); err != nil {
 				return err
 			}
@@ -129,6 +136,53 @@ func one(env *txn.Env, rec journal.Record, rep *Report) (err error) {
 		return nil
 	}
 	return fmt.Errorf("unknown record kind %q", rec.Kind)
+}
+
+// lostTarget says what is wrong with the target of a retired source, or ""
+// when it is there and carries this txn's graft/origin.
+func lostTarget(env *txn.Env, rec journal.Record) string {
+	info, err := env.Store.Info(rec.Target)
+	switch {
+	case errors.Is(err, session.ErrNotFound):
+		return "the target is missing"
+	case err != nil:
+		return fmt.Sprintf("the target is unreadable: %v", err)
+	case info.Origin == nil || info.Origin.Txn != rec.Txn:
+		return "the target holds no graft/origin of this transaction"
+	}
+	return ""
+}
+
+// unretireLost resolves a graft whose source was retired into a target that
+// is not there. The protocol cannot get here (the target is cold-verified
+// and durable before the retire), but a filesystem that lied about an fsync
+// or a hand deletion can: rolling forward would leave no usable session, so
+// the source gets graft/unretired and becomes usable again.
+func unretireLost(env *txn.Env, rec journal.Record, sinfo *session.Info, problem string, rep *Report) error {
+	if sinfo.Committed(rec.Txn) {
+		if _, err := env.Store.AppendMarkAfter(rec.Source, session.Event{
+			Type: session.TypeGraftUnretired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+			Txn: rec.Txn, Target: rec.Target, Reason: "recovery: " + problem,
+		}, sinfo.ScanResult); err != nil {
+			return fmt.Errorf("un-retiring %s (%s): %w", rec.Source, problem, err)
+		}
+	}
+	err := catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
+		return db.AddLeftover(catalog.Leftover{
+			Source: rec.Source, Target: rec.Target, Txn: rec.Txn, State: string(rec.State),
+			Reason: "lost after its commit point: " + problem + "; the source was un-retired", Recorded: time.Now().UTC(),
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("recording the lost target %s: %w", rec.Target, err)
+	}
+	if err := env.Journal.Remove(rec.Txn); err != nil {
+		return err
+	}
+	rep.RolledBack++
+	rep.Leftovers = append(rep.Leftovers, rec.Target)
+	rep.Warnings = append(rep.Warnings, fmt.Sprintf("txn %s: %s was retired into %s but %s; un-retired %s so it can be resumed", rec.Txn, rec.Source, rec.Target, problem, rec.Source))
+	return nil
 }
 
 func unretired(info *session.Info, graftTxn string) bool {
@@ -165,7 +219,7 @@ func Rebuild(env *txn.Env) (*RebuildReport, error) {
 		}
 		infos[id] = info
 	}
-	err = catalog.With(env.Home, env.CatalogTimeout, func(db *catalog.DB) error {
+	err = catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
 		if err := db.ClearDerived(); err != nil {
 			return err
 		}

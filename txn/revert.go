@@ -106,7 +106,7 @@ func FinishRevert(env *Env, rec journal.Record) error {
 		}
 	}
 	env.at(RevertTargetAbandoned)
-	err = catalog.With(env.Home, env.catalogTimeout(), func(db *catalog.DB) error {
+	err = catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
 		n, ok, err := db.GetNode(rec.Target)
 		if err != nil {
 			return err

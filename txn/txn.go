@@ -57,7 +57,8 @@ func (e *Env) now() time.Time {
 	return time.Now()
 }
 
-func (e *Env) catalogTimeout() time.Duration {
+// CatalogWait is how long to wait for catalog.db (the default when unset).
+func (e *Env) CatalogWait() time.Duration {
 	if e.CatalogTimeout > 0 {
 		return e.CatalogTimeout
 	}
@@ -392,7 +393,7 @@ func RollBack(env *Env, rec journal.Record, reason string) (string, error) {
 		return "", err
 	}
 	if action != "" {
-		err := catalog.With(env.Home, env.catalogTimeout(), func(db *catalog.DB) error {
+		err := catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
 			return db.AddLeftover(catalog.Leftover{
 				Source: rec.Source, Target: rec.Target, Txn: rec.Txn, State: string(rec.State),
 				Reason: action + ": " + reason, Recorded: env.now().UTC(),
@@ -505,7 +506,7 @@ func closeAfter(f vfs.File, err error) error {
 // RecordLineage writes the lineage node of a committed graft and marks its
 // prepared review used. Idempotent.
 func RecordLineage(env *Env, rec journal.Record) error {
-	return catalog.With(env.Home, env.catalogTimeout(), func(db *catalog.DB) error {
+	return catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
 		if err := db.PutNode(catalog.Node{
 			Session: rec.Target, Parent: rec.Source, Generation: rec.Generation,
 			Boundary: rec.BoundarySeq, Txn: rec.Txn, TapeHash: rec.TapeHash, Committed: env.now().UTC(),

@@ -41,7 +41,7 @@ scanned=0. Exits non-zero when a record could not be resolved.
 				}
 			}
 			if asJSON {
-				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "errors": rep.Errors}
+				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "errors": rep.Errors}
 				if rb != nil {
 					out["rebuild"] = rb
 				}
@@ -56,6 +56,9 @@ scanned=0. Exits non-zero when a record could not be resolved.
 			}
 			for _, s := range rep.Swept {
 				fmt.Fprintf(a.stdout, "  swept temp file: %s\n", s)
+			}
+			for _, w := range rep.Warnings {
+				fmt.Fprintf(a.stdout, "  warning: %s\n", w)
 			}
 			for _, e := range rep.Errors {
 				fmt.Fprintf(a.stdout, "  error: %s\n", e)
