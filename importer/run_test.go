@@ -480,8 +480,8 @@ func TestSmallBatchesGiveTheSameSession(t *testing.T) {
 	f.appendSrc(b.String())
 	// BatchBytes 1: one append (and one cursor save) per line.
 	sum := f.mustRun("batched", func(o *Options) { o.BatchBytes = 1 })
-	if sum.Appended != 100 {
-		t.Fatalf("appended %d, want 100", sum.Appended)
+	if sum.Appended != 100 || sum.FirstSeq != 2 || sum.LastSeq != 101 {
+		t.Fatalf("appended %d as seq %d..%d, want 100 as seq 2..101", sum.Appended, sum.FirstSeq, sum.LastSeq)
 	}
 	f.mustRun("new", func(o *Options) { o.BatchBytes = 1 })
 	if a, b := f.events("batched"), f.events("new"); !reflect.DeepEqual(a, b) || len(a) != 101 {
@@ -554,5 +554,61 @@ func TestVerifierReadErrorIsReported(t *testing.T) {
 	}
 	if !errors.Is(err, syscall.EIO) || errors.Is(err, ErrSessionDiverged) {
 		t.Fatalf("err = %v, want the EIO of the verifier's read, not ErrSessionDiverged", err)
+	}
+}
+
+// A cursor that is not this session's, or that claims negative positions,
+// is refused naming the file: resuming from it would skip or repeat lines.
+func TestLoadCursorRefuses(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\n")
+	f.mustRun("s")
+	good := f.fileBytes(CursorPath(f.home, "s"))
+	for _, c := range []struct {
+		name string
+		edit func(c map[string]any)
+		want string
+	}{
+		{"another session's cursor", func(c map[string]any) { c["session"] = "t" }, `cursor of session "t", not "s"`},
+		{"negative offset", func(c map[string]any) { c["offset"] = -1 }, "negative offset"},
+		{"negative lines", func(c map[string]any) { c["lines"] = -2 }, "negative offset"},
+		{"negative last seq", func(c map[string]any) { c["lastSeq"] = -3 }, "negative offset"},
+		{"another version", func(c map[string]any) { c["version"] = 2 }, "version 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			c.edit(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(CursorPath(f.home, "s"), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err = LoadCursor(f.st.FS, f.home, "s")
+			if !errors.Is(err, ErrCursor) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), CursorPath(f.home, "s")) {
+				t.Fatalf("LoadCursor = %v, want ErrCursor naming the file and %q", err, c.want)
+			}
+		})
+	}
+}
+
+// The summary lists the first maxListed warnings and malformed lines and
+// counts them all.
+func TestSummaryListsAreCapped(t *testing.T) {
+	f := newFixture(t)
+	f.write(strings.Repeat("bad\nbadtime\n", maxListed+5))
+	sum := f.mustRun("s")
+	if sum.MalformedCount != maxListed+5 || len(sum.Malformed) != maxListed {
+		t.Errorf("malformed: %d counted, %d listed; want %d and %d", sum.MalformedCount, len(sum.Malformed), maxListed+5, maxListed)
+	}
+	if sum.WarningCount != maxListed+5 || len(sum.Warnings) != maxListed {
+		t.Errorf("warnings: %d counted, %d listed; want %d and %d", sum.WarningCount, len(sum.Warnings), maxListed+5, maxListed)
+	}
+	if text := sum.Text(); !strings.Contains(text, "and 5 more warnings") || !strings.Contains(text, " and 5 more)") {
+		t.Errorf("summary text does not count what it does not list:\n%s", text)
 	}
 }

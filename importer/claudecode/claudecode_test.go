@@ -493,11 +493,20 @@ func TestClassify(t *testing.T) {
 		{line{}, "<command-name>/review</command-name>\n<command-message>review</command-message>\n<command-args>the parser</command-args>", "user", "slash-command", "/review the parser"},
 		{line{}, "<command-message>deploy</command-message>\n<command-args></command-args>", "user", "slash-command", "/deploy"},
 		{line{}, "<local-command-stdout>ok</local-command-stdout>", "system", "local-command-output", "<local-command-stdout>ok</local-command-stdout>"},
+		{line{}, "<user-prompt-submit-hook>Always run make lint.</user-prompt-submit-hook>", "system", "hook", "<user-prompt-submit-hook>Always run make lint.</user-prompt-submit-hook>"},
+		{line{}, "<system-reminder>Never skip tests.</system-reminder>", "system", "system-reminder", "<system-reminder>Never skip tests.</system-reminder>"},
+		{line{}, "<bash-input>git status</bash-input>", "user", "bash-input", "! git status"},
 	} {
 		src, out := m.classify(&c.ln, c.text)
 		if src.Kind != c.kind || src.Name != c.name || out != c.out {
 			t.Errorf("classify(%+v, %q) = %s/%s %q; want %s/%s %q", c.ln, c.text, src.Kind, src.Name, out, c.kind, c.name, c.out)
 		}
+	}
+	// In a sub-agent's transcript no user line is the human's, even one
+	// without isSidechain: they are the parent agent's words.
+	sub := NewMapper(Config{Parent: "main"})
+	if src, _ := sub.classify(&line{}, "Find where the bound is computed. Never edit files."); src.Kind != "system" || src.Name != "subagent-prompt" {
+		t.Errorf("a sub-agent transcript's user line is %s/%s, want system/subagent-prompt", src.Kind, src.Name)
 	}
 }
 
