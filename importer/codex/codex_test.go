@@ -258,10 +258,26 @@ func TestSplitInjection(t *testing.T) {
 		{"<user_instructions>be terse</user_instructions>\n\n## My request for Codex:\nfix it", "<user_instructions>be terse</user_instructions>", "fix it", "user-instructions"},
 		{"<turn_aborted>interrupted</turn_aborted>", "<turn_aborted>interrupted</turn_aborted>", "", "turn-aborted"},
 		{"<div>render this</div>", "", "<div>render this</div>", ""},
+		{"<subagent_notification>agent done</subagent_notification>", "<subagent_notification>agent done</subagent_notification>", "", "subagent-notification"},
+		{"<permissions instructions>never write outside /repo</permissions instructions>", "<permissions instructions>never write outside /repo</permissions instructions>", "", "permissions-instructions"},
+		{"<collaboration_mode>pair</collaboration_mode>", "<collaboration_mode>pair</collaboration_mode>", "", "collaboration-mode"},
+		{"<INSTRUCTIONS>Always run make.</INSTRUCTIONS>", "<INSTRUCTIONS>Always run make.</INSTRUCTIONS>", "", "agents-md"},
+		{"<skill>\n<name>pdf</name>\nYou MUST use pdftotext.\n</skill>", "<skill>\n<name>pdf</name>\nYou MUST use pdftotext.\n</skill>", "", "skill"},
 	} {
 		inj, human, src := splitInjection(c.text)
 		if inj != c.injected || human != c.human || src.Name != c.name {
 			t.Errorf("splitInjection(%q) = %q, %q, %q; want %q, %q, %q", c.text, inj, human, src.Name, c.injected, c.human, c.name)
+		}
+		// Injected text is never the human's: its kind says who wrote it.
+		wantKind := ""
+		switch {
+		case c.name == "skill":
+			wantKind = session.KindSkill
+		case c.name != "":
+			wantKind = session.KindSystem
+		}
+		if src.Kind != wantKind {
+			t.Errorf("splitInjection(%q): source kind %q, want %q", c.text, src.Kind, wantKind)
 		}
 	}
 }
