@@ -38,8 +38,8 @@
 // e.g. "boundary_drift: boundary drifted: a new user message arrived at seq
 // 812 in s (…); prepare again; next: call graft_prepare again and show the
 // new review to the user before committing". The codes are graft.CodeOf's
-// plus invalid_input, no_such_seq and internal_error (a handler panicked:
-// the server recovers and keeps serving). An unknown tool or a malformed
+// (no_such_seq among them) plus invalid_input and internal_error (a handler
+// panicked: the server recovers and keeps serving). An unknown tool or a malformed
 // request is a JSON-RPC error: those are protocol faults.
 //
 // # Sizes

@@ -13,7 +13,8 @@ const (
 	// CodeInvalidInput: the arguments are well-formed JSON but make no sense
 	// together (e.g. offset without preparedId).
 	CodeInvalidInput graft.Code = "invalid_input"
-	// CodeNoSuchSeq: graft_recall asked for a seq the session does not have.
+	// CodeNoSuchSeq: graft_recall asked for a seq the session does not have
+	// (graft.CodeOf's code for graft.ErrNoSuchSeq, named here for nextStep).
 	CodeNoSuchSeq graft.Code = "no_such_seq"
 	// CodeInternal: a handler panicked; the server recovered and keeps serving.
 	CodeInternal graft.Code = "internal_error"
@@ -42,11 +43,8 @@ func (e *toolError) Unwrap() error { return e.Err }
 
 // codeOf is graft.CodeOf plus the codes of this package.
 func codeOf(err error) graft.Code {
-	switch {
-	case errors.Is(err, errInvalidInput):
+	if errors.Is(err, errInvalidInput) {
 		return CodeInvalidInput
-	case errors.Is(err, graft.ErrNoSuchSeq):
-		return CodeNoSuchSeq
 	}
 	code, _ := graft.CodeOf(err)
 	return code

@@ -231,7 +231,11 @@ func TestPrepareTapeCursor(t *testing.T) {
 
 	f.fails(ToolPrepare, map[string]any{"preparedId": rv.PreparedID, "offset": rv.TapeChars}, "invalid_input")
 	f.fails(ToolPrepare, map[string]any{"source": "s", "offset": 5}, "invalid_input")
-	f.fails(ToolPrepare, map[string]any{"preparedId": rv.PreparedID, "tier": "B"}, "invalid_input")
+	// A stored review's options are fixed: any option beside preparedId is refused.
+	for _, opt := range []map[string]any{{"tier": "B"}, {"recentTurns": 2}, {"autoTier": true}, {"budget": 8000}, {"allowReslice": true}} {
+		opt["preparedId"] = rv.PreparedID
+		f.fails(ToolPrepare, opt, "invalid_input")
+	}
 	f.fails(ToolPrepare, map[string]any{"preparedId": rv.PreparedID, "source": "other"}, "invalid_input")
 	f.fails(ToolPrepare, map[string]any{}, "invalid_input")
 }
