@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"runtime"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -935,6 +936,10 @@ func (d *lineDecoder) skipNumber() bool {
 // output of a tool event whose "ok" is not false is validated exactly as
 // Scan validates it, but left empty in ev.Tool.Output. Everything else,
 // the seq chain, errors and torn tails included, is as in Scan.
+//
+// Lines are decoded by runtime.GOMAXPROCS(0) goroutines while fn runs: fn
+// is called in order, on the caller's goroutine, and at most
+// foldAheadBytes of lines are read ahead of it.
 func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
 	if from.Line == 0 {
 		from.Line = 1
@@ -942,40 +947,272 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 	if from.NextSeq == 0 {
 		from.NextSeq = 1
 	}
-	lr := NewLineReader(r, from.Offset, from.Line)
 	res := ScanResult{End: from.Offset, LastSeq: from.NextSeq - 1}
 	want := from.NextSeq
-	d := lineDecoder{mode: decodeFold}
-	var ev Event
-	for {
-		line, off, num, err := lr.Next()
-		if err == io.EOF {
-			return res, nil
-		}
-		var torn *TornTailError
-		if errors.As(err, &torn) {
-			res.Torn = &torn.Torn
-			return res, nil
-		}
-		if err != nil {
-			return res, fmt.Errorf("session: reading %s at byte offset %d: %w", path, off, err)
-		}
-		if err := d.decode(line, &ev); err != nil {
-			return res, &CorruptError{Path: path, Line: num, Offset: off, Err: err}
-		}
-		if ev.Seq != want {
-			return res, &SeqError{Path: path, Line: num, Offset: off, Want: want, Got: ev.Seq}
-		}
-		want++
-		res.Events++
-		res.LastSeq = ev.Seq
-		res.End = lr.Offset()
-		if fn != nil {
-			if err := fn(&ev, line, off); err != nil {
-				return res, err
+	p := startFoldPipeline(r, from, max(1, runtime.GOMAXPROCS(0)-1))
+	defer p.stop()
+	for b := p.next(); b != nil; b = p.next() {
+		for k := range b.lines {
+			ln := &b.lines[k]
+			if ln.err != nil {
+				return res, &CorruptError{Path: path, Line: ln.num, Offset: ln.off, Err: ln.err}
+			}
+			if ln.ev.Seq != want {
+				return res, &SeqError{Path: path, Line: ln.num, Offset: ln.off, Want: want, Got: ln.ev.Seq}
+			}
+			raw := b.buf[ln.start:ln.end]
+			want++
+			res.Events++
+			res.LastSeq = ln.ev.Seq
+			res.End = ln.off + int64(len(raw)) + 1
+			if fn != nil {
+				if err := fn(&ln.ev, raw, ln.off); err != nil {
+					return res, err
+				}
 			}
 		}
+		p.release(b)
 	}
+	// The reader stopped: at the end, at a torn tail, or on a read error.
+	if p.torn != nil {
+		res.Torn = p.torn
+		return res, nil
+	}
+	if p.readErr != nil {
+		return res, fmt.Errorf("session: reading %s at byte offset %d: %w", path, p.readErrOff, p.readErr)
+	}
+	return res, nil
+}
+
+// Read-ahead of ScanFold: lines travel in batches, so that a channel
+// operation is paid per batch rather than per line.
+const (
+	foldBatchBytes = 256 << 10
+	foldBatchLines = 512
+	foldAheadBytes = 16 << 20
+	foldTokenBytes = 64 << 10 // the unit of the read-ahead budget
+	foldReadBytes  = 64 << 10 // the least a read asks for
+	// foldBufBytes holds a full batch and one more read, so that filling
+	// a batch never reallocates it; only a line longer than that grows it.
+	foldBufBytes   = foldBatchBytes + 2*foldReadBytes
+	foldBigClasses = 8 // recycled long-line buffers: up to 96 MiB
+)
+
+type foldLine struct {
+	start, end int // the line is buf[start:end]
+	off        int64
+	num        int
+	ev         Event
+	err        error
+}
+
+type foldBatch struct {
+	buf    []byte
+	lines  []foldLine
+	tokens int
+	done   chan struct{} // closed once the lines are decoded
+}
+
+// foldPipeline is one reader goroutine, decoder goroutines, and the
+// caller taking decoded batches in order.
+type foldPipeline struct {
+	ordered chan *foldBatch // every batch, in order, for the caller
+	work    chan *foldBatch // the same batches, for the decoders
+	budget  chan struct{}   // tokens of read-ahead
+	free    chan *foldBatch
+	// big recycles the buffers that grew for long lines, by size class:
+	// big[k] holds buffers of foldBufBytes<<(k+1) bytes.
+	big  [foldBigClasses]chan []byte
+	quit chan struct{}
+	wg   sync.WaitGroup
+	// How the reader stopped; written before it closes ordered.
+	torn       *Torn
+	readErr    error
+	readErrOff int64
+}
+
+func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
+	batches := foldAheadBytes / foldTokenBytes
+	p := &foldPipeline{
+		ordered: make(chan *foldBatch, batches),
+		work:    make(chan *foldBatch, batches),
+		budget:  make(chan struct{}, batches),
+		free:    make(chan *foldBatch, 4*decoders),
+		quit:    make(chan struct{}),
+	}
+	for k := range p.big {
+		p.big[k] = make(chan []byte, 2)
+	}
+	p.wg.Add(1 + decoders)
+	go p.read(r, from.Offset, from.Line)
+	for range decoders {
+		go p.decode()
+	}
+	return p
+}
+
+func (p *foldPipeline) newBatch() *foldBatch {
+	select {
+	case b := <-p.free:
+		b.buf, b.lines, b.tokens, b.done = b.buf[:0], b.lines[:0], 0, make(chan struct{})
+		return b
+	default:
+		return &foldBatch{buf: make([]byte, 0, foldBufBytes), done: make(chan struct{})}
+	}
+}
+
+// read cuts the log into batches of whole lines, reading straight into
+// the batch buffers, until it ends or the caller quits. The bytes after a
+// batch's last newline start the next batch.
+func (p *foldPipeline) read(r io.Reader, off int64, num int) {
+	defer p.wg.Done()
+	defer close(p.work)
+	defer close(p.ordered)
+	send := func(b *foldBatch) bool {
+		b.tokens = min(cap(p.budget), (len(b.buf)+foldTokenBytes-1)/foldTokenBytes)
+		for range b.tokens {
+			select {
+			case p.budget <- struct{}{}:
+			case <-p.quit:
+				return false
+			}
+		}
+		for _, ch := range []chan *foldBatch{p.ordered, p.work} {
+			select {
+			case ch <- b:
+			case <-p.quit:
+				return false
+			}
+		}
+		return true
+	}
+	b := p.newBatch()
+	lineStart := 0 // in b.buf: the start of the line being read
+	for {
+		if cap(b.buf)-len(b.buf) < foldReadBytes {
+			b.buf = p.grow(b.buf)
+		}
+		n, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
+		scanned := len(b.buf)
+		b.buf = b.buf[:scanned+n]
+		for {
+			i := bytes.IndexByte(b.buf[scanned:], '\n')
+			if i < 0 {
+				break
+			}
+			end := scanned + i
+			b.lines = append(b.lines, foldLine{start: lineStart, end: end, off: off, num: num})
+			off += int64(end + 1 - lineStart)
+			num++
+			lineStart, scanned = end+1, end+1
+		}
+		if err == nil && len(b.lines) > 0 && (len(b.buf) >= foldBatchBytes || len(b.lines) >= foldBatchLines) {
+			next := p.newBatch()
+			next.buf = append(next.buf, b.buf[lineStart:]...)
+			b.buf = b.buf[:lineStart]
+			if !send(b) {
+				return
+			}
+			b, lineStart = next, 0
+		}
+		if err == nil {
+			continue
+		}
+		// The end, a torn tail, or a read error: the complete lines go first.
+		rest := int64(len(b.buf) - lineStart)
+		b.buf = b.buf[:lineStart]
+		if len(b.lines) > 0 && !send(b) {
+			return
+		}
+		switch {
+		case err != io.EOF:
+			p.readErr, p.readErrOff = err, off
+		case rest > 0:
+			p.torn = &Torn{Offset: off, Bytes: rest}
+		}
+		return
+	}
+}
+
+// decode decodes batches until the reader closes work. A batch stops at
+// its first bad line: the caller stops there too.
+func (p *foldPipeline) decode() {
+	defer p.wg.Done()
+	d := lineDecoder{mode: decodeFold}
+	for b := range p.work {
+		select {
+		case <-p.quit:
+		default:
+			for k := range b.lines {
+				ln := &b.lines[k]
+				if ln.err = d.decode(b.buf[ln.start:ln.end], &ln.ev); ln.err != nil {
+					break
+				}
+			}
+		}
+		close(b.done)
+	}
+}
+
+// next returns the next batch once decoded; nil when the reader is done.
+func (p *foldPipeline) next() *foldBatch {
+	b, ok := <-p.ordered
+	if !ok {
+		return nil
+	}
+	<-b.done
+	return b
+}
+
+// release gives a batch's read-ahead back and recycles it.
+func (p *foldPipeline) release(b *foldBatch) {
+	for range b.tokens {
+		<-p.budget
+	}
+	if cap(b.buf) != foldBufBytes {
+		p.putBig(b.buf)
+		return
+	}
+	select {
+	case p.free <- b:
+	default:
+	}
+}
+
+// grow doubles buf for a line longer than a batch, from the recycled
+// buffers when one is free: append would grow a large slice by a quarter,
+// copying a long line many times, and fresh buffers cost zeroing and GC.
+func (p *foldPipeline) grow(buf []byte) []byte {
+	k := bits.Len(uint(cap(buf)/foldBufBytes)) - 1 // cap is foldBufBytes<<k
+	if k >= 0 && k < foldBigClasses {
+		select {
+		case big := <-p.big[k]:
+			return append(big[:0], buf...)
+		default:
+		}
+	}
+	return append(make([]byte, 0, 2*cap(buf)), buf...)
+}
+
+func (p *foldPipeline) putBig(buf []byte) {
+	k := bits.Len(uint(cap(buf)/foldBufBytes)) - 2 // cap is foldBufBytes<<(k+1)
+	if k < 0 || k >= foldBigClasses || cap(buf) != foldBufBytes<<(k+1) {
+		return
+	}
+	select {
+	case p.big[k] <- buf:
+	default:
+	}
+}
+
+// stop ends the reader and the decoders and waits for them, so nothing
+// reads the caller's reader after ScanFold returns.
+func (p *foldPipeline) stop() {
+	close(p.quit)
+	for b := range p.ordered {
+		<-b.done
+	}
+	p.wg.Wait()
 }
 
 // decoders recycle the scratch buffers of decodeLine, which has no scan to

@@ -1,0 +1,118 @@
+package session_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/graft-project/graft/gen"
+	"github.com/graft-project/graft/session"
+)
+
+type seen struct {
+	ev  session.Event
+	raw string
+	off int64
+}
+
+// runScan runs scan over data and returns what fn saw, the result and the
+// error text.
+func runScan(scan func(io.Reader, string, session.ScanFrom, func(*session.Event, []byte, int64) error) (session.ScanResult, error), r io.Reader, from session.ScanFrom, stopAt int64) ([]seen, session.ScanResult, string) {
+	var out []seen
+	res, err := scan(r, "x.jsonl", from, func(ev *session.Event, raw []byte, off int64) error {
+		out = append(out, seen{foldView(*ev), string(raw), off})
+		if ev.Seq == stopAt {
+			return errors.New("stop here")
+		}
+		return nil
+	})
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	return out, res, msg
+}
+
+func generatedLog(t *testing.T, opts gen.Options) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	err := gen.Generate(opts, func(ev *session.Event) error {
+		b, err := session.Encode(ev)
+		buf.Write(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestScanFoldIsScan: over whole logs and damaged ones, ScanFold calls fn
+// with the same events (outputs of successful calls aside), raw bytes and
+// offsets as Scan, and ends with the same result and error.
+func TestScanFoldIsScan(t *testing.T) {
+	log := generatedLog(t, gen.Options{Turns: 6, Events: 2500, Seed: 21})
+	lines := strings.SplitAfter(string(log), "\n")
+	lines = lines[:len(lines)-1]
+	mid := len(lines) / 2
+	join := func(ls []string) []byte { return []byte(strings.Join(ls, "")) }
+	withLine := func(k int, l string) []byte {
+		c := append([]string(nil), lines...)
+		c[k] = l
+		return join(c)
+	}
+	// A huge line, bigger than the whole read-ahead.
+	huge := strings.Replace(lines[0], `"text":"`, `"text":"`+strings.Repeat("y", 20<<20), 1)
+	cases := map[string]struct {
+		data   []byte
+		from   session.ScanFrom
+		stopAt int64
+	}{
+		"whole log":            {data: log},
+		"empty":                {data: nil},
+		"torn tail":            {data: append(append([]byte(nil), log...), lines[0][:30]...)},
+		"corrupt middle line":  {data: withLine(mid, "{not json}\n")},
+		"seq gap":              {data: withLine(mid, lines[mid+1])},
+		"empty line":           {data: withLine(mid, "\n")},
+		"fn stops the scan":    {data: log, stopAt: int64(mid)},
+		"from an offset":       {data: join(lines[mid:]), from: session.ScanFrom{Offset: int64(len(join(lines[:mid]))), Line: mid + 1, NextSeq: int64(mid + 1)}},
+		"huge line":            {data: []byte(huge + lines[1])},
+		"huge line, then torn": {data: []byte(huge + lines[1][:10])},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			wantSeen, wantRes, wantErr := runScan(session.Scan, bytes.NewReader(tc.data), tc.from, tc.stopAt)
+			gotSeen, gotRes, gotErr := runScan(session.ScanFold, bytes.NewReader(tc.data), tc.from, tc.stopAt)
+			if gotErr != wantErr || !reflect.DeepEqual(gotRes, wantRes) {
+				t.Fatalf("ScanFold: %+v %q\nScan:     %+v %q", gotRes, gotErr, wantRes, wantErr)
+			}
+			if len(gotSeen) != len(wantSeen) {
+				t.Fatalf("ScanFold called fn %d times, Scan %d", len(gotSeen), len(wantSeen))
+			}
+			for k := range gotSeen {
+				if !reflect.DeepEqual(gotSeen[k], wantSeen[k]) {
+					t.Fatalf("call %d differs:\n got %+v\nwant %+v", k, gotSeen[k].ev, wantSeen[k].ev)
+				}
+			}
+		})
+	}
+}
+
+// A read error in the middle is reported with its offset, after the lines
+// before it.
+func TestScanFoldReportsReadErrors(t *testing.T) {
+	log := generatedLog(t, gen.Options{Turns: 2, Events: 300, Seed: 22})
+	boom := fmt.Errorf("disk on fire")
+	r := io.MultiReader(bytes.NewReader(log[:len(log)/2]), iotest.ErrReader(boom))
+	wantSeen, wantRes, wantErr := runScan(session.Scan, r, session.ScanFrom{}, 0)
+	r = io.MultiReader(bytes.NewReader(log[:len(log)/2]), iotest.ErrReader(boom))
+	gotSeen, gotRes, gotErr := runScan(session.ScanFold, r, session.ScanFrom{}, 0)
+	if !strings.Contains(gotErr, "disk on fire") || gotErr != wantErr || !reflect.DeepEqual(gotRes, wantRes) || len(gotSeen) != len(wantSeen) {
+		t.Fatalf("ScanFold %+v %q (%d calls), Scan %+v %q (%d calls)", gotRes, gotErr, len(gotSeen), wantRes, wantErr, len(wantSeen))
+	}
+}
