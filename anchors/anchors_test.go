@@ -44,6 +44,7 @@ func TestExtract(t *testing.T) {
 		{"russian не inside a word is no marker", "Неделя прошла, сделай отчёт", nil},
 		{"russian no marker", "Сделай рефакторинг парсера.", nil},
 		{"lines and list markers", "Plan:\n- never use sudo\n* always sign commits\n1. Only touch pkg/\nthanks", []string{"never use sudo", "always sign commits", "Only touch pkg/"}},
+		{"other list markers", "• never use sudo\n+ always sign commits\n> only touch pkg/\n2) must pass CI", []string{"never use sudo", "always sign commits", "only touch pkg/", "must pass CI"}},
 		{"fenced code skipped", "Look at this:\n```\nif x { must(panic) }\n```\nthen fix it", nil},
 		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
 		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},
@@ -138,6 +139,28 @@ func TestMergeKeepsOldestWhenAnOlderOriginComesLater(t *testing.T) {
 	}
 }
 
+// Seqs compare only within one session: in one generation, a constraint
+// said in another session is not older because its seq is lower.
+func TestMergeSeqsOfTwoSessionsDoNotCompare(t *testing.T) {
+	cs := Merge(nil, "Never push to main.", o(2, "sa", 9))
+	cs = Merge(cs, "never push to main", o(2, "sb", 2))
+	if cs[0].Origin != o(2, "sa", 9) || !reflect.DeepEqual(cs[0].Also, []session.Origin{o(2, "sb", 2)}) {
+		t.Fatalf("got origin %v also %v; want the first saying (sa seq 9) with sb seq 2 in Also", cs[0].Origin, cs[0].Also)
+	}
+}
+
+// An inherited list may already name, in Also, an origin older than its
+// Origin (written by an older build, or edited): when that origin is said
+// again it becomes the Origin and is not also left in Also.
+func TestMergePromotesAnOriginListedInAlso(t *testing.T) {
+	in := []session.Constraint{{Text: "Never push.", Origin: o(3, "s3", 4), Also: []session.Origin{o(1, "s1", 2), o(4, "s4", 1)}}}
+	out := Merge(in, "Never push.", o(1, "s1", 2))
+	want := []session.Constraint{{Text: "Never push.", Origin: o(1, "s1", 2), Also: []session.Origin{o(4, "s4", 1), o(3, "s3", 4)}}}
+	if !reflect.DeepEqual(out, want) {
+		t.Fatalf("got %+v, want %+v", out, want)
+	}
+}
+
 func TestMergeNoMarkerAddsNothing(t *testing.T) {
 	in := []session.Constraint{{Text: "Never push.", Origin: o(1, "s1", 2)}}
 	out := Merge(in, "Please refactor the parser.", o(2, "s2", 5))
@@ -171,6 +194,7 @@ func TestOldest(t *testing.T) {
 		{"empty", nil, session.Origin{}, false},
 		{"lowest generation wins", []session.Constraint{{Origin: o(3, "s3", 1)}, {Origin: o(1, "s1", 50)}, {Origin: o(2, "s2", 3)}}, o(1, "s1", 50), true},
 		{"same generation: lowest seq", []session.Constraint{{Origin: o(1, "s1", 9)}, {Origin: o(1, "s1", 4)}}, o(1, "s1", 4), true},
+		{"same generation, two sessions: lowest session id, then seq", []session.Constraint{{Origin: o(2, "sb", 1)}, {Origin: o(2, "sa", 9)}, {Origin: o(2, "sa", 7)}}, o(2, "sa", 7), true},
 	}
 	for _, tc := range tests {
 		got, ok := Oldest(tc.cs)

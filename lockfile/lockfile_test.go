@@ -312,3 +312,27 @@ func TestWaitLockWaitsForRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Only a held lock is worth waiting for: any other error (an invalid name,
+// a symlink planted at the lock's path) is returned at once, not after the
+// whole wait.
+func TestWaitLockReturnsOtherErrorsAtOnce(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, DirName), DirMode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "elsewhere"), Path(home, "planted")); err != nil {
+		t.Fatal(err)
+	}
+	const wait = 10 * time.Second
+	for _, name := range []string{"../escape", "planted"} {
+		start := time.Now()
+		_, err := WaitLock(home, name, wait, time.Millisecond)
+		if err == nil || errors.Is(err, ErrLocked) {
+			t.Fatalf("WaitLock(%q) = %v, want its own error", name, err)
+		}
+		if took := time.Since(start); took > wait/2 {
+			t.Fatalf("WaitLock(%q) took %v before returning %v: it retried an error that is not ErrLocked", name, took, err)
+		}
+	}
+}
