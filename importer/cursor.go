@@ -59,10 +59,15 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("importer: opening cursor %s: %w", path, err)
 	}
-	defer f.Close()
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return nil, fmt.Errorf("importer: reading cursor %s: %w", path, err)
+		err = fmt.Errorf("importer: reading cursor %s: %w", path, err)
+	}
+	if cerr := f.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("importer: closing cursor %s: %w", path, cerr))
+	}
+	if err != nil {
+		return nil, err
 	}
 	var c Cursor
 	if err := json.Unmarshal(data, &c); err != nil {
@@ -86,7 +91,7 @@ func SaveCursor(fsys vfs.FS, home string, c *Cursor) error {
 	if err := session.ValidID(c.Session); err != nil {
 		return err
 	}
-	if err := fsys.MkdirAll(ImportsDir(home), session.DirMode); err != nil {
+	if err := vfs.MkdirAllDurable(fsys, ImportsDir(home), session.DirMode); err != nil {
 		return fmt.Errorf("importer: creating %s: %w", ImportsDir(home), err)
 	}
 	c.Version = CursorVersion

@@ -21,6 +21,7 @@ import (
 
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
 )
 
 // Mapper turns the lines of one transcript format into session events. It
@@ -78,7 +79,7 @@ func Run(o Options, m Mapper) (sum *Summary, err error) {
 	}
 	fsys := o.Store.FS
 	dir := ImportsDir(o.Home)
-	if err := fsys.MkdirAll(dir, session.DirMode); err != nil {
+	if err := vfs.MkdirAllDurable(fsys, dir, session.DirMode); err != nil {
 		return nil, fmt.Errorf("importer: creating %s: %w", dir, err)
 	}
 	lockPath := filepath.Join(dir, o.ID+".lock")
@@ -127,7 +128,7 @@ type run struct {
 	lastReport int64
 }
 
-func (r *run) do() (*Summary, error) {
+func (r *run) do() (_ *Summary, err error) {
 	src, err := filepath.Abs(r.o.Source)
 	if err != nil {
 		return nil, fmt.Errorf("importer: resolving %s: %w", r.o.Source, err)
@@ -152,8 +153,12 @@ func (r *run) do() (*Summary, error) {
 	if err := r.openSource(cur); err != nil {
 		return nil, err
 	}
-	// Read-only: closing it cannot lose data.
-	defer r.f.Close()
+	// Read-only, so a failed close loses nothing; it is still reported.
+	defer func() {
+		if cerr := r.f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("importer: closing source %s: %w", r.src, cerr)
+		}
+	}()
 	if err := r.openSession(cur); err != nil {
 		return nil, err
 	}
@@ -218,18 +223,15 @@ func (r *run) openSource(cur *Cursor) error {
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return fmt.Errorf("importer: stat %s: %w", r.src, err)
+		return closeAfter(f, fmt.Errorf("importer: stat %s: %w", r.src, err))
 	}
 	if !fi.Mode().IsRegular() {
-		f.Close()
-		return fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type())
+		return closeAfter(f, fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type()))
 	}
 	r.f = f
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		f.Close()
-		return fmt.Errorf("importer: %s: no device and inode on this system (%T)", r.src, fi.Sys())
+		return closeAfter(f, fmt.Errorf("importer: %s: no device and inode on this system (%T)", r.src, fi.Sys()))
 	}
 	r.dev, r.ino = uint64(st.Dev), st.Ino
 	r.h = sha256.New()
@@ -238,31 +240,35 @@ func (r *run) openSource(cur *Cursor) error {
 	}
 	r.sum.Resumed = true
 	if fi.Size() < cur.Offset {
-		f.Close()
-		return fmt.Errorf("%w: %s is %d bytes, but %d bytes (%d lines) of it were imported into %s; nothing was appended", ErrSourceShortened, r.src, fi.Size(), cur.Offset, cur.Lines, r.o.ID)
+		return closeAfter(f, fmt.Errorf("%w: %s is %d bytes, but %d bytes (%d lines) of it were imported into %s; nothing was appended", ErrSourceShortened, r.src, fi.Size(), cur.Offset, cur.Lines, r.o.ID))
 	}
 	n, err := io.CopyN(r.h, f, cur.Offset)
 	if errors.Is(err, io.EOF) {
-		f.Close()
-		return fmt.Errorf("%w: %s ended after %d bytes while reading the %d bytes already imported into %s; nothing was appended", ErrSourceShortened, r.src, n, cur.Offset, r.o.ID)
+		return closeAfter(f, fmt.Errorf("%w: %s ended after %d bytes while reading the %d bytes already imported into %s; nothing was appended", ErrSourceShortened, r.src, n, cur.Offset, r.o.ID))
 	}
 	if err != nil {
-		f.Close()
-		return fmt.Errorf("importer: reading %s: %w", r.src, err)
+		return closeAfter(f, fmt.Errorf("importer: reading %s: %w", r.src, err))
 	}
 	if got := hex.EncodeToString(r.h.Sum(nil)); got != cur.PrefixSHA256 {
-		f.Close()
-		return fmt.Errorf("%w: the first %d bytes (%d lines) of %s were imported into %s with sha256 %s, now they hash to %s; nothing was appended", ErrSourceRewritten, cur.Offset, cur.Lines, r.src, r.o.ID, cur.PrefixSHA256, got)
+		return closeAfter(f, fmt.Errorf("%w: the first %d bytes (%d lines) of %s were imported into %s with sha256 %s, now they hash to %s; nothing was appended", ErrSourceRewritten, cur.Offset, cur.Lines, r.src, r.o.ID, cur.PrefixSHA256, got))
 	}
 	if cur.Source != r.src || cur.Device != r.dev || cur.Inode != r.ino {
 		r.sum.warn("source identity changed since the last import (%s dev %d inode %d, now %s dev %d inode %d); its first %d bytes are unchanged, continuing", cur.Source, cur.Device, cur.Inode, r.src, r.dev, r.ino, cur.Offset)
 	}
 	if err := r.m.LoadState(cur.State); err != nil {
-		f.Close()
-		return fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err)
+		return closeAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
 	}
 	r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 	return nil
+}
+
+// closeAfter closes the source after err, keeping both errors if the close
+// fails too.
+func closeAfter(f *os.File, err error) error {
+	if cerr := f.Close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("importer: closing source %s: %w", f.Name(), cerr))
+	}
+	return err
 }
 
 // openSession compares the session with the cursor. Events past the

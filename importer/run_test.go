@@ -20,6 +20,7 @@ import (
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
+	"github.com/graft-project/graft/vfs/crashfs"
 	"github.com/graft-project/graft/vfs/errorfs"
 )
 
@@ -610,5 +611,35 @@ func TestSummaryListsAreCapped(t *testing.T) {
 	}
 	if text := sum.Text(); !strings.Contains(text, "and 5 more warnings") || !strings.Contains(text, " and 5 more)") {
 		t.Errorf("summary text does not count what it does not list:\n%s", text)
+	}
+}
+
+// A cursor whose file fails to close is an error naming it, not a cursor
+// read as good.
+func TestLoadCursorReportsCloseError(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\n")
+	f.mustRun("s")
+	fault := errorfs.OnKind(errorfs.OpClose, "s.json", 1, syscall.EIO)
+	_, err := LoadCursor(errorfs.Wrap(vfs.Default, fault), f.home, "s")
+	if !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), CursorPath(f.home, "s")) {
+		t.Fatalf("LoadCursor with a failing close = %v, want EIO naming the cursor", err)
+	}
+}
+
+// The cursor survives a power loss once SaveCursor returns: imports/ itself
+// is made durable in the home, not only the file in imports/.
+func TestSaveCursorIsDurable(t *testing.T) {
+	fsys := crashfs.New()
+	if err := fsys.MkdirAll("/home", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fsys.StartRecording()
+	if err := SaveCursor(fsys, "/home", &Cursor{Format: "test-lines", Session: "s", LastSeq: 3}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadCursor(fsys.CrashClone(), "/home", "s")
+	if err != nil || c.LastSeq != 3 {
+		t.Fatalf("after a crash the cursor reads %+v, %v; want last seq 3", c, err)
 	}
 }
