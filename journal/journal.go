@@ -127,7 +127,16 @@ func (j *Journal) readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: opening %s: %w", path, err)
 	}
-	defer f.Close()
+	data, err := readOpen(f, path)
+	if cerr := f.Close(); cerr != nil {
+		return nil, errors.Join(err, fmt.Errorf("journal: closing %s: %w", path, cerr))
+	}
+	return data, err
+}
+
+// readOpen reads the record file f opened at path, refusing what is not a
+// regular file or is too large to be a record.
+func readOpen(f vfs.File, path string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("journal: stat %s: %w", path, err)

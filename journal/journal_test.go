@@ -19,6 +19,7 @@ import (
 
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
+	"github.com/graft-project/graft/vfs/errorfs"
 )
 
 // faultFS wraps the real filesystem: it fails chosen operations and records
@@ -602,4 +603,21 @@ func ExampleNewTxnID() {
 	id := NewTxnID(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	fmt.Println(id[:len("txn-20260102T030405.000Z")])
 	// Output: txn-20260102T030405.000Z
+}
+
+// A record whose file fails to close is an error naming it: Read does not
+// hand out a record its caller cannot tell was read cleanly.
+func TestReadReportsCloseError(t *testing.T) {
+	j, home := openAt(t, vfs.Default, t0)
+	if err := j.Write(record("txn-a")); err != nil {
+		t.Fatal(err)
+	}
+	fault := errorfs.OnKind(errorfs.OpClose, "txn-a.json", 1, syscall.EIO)
+	jf, err := Open(errorfs.Wrap(vfs.Default, fault), home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jf.Read("txn-a"); !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "txn-a.json") {
+		t.Fatalf("Read with a failing close = %v, want EIO naming txn-a.json", err)
+	}
 }

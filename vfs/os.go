@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -47,8 +48,7 @@ func (osFS) SyncDir(dir string) error {
 		return err
 	}
 	if err := d.Sync(); err != nil {
-		d.Close()
-		return err
+		return errors.Join(err, d.Close())
 	}
 	return d.Close()
 }
