@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/txn"
 )
 
@@ -26,7 +27,7 @@ func TestNodeClientBlackBox(t *testing.T) {
 		t.Skip("builds the binary and installs an npm package; skipped with -short")
 	}
 	node, npm := lookTool(t, "node"), lookTool(t, "npm")
-	root := moduleRoot(t)
+	root := testfixtures.ModuleRoot(t)
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "graft")
 	run(t, 3*time.Minute, root, "go", "build", "-o", bin, "./cmd/graft")
@@ -206,24 +207,6 @@ func lookTool(t *testing.T, name string) string {
 	}
 	t.Skipf("%s not found (%v); the MCP black-box test needs node and npm", name, err)
 	return ""
-}
-
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
 }
 
 func run(t *testing.T, timeout time.Duration, dir, name string, args ...string) {

@@ -1,7 +1,6 @@
 package tape
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -9,40 +8,17 @@ import (
 	"testing"
 
 	"github.com/graft-project/graft/importer/claudecode"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
-
-// fixturesDir is ../shared/fixtures/claude-code beside the module root.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "claude-code")
-	if _, err := os.Stat(fx); err != nil {
-		t.Fatalf("the shared fixtures are missing beside the module root: %v", err)
-	}
-	return fx
-}
 
 // Real Claude Code transcripts, imported, then folded straight from the
 // store as prepare does: only the human's words become constraints (the
 // isMeta skill text of subagent.jsonl, full of "ONLY" and "Do NOT", does
 // not), file ops cite tool/result seqs, the budget holds.
 func TestRealTranscripts(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := testfixtures.Path(t, "claude-code")
 	for _, name := range []string{"subagent", "short", "tool_heavy", "4d5611e5-241a-462a-8d15-5122611a9569", "8463c716-a2ea-4c14-9efa-87158ebd9f20"} {
 		t.Run(name, func(t *testing.T) {
 			home := t.TempDir()

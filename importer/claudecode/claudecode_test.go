@@ -11,56 +11,9 @@ import (
 	"testing"
 
 	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
-	"github.com/graft-project/graft/vfs"
 )
-
-// fixturesDir finds ../shared/fixtures/claude-code beside the module root
-// (the directory with go.mod), as it sits both here and in CI.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "claude-code")
-	if _, err := os.Stat(fx); err != nil {
-		t.Fatalf("the shared fixtures are missing beside the module root: %v", err)
-	}
-	return fx
-}
-
-func newStore(t *testing.T) (*session.Store, string) {
-	t.Helper()
-	home := t.TempDir()
-	st, err := session.OpenStore(vfs.Default, home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, home
-}
-
-func readAll(t *testing.T, st *session.Store, id string) []session.Event {
-	t.Helper()
-	evs, res, err := st.ReadAll(id)
-	if err != nil {
-		t.Fatalf("reading session %s: %v", id, err)
-	}
-	if res.Torn != nil {
-		t.Fatalf("session %s has a torn tail %+v", id, res.Torn)
-	}
-	return evs
-}
 
 func humans(evs []session.Event) []session.Event {
 	var out []session.Event
@@ -134,8 +87,8 @@ var skippedTable = map[string]map[string]int{
 }
 
 func TestFixtures(t *testing.T) {
-	fx := fixturesDir(t)
-	st, home := newStore(t)
+	fx := testfixtures.Path(t, "claude-code")
+	st, home := testfixtures.NewStore(t)
 	for _, c := range humanTable {
 		t.Run(c.file, func(t *testing.T) {
 			sum, err := Import(Options{Store: st, Home: home, Path: filepath.Join(fx, c.file)})
@@ -143,7 +96,7 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := strings.TrimSuffix(c.file, ".jsonl")
-			evs := readAll(t, st, id)
+			evs := testfixtures.ReadSession(t, st, id)
 			var got []string
 			for _, ev := range humans(evs) {
 				got = append(got, ev.Meta["line"])
@@ -173,11 +126,11 @@ func TestFixtures(t *testing.T) {
 }
 
 func TestSubagentFixture(t *testing.T) {
-	st, home := newStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: filepath.Join(fixturesDir(t), "subagent.jsonl")}); err != nil {
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: filepath.Join(testfixtures.Path(t, "claude-code"), "subagent.jsonl")}); err != nil {
 		t.Fatal(err)
 	}
-	evs := readAll(t, st, "subagent")
+	evs := testfixtures.ReadSession(t, st, "subagent")
 	byLine := map[string][]session.Event{}
 	for _, ev := range evs {
 		byLine[ev.Meta["line"]] = append(byLine[ev.Meta["line"]], ev)
@@ -211,12 +164,12 @@ func TestSubagentFixture(t *testing.T) {
 }
 
 func TestLongFixtureWithCompactionAndSubAgents(t *testing.T) {
-	st, home := newStore(t)
-	sum, err := Import(Options{Store: st, Home: home, Path: filepath.Join(fixturesDir(t), long1+".jsonl")})
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: filepath.Join(testfixtures.Path(t, "claude-code"), long1+".jsonl")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := readAll(t, st, long1)
+	evs := testfixtures.ReadSession(t, st, long1)
 	h := humans(evs)
 	const first = "Work on bead spotter-dov. Run bd show spotter-dov to see the issue details and bd ready to find available subtasks. Start with the first ready task."
 	if len(h) == 0 || h[0].Text != first {
@@ -263,7 +216,7 @@ func TestLongFixtureWithCompactionAndSubAgents(t *testing.T) {
 		t.Fatalf("sub-sessions = %+v", sum.SubSessions)
 	}
 	for _, ss := range sum.SubSessions {
-		subEvs := readAll(t, st, ss.Session)
+		subEvs := testfixtures.ReadSession(t, st, ss.Session)
 		if len(subEvs) == 0 || len(subEvs) != ss.Appended {
 			t.Fatalf("%s: %d events, summary says %d", ss.Session, len(subEvs), ss.Appended)
 		}
@@ -286,7 +239,7 @@ type wantEvent struct {
 }
 
 func TestSyntheticTranscript(t *testing.T) {
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/synthetic.jsonl"})
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +263,7 @@ func TestSyntheticTranscript(t *testing.T) {
 		{"19", session.TypeToolResult, "tool", "", "unknown", "orphan"},
 		{"20", session.TypeAssistantMessage, "assistant", "", "", "Done."},
 	}
-	evs := readAll(t, st, "synthetic")
+	evs := testfixtures.ReadSession(t, st, "synthetic")
 	if len(evs) != len(wants) {
 		for _, ev := range evs {
 			t.Logf("line %s %s %s/%s", ev.Meta["line"], ev.Type, ev.Source.Kind, ev.Source.Name)
@@ -370,7 +323,7 @@ func TestSyntheticTranscript(t *testing.T) {
 		}
 	}
 
-	subEvs := readAll(t, st, "synthetic.agent-b1")
+	subEvs := testfixtures.ReadSession(t, st, "synthetic.agent-b1")
 	if len(subEvs) != 4 || subEvs[0].Source.Name != "subagent-prompt" || subEvs[0].IsHumanInstruction() || subEvs[2].Tool == nil || subEvs[2].Tool.Name != "Grep" {
 		t.Fatalf("sub-session events = %+v", subEvs)
 	}
@@ -386,7 +339,7 @@ func TestSyntheticTranscript(t *testing.T) {
 }
 
 func TestKeepThinking(t *testing.T) {
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/synthetic.jsonl", ID: "kept", KeepThinking: true})
 	if err != nil {
 		t.Fatal(err)
@@ -394,7 +347,7 @@ func TestKeepThinking(t *testing.T) {
 	if sum.Counts.Thinking != 1 || sum.Skipped["thinking"] != 0 {
 		t.Fatalf("thinking %d, skipped %v", sum.Counts.Thinking, sum.Skipped)
 	}
-	ev := readAll(t, st, "kept")[2]
+	ev := testfixtures.ReadSession(t, st, "kept")[2]
 	if ev.Type != session.TypeAssistantMessage || ev.Source.Name != importer.ThinkingName || ev.Text != "The bound is probably <= instead of <." {
 		t.Fatalf("thinking event = %+v", ev)
 	}
@@ -409,11 +362,11 @@ func TestKeepThinking(t *testing.T) {
 // middle of a line, as a host mid-write leaves it) gives the same session as
 // one import; a shortened or rewritten copy is refused and nothing appended.
 func TestIncrementalOnCopiedFixture(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(fixturesDir(t), long1+".jsonl"))
+	data, err := os.ReadFile(filepath.Join(testfixtures.Path(t, "claude-code"), long1+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	src := filepath.Join(t.TempDir(), "live.jsonl")
 	cut := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1 + 100
 	if err := os.WriteFile(src, data[:cut], 0o600); err != nil {
@@ -443,7 +396,7 @@ func TestIncrementalOnCopiedFixture(t *testing.T) {
 	if _, err := Import(Options{Store: st, Home: home, Path: whole, ID: "whole"}); err != nil {
 		t.Fatal(err)
 	}
-	a, b := readAll(t, st, "live"), readAll(t, st, "whole")
+	a, b := testfixtures.ReadSession(t, st, "live"), testfixtures.ReadSession(t, st, "whole")
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("two-run import (%d events) differs from one import (%d events)", len(a), len(b))
 	}
@@ -524,12 +477,12 @@ func TestUnreadableFieldsAreKeptAndWarned(t *testing.T) {
 	if err := os.WriteFile(src, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	sum, err := Import(Options{Store: st, Home: home, Path: src})
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := readAll(t, st, "odd")
+	evs := testfixtures.ReadSession(t, st, "odd")
 	if len(evs) != 3 || evs[1].Tool == nil || evs[1].Tool.Output != `{"files":3}` {
 		t.Fatalf("events %+v, want the tool result's output to be its raw content", evs)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
-	"github.com/graft-project/graft/vfs"
 )
 
 // rollout is written by hand from the protocol definition (openai/codex
@@ -19,28 +19,6 @@ import (
 // importer maps, a mirrored event_msg for each message, a compacted item, a
 // line of an unknown type and a truncated line (29).
 const rollout = "testdata/rollout-2025-10-05T09-12-44-0199b2c4-6a51-7d23-9f0e-3a1c5b7e2d10.jsonl"
-
-func newStore(t *testing.T) (*session.Store, string) {
-	t.Helper()
-	home := t.TempDir()
-	st, err := session.OpenStore(vfs.Default, home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, home
-}
-
-func readAll(t *testing.T, st *session.Store, id string) []session.Event {
-	t.Helper()
-	evs, res, err := st.ReadAll(id)
-	if err != nil {
-		t.Fatalf("reading session %s: %v", id, err)
-	}
-	if res.Torn != nil {
-		t.Fatalf("session %s has a torn tail: %+v", id, res.Torn)
-	}
-	return evs
-}
 
 type want struct {
 	line     string // meta "line": the rollout line the event came from
@@ -54,7 +32,7 @@ type want struct {
 }
 
 func TestRolloutMapping(t *testing.T) {
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	sum, err := Import(Options{Store: st, Home: home, Path: rollout})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +69,7 @@ func TestRolloutMapping(t *testing.T) {
 		{"33", session.TypeUserMessage, "system", "user-shell-command", "", "", "", "git status"},
 		{"34", session.TypeToolResult, "tool", "", "unknown", "call_gone", "", "orphan output"},
 	}
-	evs := readAll(t, st, id)
+	evs := testfixtures.ReadSession(t, st, id)
 	if len(evs) != len(wants) {
 		for _, ev := range evs {
 			t.Logf("line %s: %s %s/%s", ev.Meta["line"], ev.Type, ev.Source.Kind, ev.Source.Name)
@@ -188,7 +166,7 @@ func TestRolloutMapping(t *testing.T) {
 }
 
 func TestKeepThinking(t *testing.T) {
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	sum, err := Import(Options{Store: st, Home: home, Path: rollout, ID: "thinking", KeepThinking: true})
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +174,7 @@ func TestKeepThinking(t *testing.T) {
 	if sum.Counts.Thinking != 1 || sum.Skipped["reasoning"] != 0 {
 		t.Fatalf("thinking %d, skipped reasoning %d; want 1 and 0", sum.Counts.Thinking, sum.Skipped["reasoning"])
 	}
-	for _, ev := range readAll(t, st, "thinking") {
+	for _, ev := range testfixtures.ReadSession(t, st, "thinking") {
 		if ev.Source.Name == importer.ThinkingName {
 			if ev.Type != session.TypeAssistantMessage || ev.Meta["line"] != "8" || !strings.Contains(ev.Text, "The loop bound looks wrong.") {
 				t.Errorf("thinking event = %+v", ev)
@@ -210,7 +188,7 @@ func TestKeepThinking(t *testing.T) {
 // The rollout imported in two parts (the first cut inside line 15, which is
 // left for the second run) gives the same session as one import.
 func TestIncrementalEqualsWhole(t *testing.T) {
-	st, home := newStore(t)
+	st, home := testfixtures.NewStore(t)
 	data, err := os.ReadFile(rollout)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +219,7 @@ func TestIncrementalEqualsWhole(t *testing.T) {
 	if !second.Resumed || second.FromLine != 15 || second.ToLine != 34 {
 		t.Fatalf("second run: resumed %v lines %d-%d; want lines 15-34", second.Resumed, second.FromLine, second.ToLine)
 	}
-	whole, parts := readAll(t, st, "whole"), readAll(t, st, "parts")
+	whole, parts := testfixtures.ReadSession(t, st, "whole"), testfixtures.ReadSession(t, st, "parts")
 	if !reflect.DeepEqual(whole, parts) {
 		t.Fatalf("two-part import differs from the whole import: %d vs %d events", len(parts), len(whole))
 	}
