@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -20,6 +18,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
+	"github.com/graft-project/graft/internal/helperproc"
 	"github.com/graft-project/graft/session"
 )
 
@@ -242,33 +241,17 @@ func TestHelperProcess(t *testing.T) {
 
 func TestBusyAcrossProcesses(t *testing.T) {
 	home := newHome(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), envHelperHome+"="+home)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || line != "open\n" {
-		t.Fatalf("helper said %q, %v; want open", line, err)
+	c := helperproc.Start(t, envHelperHome+"="+home)
+	if line := c.Line(t); line != "open" {
+		t.Fatalf("helper said %q; want open", line)
 	}
 	if _, err := Open(home, 200*time.Millisecond); !errors.Is(err, ErrBusy) {
 		t.Fatalf("Open while another process holds the catalog = %v, want ErrBusy", err)
 	}
-	if err := stdin.Close(); err != nil {
+	if err := c.Stdin.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("helper: %v", err)
-	}
+	c.Wait(t)
 	closeDB(t, open(t, home))
 }
 

@@ -1,7 +1,6 @@
 package lockfile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-project/graft/internal/helperproc"
 	"github.com/graft-project/graft/session"
 )
 
@@ -185,72 +185,24 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(0)
 }
 
-type child struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Reader
-}
-
-func startChild(t *testing.T, mode, home, name string) *child {
+func startChild(t *testing.T, mode, home, name string) *helperproc.Child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), envMode+"="+mode, envHome+"="+home, envName+"="+name)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := &child{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			if err := cmd.Process.Kill(); err != nil {
-				t.Errorf("killing helper %d: %v", cmd.Process.Pid, err)
-			}
-			var ee *exec.ExitError
-			if err := cmd.Wait(); err != nil && !errors.As(err, &ee) {
-				t.Errorf("waiting for killed helper %d: %v", cmd.Process.Pid, err)
-			}
-		}
-	})
-	return c
-}
-
-func (c *child) line(t *testing.T) string {
-	t.Helper()
-	s, err := c.out.ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading helper output: %v (got %q)", err, s)
-	}
-	return strings.TrimSpace(s)
-}
-
-func (c *child) wait(t *testing.T) {
-	t.Helper()
-	if err := c.cmd.Wait(); err != nil {
-		t.Fatalf("helper: %v", err)
-	}
+	return helperproc.Start(t, envMode+"="+mode, envHome+"="+home, envName+"="+name)
 }
 
 func TestCrossProcessHolderBlocksParent(t *testing.T) {
 	home := t.TempDir()
 	c := startChild(t, "hold", home, "target")
-	if got := c.line(t); got != "locked" {
+	if got := c.Line(t); got != "locked" {
 		t.Fatalf("helper said %q, want locked", got)
 	}
 	if l, err := TryLock(home, "target"); !errors.Is(err, ErrLocked) {
 		t.Fatalf("TryLock while a child holds it = %v, %v; want ErrLocked", l, err)
 	}
-	if err := c.stdin.Close(); err != nil {
+	if err := c.Stdin.Close(); err != nil {
 		t.Fatal(err)
 	}
-	c.wait(t)
+	c.Wait(t)
 	mustUnlock(t, mustLock(t, home, "target"))
 }
 
@@ -258,29 +210,29 @@ func TestCrossProcessParentBlocksChild(t *testing.T) {
 	home := t.TempDir()
 	l := mustLock(t, home, "source")
 	c := startChild(t, "try", home, "source")
-	if got := c.line(t); got != "busy" {
+	if got := c.Line(t); got != "busy" {
 		t.Fatalf("child while the parent holds the lock said %q, want busy", got)
 	}
-	c.wait(t)
+	c.Wait(t)
 	mustUnlock(t, l)
 	c = startChild(t, "try", home, "source")
-	if got := c.line(t); got != "locked" {
+	if got := c.Line(t); got != "locked" {
 		t.Fatalf("child after the parent unlocked said %q, want locked", got)
 	}
-	c.wait(t)
+	c.Wait(t)
 }
 
 // The recovery scan relies on this: a crashed owner never keeps its lock.
 func TestKilledHolderReleases(t *testing.T) {
 	home := t.TempDir()
 	c := startChild(t, "hold", home, "target")
-	if got := c.line(t); got != "locked" {
+	if got := c.Line(t); got != "locked" {
 		t.Fatalf("helper said %q, want locked", got)
 	}
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := c.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err := c.cmd.Wait()
+	err := c.Cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("helper exit = %v, want killed by SIGKILL", err)
