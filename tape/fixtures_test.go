@@ -45,6 +45,12 @@ func TestRealTranscripts(t *testing.T) {
 			if tp.TapeChars > DefaultBudget {
 				t.Fatalf("tapeChars %d", tp.TapeChars)
 			}
+			// The humans of these transcripts use no constraint marker; the
+			// skill text of subagent.jsonl is full of them. So any constraint
+			// here came from text that is not the human's.
+			if len(tp.Constraints) != 0 {
+				t.Errorf("%d constraints from a transcript whose human instructions carry no marker: %+v", len(tp.Constraints), tp.Constraints)
+			}
 			for _, c := range tp.Constraints {
 				ev := byseq[c.Origin.Seq]
 				if !ev.IsHumanInstruction() {
@@ -58,8 +64,15 @@ func TestRealTranscripts(t *testing.T) {
 				t.Errorf("boundary %d is not a human instruction", tp.BoundarySeq)
 			}
 			files := blockText(t, tp, "Workspace Files")
-			for _, m := range regexp.MustCompile(`(read|write|edit) seq=(\d+)`).FindAllStringSubmatch(files, -1) {
-				seq, _ := strconv.ParseInt(m[2], 10, 64)
+			cited := regexp.MustCompile(`(read|write|edit) seq=(\d+)`).FindAllStringSubmatch(files, -1)
+			if name != "short" && len(cited) == 0 {
+				t.Errorf("Workspace Files cites no seq, though %s reads or edits files:\n%s", name, files)
+			}
+			for _, m := range cited {
+				seq, err := strconv.ParseInt(m[2], 10, 64)
+				if err != nil {
+					t.Fatalf("cited seq %q: %v", m[2], err)
+				}
 				if byseq[seq].Type != session.TypeToolResult {
 					t.Errorf("Workspace Files cites seq %d, a %s", seq, byseq[seq].Type)
 				}
