@@ -437,7 +437,11 @@ func TestConcurrentImportIsRefused(t *testing.T) {
 	if ok, err := held.TryLock(); !ok || err != nil {
 		t.Fatalf("taking the lock: %v %v", ok, err)
 	}
-	defer held.Unlock()
+	t.Cleanup(func() {
+		if err := held.Unlock(); err != nil {
+			t.Errorf("releasing the lock: %v", err)
+		}
+	})
 	if _, err := f.run("s"); !errors.Is(err, ErrBusy) {
 		t.Fatalf("err = %v, want ErrBusy", err)
 	}

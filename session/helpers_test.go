@@ -125,7 +125,10 @@ func snapshot(t *testing.T, root string) string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
 		entry := fmt.Sprintf("%s %v", rel, fi.Mode())
 		if fi.Mode().IsRegular() {
 			b, err := os.ReadFile(path)

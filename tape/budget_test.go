@@ -128,10 +128,15 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	if len(shown) == 0 {
 		t.Fatalf("breakpoint kept no paragraph:\n%s", bp)
 	}
-	firstShown, _ := strconv.ParseInt(shown[0][1], 10, 64)
-	cutTo, _ := strconv.ParseInt(m[3], 10, 64)
-	cutFrom, _ := strconv.ParseInt(m[2], 10, 64)
-	n, _ := strconv.Atoi(m[1])
+	num := func(s string) int64 {
+		t.Helper()
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("number %q in the breakpoint: %v", s, err)
+		}
+		return v
+	}
+	firstShown, cutTo, cutFrom, n := num(shown[0][1]), num(m[3]), num(m[2]), int(num(m[1]))
 	if cutFrom != full.BoundarySeq+1 || cutTo != firstShown-1 || n+len(shown) != 44 || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
 		t.Fatalf("cut %d paragraphs seq=%d..%d, shown from seq=%s to %s (boundary %d, last %d)", n, cutFrom, cutTo, shown[0][1], shown[len(shown)-1][1], full.BoundarySeq, last)
 	}

@@ -295,13 +295,20 @@ func TestCrossGenerationInheritance(t *testing.T) {
 		{Text: "Only use the standard library.", Origin: session.Origin{Generation: 2, Session: "g2", Seq: 40}},
 		{Text: "Always run go vet.", Origin: session.Origin{Generation: 3, Session: "g3", Seq: 3}},
 	}
-	gotJSON, _ := json.Marshal(tp.Constraints)
-	wantJSON, _ := json.Marshal(want)
-	if string(gotJSON) != string(wantJSON) {
+	mustJSON := func(v any) string {
+		t.Helper()
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("encoding %+v: %v", v, err)
+		}
+		return string(b)
+	}
+	gotJSON, wantJSON := mustJSON(tp.Constraints), mustJSON(want)
+	if gotJSON != wantJSON {
 		t.Fatalf("constraints\n got %s\nwant %s", gotJSON, wantJSON)
 	}
-	inhJSON, _ := json.Marshal(tp.Inherit.Constraints)
-	if string(inhJSON) != string(wantJSON) {
+	inhJSON := mustJSON(tp.Inherit.Constraints)
+	if inhJSON != wantJSON {
 		t.Fatalf("Inherit.Constraints\n got %s\nwant %s", inhJSON, wantJSON)
 	}
 	if tp.Inherit.FirstGoal == nil || *tp.Inherit.FirstGoal != *inherit.FirstGoal {
