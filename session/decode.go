@@ -989,13 +989,12 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 const (
 	foldBatchBytes = 256 << 10
 	foldBatchLines = 512
-	foldAheadBytes = 16 << 20
+	foldAheadBytes = 4 << 20
 	foldTokenBytes = 64 << 10 // the unit of the read-ahead budget
 	foldReadBytes  = 64 << 10 // the least a read asks for
 	// foldBufBytes holds a full batch and one more read, so that filling
 	// a batch never reallocates it; only a line longer than that grows it.
-	foldBufBytes   = foldBatchBytes + 2*foldReadBytes
-	foldBigClasses = 8 // recycled long-line buffers: up to 96 MiB
+	foldBufBytes = foldBatchBytes + 2*foldReadBytes
 )
 
 type foldLine struct {
@@ -1020,11 +1019,9 @@ type foldPipeline struct {
 	work    chan *foldBatch // the same batches, for the decoders
 	budget  chan struct{}   // tokens of read-ahead
 	free    chan *foldBatch
-	// big recycles the buffers that grew for long lines, by size class:
-	// big[k] holds buffers of foldBufBytes<<(k+1) bytes.
-	big  [foldBigClasses]chan []byte
-	quit chan struct{}
-	wg   sync.WaitGroup
+	bufs    chan []byte // batch buffers, recycled
+	quit    chan struct{}
+	wg      sync.WaitGroup
 	// How the reader stopped; written before it closes ordered.
 	torn       *Torn
 	readErr    error
@@ -1040,9 +1037,7 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
 		free:    make(chan *foldBatch, 4*decoders),
 		quit:    make(chan struct{}),
 	}
-	for k := range p.big {
-		p.big[k] = make(chan []byte, 2)
-	}
+	p.bufs = make(chan []byte, 4)
 	p.wg.Add(1 + decoders)
 	go p.read(r, from.Offset, from.Line)
 	for range decoders {
@@ -1052,18 +1047,45 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
 }
 
 func (p *foldPipeline) newBatch() *foldBatch {
+	var b *foldBatch
 	select {
-	case b := <-p.free:
-		b.buf, b.lines, b.tokens, b.done = b.buf[:0], b.lines[:0], 0, make(chan struct{})
-		return b
+	case b = <-p.free:
 	default:
-		return &foldBatch{buf: make([]byte, 0, foldBufBytes), done: make(chan struct{})}
+		b = &foldBatch{}
+	}
+	if b.buf == nil {
+		b.buf = p.newBuf()
+	}
+	b.buf, b.lines, b.tokens, b.done = b.buf[:0], b.lines[:0], 0, make(chan struct{})
+	return b
+}
+
+// newBuf is an empty batch buffer: room for a full batch and one more
+// read, so that filling a batch never reallocates it.
+func (p *foldPipeline) newBuf() []byte {
+	select {
+	case buf := <-p.bufs:
+		return buf[:0]
+	default:
+		return make([]byte, 0, foldBufBytes)
+	}
+}
+
+func (p *foldPipeline) putBuf(buf []byte) {
+	if cap(buf) != foldBufBytes {
+		return
+	}
+	select {
+	case p.bufs <- buf:
+	default:
 	}
 }
 
 // read cuts the log into batches of whole lines, reading straight into
 // the batch buffers, until it ends or the caller quits. The bytes after a
-// batch's last newline start the next batch.
+// batch's last newline start the next batch. A line longer than a batch
+// buffer is read into pieces and then copied once into a buffer of its own
+// size: a doubling buffer would copy it again and hold up to twice its size.
 func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 	defer p.wg.Done()
 	defer close(p.work)
@@ -1087,14 +1109,44 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 		return true
 	}
 	b := p.newBatch()
-	lineStart := 0 // in b.buf: the start of the line being read
+	lineStart := 0    // in b.buf: the start of the line being read
+	var long [][]byte // the first pieces of a long line, when one is read
+	longLen := 0
 	for {
 		if cap(b.buf)-len(b.buf) < foldReadBytes {
-			b.buf = p.grow(b.buf)
+			// Only the start of one line fills b (a batch with a complete
+			// line is sent before it fills): it is a long line.
+			long = append(long, b.buf)
+			longLen += len(b.buf)
+			b.buf = p.newBuf()
 		}
 		n, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
 		scanned := len(b.buf)
 		b.buf = b.buf[:scanned+n]
+		if len(long) > 0 {
+			i := bytes.IndexByte(b.buf[scanned:], '\n')
+			if i < 0 && err == nil {
+				continue
+			}
+			if i >= 0 {
+				end := scanned + i
+				line := make([]byte, 0, longLen+end)
+				for _, piece := range long {
+					line = append(line, piece...)
+					p.putBuf(piece)
+				}
+				line = append(line, b.buf[:end]...)
+				lb := &foldBatch{buf: line, lines: []foldLine{{start: 0, end: len(line), off: off, num: num}}, done: make(chan struct{})}
+				off += int64(len(line) + 1)
+				num++
+				long, longLen = long[:0], 0
+				b.buf = b.buf[:copy(b.buf, b.buf[end+1:])]
+				scanned = 0
+				if !send(lb) {
+					return
+				}
+			}
+		}
 		for {
 			i := bytes.IndexByte(b.buf[scanned:], '\n')
 			if i < 0 {
@@ -1119,7 +1171,7 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 			continue
 		}
 		// The end, a torn tail, or a read error: the complete lines go first.
-		rest := int64(len(b.buf) - lineStart)
+		rest := int64(longLen + len(b.buf) - lineStart)
 		b.buf = b.buf[:lineStart]
 		if len(b.lines) > 0 && !send(b) {
 			return
@@ -1164,43 +1216,17 @@ func (p *foldPipeline) next() *foldBatch {
 	return b
 }
 
-// release gives a batch's read-ahead back and recycles it.
+// release gives a batch's read-ahead back and recycles it; the buffer of
+// a long line goes to the garbage collector.
 func (p *foldPipeline) release(b *foldBatch) {
 	for range b.tokens {
 		<-p.budget
 	}
 	if cap(b.buf) != foldBufBytes {
-		p.putBig(b.buf)
-		return
+		b.buf = nil
 	}
 	select {
 	case p.free <- b:
-	default:
-	}
-}
-
-// grow doubles buf for a line longer than a batch, from the recycled
-// buffers when one is free: append would grow a large slice by a quarter,
-// copying a long line many times, and fresh buffers cost zeroing and GC.
-func (p *foldPipeline) grow(buf []byte) []byte {
-	k := bits.Len(uint(cap(buf)/foldBufBytes)) - 1 // cap is foldBufBytes<<k
-	if k >= 0 && k < foldBigClasses {
-		select {
-		case big := <-p.big[k]:
-			return append(big[:0], buf...)
-		default:
-		}
-	}
-	return append(make([]byte, 0, 2*cap(buf)), buf...)
-}
-
-func (p *foldPipeline) putBig(buf []byte) {
-	k := bits.Len(uint(cap(buf)/foldBufBytes)) - 2 // cap is foldBufBytes<<(k+1)
-	if k < 0 || k >= foldBigClasses || cap(buf) != foldBufBytes<<(k+1) {
-		return
-	}
-	select {
-	case p.big[k] <- buf:
 	default:
 	}
 }

@@ -73,16 +73,18 @@ func TestScanFoldIsScan(t *testing.T) {
 		from   session.ScanFrom
 		stopAt int64
 	}{
-		"whole log":            {data: log},
-		"empty":                {data: nil},
-		"torn tail":            {data: append(append([]byte(nil), log...), lines[0][:30]...)},
-		"corrupt middle line":  {data: withLine(mid, "{not json}\n")},
-		"seq gap":              {data: withLine(mid, lines[mid+1])},
-		"empty line":           {data: withLine(mid, "\n")},
-		"fn stops the scan":    {data: log, stopAt: int64(mid)},
-		"from an offset":       {data: join(lines[mid:]), from: session.ScanFrom{Offset: int64(len(join(lines[:mid]))), Line: mid + 1, NextSeq: int64(mid + 1)}},
-		"huge line":            {data: []byte(huge + lines[1])},
-		"huge line, then torn": {data: []byte(huge + lines[1][:10])},
+		"whole log":               {data: log},
+		"empty":                   {data: nil},
+		"torn tail":               {data: append(append([]byte(nil), log...), lines[0][:30]...)},
+		"corrupt middle line":     {data: withLine(mid, "{not json}\n")},
+		"seq gap":                 {data: withLine(mid, lines[mid+1])},
+		"empty line":              {data: withLine(mid, "\n")},
+		"fn stops the scan":       {data: log, stopAt: int64(mid)},
+		"from an offset":          {data: join(lines[mid:]), from: session.ScanFrom{Offset: int64(len(join(lines[:mid]))), Line: mid + 1, NextSeq: int64(mid + 1)}},
+		"huge line":               {data: []byte(huge + lines[1])},
+		"huge line, then torn":    {data: []byte(huge + lines[1][:10])},
+		"torn inside a huge line": {data: []byte(lines[0] + huge[:len(huge)/2])},
+		"lines around huge ones":  {data: []byte(huge + strings.Join(lines[1:40], "") + strings.Replace(huge, `"seq":1,`, `"seq":41,`, 1) + lines[41])},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -104,15 +106,46 @@ func TestScanFoldIsScan(t *testing.T) {
 }
 
 // A read error in the middle is reported with its offset, after the lines
-// before it.
+// before it, in a short line and in a line longer than a batch.
 func TestScanFoldReportsReadErrors(t *testing.T) {
 	log := generatedLog(t, gen.Options{Turns: 2, Events: 300, Seed: 22})
+	first := strings.SplitAfter(string(log), "\n")[0]
+	huge := []byte(first + strings.Replace(first, `"text":"`, `"text":"`+strings.Repeat("z", 3<<20), 1))
 	boom := fmt.Errorf("disk on fire")
-	r := io.MultiReader(bytes.NewReader(log[:len(log)/2]), iotest.ErrReader(boom))
-	wantSeen, wantRes, wantErr := runScan(session.Scan, r, session.ScanFrom{}, 0)
-	r = io.MultiReader(bytes.NewReader(log[:len(log)/2]), iotest.ErrReader(boom))
-	gotSeen, gotRes, gotErr := runScan(session.ScanFold, r, session.ScanFrom{}, 0)
-	if !strings.Contains(gotErr, "disk on fire") || gotErr != wantErr || !reflect.DeepEqual(gotRes, wantRes) || len(gotSeen) != len(wantSeen) {
-		t.Fatalf("ScanFold %+v %q (%d calls), Scan %+v %q (%d calls)", gotRes, gotErr, len(gotSeen), wantRes, wantErr, len(wantSeen))
+	for name, data := range map[string][]byte{"short line": log[:len(log)/2], "long line": huge[:len(huge)-1000]} {
+		t.Run(name, func(t *testing.T) {
+			r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom))
+			wantSeen, wantRes, wantErr := runScan(session.Scan, r, session.ScanFrom{}, 0)
+			r = io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom))
+			gotSeen, gotRes, gotErr := runScan(session.ScanFold, r, session.ScanFrom{}, 0)
+			if !strings.Contains(gotErr, "disk on fire") || gotErr != wantErr || !reflect.DeepEqual(gotRes, wantRes) || len(gotSeen) != len(wantSeen) {
+				t.Fatalf("ScanFold %+v %q (%d calls), Scan %+v %q (%d calls)", gotRes, gotErr, len(gotSeen), wantRes, wantErr, len(wantSeen))
+			}
+		})
+	}
+}
+
+// The case of long lines among short ones must read every line: a check
+// that the test data is what it claims.
+func TestScanFoldReadsLongLinesAmongShortOnes(t *testing.T) {
+	log := generatedLog(t, gen.Options{Turns: 2, Events: 60, Seed: 23})
+	lines := strings.SplitAfter(string(log), "\n")
+	long := func(k int) string {
+		return strings.Replace(lines[k], `"ts":"`, `"meta":{"pad":"`+strings.Repeat("p", 1<<20+k)+`"},"ts":"`, 1)
+	}
+	data := long(0) + strings.Join(lines[1:30], "") + long(30) + long(31) + strings.Join(lines[32:60], "")
+	var seqs []int64
+	res, err := session.ScanFold(strings.NewReader(data), "x", session.ScanFrom{}, func(ev *session.Event, raw []byte, off int64) error {
+		seqs = append(seqs, ev.Seq)
+		if len(ev.Meta["pad"]) > 0 && len(ev.Meta["pad"]) < 1<<20 {
+			t.Fatalf("seq %d: pad of %d bytes", ev.Seq, len(ev.Meta["pad"]))
+		}
+		if string(raw)+"\n" != map[bool]string{true: long(int(ev.Seq) - 1), false: lines[ev.Seq-1]}[ev.Seq == 1 || ev.Seq == 31 || ev.Seq == 32] {
+			t.Fatalf("seq %d: raw bytes differ from the line", ev.Seq)
+		}
+		return nil
+	})
+	if err != nil || res.Events != 60 || len(seqs) != 60 || res.End != int64(len(data)) {
+		t.Fatalf("%+v %v, %d events seen", res, err, len(seqs))
 	}
 }
