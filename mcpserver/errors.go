@@ -89,6 +89,8 @@ func nextStep(tool string, code graft.Code) string {
 		return "continue in its parent session (graft_status shows it)"
 	case "corrupt_log", "bad_seq", "bad_event", "symlink_refused":
 		return "the session's file is damaged; tell the user the file, line and offset named above"
+	case "broken_lineage":
+		return "an ancestor session named above is missing or does not match its graft; tell the user, and read what is left of it with graft_recall"
 	case "not_live":
 		return "nothing to revert; graft_status shows which grafts are live (a session with a target)"
 	case "has_new_events":

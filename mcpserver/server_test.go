@@ -577,3 +577,33 @@ func TestToolErrorText(t *testing.T) {
 		t.Fatal("the tool error does not wrap the drift error")
 	}
 }
+
+// Every code a tool can return comes with its own next step, in tool terms:
+// a code graft adds later fails here until it gets one. The codes only the
+// CLI's audit, import and recall --origin return are left out.
+func TestEveryCodeHasItsOwnNextStep(t *testing.T) {
+	cliOnly := map[graft.Code]bool{"audit_failed": true, "source_rewritten": true, "source_shortened": true,
+		"session_diverged": true, "import_busy": true, "no_origin": true}
+	generic := nextStep(ToolStatus, "a code nobody has")
+	codes := []graft.Code{CodeInvalidInput, CodeNoSuchSeq}
+	for _, c := range graft.ExitCodes() {
+		codes = append(codes, c.Code)
+	}
+	checked := 0
+	for _, code := range codes {
+		if cliOnly[code] || code == "error" || code == "usage" {
+			continue
+		}
+		checked++
+		next := nextStep(ToolPrepare, code)
+		if next == generic {
+			t.Errorf("code %s has no next step of its own (it gets %q)", code, next)
+		}
+		if strings.Contains(next, "--") {
+			t.Errorf("code %s: next step %q names a CLI flag; agents call tools", code, next)
+		}
+	}
+	if checked < 25 {
+		t.Fatalf("only %d codes checked: graft.ExitCodes lists fewer codes than expected", checked)
+	}
+}
