@@ -1,8 +1,10 @@
 package vfs_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/graft-project/graft/vfs"
@@ -52,5 +54,20 @@ func TestMkdirAllDurableOnDisk(t *testing.T) {
 	// Existing: a no-op, not an error.
 	if err := vfs.MkdirAllDurable(vfs.Default, dir, 0o700); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A file where the directory (or one of its parents) should be is ENOTDIR,
+// never "already there".
+func TestMkdirAllDurableRefusesAFile(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{file, filepath.Join(file, "sub")} {
+		if err := vfs.MkdirAllDurable(vfs.Default, dir, 0o700); !errors.Is(err, syscall.ENOTDIR) {
+			t.Errorf("MkdirAllDurable(%s) with a file at %s = %v, want ENOTDIR", dir, file, err)
+		}
 	}
 }
