@@ -742,3 +742,90 @@ func TestPendingStateCapsLeftovers(t *testing.T) {
 		t.Errorf("Tape.Leftovers has %d, want all %d", len(tp.Leftovers), maxLeftoverLines+2)
 	}
 }
+
+// The line shapes of the doc's dump rule, one by one, and lines that only
+// look alike.
+func TestDumpLine(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"    12→func main() {}", true},
+		{"12:func main() {}", true},
+		{"12|func main() {}", true},
+		{"12\tfunc main() {}", true},
+		{"12 apples", false},
+		{"2025-03-03T09:00:01Z started", true},
+		{"[2025-03-03 09:00:01] started", true},
+		{"09:00:01 started", true},
+		{"[09:00:01] started", true},
+		{"1st of all, it works", false},
+		{"DEBUG cache miss", true},
+		{"INFO started", true},
+		{"WARNING disk 91%", true},
+		{"WARN disk 91%", true},
+		{"ERROR: boom", true},
+		{"TRACE enter", true},
+		{"FATAL out of memory", true},
+		{"[INFO] started", true},
+		{"INFORMATION follows", false},
+		{"Errors were fixed", false},
+		{"    at com.example.Main.run(Main.java:12)", true},
+		{"at the end we fixed it", false},
+		{`  File "app.py", line 3, in <module>`, true},
+		{"goroutine 1 [running]:", true},
+		{"+++ b/pager.go", true},
+		{"--- a/pager.go", true},
+		{"@@ -1,3 +1,4 @@", true},
+		{"The pager bound is fixed.", false},
+	} {
+		if got := dumpLine(c.line); got != c.want {
+			t.Errorf("dumpLine(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+// A dump needs at least 4 dump lines, and at least half of the first 40
+// non-empty lines; a first line that opens a fence (``` or ~~~) is one.
+func TestIsDump(t *testing.T) {
+	prose := func(n int) string { return strings.Repeat("We looked at it.\n", n) }
+	logs := func(n int) string { return strings.Repeat("INFO worker started\n", n) }
+	for _, c := range []struct {
+		name string
+		text string
+		want bool
+	}{
+		{"three log lines alone", logs(3), false},
+		{"four log lines alone", logs(4), true},
+		{"four log lines, four of prose", prose(4) + logs(4), true},
+		{"four log lines, five of prose", prose(5) + logs(4), false},
+		{"log lines past the first 40", prose(40) + logs(40), false},
+		{"backtick fence first", "```\nResult: ok\n```", true},
+		{"tilde fence first", "~~~\nResult: ok\n~~~", true},
+		{"fence later", "Result: ok\n```\nx\n```", false},
+	} {
+		if got := isDump(c.text); got != c.want {
+			t.Errorf("%s: isDump = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// Every report keyword of the doc keeps a report that opens with it.
+func TestReportKeywords(t *testing.T) {
+	for _, kw := range []string{"Summary", "Result", "Results", "Findings", "Done", "Report", "Conclusion", "Conclusions", "结论", "总结", "Итог", "Итоги"} {
+		if v := reportVerdict(kw + ": the cache layer is safe to remove."); v != "" {
+			t.Errorf("a report opening with %q is left out: %s", kw, v)
+		}
+	}
+	if v := reportVerdict("Resulting in nothing much."); v == "" {
+		t.Error(`"Resulting" kept a report: keywords are whole words`)
+	}
+}
+
+// Significant words have four runes or more and are not stop words.
+func TestSignificantWords(t *testing.T) {
+	got := significantWords("Push the tag with git into main after the CI run")
+	if want := []string{"push", "main"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("significantWords = %q, want %q", got, want)
+	}
+}
