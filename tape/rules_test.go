@@ -369,6 +369,15 @@ func TestTaskStatusStaleness(t *testing.T) {
 		{"failures do not count", [][]session.Event{ok("a"), ok("b"), {call("Bash", "f", `{}`), result("Bash", "f", false, "boom")}}, false, 2},
 		{"todo tool results do not count", [][]session.Event{ok("a"), ok("b"), {call("TodoWrite", "t", `{}`), result("TodoWrite", "t", true, "ok")}}, false, 2},
 	}
+	// Every todo tool of doc.go, whatever its case.
+	for _, name := range []string{"todo_write", "update_plan", "TodoRead", "todo_read"} {
+		tests = append(tests, struct {
+			name   string
+			after  [][]session.Event
+			stale  bool
+			nCalls int
+		}{"todo tool " + name + " does not count", [][]session.Event{ok("a"), ok("b"), {call(name, "t", `{}`), result(name, "t", true, "ok")}}, false, 2})
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := []session.Event{human("Work."), list}
@@ -425,6 +434,7 @@ func TestWorkspaceFiles(t *testing.T) {
 		{"apply_patch update", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: c.go\n@@\n-a\n+b\n*** End Patch"}`, "- c.go: edit seq=RSEQ"},
 		{"apply_patch add in input", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: d.go\n+x\n*** End Patch"}`, "- d.go: write seq=RSEQ"},
 		{"apply_patch as a string", "apply_patch", `"*** Begin Patch\n*** Delete File: e.go\n*** End Patch"`, "- e.go: edit seq=RSEQ"},
+		{"apply_patch move", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: f.go\n*** Move to: g.go\n*** End Patch"}`, "- f.go: edit seq=RSEQ\n- g.go: write seq=RSEQ"},
 		{"not a file tool", "Bash", `{"command":"cat a.go"}`, ""},
 	}
 	for _, tc := range tests {
