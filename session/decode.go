@@ -66,11 +66,18 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 			ev.Tool.Output = ""
 		}
 	}
+	if cap(d.scratch) > maxKeptScratch {
+		d.scratch = nil // one long string must not pin its size for the whole scan
+	}
 	if ev.Type == "" {
 		return errors.New(`missing "type"`)
 	}
 	return nil
 }
+
+// maxKeptScratch is the largest unescape buffer a decoder keeps between
+// lines.
+const maxKeptScratch = 256 << 10
 
 // decodeFast fills ev, which must be zero, from line. ok is false when the
 // line needs encoding/json; ev is then left partly filled.
@@ -989,7 +996,7 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 const (
 	foldBatchBytes = 256 << 10
 	foldBatchLines = 512
-	foldAheadBytes = 4 << 20
+	foldAheadBytes = 2 << 20
 	foldTokenBytes = 64 << 10 // the unit of the read-ahead budget
 	foldReadBytes  = 64 << 10 // the least a read asks for
 	// foldBufBytes holds a full batch and one more read, so that filling
@@ -1037,7 +1044,7 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
 		free:    make(chan *foldBatch, 4*decoders),
 		quit:    make(chan struct{}),
 	}
-	p.bufs = make(chan []byte, 4)
+	p.bufs = make(chan []byte, 2)
 	p.wg.Add(1 + decoders)
 	go p.read(r, from.Offset, from.Line)
 	for range decoders {
