@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -598,7 +599,7 @@ func TestSkillTextYieldsNoConstraint(t *testing.T) {
 // ../shared/fixtures/claude-code/subagent.jsonl (beside the repository).
 func fixtureSkillText(t *testing.T) string {
 	t.Helper()
-	path := fixturePath(t, "claude-code", "subagent.jsonl")
+	path := testfixtures.Path(t, "claude-code", "subagent.jsonl")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading the fixture: %v", err)
@@ -640,7 +641,7 @@ func TestImportedSubagentFixture(t *testing.T) {
 		t.Fatal("the skill text yields no constraint even when said by a human: the test would prove nothing")
 	}
 	h := openLineageHome(t)
-	if _, err := claudecode.Import(claudecode.Options{Store: h.svc.Store(), Home: h.svc.Home, Path: fixturePath(t, "claude-code", "subagent.jsonl"), ID: "sub"}); err != nil {
+	if _, err := claudecode.Import(claudecode.Options{Store: h.svc.Store(), Home: h.svc.Home, Path: testfixtures.Path(t, "claude-code", "subagent.jsonl"), ID: "sub"}); err != nil {
 		t.Fatalf("importing subagent.jsonl: %v", err)
 	}
 	var skillSeq int64
@@ -687,25 +688,4 @@ func TestImportedSubagentFixture(t *testing.T) {
 		t.Errorf("generation 2 constraints %s differ from generation 1's %s", jsonOf(rv2.Constraints), jsonOf(rv.Constraints))
 	}
 	check("sub.g2", rv2)
-}
-
-// fixturePath is ../shared/fixtures/<parts> beside the module root (the
-// directory holding go.mod, found by walking up).
-func fixturePath(t *testing.T, parts ...string) string {
-	t.Helper()
-	root, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			t.Fatal("no go.mod above the test directory")
-		}
-		root = parent
-	}
-	return filepath.Join(append([]string{root, "..", "shared", "fixtures"}, parts...)...)
 }

@@ -1,8 +1,7 @@
 package graft_test
 
 import (
-	"os"
-	"path/filepath"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"strings"
 	"testing"
 
@@ -10,30 +9,6 @@ import (
 	"github.com/graft-project/graft/importer/claudecode"
 	"github.com/graft-project/graft/session"
 )
-
-// fixture finds ../shared/fixtures/claude-code/<name> beside the module root.
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	path := filepath.Join(dir, "..", "shared", "fixtures", "claude-code", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("fixture %s: %v (shared/ must sit beside the repository)", name, err)
-	}
-	return path
-}
 
 // Issue 8: the real 4d5611e5 transcript imported, prepared and committed.
 // The goal quotes the human's first instruction, and no goal line or
@@ -46,7 +21,7 @@ func TestRealTranscriptImportPrepareCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	const id = "cc4d"
-	if _, err := claudecode.Import(claudecode.Options{Store: svc.Store(), Home: home, Path: fixture(t, "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"), ID: id}); err != nil {
+	if _, err := claudecode.Import(claudecode.Options{Store: svc.Store(), Home: home, Path: testfixtures.Path(t, "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"), ID: id}); err != nil {
 		t.Fatalf("import: %v", err)
 	}
 	rv, err := svc.Prepare(id, graft.PrepareOptions{})

@@ -74,11 +74,11 @@ func LockPair(home, target, source string) (*Locks, error) {
 	for _, name := range []string{target, source} {
 		lk, err := lockfile.TryLock(home, name)
 		if err != nil {
-			l.Release()
+			rerr := l.Release()
 			if errors.Is(err, lockfile.ErrLocked) {
-				return nil, fmt.Errorf("%w: %v", ErrLocked, err)
+				err = fmt.Errorf("%w: %v", ErrLocked, err)
 			}
-			return nil, err
+			return nil, errors.Join(err, rerr)
 		}
 		l.held = append(l.held, lk)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -97,8 +96,8 @@ func describe(ev *session.Event, full bool) string {
 	}
 	switch ev.Type {
 	case session.TypeToolCall:
-		in, _ := json.Marshal(ev.Tool.Input)
-		return fmt.Sprintf("%s %s(%s) %s", head, ev.Tool.Name, ev.Tool.CallID, clip(string(in), 120, full))
+		// Input is raw JSON from the log: shown as it is, never re-encoded.
+		return fmt.Sprintf("%s %s(%s) %s", head, ev.Tool.Name, ev.Tool.CallID, clip(string(ev.Tool.Input), 120, full))
 	case session.TypeToolResult:
 		status := "ok"
 		if !ev.OKResult() {

@@ -23,7 +23,9 @@ func exitCodesTable() string {
 	for _, c := range graft.ExitCodes() {
 		fmt.Fprintf(tw, "%d\t%s\t%s\n", c.Exit, c.Code, c.Doc)
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil { // a bytes.Buffer never fails; say so if it did
+		return "exit codes unavailable: " + err.Error()
+	}
 	return b.String()
 }
 
