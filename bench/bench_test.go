@@ -1,0 +1,333 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/gen"
+	"github.com/graft-project/graft/graft"
+)
+
+// smallOptions is the default dataset of the benchmarks: big enough for
+// the seq index to matter, small enough to generate in a second.
+var smallOptions = gen.Options{Turns: 20, Events: 4000, Seed: 1}
+
+// moduleRoot is the directory holding go.mod above the test's directory.
+func moduleRoot(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// benchDataset is the dataset GRAFT_BENCH_DATASET names, from the cache
+// under build/bench/ (generated or imported when missing).
+func benchDataset(b *testing.B) Dataset {
+	b.Helper()
+	root := moduleRoot(b)
+	cache := filepath.Join(root, "build", "bench", "cache")
+	name := os.Getenv("GRAFT_BENCH_DATASET")
+	var ds Dataset
+	var err error
+	switch name {
+	case "", "small":
+		ds, err = Generated(cache, "small", smallOptions, nil)
+	case gen.PresetSeed, gen.PresetLarge:
+		opts, perr := gen.PresetOptions(name)
+		if perr != nil {
+			b.Fatal(perr)
+		}
+		ds, err = Generated(cache, name, opts, os.Stderr)
+	case "fixture":
+		ds, err = importedFixture(b, root, cache)
+	default:
+		b.Fatalf("GRAFT_BENCH_DATASET=%q: want small, seed, large or fixture", name)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ds
+}
+
+func importedFixture(b *testing.B, root, cache string) (Dataset, error) {
+	bin := graftBinary(b)
+	src := filepath.Join(filepath.Dir(root), "shared", "fixtures", "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+	home := filepath.Join(cache, "fixture")
+	if err := os.RemoveAll(home); err != nil {
+		return Dataset{}, err
+	}
+	if out, err := exec.Command(bin, "--home", home, "import", "claude-code", src, "--id", "fixture").CombinedOutput(); err != nil {
+		return Dataset{}, errors.Join(err, errors.New(string(out)))
+	}
+	return Describe("fixture", "fixture", filepath.Join(home, "sessions", "fixture.jsonl"))
+}
+
+// graftBinary builds the graft binary into the test's temporary directory.
+func graftBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "graft")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/graft")
+	cmd.Dir = moduleRoot(tb)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build ./cmd/graft: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func BenchmarkBareScan(b *testing.B) {
+	ds := benchDataset(b)
+	b.SetBytes(ds.Bytes)
+	for b.Loop() {
+		if _, lines, err := BareScan(ds.Path); err != nil || lines != ds.Events {
+			b.Fatalf("%d lines, %v", lines, err)
+		}
+	}
+}
+
+func BenchmarkPrepareFull(b *testing.B) {
+	ds := benchDataset(b)
+	home, err := NewHome(b.TempDir(), ds, -1, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := Open(home, graft.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(ds.Bytes)
+	var total time.Duration
+	for b.Loop() {
+		d, _, err := PrepareFull(svc, ds.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += d
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/prepare")
+}
+
+func BenchmarkPrepareIncremental(b *testing.B) {
+	ds := benchDataset(b)
+	inc, err := NewIncremental(b.TempDir(), ds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(inc.TailBytes)
+	var total time.Duration
+	for b.Loop() {
+		d, _, err := inc.Prepare()
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += d
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/prepare")
+}
+
+func BenchmarkCommit(b *testing.B) {
+	ds := benchDataset(b)
+	c, err := NewCommitter(b.TempDir(), ds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var commit, baseline time.Duration
+	var fsyncs int
+	for b.Loop() {
+		run, err := c.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		commit, baseline, fsyncs = commit+run.Commit, baseline+run.Baseline, run.Fsyncs.Total()
+	}
+	b.ReportMetric(float64(commit.Nanoseconds())/float64(b.N), "ns/commit")
+	b.ReportMetric(float64(baseline.Nanoseconds())/float64(b.N), "ns/baseline")
+	b.ReportMetric(float64(commit)/float64(baseline), "commit/baseline")
+	b.ReportMetric(float64(fsyncs), "fsyncs/commit")
+}
+
+func BenchmarkRecoverPerRecord(b *testing.B) {
+	ds := benchDataset(b)
+	n := 100
+	if ds.Name == gen.PresetLarge {
+		n = 3
+	}
+	var total time.Duration
+	for b.Loop() {
+		per, err := Recover(b.TempDir(), ds, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += per
+	}
+	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/record")
+}
+
+func BenchmarkRecall(b *testing.B) {
+	ds := benchDataset(b)
+	home, err := NewHome(b.TempDir(), ds, -1, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := Open(home, graft.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := PrepareFull(svc, ds.ID); err != nil {
+		b.Fatal(err)
+	}
+	var times Timing
+	for b.Loop() {
+		st, err := Recall(svc, ds, 100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, st.Times...)
+	}
+	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/recall-median")
+}
+
+func BenchmarkPeakRSS(b *testing.B) {
+	ds := benchDataset(b)
+	bin := graftBinary(b)
+	home, err := NewHome(b.TempDir(), ds, -1, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var peak int64
+	for b.Loop() {
+		rss, _, err := PeakRSS(bin, home, ds.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		peak = max(peak, rss)
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "MiB-peak-RSS")
+}
+
+// TestMeasurementsOnASmallSession runs every measurement once on a small
+// generated session and checks what each one claims: the floor counts
+// every line, the grown prepare reads from its index and gives the full
+// prepare's tape, the commit's replay makes the fsyncs the protocol makes,
+// recovery rolls back every record, recall finds every seq from its mark.
+func TestMeasurementsOnASmallSession(t *testing.T) {
+	dir := t.TempDir()
+	ds, err := Generated(filepath.Join(dir, "cache"), "s", gen.Options{Turns: 6, Events: 600, Seed: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Generated(filepath.Join(dir, "cache"), "s", gen.Options{Turns: 6, Events: 600, Seed: 3}, nil)
+	if err != nil || again != ds {
+		t.Fatalf("the cached dataset was not reused: %+v vs %+v (%v)", again, ds, err)
+	}
+	if ds.Events != 600 || ds.LastTurn <= 0 || ds.LastTurn >= ds.Bytes || ds.LastTurnEvents < 2 {
+		t.Fatalf("dataset %+v", ds)
+	}
+	if _, lines, err := BareScan(ds.Path); err != nil || lines != ds.Events {
+		t.Fatalf("bare scan: %d lines, %v", lines, err)
+	}
+	home, err := NewHome(dir, ds, -1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := Open(home, graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, full, err := PrepareFull(svc, ds.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc, err := NewIncremental(dir, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, grown, err := inc.Prepare()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if grown.TapeHash != full.TapeHash || grown.PrefixHash != full.PrefixHash {
+			t.Fatalf("grown prepare %s %s, full %s %s", grown.TapeHash, grown.PrefixHash, full.TapeHash, full.PrefixHash)
+		}
+	}
+	st, err := Recall(svc, ds, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.FromCache != 200 || st.MaxSkipped >= 64 || len(st.Times) != 200 {
+		t.Fatalf("recall: %d of 200 from the cache, up to %d lines skipped", st.FromCache, st.MaxSkipped)
+	}
+	c, err := NewCommitter(dir, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		run, err := c.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Journal record written three times (file and directory each),
+		// target file and directory, retire line, record removed.
+		if want := (fsyncCount{File: 5, Dir: 5}); run.Fsyncs != want {
+			t.Fatalf("commit made %s fsyncs, the protocol makes %s", run.Fsyncs, want)
+		}
+		if run.Commit <= 0 || run.Baseline <= 0 || run.Rebuild <= 0 || run.Retire <= 0 {
+			t.Fatalf("run %+v", run)
+		}
+	}
+	per, err := Recover(dir, ds, 5)
+	if err != nil || per <= 0 {
+		t.Fatalf("recover: %v per record, %v", per, err)
+	}
+	// The log itself was never written.
+	if fi, err := os.Stat(ds.Path); err != nil || fi.Size() != ds.Bytes {
+		t.Fatalf("the dataset's log changed: %v %v", fi.Size(), err)
+	}
+}
+
+// TestReplayMakesTheRecordedWrites: the baseline writes the bytes the
+// recording saw, in files named as the commit named them.
+func TestReplayMakesTheRecordedWrites(t *testing.T) {
+	dir := t.TempDir()
+	ops := []writeOp{
+		{Kind: "atomic", Path: "/h/.txn/t.json", Data: []byte("{}")},
+		{Kind: "create", Path: "/h/sessions/t.jsonl"},
+		{Kind: "write", Path: "/h/sessions/t.jsonl", Data: []byte("line\n")},
+		{Kind: "sync", Path: "/h/sessions/t.jsonl"},
+		{Kind: "syncdir", Path: "/h/sessions"},
+		{Kind: "append", Path: "/h/sessions/s.jsonl"},
+		{Kind: "write", Path: "/h/sessions/s.jsonl", Data: []byte("retired\n")},
+		{Kind: "sync", Path: "/h/sessions/s.jsonl"},
+		{Kind: "remove", Path: "/h/.txn/t.json"},
+		{Kind: "syncdir", Path: "/h/.txn"},
+	}
+	if c := countFsyncs(ops); c != (fsyncCount{File: 3, Dir: 3}) {
+		t.Fatalf("counted %s", c)
+	}
+	if err := replay(dir, ops); err != nil {
+		t.Fatal(err)
+	}
+	if err := replay(dir, []writeOp{{Kind: "write", Path: "/h/sessions/x.jsonl", Data: []byte("x")}}); err == nil || !strings.Contains(err.Error(), "not opened") {
+		t.Fatalf("a write to a file never opened replayed: %v", err)
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("replay left %v (%v)", left, err)
+	}
+}

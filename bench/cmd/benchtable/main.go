@@ -1,0 +1,397 @@
+// Command benchtable measures graft on the seed preset, the large preset
+// and a real Claude Code transcript, and prints one table of ratios
+// against their floors, measured in the same run on the same files (issue
+// 9). make bench runs it; see BENCHMARKS.md and package bench.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/graft-project/graft/bench"
+	"github.com/graft-project/graft/gen"
+	"github.com/graft-project/graft/graft"
+)
+
+// fixtureName is the real transcript of the issue, beside the repository.
+const fixtureName = "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
+type config struct {
+	runs, largeRuns int
+	recalls         int
+	recover         int
+	recoverBytes    int64
+	datasets        string
+	keep            bool
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.runs, "runs", 5, "runs of each timed measurement (the table shows medians)")
+	flag.IntVar(&c.largeRuns, "large-runs", 3, "runs on the large preset")
+	flag.IntVar(&c.recalls, "recalls", 2000, "random seqs recalled per dataset")
+	flag.IntVar(&c.recover, "recover", 1000, "pending records in the recovery measurement, at most")
+	flag.Int64Var(&c.recoverBytes, "recover-bytes", 4<<30, "fewer records when records × log size would pass this: recovery folds a record's source once per record")
+	flag.StringVar(&c.datasets, "datasets", "seed,large,fixture", "datasets to measure, comma-separated")
+	flag.BoolVar(&c.keep, "keep", false, "keep the work homes under build/bench/work")
+	flag.Parse()
+	if err := run(c, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// result is one dataset's column.
+type result struct {
+	ds               bench.Dataset
+	bare, full, incr bench.Timing
+	commit, baseline bench.Timing
+	rebuild, retire  bench.Timing
+	fsyncs           string
+	recoverPer       time.Duration
+	recoverN         int
+	recall           bench.RecallStats
+	catalogOpen      bench.Timing
+	rss              int64
+	rssTime          time.Duration
+	runs             int64
+}
+
+func run(c config, out io.Writer) (err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(root, "build", "bench")
+	cache, work := filepath.Join(base, "cache"), filepath.Join(base, "work")
+	if err := os.RemoveAll(work); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(work, 0o700); err != nil {
+		return err
+	}
+	if !c.keep {
+		defer func() {
+			if rerr := os.RemoveAll(work); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("removing the work homes: %w", rerr))
+			}
+		}()
+	}
+	loadBefore := loadAvg()
+	started := time.Now()
+	bin := filepath.Join(base, "graft")
+	progress("building %s", bin)
+	if err := goBuild(root, bin); err != nil {
+		return err
+	}
+	var results []*result
+	for _, name := range strings.Split(c.datasets, ",") {
+		ds, err := dataset(name, root, cache, bin)
+		if err != nil {
+			return err
+		}
+		runs := c.runs
+		if name == gen.PresetLarge {
+			runs = c.largeRuns
+		}
+		recoverN := int(min(int64(c.recover), max(3, c.recoverBytes/ds.Bytes)))
+		r, err := measure(ds, runs, recoverN, c.recalls, work, bin)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		results = append(results, r)
+	}
+	printTable(out, results, started, loadBefore, loadAvg())
+	return nil
+}
+
+func dataset(name, root, cache, bin string) (bench.Dataset, error) {
+	switch name {
+	case gen.PresetSeed, gen.PresetLarge:
+		opts, err := gen.PresetOptions(name)
+		if err != nil {
+			return bench.Dataset{}, err
+		}
+		progress("dataset %s (cached under %s)", name, cache)
+		return bench.Generated(cache, name, opts, os.Stderr)
+	case "fixture":
+		src := filepath.Join(filepath.Dir(root), "shared", "fixtures", "claude-code", fixtureName)
+		if _, err := os.Stat(src); err != nil {
+			return bench.Dataset{}, fmt.Errorf("the fixture is missing beside the repository: %w", err)
+		}
+		home := filepath.Join(cache, "fixture")
+		if err := os.RemoveAll(home); err != nil {
+			return bench.Dataset{}, err
+		}
+		progress("importing %s with graft import claude-code", fixtureName)
+		cmd := exec.Command(bin, "--home", home, "import", "claude-code", src, "--id", "fixture")
+		if outb, err := cmd.CombinedOutput(); err != nil {
+			return bench.Dataset{}, fmt.Errorf("graft import claude-code %s: %w: %s", src, err, outb)
+		}
+		return bench.Describe("fixture", "fixture", filepath.Join(home, "sessions", "fixture.jsonl"))
+	}
+	return bench.Dataset{}, fmt.Errorf("unknown dataset %q (want seed, large or fixture)", name)
+}
+
+func measure(ds bench.Dataset, runs, recoverN, recalls int, work, bin string) (_ *result, err error) {
+	r := &result{ds: ds, recoverN: recoverN, runs: int64(runs)}
+	dir, err := os.MkdirTemp(work, ds.Name+"-")
+	if err != nil {
+		return nil, err
+	}
+	// A dataset's homes hold copies of its log: gone before the next one.
+	defer func() {
+		if rerr := os.RemoveAll(dir); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("removing %s: %w", dir, rerr))
+		}
+	}()
+
+	progress("%s: bare scan and full prepare, %d runs each", ds.Name, runs)
+	home, err := bench.NewHome(dir, ds, -1, false)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := bench.Open(home, graft.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var fullReview *graft.Review
+	for range runs {
+		d, lines, err := bench.BareScan(ds.Path)
+		if err != nil {
+			return nil, err
+		}
+		if lines != ds.Events {
+			return nil, fmt.Errorf("bare scan counted %d lines, the log has %d events", lines, ds.Events)
+		}
+		r.bare = append(r.bare, d)
+		d, rv, err := bench.PrepareFull(svc, ds.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.full = append(r.full, d)
+		fullReview = rv
+	}
+
+	progress("%s: recall of %d random seqs", ds.Name, recalls)
+	if r.recall, err = bench.Recall(svc, ds, recalls); err != nil {
+		return nil, err
+	}
+	for range 50 {
+		d, err := bench.CatalogOpen(home)
+		if err != nil {
+			return nil, err
+		}
+		r.catalogOpen = append(r.catalogOpen, d)
+	}
+
+	progress("%s: peak RSS of graft prepare", ds.Name)
+	if r.rss, r.rssTime, err = bench.PeakRSS(bin, home, ds.ID); err != nil {
+		return nil, err
+	}
+
+	progress("%s: incremental prepare after the last turn (%d events, %.1f MiB), %d runs", ds.Name, ds.LastTurnEvents, float64(ds.Bytes-ds.LastTurn)/(1<<20), runs)
+	inc, err := bench.NewIncremental(dir, ds)
+	if err != nil {
+		return nil, err
+	}
+	for range runs {
+		d, rv, err := inc.Prepare()
+		if err != nil {
+			return nil, err
+		}
+		if rv.TapeHash != fullReview.TapeHash || rv.PrefixHash != fullReview.PrefixHash {
+			return nil, fmt.Errorf("the incremental prepare gave tape %s prefix %s, the full one %s %s", rv.TapeHash, rv.PrefixHash, fullReview.TapeHash, fullReview.PrefixHash)
+		}
+		r.incr = append(r.incr, d)
+	}
+
+	progress("%s: commit and its same-bytes-same-fsyncs baseline, %d runs", ds.Name, runs)
+	cm, err := bench.NewCommitter(dir, ds)
+	if err != nil {
+		return nil, err
+	}
+	for range runs {
+		cr, err := cm.Run()
+		if err != nil {
+			return nil, err
+		}
+		r.commit, r.baseline = append(r.commit, cr.Commit), append(r.baseline, cr.Baseline)
+		r.rebuild, r.retire = append(r.rebuild, cr.Rebuild), append(r.retire, cr.Retire)
+		r.fsyncs = cr.Fsyncs.String()
+	}
+
+	progress("%s: recovery of %d pending records", ds.Name, recoverN)
+	if r.recoverPer, err = bench.Recover(dir, ds, recoverN); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func printTable(w io.Writer, rs []*result, started time.Time, loadBefore, loadAfter string) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("| measure | target (large preset) |")
+	for _, r := range rs {
+		p(" %s |", r.ds.Name)
+	}
+	p("\n|---|---|")
+	for range rs {
+		p("---|")
+	}
+	p("\n")
+	row := func(name, target string, cell func(r *result) string) {
+		p("| %s | %s |", name, target)
+		for _, r := range rs {
+			p(" %s |", cell(r))
+		}
+		p("\n")
+	}
+	row("log", "", func(r *result) string {
+		return fmt.Sprintf("%s, %d events", mib(r.ds.Bytes), r.ds.Events)
+	})
+	row("prepare ÷ bare scan", "≤ 3×", func(r *result) string {
+		return fmt.Sprintf("**%.1f×** (%s ÷ %s)%s", ratio(r.full.Median(), r.bare.Median()), ms(r.full.Median()), ms(r.bare.Median()), verdict(r, ratio(r.full.Median(), r.bare.Median()) <= 3))
+	})
+	row("incremental ÷ full prepare, grown by one turn", "≤ 5%", func(r *result) string {
+		f := ratio(r.incr.Median(), r.full.Median())
+		return fmt.Sprintf("**%.1f%%** (%s ÷ %s; turn of %d events, %s)%s", 100*f, ms(r.incr.Median()), ms(r.full.Median()), r.ds.LastTurnEvents, mib(r.ds.Bytes-r.ds.LastTurn), verdict(r, f <= 0.05))
+	})
+	row("commit ÷ same bytes, same fsyncs", "≤ 1.5×", func(r *result) string {
+		f := ratio(r.commit.Median(), r.baseline.Median())
+		return fmt.Sprintf("**%.1f×** (%s ÷ %s; rebuild %s, retire %s)%s", f, ms(r.commit.Median()), ms(r.baseline.Median()), ms(r.rebuild.Median()), ms(r.retire.Median()), verdict(r, f <= 1.5))
+	})
+	row("fsyncs per commit (through vfs.FS)", "", func(r *result) string { return r.fsyncs })
+	row("recover, per pending record", "", func(r *result) string {
+		return fmt.Sprintf("**%s** (%d records)", ms(r.recoverPer), r.recoverN)
+	})
+	row("recall of a random seq, median", "≤ 1 ms", func(r *result) string {
+		return fmt.Sprintf("**%s** (p90 %s, max %s; %d of %d from the cache, ≤ %d lines read past a mark)%s", ms(r.recall.Times.Median()), ms(r.recall.Times.Quantile(0.9)), ms(r.recall.Times.Quantile(1)), r.recall.FromCache, len(r.recall.Times), r.recall.MaxSkipped, verdict(r, r.recall.Times.Median() <= time.Millisecond))
+	})
+	row("peak RSS of `graft prepare` (full read)", "≤ 64 MiB", func(r *result) string {
+		return fmt.Sprintf("**%s** (%s)%s", mib(r.rss), ms(r.rssTime), verdict(r, r.rss <= 64<<20))
+	})
+	p("\nMedians of %s runs (large preset: fewer, see the flags); recall: %d random seqs. Opening catalog.db costs %s (median of 50), paid by prepare, commit and recover per operation; recall reads the seq cache file instead.\n",
+		runsText(rs), len(rs[0].recall.Times), ms(rs[0].catalogOpen.Median()))
+	p("\nMachine: %s, %d cores (GOMAXPROCS %d), %s, %s %s; %s; load average %s before, %s after; took %s.\n",
+		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, loadAfter, time.Since(started).Round(time.Second))
+}
+
+func verdict(r *result, ok bool) string {
+	if r.ds.Name != gen.PresetLarge {
+		return ""
+	}
+	if ok {
+		return " ✓"
+	}
+	return " ✗"
+}
+
+func runsText(rs []*result) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%d (%s)", r.runs, r.ds.Name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+func ms(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= 10*time.Millisecond:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchtable: "+format+"\n", args...)
+}
+
+// moduleRoot is the directory holding go.mod, from the working directory up.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory: run from the repository")
+		}
+		dir = parent
+	}
+}
+
+func goBuild(root, bin string) error {
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/graft")
+	cmd.Dir = root
+	if outb, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/graft: %w: %s", err, outb)
+	}
+	return nil
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo; "unknown" where
+// there is none.
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	for line := range strings.Lines(string(data)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func kernel() string {
+	var u syscall.Utsname
+	if err := syscall.Uname(&u); err != nil {
+		return ""
+	}
+	var b []byte
+	for _, c := range u.Release {
+		if c == 0 {
+			break
+		}
+		b = append(b, byte(c))
+	}
+	return string(b)
+}
+
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	fields := bytes.Fields(data)
+	if len(fields) < 3 {
+		return "unknown"
+	}
+	return string(bytes.Join(fields[:3], []byte(" ")))
+}
