@@ -498,10 +498,10 @@ func (s *Store) repairTail(id string, info *Info) error {
 		return fmt.Errorf("session: keeping torn tail of %s: %w", path, err)
 	}
 	if _, err := bf.Write(cut); err != nil {
-		return closeAfter(bf, fmt.Errorf("session: writing %s: %w", broken, err))
+		return s.dropBroken(broken, closeAfter(bf, fmt.Errorf("session: writing %s: %w", broken, err)))
 	}
 	if err := bf.Sync(); err != nil {
-		return closeAfter(bf, fmt.Errorf("session: fsync %s: %w", broken, err))
+		return s.dropBroken(broken, closeAfter(bf, fmt.Errorf("session: fsync %s: %w", broken, err)))
 	}
 	if err := bf.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", broken, err)
@@ -525,6 +525,17 @@ func (s *Store) repairTail(id string, info *Info) error {
 	}
 	info.Torn = nil
 	return nil
+}
+
+// dropBroken removes a .broken copy that could not be completed (ENOSPC,
+// say): nothing was cut yet, so the torn bytes are still in the log and a
+// partial copy would only push the next try to .broken.1. A failed removal
+// is reported with the cause.
+func (s *Store) dropBroken(broken string, cause error) error {
+	if err := s.FS.Remove(broken); err != nil {
+		return errors.Join(cause, fmt.Errorf("session: removing the incomplete %s: %w", broken, err))
+	}
+	return cause
 }
 
 // freeBrokenName is the first of <path>.broken, <path>.broken.1, … that does
