@@ -344,6 +344,21 @@ func (c *checker) bytesKept(home string, exp expect) []string {
 	return notes
 }
 
+// noShell: once no record is left, every session the template does not
+// hold carries a graft/origin or a graft/abandoned. One with neither is a
+// shell of a rolled-back graft that recovery did not remove: it names no
+// transaction, and it takes the target id.
+func (c *checker) noShell(sv *survey, tmpl *template) {
+	for _, id := range sv.ids {
+		if _, ok := tmpl.logs[id]; ok {
+			continue
+		}
+		if info := sv.infos[id]; info != nil && info.Origin == nil && info.Abandoned == nil {
+			c.fail("after recovery: %s is a shell without graft/origin (%d events, torn tail %v) and no record is left to remove it", id, info.Events, info.Torn != nil)
+		}
+	}
+}
+
 // outcomeHeld checks the case's outcome and that a live target holds its
 // whole tape.
 func (c *checker) outcomeHeld(sv *survey, exp expect) {
@@ -426,6 +441,9 @@ func check(home string, exp expect) (observed string, problems []string) {
 	c.invariant(after, exp.tmpl, "after recovery")
 	c.honest(after, home, "after recovery")
 	c.outcomeHeld(after, exp)
+	if !exp.corruptRecord && err == nil && err2 == nil && second.Scanned == 0 {
+		c.noShell(after, exp.tmpl)
+	}
 	notes := c.bytesKept(home, exp)
 
 	observed = fmt.Sprintf("before: %s; recovery: %s, then %s; after: %s", before.summary(exp.tmpl), first, second, after.summary(exp.tmpl))

@@ -27,10 +27,13 @@ const (
 	GroupEIO         = "eio"          // EIO (and torn writes) on the N-th file operation
 	GroupTornTails   = "torn-tails"   // target and journal record cut at every offset
 	GroupPowerLoss   = "power-loss"   // every crash state of a recorded commit and revert
+	// GroupRecoveryPowerLoss: every crash state of the recovery of a home
+	// killed at each crash point that leaves a journal record.
+	GroupRecoveryPowerLoss = "recovery-power-loss"
 )
 
 // Groups lists every group in the order the suite runs them.
-var Groups = []string{GroupL1, GroupL2, GroupL3, GroupL4, GroupL5, GroupPoints, GroupRandomKills, GroupEIO, GroupTornTails, GroupPowerLoss}
+var Groups = []string{GroupL1, GroupL2, GroupL3, GroupL4, GroupL5, GroupPoints, GroupRandomKills, GroupEIO, GroupTornTails, GroupPowerLoss, GroupRecoveryPowerLoss}
 
 // Defaults of Config.
 const (
@@ -105,10 +108,13 @@ type Counts struct {
 	CrashPoints     int `json:"crashPoints"`     // distinct points of txn.Points killed at
 	RandomKills     int `json:"randomKills"`     // commits killed after a random delay
 	PowerLossStates int `json:"powerLossStates"` // crash states recovered and checked
-	EIOOps          int `json:"eioOps"`          // values of N that failed an operation with EIO
-	TornWrites      int `json:"tornWrites"`      // writes torn through the seam
-	TornOffsets     int `json:"tornOffsets"`     // cuts of the target and the journal record
-	RaceRounds      int `json:"raceRounds"`      // L4 rounds, both races
+	// RecoveryPowerLossStates are crash states of a recovery (of a home
+	// killed at a crash point), recovered again and checked.
+	RecoveryPowerLossStates int `json:"recoveryPowerLossStates"`
+	EIOOps                  int `json:"eioOps"`      // values of N that failed an operation with EIO
+	TornWrites              int `json:"tornWrites"`  // writes torn through the seam
+	TornOffsets             int `json:"tornOffsets"` // cuts of the target and the journal record
+	RaceRounds              int `json:"raceRounds"`  // L4 rounds, both races
 }
 
 // Report is what Run checked.
@@ -152,6 +158,9 @@ type suite struct {
 	tmpl    *template // the prepared source
 	done    *template // the same home after a committed graft (revert cases)
 	armedOK bool
+	// dropRecoveryDirSyncs makes the recorded recoveries of the
+	// recovery-power-loss family skip every directory fsync (a test's knob).
+	dropRecoveryDirSyncs bool
 
 	mu   sync.Mutex
 	next int // case directory counter
@@ -246,6 +255,7 @@ func Run(cfg Config) (*Report, error) {
 	add(GroupEIO, s.eioJobs)
 	add(GroupTornTails, s.tornJobs)
 	add(GroupPowerLoss, s.powerJobs)
+	add(GroupRecoveryPowerLoss, s.recoveryPowerJobs)
 
 	rows := s.runJobs(jobs)
 	rep := &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows}
@@ -311,6 +321,8 @@ func (r *Report) count() {
 			c.RandomKills++
 		case family == familyPower:
 			c.PowerLossStates++
+		case family == familyRecoveryPower:
+			c.RecoveryPowerLossStates++
 		case family == familyEIO:
 			c.EIOOps++
 		case family == familyTornWrite:
@@ -331,12 +343,14 @@ const (
 	familyPower       = "power"
 	familyPowerCommit = familyPower + "/commit"
 	familyPowerRevert = familyPower + "/revert"
-	familyEIO         = "eio"        // + "/commit" or "/revert"
-	familyTornWrite   = "torn-write" // + "/commit" or "/revert"
-	familyTorn        = "torn"
-	familyTornTarget  = familyTorn + "/target"
-	familyTornRecord  = familyTorn + "/journal"
-	familyRace        = "L4"
-	familyRaceTarget  = familyRace + "/same-target"
-	familyRaceSource  = familyRace + "/same-source"
+	// familyRecoveryPower + "/" + the crash point the recovered home was killed at.
+	familyRecoveryPower = "recovery-power"
+	familyEIO           = "eio"        // + "/commit" or "/revert"
+	familyTornWrite     = "torn-write" // + "/commit" or "/revert"
+	familyTorn          = "torn"
+	familyTornTarget    = familyTorn + "/target"
+	familyTornRecord    = familyTorn + "/journal"
+	familyRace          = "L4"
+	familyRaceTarget    = familyRace + "/same-target"
+	familyRaceSource    = familyRace + "/same-source"
 )

@@ -60,8 +60,8 @@ func TestSuite(t *testing.T) {
 	}
 	c := rep.Counts
 	t.Logf("%s in %s (seed %d; repeat with -crashtest.seed=%d)", rep.Summary(), time.Since(start).Round(time.Millisecond), rep.Seed, rep.Seed)
-	t.Logf("cases %d: crash points %d/%d, random kills %d, power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d, race rounds %d, skipped %d",
-		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, c.PowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, c.RaceRounds, c.Skipped)
+	t.Logf("cases %d: crash points %d/%d, random kills %d, power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d, race rounds %d, skipped %d",
+		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, c.RaceRounds, c.Skipped)
 	for _, row := range rep.Rows {
 		if row.Result == Skip {
 			t.Logf("skipped %s: %s", row.Case, row.Observed)
@@ -76,7 +76,7 @@ func TestSuite(t *testing.T) {
 	if c.RandomKills != DefaultRandomKills || c.RaceRounds != 2*DefaultRaceRounds {
 		t.Errorf("random kills %d (want %d), race rounds %d (want %d)", c.RandomKills, DefaultRandomKills, c.RaceRounds, 2*DefaultRaceRounds)
 	}
-	if c.PowerLossStates == 0 || c.EIOOps == 0 || c.TornWrites == 0 || c.TornOffsets == 0 {
+	if c.PowerLossStates == 0 || c.RecoveryPowerLossStates == 0 || c.EIOOps == 0 || c.TornWrites == 0 || c.TornOffsets == 0 {
 		t.Errorf("a bulk family ran no case: %+v", c)
 	}
 	if !strings.HasSuffix(table(t, rep), "\n"+rep.Summary()+"\n") {
