@@ -511,8 +511,45 @@ func CatalogOpen(home string) (time.Duration, error) {
 	return time.Since(start), err
 }
 
+// launcherEnv makes a bench executable a launcher: it runs the command of
+// its arguments and prints the child's peak RSS and run time (RunLauncher).
+const launcherEnv = "GRAFT_BENCH_RSS_LAUNCHER"
+
+// RunLauncher acts as the launcher and exits when launcherEnv is set; it
+// returns at once otherwise. Executables that call PeakRSS call it first.
+//
+// Why a launcher: Linux carries a process's peak RSS across fork and exec
+// (ru_maxrss of a child started by a process of 1 GiB is at least 1 GiB),
+// so the binary is started by a fresh small process, not by the bench.
+func RunLauncher() {
+	if os.Getenv(launcherEnv) != "1" {
+		return
+	}
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "bench launcher: no command")
+		os.Exit(2)
+	}
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench launcher: %s: %v: %s\n", os.Args[1], err, stderr.Bytes())
+		os.Exit(1)
+	}
+	d := time.Since(start)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "bench launcher: no rusage for the child on this platform")
+		os.Exit(1)
+	}
+	fmt.Printf("%d %d\n", ru.Maxrss*1024, d.Nanoseconds()) // Linux reports kilobytes
+	os.Exit(0)
+}
+
 // PeakRSS runs the graft binary's prepare of id in home, after dropping
-// the home's indexes, and returns the child's peak resident set size.
+// the home's indexes, and returns its peak resident set size. The running
+// executable must call RunLauncher first thing.
 func PeakRSS(bin, home, id string) (int64, time.Duration, error) {
 	svc, err := Open(home, graft.Options{})
 	if err != nil {
@@ -521,17 +558,21 @@ func PeakRSS(bin, home, id string) (int64, time.Duration, error) {
 	if err := ClearIndexes(svc); err != nil {
 		return 0, 0, err
 	}
-	cmd := exec.Command(bin, "--home", home, "prepare", id, "--json")
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, fmt.Errorf("bench: finding the launcher: %w", err)
+	}
+	cmd := exec.Command(self, bin, "--home", home, "prepare", id, "--json")
+	cmd.Env = append(os.Environ(), launcherEnv+"=1")
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
 		return 0, 0, fmt.Errorf("bench: %s prepare %s: %w: %s", bin, id, err, stderr.Bytes())
 	}
-	d := time.Since(start)
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, 0, errors.New("bench: no rusage for the child on this platform")
+	var rss, ns int64
+	if _, err := fmt.Sscan(string(out), &rss, &ns); err != nil {
+		return 0, 0, fmt.Errorf("bench: the launcher printed %q: %w", out, err)
 	}
-	return ru.Maxrss * 1024, d, nil // Linux reports kilobytes
+	return rss, time.Duration(ns), nil
 }

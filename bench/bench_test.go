@@ -13,6 +13,11 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
+func TestMain(m *testing.M) {
+	RunLauncher()
+	os.Exit(m.Run())
+}
+
 // smallOptions is the default dataset of the benchmarks: big enough for
 // the seq index to matter, small enough to generate in a second.
 var smallOptions = gen.Options{Turns: 20, Events: 4000, Seed: 1}
@@ -329,5 +334,34 @@ func TestReplayMakesTheRecordedWrites(t *testing.T) {
 	left, err := os.ReadDir(dir)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("replay left %v (%v)", left, err)
+	}
+}
+
+// TestPeakRSSIsTheChildsOwn: the bench process grows to 256 MiB first; a
+// child started by it directly would report at least that (Linux keeps the
+// peak across fork and exec), the launcher's child reports its own.
+func TestPeakRSSIsTheChildsOwn(t *testing.T) {
+	dir := t.TempDir()
+	ds, err := Generated(filepath.Join(dir, "cache"), "s", gen.Options{Turns: 3, Events: 200, Seed: 4}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, err := NewHome(dir, ds, -1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ballast := make([]byte, 256<<20)
+	for k := 0; k < len(ballast); k += 4096 {
+		ballast[k] = 1
+	}
+	rss, d, err := PeakRSS(graftBinary(t), home, ds.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss < 1<<20 || rss > 128<<20 || d <= 0 {
+		t.Fatalf("peak RSS %d bytes in %v: want the child's own few MiB, not the parent's 256 MiB", rss, d)
+	}
+	if ballast[4096] != 1 {
+		t.Fatal("ballast lost")
 	}
 }

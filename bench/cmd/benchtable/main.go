@@ -36,6 +36,7 @@ type config struct {
 }
 
 func main() {
+	bench.RunLauncher()
 	var c config
 	flag.IntVar(&c.runs, "runs", 5, "runs of each timed measurement (the table shows medians)")
 	flag.IntVar(&c.largeRuns, "large-runs", 3, "runs on the large preset")
