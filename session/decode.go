@@ -956,7 +956,7 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 	}
 	res := ScanResult{End: from.Offset, LastSeq: from.NextSeq - 1}
 	want := from.NextSeq
-	p := startFoldPipeline(r, from, max(1, runtime.GOMAXPROCS(0)-1))
+	p := startFoldPipeline(r, from, max(1, runtime.GOMAXPROCS(0)))
 	defer p.stop()
 	for b := p.next(); b != nil; b = p.next() {
 		for k := range b.lines {
@@ -996,7 +996,7 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 const (
 	foldBatchBytes = 256 << 10
 	foldBatchLines = 512
-	foldAheadBytes = 2 << 20
+	foldAheadBytes = 4 << 20  // two long lines in flight; more costs RSS (issue 9: ≤ 64 MiB)
 	foldTokenBytes = 64 << 10 // the unit of the read-ahead budget
 	foldReadBytes  = 64 << 10 // the least a read asks for
 	// foldBufBytes holds a full batch and one more read, so that filling
@@ -1044,7 +1044,9 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
 		free:    make(chan *foldBatch, 4*decoders),
 		quit:    make(chan struct{}),
 	}
-	p.bufs = make(chan []byte, 2)
+	// Enough batch buffers for the pieces of a long line of a few MiB: a
+	// log of MiB outputs would otherwise allocate them again and again.
+	p.bufs = make(chan []byte, 16)
 	p.wg.Add(1 + decoders)
 	go p.read(r, from.Offset, from.Line)
 	for range decoders {
