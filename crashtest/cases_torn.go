@@ -80,39 +80,106 @@ func resumeTornTarget(home, path string, torn []byte) []string {
 	return problems
 }
 
-// tornRecordJobs: a commit killed after TARGET_FLUSHED (before its commit
-// point) leaves one journal record; the record is cut at every offset.
-// A cut record is corrupt: recovery reports it, leaves it in place as
-// evidence and exits non-zero, and the source stays usable (the target,
-// uncommitted in its parent, cannot be resumed). A cut that keeps the
-// whole JSON object (only the final newline goes) is a readable record
-// and is rolled back as usual.
+// tornRecord is a journal record that a commit killed at point leaves,
+// cut at every offset (every stride-th when sampled) by tornRecordJobs.
+type tornRecord struct {
+	family string
+	point  txn.Point
+	state  journal.State
+	// outcome once recovery ran: a corrupt record is left, so whether the
+	// graft is live is judged from the source alone, as ever.
+	outcome outcome
+	// why says, for the row, why that outcome holds.
+	why string
+	// sampled records are cut at every stride-th offset in CI (and at
+	// their end); the TARGET_FLUSHED record always at every offset.
+	sampled bool
+}
+
+var tornRecords = []tornRecord{
+	{family: familyTornRecord, point: txn.CommitJournalFlushed, state: journal.TargetFlushed, outcome: sourceStays,
+		why: "source usable (no commit point in it)"},
+	{family: familyTornPreparing, point: txn.CommitJournalPrepared, state: journal.Preparing, outcome: sourceStays, sampled: true,
+		why: "source usable; no target was created"},
+	{family: familyTornVerified, point: txn.CommitJournalVerified, state: journal.ColdVerified, outcome: sourceStays, sampled: true,
+		why: "source usable (verified, but the commit point was never written)"},
+	{family: familyTornRetired, point: txn.CommitSourceRetired, state: journal.ColdVerified, outcome: targetLive, sampled: true,
+		why: "target live: the source holds the retire, and liveness is judged from the source"},
+}
+
+// tornRecordJobs: a commit killed at a record's point leaves that one
+// record, which is cut at every offset (sampled records: every stride-th
+// offset and the last two before the closing brace onwards). A cut record
+// is corrupt: recovery reports it, leaves it byte for byte as evidence and
+// exits non-zero on every run, and the graft stays as the source says:
+// rolled back before the commit point (the uncommitted target is not
+// resumable), live once the source holds graft/retired (lineage is then
+// not recorded until someone removes the evidence). A cut that keeps the
+// whole JSON object (only the final newline goes) is a readable record,
+// resolved as usual.
 func (s *suite) tornRecordJobs() []job {
-	crashed, rec, err := s.crashedTemplate()
-	if err != nil {
-		return []job{{run: func() []Row { return []Row{failed(Row{Family: familyTornRecord, Case: "torn record"}, err)} }}}
-	}
-	whole := len(bytes.TrimRight(rec, "\n\t "))
 	var jobs []job
-	for cut := 0; cut < len(rec); cut++ {
-		jobs = append(jobs, job{run: func() []Row { return []Row{s.tornRecord(crashed, rec, cut, cut >= whole)} }})
+	for _, tr := range tornRecords {
+		jobs = append(jobs, s.tornRecordKindJobs(tr)...)
 	}
 	return jobs
 }
 
-// crashedTemplate is the template after a commit killed at
-// commit/journal-flushed:after, and the bytes of its record.
-func (s *suite) crashedTemplate() (*template, []byte, error) {
-	home := filepath.Join(s.work, "template-crashed")
+func (s *suite) tornRecordKindJobs(tr tornRecord) []job {
+	crashed, rec, err := s.crashedTemplate(tr.point, tr.state)
+	if err != nil {
+		return []job{{run: func() []Row {
+			return []Row{failed(Row{Family: tr.family, Case: fmt.Sprintf("torn %s record", tr.state), Injection: fmt.Sprintf("SIGKILL at %s", tr.point)}, err)}
+		}}}
+	}
+	whole := len(bytes.TrimRight(rec, "\n\t "))
+	stride := 1
+	if tr.sampled {
+		stride = s.cfg.TornRecordStride
+	}
+	var jobs []job
+	for _, cut := range tornOffsets(len(rec), whole, stride) {
+		jobs = append(jobs, job{run: func() []Row { return []Row{s.tornRecordCase(tr, crashed, rec, cut, cut >= whole)} }})
+	}
+	return jobs
+}
+
+// tornOffsets are the cuts of a record of n bytes whose JSON ends at
+// whole: every stride-th offset from 0, and every offset from whole-2 on
+// (the last bytes of the object, and the cut that drops only the newline).
+func tornOffsets(n, whole, stride int) []int {
+	if stride < 1 {
+		panic(fmt.Sprintf("crashtest: torn record stride %d (Run sets it to at least 1)", stride))
+	}
+	var cuts []int
+	for cut := 0; cut < n; cut++ {
+		if cut%stride == 0 || cut >= whole-2 {
+			cuts = append(cuts, cut)
+		}
+	}
+	return cuts
+}
+
+// crashedTemplate is the template after a commit killed at point, which
+// must leave one record in state, and the bytes of that record.
+func (s *suite) crashedTemplate(point txn.Point, state journal.State) (*template, []byte, error) {
+	home := filepath.Join(s.work, "template-crashed-"+safeName(string(point)))
 	if err := copyTree(s.tmpl.home, home); err != nil {
 		return nil, nil, err
 	}
-	res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), killAt: txn.CommitJournalFlushed})
+	res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), killAt: point})
 	if err != nil {
 		return nil, nil, err
 	}
 	if !res.reached {
-		return nil, nil, fmt.Errorf("making a crashed home: the child never reached %s (%s)", txn.CommitJournalFlushed, res)
+		return nil, nil, fmt.Errorf("making a crashed home: the child never reached %s (%s)", point, res)
+	}
+	got, err := onlyRecord(home)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the home killed at %s: %w", point, err)
+	}
+	if got.State != state {
+		return nil, nil, fmt.Errorf("the home killed at %s holds a %s record, want %s", point, got.State, state)
 	}
 	rec, err := recordPath(home)
 	if err != nil {
@@ -123,8 +190,9 @@ func (s *suite) crashedTemplate() (*template, []byte, error) {
 		return nil, nil, err
 	}
 	t := &template{home: home, sources: s.tmpl.sources, reviews: s.tmpl.reviews}
-	// The crashed home's logs are the prepared template's: the commit never
-	// touched the source, and the uncommitted target is not the template's.
+	// The crashed home's logs are the prepared template's: the commit at
+	// most appended graft/retired to the source, which the checker allows,
+	// and the target is not the template's.
 	t.logs = map[string][]byte{s.tmpl.source(): s.tmpl.logs[s.tmpl.source()]}
 	return t, data, nil
 }
@@ -142,17 +210,17 @@ func recordPath(home string) (string, error) {
 	return filepath.Join(dir, ents[0].Name()), nil
 }
 
-func (s *suite) tornRecord(crashed *template, rec []byte, cut int, readable bool) Row {
-	r := Row{Family: familyTornRecord, Case: fmt.Sprintf("torn record @%d", cut),
-		Injection: fmt.Sprintf("TARGET_FLUSHED record cut to %d of %d bytes", cut, len(rec)),
-		Expected:  "corrupt record reported and left as evidence, recover exits non-zero; source usable"}
+func (s *suite) tornRecordCase(tr tornRecord, crashed *template, rec []byte, cut int, readable bool) Row {
+	r := Row{Family: tr.family, Case: fmt.Sprintf("torn %s record @%d", tr.state, cut),
+		Injection: fmt.Sprintf("SIGKILL at %s; its %s record cut to %d of %d bytes", tr.point, tr.state, cut, len(rec)),
+		Expected:  "corrupt record reported and left as evidence, recover exits non-zero; " + tr.why}
 	if readable {
-		r.Expected = "still a whole record: rolled back; source usable; scanned=0 after"
+		r.Expected = "still a whole record, resolved: " + pointText(tr.point, tr.outcome) + "; scanned=0 after"
 	}
-	return s.inCase(r, crashed, func(r Row, home string) Row { return s.cutRecord(r, home, crashed, rec, cut, readable) })
+	return s.inCase(r, crashed, func(r Row, home string) Row { return s.cutRecord(r, home, tr, crashed, rec, cut, readable) })
 }
 
-func (s *suite) cutRecord(r Row, home string, crashed *template, rec []byte, cut int, readable bool) Row {
+func (s *suite) cutRecord(r Row, home string, tr tornRecord, crashed *template, rec []byte, cut int, readable bool) Row {
 	path, err := recordPath(home)
 	if err != nil {
 		return failed(r, err)
@@ -160,7 +228,11 @@ func (s *suite) cutRecord(r Row, home string, crashed *template, rec []byte, cut
 	if err := os.Truncate(path, int64(cut)); err != nil {
 		return failed(r, err)
 	}
-	observed, problems := check(home, expect{tmpl: crashed, outcome: sourceStays, corruptRecord: !readable, recover: s.recoverWithBinary})
+	recover := s.recoverWithBinary
+	if s.tornRecordRecoverer != nil {
+		recover = s.tornRecordRecoverer
+	}
+	observed, problems := check(home, expect{tmpl: crashed, outcome: tr.outcome, target: caseTarget, corruptRecord: !readable, recover: recover})
 	if !readable {
 		kept, err := os.ReadFile(path)
 		switch {

@@ -41,6 +41,10 @@ const (
 	DefaultRaceRounds  = 50
 	DefaultTurns       = 4
 	DefaultEvents      = 40
+	// DefaultTornRecordStride: in CI the PREPARING and COLD_VERIFIED
+	// records are cut at every 3rd offset (and at their end); a soak run
+	// (RandomKills above DefaultRandomKills) cuts them at every offset.
+	DefaultTornRecordStride = 3
 	// ChildTimeout bounds one child process: a child that neither reaches
 	// its crash point nor exits is a failure, not a hang.
 	ChildTimeout = 60 * time.Second
@@ -71,6 +75,10 @@ type Config struct {
 	WorkDir string
 	// Progress, when set, gets a line as each group starts.
 	Progress io.Writer
+	// TornRecordStride cuts the PREPARING and COLD_VERIFIED records at
+	// every TornRecordStride-th offset (and at their end); 0: 1 in a soak
+	// run, DefaultTornRecordStride otherwise. The report carries it.
+	TornRecordStride int
 	// Turns and Events size the generated source session.
 	Turns, Events int
 }
@@ -119,11 +127,14 @@ type Counts struct {
 
 // Report is what Run checked.
 type Report struct {
-	Seed    int64  `json:"seed"`
-	Bin     string `json:"bin"`
-	Rows    []Row  `json:"rows"`
-	Counts  Counts `json:"counts"`
-	Elapsed string `json:"elapsed"`
+	Seed int64 `json:"seed"`
+	// TornRecordStride: the PREPARING and COLD_VERIFIED records were cut
+	// at every TornRecordStride-th offset (1: every offset).
+	TornRecordStride int    `json:"tornRecordStride"`
+	Bin              string `json:"bin"`
+	Rows             []Row  `json:"rows"`
+	Counts           Counts `json:"counts"`
+	Elapsed          string `json:"elapsed"`
 }
 
 // Summary is the last line of the table: "crash suite: N passed, M failed".
@@ -161,6 +172,9 @@ type suite struct {
 	// dropRecoveryDirSyncs makes the recorded recoveries of the
 	// recovery-power-loss family skip every directory fsync (a test's knob).
 	dropRecoveryDirSyncs bool
+	// tornRecordRecoverer replaces `graft recover` in the torn-record cases
+	// (a test's knob: a recovery that discards the evidence).
+	tornRecordRecoverer recoverer
 
 	mu   sync.Mutex
 	next int // case directory counter
@@ -199,6 +213,10 @@ func Run(cfg Config) (*Report, error) {
 	if cfg.RaceRounds == 0 {
 		cfg.RaceRounds = DefaultRaceRounds
 	}
+	if cfg.TornRecordStride < 0 {
+		return nil, fmt.Errorf("crashtest: TornRecordStride %d: a stride cannot be negative", cfg.TornRecordStride)
+	}
+	cfg.TornRecordStride = tornRecordStride(cfg)
 	if cfg.Parallel <= 0 {
 		cfg.Parallel = runtime.NumCPU()
 	}
@@ -258,10 +276,23 @@ func Run(cfg Config) (*Report, error) {
 	add(GroupRecoveryPowerLoss, s.recoveryPowerJobs)
 
 	rows := s.runJobs(jobs)
-	rep := &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows}
+	rep := &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows, TornRecordStride: cfg.TornRecordStride}
 	rep.count()
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, nil
+}
+
+// tornRecordStride is cfg's stride of the sampled torn records, its
+// default filled in: every offset in a soak run (more random kills than
+// CI's), every DefaultTornRecordStride-th otherwise.
+func tornRecordStride(cfg Config) int {
+	switch {
+	case cfg.TornRecordStride > 0:
+		return cfg.TornRecordStride
+	case cfg.RandomKills > DefaultRandomKills:
+		return 1
+	}
+	return DefaultTornRecordStride
 }
 
 // runJobs runs the jobs on cfg.Parallel workers and returns their rows in
@@ -349,7 +380,12 @@ const (
 	familyTornWrite     = "torn-write" // + "/commit" or "/revert"
 	familyTorn          = "torn"
 	familyTornTarget    = familyTorn + "/target"
-	familyTornRecord    = familyTorn + "/journal"
+	familyTornRecord    = familyTorn + "/journal" // the TARGET_FLUSHED record
+	// The PREPARING record (killed at commit/journal-preparing:after), and
+	// the COLD_VERIFIED record before and after the source was retired.
+	familyTornPreparing = familyTorn + "/journal-preparing"
+	familyTornVerified  = familyTorn + "/journal-verified"
+	familyTornRetired   = familyTorn + "/journal-retired"
 	familyRace          = "L4"
 	familyRaceTarget    = familyRace + "/same-target"
 	familyRaceSource    = familyRace + "/same-source"

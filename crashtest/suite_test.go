@@ -60,8 +60,8 @@ func TestSuite(t *testing.T) {
 	}
 	c := rep.Counts
 	t.Logf("%s in %s (seed %d; repeat with -crashtest.seed=%d)", rep.Summary(), time.Since(start).Round(time.Millisecond), rep.Seed, rep.Seed)
-	t.Logf("cases %d: crash points %d/%d, random kills %d, power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d, race rounds %d, skipped %d",
-		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, c.RaceRounds, c.Skipped)
+	t.Logf("cases %d: crash points %d/%d, random kills %d, power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d (records: one offset in %d), race rounds %d, skipped %d",
+		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, rep.TornRecordStride, c.RaceRounds, c.Skipped)
 	for _, row := range rep.Rows {
 		if row.Result == Skip {
 			t.Logf("skipped %s: %s", row.Case, row.Observed)
@@ -227,7 +227,7 @@ func TestCheckerCatchesALostCommit(t *testing.T) {
 // built, for tests of single cases and of the checker.
 func newTestSuite(t *testing.T) *suite {
 	t.Helper()
-	s := &suite{cfg: Config{Turns: DefaultTurns, Events: DefaultEvents}, bin: crashBin, work: t.TempDir()}
+	s := &suite{cfg: Config{Turns: DefaultTurns, Events: DefaultEvents, TornRecordStride: DefaultTornRecordStride}, bin: crashBin, work: t.TempDir()}
 	var err error
 	if s.tmpl, err = s.prepareTemplate("template", "src"); err != nil {
 		t.Fatal(err)

@@ -28,8 +28,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 		return err
 	}
 	c := r.Counts
-	fmt.Fprintf(&b, "\n%d cases: crash points %d/%d, random kills %d (seed %d), power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d, race rounds %d; %d skipped; %s\n",
-		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, r.Seed, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, c.RaceRounds, c.Skipped, r.Elapsed)
+	fmt.Fprintf(&b, "\n%d cases: crash points %d/%d, random kills %d (seed %d), power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d (%s), race rounds %d; %d skipped; %s\n",
+		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, r.Seed, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, r.strideText(), c.RaceRounds, c.Skipped, r.Elapsed)
 	for _, row := range r.Rows {
 		if row.Result == Skip {
 			fmt.Fprintf(&b, "skipped %s: %s\n", row.Case, row.Observed)
@@ -46,6 +46,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "\n%s\n", r.Summary())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// strideText says which offsets of the sampled journal records were cut.
+func (r *Report) strideText() string {
+	if r.TornRecordStride <= 1 {
+		return "PREPARING and COLD_VERIFIED records at every offset"
+	}
+	return fmt.Sprintf("PREPARING and COLD_VERIFIED records at one offset in %d and their end; --soak cuts every offset", r.TornRecordStride)
 }
 
 func cell(s string) string { return clip(strings.ReplaceAll(s, "\t", " "), cellWidth) }
