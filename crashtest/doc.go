@@ -40,7 +40,10 @@
 //     followed only by complete graft marks (graft/retired or
 //     graft/unretired on a source, graft/abandoned on a target) and at
 //     most a torn last line, which the store reports and ignores.
-//  5. Nothing the user committed is lost: when the command returned
+//  5. Once no record is left, every session the template does not hold
+//     carries a graft/origin or a graft/abandoned: one with neither is the
+//     shell of a rolled-back graft that recovery did not remove.
+//  6. Nothing the user committed is lost: when the command returned
 //     success before the kill or fault, the outcome required is "rolled
 //     forward" (for a revert: the source usable again).
 //
@@ -105,12 +108,23 @@
 //	      the source was retired and stays so; the store reports the torn
 //	      tail and ignores it, the target still reads and stays live, and
 //	      the next append to it is accepted, keeping the cut bytes in
-//	      tgt.jsonl.broken. The TARGET_FLUSHED record of a crashed commit
-//	      (before its commit point) cut at every offset: `graft recover`
-//	      reports the corrupt record, leaves it byte for byte as evidence,
-//	      exits non-zero on both runs, and the source stays usable while
-//	      the uncommitted target stays unresumable. A cut that only drops
-//	      the record's final newline leaves a readable record: rolled back.
+//	      tgt.jsonl.broken. The journal record of a crashed commit cut at
+//	      every offset: TARGET_FLUSHED (killed at journal-flushed:after),
+//	      PREPARING (journal-preparing:after, no target yet), COLD_VERIFIED
+//	      before the retire (journal-verified:after) and after it
+//	      (source-retire:after). `graft recover` reports the corrupt
+//	      record, leaves it byte for byte as evidence and exits non-zero on
+//	      both runs; the graft stays where its source says, since liveness
+//	      is judged from the source alone: before the retire the source is
+//	      usable and the uncommitted target unresumable; after it the
+//	      target is live and the source retired, though the record (and so
+//	      the lineage it would write) stays until someone removes it. A cut
+//	      that only drops the final newline leaves a readable record,
+//	      resolved as usual. TARGET_FLUSHED is cut at every offset; the
+//	      other three at one offset in Config.TornRecordStride (3 in CI)
+//	      plus every offset from two bytes before the closing brace, and at
+//	      every offset in a soak run (--soak); the table's counts line says
+//	      which.
 //	power loss
 //	      In-process on crashfs: a commit and a revert are recorded, and
 //	      every crash state (only fsynced file data and directory entries,
@@ -119,6 +133,16 @@
 //	      returned, which must hold what the user was told. catalog.db and
 //	      locks/ stay real files (bbolt and flock need them): each state
 //	      takes the template's catalog, which is derived data.
+//	recovery power loss
+//	      Power loss during recovery itself. For every point of txn.Points
+//	      that leaves a journal record (all but the two locks and the two
+//	      record removals), a child is killed there; the crashed home is
+//	      loaded into crashfs and its recovery recorded in-process (catalog
+//	      and locks on disk, as above); every crash state of that recording
+//	      is written to a fresh home, recovered twice and checked, and so is
+//	      the state right after recovery returned. The outcome is the
+//	      point's own: rolled back before the commit point, forward at or
+//	      after it. Counted as recovery power-loss states.
 //
 // # Proof that it can fail
 //
@@ -126,5 +150,11 @@
 // children): without the directory fsync after creating the target some
 // power-loss states lose the target after the source was retired, and
 // without the cold read L3 commits a tampered target. Tests assert that the
-// suite reports failures with each knob.
+// suite reports failures with each knob. The two families above have their
+// own: a recorded recovery that skips its directory fsyncs leaves a state
+// in which the shell of a rolled-back commit is back with no record to
+// remove it (the check of step 5), and a recovery that discards a corrupt
+// COLD_VERIFIED record instead of leaving it fails every cut record. (The
+// protocol knobs cannot fail recovery's power loss: recovery creates no
+// target and skips no cold read.)
 package crashtest
