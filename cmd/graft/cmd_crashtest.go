@@ -55,7 +55,11 @@ Prints a table (case, injection, expected, observed, result) and, last,
 					return err
 				}
 			}
-			rep, err := crashtest.Run(crashtest.Config{Bin: bin, RandomKills: soak, Seed: seed, Groups: groups, WorkDir: work, Progress: a.stderr})
+			cfg := crashtest.Config{Bin: bin, RandomKills: soak, Seed: seed, Groups: groups, WorkDir: work, Progress: a.stderr}
+			if soak > 0 {
+				cfg.TornRecordStride = 1 // a soak cuts every journal record at every offset
+			}
+			rep, err := crashtest.Run(cfg)
 			if err != nil {
 				return err
 			}
