@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -257,6 +258,38 @@ func BareScan(path string) (time.Duration, int64, error) {
 	}
 	d := time.Since(start)
 	return d, lines, f.Close()
+}
+
+// HashScan reads the log and hashes every byte with sha256, as the tape
+// builder's prefix hash does (graft-prefix-v1): the part of prepare no
+// decoder can make cheaper.
+func HashScan(path string) (time.Duration, error) {
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("bench: %w", err)
+	}
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, f, make([]byte, 64<<10)); err != nil {
+		return 0, errors.Join(fmt.Errorf("bench: reading %s: %w", path, err), f.Close())
+	}
+	d := time.Since(start)
+	return d, f.Close()
+}
+
+// DecodeScan reads and decodes the log as prepare does (session.ScanFold)
+// and folds nothing: prepare's cost without the tape and the hash.
+func DecodeScan(path string) (time.Duration, error) {
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("bench: %w", err)
+	}
+	if _, err := session.ScanFold(f, path, session.ScanFrom{}, nil); err != nil {
+		return 0, errors.Join(err, f.Close())
+	}
+	d := time.Since(start)
+	return d, f.Close()
 }
 
 // ClearIndexes drops a home's scan and seq indexes (and the rest of what

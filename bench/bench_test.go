@@ -105,6 +105,26 @@ func BenchmarkBareScan(b *testing.B) {
 	}
 }
 
+func BenchmarkHashScan(b *testing.B) {
+	ds := benchDataset(b)
+	b.SetBytes(ds.Bytes)
+	for b.Loop() {
+		if _, err := HashScan(ds.Path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeScan(b *testing.B) {
+	ds := benchDataset(b)
+	b.SetBytes(ds.Bytes)
+	for b.Loop() {
+		if _, err := DecodeScan(ds.Path); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkPrepareFull(b *testing.B) {
 	ds := benchDataset(b)
 	home, err := NewHome(b.TempDir(), ds, -1, false)
@@ -245,6 +265,11 @@ func TestMeasurementsOnASmallSession(t *testing.T) {
 	}
 	if _, lines, err := BareScan(ds.Path); err != nil || lines != ds.Events {
 		t.Fatalf("bare scan: %d lines, %v", lines, err)
+	}
+	for name, scan := range map[string]func(string) (time.Duration, error){"hash": HashScan, "decode": DecodeScan} {
+		if d, err := scan(ds.Path); err != nil || d <= 0 {
+			t.Fatalf("%s scan: %v, %v", name, d, err)
+		}
 	}
 	home, err := NewHome(dir, ds, -1, false)
 	if err != nil {
