@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,6 +102,18 @@ func (s *Store) List() ([]string, error) {
 
 // Scan streams the events of id from the given position (zero: the start).
 func (s *Store) Scan(id string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
+	return s.scanWith(Scan, id, from, fn)
+}
+
+// ScanFold is Scan through ScanFold: successful tool outputs are validated
+// but not built. For folds that never read them.
+func (s *Store) ScanFold(id string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
+	return s.scanWith(ScanFold, id, from, fn)
+}
+
+type scanner func(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error)
+
+func (s *Store) scanWith(scan scanner, id string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
 	if err := ValidID(id); err != nil {
 		return ScanResult{}, err
 	}
@@ -115,7 +128,7 @@ func (s *Store) Scan(id string, from ScanFrom, fn func(ev *Event, raw []byte, of
 	if err := regular(f); err != nil {
 		return ScanResult{}, closeAfter(f, err)
 	}
-	res, err := Scan(readerFrom(f, from.Offset), path, from, fn)
+	res, err := scan(readerFrom(f, from.Offset), path, from, fn)
 	if err != nil {
 		return res, closeAfter(f, err)
 	}
@@ -164,17 +177,18 @@ func (r *offsetReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func readerFrom(f vfs.File, off int64) interface{ Read([]byte) (int, error) } {
+func readerFrom(f vfs.File, off int64) io.Reader {
 	if off == 0 {
 		return f
 	}
 	return &offsetReader{f: f, off: off}
 }
 
-// Info folds the whole log of id.
+// Info folds the whole log of id. The state fold reads no tool output, so
+// it goes through ScanFold.
 func (s *Store) Info(id string) (*Info, error) {
 	info := &Info{ID: id}
-	res, err := s.Scan(id, ScanFrom{}, func(ev *Event, _ []byte, _ int64) error {
+	res, err := s.ScanFold(id, ScanFrom{}, func(ev *Event, _ []byte, _ int64) error {
 		info.Add(ev)
 		return nil
 	})
@@ -313,6 +327,18 @@ func (s *Store) appendChecked(id string, evs []Event, mark bool, after *ScanResu
 // appendLocked folds, checks, repairs and writes while f holds the append
 // lock: the fold is read under the lock, so the next seq is still free.
 func (s *Store) appendLocked(id string, f vfs.File, evs []Event, mark bool, after *ScanResult) ([]Event, error) {
+	if after != nil && mark {
+		same, err := endsAt(s.FS, f, s.Path(id), *after)
+		if err != nil {
+			return nil, err
+		}
+		if same {
+			// The log is byte for byte as long as the caller's scan and ends
+			// on the seq it saw: append right after it without reading it
+			// all again (the retire mark of a commit on a 1 GiB source).
+			return s.writeLocked(id, f, evs, after.LastSeq)
+		}
+	}
 	info, err := s.Info(id)
 	if err != nil {
 		return nil, err
@@ -329,14 +355,23 @@ func (s *Store) appendLocked(id string, f vfs.File, evs []Event, mark bool, afte
 			}
 		}
 	}
-	out, err := s.stamp(evs, info.LastSeq)
-	if err != nil {
-		return nil, err
-	}
 	if info.Torn != nil {
+		if _, err := s.stamp(evs, info.LastSeq); err != nil {
+			return nil, err // refuse bad events before cutting anything
+		}
 		if err := s.repairTail(id, info); err != nil {
 			return nil, err
 		}
+	}
+	return s.writeLocked(id, f, evs, info.LastSeq)
+}
+
+// writeLocked stamps evs after seq last and appends them with an fsync; f
+// holds the append lock.
+func (s *Store) writeLocked(id string, f vfs.File, evs []Event, last int64) ([]Event, error) {
+	out, err := s.stamp(evs, last)
+	if err != nil {
+		return nil, err
 	}
 	data, err := encodeAll(out)
 	if err != nil {
