@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -884,5 +885,40 @@ func TestFileIdentity(t *testing.T) {
 	dev2, ino2, ok := FileIdentity(fi2)
 	if !ok || (dev2 == dev && ino2 == ino) {
 		t.Fatalf("rewritten file kept its identity %d/%d", dev2, ino2)
+	}
+}
+
+func TestRecordCommitWritesLineageAndUsedInOneGo(t *testing.T) {
+	home := t.TempDir()
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	err := With(home, time.Second, func(db *DB) error {
+		if err := db.PutPrepared(Prepared{ID: "p1", Source: "s", Created: now, Expires: now.Add(time.Hour)}); err != nil {
+			return err
+		}
+		if err := db.RecordCommit(Node{Session: "s.g2", Parent: "s", Generation: 2, Txn: "t1"}, "p1", "t1"); err != nil {
+			return err
+		}
+		// A purged review is not an error; a review used by another txn is.
+		if err := db.RecordCommit(Node{Session: "s.g3", Parent: "s", Generation: 2, Txn: "t2"}, "gone", "t2"); err != nil {
+			return fmt.Errorf("unknown review: %w", err)
+		}
+		if err := db.RecordCommit(Node{Session: "s.g4", Parent: "s", Generation: 2, Txn: "t3"}, "p1", "t3"); !errors.Is(err, ErrUsedPrepared) {
+			return fmt.Errorf("review used by t1, recorded for t3: %v, want ErrUsedPrepared", err)
+		}
+		if _, ok, _ := db.GetNode("s.g4"); ok {
+			return errors.New("a refused RecordCommit still wrote its lineage node")
+		}
+		n, ok, err := db.GetNode("s")
+		if err != nil || !ok || !slices.Equal(n.Children, []string{"s.g2", "s.g3"}) {
+			return fmt.Errorf("parent node %+v %v %v, want children s.g2 s.g3", n, ok, err)
+		}
+		_, err = db.GetPrepared("p1", now)
+		if !errors.Is(err, ErrUsedPrepared) {
+			return fmt.Errorf("p1 after RecordCommit: %v, want used", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -70,29 +71,57 @@ func (db *DB) PutNode(n Node) error {
 	if err := n.validate(); err != nil {
 		return err
 	}
-	return db.update("putting lineage node "+n.Session, func(tx *bolt.Tx) error {
-		var old Node
-		if _, err := db.getJSON(tx, bucketLineage, n.Session, &old); err != nil {
+	return db.update("putting lineage node "+n.Session, func(tx *bolt.Tx) error { return db.putNode(tx, n) })
+}
+
+// RecordCommit is what a committed graft writes, in one write transaction
+// (one pair of fdatasyncs, not two): n's lineage as PutNode does, and, when
+// preparedID is set, the review marked used by txn as MarkPreparedUsed does.
+// A review that is gone (purged) is not an error: the lineage is the point.
+func (db *DB) RecordCommit(n Node, preparedID, txn string) error {
+	if err := n.validate(); err != nil {
+		return err
+	}
+	if err := session.ValidID(txn); err != nil {
+		return fmt.Errorf("%w: recording commit of %s: txn: %w", ErrInvalid, n.Session, err)
+	}
+	return db.update("recording the commit of "+n.Session, func(tx *bolt.Tx) error {
+		if err := db.putNode(tx, n); err != nil {
 			return err
 		}
-		n.Children = mergeChildren(old.Children, n.Children)
-		if err := putJSON(tx, bucketLineage, n.Session, n); err != nil {
-			return err
-		}
-		if n.Parent == "" {
+		if preparedID == "" {
 			return nil
 		}
-		var parent Node
-		ok, err := db.getJSON(tx, bucketLineage, n.Parent, &parent)
-		if err != nil {
-			return err
+		err := db.markUsed(tx, preparedID, txn)
+		if errors.Is(err, ErrUnknownPrepared) {
+			return nil
 		}
-		if !ok {
-			parent = Node{Session: n.Parent, Generation: n.Generation - 1}
-		}
-		parent.Children = mergeChildren(parent.Children, []string{n.Session})
-		return putJSON(tx, bucketLineage, n.Parent, parent)
+		return err
 	})
+}
+
+func (db *DB) putNode(tx *bolt.Tx, n Node) error {
+	var old Node
+	if _, err := db.getJSON(tx, bucketLineage, n.Session, &old); err != nil {
+		return err
+	}
+	n.Children = mergeChildren(old.Children, n.Children)
+	if err := putJSON(tx, bucketLineage, n.Session, n); err != nil {
+		return err
+	}
+	if n.Parent == "" {
+		return nil
+	}
+	var parent Node
+	ok, err := db.getJSON(tx, bucketLineage, n.Parent, &parent)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		parent = Node{Session: n.Parent, Generation: n.Generation - 1}
+	}
+	parent.Children = mergeChildren(parent.Children, []string{n.Session})
+	return putJSON(tx, bucketLineage, n.Parent, parent)
 }
 
 // GetNode returns the node of session id, and whether there is one.

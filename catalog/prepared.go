@@ -160,21 +160,23 @@ func (db *DB) MarkPreparedUsed(id, txn string) error {
 	if err := session.ValidID(txn); err != nil {
 		return fmt.Errorf("%w: marking prepared %s used: txn: %w", ErrInvalid, id, err)
 	}
-	return db.update("marking prepared "+id+" used", func(tx *bolt.Tx) error {
-		p, err := db.loadPrepared(tx, id)
-		if err != nil {
-			return err
-		}
-		switch p.UsedBy {
-		case txn:
-			return nil
-		case "":
-			p.UsedBy = txn
-			return putJSON(tx, bucketPrepared, id, p)
-		default:
-			return &UsedPreparedError{ID: id, Txn: p.UsedBy}
-		}
-	})
+	return db.update("marking prepared "+id+" used", func(tx *bolt.Tx) error { return db.markUsed(tx, id, txn) })
+}
+
+func (db *DB) markUsed(tx *bolt.Tx, id, txn string) error {
+	p, err := db.loadPrepared(tx, id)
+	if err != nil {
+		return err
+	}
+	switch p.UsedBy {
+	case txn:
+		return nil
+	case "":
+		p.UsedBy = txn
+		return putJSON(tx, bucketPrepared, id, p)
+	default:
+		return &UsedPreparedError{ID: id, Txn: p.UsedBy}
+	}
 }
 
 // PurgeExpired deletes every review expired at now, used or not, and says

@@ -507,18 +507,10 @@ func closeAfter(f vfs.File, err error) error {
 // prepared review used. Idempotent.
 func RecordLineage(env *Env, rec journal.Record) error {
 	return catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
-		if err := db.PutNode(catalog.Node{
+		return db.RecordCommit(catalog.Node{
 			Session: rec.Target, Parent: rec.Source, Generation: rec.Generation,
 			Boundary: rec.BoundarySeq, Txn: rec.Txn, TapeHash: rec.TapeHash, Committed: env.now().UTC(),
-		}); err != nil {
-			return err
-		}
-		if rec.PreparedID != "" {
-			if err := db.MarkPreparedUsed(rec.PreparedID, rec.Txn); err != nil && !errors.Is(err, catalog.ErrUnknownPrepared) {
-				return err
-			}
-		}
-		return nil
+		}, rec.PreparedID, rec.Txn)
 	})
 }
 
