@@ -21,6 +21,7 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 10s -fuzzminimizetime 2s ./session
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime 10s -fuzzminimizetime 2s ./session
 	@echo "make test: ok"
 
 .PHONY: testrace
