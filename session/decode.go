@@ -110,7 +110,6 @@ const (
 	fTapeEvents
 	fTarget
 	fReason
-	fInherit
 	fMeta
 )
 
@@ -153,7 +152,9 @@ func (d *lineDecoder) event(ev *Event) bool {
 		case "reason":
 			bit, ok = fReason, d.stringField(&ev.Reason)
 		case "inherit":
-			bit, ok = fInherit, d.inherit(&ev.Inherit)
+			// Only a graft/origin carries it, once per session: encoding/json
+			// decodes that line rather than a hand decoder of its own.
+			return false
 		case "meta":
 			bit, ok = fMeta, d.meta(&ev.Meta)
 		default:
@@ -277,134 +278,6 @@ func (d *lineDecoder) todo(td *Todo) bool {
 			bit, ok = 2, d.stringField(&td.Content)
 		case "status":
 			bit, ok = 4, d.stringField(&td.Status)
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
-	})
-}
-
-func (d *lineDecoder) inherit(dst **Inherited) bool {
-	if d.null() {
-		return true
-	}
-	in := &Inherited{}
-	*dst = in
-	var seen uint8
-	return d.object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
-		case "firstGoal":
-			bit = 1
-			if ok = d.null(); !ok {
-				q := &Quote{}
-				in.FirstGoal = q
-				ok = d.quote(q)
-			}
-		case "constraints":
-			bit = 2
-			if ok = d.null(); !ok {
-				cs := []Constraint{}
-				ok = d.array(func() bool {
-					var c Constraint
-					if !d.constraint(&c) {
-						return false
-					}
-					cs = append(cs, c)
-					return true
-				})
-				in.Constraints = cs
-			}
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
-	})
-}
-
-func (d *lineDecoder) quote(q *Quote) bool {
-	var seen uint8
-	return d.object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
-		case "text":
-			bit, ok = 1, d.stringField(&q.Text)
-		case "origin":
-			bit, ok = 2, d.origin(&q.Origin)
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
-	})
-}
-
-func (d *lineDecoder) constraint(c *Constraint) bool {
-	if d.null() {
-		return true
-	}
-	var seen uint8
-	return d.object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
-		case "text":
-			bit, ok = 1, d.stringField(&c.Text)
-		case "origin":
-			bit, ok = 2, d.origin(&c.Origin)
-		case "also":
-			bit = 4
-			if ok = d.null(); !ok {
-				also := []Origin{}
-				ok = d.array(func() bool {
-					var o Origin
-					if !d.origin(&o) {
-						return false
-					}
-					also = append(also, o)
-					return true
-				})
-				c.Also = also
-			}
-		default:
-			return false
-		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
-	})
-}
-
-func (d *lineDecoder) origin(o *Origin) bool {
-	if d.null() {
-		return true
-	}
-	var seen uint8
-	return d.object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
-		case "generation":
-			bit, ok = 1, d.intField(&o.Generation)
-		case "session":
-			bit, ok = 2, d.stringField(&o.Session)
-		case "seq":
-			bit, ok = 4, d.int64Field(&o.Seq)
 		default:
 			return false
 		}
