@@ -60,8 +60,9 @@ func Run(env *txn.Env) (*Report, error) {
 		rep.Errors = append(rep.Errors, c.Error())
 		causes = append(causes, c)
 	}
+	folds := &sourceFolds{env: env, m: map[string]*session.Info{}}
 	for _, rec := range scan.Records {
-		if err := one(env, rec, rep); err != nil {
+		if err := one(env, folds, rec, rep); err != nil {
 			if errors.Is(err, txn.ErrLocked) {
 				rep.Busy++
 				continue
@@ -77,7 +78,7 @@ func Run(env *txn.Env) (*Report, error) {
 	return rep, nil
 }
 
-func one(env *txn.Env, rec journal.Record, rep *Report) (err error) {
+func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err error) {
 	locks, err := txn.LockPair(env.Home, rec.Target, rec.Source)
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func one(env *txn.Env, rec journal.Record, rep *Report) (err error) {
 	} else if err != nil {
 		return err
 	}
-	sinfo, err := env.Store.Info(rec.Source)
+	sinfo, err := folds.info(rec.Source)
 	if err != nil {
 		return fmt.Errorf("reading source %s: %w", rec.Source, err)
 	}
@@ -136,6 +137,34 @@ func one(env *txn.Env, rec journal.Record, rep *Report) (err error) {
 		return nil
 	}
 	return fmt.Errorf("unknown record kind %q", rec.Kind)
+}
+
+// sourceFolds keeps the fold of each source for one scan: many records of
+// one source (a 1 GiB log) cost one read, not one each. A fold is reused only
+// while the log's size is still the size it was folded at: every append
+// (ours, or a live process's between two records) changes the size, and a
+// stale fold could roll back a graft whose retire it did not see.
+type sourceFolds struct {
+	env *txn.Env
+	m   map[string]*session.Info
+}
+
+func (c *sourceFolds) info(id string) (*session.Info, error) {
+	if info, ok := c.m[id]; ok && info.Torn == nil {
+		fi, err := c.env.FS.Lstat(c.env.Store.Path(id))
+		if err != nil {
+			return nil, fmt.Errorf("stat of source %s: %w", id, err)
+		}
+		if fi.Mode().IsRegular() && fi.Size() == info.End {
+			return info, nil
+		}
+	}
+	info, err := c.env.Store.Info(id)
+	if err != nil {
+		return nil, err
+	}
+	c.m[id] = info
+	return info, nil
 }
 
 // lostTarget says what is wrong with the target of a retired source, or ""
