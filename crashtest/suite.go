@@ -162,13 +162,12 @@ func (r *Report) Uncovered() []txn.Point {
 
 // suite is one Run in progress.
 type suite struct {
-	cfg     Config
-	work    string
-	keep    bool // keep failing case homes (WorkDir given)
-	bin     string
-	tmpl    *template // the prepared source
-	done    *template // the same home after a committed graft (revert cases)
-	armedOK bool
+	cfg  Config
+	work string
+	keep bool // keep failing case homes (WorkDir given)
+	bin  string
+	tmpl *template // the prepared source
+	done *template // the same home after a committed graft (revert cases)
 	// dropRecoveryDirSyncs makes the recorded recoveries of the
 	// recovery-power-loss family skip every directory fsync (a test's knob).
 	dropRecoveryDirSyncs bool

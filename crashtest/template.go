@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/txn"
@@ -280,4 +279,3 @@ func ModuleRoot() (string, error) {
 }
 
 // since formats an elapsed time for a row.
-func since(t time.Time) string { return time.Since(t).Round(time.Millisecond).String() }

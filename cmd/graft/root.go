@@ -40,14 +40,6 @@ func defaultHome() string {
 	return ".graft"
 }
 
-// store opens the session store of the home.
-func (a *app) store() (*session.Store, error) {
-	if err := a.fs.MkdirAll(a.home, session.DirMode); err != nil {
-		return nil, fmt.Errorf("creating graft home %s: %w", a.home, err)
-	}
-	return session.OpenStore(a.fs, a.home)
-}
-
 // printJSON writes v as indented JSON to stdout.
 func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(a.stdout)
