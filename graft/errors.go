@@ -18,47 +18,50 @@ var ErrHashMismatch = errors.New("graft: tape hash mismatch")
 // tools and --json output carry it), people read the message.
 type Code string
 
-// Codes and their exit codes. Stable: never renumber, only add.
-var codes = []struct {
+// ExitCode is one typed error: its stable code, exit code and meaning.
+type ExitCode struct {
 	Code Code
 	Exit int
-	Err  error
 	Doc  string
-}{
-	{"unknown_prepared", 10, catalog.ErrUnknownPrepared, "no prepared review has this id"},
-	{"expired_prepared", 11, catalog.ErrExpiredPrepared, "the prepared review expired: prepare again"},
-	{"used_prepared", 12, catalog.ErrUsedPrepared, "the prepared review was already committed"},
-	{"hash_mismatch", 13, ErrHashMismatch, "--hash is not the review's tapeHash"},
-	{"boundary_drift", 14, txn.ErrBoundaryDrift, "a new human instruction arrived or the prefix changed: prepare again"},
-	{"already_grafted", 15, txn.ErrAlreadyGrafted, "the source is retired: use its target, or --allow-reslice"},
-	{"target_exists", 16, txn.ErrTargetExists, "the target id is taken: choose another --target"},
-	{"locked", 17, txn.ErrLocked, "another process holds the source or target lock: retry"},
-	{"cold_verify_failed", 18, txn.ErrColdVerify, "the target read back from disk did not match: nothing was committed"},
-	{"no_space", 19, errNoSpace, "the disk is full (ENOSPC): nothing was committed"},
-	{"permission_denied", 20, errPermission, "a write was denied (EACCES/EROFS): nothing was committed"},
-	{"corrupt_journal_record", 21, journal.ErrCorruptRecord, "a journal record in .txn/ cannot be read; it was left in place"},
-	{"invalid_id", 22, session.ErrInvalidID, "a session id does not match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"},
-	{"not_found", 23, session.ErrNotFound, "no such session"},
-	{"retired", 24, session.ErrRetired, "the session is retired: continue in its target"},
-	{"abandoned", 25, session.ErrAbandoned, "the session is an abandoned target: continue in its source"},
-	{"uncommitted", 26, session.ErrUncommitted, "the session is a target that never committed: continue in its source"},
-	{"corrupt_log", 27, session.ErrCorrupt, "a session log has a bad line (file, line and offset are named)"},
-	{"bad_seq", 28, session.ErrSeq, "a seq gap or repeat (both seqs are named)"},
-	{"not_live", 29, txn.ErrNotLive, "the target is not a live graft: nothing to revert"},
-	{"has_new_events", 30, txn.ErrHasNewEvents, "the target grew beyond its tape: revert --force"},
-	{"recovery_incomplete", 31, recovery.ErrIncomplete, "the recovery scan left records unresolved (listed)"},
-	{"catalog_busy", 32, catalog.ErrBusy, "catalog.db is held by another process: retry"},
-	{"symlink_refused", 33, session.ErrSymlink, "a session file is a symlink or not a regular file"},
-	{"bad_event", 34, session.ErrBadEvent, "an event is invalid"},
-	{"audit_failed", 35, ErrAuditFailed, "an ancestor's origin event is missing or no longer holds a constraint"},
-	{"invalid_options", 36, ErrInvalidOptions, "prepare options are invalid"},
-	{"source_rewritten", 37, importer.ErrSourceRewritten, "import: the part of the transcript already imported changed"},
-	{"source_shortened", 38, importer.ErrSourceShortened, "import: the transcript is shorter than the part already imported"},
-	{"session_diverged", 39, importer.ErrSessionDiverged, "import: the session holds events the import did not write"},
-	{"import_busy", 40, importer.ErrBusy, "import: another import into this session is running"},
-	{"no_such_seq", 41, ErrNoSuchSeq, "the session has no event at that seq"},
-	{"no_origin", 42, ErrNoOrigin, "recall --origin: the event cites no origin"},
-	{"broken_lineage", 43, ErrBrokenLineage, "an ancestor in the lineage is missing or does not match"},
+	err  error // what CodeOf matches (errNoSpace/errPermission: by errno)
+}
+
+// Codes and their exit codes. Stable: never renumber, only add.
+var codes = []ExitCode{
+	{"unknown_prepared", 10, "no prepared review has this id", catalog.ErrUnknownPrepared},
+	{"expired_prepared", 11, "the prepared review expired: prepare again", catalog.ErrExpiredPrepared},
+	{"used_prepared", 12, "the prepared review was already committed", catalog.ErrUsedPrepared},
+	{"hash_mismatch", 13, "--hash is not the review's tapeHash", ErrHashMismatch},
+	{"boundary_drift", 14, "a new human instruction arrived or the prefix changed: prepare again", txn.ErrBoundaryDrift},
+	{"already_grafted", 15, "the source is retired: use its target, or --allow-reslice", txn.ErrAlreadyGrafted},
+	{"target_exists", 16, "the target id is taken: choose another --target", txn.ErrTargetExists},
+	{"locked", 17, "another process holds the source or target lock: retry", txn.ErrLocked},
+	{"cold_verify_failed", 18, "the target read back from disk did not match: nothing was committed", txn.ErrColdVerify},
+	{"no_space", 19, "the disk is full (ENOSPC): nothing was committed", errNoSpace},
+	{"permission_denied", 20, "a write was denied (EACCES/EROFS): nothing was committed", errPermission},
+	{"corrupt_journal_record", 21, "a journal record in .txn/ cannot be read; it was left in place", journal.ErrCorruptRecord},
+	{"invalid_id", 22, "a session id does not match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$", session.ErrInvalidID},
+	{"not_found", 23, "no such session", session.ErrNotFound},
+	{"retired", 24, "the session is retired: continue in its target", session.ErrRetired},
+	{"abandoned", 25, "the session is an abandoned target: continue in its source", session.ErrAbandoned},
+	{"uncommitted", 26, "the session is a target that never committed: continue in its source", session.ErrUncommitted},
+	{"corrupt_log", 27, "a session log has a bad line (file, line and offset are named)", session.ErrCorrupt},
+	{"bad_seq", 28, "a seq gap or repeat (both seqs are named)", session.ErrSeq},
+	{"not_live", 29, "the target is not a live graft: nothing to revert", txn.ErrNotLive},
+	{"has_new_events", 30, "the target grew beyond its tape: revert --force", txn.ErrHasNewEvents},
+	{"recovery_incomplete", 31, "the recovery scan left records unresolved (listed)", recovery.ErrIncomplete},
+	{"catalog_busy", 32, "catalog.db is held by another process: retry", catalog.ErrBusy},
+	{"symlink_refused", 33, "a session file is a symlink or not a regular file", session.ErrSymlink},
+	{"bad_event", 34, "an event is invalid", session.ErrBadEvent},
+	{"audit_failed", 35, "an ancestor's origin event is missing or no longer holds a constraint", ErrAuditFailed},
+	{"invalid_options", 36, "prepare options are invalid", ErrInvalidOptions},
+	{"source_rewritten", 37, "import: the part of the transcript already imported changed", importer.ErrSourceRewritten},
+	{"source_shortened", 38, "import: the transcript is shorter than the part already imported", importer.ErrSourceShortened},
+	{"session_diverged", 39, "import: the session holds events the import did not write", importer.ErrSessionDiverged},
+	{"import_busy", 40, "import: another import into this session is running", importer.ErrBusy},
+	{"no_such_seq", 41, "the session has no event at that seq", ErrNoSuchSeq},
+	{"no_origin", 42, "recall --origin: the event cites no origin", ErrNoOrigin},
+	{"broken_lineage", 43, "an ancestor in the lineage is missing or does not match", ErrBrokenLineage},
 }
 
 var (
@@ -77,7 +80,7 @@ func CodeOf(err error) (Code, int) {
 		return "", 0
 	}
 	for _, c := range codes {
-		switch c.Err {
+		switch c.err {
 		case errNoSpace:
 			if txn.IsNoSpace(err) {
 				return c.Code, c.Exit
@@ -87,7 +90,7 @@ func CodeOf(err error) (Code, int) {
 				return c.Code, c.Exit
 			}
 		default:
-			if errors.Is(err, c.Err) {
+			if errors.Is(err, c.err) {
 				return c.Code, c.Exit
 			}
 		}
@@ -96,18 +99,4 @@ func CodeOf(err error) (Code, int) {
 }
 
 // ExitCodes lists every code for --help and the README.
-func ExitCodes() []struct {
-	Code Code
-	Exit int
-	Doc  string
-} {
-	out := make([]struct {
-		Code Code
-		Exit int
-		Doc  string
-	}, len(codes))
-	for k, c := range codes {
-		out[k].Code, out[k].Exit, out[k].Doc = c.Code, c.Exit, c.Doc
-	}
-	return out
-}
+func ExitCodes() []ExitCode { return append([]ExitCode(nil), codes...) }
