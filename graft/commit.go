@@ -2,6 +2,7 @@ package graft
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/session"
@@ -35,6 +36,11 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 	})
 	if err != nil {
 		return nil, err
+	}
+	if !strings.HasPrefix(p.PrefixHash, tape.PrefixHashPrefix) {
+		// The source may be unchanged: the prefix hash's definition is.
+		return nil, fmt.Errorf("%w: review %s was prepared by an older graft (its prefix hash is %s, this build computes %s); prepare again",
+			catalog.ErrExpiredPrepared, preparedID, hashVersion(p.PrefixHash), strings.TrimSuffix(tape.PrefixHashPrefix, ":"))
 	}
 	if tapeHash != p.TapeHash {
 		return nil, fmt.Errorf("%w: --hash %q is not the tapeHash %q of review %s; commit with the hash the review showed", ErrHashMismatch, tapeHash, p.TapeHash, preparedID)
@@ -105,4 +111,11 @@ func (s *Service) Revert(target string, force bool) (*txn.RevertResult, error) {
 		return nil, err
 	}
 	return txn.Revert(s.Env(), target, force)
+}
+
+// hashVersion is the version part of a versioned hash ("graft-prefix-v1"
+// of "graft-prefix-v1:ab…").
+func hashVersion(h string) string {
+	v, _, _ := strings.Cut(h, ":")
+	return v
 }

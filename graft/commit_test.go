@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
@@ -127,6 +128,36 @@ func TestChangedPrefixIsBoundaryDrift(t *testing.T) {
 		t.Fatalf("error %v, want a *txn.DriftError with PrefixChanged at boundary %d", err, workBoundary)
 	}
 	h.nothingWritten("s.g2", rewritten)
+}
+
+// A review prepared by a graft that hashed prefixes as graft-prefix-v1 is
+// refused as stale with a next step, not reported as a drift of the
+// source: the source did not change, the hash definition did.
+func TestReviewWithAnOlderPrefixHashIsStale(t *testing.T) {
+	h := openFlowHome(t, graft.Options{})
+	h.create("s", workSession()...)
+	rv := h.prepare("s", graft.PrepareOptions{})
+	if !strings.HasPrefix(rv.PrefixHash, "graft-prefix-v2:") {
+		t.Fatalf("prefixHash %q, want graft-prefix-v2:…", rv.PrefixHash)
+	}
+	err := catalog.With(h.svc.Home, h.svc.CatalogTimeout, func(db *catalog.DB) error {
+		p, err := db.PeekPrepared(rv.PreparedID)
+		if err != nil {
+			return err
+		}
+		p.PrefixHash = "graft-prefix-v1:" + strings.Repeat("ab", 32)
+		return db.PutPrepared(p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := h.bytesOf("s")
+	_, err = h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+	wantCode(t, err, "expired_prepared", 11)
+	if msg := err.Error(); !strings.Contains(msg, "graft-prefix-v1") || !strings.Contains(msg, "prepare again") {
+		t.Errorf("error %q does not name the old hash version and the next step", msg)
+	}
+	h.nothingWritten("s.g2", before)
 }
 
 // Each refusal of a commit has its stable code and exit code, and writes

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/session"
 )
@@ -37,8 +39,8 @@ const (
 )
 
 const (
-	prefixVersion   = "graft-prefix-v1"
-	snapshotVersion = 1
+	prefixVersion   = "graft-prefix-v2"
+	snapshotVersion = 2 // 1 held graft-prefix-v1 hash states
 )
 
 // Builder folds a session's events, in seq order, into what a tape needs.
@@ -190,6 +192,18 @@ func writeLP(h hash.Hash, b []byte) {
 	h.Write(b)
 }
 
+// writeLine writes one event's entry of the prefix hash: the line's length
+// (8 bytes big-endian) and its XXH3-128 (16 bytes big-endian), so that
+// sha256 reads 24 bytes per event however long the event is (see doc.go,
+// Hashes).
+func writeLine(h hash.Hash, raw []byte) {
+	var e [24]byte
+	binary.BigEndian.PutUint64(e[:8], uint64(len(raw)))
+	d := xxh3.Hash128(raw).Bytes()
+	copy(e[8:], d[:])
+	h.Write(e[:])
+}
+
 // Add folds the next event. raw is its exact log line without '\n'; seqs
 // must rise by exactly 1 from 1.
 func (b *Builder) Add(ev *session.Event, raw []byte) error {
@@ -208,7 +222,7 @@ func (b *Builder) Add(ev *session.Event, raw []byte) error {
 		// state as it was just before this one.
 		st.PrefixState = mustMarshalHash(b.running)
 	}
-	writeLP(b.running, raw)
+	writeLine(b.running, raw)
 	st.LastSeq = ev.Seq
 
 	switch ev.Type {

@@ -588,7 +588,7 @@ func (b *Builder) replayBlock(tr turn) (*block, *section) {
 	return blk, blk.addSection(sec)
 }
 
-// prefixHash is "graft-prefix-v1:<hex>" over the events before the boundary.
+// prefixHash is "graft-prefix-v2:<hex>" over the events before the boundary.
 func (b *Builder) prefixHash() (string, error) {
 	h := sha256.New()
 	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(b.st.PrefixState); err != nil {
