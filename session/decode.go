@@ -9,10 +9,15 @@ import (
 	"io"
 	"math/bits"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/zeebo/xxh3"
 )
 
 // The log decoder. encoding/json spends most of a scan validating and
@@ -34,7 +39,8 @@ const (
 	// decodeAll builds every field, like encoding/json.
 	decodeAll decodeMode = iota
 	// decodeFold validates a tool output but builds it only when the result
-	// failed (tool.ok is false): see ScanFold.
+	// failed (tool.ok is false), and then only through its first line with
+	// text: see ScanFold.
 	decodeFold
 )
 
@@ -62,8 +68,12 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 		if err := json.Unmarshal(line, ev); err != nil {
 			return err
 		}
-		if d.mode == decodeFold && ev.Tool != nil && ev.OKResult() {
-			ev.Tool.Output = ""
+		if d.mode == decodeFold && ev.Tool != nil {
+			if ev.OKResult() {
+				ev.Tool.Output = ""
+			} else {
+				ev.Tool.Output = throughFirstTextLine(ev.Tool.Output)
+			}
 		}
 	}
 	if cap(d.scratch) > maxKeptScratch {
@@ -239,9 +249,7 @@ func (d *lineDecoder) tool(dst **Tool) bool {
 		return false
 	}
 	if outStart >= 0 && t.OK != nil && !*t.OK {
-		sub := lineDecoder{data: d.data[:outEnd], pos: outStart, scratch: d.scratch}
-		ok = sub.stringField(&t.Output)
-		d.scratch = sub.scratch
+		t.Output, ok = d.textHead(outStart, outEnd)
 	}
 	return ok
 }
@@ -528,43 +536,42 @@ func stops(w uint64) uint64 {
 
 // stringEnd validates the body of a JSON string that starts at data[i]
 // (just past its opening quote) and returns the index of its closing quote
-// and whether it holds escapes or non-ASCII bytes; ok is false when the
-// string is malformed, unterminated, or has an unpaired surrogate escape.
-// Bytes are read eight at a time up to the next quote, backslash or
-// control character.
-func stringEnd(data []byte, i int) (end int, escaped, nonASCII bool, ok bool) {
-	var hi uint64
+// and whether it holds escapes; ok is false when the string is malformed,
+// unterminated, or has an unpaired surrogate escape. It jumps from one
+// quote, backslash or control character to the next: 32 bytes at a time
+// with AVX2 (scanStringAVX2, which also steps over two-byte escapes), else
+// eight at a time.
+func stringEnd(data []byte, i int) (end int, escaped bool, ok bool) {
 	for {
+		if haveStopsAVX2 {
+			n, esc := scanStringAVX2(data[i:])
+			i += n
+			escaped = escaped || esc
+		}
 		for ; i+8 <= len(data); i += 8 {
-			w := binary.LittleEndian.Uint64(data[i:])
-			if t := stops(w); t != 0 {
-				k := bits.TrailingZeros64(t) >> 3
-				hi |= w & (uint64(1)<<(8*k) - 1)
-				i += k
+			if t := stops(binary.LittleEndian.Uint64(data[i:])); t != 0 {
+				i += bits.TrailingZeros64(t) >> 3
 				goto stop
 			}
-			hi |= w
 		}
 		for ; i < len(data); i++ {
-			c := data[i]
-			if c == '"' || c == '\\' || c < 0x20 {
+			if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
 				break
 			}
-			hi |= uint64(c)
 		}
 		if i >= len(data) {
-			return 0, false, false, false
+			return 0, false, false
 		}
 	stop:
 		switch c := data[i]; {
 		case c == '"':
-			return i, escaped, hi&highs != 0, true
+			return i, escaped, true
 		case c < 0x20:
-			return 0, false, false, false
+			return 0, false, false
 		}
 		n := escapeLen(data, i)
 		if n == 0 {
-			return 0, false, false, false
+			return 0, false, false
 		}
 		escaped = true
 		i += n
@@ -591,12 +598,12 @@ func (d *lineDecoder) str() (string, bool) {
 	}
 	data := d.data
 	start := d.pos
-	end, escaped, nonASCII, ok := stringEnd(data, start)
+	end, escaped, ok := stringEnd(data, start)
 	if !ok {
 		return "", false
 	}
 	d.pos = end + 1
-	if nonASCII && !utf8.Valid(data[start:end]) {
+	if !utf8.Valid(data[start:end]) {
 		return "", false // encoding/json replaces invalid bytes
 	}
 	if !escaped {
@@ -612,30 +619,115 @@ func (d *lineDecoder) str() (string, bool) {
 		}
 		k += i
 		buf = append(buf, data[seg:k]...)
-		switch c := data[k+1]; c {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, n := unicodeEscape(data[k:end])
-			buf = utf8.AppendRune(buf, r)
-			i, seg = k+n, k+n
-			continue
-		default: // '"', '\\', '/'
-			buf = append(buf, c)
-		}
-		i, seg = k+2, k+2
+		buf, _, i = appendEscape(buf, data[:end], k)
+		seg = i
 	}
 	buf = append(buf, data[seg:end]...)
 	d.scratch = buf
 	return string(buf), true
+}
+
+// appendEscape appends the character of the escape at s[k] ('\\'), which
+// stringEnd has validated, and returns it and the index just past it.
+func appendEscape(buf, s []byte, k int) ([]byte, rune, int) {
+	switch c := s[k+1]; c {
+	case 'b':
+		return append(buf, '\b'), '\b', k + 2
+	case 'f':
+		return append(buf, '\f'), '\f', k + 2
+	case 'n':
+		return append(buf, '\n'), '\n', k + 2
+	case 'r':
+		return append(buf, '\r'), '\r', k + 2
+	case 't':
+		return append(buf, '\t'), '\t', k + 2
+	case 'u':
+		r, n := unicodeEscape(s[k:])
+		return utf8.AppendRune(buf, r), r, k + n
+	default: // '"', '\\', '/'
+		return append(buf, c), rune(c), k + 2
+	}
+}
+
+// textHead is the value of the JSON string data[start:end] (quotes
+// included; stringEnd has validated it) through its first line holding a
+// non-space rune, without the '\n' ending that line; all of it when no
+// line holds one. A line ends only at an escape (\n or \u000a), so the
+// raw bytes between escapes are appended whole.
+func (d *lineDecoder) textHead(start, end int) (string, bool) {
+	body := d.data[start+1 : end-1]
+	buf := d.scratch[:0]
+	text := false // the line being built holds a non-space rune
+	for i := 0; ; {
+		k := bytes.IndexByte(body[i:], '\\')
+		seg := body[i:]
+		if k >= 0 {
+			seg = seg[:k]
+		}
+		buf = append(buf, seg...)
+		if !text {
+			text = hasText(seg)
+		}
+		if k < 0 {
+			break
+		}
+		var r rune
+		n := len(buf)
+		buf, r, i = appendEscape(buf, body, i+k)
+		if r == '\n' {
+			if text {
+				buf = buf[:n]
+				break
+			}
+			continue
+		}
+		if !text && !unicode.IsSpace(r) {
+			text = true
+		}
+	}
+	d.scratch = buf
+	if !utf8.Valid(buf) {
+		return "", false // encoding/json replaces invalid bytes
+	}
+	return string(buf), true
+}
+
+// hasText reports whether b holds a rune that is not a space (as
+// unicode.IsSpace, which strings.TrimSpace trims); invalid UTF-8 counts as
+// text, as the U+FFFD encoding/json would make of it.
+func hasText(b []byte) bool {
+	for i := 0; i < len(b); {
+		if c := b[i]; c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
+				return true
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if !unicode.IsSpace(r) {
+			return true
+		}
+		i += n
+	}
+	return false
+}
+
+// throughFirstTextLine is what ScanFold keeps of a failed tool's output:
+// s up to the '\n' ending its first line holding a non-space rune, or s
+// when no line does. textHead builds the same from the raw JSON.
+func throughFirstTextLine(s string) string {
+	at := 0
+	for {
+		line, _, more := strings.Cut(s[at:], "\n")
+		if strings.TrimSpace(line) != "" {
+			return s[:at+len(line)]
+		}
+		if !more {
+			return s
+		}
+		at += len(line) + 1
+	}
 }
 
 // unicodeEscape reads \uXXXX (and its low surrogate \uYYYY if XXXX is a high
@@ -688,7 +780,7 @@ func (d *lineDecoder) skipString() bool {
 	if !d.consume('"') {
 		return false
 	}
-	end, _, _, ok := stringEnd(d.data, d.pos)
+	end, _, ok := stringEnd(d.data, d.pos)
 	if ok {
 		d.pos = end + 1
 	}
@@ -812,15 +904,44 @@ func (d *lineDecoder) skipNumber() bool {
 }
 
 // ScanFold is Scan for folds that never read the output of a successful
-// tool call, such as the tape builder and the state fold (Info.Add): the
-// output of a tool event whose "ok" is not false is validated exactly as
-// Scan validates it, but left empty in ev.Tool.Output. Everything else,
-// the seq chain, errors and torn tails included, is as in Scan.
+// tool call, and of a failed one only its first line with text, such as
+// the tape builder (which quotes that line) and the state fold (Info.Add):
+// every output is validated exactly as Scan validates it, but the output
+// of a tool event whose "ok" is not false is left empty in ev.Tool.Output,
+// and a failed one ("ok": false) is cut after its first line holding a
+// non-space rune (strings.TrimSpace(line) != ""), without that line's
+// '\n'; a MiB stack trace is not built to quote its first line.
+// Everything else, the seq chain, errors and torn tails included, is as in
+// Scan.
 //
 // Lines are decoded by runtime.GOMAXPROCS(0) goroutines while fn runs: fn
 // is called in order, on the caller's goroutine, and at most
 // foldAheadBytes of lines are read ahead of it.
 func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
+	var fold func(*Event, []byte, LineSum, int64) error
+	if fn != nil {
+		fold = func(ev *Event, raw []byte, _ LineSum, off int64) error { return fn(ev, raw, off) }
+	}
+	return scanFold(r, path, from, false, fold)
+}
+
+// LineSum is the XXH3-128 of one raw log line (without its '\n'), 16
+// bytes big-endian, high half first: what the tape's prefix hash
+// (graft-prefix-v2) reads of each event.
+type LineSum [16]byte
+
+// SumLine is the LineSum of raw.
+func SumLine(raw []byte) LineSum { return xxh3.Hash128(raw).Bytes() }
+
+// ScanFoldSums is ScanFold that also hands fn the LineSum of each line,
+// computed by the decoder goroutines right after they decode the line,
+// while it is in their cache: the caller's goroutine, which runs the
+// fold, does not read the bytes again.
+func ScanFoldSums(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, sum LineSum, off int64) error) (ScanResult, error) {
+	return scanFold(r, path, from, true, fn)
+}
+
+func scanFold(r io.Reader, path string, from ScanFrom, sums bool, fn func(ev *Event, raw []byte, sum LineSum, off int64) error) (ScanResult, error) {
 	if from.Line == 0 {
 		from.Line = 1
 	}
@@ -829,7 +950,7 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 	}
 	res := ScanResult{End: from.Offset, LastSeq: from.NextSeq - 1}
 	want := from.NextSeq
-	p := startFoldPipeline(r, from, max(1, runtime.GOMAXPROCS(0)))
+	p := startFoldPipeline(r, from, max(1, runtime.GOMAXPROCS(0)), sums)
 	defer p.stop()
 	for b := p.next(); b != nil; b = p.next() {
 		for k := range b.lines {
@@ -846,7 +967,7 @@ func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []
 			res.LastSeq = ln.ev.Seq
 			res.End = ln.off + int64(len(raw)) + 1
 			if fn != nil {
-				if err := fn(&ln.ev, raw, ln.off); err != nil {
+				if err := fn(&ln.ev, raw, ln.sum, ln.off); err != nil {
 					return res, err
 				}
 			}
@@ -875,6 +996,11 @@ const (
 	// foldBufBytes holds a full batch and one more read, so that filling
 	// a batch never reallocates it; only a line longer than that grows it.
 	foldBufBytes = foldBatchBytes + 2*foldReadBytes
+	// keptLongs long-line buffers of at most maxKeptLong bytes each are
+	// recycled: enough for the lines in flight between the reader, the
+	// decoders and the caller.
+	keptLongs   = 2
+	maxKeptLong = 16 << 20
 )
 
 type foldLine struct {
@@ -882,6 +1008,7 @@ type foldLine struct {
 	off        int64
 	num        int
 	ev         Event
+	sum        LineSum // when the pipeline sums lines
 	err        error
 }
 
@@ -899,7 +1026,8 @@ type foldPipeline struct {
 	work    chan *foldBatch // the same batches, for the decoders
 	budget  chan struct{}   // tokens of read-ahead
 	free    chan *foldBatch
-	bufs    chan []byte // batch buffers, recycled
+	longMu  sync.Mutex
+	longs   [][]byte // long-line buffers, recycled (see newLong)
 	quit    chan struct{}
 	wg      sync.WaitGroup
 	// How the reader stopped; written before it closes ordered.
@@ -908,7 +1036,7 @@ type foldPipeline struct {
 	readErrOff int64
 }
 
-func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
+func startFoldPipeline(r io.Reader, from ScanFrom, decoders int, sums bool) *foldPipeline {
 	batches := foldAheadBytes / foldTokenBytes
 	p := &foldPipeline{
 		ordered: make(chan *foldBatch, batches),
@@ -917,13 +1045,10 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int) *foldPipeline {
 		free:    make(chan *foldBatch, 4*decoders),
 		quit:    make(chan struct{}),
 	}
-	// Enough batch buffers for the pieces of a long line of a few MiB: a
-	// log of MiB outputs would otherwise allocate them again and again.
-	p.bufs = make(chan []byte, 16)
 	p.wg.Add(1 + decoders)
 	go p.read(r, from.Offset, from.Line)
 	for range decoders {
-		go p.decode()
+		go p.decode(sums)
 	}
 	return p
 }
@@ -945,29 +1070,15 @@ func (p *foldPipeline) newBatch() *foldBatch {
 // newBuf is an empty batch buffer: room for a full batch and one more
 // read, so that filling a batch never reallocates it.
 func (p *foldPipeline) newBuf() []byte {
-	select {
-	case buf := <-p.bufs:
-		return buf[:0]
-	default:
-		return make([]byte, 0, foldBufBytes)
-	}
-}
-
-func (p *foldPipeline) putBuf(buf []byte) {
-	if cap(buf) != foldBufBytes {
-		return
-	}
-	select {
-	case p.bufs <- buf:
-	default:
-	}
+	return make([]byte, 0, foldBufBytes)
 }
 
 // read cuts the log into batches of whole lines, reading straight into
 // the batch buffers, until it ends or the caller quits. The bytes after a
 // batch's last newline start the next batch. A line longer than a batch
-// buffer is read into pieces and then copied once into a buffer of its own
-// size: a doubling buffer would copy it again and hold up to twice its size.
+// buffer moves to a long-line buffer (recycled, see newLong) and the rest
+// of it is read straight into that, so a MiB line is neither copied nor
+// zeroed again once the buffers have grown to the log's longest lines.
 func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 	defer p.wg.Done()
 	defer close(p.work)
@@ -991,54 +1102,48 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 		return true
 	}
 	b := p.newBatch()
-	lineStart := 0    // in b.buf: the start of the line being read
-	var long [][]byte // the first pieces of a long line, when one is read
-	longLen := 0
+	lineStart := 0  // in b.buf: the start of the line being read
+	var long []byte // a long line read so far, when one is read
 	for {
-		if cap(b.buf)-len(b.buf) < foldReadBytes {
+		if long == nil && cap(b.buf)-len(b.buf) < foldReadBytes {
 			// Only the start of one line fills b (a batch with a complete
 			// line is sent before it fills): it is a long line.
-			long = append(long, b.buf)
-			longLen += len(b.buf)
-			b.buf = p.newBuf()
+			long = append(p.newLong(2*len(b.buf)), b.buf...)
+			b.buf = b.buf[:0]
 		}
-		n, err := r.Read(b.buf[len(b.buf):cap(b.buf)])
-		scanned := len(b.buf)
-		b.buf = b.buf[:scanned+n]
-		if len(long) > 0 {
-			i := bytes.IndexByte(b.buf[scanned:], '\n')
+		var n int
+		var err error
+		if long != nil {
+			if cap(long)-len(long) < foldReadBytes {
+				long = p.growLong(long)
+			}
+			// At most a batch's worth past the line's end can be read, so
+			// the rest always fits the batch buffer.
+			n, err = r.Read(long[len(long):min(cap(long), len(long)+foldBatchBytes)])
+			scanned := len(long)
+			long = long[:scanned+n]
+			i := bytes.IndexByte(long[scanned:], '\n')
 			if i < 0 && err == nil {
 				continue
 			}
 			if i >= 0 {
 				end := scanned + i
-				line := make([]byte, 0, longLen+end)
-				for _, piece := range long {
-					line = append(line, piece...)
-					p.putBuf(piece)
-				}
-				line = append(line, b.buf[:end]...)
-				lb := &foldBatch{buf: line, lines: []foldLine{{start: 0, end: len(line), off: off, num: num}}, done: make(chan struct{})}
-				off += int64(len(line) + 1)
+				lb := &foldBatch{buf: long[:end], lines: []foldLine{{start: 0, end: end, off: off, num: num}}, done: make(chan struct{})}
+				off += int64(end + 1)
 				num++
-				long, longLen = long[:0], 0
-				b.buf = b.buf[:copy(b.buf, b.buf[end+1:])]
-				scanned = 0
+				b.buf = append(b.buf[:0], long[end+1:]...)
+				long = nil
 				if !send(lb) {
 					return
 				}
+				lineStart = 0
+				err = p.cutLines(b, &lineStart, 0, &off, &num, err)
 			}
-		}
-		for {
-			i := bytes.IndexByte(b.buf[scanned:], '\n')
-			if i < 0 {
-				break
-			}
-			end := scanned + i
-			b.lines = append(b.lines, foldLine{start: lineStart, end: end, off: off, num: num})
-			off += int64(end + 1 - lineStart)
-			num++
-			lineStart, scanned = end+1, end+1
+		} else {
+			n, err = r.Read(b.buf[len(b.buf):cap(b.buf)])
+			scanned := len(b.buf)
+			b.buf = b.buf[:scanned+n]
+			err = p.cutLines(b, &lineStart, scanned, &off, &num, err)
 		}
 		if err == nil && len(b.lines) > 0 && (len(b.buf) >= foldBatchBytes || len(b.lines) >= foldBatchLines) {
 			next := p.newBatch()
@@ -1053,7 +1158,7 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 			continue
 		}
 		// The end, a torn tail, or a read error: the complete lines go first.
-		rest := int64(longLen + len(b.buf) - lineStart)
+		rest := int64(len(long) + len(b.buf) - lineStart)
 		b.buf = b.buf[:lineStart]
 		if len(b.lines) > 0 && !send(b) {
 			return
@@ -1068,9 +1173,74 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 	}
 }
 
+// cutLines adds to b the complete lines of b.buf from scanned on, and
+// returns err.
+func (p *foldPipeline) cutLines(b *foldBatch, lineStart *int, scanned int, off *int64, num *int, err error) error {
+	for {
+		i := bytes.IndexByte(b.buf[scanned:], '\n')
+		if i < 0 {
+			return err
+		}
+		end := scanned + i
+		b.lines = append(b.lines, foldLine{start: *lineStart, end: end, off: *off, num: *num})
+		*off += int64(end + 1 - *lineStart)
+		*num++
+		*lineStart, scanned = end+1, end+1
+	}
+}
+
+// newLong is an empty long-line buffer of at least n bytes: the largest
+// recycled one when there is one, so that lines of mixed lengths do not
+// grow small buffers again and again.
+func (p *foldPipeline) newLong(n int) []byte {
+	p.longMu.Lock()
+	defer p.longMu.Unlock()
+	best := -1
+	for k, buf := range p.longs {
+		if best < 0 || cap(buf) > cap(p.longs[best]) {
+			best = k
+		}
+	}
+	if best >= 0 && cap(p.longs[best]) >= n {
+		buf := p.longs[best]
+		p.longs = slices.Delete(p.longs, best, best+1)
+		return buf[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// growLong grows a long-line buffer by half.
+func (p *foldPipeline) growLong(buf []byte) []byte {
+	return append(make([]byte, 0, cap(buf)+cap(buf)/2), buf...)
+}
+
+// putLong recycles a long-line buffer: keptLongs are kept, the largest
+// ones, each at most maxKeptLong bytes (one giant line must not pin its
+// size for the whole scan).
+func (p *foldPipeline) putLong(buf []byte) {
+	if cap(buf) > maxKeptLong {
+		return
+	}
+	p.longMu.Lock()
+	defer p.longMu.Unlock()
+	if len(p.longs) < keptLongs {
+		p.longs = append(p.longs, buf[:0])
+		return
+	}
+	small := 0
+	for k := range p.longs {
+		if cap(p.longs[k]) < cap(p.longs[small]) {
+			small = k
+		}
+	}
+	if cap(buf) > cap(p.longs[small]) {
+		p.longs[small] = buf[:0]
+	}
+}
+
 // decode decodes batches until the reader closes work. A batch stops at
 // its first bad line: the caller stops there too.
-func (p *foldPipeline) decode() {
+func (p *foldPipeline) decode(sums bool) {
 	defer p.wg.Done()
 	d := lineDecoder{mode: decodeFold}
 	for b := range p.work {
@@ -1079,8 +1249,12 @@ func (p *foldPipeline) decode() {
 		default:
 			for k := range b.lines {
 				ln := &b.lines[k]
-				if ln.err = d.decode(b.buf[ln.start:ln.end], &ln.ev); ln.err != nil {
+				line := b.buf[ln.start:ln.end]
+				if ln.err = d.decode(line, &ln.ev); ln.err != nil {
 					break
+				}
+				if sums {
+					ln.sum = SumLine(line)
 				}
 			}
 		}
@@ -1105,7 +1279,10 @@ func (p *foldPipeline) release(b *foldBatch) {
 		<-p.budget
 	}
 	if cap(b.buf) != foldBufBytes {
-		b.buf = nil
+		// A long line's batch: its buffer is recycled as a long one, and
+		// the batch is not (it has no batch buffer to give).
+		p.putLong(b.buf)
+		return
 	}
 	select {
 	case p.free <- b:
@@ -1114,12 +1291,13 @@ func (p *foldPipeline) release(b *foldBatch) {
 }
 
 // stop ends the reader and the decoders and waits for them, so nothing
-// reads the caller's reader after ScanFold returns.
+// reads the caller's reader after ScanFold returns. It must not wait for
+// batches still queued: after quit, the reader's send of a batch may put
+// it in ordered and, choosing quit over work, never hand it to a decoder.
+// Every send selects on quit, so the reader returns (closing work, which
+// ends the decoders) without anyone draining ordered.
 func (p *foldPipeline) stop() {
 	close(p.quit)
-	for b := range p.ordered {
-		<-b.done
-	}
 	p.wg.Wait()
 }
 

@@ -31,14 +31,75 @@ func encodings(t testing.TB, ev *session.Event) [][]byte {
 }
 
 // foldView is what ScanFold promises: the output of a tool event is kept
-// only when the call failed.
+// only when the call failed, and then only through its first line that
+// holds a non-space rune (all of it when no line does).
 func foldView(ev session.Event) session.Event {
 	if ev.Tool != nil && ev.OKResult() {
 		tool := *ev.Tool
 		tool.Output = ""
 		ev.Tool = &tool
+	} else if ev.Tool != nil {
+		tool := *ev.Tool
+		tool.Output = throughFirstTextLine(tool.Output)
+		ev.Tool = &tool
 	}
 	return ev
+}
+
+// throughFirstTextLine is s up to (not including) the '\n' that ends its
+// first line holding a non-space rune, or s when no line does.
+func throughFirstTextLine(s string) string {
+	at := 0
+	for {
+		line, _, more := strings.Cut(s[at:], "\n")
+		if strings.TrimSpace(line) != "" {
+			return s[:at+len(line)]
+		}
+		if !more {
+			return s
+		}
+		at += len(line) + 1
+	}
+}
+
+// A failed call's output is built only through its first line with text:
+// the tape quotes that line and nothing after it, and a log's failed
+// outputs can be MiB long.
+func TestFoldKeepsAFailedOutputThroughItsFirstTextLine(t *testing.T) {
+	for raw, want := range map[string]string{
+		`error: boom\nat line 2\nat line 3`:        "error: boom",
+		`\n  \n\t\nerror: late\nmore`:              "\n  \n\t\nerror: late",
+		`\u000a\u3000\u000aé \"quoted\"\u000atail`: "\n　\né \"quoted\"",
+		`\r\n  x  \r\ny`:                           "\r\n  x  \r",
+		`  \n\t\n `:                                "  \n\t\n ",
+		``:                                         "",
+		`one line, no newline`:                     "one line, no newline",
+		`a\\nb\nc`:                                 `a\nb`,
+	} {
+		line := []byte(`{"seq":1,"type":"tool/result","source":{"kind":"tool"},"tool":{"name":"Bash","callId":"c","ok":false,"output":"` + raw + `"}}`)
+		got, ok := session.DecodeFast(line, true)
+		if !ok {
+			t.Fatalf("the fold path declined %s", line)
+		}
+		if got.Tool.Output != want {
+			t.Errorf("output %s: fold kept %q, want %q", raw, got.Tool.Output, want)
+		}
+		checkFast(t, raw, line)
+		// The encoding/json fallback cuts the same way: a key in another
+		// case sends the line there.
+		slow := bytes.Replace(line, []byte(`"callId"`), []byte(`"CallID"`), 1)
+		if _, ok := session.DecodeFast(slow, true); ok {
+			t.Fatalf("the fast path took %s", slow)
+		}
+		var sc session.Event
+		res, err := session.ScanFold(bytes.NewReader(append(slow, '\n')), "x", session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+			sc = *ev
+			return nil
+		})
+		if err != nil || res.Events != 1 || sc.Tool == nil || sc.Tool.Output != want {
+			t.Errorf("output %s through encoding/json: %+v %v, kept %+v, want %q", raw, res, err, sc.Tool, want)
+		}
+	}
 }
 
 // checkFast asserts that line takes the fast path in both modes and that

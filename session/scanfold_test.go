@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/session"
@@ -147,5 +148,73 @@ func TestScanFoldReadsLongLinesAmongShortOnes(t *testing.T) {
 	})
 	if err != nil || res.Events != 60 || len(seqs) != 60 || res.End != int64(len(data)) {
 		t.Fatalf("%+v %v, %d events seen", res, err, len(seqs))
+	}
+}
+
+// ScanFoldSums hands fn what ScanFold does, plus each line's LineSum, which
+// must be SumLine of the raw line (short lines, lines longer than a batch,
+// lines longer than the read-ahead), and SumLine is XXH3-128 big-endian.
+func TestScanFoldSumsAreTheLinesXXH3(t *testing.T) {
+	log := generatedLog(t, gen.Options{Turns: 3, Events: 400, Seed: 24})
+	lines := strings.SplitAfter(string(log), "\n")
+	long := strings.Replace(lines[0], `"text":"`, `"text":"`+strings.Repeat("q", 6<<20), 1)
+	data := long + strings.Join(lines[1:len(lines)-1], "")
+	var want []seen
+	if _, err := session.ScanFold(strings.NewReader(data), "x", session.ScanFrom{}, func(ev *session.Event, raw []byte, off int64) error {
+		want = append(want, seen{*ev, string(raw), off})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	res, err := session.ScanFoldSums(strings.NewReader(data), "x", session.ScanFrom{}, func(ev *session.Event, raw []byte, sum session.LineSum, off int64) error {
+		if k >= len(want) || !reflect.DeepEqual(seen{*ev, string(raw), off}, want[k]) {
+			t.Fatalf("call %d differs from ScanFold's", k)
+		}
+		if sum != session.SumLine(raw) {
+			t.Fatalf("seq %d: sum %x, SumLine %x", ev.Seq, sum, session.SumLine(raw))
+		}
+		k++
+		return nil
+	})
+	if err != nil || k != len(want) || res.Events != len(want) || k != 400 {
+		t.Fatalf("%+v %v: %d calls, ScanFold made %d", res, err, k, len(want))
+	}
+	// The XXH3-128 test vector of the empty input (xxHash's own tests).
+	if got := fmt.Sprintf("%x", session.SumLine(nil)); got != "99aa06d3014798d86001c324468d497f" {
+		t.Fatalf("SumLine(empty) = %s", got)
+	}
+}
+
+// A scan that stops early (fn fails, a bad line) must return: a batch the
+// reader had queued for the caller but not yet for the decoders was once
+// waited on forever. Many early stops at every point of a small log make
+// that interleaving likely; the deadline turns a hang into a failure.
+func TestScanFoldStopsEarlyWithoutHanging(t *testing.T) {
+	log := generatedLog(t, gen.Options{Turns: 4, Events: 3000, Seed: 25})
+	done := make(chan error, 1)
+	go func() {
+		for round := range 1000 {
+			stopAt := int64(round%200 + 1) // while the reader is still reading
+			_, err := session.ScanFold(bytes.NewReader(log), "x", session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+				if ev.Seq == stopAt {
+					return errors.New("stop")
+				}
+				return nil
+			})
+			if err == nil || err.Error() != "stop" {
+				done <- fmt.Errorf("round %d: %v, want the stop", round, err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("ScanFold did not return after fn stopped it (1000 early stops in 60 s)")
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zeebo/xxh3"
-
 	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/session"
 )
@@ -193,20 +191,24 @@ func writeLP(h hash.Hash, b []byte) {
 }
 
 // writeLine writes one event's entry of the prefix hash: the line's length
-// (8 bytes big-endian) and its XXH3-128 (16 bytes big-endian), so that
-// sha256 reads 24 bytes per event however long the event is (see doc.go,
-// Hashes).
-func writeLine(h hash.Hash, raw []byte) {
+// (8 bytes big-endian) and its XXH3-128 (session.LineSum), so that sha256
+// reads 24 bytes per event however long the event is (see doc.go, Hashes).
+func writeLine(h hash.Hash, n int, sum session.LineSum) {
 	var e [24]byte
-	binary.BigEndian.PutUint64(e[:8], uint64(len(raw)))
-	d := xxh3.Hash128(raw).Bytes()
-	copy(e[8:], d[:])
+	binary.BigEndian.PutUint64(e[:8], uint64(n))
+	copy(e[8:], sum[:])
 	h.Write(e[:])
 }
 
 // Add folds the next event. raw is its exact log line without '\n'; seqs
 // must rise by exactly 1 from 1.
 func (b *Builder) Add(ev *session.Event, raw []byte) error {
+	return b.AddSum(ev, raw, session.SumLine(raw))
+}
+
+// AddSum is Add with the line's session.LineSum already computed (by
+// session.ScanFoldSums); sum must be session.SumLine(raw).
+func (b *Builder) AddSum(ev *session.Event, raw []byte, sum session.LineSum) error {
 	st := &b.st
 	if ev.Seq != st.LastSeq+1 {
 		return fmt.Errorf("tape: %s: event seq %d after seq %d: want seq %d", st.SessionID, ev.Seq, st.LastSeq, st.LastSeq+1)
@@ -222,7 +224,7 @@ func (b *Builder) Add(ev *session.Event, raw []byte) error {
 		// state as it was just before this one.
 		st.PrefixState = mustMarshalHash(b.running)
 	}
-	writeLine(b.running, raw)
+	writeLine(b.running, len(raw), sum)
 	st.LastSeq = ev.Seq
 
 	switch ev.Type {

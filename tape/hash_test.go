@@ -300,3 +300,31 @@ func lineEntryByHand(h hash.Hash, line []byte) {
 }
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
+
+// AddSum folds with the sum it is given: the right sum gives Add's tape,
+// a wrong sum for an event before the boundary gives another prefix hash
+// (so the sum ScanFoldSums computes is what the hash reads).
+func TestAddSumUsesTheGivenSum(t *testing.T) {
+	evs := axisSession()
+	want := build(t, "s", evs, Options{}, nil)
+	for _, wrongAt := range []int64{0, 3} {
+		b := NewBuilder("s")
+		for k := range evs {
+			raw := rawLine(t, &evs[k])
+			sum := session.SumLine(raw)
+			if evs[k].Seq == wrongAt {
+				sum[0] ^= 1
+			}
+			if err := b.AddSum(&evs[k], raw, sum); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := b.Build(Options{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if same := got.PrefixHash == want.PrefixHash && reflect.DeepEqual(got, want); same != (wrongAt == 0) {
+			t.Fatalf("wrong sum at seq %d: prefix %s, Add's %s", wrongAt, got.PrefixHash, want.PrefixHash)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package tape
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/graft-project/graft/session"
 )
 
 // File operations of the Workspace Files block.
@@ -54,17 +56,24 @@ func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bo
 	if lower == "apply_patch" {
 		return patchTouches(patchText(input)), true
 	}
-	var fields struct {
-		FilePath     string `json:"file_path"`
-		Path         string `json:"path"`
-		NotebookPath string `json:"notebook_path"`
+	// The fast reader skips the other values (a Write's whole file) and
+	// leaves anything unusual to encoding/json, which it answers as.
+	paths, read := session.StringFields(input, "file_path", "path", "notebook_path")
+	if !read {
+		var fields struct {
+			FilePath     string `json:"file_path"`
+			Path         string `json:"path"`
+			NotebookPath string `json:"notebook_path"`
+		}
+		if json.Unmarshal(input, &fields) != nil {
+			// Not an object: a tool input we cannot read names no path;
+			// the caller counts it as unattributed and says so in the
+			// warnings.
+			return nil, true
+		}
+		paths = []string{fields.FilePath, fields.Path, fields.NotebookPath}
 	}
-	if json.Unmarshal(input, &fields) != nil {
-		// Not an object: a tool input we cannot read names no path; the
-		// caller counts it as unattributed and says so in the warnings.
-		return nil, true
-	}
-	for _, p := range []string{fields.FilePath, fields.Path, fields.NotebookPath} {
+	for _, p := range paths {
 		if p != "" {
 			return []fileTouch{{Path: p, Op: op}}, true
 		}

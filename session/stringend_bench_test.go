@@ -1,0 +1,150 @@
+package session
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// stringBodies are string bodies (after the opening quote, through the
+// closing one) of the shapes a log holds: a tool output of log lines, with
+// an escape every ~80 bytes, plain ASCII, and text with non-ASCII runes.
+func stringBodies() map[string][]byte {
+	var out bytes.Buffer
+	for out.Len() < 4<<20 {
+		out.WriteString(`2025-11-15T21:16:35.025Z ERROR api: GET /v1/sessions/98101: context deadline exceeded after 3221ms\n`)
+	}
+	out.WriteByte('"')
+	plain := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 1<<17) + `"`
+	uni := strings.Repeat(`Привет, мир: \"ok\" \u00e9 \ud83d\ude00 done. `, 1<<16) + `"`
+	return map[string][]byte{"log": out.Bytes(), "plain": []byte(plain), "unicode": []byte(uni)}
+}
+
+// withPortable runs f with the AVX2 scan off, then restores it.
+func withPortable(f func()) {
+	saved := haveStopsAVX2
+	haveStopsAVX2 = false
+	defer func() { haveStopsAVX2 = saved }()
+	f()
+}
+
+func BenchmarkStringEnd(b *testing.B) {
+	for name, body := range stringBodies() {
+		run := func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if end, _, ok := stringEnd(body, 0); !ok || end != len(body)-1 {
+					b.Fatalf("stringEnd = %d, %v; want %d", end, ok, len(body)-1)
+				}
+			}
+		}
+		b.Run(name, run)
+		b.Run(name+"/portable", func(b *testing.B) { withPortable(func() { run(b) }) })
+	}
+}
+
+// scanStringRef is the contract of scanStringAVX2, byte by byte.
+func scanStringRef(b []byte) (int, bool) {
+	escaped := false
+	for i := 0; ; {
+		if i+32 > len(b) {
+			return i, escaped
+		}
+		stop := -1
+		for k := i; k < i+32; k++ {
+			if c := b[k]; c == '"' || c == '\\' || c < 0x20 {
+				stop = k
+				break
+			}
+		}
+		if stop < 0 {
+			i += 32
+			continue
+		}
+		if b[stop] != '\\' || stop+1 >= len(b) || !strings.ContainsRune(`"\\/bfnrt`, rune(b[stop+1])) {
+			return stop, escaped
+		}
+		escaped = true
+		i = stop + 2
+	}
+}
+
+// TestScanStringAVX2 puts each kind of stop (a quote, control bytes, a
+// backslash before each escape letter and before others) at every
+// position of inputs of every length up to 100, alone and followed by
+// more, and compares scanStringAVX2 with scanStringRef; then random
+// inputs dense with escapes.
+func TestScanStringAVX2(t *testing.T) {
+	if !haveStopsAVX2 {
+		t.Skip("no AVX2 on this machine (or not amd64): stringEnd uses its portable loop, which every other decoder test covers")
+	}
+	check := func(b []byte) {
+		t.Helper()
+		wn, we := scanStringRef(b)
+		if gn, ge := scanStringAVX2(b); gn != wn || ge != we {
+			t.Fatalf("scanStringAVX2(%q) = %d %v, want %d %v", b, gn, ge, wn, we)
+		}
+	}
+	fillers := []byte{'a', ' ', 0x7f, 0x80, 0xff, '!', '#', '[', ']', 0x20}
+	stops := []string{`"`, "\x00", "\x1f", "\n", `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u`, `\x`, `\`, `\\\`}
+	for n := 0; n <= 100; n++ {
+		for _, f := range fillers {
+			b := bytes.Repeat([]byte{f}, n)
+			check(b)
+			for _, s := range stops {
+				for at := 0; at+len(s) <= n; at++ {
+					c := bytes.Clone(b)
+					copy(c[at:], s)
+					check(c)
+					if at+len(s) < n {
+						c[n-1] = '"' // a later stop must not hide an earlier one
+						check(c)
+					}
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 50000 {
+		b := make([]byte, r.IntN(300))
+		for i := range b {
+			b[i] = byte(0x20 + r.IntN(0xe0))
+			switch r.IntN(40) {
+			case 0:
+				b[i] = '\\'
+			case 1:
+				b[i] = "nt\"/ux0\\"[r.IntN(8)]
+			}
+		}
+		check(b)
+	}
+}
+
+// TestStringEndPortableAgrees: stringEnd with and without the AVX2 scan
+// gives the same answer on the benchmark bodies, on each of them cut short
+// and on bodies with a bad byte at every position near a block edge.
+func TestStringEndPortableAgrees(t *testing.T) {
+	bodies := stringBodies()
+	var cases [][]byte
+	for _, b := range bodies {
+		cases = append(cases, b, b[:len(b)-1], b[:1000], b[:33], b[:31])
+	}
+	base := []byte(strings.Repeat(`ab\ncd\u00e9 `, 20) + `"`)
+	for at := 0; at < len(base)-1; at++ {
+		for _, bad := range []byte{0x01, '\n', '\\', '"'} {
+			c := bytes.Clone(base)
+			c[at] = bad
+			cases = append(cases, c)
+		}
+	}
+	for _, c := range cases {
+		end, esc, ok := stringEnd(c, 0)
+		var pend int
+		var pesc, pok bool
+		withPortable(func() { pend, pesc, pok = stringEnd(c, 0) })
+		if end != pend || esc != pesc || ok != pok {
+			t.Fatalf("stringEnd(%.60q…) = %d %v %v with AVX2, %d %v %v without", c, end, esc, ok, pend, pesc, pok)
+		}
+	}
+}
