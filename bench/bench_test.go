@@ -43,7 +43,7 @@ func moduleRoot(tb testing.TB) string {
 
 // benchDataset is the dataset GRAFT_BENCH_DATASET names, from the cache
 // under build/bench/ (generated or imported when missing).
-func benchDataset(b *testing.B) Dataset {
+func benchDataset(b testing.TB) Dataset {
 	b.Helper()
 	root := moduleRoot(b)
 	cache := filepath.Join(root, "build", "bench", "cache")
@@ -70,7 +70,7 @@ func benchDataset(b *testing.B) Dataset {
 	return ds
 }
 
-func importedFixture(b *testing.B, root, cache string) (Dataset, error) {
+func importedFixture(b testing.TB, root, cache string) (Dataset, error) {
 	bin := graftBinary(b)
 	src := filepath.Join(filepath.Dir(root), "shared", "fixtures", "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
 	home := filepath.Join(cache, "fixture")
@@ -111,6 +111,16 @@ func BenchmarkHashScan(b *testing.B) {
 	for b.Loop() {
 		if _, err := HashScan(ds.Path); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPrefixHashScan(b *testing.B) {
+	ds := benchDataset(b)
+	b.SetBytes(ds.Bytes)
+	for b.Loop() {
+		if _, lines, err := PrefixHashScan(ds.Path); err != nil || lines != ds.Events {
+			b.Fatalf("%d lines, %v", lines, err)
 		}
 	}
 }
@@ -265,6 +275,9 @@ func TestMeasurementsOnASmallSession(t *testing.T) {
 	}
 	if _, lines, err := BareScan(ds.Path); err != nil || lines != ds.Events {
 		t.Fatalf("bare scan: %d lines, %v", lines, err)
+	}
+	if d, lines, err := PrefixHashScan(ds.Path); err != nil || lines != ds.Events || d <= 0 {
+		t.Fatalf("prefix hash scan: %d lines, %v, %v", lines, d, err)
 	}
 	for name, scan := range map[string]func(string) (time.Duration, error){"hash": HashScan, "decode": DecodeScan} {
 		if d, err := scan(ds.Path); err != nil || d <= 0 {
