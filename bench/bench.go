@@ -474,10 +474,13 @@ func (c *Committer) Run() (CommitRun, error) {
 	}
 	clear(c.hook)
 	c.rec.start()
+	cat := catalog.ReadWriteStats()
 	start := time.Now()
 	_, err = c.svc.Commit(rv.PreparedID, rv.TapeHash, "")
 	d := time.Since(start)
 	ops := c.rec.stop()
+	after := catalog.ReadWriteStats()
+	ops = append(ops, catalogOps(catalog.WriteStats{Txns: after.Txns - cat.Txns, PageWrites: after.PageWrites - cat.PageWrites})...)
 	if err != nil {
 		return CommitRun{}, fmt.Errorf("bench: committing %s: %w", c.id, err)
 	}

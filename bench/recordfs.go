@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"github.com/graft-project/graft/catalog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,7 +15,7 @@ import (
 // durable, as a commit made it: what the same-bytes-same-fsyncs baseline
 // replays.
 type writeOp struct {
-	Kind string // create, write, sync, append, atomic, syncdir, remove, rename
+	Kind string // create, write, sync, append, atomic, syncdir, remove, rename, bolttx
 	Path string
 	To   string // rename target
 	Data []byte // bytes of a write or an atomic write
@@ -125,18 +126,22 @@ func (f *recordFile) Sync() error {
 
 // fsyncCount is the file and directory fsyncs of ops: an atomic write is
 // one of each (vfs: temp file fsync, rename, directory fsync).
-type fsyncCount struct{ File, Dir int }
+// fsyncCount counts a commit's fsyncs: of files and directories through
+// vfs.FS, and bbolt's fdatasyncs of catalog.db (two per transaction).
+type fsyncCount struct{ File, Dir, Catalog int }
 
-func (c fsyncCount) Total() int { return c.File + c.Dir }
+func (c fsyncCount) Total() int { return c.File + c.Dir + c.Catalog }
 
 func (c fsyncCount) String() string {
-	return fmt.Sprintf("%d (%d file, %d dir)", c.Total(), c.File, c.Dir)
+	return fmt.Sprintf("%d (%d file, %d dir, %d catalog.db)", c.Total(), c.File, c.Dir, c.Catalog)
 }
 
 func countFsyncs(ops []writeOp) fsyncCount {
 	var c fsyncCount
 	for _, op := range ops {
 		switch op.Kind {
+		case "bolttx":
+			c.Catalog += 2
 		case "sync":
 			c.File++
 		case "syncdir":
@@ -158,6 +163,7 @@ func countFsyncs(ops []writeOp) fsyncCount {
 type replayer struct {
 	dir   string
 	files map[string]*os.File
+	bolt  *os.File // the replay's catalog.db, once a bolttx needs it
 }
 
 // replay runs ops in a fresh directory under dir and removes it after.
@@ -246,8 +252,53 @@ func (rp *replayer) do(op writeOp) error {
 		return os.Remove(p)
 	case "rename":
 		return os.Rename(p, rp.path(op.To))
+	case "bolttx":
+		return rp.boltTx(op.Data)
 	}
 	return nil
+}
+
+// boltPage is bbolt's page size on this machine (it takes the OS's).
+var boltPage = os.Getpagesize()
+
+// catalogOps are the write transactions a catalog made, as bolttx ops:
+// Data is the data pages of one transaction (the meta page is written
+// apart). st is the difference of two catalog.ReadWriteStats readings; the
+// page writes are shared evenly among the transactions.
+func catalogOps(st catalog.WriteStats) []writeOp {
+	var ops []writeOp
+	for k := range st.Txns {
+		pages := st.PageWrites / st.Txns
+		if k < st.PageWrites%st.Txns {
+			pages++
+		}
+		ops = append(ops, writeOp{Kind: "bolttx", Path: "catalog.db", Data: make([]byte, max(0, pages-1)*int64(boltPage))})
+	}
+	return ops
+}
+
+// boltTx does the I/O of one bbolt write transaction in the replay's
+// catalog.db: the data pages, fdatasync, the meta page, fdatasync.
+func (rp *replayer) boltTx(data []byte) error {
+	if rp.bolt == nil {
+		f, err := os.OpenFile(filepath.Join(rp.dir, "catalog.db"), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		rp.bolt = f
+		rp.files[f.Name()] = f // closed with the others
+	}
+	// Pages after the meta pages, as bbolt writes its dirty pages.
+	if _, err := rp.bolt.WriteAt(data, int64(4*boltPage)); err != nil {
+		return err
+	}
+	if err := fdatasync(rp.bolt); err != nil {
+		return err
+	}
+	if _, err := rp.bolt.WriteAt(make([]byte, boltPage), 0); err != nil {
+		return err
+	}
+	return fdatasync(rp.bolt)
 }
 
 // reopen keeps f as the open handle of p, closing an earlier one.

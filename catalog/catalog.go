@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -165,10 +166,38 @@ func (db *DB) view(op string, fn func(*bolt.Tx) error) error {
 }
 
 func (db *DB) update(op string, fn func(*bolt.Tx) error) error {
+	before := db.pageWrites()
 	if err := db.bolt.Update(fn); err != nil {
 		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)
 	}
+	writeTxns.Add(1)
+	pageWrites.Add(db.pageWrites() - before)
 	return nil
+}
+
+// pageWrites is bbolt's count of page writes on this handle.
+func (db *DB) pageWrites() int64 {
+	st := db.bolt.Stats()
+	return st.TxStats.GetWrite()
+}
+
+// The catalog's writes in this process, for the benchmarks' same-I/O
+// baselines: a bbolt write transaction writes its dirty pages, fdatasyncs,
+// writes the meta page and fdatasyncs again; none of that goes through
+// vfs.FS.
+var writeTxns, pageWrites atomic.Int64
+
+// WriteStats counts the write transactions this process committed to
+// catalogs (each with two fdatasyncs) and the page writes bbolt made for
+// them, meta pages included.
+type WriteStats struct {
+	Txns, PageWrites int64
+}
+
+// ReadWriteStats returns the counts so far; subtract two readings to count
+// one operation's.
+func ReadWriteStats() WriteStats {
+	return WriteStats{Txns: writeTxns.Load(), PageWrites: pageWrites.Load()}
 }
 
 // putJSON stores v under key.

@@ -589,13 +589,43 @@ func TestScanIndex(t *testing.T) {
 	if _, ok, err := db.GetScanIndex("s"); ok || err != nil {
 		t.Fatalf("missing scan index: %v, %v", ok, err)
 	}
-	in := ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab", State: []byte{0, 1, 2, 255}}
+	// The state is stored as its bytes: newlines, NULs and the magic itself
+	// inside it come back unchanged.
+	in := ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab",
+		State: append([]byte{0, 1, '\n', 2, 255, '\n'}, scanIndexMagic+"{\"x\":1}\n"...)}
 	if err := db.PutScanIndex(in); err != nil {
 		t.Fatal(err)
 	}
 	got, ok, err := db.GetScanIndex("s")
 	if err != nil || !ok || !reflect.DeepEqual(got, in) {
 		t.Fatalf("GetScanIndex = %+v, %v, %v", got, ok, err)
+	}
+	put := func(value string) {
+		t.Helper()
+		err := db.update("test", func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucketScanIndex)).Put([]byte("s"), []byte(value)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A version-1 value (one JSON object, base64 state) reads as none: the
+	// caller folds the log and stores a new one.
+	put(`{"session":"s","dev":1,"ino":2,"offset":10,"line":2,"nextSeq":3,"check":"tail-v1:c","state":"AAE="}`)
+	if got, ok, err := db.GetScanIndex("s"); ok || err != nil {
+		t.Fatalf("version-1 scan index: %+v, %v, %v; want none", got, ok, err)
+	}
+	for name, value := range map[string]string{
+		"no magic":         "garbage",
+		"no header line":   scanIndexMagic + `{"session":"s"}`,
+		"bad header":       scanIndexMagic + "{not json}\nstate",
+		"unknown field":    scanIndexMagic + `{"session":"s","extra":1}` + "\nstate",
+		"two values":       scanIndexMagic + `{"session":"s"}{}` + "\nstate",
+		"magic of another": "graft-scanindex-v3\n{}\n",
+	} {
+		put(value)
+		var ce *CorruptValueError
+		if _, ok, err := db.GetScanIndex("s"); ok || !errors.As(err, &ce) || ce.Bucket != bucketScanIndex {
+			t.Errorf("%s: GetScanIndex = %v, %v; want a CorruptValueError naming %s", name, ok, err, bucketScanIndex)
+		}
 	}
 	for name, ix := range map[string]ScanIndex{
 		"session":  {Session: "", Check: "c"},
@@ -920,5 +950,23 @@ func TestRecordCommitWritesLineageAndUsedInOneGo(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Each write transaction counts once, with its page writes (at least a
+// data page and the meta page); reads count nothing.
+func TestWriteStats(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	before := ReadWriteStats()
+	if err := db.PutScanIndex(ScanIndex{Session: "s", Offset: 1, Line: 2, NextSeq: 2, Check: "tail-v1:x", State: []byte("state")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.GetScanIndex("s"); err != nil {
+		t.Fatal(err)
+	}
+	d := ReadWriteStats()
+	if d.Txns-before.Txns != 1 || d.PageWrites-before.PageWrites < 2 {
+		t.Fatalf("one put and one get counted %d transactions, %d page writes; want 1 and ≥ 2", d.Txns-before.Txns, d.PageWrites-before.PageWrites)
 	}
 }

@@ -29,8 +29,11 @@
 //	lineage     key <session id>         Node: session, parent, children (sorted, unique),
 //	                                     generation, boundary, txn, tapeHash, committed, reverted
 //	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded
-//	scanindex   key <session id>         ScanIndex: session, dev, ino, offset, line, nextSeq,
-//	                                     check, state (base64: the tape builder's snapshot)
+//	scanindex   key <session id>         "graft-scanindex-v2\n", then ScanIndex without its state
+//	                                     as one line of JSON (session, dev, ino, offset, line,
+//	                                     nextSeq, check) and "\n", then the state's raw bytes
+//	                                     (graft's scan state); a version-1 value (one JSON
+//	                                     object, base64 state) reads as no index
 //	seqindex    key <session id>         {dev, ino, marks: [{seq, offset, line}]}, every K-th event
 //	meta        key <name>               raw bytes, e.g. the last recovery result;
 //	                                     "catalog.format" = "graft-catalog-v1" (written by Open)

@@ -2,13 +2,13 @@ package graft
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/graft-project/graft/catalog"
@@ -37,8 +37,12 @@ import (
 // its last 4 KiB before Offset are not detected (logs are append-only; the
 // store only ever cuts a torn tail, after Offset).
 
-// scanStateVersion is the "v" of the State this build writes and reads.
-const scanStateVersion = 1
+// scanStateMagic starts the State of a catalog.ScanIndex: the magic, the
+// state fold's snapshot (session.Info.Snapshot, one line of JSON) and
+// "\n", then the tape builder's snapshot (tape.Builder.Snapshot) to the
+// end. Version 1 was one JSON object {v, tape, info}, which a commit's
+// drift check scanned twice (about 1.4 ms per 87 KiB).
+const scanStateMagic = "graft-scanstate-v2\n"
 
 // indexSaveTail is how many bytes a fold that resumed from a valid index
 // reads before it stores a new one: below it, the next fold re-reads the
@@ -46,11 +50,28 @@ const scanStateVersion = 1
 // it to 0 to store an index at every fold.
 var indexSaveTail int64 = 4 << 20
 
-// scanState is the State of a catalog.ScanIndex.
-type scanState struct {
-	Version int             `json:"v"`
-	Tape    json.RawMessage `json:"tape"`
-	Info    json.RawMessage `json:"info"`
+// encodeScanState frames the two snapshots (see scanStateMagic).
+func encodeScanState(info, tape []byte) ([]byte, error) {
+	if bytes.IndexByte(info, '\n') >= 0 {
+		return nil, errors.New("the state fold's snapshot holds a newline")
+	}
+	out := make([]byte, 0, len(scanStateMagic)+len(info)+1+len(tape))
+	return append(append(append(append(out, scanStateMagic...), info...), '\n'), tape...), nil
+}
+
+// decodeScanState splits a State into the two snapshots; reason says why it
+// cannot.
+func decodeScanState(state []byte) (info, tape []byte, reason string) {
+	rest, ok := bytes.CutPrefix(state, []byte(scanStateMagic))
+	if !ok {
+		magic, _, _ := bytes.Cut(state, []byte("\n"))
+		return nil, nil, fmt.Sprintf("its state is not %s (it starts %.40q)", strings.TrimSpace(scanStateMagic), magic)
+	}
+	info, tape, ok = bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return nil, nil, "its state does not decode: no line of the state fold's snapshot"
+	}
+	return info, tape, ""
 }
 
 // sourceFold is one fold of a source: the tape builder and the state fold
@@ -158,20 +179,15 @@ func resumeFrom(ix catalog.ScanIndex, source string, f io.ReaderAt, size int64, 
 	if check != ix.Check {
 		return nil, nil, fmt.Sprintf("the %d bytes before offset %d changed: rewritten", min(ix.Offset, catalog.TailCheckBytes), ix.Offset), nil
 	}
-	var st scanState
-	dec := json.NewDecoder(bytes.NewReader(ix.State))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
-		return nil, nil, fmt.Sprintf("its state does not decode: %v", err), nil
+	infoState, tapeState, reason := decodeScanState(ix.State)
+	if reason != "" {
+		return nil, nil, reason, nil
 	}
-	if st.Version != scanStateVersion {
-		return nil, nil, fmt.Sprintf("its state is version %d, this build reads %d", st.Version, scanStateVersion), nil
-	}
-	b, err := tape.Restore(st.Tape)
+	b, err := tape.Restore(tapeState)
 	if err != nil {
 		return nil, nil, err.Error(), nil
 	}
-	info, err := session.RestoreInfo(st.Info)
+	info, err := session.RestoreInfo(infoState)
 	if err != nil {
 		return nil, nil, err.Error(), nil
 	}
@@ -202,7 +218,7 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 	if err != nil {
 		return err
 	}
-	state, err := json.Marshal(scanState{Version: scanStateVersion, Tape: tapeState, Info: infoState})
+	state, err := encodeScanState(infoState, tapeState)
 	if err != nil {
 		return fmt.Errorf("graft: encoding the scan state of %s: %w", source, err)
 	}

@@ -1,7 +1,7 @@
 package graft
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -258,7 +258,7 @@ func TestRewrittenLogIsNeverTrusted(t *testing.T) {
 				if err != nil || !ok {
 					return fmt.Errorf("no index (%v)", err)
 				}
-				ix.State = []byte(`{"v":1,"tape":`)
+				ix.State = []byte(scanStateMagic + `{"id":"x"`)
 				return db.PutScanIndex(ix)
 			})
 			if err != nil {
@@ -271,21 +271,29 @@ func TestRewrittenLogIsNeverTrusted(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				var st scanState
-				if err := json.Unmarshal(ix.State, &st); err != nil {
-					return err
+				if !bytes.HasPrefix(ix.State, []byte(scanStateMagic)) {
+					return fmt.Errorf("the state starts %.30q", ix.State)
 				}
-				st.Version = 99
-				ix.State, err = json.Marshal(st)
-				if err != nil {
-					return err
-				}
+				ix.State = append([]byte("graft-scanstate-v99\n"), ix.State[len(scanStateMagic):]...)
 				return db.PutScanIndex(ix)
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-		}, "version 99"},
+		}, "not graft-scanstate-v2"},
+		{"state of version 1 (one JSON object)", func(h *indexHome) {
+			err := catalog.With(h.svc.Home, h.svc.CatalogTimeout, func(db *catalog.DB) error {
+				ix, _, err := db.GetScanIndex(h.id)
+				if err != nil {
+					return err
+				}
+				ix.State = []byte(`{"v":1,"tape":{},"info":{}}`)
+				return db.PutScanIndex(ix)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, "not graft-scanstate-v2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
