@@ -293,7 +293,7 @@ func printTable(w io.Writer, rs []*result, started time.Time, loadBefore, loadAf
 	})
 	row("commit ÷ same bytes, same fsyncs (files, directories, catalog.db)", "≤ 1.5×", func(r *result) string {
 		f := ratio(r.commit.Median(), r.baseline.Median())
-		return fmt.Sprintf("**%.1f×** (%s ÷ %s; rebuild %s, retire %s)%s", f, ms(r.commit.Median()), ms(r.baseline.Median()), ms(r.rebuild.Median()), ms(r.retire.Median()), verdict(r, f <= 1.5))
+		return fmt.Sprintf("**%.2f×** (%s ÷ %s; rebuild %s, retire %s)%s", f, ms(r.commit.Median()), ms(r.baseline.Median()), ms(r.rebuild.Median()), ms(r.retire.Median()), verdict(r, f <= 1.5))
 	})
 	row("fsyncs per commit (files and directories through vfs.FS; bbolt's fdatasyncs of catalog.db)", "", func(r *result) string { return r.fsyncs })
 	row("recover, per pending record", "", func(r *result) string {
