@@ -33,16 +33,18 @@ const (
 
 // Bucket names (see doc.go).
 const (
-	bucketPrepared  = "prepared"
-	bucketLineage   = "lineage"
-	bucketLeftovers = "leftovers"
-	bucketScanIndex = "scanindex"
-	bucketSeqIndex  = "seqindex"
-	bucketMeta      = "meta"
+	bucketPrepared = "prepared"
+	// bucketPreparedTape holds the tapes of sealed reviews (PutReview).
+	bucketPreparedTape = "preparedtape"
+	bucketLineage      = "lineage"
+	bucketLeftovers    = "leftovers"
+	bucketScanIndex    = "scanindex"
+	bucketSeqIndex     = "seqindex"
+	bucketMeta         = "meta"
 )
 
 var (
-	allBuckets     = []string{bucketPrepared, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta}
+	allBuckets     = []string{bucketPrepared, bucketPreparedTape, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta}
 	derivedBuckets = []string{bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex}
 )
 

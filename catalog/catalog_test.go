@@ -970,3 +970,59 @@ func TestWriteStats(t *testing.T) {
 		t.Fatalf("one put and one get counted %d transactions, %d page writes; want 1 and ≥ 2", d.Txns-before.Txns, d.PageWrites-before.PageWrites)
 	}
 }
+
+// A sealed review is stored with its tape in one transaction; the tape
+// goes with the review when it expires, and a review stored again
+// without a seal loses it.
+func TestSealedReviewKeepsItsTape(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	p := prepared("prep-sealed")
+	p.Seal = &Seal{Dev: 1, Ino: 2, End: 300, LastSeq: 9, Check: "tail-v1:ab", Info: json.RawMessage(`{"id":"src"}`)}
+	tape := []byte(`{"text":"[graft:tape 1] x"}`)
+	if err := db.PutReview(p, nil); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a sealed review without its tape: %v, want ErrInvalid", err)
+	}
+	unsealed := prepared("prep-plain")
+	if err := db.PutReview(unsealed, tape); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a tape without a seal: %v, want ErrInvalid", err)
+	}
+	if err := db.PutReview(p, tape); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.PeekPrepared(p.ID)
+	if err != nil || !reflect.DeepEqual(got.Seal, p.Seal) {
+		t.Fatalf("PeekPrepared seal %+v, %v; want %+v", got.Seal, err, p.Seal)
+	}
+	if b, ok, err := db.PreparedTape(p.ID); err != nil || !ok || string(b) != string(tape) {
+		t.Fatalf("PreparedTape = %q, %v, %v", b, ok, err)
+	}
+	if _, ok, err := db.PreparedTape("prep-none"); ok || err != nil {
+		t.Fatalf("PreparedTape of an unknown review: %v, %v", ok, err)
+	}
+	// Stored again with its seal: the tape stays; without: it goes.
+	if err := db.PutPrepared(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.PreparedTape(p.ID); !ok || err != nil {
+		t.Fatalf("a sealed review stored again lost its tape: %v, %v", ok, err)
+	}
+	p2 := p
+	p2.Seal = nil
+	if err := db.PutPrepared(p2); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := db.PreparedTape(p.ID); ok || err != nil {
+		t.Fatalf("an unsealed review kept a tape: %v, %v", ok, err)
+	}
+	// Expired: the review and its tape go.
+	if err := db.PutReview(p, tape); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.PurgeExpired(p.Expires); n != 1 || err != nil {
+		t.Fatalf("PurgeExpired = %d, %v", n, err)
+	}
+	if _, ok, err := db.PreparedTape(p.ID); ok || err != nil {
+		t.Fatalf("an expired review's tape survived: %v, %v", ok, err)
+	}
+}

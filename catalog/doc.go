@@ -18,14 +18,19 @@
 // # Buckets
 //
 // Keys are UTF-8 strings; values are JSON objects with the field names
-// below. Unknown fields make a value corrupt (ErrCorruptValue, naming the
+// below, except preparedtape's (opaque bytes) and scanindex's (framed, see
+// there). Unknown fields make a value corrupt (ErrCorruptValue, naming the
 // bucket and key). Times are RFC 3339 with nanoseconds.
 //
 //	prepared    key <preparedId>         Prepared: id, source, tier, recentTurns, autoTier,
 //	                                     budget, allowReslice, boundarySeq, lastSeq, generation,
 //	                                     prefixHash, tapeHash, tapeChars, carryoverChars,
 //	                                     review (the review JSON as shown), created, expires,
-//	                                     usedBy (txn id, once a commit consumed it)
+//	                                     usedBy (txn id, once a commit consumed it), seal
+//	                                     (optional: {dev, ino, end, lastSeq, check, info}, the
+//	                                     source bytes the review was built from)
+//	preparedtape key <preparedId>        the tape a sealed review was built from (graft's
+//	                                     tape.Tape as JSON); deleted with its review
 //	lineage     key <session id>         Node: session, parent, children (sorted, unique),
 //	                                     generation, boundary, txn, tapeHash, committed, reverted
 //	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -34,11 +35,31 @@ type Prepared struct {
 
 	// Review is the full review JSON as shown to the user, tape text included.
 	Review json.RawMessage `json:"review,omitempty"`
+	// Seal says which bytes of the source the review was built from; with
+	// it, PutReview stores the built tape (PreparedTape), and a commit that
+	// finds the log still so uses that tape instead of folding the log
+	// again. Absent when the platform gives no file identity or the log
+	// had a torn last line.
+	Seal *Seal `json:"seal,omitempty"`
 
 	Created time.Time `json:"created"`
 	Expires time.Time `json:"expires"`
 	// UsedBy is the txn id of the commit that consumed the review.
 	UsedBy string `json:"usedBy,omitempty"`
+}
+
+// Seal identifies the source bytes a review was built from, as a ScanIndex
+// identifies those of its state: the same file (Dev, Ino), read to End (a
+// line boundary, the log's size then), with Check its TailCheck(End). Info
+// is the state fold's snapshot at End (session.Info.Snapshot), LastSeq the
+// seq of the last line read.
+type Seal struct {
+	Dev     uint64          `json:"dev"`
+	Ino     uint64          `json:"ino"`
+	End     int64           `json:"end"`
+	LastSeq int64           `json:"lastSeq"`
+	Check   string          `json:"check"`
+	Info    json.RawMessage `json:"info"`
 }
 
 // idTimeLayout is fixed-width so that ids sort by creation time.
@@ -69,14 +90,55 @@ func (p Prepared) validate() error {
 	return nil
 }
 
-// PutPrepared stores (or replaces) a prepared review.
+// PutPrepared stores (or replaces) a prepared review's record. A stored
+// tape stays while the review keeps its Seal and goes when it has none.
 func (db *DB) PutPrepared(p Prepared) error {
 	if err := p.validate(); err != nil {
 		return err
 	}
 	return db.update("putting prepared "+p.ID, func(tx *bolt.Tx) error {
-		return putJSON(tx, bucketPrepared, p.ID, p)
+		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
+			return err
+		}
+		if p.Seal == nil {
+			return tx.Bucket([]byte(bucketPreparedTape)).Delete([]byte(p.ID))
+		}
+		return nil
 	})
+}
+
+// PutReview stores (or replaces) a prepared review and, when p has a Seal,
+// the tape built for it (opaque bytes: graft's tape.Tape as JSON) in bucket
+// preparedtape, in one transaction. A review without a Seal has no tape.
+func (db *DB) PutReview(p Prepared, tape []byte) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	if (p.Seal != nil) != (len(tape) > 0) {
+		return fmt.Errorf("%w: prepared %s: a sealed review needs its tape, and only a sealed one has one", ErrInvalid, p.ID)
+	}
+	return db.update("putting prepared "+p.ID, func(tx *bolt.Tx) error {
+		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
+			return err
+		}
+		b := tx.Bucket([]byte(bucketPreparedTape))
+		if len(tape) == 0 {
+			return b.Delete([]byte(p.ID))
+		}
+		return b.Put([]byte(p.ID), tape)
+	})
+}
+
+// PreparedTape returns the tape stored with a sealed review; ok is false
+// when there is none.
+func (db *DB) PreparedTape(id string) (tape []byte, ok bool, err error) {
+	err = db.view("reading the tape of prepared "+id, func(tx *bolt.Tx) error {
+		if v := tx.Bucket([]byte(bucketPreparedTape)).Get([]byte(id)); v != nil {
+			tape, ok = bytes.Clone(v), true
+		}
+		return nil
+	})
+	return tape, ok, err
 }
 
 // PeekPrepared returns a prepared review whether expired or used (for
@@ -194,10 +256,13 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 			return err
 		}
 		// Deleted after the walk: deleting under a moving cursor can skip keys.
-		b := tx.Bucket([]byte(bucketPrepared))
+		b, tapes := tx.Bucket([]byte(bucketPrepared)), tx.Bucket([]byte(bucketPreparedTape))
 		for _, key := range expired {
 			if err := b.Delete([]byte(key)); err != nil {
 				return fmt.Errorf("deleting %s: %w", key, err)
+			}
+			if err := tapes.Delete([]byte(key)); err != nil {
+				return fmt.Errorf("deleting the tape of %s: %w", key, err)
 			}
 		}
 		return nil

@@ -1,7 +1,10 @@
 package graft
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/graft-project/graft/catalog"
@@ -21,6 +24,9 @@ type CommitResult struct {
 	Generation  int      `json:"generation"`
 	BoundarySeq int64    `json:"boundarySeq"`
 	Notes       []string `json:"notes"`
+	// DriftCheck says how the commit checked the review against the source:
+	// DriftSealed or DriftRebuilt.
+	DriftCheck string `json:"driftCheck"`
 }
 
 // Commit writes the reviewed tape into a new target session as a journaled
@@ -54,22 +60,44 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 		return nil, err
 	}
 	opts := tape.Options{Tier: p.Tier, RecentTurns: p.RecentTurns, AutoTier: p.AutoTier, Budget: p.Budget}
+	var driftCheck string
 	res, err := txn.Commit(s.Env(), txn.Request{
 		PreparedID: preparedID, Source: p.Source, Target: target,
 		Build: func() (*txn.Built, error) {
 			// Check the review again under the source lock: a commit that
 			// finished since our first look has marked it used.
+			var lo []tape.Leftover
+			var sealedTape []byte
 			err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
-				_, err := db.GetPrepared(preparedID, s.Now())
+				if _, err := db.GetPrepared(preparedID, s.Now()); err != nil {
+					return err
+				}
+				var err error
+				if lo, err = leftoversIn(db, p.Source); err != nil {
+					return err
+				}
+				if p.Seal != nil {
+					sealedTape, _, err = db.PreparedTape(preparedID)
+				}
 				return err
 			})
 			if err != nil {
 				return nil, err
 			}
-			lo, err := s.leftovers(p.Source)
-			if err != nil {
-				return nil, err
+			if sealedTape != nil {
+				bt, ok, err := s.sealedBuild(p, sealedTape, lo)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					if err := s.checkSource(bt.info, p.AllowReslice); err != nil {
+						return nil, err
+					}
+					driftCheck = DriftSealed
+					return &txn.Built{Tape: bt.tape, SourceScan: bt.info.ScanResult}, nil
+				}
 			}
+			driftCheck = DriftRebuilt
 			bt, err := s.build(p.Source, opts, lo)
 			if err != nil {
 				return nil, err
@@ -101,8 +129,73 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 	return &CommitResult{
 		TargetID: res.Target, TxnID: res.Txn, Source: res.Source, TapeHash: res.TapeHash,
 		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
-		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes),
+		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: driftCheck,
 	}, nil
+}
+
+// How a commit checked that nothing the review depended on drifted
+// (CommitResult.DriftCheck).
+const (
+	// DriftSealed: the source was the file, size and last 4 KiB the review
+	// read (its Seal), and the leftovers were the review's: the review's
+	// tape was written as it was built. This trusts what a scan index
+	// trusts (catalog.TailCheck).
+	DriftSealed = "sealed"
+	// DriftRebuilt: the source was folded again (from its scan index) and
+	// the tape rebuilt and compared with the review.
+	DriftRebuilt = "rebuilt"
+)
+
+// sealedBuild returns the review's own tape when the source is still the
+// bytes the review was built from and the leftovers are the review's; ok
+// is false when anything differs, and the caller rebuilds.
+func (s *Service) sealedBuild(p catalog.Prepared, raw []byte, lo []tape.Leftover) (bt *built, ok bool, err error) {
+	seal := p.Seal
+	f, fi, err := s.openLog(p.Source)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			bt, ok, err = nil, false, fmt.Errorf("graft: closing %s: %w", f.Name(), cerr)
+		}
+	}()
+	dev, ino, haveIdentity := catalog.FileIdentity(fi)
+	if !haveIdentity || dev != seal.Dev || ino != seal.Ino || fi.Size() != seal.End {
+		return nil, false, nil
+	}
+	check, err := catalog.TailCheck(f, seal.End)
+	if err != nil {
+		return nil, false, fmt.Errorf("graft: checking %s against review %s: %w", p.Source, p.ID, err)
+	}
+	if check != seal.Check {
+		return nil, false, nil
+	}
+	info, err := session.RestoreInfo(seal.Info)
+	if err != nil || info.ID != p.Source || info.End != seal.End || info.LastSeq != seal.LastSeq {
+		return nil, false, nil // a seal that does not hold together: rebuild
+	}
+	var t tape.Tape
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, false, nil
+	}
+	if t.SourceID != p.Source || t.TapeHash != p.TapeHash || t.PrefixHash != p.PrefixHash || t.BoundarySeq != p.BoundarySeq || !sameLeftovers(t.Leftovers, lo) {
+		return nil, false, nil
+	}
+	return &built{tape: &t, info: info}, true, nil
+}
+
+// sameLeftovers compares the leftovers a tape was built with (sorted by
+// target, then txn) with lo.
+func sameLeftovers(built, lo []tape.Leftover) bool {
+	if len(built) != len(lo) {
+		return false
+	}
+	sorted := slices.Clone(lo)
+	slices.SortFunc(sorted, func(a, b tape.Leftover) int {
+		return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Txn, b.Txn))
+	})
+	return slices.Equal(built, sorted)
 }
 
 // Revert undoes a live graft (see txn.Revert).

@@ -48,6 +48,9 @@ type Review struct {
 type built struct {
 	tape *tape.Tape
 	info *session.Info
+	// seal identifies the source bytes the tape was built from (Info not
+	// filled in); nil when they cannot be identified.
+	seal *catalog.Seal
 }
 
 // build folds the source once, feeding the tape builder and the state
@@ -69,7 +72,7 @@ func (s *Service) build(source string, opts tape.Options, leftovers []tape.Lefto
 	if fo.NotUsed != "" {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("the scan index of %s was not used (%s): read the whole log", source, fo.NotUsed))
 	}
-	return &built{tape: t, info: fo.info}, nil
+	return &built{tape: t, info: fo.info, seal: fo.seal}, nil
 }
 
 // checkSource refuses sources that must not be grafted: abandoned or
@@ -87,12 +90,20 @@ func (s *Service) checkSource(info *session.Info, allowReslice bool) error {
 func (s *Service) leftovers(source string) ([]tape.Leftover, error) {
 	var out []tape.Leftover
 	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
-		ls, err := db.Leftovers(source)
-		for _, l := range ls {
-			out = append(out, tape.Leftover{Target: l.Target, Txn: l.Txn, State: l.State, Reason: l.Reason})
-		}
+		var err error
+		out, err = leftoversIn(db, source)
 		return err
 	})
+	return out, err
+}
+
+// leftoversIn reads the leftovers of source from an open catalog.
+func leftoversIn(db *catalog.DB, source string) ([]tape.Leftover, error) {
+	var out []tape.Leftover
+	ls, err := db.Leftovers(source)
+	for _, l := range ls {
+		out = append(out, tape.Leftover{Target: l.Target, Txn: l.Txn, State: l.State, Reason: l.Reason})
+	}
 	return out, err
 }
 
@@ -135,15 +146,31 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A sealed review keeps the tape it showed: a commit that finds the
+	// source still the same bytes writes it without folding the log again.
+	var seal *catalog.Seal
+	var tapeJSON []byte
+	if bt.seal != nil {
+		infoState, err := bt.info.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		sl := *bt.seal
+		sl.Info = infoState
+		seal = &sl
+		if tapeJSON, err = json.Marshal(t); err != nil {
+			return nil, fmt.Errorf("graft: encoding the tape of review %s: %w", rv.PreparedID, err)
+		}
+	}
 	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
-		return db.PutPrepared(catalog.Prepared{
+		return db.PutReview(catalog.Prepared{
 			ID: rv.PreparedID, Source: source,
 			Tier: o.Tape.Tier, RecentTurns: o.Tape.RecentTurns, AutoTier: o.Tape.AutoTier, Budget: o.Tape.Budget,
 			AllowReslice: o.AllowReslice, BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq,
 			Generation: t.Generation, PrefixHash: t.PrefixHash, TapeHash: t.TapeHash,
 			TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars, Review: raw,
-			Created: now.UTC(), Expires: rv.Expires,
-		})
+			Created: now.UTC(), Expires: rv.Expires, Seal: seal,
+		}, tapeJSON)
 	})
 	if err != nil {
 		return nil, err

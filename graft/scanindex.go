@@ -87,6 +87,9 @@ type sourceFold struct {
 	NotUsed string
 	// Saved reports whether this fold stored a new index.
 	Saved bool
+	// seal identifies the bytes folded (no Info yet); nil without a file
+	// identity or after a torn last line.
+	seal *catalog.Seal
 }
 
 // foldSource folds the log of source, resuming from its scan index when
@@ -145,6 +148,13 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 	}
 	res.Events += prevEvents
 	fo.info.ScanResult = res
+	if haveIdentity && res.Torn == nil {
+		check, err := catalog.TailCheck(f, res.End)
+		if err != nil {
+			return nil, fmt.Errorf("graft: sealing the fold of %s: %w", source, err)
+		}
+		fo.seal = &catalog.Seal{Dev: dev, Ino: ino, End: res.End, LastSeq: res.LastSeq, Check: check}
+	}
 	if fo.From.Offset == 0 || res.End-fo.From.Offset >= indexSaveTail {
 		if err := s.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.marks); err != nil {
 			return nil, err

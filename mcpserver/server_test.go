@@ -151,7 +151,7 @@ func TestFlowPrepareCommitRecallStatusRevert(t *testing.T) {
 	}
 
 	c := f.commit(rv)
-	if c.Source != "s" || c.TargetID != "s.g2" || c.Generation != 2 || c.TapeHash != rv.TapeHash || len(c.Notes) != 0 {
+	if c.Source != "s" || c.TargetID != "s.g2" || c.Generation != 2 || c.TapeHash != rv.TapeHash || len(c.Notes) != 0 || c.DriftCheck != "sealed" {
 		t.Fatalf("commit: %s", describe(c))
 	}
 	mustContain(t, "commit next", c.Next, "s.g2", "graft_revert")

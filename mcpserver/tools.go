@@ -185,7 +185,7 @@ func (s *server) commit(in CommitInput) (CommitOutput, error) {
 	return CommitOutput{
 		TargetID: res.TargetID, TxnID: res.TxnID, Source: res.Source, TapeHash: res.TapeHash,
 		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
-		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), Next: next,
+		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: res.DriftCheck, Next: next,
 	}, nil
 }
 

@@ -90,6 +90,7 @@ type CommitOutput struct {
 	Generation  int      `json:"generation" jsonschema:"generation of the target"`
 	BoundarySeq int64    `json:"boundarySeq" jsonschema:"boundary seq of the source the tape was cut at"`
 	Notes       []string `json:"notes" jsonschema:"what changed between the review and the commit (e.g. the open turn grew): tell the user"`
+	DriftCheck  string   `json:"driftCheck" jsonschema:"how the commit checked the review against the source: sealed (the source was the bytes the review read, so the reviewed tape was written) or rebuilt (the source was folded again and the tape compared)"`
 	Next        string   `json:"next" jsonschema:"what to do next"`
 }
 

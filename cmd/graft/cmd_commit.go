@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/graft-project/graft/graft"
 
 	"github.com/spf13/cobra"
 )
@@ -42,6 +43,7 @@ in its notes.`,
 			}
 			fmt.Fprintf(a.stdout, "committed: %s → %s (generation %d, txn %s)\n", res.Source, res.TargetID, res.Generation, res.TxnID)
 			fmt.Fprintf(a.stdout, "  tape %d chars in %d events, %s\n", res.TapeChars, res.TapeEvents, res.TapeHash)
+			fmt.Fprintf(a.stdout, "  drift check: %s\n", driftCheckText(res.DriftCheck))
 			for _, n := range res.Notes {
 				fmt.Fprintf(a.stdout, "note: %s\n", n)
 			}
@@ -53,4 +55,15 @@ in its notes.`,
 	cmd.Flags().StringVar(&target, "target", "", "id of the new session (default <source>.g<generation>)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// driftCheckText says in words how the commit checked the review.
+func driftCheckText(how string) string {
+	switch how {
+	case graft.DriftSealed:
+		return "the source is the bytes the review read (same file, size and last 4 KiB): the reviewed tape was written"
+	case graft.DriftRebuilt:
+		return "the source was folded again and the tape rebuilt and compared with the review"
+	}
+	return how
 }

@@ -1,29 +1,83 @@
 package main
 
 import (
-	"runtime/debug"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// graft runs at GOGC 50 unless the environment says otherwise; a GOGC the
-// user set wins.
-func TestTuneGC(t *testing.T) {
-	saved := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(saved)
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
-	if got := tuneGC(getenv); got != 50 {
-		t.Fatalf("GOGC unset: tuneGC = %d, want 50", got)
+// TestMain lets the scripts run the real main as "graft" in a child process.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"graft": func() { os.Exit(main1()) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar, each with GRAFT_HOME in its own
+// work directory.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("GRAFT_HOME", filepath.Join(env.WorkDir, "home"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitCode,
+			"chop":     cmdChop,
+		},
+	})
+}
+
+// cmdExitCode runs a program like exec and checks its exit code:
+//
+//	exitcode N program [args...]
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N program [args...]")
 	}
-	if now := debug.SetGCPercent(100); now != 50 {
-		t.Fatalf("GOGC unset: the runtime runs at %d, want 50", now)
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
 	}
-	env["GOGC"] = "200"
-	debug.SetGCPercent(200) // what the runtime read from the environment
-	if got := tuneGC(getenv); got != 200 {
-		t.Fatalf("GOGC=200: tuneGC = %d, want 200 kept", got)
+	got := 0
+	err = ts.Exec(args[1], args[2:]...)
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exitcode: running %s: %v", args[1], err)
 	}
-	if now := debug.SetGCPercent(100); now != 200 {
-		t.Fatalf("GOGC=200: the runtime runs at %d", now)
+	if got != want {
+		ts.Fatalf("%s exited with code %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdChop cuts the last N bytes of a file, the way a crash mid-append leaves
+// a log (txtar files always end on a newline):
+//
+//	chop file N
+func cmdChop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: chop file N")
+	}
+	n, err := strconv.ParseInt(args[1], 10, 64)
+	if err != nil || n < 0 {
+		ts.Fatalf("chop: %q is not a byte count", args[1])
+	}
+	path := ts.MkAbs(args[0])
+	fi, err := os.Stat(path)
+	ts.Check(err)
+	if n > fi.Size() {
+		ts.Fatalf("chop: %s has %d bytes, cannot cut %d", args[0], fi.Size(), n)
+	}
+	ts.Check(os.Truncate(path, fi.Size()-n))
 }
