@@ -29,8 +29,9 @@
 //	                                     usedBy (txn id, once a commit consumed it), seal
 //	                                     (optional: {dev, ino, end, lastSeq, check, info}, the
 //	                                     source bytes the review was built from)
-//	preparedtape key <preparedId>        the tape a sealed review was built from (graft's
-//	                                     tape.Tape as JSON); deleted with its review
+//	preparedtape key <preparedId>        the tape a sealed review was built from, opaque here
+//	                                     (graft's "graft-sealedtape-v1": graft/sealedtape.go);
+//	                                     deleted with its review or its seal
 //	lineage     key <session id>         Node: session, parent, children (sorted, unique),
 //	                                     generation, boundary, txn, tapeHash, committed, reverted
 //	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded

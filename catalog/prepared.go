@@ -108,7 +108,7 @@ func (db *DB) PutPrepared(p Prepared) error {
 }
 
 // PutReview stores (or replaces) a prepared review and, when p has a Seal,
-// the tape built for it (opaque bytes: graft's tape.Tape as JSON) in bucket
+// the tape built for it (opaque bytes, graft's encoding) in bucket
 // preparedtape, in one transaction. A review without a Seal has no tape.
 func (db *DB) PutReview(p Prepared, tape []byte) error {
 	if err := p.validate(); err != nil {

@@ -2,7 +2,6 @@ package graft
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -175,14 +174,14 @@ func (s *Service) sealedBuild(p catalog.Prepared, raw []byte, lo []tape.Leftover
 	if err != nil || info.ID != p.Source || info.End != seal.End || info.LastSeq != seal.LastSeq {
 		return nil, false, nil // a seal that does not hold together: rebuild
 	}
-	var t tape.Tape
-	if err := json.Unmarshal(raw, &t); err != nil {
+	t, ok := decodeSealedTape(raw)
+	if !ok {
 		return nil, false, nil
 	}
 	if t.SourceID != p.Source || t.TapeHash != p.TapeHash || t.PrefixHash != p.PrefixHash || t.BoundarySeq != p.BoundarySeq || !sameLeftovers(t.Leftovers, lo) {
 		return nil, false, nil
 	}
-	return &built{tape: &t, info: info}, true, nil
+	return &built{tape: t, info: info}, true, nil
 }
 
 // sameLeftovers compares the leftovers a tape was built with (sorted by

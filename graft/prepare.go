@@ -149,7 +149,7 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	// A sealed review keeps the tape it showed: a commit that finds the
 	// source still the same bytes writes it without folding the log again.
 	var seal *catalog.Seal
-	var tapeJSON []byte
+	var sealed []byte
 	if bt.seal != nil {
 		infoState, err := bt.info.Snapshot()
 		if err != nil {
@@ -158,8 +158,8 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 		sl := *bt.seal
 		sl.Info = infoState
 		seal = &sl
-		if tapeJSON, err = json.Marshal(t); err != nil {
-			return nil, fmt.Errorf("graft: encoding the tape of review %s: %w", rv.PreparedID, err)
+		if sealed, err = encodeSealedTape(t); err != nil {
+			return nil, fmt.Errorf("graft: review %s: %w", rv.PreparedID, err)
 		}
 	}
 	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
@@ -170,7 +170,7 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 			Generation: t.Generation, PrefixHash: t.PrefixHash, TapeHash: t.TapeHash,
 			TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars, Review: raw,
 			Created: now.UTC(), Expires: rv.Expires, Seal: seal,
-		}, tapeJSON)
+		}, sealed)
 	})
 	if err != nil {
 		return nil, err
