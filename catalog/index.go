@@ -32,8 +32,9 @@ type ScanIndex struct {
 	// Check is a hash of the bytes just before Offset (TailCheck), so a
 	// rewritten file is never trusted.
 	Check string `json:"check"`
-	// State is the tape builder's snapshot at Offset.
-	State []byte `json:"state"`
+	// State is graft's fold state at Offset, stored after the JSON of the
+	// rest (see scanIndexMagic), not in it.
+	State []byte `json:"-"`
 }
 
 func (ix ScanIndex) validate() error {
@@ -57,7 +58,7 @@ func (db *DB) PutScanIndex(ix ScanIndex) error {
 	if err := ix.validate(); err != nil {
 		return err
 	}
-	head, err := json.Marshal(scanIndexHead{ix.Session, ix.Dev, ix.Ino, ix.Offset, ix.Line, ix.NextSeq, ix.Check})
+	head, err := json.Marshal(ix) // State is not in the JSON
 	if err != nil {
 		return fmt.Errorf("encoding %s/%s: %w", bucketScanIndex, ix.Session, err)
 	}
@@ -73,17 +74,6 @@ func (db *DB) PutScanIndex(ix ScanIndex) error {
 // as they are. (Version 1 was one JSON object with the state in base64,
 // which cost about 1 ms per 100 KiB of state to decode at every commit.)
 const scanIndexMagic = "graft-scanindex-v2\n"
-
-// scanIndexHead is a ScanIndex without its state, as stored.
-type scanIndexHead struct {
-	Session string `json:"session"`
-	Dev     uint64 `json:"dev"`
-	Ino     uint64 `json:"ino"`
-	Offset  int64  `json:"offset"`
-	Line    int    `json:"line"`
-	NextSeq int64  `json:"nextSeq"`
-	Check   string `json:"check"`
-}
 
 // GetScanIndex returns the scan index of session, and whether there is one.
 // The caller validates it against the file (Dev, Ino, size, TailCheck).
@@ -103,12 +93,11 @@ func (db *DB) GetScanIndex(session string) (ScanIndex, bool, error) {
 		if !found {
 			return &CorruptValueError{Path: db.path, Bucket: bucketScanIndex, Key: session, Err: errors.New("not a scan index: no " + strings.TrimSpace(scanIndexMagic) + " header line")}
 		}
-		var h scanIndexHead
-		if err := db.decode(bucketScanIndex, session, bytes.Clone(head), &h); err != nil {
+		if err := db.decode(bucketScanIndex, session, bytes.Clone(head), &ix); err != nil {
 			return err
 		}
 		// The state is copied out: bbolt's slices die with the transaction.
-		ix = ScanIndex{Session: h.Session, Dev: h.Dev, Ino: h.Ino, Offset: h.Offset, Line: h.Line, NextSeq: h.NextSeq, Check: h.Check, State: bytes.Clone(state)}
+		ix.State = bytes.Clone(state)
 		ok = true
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/importer/claudecode"
@@ -47,19 +48,16 @@ func foldView(ev session.Event) session.Event {
 }
 
 // throughFirstTextLine is s up to (not including) the '\n' that ends its
-// first line holding a non-space rune, or s when no line does.
+// first line holding a non-space rune, or s when no line does: written
+// apart from the decoder's own, line by line, as the test's oracle.
 func throughFirstTextLine(s string) string {
-	at := 0
-	for {
-		line, _, more := strings.Cut(s[at:], "\n")
-		if strings.TrimSpace(line) != "" {
-			return s[:at+len(line)]
+	lines := strings.Split(s, "\n")
+	for k, line := range lines {
+		if strings.IndexFunc(line, func(r rune) bool { return !unicode.IsSpace(r) }) >= 0 {
+			return strings.Join(lines[:k+1], "\n")
 		}
-		if !more {
-			return s
-		}
-		at += len(line) + 1
 	}
+	return s
 }
 
 // A failed call's output is built only through its first line with text:
