@@ -70,12 +70,12 @@ func (s *suite) openAndRun(fr faultedRun, home string, fsys vfs.FS) ([]string, e
 
 // countOps carries out fr through a counting errorfs and returns how many
 // file operations it made.
-func (s *suite) countOps(fr faultedRun) (int, error) {
+func (s *suite) countOps(fr faultedRun) (n int, err error) {
 	dir, home, err := s.caseHome(fr.tmpl, "count-ops")
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	efs := errorfs.Wrap(vfs.Default, nil)
 	if _, err := s.openAndRun(fr, home, efs); err != nil {
 		return 0, fmt.Errorf("counting the operations of an untouched %s: %w", fr.what, err)

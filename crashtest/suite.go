@@ -188,7 +188,7 @@ type job struct {
 // Run runs the suite. Case failures are rows of the report; the error is
 // for a suite that could not run at all (no binary, a template that could
 // not be built, a binary without crash points).
-func Run(cfg Config) (*Report, error) {
+func Run(cfg Config) (rep *Report, err error) {
 	start := time.Now()
 	if cfg.Bin == "" {
 		return nil, errors.New("crashtest: Config.Bin is empty: build graft with -tags crashpoints (BuildCrashBinary)")
@@ -234,7 +234,11 @@ func Run(cfg Config) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("crashtest: work directory: %w", err)
 		}
-		defer os.RemoveAll(dir)
+		defer func() {
+			if rerr := os.RemoveAll(dir); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("crashtest: removing the work directory: %w", rerr))
+			}
+		}()
 		s.work = dir
 	} else {
 		if err := os.MkdirAll(cfg.WorkDir, 0o700); err != nil {
@@ -275,7 +279,7 @@ func Run(cfg Config) (*Report, error) {
 	add(GroupRecoveryPowerLoss, s.recoveryPowerJobs)
 
 	rows := s.runJobs(jobs)
-	rep := &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows, TornRecordStride: cfg.TornRecordStride}
+	rep = &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows, TornRecordStride: cfg.TornRecordStride}
 	rep.count()
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return rep, nil

@@ -111,12 +111,12 @@ func commitArgs(r review, target string) []string {
 
 // checkArmed refuses a binary whose crash points are not compiled in: with
 // GRAFT_CRASH_POINT set it must stop at the point instead of committing.
-func (s *suite) checkArmed() error {
+func (s *suite) checkArmed() (err error) {
 	dir, home, err := s.caseHome(s.tmpl, "armed-check")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { err = errors.Join(err, os.RemoveAll(dir)) }()
 	res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), killAt: txn.CommitLocked})
 	if err != nil {
 		return fmt.Errorf("crashtest: checking that %s has crash points: %w", s.bin, err)
