@@ -216,9 +216,14 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 		return nil // nothing to validate an index against; see resumeFrom
 	}
 	res := fo.info.ScanResult
-	check, err := catalog.TailCheck(f, res.End)
-	if err != nil {
-		return fmt.Errorf("graft: storing the scan index of %s: %w", source, err)
+	var check string
+	if fo.seal != nil && fo.seal.End == res.End {
+		check = fo.seal.Check // the same 4 KiB, hashed once
+	} else {
+		var err error
+		if check, err = catalog.TailCheck(f, res.End); err != nil {
+			return fmt.Errorf("graft: storing the scan index of %s: %w", source, err)
+		}
 	}
 	tapeState, err := fo.b.Snapshot()
 	if err != nil {
