@@ -1,13 +1,13 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/zeebo/xxh3"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -285,33 +285,57 @@ func HashScan(path string) (time.Duration, error) {
 	return d, f.Close()
 }
 
-// PrefixHashScan reads the log line by line and hashes it as the prefix
-// hash graft-prefix-v2 does: XXH3-128 of each line, then sha256 of its
-// length and sum (24 bytes). It returns the lines it hashed.
-func PrefixHashScan(path string) (time.Duration, int64, error) {
+// PrefixHashScan reads the log as BareScan does (64 KiB reads into one
+// buffer) and hashes it as the prefix hash graft-prefix-v2 does: XXH3-128
+// of each line (streamed across reads), then sha256 of its length and sum
+// (24 bytes). It returns the lines it hashed and the sha256.
+func PrefixHashScan(path string) (time.Duration, int64, [32]byte, error) {
+	var digest [32]byte
 	start := time.Now()
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("bench: %w", err)
+		return 0, 0, digest, fmt.Errorf("bench: %w", err)
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	h := sha256.New()
+	buf := make([]byte, 64<<10)
+	h, lh := sha256.New(), xxh3.New()
 	var lines int64
+	var lineLen int // bytes of the current line in earlier reads
 	var e [24]byte
-	for sc.Scan() {
-		line := sc.Bytes()
-		sum := session.SumLine(line)
-		binary.BigEndian.PutUint64(e[:8], uint64(len(line)))
-		copy(e[8:], sum[:])
-		h.Write(e[:])
-		lines++
+	for {
+		n, rerr := f.Read(buf)
+		chunk := buf[:n]
+		for len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				lh.Write(chunk)
+				lineLen += len(chunk)
+				break
+			}
+			var sum [16]byte
+			if lineLen == 0 {
+				sum = xxh3.Hash128(chunk[:i]).Bytes()
+			} else {
+				lh.Write(chunk[:i])
+				sum = lh.Sum128().Bytes()
+				lh.Reset()
+			}
+			binary.BigEndian.PutUint64(e[:8], uint64(lineLen+i))
+			copy(e[8:], sum[:])
+			h.Write(e[:])
+			lines++
+			lineLen = 0
+			chunk = chunk[i+1:]
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return 0, 0, digest, errors.Join(fmt.Errorf("bench: reading %s: %w", path, rerr), f.Close())
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return 0, 0, errors.Join(fmt.Errorf("bench: reading %s: %w", path, err), f.Close())
-	}
+	h.Sum(digest[:0])
 	d := time.Since(start)
-	return d, lines, f.Close()
+	return d, lines, digest, f.Close()
 }
 
 // DecodeScan reads and decodes the log as prepare does (session.ScanFold)

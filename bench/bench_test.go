@@ -1,6 +1,9 @@
 package bench
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,6 +15,7 @@ import (
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/session"
 )
 
 func TestMain(m *testing.M) {
@@ -120,7 +124,7 @@ func BenchmarkPrefixHashScan(b *testing.B) {
 	ds := benchDataset(b)
 	b.SetBytes(ds.Bytes)
 	for b.Loop() {
-		if _, lines, err := PrefixHashScan(ds.Path); err != nil || lines != ds.Events {
+		if _, lines, _, err := PrefixHashScan(ds.Path); err != nil || lines != ds.Events {
 			b.Fatalf("%d lines, %v", lines, err)
 		}
 	}
@@ -277,8 +281,34 @@ func TestMeasurementsOnASmallSession(t *testing.T) {
 	if _, lines, err := BareScan(ds.Path); err != nil || lines != ds.Events {
 		t.Fatalf("bare scan: %d lines, %v", lines, err)
 	}
-	if d, lines, err := PrefixHashScan(ds.Path); err != nil || lines != ds.Events || d <= 0 {
+	d, lines, digest, err := PrefixHashScan(ds.Path)
+	if err != nil || lines != ds.Events || d <= 0 {
 		t.Fatalf("prefix hash scan: %d lines, %v, %v", lines, d, err)
+	}
+	// The streamed line sums are session.SumLine of each whole line.
+	data, err := os.ReadFile(ds.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := sha256.New()
+	longest := 0
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		longest = max(longest, len(line))
+		var e [24]byte
+		binary.BigEndian.PutUint64(e[:8], uint64(len(line)))
+		sum := session.SumLine(line)
+		copy(e[8:], sum[:])
+		ref.Write(e[:])
+	}
+	if longest <= 64<<10 {
+		t.Fatalf("no line spans two 64 KiB reads (longest %d bytes): the streamed sums are untested", longest)
+	}
+	if want := ref.Sum(nil); !bytes.Equal(digest[:], want) {
+		t.Fatalf("prefix hash scan digest %x, by whole lines %x", digest, want)
 	}
 	for name, scan := range map[string]func(string) (time.Duration, error){"hash": HashScan, "decode": DecodeScan} {
 		if d, err := scan(ds.Path); err != nil || d <= 0 {
