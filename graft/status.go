@@ -35,6 +35,9 @@ type Status struct {
 	// CatalogError is set when catalog.db could not be read (busy): the
 	// sessions above come from the logs and are still right.
 	CatalogError string `json:"catalogError,omitempty"`
+	// Strays are files in sessions/ named like logs but not with a valid
+	// session id: no command reads them (session.Store.Strays).
+	Strays []string `json:"strays"`
 }
 
 // SessionState folds one session for status; an unreadable log is reported
@@ -92,7 +95,11 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}}
+	strays, err := s.store.Strays()
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, Strays: nonNil(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}

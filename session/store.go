@@ -100,6 +100,26 @@ func (s *Store) List() ([]string, error) {
 	return ids, nil
 }
 
+// Strays lists the files in the sessions directory that look like logs
+// (name ending in .jsonl, not hidden) but whose name is no valid session id,
+// so that List, and every command, passes them over: status names them
+// rather than let a log placed by hand go unseen.
+func (s *Store) Strays() ([]string, error) {
+	ents, err := s.FS.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("session: listing %s: %w", s.dir, err)
+	}
+	var out []string
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasSuffix(name, Ext) && !strings.HasPrefix(name, ".") && ValidID(strings.TrimSuffix(name, Ext)) != nil {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // Scan streams the events of id from the given position (zero: the start).
 func (s *Store) Scan(id string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
 	return s.scanWith(Scan, id, from, fn)

@@ -103,6 +103,9 @@ func printStatus(w io.Writer, st *graft.Status) error {
 	if st.CatalogError != "" {
 		fmt.Fprintf(w, "catalog not read: %s (sessions above come from the logs)\n", st.CatalogError)
 	}
+	for _, name := range st.Strays {
+		fmt.Fprintf(w, "not a session: sessions/%s (its name is no valid session id, so no command reads it; rename it to ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\.jsonl$)\n", name)
+	}
 	return printLastRecovery(w, st.LastRecovery)
 }
 
