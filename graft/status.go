@@ -36,7 +36,7 @@ type Status struct {
 	// sessions above come from the logs and are still right.
 	CatalogError string `json:"catalogError,omitempty"`
 	// Strays are files in sessions/ named like logs but not with a valid
-	// session id: no command reads them (session.Store.Strays).
+	// session id: no command reads them (session.Store.ListAll).
 	Strays []string `json:"strays"`
 }
 
@@ -91,11 +91,7 @@ func (s *Service) head(id string) string {
 
 // Status lists sessions, records in flight, leftovers and the last scan.
 func (s *Service) Status() (*Status, error) {
-	ids, err := s.store.List()
-	if err != nil {
-		return nil, err
-	}
-	strays, err := s.store.Strays()
+	ids, strays, err := s.store.ListAll()
 	if err != nil {
 		return nil, err
 	}

@@ -79,45 +79,36 @@ func (s *Store) Exists(id string) (bool, error) {
 	return true, nil
 }
 
-// List returns the ids of all session logs, sorted.
+// List returns the ids of the sessions in the store, sorted.
 func (s *Store) List() ([]string, error) {
+	ids, _, err := s.ListAll()
+	return ids, err
+}
+
+// ListAll is List, and the strays beside: the files in the sessions
+// directory that look like logs (name ending in .jsonl, not hidden) but
+// whose name is no valid session id, so that List, and every command,
+// passes them over; status names them rather than let a log placed by
+// hand go unseen. One read of the directory.
+func (s *Store) ListAll() (ids, strays []string, err error) {
 	ents, err := s.FS.ReadDir(s.dir)
 	if err != nil {
-		return nil, fmt.Errorf("session: listing %s: %w", s.dir, err)
+		return nil, nil, fmt.Errorf("session: listing %s: %w", s.dir, err)
 	}
-	var ids []string
 	for _, e := range ents {
 		name := e.Name()
 		if !strings.HasSuffix(name, Ext) || strings.HasPrefix(name, ".") {
 			continue
 		}
-		id := strings.TrimSuffix(name, Ext)
-		if ValidID(id) == nil {
+		if id := strings.TrimSuffix(name, Ext); ValidID(id) == nil {
 			ids = append(ids, id)
+		} else {
+			strays = append(strays, name)
 		}
 	}
 	sort.Strings(ids)
-	return ids, nil
-}
-
-// Strays lists the files in the sessions directory that look like logs
-// (name ending in .jsonl, not hidden) but whose name is no valid session id,
-// so that List, and every command, passes them over: status names them
-// rather than let a log placed by hand go unseen.
-func (s *Store) Strays() ([]string, error) {
-	ents, err := s.FS.ReadDir(s.dir)
-	if err != nil {
-		return nil, fmt.Errorf("session: listing %s: %w", s.dir, err)
-	}
-	var out []string
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasSuffix(name, Ext) && !strings.HasPrefix(name, ".") && ValidID(strings.TrimSuffix(name, Ext)) != nil {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(strays)
+	return ids, strays, nil
 }
 
 // Scan streams the events of id from the given position (zero: the start).
