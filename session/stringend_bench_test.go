@@ -9,16 +9,26 @@ import (
 
 // stringBodies are string bodies (after the opening quote, through the
 // closing one) of the shapes a log holds: a tool output of log lines, with
-// an escape every ~80 bytes, plain ASCII, and text with non-ASCII runes.
+// an escape every ~80 bytes (the same line again, and lines of random
+// lengths), plain ASCII, and text with non-ASCII runes.
 func stringBodies() map[string][]byte {
 	var out bytes.Buffer
 	for out.Len() < 4<<20 {
 		out.WriteString(`2025-11-15T21:16:35.025Z ERROR api: GET /v1/sessions/98101: context deadline exceeded after 3221ms\n`)
 	}
 	out.WriteByte('"')
+	// Log lines of random lengths: an escape where a branch cannot guess it.
+	var varied bytes.Buffer
+	r := rand.New(rand.NewPCG(3, 4))
+	for varied.Len() < 4<<20 {
+		varied.WriteString("2025-11-15T21:16:35.025Z INFO  journal: ")
+		varied.WriteString(strings.Repeat("x", r.IntN(120)))
+		varied.WriteString(`\n`)
+	}
+	varied.WriteByte('"')
 	plain := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 1<<17) + `"`
 	uni := strings.Repeat(`Привет, мир: \"ok\" \u00e9 \ud83d\ude00 done. `, 1<<16) + `"`
-	return map[string][]byte{"log": out.Bytes(), "plain": []byte(plain), "unicode": []byte(uni)}
+	return map[string][]byte{"log": out.Bytes(), "logvaried": varied.Bytes(), "plain": []byte(plain), "unicode": []byte(uni)}
 }
 
 // withPortable runs f with the AVX2 scan off, then restores it.
@@ -44,30 +54,39 @@ func BenchmarkStringEnd(b *testing.B) {
 	}
 }
 
-// scanStringRef is the contract of scanStringAVX2, byte by byte.
+// scanStringRef is the contract of scanStringAVX2, byte by byte: walking
+// b from 0 and stepping over the two-byte escapes \" \\ \/ \b \f \n \r \t,
+// the first byte left to the caller (a quote, a control byte, a backslash
+// starting any other escape or ending b) if it lies in the whole 64-byte
+// blocks of b; else the end of those blocks, or the byte before it when an
+// escape starts there. escaped: b[:n] holds a backslash, or b[n] is one
+// inside the blocks.
 func scanStringRef(b []byte) (int, bool) {
-	escaped := false
-	for i := 0; ; {
-		if i+32 > len(b) {
-			return i, escaped
-		}
-		stop := -1
-		for k := i; k < i+32; k++ {
-			if c := b[k]; c == '"' || c == '\\' || c < 0x20 {
-				stop = k
-				break
+	blocks := len(b) / 64 * 64
+	n := blocks
+	for i := 0; i < len(b); {
+		c := b[i]
+		hard := c == '"' || c < 0x20
+		if c == '\\' {
+			if i+1 < len(b) && strings.ContainsRune(`"\\/bfnrt`, rune(b[i+1])) {
+				if i == blocks-1 {
+					n = i
+					break
+				}
+				i += 2
+				continue
 			}
+			hard = true
 		}
-		if stop < 0 {
-			i += 32
-			continue
+		if hard {
+			if i < blocks {
+				n = i
+			}
+			break
 		}
-		if b[stop] != '\\' || stop+1 >= len(b) || !strings.ContainsRune(`"\\/bfnrt`, rune(b[stop+1])) {
-			return stop, escaped
-		}
-		escaped = true
-		i = stop + 2
+		i++
 	}
+	return n, bytes.IndexByte(b[:n], '\\') >= 0 || n < blocks && b[n] == '\\'
 }
 
 // TestScanStringAVX2 puts each kind of stop (a quote, control bytes, a
