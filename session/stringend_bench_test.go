@@ -91,7 +91,7 @@ func scanStringRef(b []byte) (int, bool) {
 
 // TestScanStringAVX2 puts each kind of stop (a quote, control bytes, a
 // backslash before each escape letter and before others) at every
-// position of inputs of every length up to 100, alone and followed by
+// position of inputs of every length up to 136, alone and followed by
 // more, and compares scanStringAVX2 with scanStringRef; then random
 // inputs dense with escapes.
 func TestScanStringAVX2(t *testing.T) {
@@ -106,8 +106,10 @@ func TestScanStringAVX2(t *testing.T) {
 		}
 	}
 	fillers := []byte{'a', ' ', 0x7f, 0x80, 0xff, '!', '#', '[', ']', 0x20}
-	stops := []string{`"`, "\x00", "\x1f", "\n", `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u`, `\x`, `\`, `\\\`}
-	for n := 0; n <= 100; n++ {
+	// Runs of backslashes of both parities, so that a run crosses a block
+	// edge (at 64 and 128) at each of its bytes.
+	stops := []string{`"`, "\x00", "\x1f", "\n", `\n`, `\"`, `\\`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u`, `\x`, `\`, `\\\`, `\\\\"`, `\\\"`, `\\\\\\x`}
+	for n := 0; n <= 136; n++ {
 		for _, f := range fillers {
 			b := bytes.Repeat([]byte{f}, n)
 			check(b)
