@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,15 +152,27 @@ func BenchmarkPrepareFull(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(ds.Bytes)
-	var total time.Duration
+	var total, cpu time.Duration
 	for b.Loop() {
+		before := processCPU(b)
 		d, _, err := PrepareFull(svc, ds.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu += processCPU(b) - before
 		total += d
 	}
 	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/prepare")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/prepare")
+}
+
+// processCPU is the user and system time of this process so far.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkPrepareIncremental(b *testing.B) {
