@@ -138,10 +138,10 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 		fo.b, fo.info = tape.NewBuilder(source), &session.Info{ID: source}
 	}
 	marks := newMarkCollector(fo.From)
-	res, err := s.scanFold(f, path, fo.From, func(ev *session.Event, raw []byte, sum session.LineSum, off int64) error {
+	res, err := s.scanFold(f, path, fo.From, func(ev *session.Event, size int, sum session.LineSum, off int64) error {
 		marks.see(ev.Seq, off)
 		fo.info.Add(ev)
-		return fo.b.AddSum(ev, raw, sum)
+		return fo.b.AddSum(ev, size, sum)
 	})
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 
 // scanFold reads f from from.Offset with the fold decoder: the tape and the
 // state fold never read the output of a successful tool call.
-func (s *Service) scanFold(f vfs.File, path string, from session.ScanFrom, fn func(ev *session.Event, raw []byte, sum session.LineSum, off int64) error) (session.ScanResult, error) {
+func (s *Service) scanFold(f vfs.File, path string, from session.ScanFrom, fn func(ev *session.Event, size int, sum session.LineSum, off int64) error) (session.ScanResult, error) {
 	return session.ScanFoldSums(io.NewSectionReader(f, from.Offset, math.MaxInt64-from.Offset), path, from, fn)
 }
 

@@ -55,6 +55,11 @@ type lineDecoder struct {
 	pos     int
 	mode    decodeMode
 	scratch []byte
+	// long, when set, reads more of the line into data whenever a string
+	// runs past its end (see longLine): data is then only what has been
+	// read of the line, and the body of a skipped tool output may be cut
+	// out of it as it is read.
+	long *longLine
 }
 
 // decode fills ev from one log line: the fast path, else encoding/json.
@@ -229,9 +234,21 @@ func (d *lineDecoder) tool(dst **Tool) bool {
 		case "output":
 			bit = 16
 			if d.mode == decodeFold && !d.null() {
-				// Validated now, built below only if the result failed.
+				// Validated now, built below only if the result failed:
+				// then only its head is read, so a long line may drop the
+				// body as it reads it, all of it once the result is known
+				// to be a success, the part past the head otherwise.
+				cut := cutAfterHead
+				if t.OK != nil && *t.OK {
+					cut = cutAll
+				}
 				outStart = d.pos
-				ok = d.skipString()
+				if ok = d.consume('"'); ok {
+					var end int
+					if end, _, ok = d.stringEnd(d.pos, cut); ok {
+						d.pos = end + 1
+					}
+				}
 				outEnd = d.pos
 			} else {
 				ok = d.stringField(&t.Output)
@@ -537,11 +554,28 @@ func stops(w uint64) uint64 {
 // stringEnd validates the body of a JSON string that starts at data[i]
 // (just past its opening quote) and returns the index of its closing quote
 // and whether it holds escapes; ok is false when the string is malformed,
-// unterminated, or has an unpaired surrogate escape. It jumps from one
-// quote, backslash or control character to the next: 32 bytes at a time
+// unterminated, or has an unpaired surrogate escape.
+func stringEnd(data []byte, i int) (end int, escaped bool, ok bool) {
+	end, escaped, st := scanString(data, i)
+	return end, escaped, st == strDone
+}
+
+// What scanString found.
+type strStatus uint8
+
+const (
+	strDone  strStatus = iota // the closing quote
+	strBad                    // a control byte, a malformed escape or surrogate
+	strShort                  // data ends first (or cuts an escape short)
+)
+
+// scanString is stringEnd telling a string that data cuts short (then end
+// is where to go on once data holds more: len(data), or the backslash of
+// an escape that may be cut) from a malformed one. It jumps from one
+// quote, backslash or control character to the next: 64 bytes at a time
 // with AVX2 (scanStringAVX2, which also steps over two-byte escapes), else
 // eight at a time.
-func stringEnd(data []byte, i int) (end int, escaped bool, ok bool) {
+func scanString(data []byte, i int) (end int, escaped bool, st strStatus) {
 	for {
 		if haveStopsAVX2 {
 			n, esc := scanStringAVX2(data[i:])
@@ -560,23 +594,29 @@ func stringEnd(data []byte, i int) (end int, escaped bool, ok bool) {
 			}
 		}
 		if i >= len(data) {
-			return 0, false, false
+			return len(data), escaped, strShort
 		}
 	stop:
 		switch c := data[i]; {
 		case c == '"':
-			return i, escaped, true
+			return i, escaped, strDone
 		case c < 0x20:
-			return 0, false, false
+			return 0, false, strBad
 		}
 		n := escapeLen(data, i)
 		if n == 0 {
-			return 0, false, false
+			if len(data)-i < maxEscapeLen {
+				return i, escaped, strShort
+			}
+			return 0, false, strBad
 		}
 		escaped = true
 		i += n
 	}
 }
+
+// maxEscapeLen is the longest escape: a surrogate pair, \uXXXX\uYYYY.
+const maxEscapeLen = 12
 
 // escapeLen is how many bytes the escape at data[i] ('\\') spans, 0 when it
 // is malformed or an unpaired surrogate.
@@ -596,12 +636,12 @@ func (d *lineDecoder) str() (string, bool) {
 	if !d.consume('"') {
 		return "", false
 	}
-	data := d.data
 	start := d.pos
-	end, escaped, ok := stringEnd(data, start)
+	end, escaped, ok := d.stringEnd(start, cutNever)
 	if !ok {
 		return "", false
 	}
+	data := d.data // read more by a long line's stringEnd
 	d.pos = end + 1
 	if !utf8.Valid(data[start:end]) {
 		return "", false // encoding/json replaces invalid bytes
@@ -652,11 +692,22 @@ func appendEscape(buf, s []byte, k int) ([]byte, rune, int) {
 // textHead is the value of the JSON string data[start:end] (quotes
 // included; stringEnd has validated it) through its first line holding a
 // non-space rune, without the '\n' ending that line; all of it when no
-// line holds one. A line ends only at an escape (\n or \u000a), so the
-// raw bytes between escapes are appended whole.
+// line holds one.
 func (d *lineDecoder) textHead(start, end int) (string, bool) {
-	body := d.data[start+1 : end-1]
-	buf := d.scratch[:0]
+	buf, _ := textHeadOf(d.scratch[:0], d.data[start+1:end-1])
+	d.scratch = buf
+	if !utf8.Valid(buf) {
+		return "", false // encoding/json replaces invalid bytes
+	}
+	return string(buf), true
+}
+
+// textHeadOf appends to buf the head textHead takes of a string body
+// (escapes whole, as stringEnd validated them), and says whether the body
+// holds the '\n' that ends it: whether a longer body would give the same
+// head. A line ends only at an escape (\n or \u000a), so the raw bytes
+// between escapes are appended whole.
+func textHeadOf(buf, body []byte) ([]byte, bool) {
 	text := false // the line being built holds a non-space rune
 	for i := 0; ; {
 		k := bytes.IndexByte(body[i:], '\\')
@@ -669,15 +720,14 @@ func (d *lineDecoder) textHead(start, end int) (string, bool) {
 			text = hasText(seg)
 		}
 		if k < 0 {
-			break
+			return buf, false
 		}
 		var r rune
 		n := len(buf)
 		buf, r, i = appendEscape(buf, body, i+k)
 		if r == '\n' {
 			if text {
-				buf = buf[:n]
-				break
+				return buf[:n], true
 			}
 			continue
 		}
@@ -685,11 +735,6 @@ func (d *lineDecoder) textHead(start, end int) (string, bool) {
 			text = true
 		}
 	}
-	d.scratch = buf
-	if !utf8.Valid(buf) {
-		return "", false // encoding/json replaces invalid bytes
-	}
-	return string(buf), true
 }
 
 // hasText reports whether b holds a rune that is not a space (as
@@ -780,11 +825,21 @@ func (d *lineDecoder) skipString() bool {
 	if !d.consume('"') {
 		return false
 	}
-	end, _, ok := stringEnd(d.data, d.pos)
+	end, _, ok := d.stringEnd(d.pos, cutNever)
 	if ok {
 		d.pos = end + 1
 	}
 	return ok
+}
+
+// stringEnd is stringEnd of d.data from i, reading more of a long line
+// as it needs it; cut says whether a long line may drop what it has
+// scanned of the body (see longLine.stringEnd).
+func (d *lineDecoder) stringEnd(i int, cut cutMode) (end int, escaped bool, ok bool) {
+	if d.long != nil {
+		return d.long.stringEnd(d, i, cut)
+	}
+	return stringEnd(d.data, i)
 }
 
 // rawValue validates one JSON value at d.pos and returns its bytes, as
@@ -918,9 +973,9 @@ func (d *lineDecoder) skipNumber() bool {
 // is called in order, on the caller's goroutine, and at most
 // foldAheadBytes of lines are read ahead of it.
 func ScanFold(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, off int64) error) (ScanResult, error) {
-	var fold func(*Event, []byte, LineSum, int64) error
+	var fold func(*Event, []byte, int, LineSum, int64) error
 	if fn != nil {
-		fold = func(ev *Event, raw []byte, _ LineSum, off int64) error { return fn(ev, raw, off) }
+		fold = func(ev *Event, raw []byte, _ int, _ LineSum, off int64) error { return fn(ev, raw, off) }
 	}
 	return scanFold(r, path, from, false, fold)
 }
@@ -933,15 +988,27 @@ type LineSum [16]byte
 // SumLine is the LineSum of raw.
 func SumLine(raw []byte) LineSum { return xxh3.Hash128(raw).Bytes() }
 
-// ScanFoldSums is ScanFold that also hands fn the LineSum of each line,
-// computed by the decoder goroutines right after they decode the line,
-// while it is in their cache: the caller's goroutine, which runs the
-// fold, does not read the bytes again.
-func ScanFoldSums(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte, sum LineSum, off int64) error) (ScanResult, error) {
-	return scanFold(r, path, from, true, fn)
+// ScanFoldSums is ScanFold for folds that read of a line only its length
+// (without the '\n') and its LineSum, not its bytes, such as the tape's
+// prefix hash. The sum is computed by the decoder goroutines right after
+// they decode the line, while it is in their cache: the caller's
+// goroutine, which runs the fold, does not read the bytes again. When r
+// is also an io.ReaderAt and an io.Seeker (an *os.File, an
+// io.SectionReader), a line longer than a batch is decoded as it is read
+// and never held whole (see longline.go); it is read again through
+// ReadAt, from r's position when the scan starts, only if it cannot be
+// decoded that way.
+func ScanFoldSums(r io.Reader, path string, from ScanFrom, fn func(ev *Event, size int, sum LineSum, off int64) error) (ScanResult, error) {
+	var fold func(*Event, []byte, int, LineSum, int64) error
+	if fn != nil {
+		fold = func(ev *Event, _ []byte, size int, sum LineSum, off int64) error { return fn(ev, size, sum, off) }
+	}
+	return scanFold(r, path, from, true, fold)
 }
 
-func scanFold(r io.Reader, path string, from ScanFrom, sums bool, fn func(ev *Event, raw []byte, sum LineSum, off int64) error) (ScanResult, error) {
+// scanFold calls fn with each line's event, bytes (nil for a long line
+// of ScanFoldSums), length, sum (when sums) and offset.
+func scanFold(r io.Reader, path string, from ScanFrom, sums bool, fn func(ev *Event, raw []byte, size int, sum LineSum, off int64) error) (ScanResult, error) {
 	if from.Line == 0 {
 		from.Line = 1
 	}
@@ -961,13 +1028,16 @@ func scanFold(r io.Reader, path string, from ScanFrom, sums bool, fn func(ev *Ev
 			if ln.ev.Seq != want {
 				return res, &SeqError{Path: path, Line: ln.num, Offset: ln.off, Want: want, Got: ln.ev.Seq}
 			}
-			raw := b.buf[ln.start:ln.end]
+			var raw []byte
+			if b.buf != nil {
+				raw = b.buf[ln.start:ln.end]
+			}
 			want++
 			res.Events++
 			res.LastSeq = ln.ev.Seq
-			res.End = ln.off + int64(len(raw)) + 1
+			res.End = ln.off + int64(ln.size) + 1
 			if fn != nil {
-				if err := fn(&ln.ev, raw, ln.sum, ln.off); err != nil {
+				if err := fn(&ln.ev, raw, ln.size, ln.sum, ln.off); err != nil {
 					return res, err
 				}
 			}
@@ -1004,7 +1074,8 @@ const (
 )
 
 type foldLine struct {
-	start, end int // the line is buf[start:end]
+	start, end int // the line is buf[start:end], unless read as a long line
+	size       int // the line's length, without its '\n'
 	off        int64
 	num        int
 	ev         Event
@@ -1017,6 +1088,7 @@ type foldBatch struct {
 	lines  []foldLine
 	tokens int
 	done   chan struct{} // closed once the lines are decoded
+	decode bool          // for the decoders; else decoded by the reader
 }
 
 // foldPipeline is one reader goroutine, decoder goroutines, and the
@@ -1030,6 +1102,14 @@ type foldPipeline struct {
 	longs   [][]byte // long-line buffers, recycled (see newLong)
 	quit    chan struct{}
 	wg      sync.WaitGroup
+	// Long lines decoded as they are read (see longline.go), when the
+	// pipeline sums lines and can read a line again: ra.ReadAt(p, raAt+off)
+	// reads the log at offset off.
+	ra      io.ReaderAt
+	raAt    int64
+	long    longLine
+	longDec lineDecoder
+	longBuf []byte
 	// How the reader stopped; written before it closes ordered.
 	torn       *Torn
 	readErr    error
@@ -1044,6 +1124,15 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int, sums bool) *fol
 		budget:  make(chan struct{}, batches),
 		free:    make(chan *foldBatch, 4*decoders),
 		quit:    make(chan struct{}),
+	}
+	p.longDec.mode = decodeFold
+	if ra, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	}); ok && sums {
+		if at, err := ra.Seek(0, io.SeekCurrent); err == nil {
+			p.ra, p.raAt = ra, at-from.Offset
+		}
 	}
 	p.wg.Add(1 + decoders)
 	go p.read(r, from.Offset, from.Line)
@@ -1063,7 +1152,7 @@ func (p *foldPipeline) newBatch() *foldBatch {
 	if b.buf == nil {
 		b.buf = p.newBuf()
 	}
-	b.buf, b.lines, b.tokens, b.done = b.buf[:0], b.lines[:0], 0, make(chan struct{})
+	b.buf, b.lines, b.tokens, b.done, b.decode = b.buf[:0], b.lines[:0], 0, make(chan struct{}), true
 	return b
 }
 
@@ -1076,8 +1165,9 @@ func (p *foldPipeline) newBuf() []byte {
 // read cuts the log into batches of whole lines, reading straight into
 // the batch buffers, until it ends or the caller quits. The bytes after a
 // batch's last newline start the next batch. A line longer than a batch
-// buffer moves to a long-line buffer (recycled, see newLong) and the rest
-// of it is read straight into that, so a MiB line is neither copied nor
+// buffer is decoded as it is read when the pipeline can (readLong); else
+// it moves to a long-line buffer (recycled, see newLong) and the rest of
+// it is read straight into that, so a MiB line is neither copied nor
 // zeroed again once the buffers have grown to the log's longest lines.
 func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 	defer p.wg.Done()
@@ -1093,6 +1183,9 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 			}
 		}
 		for _, ch := range []chan *foldBatch{p.ordered, p.work} {
+			if ch == p.work && !b.decode {
+				break
+			}
 			select {
 			case ch <- b:
 			case <-p.quit:
@@ -1105,15 +1198,37 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 	lineStart := 0  // in b.buf: the start of the line being read
 	var long []byte // a long line read so far, when one is read
 	for {
-		if long == nil && cap(b.buf)-len(b.buf) < foldReadBytes {
-			// Only the start of one line fills b (a batch with a complete
-			// line is sent before it fills): it is a long line.
-			long = append(p.newLong(2*len(b.buf)), b.buf...)
-			b.buf = b.buf[:0]
-		}
 		var n int
 		var err error
-		if long != nil {
+		// Only the start of one line fills b (a batch with a complete line
+		// is sent before it fills): it is a long line.
+		isLong := long == nil && cap(b.buf)-len(b.buf) < foldReadBytes
+		switch {
+		case isLong && p.ra != nil:
+			// Decoded as it is read (longline.go).
+			lb, next, size, rerr := p.readLong(r, b.buf, off, num)
+			b.buf = b.buf[:0]
+			if lb == nil {
+				if rerr == io.EOF {
+					p.torn = &Torn{Offset: off, Bytes: size}
+				} else {
+					p.readErr, p.readErrOff = rerr, off
+				}
+				return
+			}
+			off += size + 1
+			num++
+			if !send(lb) {
+				return
+			}
+			b.buf = append(b.buf, next...)
+			lineStart = 0
+			err = p.cutLines(b, &lineStart, 0, &off, &num, rerr)
+		case isLong || long != nil:
+			if long == nil {
+				long = append(p.newLong(2*len(b.buf)), b.buf...)
+				b.buf = b.buf[:0]
+			}
 			if cap(long)-len(long) < foldReadBytes {
 				long = p.growLong(long)
 			}
@@ -1128,7 +1243,7 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 			}
 			if i >= 0 {
 				end := scanned + i
-				lb := &foldBatch{buf: long[:end], lines: []foldLine{{start: 0, end: end, off: off, num: num}}, done: make(chan struct{})}
+				lb := &foldBatch{buf: long[:end], lines: []foldLine{{start: 0, end: end, size: end, off: off, num: num}}, done: make(chan struct{}), decode: true}
 				off += int64(end + 1)
 				num++
 				b.buf = append(b.buf[:0], long[end+1:]...)
@@ -1139,7 +1254,7 @@ func (p *foldPipeline) read(r io.Reader, off int64, num int) {
 				lineStart = 0
 				err = p.cutLines(b, &lineStart, 0, &off, &num, err)
 			}
-		} else {
+		default:
 			n, err = r.Read(b.buf[len(b.buf):cap(b.buf)])
 			scanned := len(b.buf)
 			b.buf = b.buf[:scanned+n]
@@ -1182,7 +1297,7 @@ func (p *foldPipeline) cutLines(b *foldBatch, lineStart *int, scanned int, off *
 			return err
 		}
 		end := scanned + i
-		b.lines = append(b.lines, foldLine{start: *lineStart, end: end, off: *off, num: *num})
+		b.lines = append(b.lines, foldLine{start: *lineStart, end: end, size: end - *lineStart, off: *off, num: *num})
 		*off += int64(end + 1 - *lineStart)
 		*num++
 		*lineStart, scanned = end+1, end+1
@@ -1281,7 +1396,9 @@ func (p *foldPipeline) release(b *foldBatch) {
 	if cap(b.buf) != foldBufBytes {
 		// A long line's batch: its buffer is recycled as a long one, and
 		// the batch is not (it has no batch buffer to give).
-		p.putLong(b.buf)
+		if b.buf != nil {
+			p.putLong(b.buf)
+		}
 		return
 	}
 	select {

@@ -19,3 +19,9 @@ func DecodeLine(line []byte) (*Event, error) {
 	ev := &Event{}
 	return ev, decodeLine(line, ev)
 }
+
+// LongLines is how many long lines ScanFoldSums has decoded as it read
+// them, and how many it read again whole, since the test binary started.
+func LongLines() (streamed, reread int64) {
+	return longLines.streamed.Load(), longLines.reread.Load()
+}

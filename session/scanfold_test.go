@@ -167,11 +167,11 @@ func TestScanFoldSumsAreTheLinesXXH3(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := 0
-	res, err := session.ScanFoldSums(strings.NewReader(data), "x", session.ScanFrom{}, func(ev *session.Event, raw []byte, sum session.LineSum, off int64) error {
-		if k >= len(want) || !reflect.DeepEqual(seen{*ev, string(raw), off}, want[k]) {
+	res, err := session.ScanFoldSums(strings.NewReader(data), "x", session.ScanFrom{}, func(ev *session.Event, size int, sum session.LineSum, off int64) error {
+		if k >= len(want) || !reflect.DeepEqual(seen{*ev, want[k].raw, off}, want[k]) || size != len(want[k].raw) {
 			t.Fatalf("call %d differs from ScanFold's", k)
 		}
-		if sum != session.SumLine(raw) {
+		if raw := []byte(want[k].raw); sum != session.SumLine(raw) {
 			t.Fatalf("seq %d: sum %x, SumLine %x", ev.Seq, sum, session.SumLine(raw))
 		}
 		k++

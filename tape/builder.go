@@ -203,17 +203,18 @@ func writeLine(h hash.Hash, n int, sum session.LineSum) {
 // Add folds the next event. raw is its exact log line without '\n'; seqs
 // must rise by exactly 1 from 1.
 func (b *Builder) Add(ev *session.Event, raw []byte) error {
-	return b.AddSum(ev, raw, session.SumLine(raw))
+	return b.AddSum(ev, len(raw), session.SumLine(raw))
 }
 
-// AddSum is Add with the line's session.LineSum already computed (by
-// session.ScanFoldSums); sum must be session.SumLine(raw).
-func (b *Builder) AddSum(ev *session.Event, raw []byte, sum session.LineSum) error {
+// AddSum is Add given what the prefix hash reads of the raw line: its
+// length (size, without the '\n') and its session.LineSum (as
+// session.ScanFoldSums hands them over); sum must be session.SumLine(raw).
+func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error {
 	st := &b.st
 	if ev.Seq != st.LastSeq+1 {
 		return fmt.Errorf("tape: %s: event seq %d after seq %d: want seq %d", st.SessionID, ev.Seq, st.LastSeq, st.LastSeq+1)
 	}
-	if len(raw) == 0 {
+	if size <= 0 {
 		return fmt.Errorf("tape: %s: seq %d: the raw log line is empty; the prefix hash needs the exact bytes", st.SessionID, ev.Seq)
 	}
 	if ev.Type == session.TypeGraftOrigin && ev.Seq == 1 && ev.Generation < 2 {
@@ -224,7 +225,7 @@ func (b *Builder) AddSum(ev *session.Event, raw []byte, sum session.LineSum) err
 		// state as it was just before this one.
 		st.PrefixState = mustMarshalHash(b.running)
 	}
-	writeLine(b.running, len(raw), sum)
+	writeLine(b.running, size, sum)
 	st.LastSeq = ev.Seq
 
 	switch ev.Type {

@@ -315,7 +315,7 @@ func TestAddSumUsesTheGivenSum(t *testing.T) {
 			if evs[k].Seq == wrongAt {
 				sum[0] ^= 1
 			}
-			if err := b.AddSum(&evs[k], raw, sum); err != nil {
+			if err := b.AddSum(&evs[k], len(raw), sum); err != nil {
 				t.Fatal(err)
 			}
 		}

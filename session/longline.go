@@ -1,0 +1,209 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/zeebo/xxh3"
+)
+
+// Long lines of ScanFoldSums. A line longer than a batch buffer is, in a
+// real log, nearly always a tool result whose output is MiBs: the fold
+// keeps none of a successful one and only the first line with text of a
+// failed one. Reading such a line whole into a buffer and decoding it
+// afterwards costs two trips through memory (the copy, then the decoder's
+// and the hash's reads) and a buffer the size of the line. Instead the
+// reader decodes the line as it reads it, foldReadBytes at a time: each
+// read is scanned and hashed while it is still in the cache, and the part
+// of the output's body that has been validated (and is not the head a
+// failed result keeps) is dropped, so the line never needs more than its
+// other fields, the head and a read.
+//
+// Anything this cannot decode exactly — a malformed line, one the fast
+// decoder hands to encoding/json, a structure that runs past the bytes
+// read — is read again whole from the file (r is an io.ReaderAt) and
+// decoded as every other line is, so errors, their wording and the
+// events are those of ScanFold.
+
+// longLines counts, for the tests, the long lines decoded as they were
+// read and those read again whole.
+var longLines struct{ streamed, reread atomic.Int64 }
+
+// cutMode says how much of a string's body a long line may drop once it
+// has been validated.
+type cutMode uint8
+
+const (
+	cutNever     cutMode = iota // the value is built or kept raw
+	cutAll                      // a successful tool's output: none is kept
+	cutAfterHead                // a failed (or not yet known) one: all past its head
+)
+
+// longAhead is how many bytes past the end of a string a long line holds
+// before the decoder reads the structure that follows it; a structure
+// longer than that between two strings (never written by a logger) sends
+// the line to the whole-line path.
+const longAhead = 64 << 10
+
+// longLine is the reader's state while it decodes one long line.
+type longLine struct {
+	r    io.Reader
+	h    *xxh3.Hasher
+	size int64  // bytes of the line read so far, without its '\n'
+	done bool   // its '\n' has been read
+	next []byte // bytes read past the '\n': the lines after it
+	err  error  // the read error that ended the reads (io.EOF included)
+	read int    // the most one read asks for
+}
+
+// fill reads once more onto the end of d.data, growing it when it is
+// full, and hashes what belongs to the line. It reports false when the
+// line's end has been read or a read failed.
+func (s *longLine) fill(d *lineDecoder) bool {
+	if s.done || s.err != nil {
+		return false
+	}
+	if cap(d.data)-len(d.data) < s.read {
+		d.data = append(make([]byte, 0, 2*cap(d.data)+s.read), d.data...)
+	}
+	at := len(d.data)
+	n, err := s.r.Read(d.data[at : at+s.read])
+	chunk := d.data[at : at+n]
+	if k := bytes.IndexByte(chunk, '\n'); k >= 0 {
+		s.next = append(s.next[:0], chunk[k+1:]...)
+		chunk = chunk[:k]
+		s.done = true
+	}
+	s.h.Write(chunk)
+	s.size += int64(len(chunk))
+	d.data = d.data[:at+len(chunk)]
+	if err != nil {
+		s.err = err
+	}
+	return s.done || s.err == nil
+}
+
+// ensure reads until d.data holds n bytes or the whole line.
+func (s *longLine) ensure(d *lineDecoder, n int) {
+	for len(d.data) < n && s.fill(d) {
+	}
+}
+
+// stringEnd is the decoder's stringEnd over a line still being read: it
+// reads on until the string ends, dropping the scanned part of the body
+// as cut allows, then holds longAhead bytes past the string for the
+// structure after it.
+func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, bool) {
+	body, escaped, cutAt := i, false, -1
+	for {
+		end, esc, st := scanString(d.data, i)
+		escaped = escaped || esc
+		switch st {
+		case strDone:
+			s.ensure(d, end+1+longAhead)
+			return end, escaped, true
+		case strBad:
+			return 0, false, false
+		}
+		// d.data ends inside the string; end is where to go on from.
+		if cutAt < 0 && cut == cutAfterHead {
+			// Keep the body through its head: textHead reads no further.
+			if _, whole := textHeadOf(d.scratch[:0], d.data[body:end]); whole {
+				cut = cutAll
+			} else {
+				cut = cutNever // the head is long: keep the line (rare)
+			}
+		}
+		if cut == cutAll {
+			if cutAt < 0 {
+				cutAt = end
+			}
+			// Drop the scanned body past cutAt; keep a cut escape.
+			n := copy(d.data[cutAt:], d.data[end:])
+			d.data = d.data[:cutAt+n]
+			end = cutAt
+		}
+		if !s.fill(d) {
+			return 0, false, false
+		}
+		i = end
+	}
+}
+
+// decodeLong decodes into ev the line that d.data starts (no '\n' in
+// it), reading the rest through s. It reports false when the line must
+// be decoded whole instead: the fast decoder cannot decode it exactly, or
+// the line is not a single well-formed event.
+func (d *lineDecoder) decodeLong(s *longLine, ev *Event) bool {
+	d.long, d.pos = s, 0
+	defer func() { d.long = nil }()
+	*ev = Event{}
+	s.ensure(d, longAhead)
+	d.ws()
+	ok := d.event(ev)
+	d.ws()
+	if cap(d.scratch) > maxKeptScratch {
+		d.scratch = nil
+	}
+	return ok && s.done && d.pos == len(d.data) && ev.Type != ""
+}
+
+// readLong decodes the long line at off that starts with first (the
+// bytes that filled a batch buffer without a '\n'), reading the rest from
+// r. It returns the line's batch, decoded, or to be decoded whole by the
+// decoders when decodeLong could not; and the bytes read past the line.
+// lb is nil when the log ends inside the line (err is io.EOF, size the
+// line's bytes) or a read fails.
+func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (lb *foldBatch, next []byte, size int64, err error) {
+	s := &p.long
+	if s.h == nil {
+		s.h = xxh3.New()
+	}
+	s.h.Reset()
+	s.h.Write(first)
+	s.r, s.size, s.done, s.next, s.err, s.read = r, int64(len(first)), false, s.next[:0], nil, foldReadBytes
+	d := &p.longDec
+	d.data = append(p.longBuf[:0], first...)
+	ln := foldLine{off: off, num: num}
+	ok := d.decodeLong(s, &ln.ev)
+	if ok {
+		longLines.streamed.Add(1)
+		ln.size, ln.sum = int(s.size), s.h.Sum128().Bytes()
+		p.keepLongBuf(d)
+		done := make(chan struct{})
+		close(done)
+		return &foldBatch{lines: []foldLine{ln}, done: done}, s.next, s.size, s.err
+	}
+	// Read to the end of the line, keeping none of it, and read it again.
+	for !s.done && s.err == nil {
+		d.data = d.data[:0]
+		s.fill(d)
+	}
+	p.keepLongBuf(d)
+	if !s.done {
+		return nil, nil, s.size, s.err
+	}
+	longLines.reread.Add(1)
+	line := p.newLong(int(s.size))[:s.size]
+	if _, err := p.ra.ReadAt(line, p.raAt+off); err != nil {
+		return nil, nil, s.size, fmt.Errorf("reading the line again: %w", err)
+	}
+	if SumLine(line) != s.h.Sum128().Bytes() {
+		return nil, nil, s.size, errors.New("the line changed while it was read")
+	}
+	lb = &foldBatch{buf: line, lines: []foldLine{{start: 0, end: len(line), size: len(line), off: off, num: num}}, done: make(chan struct{}), decode: true}
+	return lb, s.next, s.size, s.err
+}
+
+// keepLongBuf keeps d.data's buffer for the next long line unless it grew
+// past maxKeptLong.
+func (p *foldPipeline) keepLongBuf(d *lineDecoder) {
+	p.longBuf = nil
+	if cap(d.data) <= maxKeptLong {
+		p.longBuf = d.data[:0]
+	}
+	d.data = nil
+}
