@@ -48,20 +48,27 @@ const (
 // the line to the whole-line path.
 const longAhead = 64 << 10
 
-// longLine is the reader's state while it decodes one long line.
+// longLine is the reader's state while it decodes one long line. Reads
+// land in d.data unsearched: the string scan stops at a '\n' (a control
+// byte) anyway, so the bytes of a string's body need no search of their
+// own; only the structure after a string is searched for the line's end.
+// Hashing trails the scan: each scanned part is hashed before it may be
+// dropped, while it is still in the cache.
 type longLine struct {
-	r    io.Reader
-	h    *xxh3.Hasher
-	size int64  // bytes of the line read so far, without its '\n'
-	done bool   // its '\n' has been read
-	next []byte // bytes read past the '\n': the lines after it
-	err  error  // the read error that ended the reads (io.EOF included)
-	read int    // the most one read asks for
+	r        io.Reader
+	h        *xxh3.Hasher
+	dropped  int64  // bytes of the line cut out of d.data
+	searched int    // d.data[:searched] holds no '\n'
+	hashed   int    // d.data[:hashed] has been hashed
+	done     bool   // the line's '\n' has been found: d.data ends there
+	next     []byte // the bytes read past the '\n': the lines after it
+	err      error  // the read error that ended the reads (io.EOF included)
+	read     int    // the most one read asks for
 }
 
 // fill reads once more onto the end of d.data, growing it when it is
-// full, and hashes what belongs to the line. It reports false when the
-// line's end has been read or a read failed.
+// full. It reports false when nothing more can be read: the line's end
+// has been found or a read failed.
 func (s *longLine) fill(d *lineDecoder) bool {
 	if s.done || s.err != nil {
 		return false
@@ -71,31 +78,53 @@ func (s *longLine) fill(d *lineDecoder) bool {
 	}
 	at := len(d.data)
 	n, err := s.r.Read(d.data[at : at+s.read])
-	chunk := d.data[at : at+n]
-	if k := bytes.IndexByte(chunk, '\n'); k >= 0 {
-		s.next = append(s.next[:0], chunk[k+1:]...)
-		chunk = chunk[:k]
-		s.done = true
-	}
-	s.h.Write(chunk)
-	s.size += int64(len(chunk))
-	d.data = d.data[:at+len(chunk)]
+	d.data = d.data[:at+n]
 	if err != nil {
 		s.err = err
 	}
-	return s.done || s.err == nil
+	return n > 0 || err == nil
 }
 
-// ensure reads until d.data holds n bytes or the whole line.
+// search looks for the line's '\n' in d.data past the part known to hold
+// none; found, d.data ends there and what follows it is kept in next.
+func (s *longLine) search(d *lineDecoder) {
+	if s.done || s.searched >= len(d.data) {
+		return
+	}
+	if k := bytes.IndexByte(d.data[s.searched:], '\n'); k >= 0 {
+		at := s.searched + k
+		s.next = append(s.next[:0], d.data[at+1:]...)
+		d.data = d.data[:at]
+		s.done = true
+	}
+	s.searched = len(d.data)
+}
+
+// hash hashes d.data up to end.
+func (s *longLine) hash(d *lineDecoder, end int) {
+	if s.hashed < end {
+		s.h.Write(d.data[s.hashed:end])
+		s.hashed = end
+	}
+}
+
+// size is the length of the line read so far: all of it once done.
+func (s *longLine) size(d *lineDecoder) int64 { return s.dropped + int64(len(d.data)) }
+
+// ensure reads until d.data holds n bytes or the whole line, searching
+// what it reads.
 func (s *longLine) ensure(d *lineDecoder, n int) {
+	s.search(d)
 	for len(d.data) < n && s.fill(d) {
+		s.search(d)
 	}
 }
 
 // stringEnd is the decoder's stringEnd over a line still being read: it
 // reads on until the string ends, dropping the scanned part of the body
-// as cut allows, then holds longAhead bytes past the string for the
-// structure after it.
+// as cut allows, then holds longAhead bytes past the string (searched for
+// the line's end) for the structure after it. A string starts in
+// searched bytes, and the bytes the scan passes hold no '\n'.
 func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, bool) {
 	body, escaped, cutAt := i, false, -1
 	for {
@@ -103,15 +132,20 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 		escaped = escaped || esc
 		switch st {
 		case strDone:
+			s.searched = max(s.searched, end)
 			s.ensure(d, end+1+longAhead)
 			return end, escaped, true
 		case strBad:
-			return 0, false, false
+			return 0, false, false // a '\n' among them: the line's end
 		}
 		// d.data ends inside the string; end is where to go on from.
+		s.searched = max(s.searched, end)
+		s.hash(d, end)
 		if cutAt < 0 && cut == cutAfterHead {
 			// Keep the body through its head: textHead reads no further.
-			if _, whole := textHeadOf(d.scratch[:0], d.data[body:end]); whole {
+			buf, whole := textHeadOf(d.scratch[:0], d.data[body:end])
+			d.scratch = buf[:0]
+			if whole {
 				cut = cutAll
 			} else {
 				cut = cutNever // the head is long: keep the line (rare)
@@ -124,6 +158,10 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 			// Drop the scanned body past cutAt; keep a cut escape.
 			n := copy(d.data[cutAt:], d.data[end:])
 			d.data = d.data[:cutAt+n]
+			gone := end - cutAt
+			s.dropped += int64(gone)
+			s.searched -= gone
+			s.hashed -= gone
 			end = cutAt
 		}
 		if !s.fill(d) {
@@ -163,39 +201,44 @@ func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (
 		s.h = xxh3.New()
 	}
 	s.h.Reset()
-	s.h.Write(first)
-	s.r, s.size, s.done, s.next, s.err, s.read = r, int64(len(first)), false, s.next[:0], nil, foldReadBytes
+	*s = longLine{r: r, h: s.h, searched: len(first), next: s.next[:0], read: foldReadBytes}
 	d := &p.longDec
 	d.data = append(p.longBuf[:0], first...)
 	ln := foldLine{off: off, num: num}
-	ok := d.decodeLong(s, &ln.ev)
-	if ok {
+	if d.decodeLong(s, &ln.ev) {
 		longLines.streamed.Add(1)
-		ln.size, ln.sum = int(s.size), s.h.Sum128().Bytes()
+		s.hash(d, len(d.data))
+		ln.size, ln.sum = int(s.size(d)), s.h.Sum128().Bytes()
 		p.keepLongBuf(d)
 		done := make(chan struct{})
 		close(done)
-		return &foldBatch{lines: []foldLine{ln}, done: done}, s.next, s.size, s.err
+		return &foldBatch{lines: []foldLine{ln}, done: done}, s.next, int64(ln.size), s.err
 	}
 	// Read to the end of the line, keeping none of it, and read it again.
-	for !s.done && s.err == nil {
-		d.data = d.data[:0]
-		s.fill(d)
+	for s.search(d); !s.done; s.search(d) {
+		s.hash(d, len(d.data))
+		s.dropped += int64(len(d.data))
+		d.data, s.searched, s.hashed = d.data[:0], 0, 0
+		if !s.fill(d) {
+			break
+		}
 	}
+	s.hash(d, len(d.data))
+	size = s.size(d)
 	p.keepLongBuf(d)
 	if !s.done {
-		return nil, nil, s.size, s.err
+		return nil, nil, size, s.err
 	}
 	longLines.reread.Add(1)
-	line := p.newLong(int(s.size))[:s.size]
+	line := p.newLong(int(size))[:size]
 	if _, err := p.ra.ReadAt(line, p.raAt+off); err != nil {
-		return nil, nil, s.size, fmt.Errorf("reading the line again: %w", err)
+		return nil, nil, size, fmt.Errorf("reading the line again: %w", err)
 	}
 	if SumLine(line) != s.h.Sum128().Bytes() {
-		return nil, nil, s.size, errors.New("the line changed while it was read")
+		return nil, nil, size, errors.New("the line changed while it was read")
 	}
 	lb = &foldBatch{buf: line, lines: []foldLine{{start: 0, end: len(line), size: len(line), off: off, num: num}}, done: make(chan struct{}), decode: true}
-	return lb, s.next, s.size, s.err
+	return lb, s.next, size, s.err
 }
 
 // keepLongBuf keeps d.data's buffer for the next long line unless it grew
