@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
 )
@@ -189,6 +190,23 @@ func Normalize(s string) string {
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			// ASCII, as the unicode tables class and fold it.
+			c := byte(r)
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+				if space && b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				space = false
+				b.WriteByte(c)
+				continue
+			}
+			space = true
+			continue
+		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
@@ -221,8 +239,9 @@ func Merge(inherited []session.Constraint, text string, origin session.Origin) [
 	for k, c := range inherited {
 		c.Also = append([]session.Origin(nil), c.Also...)
 		out[k] = c
-		if _, dup := index[Normalize(c.Text)]; !dup {
-			index[Normalize(c.Text)] = k
+		key := Normalize(c.Text)
+		if _, dup := index[key]; !dup {
+			index[key] = k
 		}
 	}
 	for _, s := range Extract(text) {

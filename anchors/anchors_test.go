@@ -1,9 +1,11 @@
 package anchors
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
@@ -91,6 +93,46 @@ func TestNormalize(t *testing.T) {
 	for _, tc := range tests {
 		if got := Normalize(tc.in); got != tc.want {
 			t.Errorf("Normalize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// normalizeRef is Normalize through the unicode tables alone, rune by
+// rune: the ASCII fast path must agree with it on every byte.
+func normalizeRef(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}
+
+func TestNormalizeASCIIAgreesWithUnicode(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	inputs := []string{string(all), "Ünïcode MIXED with ASCII 42 and ÅNGSTRÖM", "\xff\xfeA", "İstanbul ǅ ǈ K"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		b := make([]byte, r.IntN(40))
+		for k := range b {
+			b[k] = all[r.IntN(len(all))]
+		}
+		inputs = append(inputs, string(b))
+	}
+	for _, in := range inputs {
+		if got, want := Normalize(in), normalizeRef(in); got != want {
+			t.Fatalf("Normalize(%q) = %q, the unicode tables give %q", in, got, want)
 		}
 	}
 }

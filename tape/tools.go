@@ -1,8 +1,10 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
 )
@@ -45,15 +47,14 @@ type fileTouch struct {
 // is false when the tool is not a file tool. A file tool whose input names
 // no path returns ok with no touches.
 func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bool) {
-	lower := strings.ToLower(name)
-	op, ok := toolOps[lower]
+	op, ok := toolOp(name)
 	if !ok {
 		return nil, false
 	}
 	if len(input) == 0 {
 		return nil, true
 	}
-	if lower == "apply_patch" {
+	if op == OpEdit && strings.ToLower(name) == "apply_patch" {
 		return patchTouches(patchText(input)), true
 	}
 	// The fast reader skips the other values (a Write's whole file) and
@@ -81,11 +82,36 @@ func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bo
 	return nil, true
 }
 
+// toolOp is toolOps[strings.ToLower(name)], without building the lower
+// case of a short ASCII name (every call's).
+func toolOp(name string) (string, bool) {
+	var buf [24]byte
+	if len(name) > len(buf) {
+		op, ok := toolOps[strings.ToLower(name)]
+		return op, ok
+	}
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		if c >= utf8.RuneSelf {
+			op, ok := toolOps[strings.ToLower(name)] // K (Kelvin) lowers to k
+			return op, ok
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[k] = c
+	}
+	op, ok := toolOps[string(buf[:len(name)])]
+	return op, ok
+}
+
 // patchText is the patch of an apply_patch input: a JSON string, or the
 // "patch" or "input" field of an object.
 func patchText(input json.RawMessage) string {
 	var s string
-	if json.Unmarshal(input, &s) == nil {
+	// Only a JSON string can decode into a string: an object (the usual
+	// input) need not be tried.
+	if t := bytes.TrimLeft(input, " \t\r\n"); len(t) > 0 && t[0] == '"' && json.Unmarshal(input, &s) == nil {
 		return s
 	}
 	var fields struct {
