@@ -55,6 +55,8 @@ type lineDecoder struct {
 	pos     int
 	mode    decodeMode
 	scratch []byte
+	// interned holds the values of a few fields (see internField).
+	interned map[string]string
 	// long, when set, reads more of the line into data whenever a string
 	// runs past its end (see longLine): data is then only what has been
 	// read of the line, and the body of a skipped tool output may be cut
@@ -139,7 +141,7 @@ func (d *lineDecoder) event(ev *Event) bool {
 		case "ts":
 			bit, ok = fTS, d.stringField(&ev.TS)
 		case "type":
-			bit, ok = fType, d.stringField(&ev.Type)
+			bit, ok = fType, d.internField(&ev.Type)
 		case "source":
 			bit, ok = fSource, d.source(&ev.Source)
 		case "text":
@@ -193,9 +195,9 @@ func (d *lineDecoder) source(s *Source) bool {
 		var ok bool
 		switch string(key) {
 		case "kind":
-			bit, ok = 1, d.stringField(&s.Kind)
+			bit, ok = 1, d.internField(&s.Kind)
 		case "name":
-			bit, ok = 2, d.stringField(&s.Name)
+			bit, ok = 2, d.internField(&s.Name)
 		default:
 			return false
 		}
@@ -220,7 +222,7 @@ func (d *lineDecoder) tool(dst **Tool) bool {
 		var ok bool
 		switch string(key) {
 		case "name":
-			bit, ok = 1, d.stringField(&t.Name)
+			bit, ok = 1, d.internField(&t.Name)
 		case "callId":
 			bit, ok = 2, d.stringField(&t.CallID)
 		case "input":
@@ -633,21 +635,59 @@ func escapeLen(data []byte, i int) int {
 
 // str reads a JSON string at d.pos and returns its value.
 func (d *lineDecoder) str() (string, bool) {
+	b, ok := d.strBytes()
+	return string(b), ok
+}
+
+// Interning: the values of an event's type, a source's kind and name and
+// a tool's name come from a few words; a decoder builds each once.
+const (
+	maxInterned    = 256
+	maxInternedLen = 64
+)
+
+// internField is stringField for those fields.
+func (d *lineDecoder) internField(dst *string) bool {
+	if d.null() {
+		return true
+	}
+	b, ok := d.strBytes()
+	if !ok {
+		return false
+	}
+	if v, ok := d.interned[string(b)]; ok {
+		*dst = v
+		return true
+	}
+	v := string(b)
+	if len(v) <= maxInternedLen && len(d.interned) < maxInterned {
+		if d.interned == nil {
+			d.interned = make(map[string]string)
+		}
+		d.interned[v] = v
+	}
+	*dst = v
+	return true
+}
+
+// strBytes reads a JSON string at d.pos and returns its value's bytes, in
+// d.data or d.scratch: valid until the decoder reads on.
+func (d *lineDecoder) strBytes() ([]byte, bool) {
 	if !d.consume('"') {
-		return "", false
+		return nil, false
 	}
 	start := d.pos
 	end, escaped, ok := d.stringEnd(start, cutNever)
 	if !ok {
-		return "", false
+		return nil, false
 	}
 	data := d.data // read more by a long line's stringEnd
 	d.pos = end + 1
 	if !utf8.Valid(data[start:end]) {
-		return "", false // encoding/json replaces invalid bytes
+		return nil, false // encoding/json replaces invalid bytes
 	}
 	if !escaped {
-		return string(data[start:end]), true
+		return data[start:end], true
 	}
 	// Unescape; stringEnd has checked every escape already.
 	buf := d.scratch[:0]
@@ -664,7 +704,7 @@ func (d *lineDecoder) str() (string, bool) {
 	}
 	buf = append(buf, data[seg:end]...)
 	d.scratch = buf
-	return string(buf), true
+	return buf, true
 }
 
 // appendEscape appends the character of the escape at s[k] ('\\'), which
