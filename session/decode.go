@@ -1149,7 +1149,6 @@ type foldPipeline struct {
 	raAt    int64
 	long    longLine
 	longDec lineDecoder
-	longBuf []byte
 	// How the reader stopped; written before it closes ordered.
 	torn       *Torn
 	readErr    error

@@ -127,6 +127,9 @@ func (s *longLine) ensure(d *lineDecoder, n int) {
 // searched bytes, and the bytes the scan passes hold no '\n'.
 func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, bool) {
 	body, escaped, cutAt := i, false, -1
+	// A success's body goes from its start; a failure's keeps what was
+	// read when its head was found.
+	fromBody := cut == cutAll
 	for {
 		end, esc, st := scanString(d.data, i)
 		escaped = escaped || esc
@@ -154,6 +157,9 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 		if cut == cutAll {
 			if cutAt < 0 {
 				cutAt = end
+				if fromBody {
+					cutAt = body
+				}
 			}
 			// Drop the scanned body past cutAt; keep a cut escape.
 			n := copy(d.data[cutAt:], d.data[end:])
@@ -203,13 +209,15 @@ func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (
 	s.h.Reset()
 	*s = longLine{r: r, h: s.h, searched: len(first), next: s.next[:0], read: foldReadBytes}
 	d := &p.longDec
-	d.data = append(p.longBuf[:0], first...)
+	// first is the batch buffer's: read into its room, it is the caller's
+	// again once the line is decoded (the event holds copies).
+	d.data = first
 	ln := foldLine{off: off, num: num}
 	if d.decodeLong(s, &ln.ev) {
 		longLines.streamed.Add(1)
 		s.hash(d, len(d.data))
 		ln.size, ln.sum = int(s.size(d)), s.h.Sum128().Bytes()
-		p.keepLongBuf(d)
+		d.data = nil
 		done := make(chan struct{})
 		close(done)
 		return &foldBatch{lines: []foldLine{ln}, done: done}, s.next, int64(ln.size), s.err
@@ -225,7 +233,7 @@ func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (
 	}
 	s.hash(d, len(d.data))
 	size = s.size(d)
-	p.keepLongBuf(d)
+	d.data = nil
 	if !s.done {
 		return nil, nil, size, s.err
 	}
@@ -239,14 +247,4 @@ func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (
 	}
 	lb = &foldBatch{buf: line, lines: []foldLine{{start: 0, end: len(line), size: len(line), off: off, num: num}}, done: make(chan struct{}), decode: true}
 	return lb, s.next, size, s.err
-}
-
-// keepLongBuf keeps d.data's buffer for the next long line unless it grew
-// past maxKeptLong.
-func (p *foldPipeline) keepLongBuf(d *lineDecoder) {
-	p.longBuf = nil
-	if cap(d.data) <= maxKeptLong {
-		p.longBuf = d.data[:0]
-	}
-	d.data = nil
 }
