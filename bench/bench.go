@@ -338,15 +338,16 @@ func PrefixHashScan(path string) (time.Duration, int64, [32]byte, error) {
 	return d, lines, digest, f.Close()
 }
 
-// DecodeScan reads and decodes the log as prepare does (session.ScanFold)
-// and folds nothing: prepare's cost without the tape and the hash.
+// DecodeScan reads, decodes and sums the log's lines as prepare does
+// (session.ScanFoldSums, long lines decoded as they are read) and folds
+// nothing: prepare's cost without the tape.
 func DecodeScan(path string) (time.Duration, error) {
 	start := time.Now()
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("bench: %w", err)
 	}
-	if _, err := session.ScanFold(f, path, session.ScanFrom{}, nil); err != nil {
+	if _, err := session.ScanFoldSums(f, path, session.ScanFrom{}, nil); err != nil {
 		return 0, errors.Join(err, f.Close())
 	}
 	d := time.Since(start)

@@ -247,7 +247,7 @@ func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error
 	case session.TypeTodoWrite:
 		st.Todos = make([]session.Todo, len(ev.Todos))
 		for k, td := range ev.Todos {
-			td.Content = clipRunes(td.Content, maxTodoRunes, fmt.Sprintf("seq=%d", ev.Seq))
+			td.Content = clipAtSeq(td.Content, maxTodoRunes, "", ev.Seq)
 			st.Todos[k] = td
 		}
 		st.TodoSeq = ev.Seq
@@ -292,7 +292,7 @@ func anchorsCopy(cs []session.Constraint) []session.Constraint {
 func (b *Builder) addHuman(ev *session.Event) {
 	st := &b.st
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
-	q := session.Quote{Text: clipRunes(strings.TrimSpace(ev.Text), maxQuoteRunes, fmt.Sprintf("%s seq=%d", st.SessionID, ev.Seq)), Origin: origin}
+	q := session.Quote{Text: clipAtSeq(strings.TrimSpace(ev.Text), maxQuoteRunes, st.SessionID+" ", ev.Seq), Origin: origin}
 	if st.FirstGoal == nil {
 		if st.Generation > 1 {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("graft/origin carries no first goal of generation 1: the goal starts at this session's first instruction, seq %d", ev.Seq))
@@ -314,7 +314,7 @@ func (b *Builder) addHuman(ev *session.Event) {
 		}
 	}
 	st.Open = turn{Start: ev.Seq, End: ev.Seq}
-	st.Open.add(message{Seq: ev.Seq, Human: true, Text: clipRunes(ev.Text, maxMessageRunes, fmt.Sprintf("seq=%d", ev.Seq))})
+	st.Open.add(message{Seq: ev.Seq, Human: true, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
 	st.Boundary = ev.Seq
 	st.Carry = carryover{}
 	st.OpenFailures = 0
@@ -350,12 +350,12 @@ func (t *turn) add(m message) {
 
 func (b *Builder) addAssistant(ev *session.Event) {
 	st := &b.st
-	st.Open.add(message{Seq: ev.Seq, Text: clipRunes(ev.Text, maxMessageRunes, fmt.Sprintf("seq=%d", ev.Seq))})
+	st.Open.add(message{Seq: ev.Seq, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
 	p := lastParagraph(ev.Text)
 	if p == "" {
 		return
 	}
-	p = clipRunes(p, maxParagraphRunes, fmt.Sprintf("seq=%d", ev.Seq))
+	p = clipAtSeq(p, maxParagraphRunes, "", ev.Seq)
 	c := &st.Carry
 	c.Paragraphs = append(c.Paragraphs, paragraph{Seq: ev.Seq, Text: p})
 	c.Runes += utf8.RuneCountInString(p)
@@ -493,7 +493,7 @@ func (b *Builder) addReport(ev *session.Event) {
 		st.ReportsSkipped++
 		return
 	}
-	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipRunes(strings.TrimSpace(ev.Text), maxReportRunes, fmt.Sprintf("seq=%d", ev.Seq))})
+	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxReportRunes, "", ev.Seq)})
 	if len(st.Reports) > keptReports {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
 		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)

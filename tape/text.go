@@ -1,7 +1,9 @@
 package tape
 
 import (
+	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -33,6 +35,16 @@ func clipRunes(s string, n int, recall string) string {
 		return s
 	}
 	return head + " … [cut: recall " + recall + "]"
+}
+
+// clipAtSeq is clipRunes whose recall is prefix and "seq=N" ("seq=12",
+// "s1 seq=12"), built only when s is cut.
+func clipAtSeq(s string, n int, prefix string, seq int64) string {
+	head, cut := prefixRunes(s, n)
+	if !cut {
+		return s
+	}
+	return head + " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "]"
 }
 
 // firstLine is the first non-blank line of s, trimmed, at most n runes.
@@ -213,10 +225,24 @@ func hasReportKeyword(head string) bool {
 	if strings.Contains(head, "结论") || strings.Contains(head, "总结") {
 		return true
 	}
-	for _, w := range strings.Fields(anchors.Normalize(head)) {
-		if reportKeywords[w] || strings.HasPrefix(w, "итог") {
-			return true
+	// The words of anchors.Normalize(head) (runs of letters and digits,
+	// lower-cased), built one at a time in buf.
+	var arr [64]byte
+	buf := arr[:0]
+	for i := 0; i <= len(head); {
+		r, n := utf8.RuneError, 1
+		if i < len(head) {
+			r, n = utf8.DecodeRuneInString(head[i:])
 		}
+		if i < len(head) && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		} else if len(buf) > 0 {
+			if reportKeywords[string(buf)] || bytes.HasPrefix(buf, []byte("итог")) {
+				return true
+			}
+			buf = buf[:0]
+		}
+		i += n
 	}
 	return false
 }

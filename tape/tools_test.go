@@ -2,8 +2,11 @@ package tape
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/anchors"
 )
 
 // toolOp is the map lookup of the lowered name, for every name: ASCII in
@@ -39,5 +42,71 @@ func TestPatchText(t *testing.T) {
 		if got := patchText(json.RawMessage(in)); got != want {
 			t.Errorf("patchText(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// clipAtSeq is clipRunes with the recall "<prefix>seq=N", cut or not.
+func TestClipAtSeq(t *testing.T) {
+	long := strings.Repeat("é", 30)
+	for _, tc := range []struct {
+		s, prefix string
+		n         int
+	}{{long, "", 10}, {long, "s1 ", 10}, {long, "", 30}, {"short", "", 10}, {"", "x ", 0}} {
+		want := clipRunes(tc.s, tc.n, tc.prefix+"seq=42")
+		if got := clipAtSeq(tc.s, tc.n, tc.prefix, 42); got != want {
+			t.Errorf("clipAtSeq(%q, %d, %q) = %q, want %q", tc.s, tc.n, tc.prefix, got, want)
+		}
+	}
+	if got := clipAtSeq(long, 10, "s1 ", 42); !strings.HasSuffix(got, " … [cut: recall s1 seq=42]") {
+		t.Errorf("clipAtSeq = %q", got)
+	}
+}
+
+// hasReportKeywordRef is hasReportKeyword through anchors.Normalize: the
+// tests' oracle.
+func hasReportKeywordRef(head string) bool {
+	if strings.Contains(head, "结论") || strings.Contains(head, "总结") {
+		return true
+	}
+	for _, w := range strings.Fields(anchors.Normalize(head)) {
+		if reportKeywords[w] || strings.HasPrefix(w, "итог") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasReportKeyword finds the words anchors.Normalize would make, without
+// making them: the same answer on every keyword in any case, glued to
+// punctuation, digits and other scripts, and on random mixes.
+func TestHasReportKeywordIsNormalizedWords(t *testing.T) {
+	var words []string
+	for w := range reportKeywords {
+		words = append(words, w, strings.ToUpper(w), w+"s", "x"+w)
+	}
+	words = append(words, "итоги", "ИТОГ", "结论", "总结", "İ", "K", "ǅ", "42", "a1", "\xff", "…", "—", "_", "é", "É")
+	seps := []string{" ", ",", ".", "", "\n", "\t", "1", "-", "—", "\xc3"}
+	r := rand.New(rand.NewPCG(7, 8))
+	inputs := append([]string{""}, words...)
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	hits := 0
+	for _, in := range inputs {
+		got, want := hasReportKeyword(in), hasReportKeywordRef(in)
+		if got != want {
+			t.Fatalf("hasReportKeyword(%q) = %v, through Normalize %v", in, got, want)
+		}
+		if got {
+			hits++
+		}
+	}
+	if hits == 0 || hits == len(inputs) {
+		t.Fatalf("%d of %d inputs hold a keyword: the inputs test nothing", hits, len(inputs))
 	}
 }
