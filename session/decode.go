@@ -734,7 +734,7 @@ func appendEscape(buf, s []byte, k int) ([]byte, rune, int) {
 // non-space rune, without the '\n' ending that line; all of it when no
 // line holds one.
 func (d *lineDecoder) textHead(start, end int) (string, bool) {
-	buf, _ := textHeadOf(d.scratch[:0], d.data[start+1:end-1])
+	buf, _, _ := textHeadOf(d.scratch[:0], d.data[start+1:end-1])
 	d.scratch = buf
 	if !utf8.Valid(buf) {
 		return "", false // encoding/json replaces invalid bytes
@@ -744,10 +744,10 @@ func (d *lineDecoder) textHead(start, end int) (string, bool) {
 
 // textHeadOf appends to buf the head textHead takes of a string body
 // (escapes whole, as stringEnd validated them), and says whether the body
-// holds the '\n' that ends it: whether a longer body would give the same
-// head. A line ends only at an escape (\n or \u000a), so the raw bytes
-// between escapes are appended whole.
-func textHeadOf(buf, body []byte) ([]byte, bool) {
+// holds the '\n' that ends it (whole: a longer body gives the same head)
+// and where in body that escape ends. A line ends only at an escape (\n
+// or \u000a), so the raw bytes between escapes are appended whole.
+func textHeadOf(buf, body []byte) (head []byte, end int, whole bool) {
 	text := false // the line being built holds a non-space rune
 	for i := 0; ; {
 		k := bytes.IndexByte(body[i:], '\\')
@@ -760,14 +760,14 @@ func textHeadOf(buf, body []byte) ([]byte, bool) {
 			text = hasText(seg)
 		}
 		if k < 0 {
-			return buf, false
+			return buf, len(body), false
 		}
 		var r rune
 		n := len(buf)
 		buf, r, i = appendEscape(buf, body, i+k)
 		if r == '\n' {
 			if text {
-				return buf[:n], true
+				return buf[:n], i, true
 			}
 			continue
 		}
@@ -1161,8 +1161,10 @@ func startFoldPipeline(r io.Reader, from ScanFrom, decoders int, sums bool) *fol
 		ordered: make(chan *foldBatch, batches),
 		work:    make(chan *foldBatch, batches),
 		budget:  make(chan struct{}, batches),
-		free:    make(chan *foldBatch, 4*decoders),
-		quit:    make(chan struct{}),
+		// Room for every batch the read-ahead lets live at once: a batch
+		// dropped here is a batch buffer allocated and zeroed again.
+		free: make(chan *foldBatch, batches+4*decoders),
+		quit: make(chan struct{}),
 	}
 	p.longDec.mode = decodeFold
 	if ra, ok := r.(interface {

@@ -127,9 +127,6 @@ func (s *longLine) ensure(d *lineDecoder, n int) {
 // searched bytes, and the bytes the scan passes hold no '\n'.
 func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, bool) {
 	body, escaped, cutAt := i, false, -1
-	// A success's body goes from its start; a failure's keeps what was
-	// read when its head was found.
-	fromBody := cut == cutAll
 	for {
 		end, esc, st := scanString(d.data, i)
 		escaped = escaped || esc
@@ -146,20 +143,17 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 		s.hash(d, end)
 		if cutAt < 0 && cut == cutAfterHead {
 			// Keep the body through its head: textHead reads no further.
-			buf, whole := textHeadOf(d.scratch[:0], d.data[body:end])
+			buf, headEnd, whole := textHeadOf(d.scratch[:0], d.data[body:end])
 			d.scratch = buf[:0]
 			if whole {
-				cut = cutAll
+				cut, cutAt = cutAll, body+headEnd
 			} else {
 				cut = cutNever // the head is long: keep the line (rare)
 			}
 		}
 		if cut == cutAll {
 			if cutAt < 0 {
-				cutAt = end
-				if fromBody {
-					cutAt = body
-				}
+				cutAt = body // a success's: none of it is kept
 			}
 			// Drop the scanned body past cutAt; keep a cut escape.
 			n := copy(d.data[cutAt:], d.data[end:])
