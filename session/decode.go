@@ -75,6 +75,9 @@ func (d *lineDecoder) decode(line []byte, ev *Event) error {
 		if err := json.Unmarshal(line, ev); err != nil {
 			return err
 		}
+		if d.mode == decodeFold {
+			ev.TS = ""
+		}
 		if d.mode == decodeFold && ev.Tool != nil {
 			if ev.OKResult() {
 				ev.Tool.Output = ""
@@ -139,7 +142,12 @@ func (d *lineDecoder) event(ev *Event) bool {
 		case "seq":
 			bit, ok = fSeq, d.int64Field(&ev.Seq)
 		case "ts":
-			bit, ok = fTS, d.stringField(&ev.TS)
+			if d.mode == decodeFold {
+				// No fold reads it: validated, not built.
+				bit, ok = fTS, d.null() || d.skipString()
+			} else {
+				bit, ok = fTS, d.stringField(&ev.TS)
+			}
 		case "type":
 			bit, ok = fType, d.internField(&ev.Type)
 		case "source":
@@ -1005,7 +1013,8 @@ func (d *lineDecoder) skipNumber() bool {
 // of a tool event whose "ok" is not false is left empty in ev.Tool.Output,
 // and a failed one ("ok": false) is cut after its first line holding a
 // non-space rune (strings.TrimSpace(line) != ""), without that line's
-// '\n'; a MiB stack trace is not built to quote its first line.
+// '\n'; a MiB stack trace is not built to quote its first line. The
+// timestamp ("ts"), which no fold reads, is validated and left empty.
 // Everything else, the seq chain, errors and torn tails included, is as in
 // Scan.
 //

@@ -31,10 +31,11 @@ func encodings(t testing.TB, ev *session.Event) [][]byte {
 	return [][]byte{marshalled, bytes.TrimSuffix(encoded, []byte("\n"))}
 }
 
-// foldView is what ScanFold promises: the output of a tool event is kept
-// only when the call failed, and then only through its first line that
-// holds a non-space rune (all of it when no line does).
+// foldView is what ScanFold promises: no timestamp; the output of a tool
+// event is kept only when the call failed, and then only through its
+// first line that holds a non-space rune (all of it when no line does).
 func foldView(ev session.Event) session.Event {
+	ev.TS = ""
 	if ev.Tool != nil && ev.OKResult() {
 		tool := *ev.Tool
 		tool.Output = ""
