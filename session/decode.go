@@ -66,11 +66,11 @@ type lineDecoder struct {
 
 // decode fills ev from one log line: the fast path, else encoding/json.
 func (d *lineDecoder) decode(line []byte, ev *Event) error {
-	if len(bytes.TrimSpace(line)) == 0 {
-		return errors.New("empty line")
-	}
 	*ev = Event{}
 	if !d.decodeFast(line, ev) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			return errors.New("empty line") // never decoded fast
+		}
 		*ev = Event{}
 		if err := json.Unmarshal(line, ev); err != nil {
 			return err
@@ -654,18 +654,27 @@ const (
 	maxInternedLen = 64
 )
 
-// internField is stringField for those fields.
+// internField is stringField for those fields. A value met before (or
+// one of the event types and source kinds) is neither built nor checked
+// for UTF-8 again: its bytes are those of a valid string.
 func (d *lineDecoder) internField(dst *string) bool {
 	if d.null() {
 		return true
 	}
-	b, ok := d.strBytes()
+	b, ok := d.strBytesUnchecked()
 	if !ok {
 		return false
+	}
+	if v := knownWord(b); v != "" {
+		*dst = v
+		return true
 	}
 	if v, ok := d.interned[string(b)]; ok {
 		*dst = v
 		return true
+	}
+	if !utf8.Valid(b) {
+		return false // encoding/json replaces invalid bytes
 	}
 	v := string(b)
 	if len(v) <= maxInternedLen && len(d.interned) < maxInterned {
@@ -678,9 +687,46 @@ func (d *lineDecoder) internField(dst *string) bool {
 	return true
 }
 
+// knownWord is b as one of the event types and source kinds, without
+// building it; "" for any other value.
+func knownWord(b []byte) string {
+	switch string(b) {
+	case TypeUserMessage:
+		return TypeUserMessage
+	case TypeAssistantMessage:
+		return TypeAssistantMessage
+	case TypeToolCall:
+		return TypeToolCall
+	case TypeToolResult:
+		return TypeToolResult
+	case TypeTodoWrite:
+		return TypeTodoWrite
+	case TypeSubagentReport:
+		return TypeSubagentReport
+	case KindUser:
+		return KindUser
+	case KindAssistant:
+		return KindAssistant
+	case KindTool:
+		return KindTool
+	case KindSubagent:
+		return KindSubagent
+	}
+	return ""
+}
+
 // strBytes reads a JSON string at d.pos and returns its value's bytes, in
 // d.data or d.scratch: valid until the decoder reads on.
 func (d *lineDecoder) strBytes() ([]byte, bool) {
+	b, ok := d.strBytesUnchecked()
+	if ok && !utf8.Valid(b) {
+		return nil, false // encoding/json replaces invalid bytes
+	}
+	return b, ok
+}
+
+// strBytesUnchecked is strBytes without the UTF-8 check of the value.
+func (d *lineDecoder) strBytesUnchecked() ([]byte, bool) {
 	if !d.consume('"') {
 		return nil, false
 	}
@@ -691,9 +737,6 @@ func (d *lineDecoder) strBytes() ([]byte, bool) {
 	}
 	data := d.data // read more by a long line's stringEnd
 	d.pos = end + 1
-	if !utf8.Valid(data[start:end]) {
-		return nil, false // encoding/json replaces invalid bytes
-	}
 	if !escaped {
 		return data[start:end], true
 	}
