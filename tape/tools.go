@@ -54,7 +54,7 @@ func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bo
 	if len(input) == 0 {
 		return nil, true
 	}
-	if op == OpEdit && strings.ToLower(name) == "apply_patch" {
+	if op == OpEdit && len(name) >= len("apply_patch") && strings.ToLower(name) == "apply_patch" {
 		return patchTouches(patchText(input)), true
 	}
 	// The fast reader skips the other values (a Write's whole file) and
