@@ -39,7 +39,7 @@ func main() {
 	bench.RunLauncher()
 	var c config
 	flag.IntVar(&c.runs, "runs", 5, "runs of each timed measurement (the table shows medians)")
-	flag.IntVar(&c.largeRuns, "large-runs", 3, "runs on the large preset")
+	flag.IntVar(&c.largeRuns, "large-runs", 5, "runs on the large preset")
 	flag.IntVar(&c.recalls, "recalls", 2000, "random seqs recalled per dataset")
 	flag.IntVar(&c.recover, "recover", 1000, "pending records in the recovery measurement, at most")
 	flag.Int64Var(&c.recoverBytes, "recover-bytes", 4<<30, "fewer records when records × log size would pass this: recovery folds a record's source once per record")
@@ -305,7 +305,7 @@ func printTable(w io.Writer, rs []*result, started time.Time, loadBefore, loadAf
 	row("peak RSS of `graft prepare` (full read)", "≤ 64 MiB", func(r *result) string {
 		return fmt.Sprintf("**%s** (%s)%s", mib(r.rss), ms(r.rssTime), verdict(r, r.rss <= 64<<20))
 	})
-	p("\nMedians of %s runs (large preset: fewer, see the flags); recall: %d random seqs. Opening catalog.db costs %s (median of 50), paid by prepare, commit and recover per operation; recall reads the seq cache file instead.\n",
+	p("\nMedians of %s runs (-runs, -large-runs); recall: %d random seqs. Opening catalog.db costs %s (median of 50), paid by prepare, commit and recover per operation; recall reads the seq cache file instead.\n",
 		runsText(rs), len(rs[0].recall.Times), ms(rs[0].catalogOpen.Median()))
 	p("\nMachine: %s, %d cores (GOMAXPROCS %d), %s, %s %s; %s; load average %s before, %s after; took %s.\n",
 		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, loadAfter, time.Since(started).Round(time.Second))
