@@ -26,6 +26,7 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 10s -fuzzminimizetime 2s ./session
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime 10s -fuzzminimizetime 2s ./session
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 5s -fuzzminimizetime 2s ./session
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScanFoldSumsLongLine$$' -fuzztime 10s -fuzzminimizetime 5s ./session
 	@echo "make test: ok"
 
 .PHONY: testrace

@@ -70,6 +70,14 @@ func scanSums(r io.Reader, from session.ScanFrom) ([]foldCall, session.ScanResul
 	return calls, res, msg
 }
 
+// shortReads gives at most max bytes a read, keeping ReadAt and Seek.
+type shortReads struct {
+	*bytes.Reader
+	max int
+}
+
+func (s *shortReads) Read(p []byte) (int, error) { return s.Reader.Read(p[:min(len(p), s.max)]) }
+
 // onlyReader hides a reader's ReadAt and Seek: ScanFoldSums then reads
 // long lines whole.
 type onlyReader struct{ r io.Reader }
@@ -236,6 +244,9 @@ func TestScanFoldSumsLongLines(t *testing.T) {
 				case tc.whole && (streamed != 0 || reread != n), !tc.whole && (streamed != n || reread != 0):
 					t.Fatalf("%s: %d long lines decoded as read, %d read again; want all %d read again: %v", vname, streamed, reread, n, tc.whole)
 				}
+				// Reads that stop short, at odd sizes: the same.
+				got, gotRes, gotErr = scanSums(&shortReads{bytes.NewReader(v), 4093}, session.ScanFrom{})
+				sameScan(t, vname+", short reads", got, want, gotRes, wantRes, gotErr, wantErr)
 				// Without ReadAt every long line is read whole: the same.
 				got, gotRes, gotErr = scanSums(onlyReader{bytes.NewReader(v)}, session.ScanFrom{})
 				sameScan(t, vname+", read whole", got, want, gotRes, wantRes, gotErr, wantErr)
@@ -331,4 +342,27 @@ func TestScanFoldSumsLongLineReadErrors(t *testing.T) {
 	if !strings.Contains(gotErr, "changed while it was read") || len(got) != 1 {
 		t.Fatalf("a line that changed: %q after %d calls", gotErr, len(got))
 	}
+}
+
+// FuzzScanFoldSumsLongLine repeats the fuzzer's bytes into the output of
+// long tool results (a success and a failure, shifted so that reads end
+// everywhere in the piece) among short lines: ScanFoldSums must hand fn
+// what Scan reads and end with Scan's result and error, whatever the
+// bytes (quotes, escapes cut by a read, control bytes, invalid UTF-8).
+func FuzzScanFoldSumsLongLine(f *testing.F) {
+	for _, seed := range []string{`ab\ncd`, `\u00e9\"\\`, "x\x01", `\ud83d\ude00`, `\`, `"`, "\xff", `\n\n  text\n`} {
+		f.Add([]byte(seed), uint16(0))
+	}
+	f.Fuzz(func(t *testing.T, piece []byte, shift uint16) {
+		if len(piece) == 0 {
+			return
+		}
+		body := string(bytes.Repeat(piece, (400<<10)/len(piece)+1))
+		pad := strings.Repeat("a", int(shift%4096))
+		data := []byte(short(1) + toolResultLine(2, `"ok":true,"output":"`+pad+body+`"`) + short(3) +
+			toolResultLine(4, `"ok":false,"output":"`+pad+body+`"`) + short(5))
+		want, wantRes, wantErr := scanWant(t, data, session.ScanFrom{})
+		got, gotRes, gotErr := scanSums(bytes.NewReader(data), session.ScanFrom{})
+		sameScan(t, "fuzzed", got, want, gotRes, wantRes, gotErr, wantErr)
+	})
 }
