@@ -50,9 +50,6 @@ TEXT ·scanStringAVX2(SB), NOSPLIT, $0-33
 	VMOVDQU escLo<>(SB), Y9
 	VMOVDQU escHi<>(SB), Y10
 	VPXOR   Y11, Y11, Y11 // zero
-	MOVL    $0x6e, AX
-	MOVQ    AX, X12
-	VPBROADCASTB X12, Y12 // 'n'
 	MOVQ    $0x5555555555555555, DI // even bits
 
 loop:
@@ -78,6 +75,26 @@ loop:
 	SHLQ      $32, AX
 	ORQ       AX, R9
 
+	// R13: bytes that may not follow a backslash alone
+	VPAND     Y0, Y8, Y4
+	VPSHUFB   Y4, Y9, Y4
+	VPSRLW    $4, Y0, Y5
+	VPAND     Y5, Y8, Y5
+	VPSHUFB   Y5, Y10, Y5
+	VPAND     Y4, Y5, Y4
+	VPCMPEQB  Y4, Y11, Y4
+	VPMOVMSKB Y4, R13
+	VPAND     Y7, Y8, Y4
+	VPSHUFB   Y4, Y9, Y4
+	VPSRLW    $4, Y7, Y5
+	VPAND     Y5, Y8, Y5
+	VPSHUFB   Y5, Y10, Y5
+	VPAND     Y4, Y5, Y4
+	VPCMPEQB  Y4, Y11, Y4
+	VPMOVMSKB Y4, AX
+	SHLQ      $32, AX
+	ORQ       AX, R13
+
 	// AX: the escaped bytes. A backslash escaped from the last block
 	// escapes nothing; a run starting on an odd bit escapes even bits.
 	MOVQ  R12, AX
@@ -99,40 +116,7 @@ loop:
 	XORQ  DI, AX
 	ANDQ  CX, AX        // AX: escaped bytes
 
-	// R13: the bad escapes. Nearly every escape of a tool output is \n:
-	// the escaped bytes are classified only when one is not an 'n'.
-	VPCMPEQB  Y0, Y12, Y4
-	VPMOVMSKB Y4, R13
-	VPCMPEQB  Y7, Y12, Y4
-	VPMOVMSKB Y4, R11
-	SHLQ      $32, R11
-	ORQ       R11, R13
-	NOTQ      R13
-	ANDQ      AX, R13
-	JZ        classified
-
-	// R13: the escaped bytes that may not follow a backslash alone
-	VPAND     Y0, Y8, Y4
-	VPSHUFB   Y4, Y9, Y4
-	VPSRLW    $4, Y0, Y5
-	VPAND     Y5, Y8, Y5
-	VPSHUFB   Y5, Y10, Y5
-	VPAND     Y4, Y5, Y4
-	VPCMPEQB  Y4, Y11, Y4
-	VPMOVMSKB Y4, R13
-	VPAND     Y7, Y8, Y4
-	VPSHUFB   Y4, Y9, Y4
-	VPSRLW    $4, Y7, Y5
-	VPAND     Y5, Y8, Y5
-	VPSHUFB   Y5, Y10, Y5
-	VPAND     Y4, Y5, Y4
-	VPCMPEQB  Y4, Y11, Y4
-	VPMOVMSKB Y4, R11
-	SHLQ      $32, R11
-	ORQ       R11, R13
-	ANDQ      AX, R13
-
-classified:
+	ANDQ AX, R13  // bad escapes
 	NOTQ AX
 	ANDQ AX, R9   // unescaped quotes
 
