@@ -17,11 +17,17 @@ func stringBodies() map[string][]byte {
 		out.WriteString(`2025-11-15T21:16:35.025Z ERROR api: GET /v1/sessions/98101: context deadline exceeded after 3221ms\n`)
 	}
 	out.WriteByte('"')
-	// Log lines of random lengths: an escape where a branch cannot guess it.
+	// Log lines of random lengths, with tabs and quotes among the newlines
+	// as in the large preset's outputs (56% \n, 33% \t, 10% \"): escapes
+	// where a branch cannot guess them, nor guess which.
 	var varied bytes.Buffer
 	r := rand.New(rand.NewPCG(3, 4))
 	for varied.Len() < 4<<20 {
 		varied.WriteString("2025-11-15T21:16:35.025Z INFO  journal: ")
+		for range r.IntN(3) {
+			varied.WriteString([]string{`\t`, `\t`, `\"`}[r.IntN(3)])
+			varied.WriteString(strings.Repeat("x", r.IntN(40)))
+		}
 		varied.WriteString(strings.Repeat("x", r.IntN(120)))
 		varied.WriteString(`\n`)
 	}
