@@ -136,7 +136,7 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 			s.ensure(d, end+1+longAhead)
 			return end, escaped, true
 		case strBad:
-			return 0, false, false // a '\n' among them: the line's end
+			return 0, false, false // malformed, or the line's '\n' inside the string
 		}
 		// d.data ends inside the string; end is where to go on from.
 		s.searched = max(s.searched, end)
