@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/graft-project/graft/session"
 )
@@ -324,13 +325,18 @@ func TestScanFoldSumsLongLineReadErrors(t *testing.T) {
 	data := []byte(short(1) + toolResultLine(2, `"ok":true,"output":"`+logLines(2<<20, 3)+`"`) + short(3))
 	boom := errors.New("disk on fire")
 	for _, n := range []int64{int64(len(short(1))) + 500<<10, int64(len(data)) - 1000} {
-		want, wantRes, wantErr := scanWant(t, data[:n], session.ScanFrom{})
-		_ = want
+		// Scan through a reader failing at the same byte is the oracle.
+		var want []foldCall
+		wantRes, err := session.Scan(io.MultiReader(bytes.NewReader(data[:n]), iotest.ErrReader(boom)), "x.jsonl", session.ScanFrom{}, func(ev *session.Event, raw []byte, off int64) error {
+			want = append(want, foldCall{foldView(*ev), len(raw), session.SumLine(raw), off})
+			return nil
+		})
+		if err == nil || len(want) != 1 {
+			t.Fatalf("Scan failing at %d: %v after %d calls", n, err, len(want))
+		}
 		r := &failingAt{Reader: bytes.NewReader(data), n: n, failAt: boom}
 		got, gotRes, gotErr := scanSums(r, session.ScanFrom{})
-		if !strings.Contains(gotErr, "disk on fire") || len(got) != 1 || gotRes.Events != 1 || gotRes.End != wantRes.End {
-			t.Fatalf("failing at %d: %+v %q (%d calls); Scan of the bytes before: %+v %q", n, gotRes, gotErr, len(got), wantRes, wantErr)
-		}
+		sameScan(t, fmt.Sprintf("failing at %d", n), got, want, gotRes, wantRes, gotErr, err.Error())
 	}
 	// A line the fast path declines is read again; if those bytes differ
 	// from the ones read first, the scan fails rather than fold them.
