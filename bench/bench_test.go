@@ -78,7 +78,7 @@ func benchDataset(b testing.TB) Dataset {
 
 func importedFixture(b testing.TB, root, cache string) (Dataset, error) {
 	bin := graftBinary(b)
-	src := filepath.Join(filepath.Dir(root), "shared", "fixtures", "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+	src := filepath.Join(root, "testdata", "fixtures", "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
 	home := filepath.Join(cache, "fixture")
 	if err := os.RemoveAll(home); err != nil {
 		return Dataset{}, err

@@ -596,7 +596,7 @@ func TestSkillTextYieldsNoConstraint(t *testing.T) {
 }
 
 // fixtureSkillText reads the isMeta user line 5 of
-// ../shared/fixtures/claude-code/subagent.jsonl (beside the repository).
+// testdata/fixtures/claude-code/subagent.jsonl.
 func fixtureSkillText(t *testing.T) string {
 	t.Helper()
 	path := testfixtures.Path(t, "claude-code", "subagent.jsonl")
@@ -628,7 +628,7 @@ func fixtureSkillText(t *testing.T) string {
 }
 
 // TestImportedSubagentFixture imports the real transcript
-// ../shared/fixtures/claude-code/subagent.jsonl with the Claude Code
+// testdata/fixtures/claude-code/subagent.jsonl with the Claude Code
 // importer: its isMeta skill text ("ONLY creates beads", "Do NOT …") is no
 // source of a constraint or of the goal, in this generation or the next.
 func TestImportedSubagentFixture(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/importer/claudecode"
+	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 )
 
@@ -212,32 +213,8 @@ func TestDecodeFastMatchesEncodingJSONOnGeneratedSessions(t *testing.T) {
 	t.Logf("%d generated events compared, by type %v", n, types)
 }
 
-// fixturesDir finds ../shared/fixtures/claude-code beside the module root.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "claude-code")
-	if _, err := os.Stat(fx); err != nil {
-		t.Fatalf("the shared fixtures are missing beside the module root: %v", err)
-	}
-	return fx
-}
-
 func TestDecodeFastMatchesEncodingJSONOnImportedFixtures(t *testing.T) {
-	fx := fixturesDir(t)
+	fx := testfixtures.Path(t, "claude-code")
 	paths, err := filepath.Glob(filepath.Join(fx, "*.jsonl"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixtures in %s (%v)", fx, err)

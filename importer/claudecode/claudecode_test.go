@@ -499,3 +499,44 @@ func TestUnreadableFieldsAreKeptAndWarned(t *testing.T) {
 		t.Errorf("%d warnings, want 2: %q", sum.WarningCount, sum.Warnings)
 	}
 }
+
+// TestCurrentHostTranscript imports what Claude Code 2.1.328 wrote for
+// `claude -p "hello"` (testdata/fixtures/hosts): its new record types are
+// skipped as bookkeeping or kept as injected attachments, and the one human
+// instruction and the one reply come through.
+func TestCurrentHostTranscript(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: testfixtures.Path(t, "hosts", "claude-code-2.1.328.jsonl"), ID: "cc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.MalformedCount != 0 || sum.WarningCount != 0 || sum.PendingTail != nil {
+		t.Fatalf("malformed %d, warnings %v, pending %+v: the sample is clean", sum.MalformedCount, sum.Warnings, sum.PendingTail)
+	}
+	wantSkipped := map[string]int{"queue-operation": 2, "atis-latch": 2, "api-request-shape": 1, "api-request-blob": 2, "api-request": 1, "last-prompt": 1, "cost-state": 1}
+	if !reflect.DeepEqual(sum.Skipped, wantSkipped) {
+		t.Errorf("skipped:\n got %v\nwant %v", sum.Skipped, wantSkipped)
+	}
+	evs := testfixtures.ReadSession(t, st, "cc")
+	var human, assistant []string
+	attachments := map[string]int{}
+	for _, ev := range evs {
+		switch {
+		case ev.Type == session.TypeUserMessage && ev.Source.Kind == session.KindUser:
+			human = append(human, ev.Text)
+		case ev.Type == session.TypeAssistantMessage:
+			assistant = append(assistant, ev.Text)
+		case ev.Type == session.TypeSystem && ev.Source.Name == "attachment":
+			attachments[ev.Meta["attachment"]]++
+		case ev.Type == session.TypeSystem:
+			t.Errorf("seq %d: system event %q (%s): every record type of the sample should be known", ev.Seq, ev.Text, ev.Source.Name)
+		}
+	}
+	if !reflect.DeepEqual(human, []string{"hello"}) || !reflect.DeepEqual(assistant, []string{"ok"}) {
+		t.Errorf("human %q, assistant %q; want [hello], [ok]", human, assistant)
+	}
+	wantAttach := map[string]int{"environment": 1, "model": 1, "deferred_tools_delta": 1, "agent_listing_delta": 1, "skill_listing": 1, "session_context": 1, "date": 1, "remote_session_change": 1, "prompt_snapshot": 2}
+	if !reflect.DeepEqual(attachments, wantAttach) {
+		t.Errorf("attachments:\n got %v\nwant %v", attachments, wantAttach)
+	}
+}

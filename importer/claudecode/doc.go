@@ -14,6 +14,12 @@
 //	                         from its own transcript)
 //	file-history-snapshot    skipped, counted: editor undo snapshots
 //	queue-operation          skipped, counted: input queued while busy arrives later as a user line
+//	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state
+//	                         skipped, counted: a current host's request cache, prompt recall and
+//	                         cost counters
+//	attachment               system/event "attachment", text "attachment <type>", meta.attachment =
+//	                         its type (environment, date, skill_listing, hook context …): injected
+//	                         by the host, never a human instruction
 //	any other type           system/event "unknown" with meta.lineType: never fatal
 //	not JSON, no "type"      malformed: reported with its line number, skipped
 //

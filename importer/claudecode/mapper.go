@@ -96,6 +96,9 @@ type line struct {
 	Content          json.RawMessage `json:"content"`
 	Level            string          `json:"level"`
 	Summary          string          `json:"summary"`
+	Attachment       *struct {
+		Type string `json:"type"`
+	} `json:"attachment"`
 	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	CompactMetadata  *struct {
 		Trigger   string `json:"trigger"`
@@ -144,6 +147,21 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		// transcripts), editor undo snapshots, and the input queue (a queued
 		// message arrives later as a user line): nothing a graft reads.
 		out.Skip(ln.Type)
+	case "atis-latch", "api-request", "api-request-shape", "api-request-blob", "last-prompt", "cost-state":
+		// Current hosts (2.1.3xx) keep their request cache, prompt recall and
+		// cost counters in the transcript: bookkeeping, not conversation.
+		out.Skip(ln.Type)
+	case "attachment":
+		// Context the host injected beside a turn (environment, date, model,
+		// tool and skill listings, hook context): never the human's words.
+		kind := "unknown"
+		if ln.Attachment != nil && ln.Attachment.Type != "" {
+			kind = ln.Attachment.Type
+		}
+		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "attachment"})
+		ev.Text = "attachment " + kind
+		ev.Meta["attachment"] = kind
+		out.Emit(ev)
 	case "summary":
 		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "summary"})
 		ev.Text = importer.Clip(ln.Summary, 200)

@@ -63,7 +63,7 @@ func TestRolloutMapping(t *testing.T) {
 		{"23", session.TypeUserMessage, "user", "", "", "", "", "Also add a test for n == 0."},
 		{"25", session.TypeAssistantMessage, "assistant", "", "", "", "", "Fixed the bound and added a test"},
 		{"27", session.TypeSystem, "system", "turn_aborted", "", "", "", "turn_aborted: interrupted"},
-		{"28", session.TypeSystem, "system", "unknown", "", "", "", `"world_state"`},
+		{"28", session.TypeSystem, "system", "unknown", "", "", "", `"galaxy_state"`},
 		{"30", session.TypeToolCall, "assistant", "", "apply_patch", "call_ap_3", "", "*** Delete File: old_pager.go"},
 		{"31", session.TypeToolResult, "tool", "", "apply_patch", "call_ap_3", "", "Done!"},
 		{"33", session.TypeUserMessage, "system", "user-shell-command", "", "", "", "git status"},
@@ -280,5 +280,59 @@ func TestToolOutput(t *testing.T) {
 		if text != c.text || gotOK != c.ok {
 			t.Errorf("toolOutput(%s) = %q, %q; want %q, %q", c.raw, text, gotOK, c.text, c.ok)
 		}
+	}
+}
+
+// TestCurrentHostRollouts imports what Codex 0.169.0 wrote
+// (testdata/fixtures/hosts): a paginated rollout of two exec turns, and one
+// with an auto-compaction and SessionStart hook context. Only what the
+// person typed is a human instruction; the skills text, the environment
+// context, hook context and the compaction summary are injected.
+func TestCurrentHostRollouts(t *testing.T) {
+	cases := []struct {
+		file     string
+		human    []string
+		injected map[string]int // source.name → count
+		skipped  map[string]int
+	}{
+		{"codex-0.169.0.jsonl", []string{"hello", "continue"},
+			map[string]int{"developer": 1, "environment-context": 1},
+			map[string]int{"world_state": 1, "token_usage_record": 2, "turn_context": 2, "event_msg task_started": 2, "event_msg task_complete": 2, "event_msg token_count": 2}},
+		{"codex-0.169.0-compacted.jsonl", []string{"first turn", "second turn"},
+			map[string]int{"developer": 4, "environment-context": 1, "compacted": 1},
+			map[string]int{"world_state": 2, "token_usage_record": 3, "turn_context": 2, "event_msg task_started": 2, "event_msg task_complete": 2, "event_msg token_count": 5}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			st, home := testfixtures.NewStore(t)
+			sum, err := Import(Options{Store: st, Home: home, Path: testfixtures.Path(t, "hosts", c.file), ID: "cx"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.MalformedCount != 0 || sum.WarningCount != 0 || sum.PendingTail != nil {
+				t.Fatalf("malformed %d, warnings %v, pending %+v: the sample is clean", sum.MalformedCount, sum.Warnings, sum.PendingTail)
+			}
+			if !reflect.DeepEqual(sum.Skipped, c.skipped) {
+				t.Errorf("skipped:\n got %v\nwant %v", sum.Skipped, c.skipped)
+			}
+			var human []string
+			injected := map[string]int{}
+			for _, ev := range testfixtures.ReadSession(t, st, "cx") {
+				if ev.Type != session.TypeUserMessage {
+					continue
+				}
+				if ev.Source.Kind == session.KindUser {
+					human = append(human, ev.Text)
+				} else {
+					injected[ev.Source.Name]++
+				}
+			}
+			if !reflect.DeepEqual(human, c.human) {
+				t.Errorf("human instructions %q, want %q", human, c.human)
+			}
+			if !reflect.DeepEqual(injected, c.injected) {
+				t.Errorf("injected messages by name:\n got %v\nwant %v", injected, c.injected)
+			}
+		})
 	}
 }

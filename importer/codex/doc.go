@@ -10,6 +10,7 @@
 //	session_meta             system/event "session_meta" (id, cwd, cli version in meta); its id
 //	                         is the cursor's lastUuid
 //	turn_context             skipped, counted: the model, cwd and policies of a turn
+//	world_state, token_usage_record   skipped, counted: 0.169's environment state and token counters
 //	compacted                user/message kind "system" name "compacted" with the summary: never
 //	                         human; replacement_history repeats earlier items and is not read
 //	response_item            see below

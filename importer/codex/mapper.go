@@ -107,6 +107,10 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 	case "turn_context":
 		// The model, cwd and policies of a turn: no rule of graft reads them.
 		out.Skip("turn_context")
+	case "world_state", "token_usage_record":
+		// 0.169's paginated rollouts: the environment's state and token
+		// counters, bookkeeping no rule of graft reads.
+		out.Skip(rl.Type)
 	case "response_item":
 		m.responseItem(&rl, payload, out)
 	case "event_msg":

@@ -1,6 +1,7 @@
 // Package testfixtures is what the tests of several packages need alike:
-// the shared fixtures, found beside the module root as they sit both in a
-// checkout and in CI, and a fresh session store to import or write into.
+// the real host transcripts kept in testdata/fixtures of the repository
+// (see testdata/fixtures/README.md for their provenance and licence), and a
+// fresh session store to import or write into.
 package testfixtures
 
 import (
@@ -38,14 +39,17 @@ func ModuleRoot(t testing.TB) string {
 	}
 }
 
-// Path is ../shared/fixtures/<parts…> beside the module root. A fixture
-// that is not there fails the test: a missing fixture must not pass as a
-// test with nothing to check.
+// Dir is where the fixtures sit, relative to the module root.
+const Dir = "testdata/fixtures"
+
+// Path is testdata/fixtures/<parts…> in the module. A fixture that is not
+// there fails the test: a missing fixture must not pass as a test with
+// nothing to check.
 func Path(t testing.TB, parts ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{filepath.Dir(ModuleRoot(t)), "shared", "fixtures"}, parts...)...)
+	p := filepath.Join(append([]string{ModuleRoot(t), filepath.FromSlash(Dir)}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("testfixtures: the shared fixtures must sit beside the module root: %v", err)
+		t.Fatalf("testfixtures: a fixture is missing from the repository: %v", err)
 	}
 	return p
 }

@@ -18,9 +18,9 @@ func TestModuleRootHoldsGoMod(t *testing.T) {
 	}
 }
 
-func TestPathNamesASharedFixture(t *testing.T) {
+func TestPathNamesAFixtureInsideTheModule(t *testing.T) {
 	p := Path(t, "claude-code")
-	if want := filepath.Join(filepath.Dir(ModuleRoot(t)), "shared", "fixtures", "claude-code"); p != want {
+	if want := filepath.Join(ModuleRoot(t), "testdata", "fixtures", "claude-code"); p != want {
 		t.Fatalf("Path = %s, want %s", p, want)
 	}
 }

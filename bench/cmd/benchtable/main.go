@@ -23,7 +23,7 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
-// fixtureName is the real transcript of the issue, beside the repository.
+// fixtureName is the real transcript of the issue, in testdata/fixtures.
 const fixtureName = "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
 
 type config struct {
@@ -128,9 +128,9 @@ func dataset(name, root, cache, bin string) (bench.Dataset, error) {
 		progress("dataset %s (cached under %s)", name, cache)
 		return bench.Generated(cache, name, opts, os.Stderr)
 	case "fixture":
-		src := filepath.Join(filepath.Dir(root), "shared", "fixtures", "claude-code", fixtureName)
+		src := filepath.Join(root, "testdata", "fixtures", "claude-code", fixtureName)
 		if _, err := os.Stat(src); err != nil {
-			return bench.Dataset{}, fmt.Errorf("the fixture is missing beside the repository: %w", err)
+			return bench.Dataset{}, fmt.Errorf("the fixture is missing from the repository: %w", err)
 		}
 		home := filepath.Join(cache, "fixture")
 		if err := os.RemoveAll(home); err != nil {
