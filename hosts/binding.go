@@ -1,0 +1,187 @@
+package hosts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
+)
+
+// Host names an agent host.
+type Host string
+
+// The hosts graft exports to and follows.
+const (
+	ClaudeCode Host = "claude-code"
+	Codex      Host = "codex"
+)
+
+// Hosts lists them, in the order help texts name them.
+var Hosts = []Host{ClaudeCode, Codex}
+
+// ParseHost checks a host name given by a person.
+func ParseHost(s string) (Host, error) {
+	for _, h := range Hosts {
+		if string(h) == s {
+			return h, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q: want claude-code or codex", ErrUnknownHost, s)
+}
+
+// BindingVersion is the version of the binding file format (doc.go).
+const BindingVersion = 1
+
+// The roles of a binding.
+const (
+	RoleExported = "exported"
+	RoleImported = "imported"
+)
+
+// Binding records which graft session a host session continues (doc.go).
+type Binding struct {
+	Version       int    `json:"version"`
+	Host          Host   `json:"host"`
+	HostSessionID string `json:"hostSessionId"`
+	Session       string `json:"session"`
+	Role          string `json:"role"`
+	Path          string `json:"path"`
+	Cwd           string `json:"cwd,omitempty"`
+	Bytes         int64  `json:"bytes,omitempty"`
+	SHA256        string `json:"sha256,omitempty"`
+	Created       string `json:"created"`
+	Stray         *Stray `json:"stray,omitempty"`
+}
+
+// Stray is what a host session got after its graft session was handed off.
+type Stray struct {
+	Bytes  int64  `json:"bytes"`
+	Lines  int    `json:"lines"`
+	Seen   string `json:"seen"`
+	Target string `json:"target"`
+}
+
+var hostSessionIDRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// ValidHostSessionID checks a host session id: a lower-case uuid.
+func ValidHostSessionID(id string) error {
+	if !hostSessionIDRe.MatchString(id) {
+		return fmt.Errorf("%w: %q is not a lower-case uuid", ErrHostSessionID, id)
+	}
+	return nil
+}
+
+// Dir is the bindings directory of a graft home.
+func Dir(home string) string { return filepath.Join(home, "hosts") }
+
+func bindingPath(home string, host Host, id string) string {
+	return filepath.Join(Dir(home), string(host), id+".json")
+}
+
+// Load reads the binding of a host session; ErrNoBinding when there is none.
+func Load(fsys vfs.FS, home string, host Host, hostSessionID string) (*Binding, error) {
+	if err := ValidHostSessionID(hostSessionID); err != nil {
+		return nil, err
+	}
+	path := bindingPath(home, host, hostSessionID)
+	f, err := fsys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s session %s", ErrNoBinding, host, hostSessionID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hosts: opening %s: %w", path, err)
+	}
+	data, err := io.ReadAll(f)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hosts: reading %s: %w", path, err)
+	}
+	var b Binding
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, path, err)
+	}
+	if b.Version != BindingVersion || b.Host != host || b.HostSessionID != hostSessionID {
+		return nil, fmt.Errorf("%w %s: version %d, host %q, id %q (want version %d, %s, %s)", ErrBadBinding, path, b.Version, b.Host, b.HostSessionID, BindingVersion, host, hostSessionID)
+	}
+	if err := session.ValidID(b.Session); err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, path, err)
+	}
+	return &b, nil
+}
+
+// Save writes a binding atomically.
+func Save(fsys vfs.FS, home string, b *Binding) error {
+	if err := ValidHostSessionID(b.HostSessionID); err != nil {
+		return err
+	}
+	if err := session.ValidID(b.Session); err != nil {
+		return err
+	}
+	dir := filepath.Join(Dir(home), string(b.Host))
+	if err := vfs.MkdirAllDurable(fsys, dir, session.DirMode); err != nil {
+		return fmt.Errorf("hosts: creating %s: %w", dir, err)
+	}
+	b.Version = BindingVersion
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return fmt.Errorf("hosts: encoding the binding of %s session %s: %w", b.Host, b.HostSessionID, err)
+	}
+	path := bindingPath(home, b.Host, b.HostSessionID)
+	if err := fsys.WriteFileAtomic(path, append(data, '\n'), session.FileMode); err != nil {
+		return fmt.Errorf("hosts: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// List reads every binding of a home, by host then host session id. A file
+// that does not read as a binding is an error naming it.
+func List(fsys vfs.FS, home string) ([]Binding, error) {
+	var all []Binding
+	for _, h := range Hosts {
+		dir := filepath.Join(Dir(home), string(h))
+		ents, err := fsys.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("hosts: listing %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			id, ok := strings.CutSuffix(name, ".json")
+			if !ok || ValidHostSessionID(id) != nil {
+				continue // temp files of an interrupted write, anything else
+			}
+			b, err := Load(fsys, home, h, id)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, *b)
+		}
+	}
+	slices.SortFunc(all, func(a, b Binding) int {
+		return strings.Compare(string(a.Host)+"/"+a.HostSessionID, string(b.Host)+"/"+b.HostSessionID)
+	})
+	return all, nil
+}
+
+// OfSession returns the bindings of one graft session.
+func OfSession(all []Binding, id string) []Binding {
+	var out []Binding
+	for _, b := range all {
+		if b.Session == id {
+			out = append(out, b)
+		}
+	}
+	return out
+}

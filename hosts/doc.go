@@ -1,0 +1,69 @@
+// Package hosts connects graft sessions with the sessions of the agent hosts
+// people use, Claude Code and Codex: it writes a graft target as a host
+// transcript that the host resumes (Export), follows a host transcript into
+// the graft session it continues (Follow), and records which host session
+// continues which graft session. It owns $GRAFT_HOME/hosts/ and the host
+// transcripts it writes.
+//
+// # Bindings
+//
+//	hosts/<host>/<hostSessionId>.json   one host session; mode 0600, directories 0700
+//
+// <host> is "claude-code" or "codex"; <hostSessionId> the host's lower-case
+// session uuid. A binding is replaced atomically (temp file, fsync, rename,
+// fsync of the directory). It is one JSON object:
+//
+//	version        1
+//	host           "claude-code" or "codex"
+//	hostSessionId  the host's session id
+//	session        the graft session this host session continues
+//	role           "exported": graft wrote the transcript from a graft target;
+//	               "imported": the host wrote it and graft imports it
+//	path           absolute path of the host transcript
+//	cwd            the working directory the transcript belongs to (exported)
+//	bytes, sha256  size and hex SHA-256 of the transcript graft wrote (exported)
+//	created        RFC 3339 time the binding was first written
+//	stray          set when the host session got new lines after its graft
+//	               session was handed off (retired): they are not merged;
+//	               {"bytes", "lines", "seen", "target"} — new bytes and lines
+//	               past the import cursor, when graft saw them, and the live
+//	               session that continues the work
+//
+// A session is bound to at most one host session per role "exported": a
+// second export of the same target to the same host answers with the same
+// host session id and bytes; an export to the other host is refused, since
+// two hosts continuing one target would fork it.
+//
+// # Transcripts written
+//
+// The host session id is derived, not drawn: SHA-256 over "graft-host-v1",
+// the host, the session id and the graft/origin txn, shaped as a version-4
+// uuid for Claude Code and a version-7 uuid (the commit time in its first 48
+// bits) for Codex. The timestamps are the tape events' own, a millisecond
+// apart in file order. Same target, same bytes.
+//
+// The tape (tape/doc.go) becomes one closed turn: a user message holding the
+// handoff text and then every recap block in order, one text block each, and
+// the assistant's acknowledgement. Each text keeps its "[graft:tape …]"
+// marker line, so graft never reads it back as a human instruction.
+//
+// Claude Code: <config>/projects/<enc>/<uuid>.jsonl, <config> being
+// $CLAUDE_CONFIG_DIR or ~/.claude and <enc> the real path of the working
+// directory with every UTF-16 unit outside [A-Za-z0-9] replaced by '-'
+// (past 200 characters: the first 200, '-', and the base-36 absolute value
+// of the path's 32-bit Java string hash). Lines are compact JSON records
+// {parentUuid, isSidechain, userType, cwd, sessionId, version, type, message,
+// uuid, timestamp}, chained by parentUuid.
+//
+// Codex: <codex home>/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl
+// ($CODEX_HOME or ~/.codex; the date is the commit's, UTC). Lines are
+// {timestamp, type, payload}: a session_meta, the user message as a
+// response_item with its event_msg user_message twin, and the assistant's
+// message.
+//
+// A transcript is written to a temporary file in its directory, fsynced,
+// linked to its name (never replacing an existing file) and the directory
+// fsynced; only then is the binding written, and with it the import cursor
+// of the session (importer.Seed), so that following the transcript appends
+// only what the host writes after graft's lines.
+package hosts

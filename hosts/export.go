@@ -1,0 +1,430 @@
+package hosts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/claudecode"
+	"github.com/graft-project/graft/importer/codex"
+	"github.com/graft-project/graft/session"
+)
+
+// ExportOptions say which graft target to write for which host, and where.
+type ExportOptions struct {
+	Store   *session.Store
+	Home    string
+	Session string
+	Host    Host
+	// Cwd is the working directory the host session belongs to; "" is the
+	// process's. It must exist.
+	Cwd string
+	// ClaudeConfigDir and CodexHome override $CLAUDE_CONFIG_DIR and
+	// $CODEX_HOME (and their ~ defaults).
+	ClaudeConfigDir string
+	CodexHome       string
+	Now             func() time.Time
+}
+
+// ExportResult is a host session that continues a graft target.
+type ExportResult struct {
+	Host          Host   `json:"host"`
+	HostSessionID string `json:"hostSessionId"`
+	Path          string `json:"path"`
+	ResumeCommand string `json:"resumeCommand"`
+	Session       string `json:"session"`
+	Cwd           string `json:"cwd"`
+	// Created is false when an earlier export of the same target had
+	// written the same transcript.
+	Created bool `json:"created"`
+}
+
+// turn is the tape as one closed host turn (doc.go).
+type turn struct {
+	user []string // the handoff text, then every recap block in order
+	ack  string
+	at   time.Time
+}
+
+// tapeTurn reads the tape events of target info's log.
+func tapeTurn(st *session.Store, info *session.Info) (turn, error) {
+	o := info.Origin
+	if o == nil {
+		return turn{}, fmt.Errorf("%w: session %s does not start with graft/origin; commit a graft first (graft handoff prepares, commits and exports in one step)", ErrNotTarget, info.ID)
+	}
+	var t turn
+	last := int64(o.TapeEvents) // the origin is the first of them
+	_, err := st.Scan(info.ID, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+		if ev.Seq == 1 {
+			// The state fold does not build ts: read it here.
+			at, err := time.Parse(time.RFC3339Nano, ev.TS)
+			if err != nil {
+				return fmt.Errorf("hosts: %s: graft/origin time %q: %w", info.ID, ev.TS, err)
+			}
+			t.at = at
+		}
+		if ev.Seq < 2 || ev.Seq > last {
+			return nil
+		}
+		if ev.Source.Name != "graft" {
+			return fmt.Errorf("hosts: %s seq %d is inside the tape (seqs 2-%d) but not graft's (%s/%s)", info.ID, ev.Seq, last, ev.Source.Kind, ev.Source.Name)
+		}
+		switch ev.Type {
+		case session.TypeAssistantMessage:
+			if t.ack != "" {
+				return fmt.Errorf("hosts: %s seq %d: a second acknowledgement in the tape", info.ID, ev.Seq)
+			}
+			t.ack = ev.Text
+		case session.TypeUserMessage:
+			t.user = append(t.user, ev.Text)
+		default:
+			return fmt.Errorf("hosts: %s seq %d: a %s event inside the tape", info.ID, ev.Seq, ev.Type)
+		}
+		return nil
+	})
+	if err != nil {
+		return turn{}, err
+	}
+	if len(t.user) == 0 || t.ack == "" || len(t.user)+2 != o.TapeEvents {
+		return turn{}, fmt.Errorf("hosts: %s: the tape holds %d messages and %d acknowledgement(s), graft/origin counts %d events with itself", info.ID, len(t.user), boolInt(t.ack != ""), o.TapeEvents)
+	}
+	return t, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// derivedUUID shapes SHA-256 over the parts as a uuid of version v (4, or 7
+// with at's milliseconds in its first 48 bits).
+func derivedUUID(v int, at time.Time, parts ...string) string {
+	h := sha256.New()
+	h.Write([]byte("graft-host-v1"))
+	for _, p := range parts {
+		fmt.Fprintf(h, "\x00%d:%s", len(p), p)
+	}
+	b := h.Sum(nil)[:16]
+	if v == 7 {
+		ms := uint64(at.UnixMilli())
+		for k := 0; k < 6; k++ {
+			b[k] = byte(ms >> (8 * (5 - k)))
+		}
+	}
+	b[6] = b[6]&0x0f | byte(v<<4)
+	b[8] = b[8]&0x3f | 0x80
+	x := hex.EncodeToString(b)
+	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
+}
+
+// RealDir resolves a working directory as the hosts see it: absolute,
+// symlinks resolved, a directory.
+func RealDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", ErrBadCwd, err)
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %v", ErrBadCwd, dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %v", ErrBadCwd, dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("%w %s: %v", ErrBadCwd, dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%w %s: not a directory", ErrBadCwd, dir)
+	}
+	return real, nil
+}
+
+// layout is where an export goes and what it holds.
+type layout struct {
+	sid, path, resume string
+	data              []byte
+	mapper            importer.Mapper
+}
+
+func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, error) {
+	txn := info.Origin.Txn
+	switch o.Host {
+	case ClaudeCode:
+		cfg := o.ClaudeConfigDir
+		if cfg == "" {
+			var err error
+			if cfg, err = ClaudeConfigDir(); err != nil {
+				return nil, fmt.Errorf("hosts: finding Claude Code's config dir: %w", err)
+			}
+		}
+		sid := derivedUUID(4, t.at, string(o.Host), info.ID, txn)
+		data, err := renderClaude(t, sid, cwd)
+		if err != nil {
+			return nil, err
+		}
+		return &layout{sid: sid, data: data, resume: "claude --resume " + sid,
+			path:   filepath.Join(cfg, "projects", ClaudeProjectDirName(cwd), sid+".jsonl"),
+			mapper: claudecode.NewMapper(claudecode.Config{})}, nil
+	case Codex:
+		home := o.CodexHome
+		if home == "" {
+			var err error
+			if home, err = CodexHome(); err != nil {
+				return nil, fmt.Errorf("hosts: finding Codex's home: %w", err)
+			}
+		}
+		sid := derivedUUID(7, t.at, string(o.Host), info.ID, txn)
+		data, err := renderCodex(t, sid, cwd)
+		if err != nil {
+			return nil, err
+		}
+		at := t.at.UTC()
+		name := "rollout-" + at.Format("2006-01-02T15-04-05") + "-" + sid + ".jsonl"
+		return &layout{sid: sid, data: data, resume: "codex resume " + sid,
+			path:   filepath.Join(home, "sessions", at.Format("2006"), at.Format("01"), at.Format("02"), name),
+			mapper: codex.NewMapper(codex.Config{})}, nil
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
+}
+
+// Export writes graft target o.Session as a host session that the host
+// resumes, and binds them (doc.go). Exporting the same target again to the
+// same host answers with the same session and bytes.
+func Export(o ExportOptions) (*ExportResult, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if _, err := ParseHost(string(o.Host)); err != nil {
+		return nil, err
+	}
+	if err := session.ValidID(o.Session); err != nil {
+		return nil, err
+	}
+	cwd, err := RealDir(o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	info, err := o.Store.Info(o.Session)
+	if err != nil {
+		return nil, err
+	}
+	t, err := tapeTurn(o.Store, info)
+	if err != nil {
+		return nil, err
+	}
+	all, err := List(o.Store.FS, o.Home)
+	if err != nil {
+		return nil, err
+	}
+	var prior *Binding
+	for _, b := range OfSession(all, o.Session) {
+		if b.Role != RoleExported {
+			continue
+		}
+		if b.Host != o.Host {
+			return nil, fmt.Errorf("%w: %s was exported to %s as session %s (%s); a graft target continues in one host session", ErrBoundElsewhere, o.Session, b.Host, b.HostSessionID, b.Path)
+		}
+		prior = &b
+	}
+	if prior == nil {
+		// A target that already continues somewhere must not fork.
+		if err := o.Store.Check(info); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrTargetNotLive, err)
+		}
+	}
+	if prior != nil && prior.Cwd != "" && o.Cwd == "" {
+		cwd = prior.Cwd // the same export, wherever it is asked for from
+	}
+	l, err := plan(&o, info, t, cwd)
+	if err != nil {
+		return nil, err
+	}
+	res := &ExportResult{Host: o.Host, HostSessionID: l.sid, Path: l.path, ResumeCommand: l.resume, Session: o.Session, Cwd: cwd}
+	if prior != nil && prior.HostSessionID != l.sid {
+		return nil, fmt.Errorf("%w: %s was exported as %s session %s, this build derives %s", ErrBoundElsewhere, o.Session, o.Host, prior.HostSessionID, l.sid)
+	}
+	if prior != nil && prior.Path != l.path {
+		return nil, fmt.Errorf("%w: %s was exported to %s (working directory %s), not %s; export from that directory or omit --cwd", ErrBoundElsewhere, o.Session, prior.Path, prior.Cwd, l.path)
+	}
+	created, err := publish(l.path, l.data)
+	if err != nil {
+		return nil, err
+	}
+	res.Created = created && prior == nil
+	if prior != nil {
+		return res, nil
+	}
+	fi, err := os.Stat(l.path)
+	if err != nil {
+		return nil, fmt.Errorf("hosts: stat %s: %w", l.path, err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil, fmt.Errorf("hosts: %s: no device and inode on this system", l.path)
+	}
+	if err := seedCursor(&o, l, uint64(st.Dev), st.Ino, info.LastSeq); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(l.data)
+	b := &Binding{Host: o.Host, HostSessionID: l.sid, Session: o.Session, Role: RoleExported, Path: l.path, Cwd: cwd,
+		Bytes: int64(len(l.data)), SHA256: hex.EncodeToString(sum[:]), Created: o.Now().UTC().Format(time.RFC3339Nano)}
+	if err := Save(o.Store.FS, o.Home, b); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// seedCursor makes the session's import cursor start after graft's lines.
+// A cursor that already follows this transcript (an export that stopped
+// before its binding) is kept: it may have gone further.
+func seedCursor(o *ExportOptions, l *layout, dev, ino uint64, lastSeq int64) error {
+	cur, err := importer.LoadCursor(o.Store.FS, o.Home, o.Session)
+	switch {
+	case err == nil:
+		if cur.Source == l.path && cur.Offset >= int64(len(l.data)) {
+			return nil
+		}
+		return fmt.Errorf("%w: session %s already follows %s (%s, imports/%s.json)", ErrBoundElsewhere, o.Session, cur.Source, cur.Format, o.Session)
+	case !errors.Is(err, importer.ErrNoCursor):
+		return err
+	}
+	return importer.Seed(o.Store, o.Home, o.Session, l.path, dev, ino, l.data, lastSeq, l.mapper)
+}
+
+// publish writes data at path without ever replacing a file: a temporary
+// file in the directory, fsync, link to the name, remove the temporary,
+// fsync the directory. A file already at path with the same bytes (an
+// earlier export of the same target) is left as it is: created is false.
+func publish(path string, data []byte) (created bool, err error) {
+	dir := filepath.Dir(path)
+	if err := mkdirAllSynced(dir); err != nil {
+		return false, fmt.Errorf("hosts: creating %s: %w", dir, err)
+	}
+	if same, err := sameFile(path, data); err != nil || same {
+		return false, err
+	}
+	tmp, err := os.CreateTemp(dir, ".graft-export-*")
+	if err != nil {
+		return false, fmt.Errorf("hosts: writing into %s: %w", dir, err)
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if rerr := os.Remove(tmpName); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+			err = fmt.Errorf("hosts: removing %s: %w", tmpName, rerr)
+		}
+	}()
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("hosts: %s: %w", tmpName, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("hosts: writing %s: %w", tmpName, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("hosts: fsync %s: %w", tmpName, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return false, fmt.Errorf("hosts: closing %s: %w", tmpName, err)
+	}
+	if err := os.Link(tmpName, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			if same, serr := sameFile(path, data); serr != nil || same {
+				return false, serr
+			}
+			return false, fmt.Errorf("%w: %s holds other bytes; graft never replaces a host transcript", ErrExportExists, path)
+		}
+		return false, fmt.Errorf("hosts: linking %s: %w", path, err)
+	}
+	if err := os.Remove(tmpName); err != nil {
+		return false, fmt.Errorf("hosts: removing %s: %w", tmpName, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// sameFile reports whether path exists holding exactly data. Another file
+// there (or a directory) is ErrExportExists.
+func sameFile(path string, data []byte) (bool, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("hosts: stat %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%w: %s is a %s", ErrExportExists, path, fi.Mode().Type())
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("hosts: reading %s: %w", path, err)
+	}
+	if string(got) == string(data) {
+		return true, nil
+	}
+	if len(got) > len(data) && string(got[:len(data)]) == string(data) {
+		// The host resumed it and wrote on: still graft's export.
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: %s holds other bytes; graft never replaces a host transcript", ErrExportExists, path)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("hosts: opening %s to fsync it: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("hosts: fsync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// mkdirAllSynced creates dir and its missing parents (0700) and fsyncs the
+// parent of each one it created.
+func mkdirAllSynced(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for k := len(missing) - 1; k >= 0; k-- {
+		if err := os.Mkdir(missing[k], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := syncDir(filepath.Dir(missing[k])); err != nil {
+			return err
+		}
+	}
+	return nil
+}

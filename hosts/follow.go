@@ -1,0 +1,194 @@
+package hosts
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/claudecode"
+	"github.com/graft-project/graft/importer/codex"
+	"github.com/graft-project/graft/session"
+)
+
+// FollowOptions name a host transcript to bring into graft.
+type FollowOptions struct {
+	Store *session.Store
+	Home  string
+	Host  Host
+	Path  string
+	// HostSessionID is the host's id of the session; "" reads it from the
+	// file name (Claude Code <uuid>.jsonl, Codex rollout-…-<uuid>.jsonl).
+	HostSessionID string
+	Now           func() time.Time
+	Progress      func(read, total int64)
+}
+
+// FollowResult says where a host transcript went.
+type FollowResult struct {
+	Host          Host   `json:"host"`
+	HostSessionID string `json:"hostSessionId"`
+	Path          string `json:"path"`
+	Session       string `json:"session"`
+	Role          string `json:"role"`
+	// NewBinding is true when this follow bound the host session first.
+	NewBinding bool `json:"newBinding"`
+	// Import is the import's summary; nil when nothing was imported.
+	Import *importer.Summary `json:"import,omitempty"`
+	// Stray is set when the session was handed off and the host session
+	// went on anyway: those lines are not merged (see Binding).
+	Stray *Stray `json:"stray,omitempty"`
+}
+
+// HostSessionIDFromPath reads the host session id from a transcript's name.
+func HostSessionIDFromPath(host Host, path string) (string, error) {
+	name, ok := strings.CutSuffix(filepath.Base(path), ".jsonl")
+	if ok && len(name) >= 36 {
+		id := strings.ToLower(name[len(name)-36:])
+		if ValidHostSessionID(id) == nil && (host == Codex || len(name) == 36) {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s transcript %s: its name holds no session uuid (want %s); give the host session id", ErrHostSessionID, host, path,
+		map[Host]string{ClaudeCode: "<uuid>.jsonl", Codex: "rollout-…-<uuid>.jsonl"}[host])
+}
+
+// Follow brings what a host transcript gained into the graft session it
+// continues: the session graft exported it from, or the one it was first
+// imported into (bound then). A session that was handed off takes nothing
+// more: what the host wrote after is recorded as a stray, not merged.
+func Follow(o FollowOptions) (*FollowResult, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	fi, err := os.Stat(o.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist", ErrNoTranscript, o.Path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoTranscript, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s is not a regular file (%s)", ErrNoTranscript, o.Path, fi.Mode().Type())
+	}
+	path, err := filepath.Abs(o.Path)
+	if err != nil {
+		return nil, fmt.Errorf("hosts: resolving %s: %w", o.Path, err)
+	}
+	hid := strings.ToLower(o.HostSessionID)
+	if hid == "" {
+		if hid, err = HostSessionIDFromPath(o.Host, path); err != nil {
+			return nil, err
+		}
+	}
+	res := &FollowResult{Host: o.Host, HostSessionID: hid, Path: path}
+	b, err := Load(o.Store.FS, o.Home, o.Host, hid)
+	switch {
+	case errors.Is(err, ErrNoBinding):
+		id, err := importer.DefaultID(path)
+		if err != nil {
+			return nil, err
+		}
+		b = &Binding{Host: o.Host, HostSessionID: hid, Session: id, Role: RoleImported, Path: path, Created: o.Now().UTC().Format(time.RFC3339Nano)}
+		if err := Save(o.Store.FS, o.Home, b); err != nil {
+			return nil, err
+		}
+		res.NewBinding = true
+	case err != nil:
+		return nil, err
+	}
+	res.Session, res.Role = b.Session, b.Role
+	exists, err := o.Store.Exists(b.Session)
+	if err != nil {
+		return nil, err
+	}
+	if exists {
+		info, err := o.Store.Info(b.Session)
+		if err != nil {
+			return nil, err
+		}
+		if g, ok := info.Live(); ok {
+			return res, noteStray(&o, b, res, path, g.Target)
+		}
+	}
+	var sum *importer.Summary
+	switch o.Host {
+	case ClaudeCode:
+		sum, err = claudecode.Import(claudecode.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session,
+			Progress: func(_ string, read, total int64) {
+				if o.Progress != nil {
+					o.Progress(read, total)
+				}
+			}})
+	case Codex:
+		sum, err = codex.Import(codex.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, Progress: o.Progress})
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
+	}
+	res.Import = sum
+	return res, err
+}
+
+// noteStray measures what the host wrote past the import cursor of a
+// handed-off session and records it on the binding.
+func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target string) error {
+	live := target
+	for seen := map[string]bool{}; !seen[live]; {
+		seen[live] = true
+		info, err := o.Store.Info(live)
+		if err != nil {
+			break // the chain is judged by status; the first target is named
+		}
+		g, ok := info.Live()
+		if !ok {
+			break
+		}
+		live = g.Target
+	}
+	var off int64
+	cur, err := importer.LoadCursor(o.Store.FS, o.Home, b.Session)
+	switch {
+	case err == nil:
+		off = cur.Offset
+	case !errors.Is(err, importer.ErrNoCursor):
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("hosts: opening %s: %w", path, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return fmt.Errorf("hosts: reading %s: %w", path, err)
+	}
+	var n int64
+	lines := 0
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := f.Read(buf)
+		n += int64(k)
+		lines += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("hosts: reading %s: %w", path, err)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if b.Stray != nil && b.Stray.Bytes == n && b.Stray.Target == live {
+		res.Stray = b.Stray
+		return nil
+	}
+	b.Stray = &Stray{Bytes: n, Lines: lines, Seen: o.Now().UTC().Format(time.RFC3339Nano), Target: live}
+	res.Stray = b.Stray
+	return Save(o.Store.FS, o.Home, b)
+}

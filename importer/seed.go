@@ -1,0 +1,70 @@
+package importer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/graft-project/graft/session"
+)
+
+// Seed writes the cursor of session id as if an import of data, the whole
+// content of the transcript at path, had produced its events up to lastSeq.
+// graft writes a host transcript from a session it already holds (export);
+// seeding lets the next import of that transcript append only what the host
+// writes after it. dev and ino are the transcript's identity; m maps data's
+// lines (their events are dropped) so the cursor keeps the mapper's state
+// and last source uuid. data must end with '\n'.
+func Seed(st *session.Store, home, id, path string, dev, ino uint64, data []byte, lastSeq int64, m Mapper) error {
+	if err := session.ValidID(id); err != nil {
+		return err
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return fmt.Errorf("importer: seeding the cursor of %s: the transcript must end with a complete line", id)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("importer: resolving %s: %w", path, err)
+	}
+	var out Output
+	lines, lastUUID := 0, ""
+	for off := 0; off < len(data); {
+		n := bytes.IndexByte(data[off:], '\n')
+		lines++
+		out.reset()
+		if err := m.Map(Line{Num: lines, Offset: int64(off), Bytes: data[off : off+n]}, &out); err != nil {
+			return fmt.Errorf("importer: seeding the cursor of %s: line %d: %w", id, lines, err)
+		}
+		if out.malformed != nil {
+			return fmt.Errorf("importer: seeding the cursor of %s: line %d does not map: %w", id, lines, out.malformed)
+		}
+		if out.uuid != "" {
+			lastUUID = out.uuid
+		}
+		off += n + 1
+	}
+	state, err := m.SaveState()
+	if err != nil {
+		return fmt.Errorf("importer: saving %s importer state of %s: %w", m.Format(), id, err)
+	}
+	sum := sha256.Sum256(data)
+	return SaveCursor(st.FS, home, &Cursor{
+		Format:       m.Format(),
+		Session:      id,
+		Source:       abs,
+		Device:       dev,
+		Inode:        ino,
+		Size:         int64(len(data)),
+		Offset:       int64(len(data)),
+		Lines:        lines,
+		LastUUID:     lastUUID,
+		PrefixSHA256: hex.EncodeToString(sum[:]),
+		LastSeq:      lastSeq,
+		Settings:     m.Settings(),
+		State:        state,
+		Updated:      st.Now().UTC().Format(time.RFC3339Nano),
+	})
+}
