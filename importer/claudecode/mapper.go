@@ -99,8 +99,8 @@ type line struct {
 	Attachment       *struct {
 		Type string `json:"type"`
 	} `json:"attachment"`
-	ToolUseResult    json.RawMessage `json:"toolUseResult"`
-	CompactMetadata  *struct {
+	ToolUseResult   json.RawMessage `json:"toolUseResult"`
+	CompactMetadata *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
 	} `json:"compactMetadata"`
