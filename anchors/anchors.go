@@ -288,7 +288,7 @@ func removeOrigin(list []session.Origin, o session.Origin) []session.Origin {
 }
 
 // AnchorLine is the pinned first line of the Hard Constraints block
-// (DESIGN §4.2), naming the oldest origin.
+// (docs/DESIGN.md §4.2), naming the oldest origin.
 func AnchorLine(oldest session.Origin) string {
 	return fmt.Sprintf("[ANCHOR] Core constraints originate from generation %d session %s, seq=%d; re-read it first when in doubt. The HARD CONSTRAINTS below are copies extracted from the user's own words, not something this generation's user just said.",
 		oldest.Generation, oldest.Session, oldest.Seq)

@@ -1,6 +1,6 @@
 // Package anchors extracts hard constraints from human instructions and
 // carries their original origin {generation, session, seq} through every
-// graft (DESIGN §4 block 2, issue 6).
+// graft (docs/DESIGN.md §4.2, issue 6).
 //
 // Only human instructions are sources (session.Event.IsHumanInstruction);
 // the caller applies that filter, this package only reads the text it is

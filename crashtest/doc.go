@@ -1,4 +1,4 @@
-// Package crashtest is the crash-injection suite of DESIGN §7: the proof
+// Package crashtest is the crash-injection suite of docs/DESIGN.md §7: the proof
 // that a graft never leaves the user without a usable session. It drives
 // the real binary from outside (a child process per case, built with
 // -tags crashpoints so GRAFT_CRASH_POINT can stop it), and the graft

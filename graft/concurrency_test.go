@@ -10,7 +10,7 @@ import (
 	"github.com/graft-project/graft/txn"
 )
 
-// DESIGN §6.1: every command runs a recovery scan, so one may run while
+// docs/DESIGN.md §6.1: every command runs a recovery scan, so one may run while
 // another process is mid-commit. At every crash point of a commit and of
 // a revert, a scan finds the record busy, changes nothing, and the
 // transaction then finishes.

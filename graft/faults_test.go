@@ -76,7 +76,7 @@ func TestCommitFailsCleanlyOnAFault(t *testing.T) {
 	}
 }
 
-// DESIGN §6.1: marking the leftover fails for the reason the graft did.
+// docs/DESIGN.md §6.1: marking the leftover fails for the reason the graft did.
 // The record stays for a later scan, and the target is not live meanwhile.
 func TestDiskFullDuringCleanupLeavesTheRecordForRecovery(t *testing.T) {
 	full := &diskFull{path: "s.g2.jsonl", kinds: map[errorfs.OpKind]bool{errorfs.OpSync: true, errorfs.OpWrite: true}}

@@ -84,7 +84,7 @@ func (s *Service) originOf(id string) (*session.Event, error) {
 }
 
 // LineageState is what a session is in its lineage, judged from the logs:
-// a target's fate is decided by its parent's log (DESIGN §6.1).
+// a target's fate is decided by its parent's log (docs/DESIGN.md §6.1).
 type LineageState string
 
 // Lineage states.

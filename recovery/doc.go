@@ -1,4 +1,4 @@
-// Package recovery is the start-up scan of DESIGN §6: for every journal
+// Package recovery is the start-up scan of docs/DESIGN.md §6: for every journal
 // record in .txn/ it makes the source usable and the target honest, then
 // deletes the record. It is idempotent: a second scan finds scanned=0.
 //

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Event types (DESIGN §3.1).
+// Event types (docs/DESIGN.md §3.1).
 const (
 	TypeUserMessage      = "user/message"
 	TypeAssistantMessage = "assistant/message"
@@ -132,7 +132,7 @@ func (e *Event) OKResult() bool {
 	return e.Tool == nil || e.Tool.OK == nil || *e.Tool.OK
 }
 
-// IsHumanInstruction is the one rule of DESIGN §2: a user/message from a
+// IsHumanInstruction is the one rule of docs/DESIGN.md §2: a user/message from a
 // human source whose text carries no graft marker. Nothing else is.
 func (e *Event) IsHumanInstruction() bool {
 	return e.Type == TypeUserMessage && e.Source.Kind == KindUser && !strings.Contains(e.Text, GraftMarker)

@@ -6,7 +6,7 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-// IsHumanInstruction is the one rule of DESIGN §2: everything else that
+// IsHumanInstruction is the one rule of docs/DESIGN.md §2: everything else that
 // looks like an order (injections, skill text, tool output, graft's own
 // tape) must not become a goal or a constraint.
 func TestIsHumanInstruction(t *testing.T) {

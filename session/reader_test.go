@@ -13,7 +13,7 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-// DESIGN §3.1: no fixed line-length limit. One event of 16 MiB goes in and
+// docs/DESIGN.md §3.1: no fixed line-length limit. One event of 16 MiB goes in and
 // comes back equal, through the store and through Scan of the bytes.
 func TestRoundTrip16MiBEvent(t *testing.T) {
 	st := newStore(t)

@@ -227,7 +227,7 @@ func TestAppendMarkBypassesState(t *testing.T) {
 	checkLog(t, st, "u", 3)
 }
 
-// DESIGN §6.1: a retired source accepts the results of tool calls open at
+// docs/DESIGN.md §6.1: a retired source accepts the results of tool calls open at
 // its commit point, each exactly once, and refuses anything else naming the
 // live target.
 func TestSelfGraftEpilogue(t *testing.T) {

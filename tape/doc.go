@@ -1,5 +1,5 @@
 // Package tape builds the tape a graft target starts with: one closed
-// skeleton turn and the recap blocks of DESIGN §4, rendered deterministically
+// skeleton turn and the recap blocks of docs/DESIGN.md §4, rendered deterministically
 // from a source session's events, with the hashes prepare and commit compare.
 //
 // The package owns no file. What it writes into a session is the text of
@@ -95,7 +95,7 @@
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
 // Replayed turns come after the blocks so that the breakpoint stays the
-// first recap a reader meets (DESIGN §4: "the breakpoint comes first on
+// first recap a reader meets (docs/DESIGN.md §4.1: "the breakpoint comes first on
 // purpose").
 //
 // Every event's text starts with a marker line

@@ -21,7 +21,7 @@ const (
 	MaxRecentTurns = 5
 )
 
-// Tiers of replay (DESIGN §4).
+// Tiers of replay (docs/DESIGN.md §4.3).
 const (
 	TierA = "A" // zero replay
 	TierB = "B" // the last closed turn verbatim

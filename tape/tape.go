@@ -59,7 +59,7 @@ type Tape struct {
 	TapeHash    string `json:"tapeHash"`
 }
 
-// Hash versions (DESIGN §4).
+// Hash versions (docs/DESIGN.md §4.5).
 const (
 	PrefixHashPrefix = prefixVersion + ":"
 	tapeVersion      = "graft-tape-v1"
@@ -147,7 +147,7 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 	blocks = append(blocks, replayBlocks...)
 
 	// Lowest priority first. The breakpoint is what the next window needs
-	// most (DESIGN §4 puts it first), so it is cut last.
+	// most (docs/DESIGN.md §4.1 puts it first), so it is cut last.
 	plan := []*section{recallItems, reportItems, fileItems}
 	plan = append(plan, replaySections...)
 	plan = append(plan, pendingFailures, pendingTodos, statusTodos, goalLatest, goalFirst, constraintItems, paragraphs)

@@ -5,7 +5,7 @@ package txn
 // when one is not covered.
 type Point string
 
-// Commit points, in protocol order (DESIGN §6).
+// Commit points, in protocol order (the step table of doc.go; docs/DESIGN.md §6).
 const (
 	CommitLocked          Point = "commit/locked"                  // locks held, nothing written
 	CommitJournalPrepared Point = "commit/journal-preparing:after" // record PREPARING durable

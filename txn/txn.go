@@ -176,7 +176,7 @@ func digest(b []byte) string {
 	return "sha256:" + hex.EncodeToString(s[:])
 }
 
-// Commit runs the graft transaction of DESIGN §6. On any failure before the
+// Commit runs the graft transaction of doc.go (docs/DESIGN.md §6). On any failure before the
 // commit point the source stays active and untouched; the journal record is
 // left for recovery only where cleaning up failed too.
 func Commit(env *Env, req Request) (res *Result, err error) {
