@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/recovery"
@@ -62,6 +63,13 @@ var codes = []ExitCode{
 	{"no_such_seq", 41, "the session has no event at that seq", ErrNoSuchSeq},
 	{"no_origin", 42, "recall --origin: the event cites no origin", ErrNoOrigin},
 	{"broken_lineage", 43, "an ancestor in the lineage is missing or does not match", ErrBrokenLineage},
+	{"export_exists", 44, "export: another file holds the host transcript's path; graft never replaces one", hosts.ErrExportExists},
+	{"bound_elsewhere", 45, "export: the session already continues in another host session", hosts.ErrBoundElsewhere},
+	{"not_target", 46, "export: the session is no graft target: commit a graft first (or use handoff)", hosts.ErrNotTarget},
+	{"target_not_live", 47, "export: the target is retired, abandoned or uncommitted", hosts.ErrTargetNotLive},
+	{"bad_cwd", 48, "the working directory given does not exist or is not a directory", hosts.ErrBadCwd},
+	{"no_transcript", 49, "the host transcript does not exist or is not a regular file", hosts.ErrNoTranscript},
+	{"bad_host_session_id", 50, "a host session id is not a lower-case uuid (or a transcript's name holds none)", hosts.ErrHostSessionID},
 }
 
 var (

@@ -41,8 +41,11 @@ type FollowResult struct {
 	NewBinding bool `json:"newBinding"`
 	// Import is the import's summary; nil when nothing was imported.
 	Import *importer.Summary `json:"import,omitempty"`
-	// Stray is set when the session was handed off and the host session
-	// went on anyway: those lines are not merged (see Binding).
+	// HandedOffTo is set when the session was handed off: the live
+	// session that continues the work. Nothing is imported then.
+	HandedOffTo string `json:"handedOffTo,omitempty"`
+	// Stray is set when, besides, the host session went on anyway: those
+	// lines are not merged (see Binding).
 	Stray *Stray `json:"stray,omitempty"`
 }
 
@@ -139,6 +142,7 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 // handed-off session and records it on the binding.
 func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target string) error {
 	live := target
+	defer func() { res.HandedOffTo = live }()
 	for seen := map[string]bool{}; !seen[live]; {
 		seen[live] = true
 		info, err := o.Store.Info(live)

@@ -265,3 +265,35 @@ func TestClaudeProjectDirName(t *testing.T) {
 		t.Errorf("long name starts %q", got)
 	}
 }
+
+func TestContextTokens(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		host  hosts.Host
+		lines string
+		want  int64
+		ok    bool
+	}{
+		{hosts.ClaudeCode, `{"type":"assistant","message":{"usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100}}}` + "\n" +
+			`{"type":"assistant","message":{"usage":{"input_tokens":20,"cache_creation_input_tokens":30,"cache_read_input_tokens":1000}}}` + "\n" +
+			`{"type":"user","message":{"content":"usage"}}` + "\n", 1050, true},
+		{hosts.ClaudeCode, `{"type":"user","message":{"content":"hi"}}` + "\n", 0, false},
+		{hosts.Codex, `{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":400000},"last_token_usage":{"input_tokens":200000}}}}` + "\n" +
+			`{"type":"event_msg","payload":{"type":"token_count","info":null}}` + "\n", 200000, true},
+		{hosts.Codex, `{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":7}}}}` + "\n", 7, true},
+	} {
+		p := filepath.Join(dir, "t.jsonl")
+		if err := os.WriteFile(p, []byte(c.lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		n, ok, err := hosts.ContextTokens(c.host, p)
+		if err != nil || n != c.want || ok != c.ok {
+			t.Errorf("%s %q: %d %v %v, want %d %v", c.host, c.lines, n, ok, err, c.want, c.ok)
+		}
+	}
+	// The real Codex sample records its usage.
+	n, ok, err := hosts.ContextTokens(hosts.Codex, filepath.Join("..", "testdata", "fixtures", "hosts", "codex-0.169.0-compacted.jsonl"))
+	if err != nil || !ok || n <= 0 {
+		t.Errorf("codex sample: %d %v %v, want its last token count", n, ok, err)
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/tape"
+)
+
+func init() { commands = append(commands, newHandoffCmd) }
+
+func newHandoffCmd(a *app) *cobra.Command {
+	var (
+		o      graft.HandoffOptions
+		yes    bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "handoff <claude-code|codex> (--transcript FILE | --session-id UUID)",
+		Short: "Import, prepare, commit and export in one step: a host session in, a resumable one out",
+		Long: `Hands a Claude Code or Codex session off to a fresh one, instead of a compaction:
+
+  1. import   the transcript's new lines (incrementally; a transcript graft
+              exported continues its graft session, so lineage goes on)
+  2. prepare  build the tape and print the review
+  3. commit   after --yes, or "y" at the prompt on a terminal
+  4. export   write the target as a new host session
+  5. print    the command that resumes it (claude --resume <id>, codex resume <id>)
+
+--session-id finds the transcript as the host does: Claude Code's project
+folder of --cwd (else any project folder), Codex's sessions/ tree.
+Without --yes and without a terminal, the review is printed and nothing is
+committed (exit 2).`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			host, err := hostArg(args[0])
+			if err != nil {
+				return err
+			}
+			o.Host = host
+			if (o.Transcript == "") == (o.HostSessionID == "") {
+				return usageError{errors.New("handoff needs exactly one of --transcript FILE and --session-id UUID")}
+			}
+			out := a.stdout
+			if asJSON {
+				out = a.stderr // the review for a person; stdout is the JSON
+			}
+			if !yes {
+				tty, err := terminalOrNil(a.stderr)
+				if err != nil {
+					return err
+				}
+				in, ok := a.stdin.(*os.File)
+				if tty == nil || !ok || !isTerminal(in) {
+					o.Confirm = func(rv *graft.Review) (bool, error) {
+						printReview(out, rv)
+						return false, usageError{fmt.Errorf("not committed: confirm with --yes (no terminal to ask on); or commit the review yourself: graft commit %s --hash %s, then graft export %s <target>", rv.PreparedID, rv.TapeHash, host)}
+					}
+				} else {
+					o.Confirm = func(rv *graft.Review) (bool, error) {
+						printReview(out, rv)
+						fmt.Fprintf(a.stderr, "\nCommit this graft and export it to %s? [y/N] ", host)
+						line, err := bufio.NewReader(a.stdin).ReadString('\n')
+						if err != nil && line == "" {
+							return false, fmt.Errorf("reading the answer: %w", err)
+						}
+						return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
+					}
+				}
+			} else if !asJSON {
+				o.Confirm = func(rv *graft.Review) (bool, error) {
+					printReview(out, rv)
+					fmt.Fprintln(out)
+					return true, nil
+				}
+			}
+			if p := progressPrinter(a.stderr); p != nil {
+				o.Progress = func(read, total int64) { p(o.Transcript, read, total) }
+			}
+			svc, err := a.service()
+			if err != nil {
+				return err
+			}
+			res, err := svc.Handoff(o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			if !res.Committed {
+				fmt.Fprintln(a.stdout, "Not committed.")
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Committed %s → %s (generation %d, tape %d chars).\n", res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars)
+			for _, n := range res.Commit.Notes {
+				fmt.Fprintf(a.stdout, "note: %s\n", n)
+			}
+			printExport(a.stdout, res.Export)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Transcript, "transcript", "", "the host's transcript (Claude Code <uuid>.jsonl, Codex rollout-….jsonl)")
+	f.StringVar(&o.HostSessionID, "session-id", "", "the host session id: find its transcript as the host does")
+	f.StringVar(&o.Cwd, "cwd", "", "working directory of the new host session (default: the current one)")
+	f.StringVar(&o.Target, "target", "", "id of the new graft session (default <source>.g<N>)")
+	f.BoolVar(&yes, "yes", false, "commit without asking")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON: host, hostSessionId, path, resumeCommand, and each step")
+	f.StringVar(&o.Prepare.Tape.Tier, "tier", "A", "replay tier: A (no replay) or B (the last closed turn verbatim)")
+	f.IntVar(&o.Prepare.Tape.RecentTurns, "recent-turns", 0, "replay this many closed turns (overrides --tier)")
+	f.BoolVar(&o.Prepare.Tape.AutoTier, "auto-tier", false, "switch to tier B when todos are unfinished or a recent tool call failed")
+	f.IntVar(&o.Prepare.Tape.Budget, "budget", tape.DefaultBudget, "character budget of the whole tape")
+	return cmd
+}
+
+// isTerminal reports whether f is a character device.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

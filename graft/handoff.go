@@ -1,0 +1,131 @@
+package graft
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
+)
+
+// HandoffOptions: one host transcript in, one resumable host session out.
+type HandoffOptions struct {
+	Host hosts.Host
+	// Transcript is the host's transcript; with HostSessionID alone it is
+	// found the way the host finds it (hosts.FindTranscript).
+	Transcript    string
+	HostSessionID string
+	// Cwd is the working directory of the new host session ("" = the
+	// process's); it must exist.
+	Cwd     string
+	Prepare PrepareOptions
+	// Target is the new session's id; "" picks <source>.g<N>.
+	Target string
+	// ClaudeConfigDir and CodexHome override the environment's.
+	ClaudeConfigDir string
+	CodexHome       string
+	// Confirm is asked with the review before the commit; nil commits.
+	Confirm  func(*Review) (bool, error)
+	Progress func(read, total int64)
+}
+
+// HandoffResult is what a handoff did, step by step. Review is set once
+// prepared; Commit and Export once committed and exported.
+type HandoffResult struct {
+	Host          hosts.Host          `json:"host"`
+	HostSessionID string              `json:"hostSessionId,omitempty"`
+	Path          string              `json:"path,omitempty"`
+	ResumeCommand string              `json:"resumeCommand,omitempty"`
+	Committed     bool                `json:"committed"`
+	Follow        *hosts.FollowResult `json:"follow"`
+	Review        *Review             `json:"review,omitempty"`
+	Commit        *CommitResult       `json:"commit,omitempty"`
+	Export        *hosts.ExportResult `json:"export,omitempty"`
+}
+
+// Handoff imports what is new in a host transcript (following the session
+// it continues), prepares a review, asks Confirm, commits, and exports the
+// target as a new host session.
+func (s *Service) Handoff(o HandoffOptions) (*HandoffResult, error) {
+	cfgDir := o.ClaudeConfigDir
+	if o.Host == hosts.Codex {
+		cfgDir = o.CodexHome
+	}
+	// Checked first so that a bad directory writes nothing.
+	cwd, err := hosts.RealDir(o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	path := o.Transcript
+	if path == "" {
+		if o.HostSessionID == "" {
+			return nil, fmt.Errorf("%w: handoff needs a transcript or a host session id", hosts.ErrNoTranscript)
+		}
+		if path, err = hosts.FindTranscript(o.Host, o.HostSessionID, cwd, cfgDir); err != nil {
+			return nil, err
+		}
+	}
+	fr, err := s.Follow(o.Host, path, o.HostSessionID, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	res := &HandoffResult{Host: o.Host, Follow: fr}
+	if fr.HandedOffTo != "" {
+		return res, fmt.Errorf("%w: %s session %s continues graft session %s, which was already handed off: the work goes on in %s (see graft status); hand off that session instead. New lines of this one are not merged",
+			session.ErrRetired, o.Host, fr.HostSessionID, fr.Session, fr.HandedOffTo)
+	}
+	rv, err := s.Prepare(fr.Session, o.Prepare)
+	if err != nil {
+		return res, err
+	}
+	res.Review = rv
+	if o.Confirm != nil {
+		ok, err := o.Confirm(rv)
+		if err != nil || !ok {
+			return res, err
+		}
+	}
+	cr, err := s.Commit(rv.PreparedID, rv.TapeHash, o.Target)
+	if err != nil {
+		return res, err
+	}
+	res.Commit, res.Committed = cr, true
+	ex, err := s.Export(cr.TargetID, o.Host, cwd, o.ClaudeConfigDir, o.CodexHome)
+	if err != nil {
+		return res, fmt.Errorf("the graft %s → %s is committed, but exporting it failed (run graft export %s %s once fixed): %w", fr.Session, cr.TargetID, o.Host, cr.TargetID, err)
+	}
+	res.Export = ex
+	res.HostSessionID, res.Path, res.ResumeCommand = ex.HostSessionID, ex.Path, ex.ResumeCommand
+	return res, nil
+}
+
+// Export writes a graft target as a host session (hosts.Export).
+func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, codexHome string) (*hosts.ExportResult, error) {
+	return hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Session: target, Host: host, Cwd: cwd,
+		ClaudeConfigDir: claudeConfigDir, CodexHome: codexHome, Now: s.Now})
+}
+
+// Follow brings a host transcript's new lines into the session it
+// continues (hosts.Follow).
+func (s *Service) Follow(host hosts.Host, path, hostSessionID string, progress func(read, total int64)) (*hosts.FollowResult, error) {
+	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Host: host, Path: path, HostSessionID: hostSessionID, Now: s.Now, Progress: progress})
+}
+
+// ConstraintsBlock is the Anchor + Hard Constraints block of source's tape
+// (with the origins of every constraint), built as prepare builds it but
+// without storing a review: what a host is given again after it compacted
+// the session on its own.
+func (s *Service) ConstraintsBlock(source string) (string, error) {
+	bt, err := s.build(source, tape.Options{}, nil)
+	if err != nil {
+		return "", err
+	}
+	for _, ev := range bt.tape.Events {
+		first, _, _ := strings.Cut(ev.Text, "\n")
+		if strings.HasPrefix(first, session.GraftMarker) && strings.HasSuffix(first, "] [Anchor + Hard Constraints]") {
+			return ev.Text, nil
+		}
+	}
+	return "", fmt.Errorf("graft: the tape of %s has no Anchor + Hard Constraints block", source)
+}

@@ -1,0 +1,39 @@
+// Package hookrun is what graft does when an agent host runs it as a hook
+// ("graft hook claude-code", "graft hook codex"): it reads the host's hook
+// JSON, acts on the event and says what the host should print or do. It
+// owns no file; what it writes goes through graft.Service and package hosts.
+//
+// # Input
+//
+// One JSON object on stdin, as both hosts send it: session_id,
+// transcript_path, cwd, hook_event_name, and per event source (SessionStart:
+// startup, resume, clear, compact) or trigger (PreCompact: manual, auto).
+// Codex's notify program gets one JSON argument instead
+// ({"type":"agent-turn-complete","thread-id":…,"cwd":…}): it is taken as a
+// Stop of that thread, whose rollout is found under $CODEX_HOME/sessions.
+//
+// Input that is not such an object, or an event graft does not act on,
+// writes nothing: one line on stderr, exit 0.
+//
+// # Events
+//
+//	SessionStart       the recovery scan (opening the service runs it); follow the
+//	                   transcript (import what is new into the session it continues);
+//	                   anything recovery rolled back, forward or left unresolved is said
+//	                   in additionalContext. After a compaction (source "compact") the
+//	                   Anchor + Hard Constraints block of the session, with origins, is
+//	                   injected too, so the constraints outlive the host's summary.
+//	UserPromptSubmit,  follow the transcript; past autoGraft context tokens (the last
+//	Stop, notify       model request's, read from the transcript) prepare a review and
+//	                   tell the person how to hand off (systemMessage).
+//	PreCompact         with interceptCompaction: hand the session off (import,
+//	                   prepare, commit, export) and block the compaction with a reason
+//	                   that gives the resume command. Otherwise, or when anything
+//	                   fails: follow only, never block (the failure on stderr).
+//
+// # Never wedge the host
+//
+// Every outcome exits 0. A failure is one line on stderr and no decision:
+// the host goes on as if graft were not installed. A panic is caught and
+// reported the same way.
+package hookrun

@@ -1,0 +1,290 @@
+package hookrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
+)
+
+// Input is a host's hook JSON (doc.go).
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	Source         string `json:"source"`
+	Trigger        string `json:"trigger"`
+}
+
+// The events graft acts on.
+const (
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	Stop             = "Stop"
+	PreCompact       = "PreCompact"
+)
+
+// Settings are what the configuration decides for hooks.
+type Settings struct {
+	// AutoGraft is the context size in tokens past which a review is
+	// prepared and a handoff suggested; 0 is off.
+	AutoGraft int64
+	// InterceptCompaction makes PreCompact hand off and block.
+	InterceptCompaction bool
+	Prepare             graft.PrepareOptions
+	// ClaudeConfigDir and CodexHome override the environment's.
+	ClaudeConfigDir string
+	CodexHome       string
+	// Self is how the printed commands name graft ("graft", or with --home).
+	Self string
+}
+
+// Outcome is what the hook prints: Stdout for the host, Stderr lines for
+// the person's log. The exit code is always 0.
+type Outcome struct {
+	Stdout []byte
+	Stderr []string
+	// Event and Session say what was handled (tests, logs).
+	Event   string
+	Session string
+}
+
+func (o *Outcome) warn(format string, args ...any) {
+	o.Stderr = append(o.Stderr, "graft hook: "+fmt.Sprintf(format, args...))
+}
+
+// Parse reads a hook's input: stdin's JSON, or Codex's notify argument.
+func Parse(host hosts.Host, stdin []byte, args []string) (*Input, error) {
+	if host == hosts.Codex && len(args) == 1 {
+		var n struct {
+			Type     string `json:"type"`
+			ThreadID string `json:"thread-id"`
+			Cwd      string `json:"cwd"`
+		}
+		if err := json.Unmarshal([]byte(args[0]), &n); err != nil {
+			return nil, fmt.Errorf("the notify argument is not JSON: %v", err)
+		}
+		if n.Type != "agent-turn-complete" || n.ThreadID == "" {
+			return nil, fmt.Errorf("notify %q for thread %q: graft acts on agent-turn-complete only", n.Type, n.ThreadID)
+		}
+		return &Input{SessionID: n.ThreadID, Cwd: n.Cwd, HookEventName: Stop}, nil
+	}
+	if len(args) > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q (hook input comes on stdin)", args)
+	}
+	dec := json.NewDecoder(bytes.NewReader(stdin))
+	var in Input
+	if err := dec.Decode(&in); err != nil {
+		return nil, fmt.Errorf("the hook input is not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("the hook input holds more than one JSON value")
+	}
+	switch in.HookEventName {
+	case SessionStart, UserPromptSubmit, Stop, PreCompact:
+	case "":
+		return nil, errors.New(`the hook input has no "hook_event_name"`)
+	default:
+		return nil, fmt.Errorf("graft does not act on %s hooks", in.HookEventName)
+	}
+	if in.SessionID == "" && in.TranscriptPath == "" {
+		return nil, fmt.Errorf("the %s input names no session_id and no transcript_path", in.HookEventName)
+	}
+	return &in, nil
+}
+
+// Run handles one hook event. open opens the service (and so runs the
+// recovery scan); it is called only for well-formed input.
+func Run(host hosts.Host, in *Input, open func() (*graft.Service, error), set Settings) (out Outcome) {
+	out.Event = in.HookEventName
+	defer func() {
+		if p := recover(); p != nil {
+			out.Stdout = nil
+			out.warn("%s failed (panic: %v); the host goes on without graft", in.HookEventName, p)
+		}
+	}()
+	if set.Self == "" {
+		set.Self = "graft"
+	}
+	svc, err := open()
+	if err != nil {
+		out.warn("%s: opening the graft home: %v", in.HookEventName, err)
+		return out
+	}
+	h := &handler{host: host, in: in, svc: svc, set: set, out: &out}
+	switch in.HookEventName {
+	case SessionStart:
+		h.sessionStart()
+	case UserPromptSubmit, Stop:
+		h.turn()
+	case PreCompact:
+		h.preCompact()
+	}
+	return out
+}
+
+type handler struct {
+	host hosts.Host
+	in   *Input
+	svc  *graft.Service
+	set  Settings
+	out  *Outcome
+}
+
+// transcript is the hook's transcript path, or the one the host keeps for
+// its session id. "" when there is none yet (a session's file appears
+// after the first reply).
+func (h *handler) transcript() string {
+	if p := h.in.TranscriptPath; p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		return ""
+	}
+	dir := h.set.ClaudeConfigDir
+	if h.host == hosts.Codex {
+		dir = h.set.CodexHome
+	}
+	p, err := hosts.FindTranscript(h.host, h.in.SessionID, h.in.Cwd, dir)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// follow imports what is new; it reports failures and strays on stderr and
+// returns the result (nil when there is no transcript or it failed).
+func (h *handler) follow() *hosts.FollowResult {
+	path := h.transcript()
+	if path == "" {
+		return nil
+	}
+	fr, err := h.svc.Follow(h.host, path, h.in.SessionID, nil)
+	if err != nil {
+		h.out.warn("%s: following %s: %v", h.in.HookEventName, path, err)
+		return nil
+	}
+	h.out.Session = fr.Session
+	if fr.Stray != nil {
+		h.out.warn("this %s session was handed off: graft session %s continues in %s; the %d new line(s) here are not merged", h.host, fr.Session, fr.HandedOffTo, fr.Stray.Lines)
+	}
+	return fr
+}
+
+func (h *handler) sessionStart() {
+	var notes []string
+	if r := h.svc.Startup; r != nil && (r.RolledBack+r.RolledForward+r.Corrupt > 0 || len(r.Errors) > 0 || len(r.Warnings) > 0) {
+		notes = append(notes, fmt.Sprintf("graft's start-up recovery scan found %d interrupted graft(s): %d rolled back (the source stays usable), %d rolled forward (the target is live).",
+			r.Scanned, r.RolledBack, r.RolledForward))
+		for _, l := range r.Leftovers {
+			notes = append(notes, "Leftover of a crashed graft, marked abandoned: "+l)
+		}
+		for _, w := range r.Warnings {
+			notes = append(notes, "Warning: "+w)
+		}
+		for _, e := range r.Errors {
+			notes = append(notes, "Unresolved (run graft recover): "+e)
+		}
+	}
+	if err := h.svc.StartupErr; err != nil {
+		notes = append(notes, fmt.Sprintf("graft's recovery scan left records unresolved: %v (run %s recover)", err, h.set.Self))
+	}
+	fr := h.follow()
+	if fr != nil && fr.HandedOffTo != "" {
+		notes = append(notes, fmt.Sprintf("Note: graft handed this session off; the work continues in graft session %s. New turns here are not merged into it.", fr.HandedOffTo))
+	}
+	if h.in.Source == "compact" && fr != nil && fr.HandedOffTo == "" {
+		block, err := h.svc.ConstraintsBlock(fr.Session)
+		if err != nil {
+			h.out.warn("SessionStart after compaction: the constraints of %s: %v", fr.Session, err)
+		} else {
+			notes = append(notes, block)
+		}
+	}
+	if len(notes) == 0 {
+		return
+	}
+	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": SessionStart, "additionalContext": strings.Join(notes, "\n\n")}})
+}
+
+func (h *handler) turn() {
+	fr := h.follow()
+	if fr == nil || fr.HandedOffTo != "" || h.set.AutoGraft <= 0 {
+		return
+	}
+	tokens, ok, err := hosts.ContextTokens(h.host, fr.Path)
+	if err != nil {
+		h.out.warn("%s: reading the context size: %v", h.in.HookEventName, err)
+		return
+	}
+	if !ok || tokens < h.set.AutoGraft {
+		return
+	}
+	rv, err := h.svc.Prepare(fr.Session, h.set.Prepare)
+	if err != nil {
+		h.out.warn("%s: the context is at %d tokens (autoGraft %d) but prepare failed: %v", h.in.HookEventName, tokens, h.set.AutoGraft, err)
+		return
+	}
+	msg := fmt.Sprintf("graft: this session's context is at %d tokens (autoGraft %d). A handoff is ready for review (%s, tape %d chars, %d constraint(s)). Hand off to a fresh session instead of compacting:\n  %s handoff %s --session-id %s --cwd %s\nor read the review first: %s show --prepared %s",
+		tokens, h.set.AutoGraft, rv.PreparedID, rv.TapeChars, len(rv.Constraints), h.set.Self, h.host, fr.HostSessionID, shellQuote(h.cwd()), h.set.Self, rv.PreparedID)
+	h.out.Stderr = append(h.out.Stderr, msg)
+	h.emit(map[string]any{"systemMessage": msg})
+}
+
+func (h *handler) cwd() string {
+	if h.in.Cwd != "" {
+		return h.in.Cwd
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func (h *handler) preCompact() {
+	if !h.set.InterceptCompaction {
+		h.follow()
+		return
+	}
+	path := h.transcript()
+	if path == "" {
+		h.out.warn("PreCompact: no transcript for session %s; the compaction goes on", h.in.SessionID)
+		return
+	}
+	res, err := h.svc.Handoff(graft.HandoffOptions{Host: h.host, Transcript: path, HostSessionID: h.in.SessionID, Cwd: h.cwd(),
+		Prepare: h.set.Prepare, ClaudeConfigDir: h.set.ClaudeConfigDir, CodexHome: h.set.CodexHome})
+	if res != nil && res.Follow != nil {
+		h.out.Session = res.Follow.Session
+	}
+	if err != nil {
+		h.out.warn("PreCompact: the handoff failed, the compaction goes on: %v", err)
+		return
+	}
+	reason := fmt.Sprintf("graft handed this session off instead of compacting it: %s → %s (generation %d, tape %d chars, no model tokens). Continue in the new session: %s",
+		res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars, res.ResumeCommand)
+	h.out.Stderr = append(h.out.Stderr, reason)
+	h.emit(map[string]any{"decision": "block", "reason": reason})
+}
+
+func (h *handler) emit(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		h.out.warn("encoding the hook output: %v", err)
+		return
+	}
+	h.out.Stdout = append(b, '\n')
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,196 @@
+package hookrun_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hookrun"
+	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/testfixtures"
+)
+
+const uuid = "0f3c9a52-6f0e-4c1b-9a57-1d2e3f4a5b6c"
+
+// transcript copies a real Claude Code transcript under a session uuid.
+func transcript(t *testing.T) string {
+	return transcriptOf(t, "tool_heavy.jsonl")
+}
+
+func transcriptOf(t *testing.T, fixture string) string {
+	t.Helper()
+	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), uuid+".jsonl")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func opener(home string) func() (*graft.Service, error) {
+	return func() (*graft.Service, error) { return graft.Open(home, graft.Options{}) }
+}
+
+func input(event, path string, extra string) []byte {
+	return []byte(`{"session_id":"` + uuid + `","transcript_path":"` + path + `","cwd":"` + filepath.Dir(path) + `","hook_event_name":"` + event + `"` + extra + `}`)
+}
+
+func TestParseRefusesWhatIsNotAHookInput(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		stdin string
+		args  []string
+		host  hosts.Host
+	}{
+		{"not JSON", `{not json}`, nil, hosts.ClaudeCode},
+		{"an array", `[]`, nil, hosts.ClaudeCode},
+		{"two values", `{"hook_event_name":"Stop","session_id":"x"}{}`, nil, hosts.ClaudeCode},
+		{"no event", `{"session_id":"x"}`, nil, hosts.ClaudeCode},
+		{"an event graft ignores", `{"hook_event_name":"SessionEnd","session_id":"x"}`, nil, hosts.ClaudeCode},
+		{"no session", `{"hook_event_name":"Stop"}`, nil, hosts.ClaudeCode},
+		{"arguments to claude", `{}`, []string{"x"}, hosts.ClaudeCode},
+		{"bad notify", ``, []string{`{"type":"other","thread-id":"t"}`}, hosts.Codex},
+		{"notify not JSON", ``, []string{`nope`}, hosts.Codex},
+	} {
+		if in, err := hookrun.Parse(c.host, []byte(c.stdin), c.args); err == nil {
+			t.Errorf("%s: Parse = %+v, want an error", c.name, in)
+		}
+	}
+	in, err := hookrun.Parse(hosts.Codex, nil, []string{`{"type":"agent-turn-complete","thread-id":"` + uuid + `","cwd":"/w"}`})
+	if err != nil || in.HookEventName != hookrun.Stop || in.SessionID != uuid || in.Cwd != "/w" {
+		t.Errorf("notify: %+v %v, want a Stop of the thread", in, err)
+	}
+}
+
+// TestMalformedInputWritesNothing: the service is never opened, so the
+// home is not even created.
+func TestMalformedInputWritesNothing(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	if _, err := hookrun.Parse(hosts.ClaudeCode, []byte(`{oops`), nil); err == nil {
+		t.Fatal("malformed input parsed")
+	}
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Fatalf("home exists after a malformed hook input: %v", err)
+	}
+}
+
+func TestStopFollowsAndSuggestsAHandoffPastAutoGraft(t *testing.T) {
+	home, path := t.TempDir(), transcript(t)
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.Stop, path, ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
+	if len(out.Stdout) != 0 || len(out.Stderr) != 0 || out.Session != uuid {
+		t.Fatalf("Stop without autoGraft: %+v, want a silent follow into %s", out, uuid)
+	}
+	svc, err := graft.Open(home, graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := svc.Store().Info(uuid)
+	if err != nil || info.LastSeq == 0 {
+		t.Fatalf("the transcript was not followed: %v %+v", err, info)
+	}
+	// The fixture's last reply reports its usage; a threshold below it fires.
+	tokens, ok, err := hosts.ContextTokens(hosts.ClaudeCode, path)
+	if err != nil || !ok {
+		t.Fatalf("fixture usage: %d %v %v", tokens, ok, err)
+	}
+	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{AutoGraft: tokens + 1})
+	if len(out.Stdout) != 0 {
+		t.Fatalf("below autoGraft the hook said %s", out.Stdout)
+	}
+	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{AutoGraft: tokens})
+	var msg struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err := json.Unmarshal(out.Stdout, &msg); err != nil || !strings.Contains(msg.SystemMessage, "handoff claude-code --session-id "+uuid) || !strings.Contains(msg.SystemMessage, "prep-") {
+		t.Fatalf("past autoGraft: stdout %s (%v), want a systemMessage with the handoff command and the review id", out.Stdout, err)
+	}
+}
+
+func TestPreCompactInterceptsWithAHandoff(t *testing.T) {
+	home, path := t.TempDir(), transcript(t)
+	cfg := t.TempDir()
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.PreCompact, path, `,"trigger":"manual"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Off: follows, never blocks.
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg})
+	if len(out.Stdout) != 0 {
+		t.Fatalf("PreCompact without interception printed %s", out.Stdout)
+	}
+	// A failing handoff (the cwd is gone) does not block either.
+	bad := *in
+	bad.Cwd = filepath.Join(t.TempDir(), "gone")
+	out = hookrun.Run(hosts.ClaudeCode, &bad, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+	if len(out.Stdout) != 0 || len(out.Stderr) != 1 || !strings.Contains(out.Stderr[0], "the compaction goes on") {
+		t.Fatalf("failed handoff: stdout %s stderr %q, want no decision and one line", out.Stdout, out.Stderr)
+	}
+	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+	var d struct{ Decision, Reason string }
+	if err := json.Unmarshal(out.Stdout, &d); err != nil || d.Decision != "block" || !strings.Contains(d.Reason, "claude --resume ") {
+		t.Fatalf("intercepted PreCompact: %s (%v) stderr %q, want a block naming the resume command", out.Stdout, err, out.Stderr)
+	}
+	bs, err := hosts.List(mustOpen(t, home).Store().FS, home)
+	if err != nil || len(bs) != 2 {
+		t.Fatalf("bindings %+v %v, want the imported and the exported host session", bs, err)
+	}
+	// A second PreCompact of the handed-off session: no second handoff.
+	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+	if len(out.Stdout) != 0 || len(out.Stderr) == 0 {
+		t.Fatalf("PreCompact of a handed-off session: stdout %s stderr %q, want no block and a reason", out.Stdout, out.Stderr)
+	}
+}
+
+func TestSessionStartAfterCompactionInjectsTheConstraints(t *testing.T) {
+	home, path := t.TempDir(), transcriptOf(t, "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+	// The real session states no constraint; the person adds one.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"type":"user","uuid":"u-extra","parentUuid":null,"timestamp":"2026-11-30T12:00:00.000Z","message":{"role":"user","content":"Never push to main without running the tests."}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.SessionStart, path, `,"source":"compact"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName, AdditionalContext string
+		}
+	}
+	if err := json.Unmarshal(out.Stdout, &o); err != nil || o.HookSpecificOutput.HookEventName != "SessionStart" ||
+		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "[Anchor + Hard Constraints]") ||
+		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "[ANCHOR] Core constraints originate from generation 1 session "+uuid) ||
+		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "Never push to main without running the tests.") {
+		t.Fatalf("SessionStart after compaction: %s (%v), want the constraints block in additionalContext", out.Stdout, err)
+	}
+	in.Source = "startup"
+	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{}); len(out.Stdout) != 0 {
+		t.Fatalf("SessionStart at startup with nothing to say printed %s", out.Stdout)
+	}
+}
+
+func mustOpen(t *testing.T, home string) *graft.Service {
+	t.Helper()
+	svc, err := graft.Open(home, graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}

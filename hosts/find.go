@@ -1,0 +1,82 @@
+package hosts
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// FindTranscript finds the transcript of a host session the way the host
+// does: Claude Code's <config>/projects/<folder of cwd>/<id>.jsonl, else the
+// one file of that name in any project folder; Codex's
+// sessions/**/rollout-*-<id>.jsonl. dir is the config dir (Claude Code) or
+// the Codex home; "" takes the environment's.
+func FindTranscript(host Host, id, cwd, dir string) (string, error) {
+	id = strings.ToLower(id)
+	if err := ValidHostSessionID(id); err != nil {
+		return "", err
+	}
+	var err error
+	switch host {
+	case ClaudeCode:
+		if dir == "" {
+			if dir, err = ClaudeConfigDir(); err != nil {
+				return "", err
+			}
+		}
+		projects := filepath.Join(dir, "projects")
+		if cwd != "" {
+			if real, rerr := RealDir(cwd); rerr == nil {
+				p := filepath.Join(projects, ClaudeProjectDirName(real), id+".jsonl")
+				if _, err := os.Stat(p); err == nil {
+					return p, nil
+				}
+			}
+		}
+		matches, err := filepath.Glob(filepath.Join(projects, "*", id+".jsonl"))
+		if err != nil {
+			return "", err
+		}
+		return oneMatch(host, id, projects, matches)
+	case Codex:
+		if dir == "" {
+			if dir, err = CodexHome(); err != nil {
+				return "", err
+			}
+		}
+		root := filepath.Join(dir, "sessions")
+		var matches []string
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == root {
+					return fs.SkipAll
+				}
+				return err
+			}
+			if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), "-"+id+".jsonl") {
+				matches = append(matches, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("hosts: searching %s: %w", root, err)
+		}
+		return oneMatch(host, id, root, matches)
+	}
+	return "", fmt.Errorf("%w %q", ErrUnknownHost, host)
+}
+
+func oneMatch(host Host, id, where string, matches []string) (string, error) {
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", fmt.Errorf("%w: no %s transcript of session %s under %s", ErrNoTranscript, host, id, where)
+	}
+	slices.Sort(matches)
+	return "", fmt.Errorf("%w: %d %s transcripts of session %s (%s); pass one with --transcript", ErrNoTranscript, len(matches), host, id, strings.Join(matches, ", "))
+}
