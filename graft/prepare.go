@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
@@ -142,6 +143,11 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	if _, ok := bt.info.Live(); ok {
 		rv.Warnings = append(rv.Warnings, "the source is already retired: this is a re-slice; the new target will be a sibling of the existing one")
 	}
+	strays, err := s.strays(source)
+	if err != nil {
+		return nil, err
+	}
+	rv.Warnings = append(rv.Warnings, strays...)
 	raw, err := json.Marshal(rv)
 	if err != nil {
 		return nil, err
@@ -199,6 +205,24 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// strays names the host sessions that were used after their graft session
+// was handed off, the work now going on in source: their new lines are in
+// no session, and the person should know before handing off again.
+func (s *Service) strays(source string) ([]string, error) {
+	all, err := hosts.List(s.FS, s.Home)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, b := range all {
+		if b.Stray != nil && b.Stray.Target == source {
+			out = append(out, fmt.Sprintf("%s session %s (graft session %s) was used after it was handed off: %d line(s), %d bytes of %s are not merged into %s (seen %s)",
+				b.Host, b.HostSessionID, b.Session, b.Stray.Lines, b.Stray.Bytes, b.Path, source, b.Stray.Seen))
+		}
+	}
+	return out, nil
 }
 
 // DefaultTarget names the next generation of source: <base>.g<N>, with a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 )
@@ -38,6 +39,10 @@ type Status struct {
 	// Strays are files in sessions/ named like logs but not with a valid
 	// session id: no command reads them (session.Store.ListAll).
 	Strays []string `json:"strays"`
+	// HostSessions are the host sessions bound to graft sessions
+	// ($GRAFT_HOME/hosts/): exported targets, followed transcripts, and
+	// host sessions used after their handoff (stray).
+	HostSessions []hosts.Binding `json:"hostSessions"`
 }
 
 // SessionState folds one session for status; an unreadable log is reported
@@ -99,6 +104,10 @@ func (s *Service) Status() (*Status, error) {
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
+	if st.HostSessions, err = hosts.List(s.FS, s.Home); err != nil {
+		return nil, err
+	}
+	st.HostSessions = nonNil(st.HostSessions)
 	scan, err := s.journal.Scan()
 	if err != nil {
 		return nil, err

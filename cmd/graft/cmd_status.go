@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
 )
 
 func init() { commands = append(commands, newStatusCmd) }
@@ -102,6 +103,19 @@ func printStatus(w io.Writer, st *graft.Status) error {
 	}
 	if st.CatalogError != "" {
 		fmt.Fprintf(w, "catalog not read: %s (sessions above come from the logs)\n", st.CatalogError)
+	}
+	if len(st.HostSessions) > 0 {
+		fmt.Fprintf(w, "host sessions (%d):\n", len(st.HostSessions))
+		for _, b := range st.HostSessions {
+			verb := "continues"
+			if b.Role == hosts.RoleImported {
+				verb = "is imported into"
+			}
+			fmt.Fprintf(w, "  %s %s %s %s (%s)\n", b.Host, b.HostSessionID, verb, b.Session, b.Path)
+			if b.Stray != nil {
+				fmt.Fprintf(w, "    used after its handoff: %d line(s) not merged; the work goes on in %s\n", b.Stray.Lines, b.Stray.Target)
+			}
+		}
 	}
 	for _, name := range st.Strays {
 		fmt.Fprintf(w, "not a session: sessions/%s (its name is no valid session id, so no command reads it; rename it to ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\.jsonl$)\n", name)
