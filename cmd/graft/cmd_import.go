@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/session"
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/importer/claudecode"
@@ -67,6 +71,9 @@ func newImportClaudeCodeCmd(a *app) *cobra.Command {
 linked from the parent's sub-agent report.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := a.followBound(hosts.ClaudeCode, args[0], &f); done {
+				return err
+			}
 			st, err := a.openStore()
 			if err != nil {
 				return err
@@ -89,6 +96,9 @@ func newImportCodexCmd(a *app) *cobra.Command {
 		Short: "Import a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := a.followBound(hosts.Codex, args[0], &f); done {
+				return err
+			}
 			st, err := a.openStore()
 			if err != nil {
 				return err
@@ -107,6 +117,51 @@ func newImportCodexCmd(a *app) *cobra.Command {
 	}
 	f.add(cmd)
 	return cmd
+}
+
+// followBound imports a transcript whose host session is bound to a graft
+// session (graft exported it, or imported it before) into that session, as
+// the hooks do: a resumed export goes on in its graft target. Only without
+// --id and --keep-thinking, and only when the file's name holds the host's
+// session uuid; done is false otherwise (a plain import).
+func (a *app) followBound(host hosts.Host, path string, f *importFlags) (done bool, err error) {
+	if f.id != "" || f.keepThinking {
+		return false, nil
+	}
+	hid, err := hosts.HostSessionIDFromPath(host, path)
+	if err != nil {
+		return false, nil
+	}
+	svc, err := a.service()
+	if err != nil {
+		return true, err
+	}
+	if _, err := hosts.Load(svc.FS, a.home, host, hid); errors.Is(err, hosts.ErrNoBinding) {
+		return false, nil
+	} else if err != nil {
+		return true, err
+	}
+	var progress func(read, total int64)
+	if p := progressPrinter(a.stderr); p != nil {
+		progress = func(read, total int64) { p(path, read, total) }
+	}
+	fr, err := svc.Follow(host, path, hid, progress)
+	if err != nil {
+		return true, a.reportImport(nil, err, f.asJSON)
+	}
+	if fr.HandedOffTo != "" {
+		return true, fmt.Errorf("%w: %s session %s continues graft session %s, which was handed off: the work goes on in %s; %d new line(s) of this transcript are not merged",
+			session.ErrRetired, host, hid, fr.Session, fr.HandedOffTo, strayLines(fr))
+	}
+	fmt.Fprintf(a.stderr, "%s session %s continues graft session %s: following it there\n", host, hid, fr.Session)
+	return true, a.reportImport(fr.Import, nil, f.asJSON)
+}
+
+func strayLines(fr *hosts.FollowResult) int {
+	if fr.Stray == nil {
+		return 0
+	}
+	return fr.Stray.Lines
 }
 
 // reportImport prints the summary; after a failure what was done before it
