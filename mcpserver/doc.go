@@ -18,6 +18,11 @@
 //	               transactions, leftovers, startupRecovery, lastRecovery
 //	graft_revert   {target, force?} → source active again, target abandoned
 //
+// graft_prepare's tape options default to Options.Defaults ("graft mcp"
+// passes config.toml's tier, recentTurns, adaptiveTier and budget): an
+// option the call leaves out is the default's, and a call that sets tier
+// or recentTurns sets both.
+//
 // Annotations: graft_status and graft_recall are read-only and idempotent;
 // graft_prepare is neither read-only nor destructive (it only stores a
 // review); graft_commit and graft_revert are destructive. openWorldHint is

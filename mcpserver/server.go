@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/tape"
 )
 
 const (
@@ -36,6 +37,11 @@ type Options struct {
 	// Logger receives the server's log lines (never stdout: over stdio,
 	// stdout carries only protocol); nil discards them.
 	Logger *slog.Logger
+	// Defaults are the tape options of a graft_prepare call that does not
+	// set them ("graft mcp" passes config.toml's): tier and recentTurns
+	// together, unless the call sets either; autoTier unless the call sets
+	// it true; budget unless the call sets it. The zero value is tape's.
+	Defaults tape.Options
 }
 
 // instructions is what a client may show its model about the server.

@@ -107,13 +107,31 @@ func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
 		return PrepareOutput{}, inputErrorf("source is required: the id of the session to graft (graft_status lists them)")
 	}
 	rv, err := s.svc.Prepare(in.Source, graft.PrepareOptions{
-		Tape:         tape.Options{Tier: in.Tier, RecentTurns: in.RecentTurns, AutoTier: in.AutoTier, Budget: in.Budget},
+		Tape:         s.tapeOptions(in),
 		AllowReslice: in.AllowReslice,
 	})
 	if err != nil {
 		return PrepareOutput{}, err
 	}
 	return s.review(rv, 0)
+}
+
+// tapeOptions are the call's tape options over the server's Defaults: an
+// option the call leaves out (zero) is the default's. Tier and recentTurns
+// go together, so that a call's tier is not overridden by a default
+// recentTurns.
+func (s *server) tapeOptions(in PrepareInput) tape.Options {
+	o := s.opts.Defaults
+	if in.Tier != "" || in.RecentTurns != 0 {
+		o.Tier, o.RecentTurns = in.Tier, in.RecentTurns
+	}
+	if in.AutoTier {
+		o.AutoTier = true
+	}
+	if in.Budget != 0 {
+		o.Budget = in.Budget
+	}
+	return o
 }
 
 // review renders a review with one chunk of its tape.

@@ -7,10 +7,10 @@ package mcpserver
 // PrepareInput is the input of graft_prepare.
 type PrepareInput struct {
 	Source       string `json:"source,omitempty" jsonschema:"id of the session to graft (the one whose context is running out); required unless preparedId is given"`
-	Tier         string `json:"tier,omitempty" jsonschema:"replay tier: A (default) replays no turn verbatim; B replays the last closed turn verbatim"`
+	Tier         string `json:"tier,omitempty" jsonschema:"replay tier: A replays no turn verbatim; B replays the last closed turn verbatim (default: the server's config, else A)"`
 	RecentTurns  int    `json:"recentTurns,omitempty" jsonschema:"replay this many closed turns verbatim (0..5; overrides tier)"`
 	AutoTier     bool   `json:"autoTier,omitempty" jsonschema:"switch to tier B when todos are unfinished or a recent tool call failed"`
-	Budget       int    `json:"budget,omitempty" jsonschema:"character budget of the whole tape (0 for the default 16000; else 4000..100000)"`
+	Budget       int    `json:"budget,omitempty" jsonschema:"character budget of the whole tape, 4000..100000 (0 or absent: the server's config, else 16000)"`
 	AllowReslice bool   `json:"allowReslice,omitempty" jsonschema:"prepare a source that is already retired again; the new target becomes a sibling of the existing one"`
 	PreparedID   string `json:"preparedId,omitempty" jsonschema:"read more of an existing review instead of preparing a new one: its preparedId (with offset)"`
 	Offset       int    `json:"offset,omitempty" jsonschema:"character offset into the tape of the review named by preparedId: pass the nextOffset of the previous result"`

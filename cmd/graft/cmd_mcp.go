@@ -39,6 +39,8 @@ graft_revert. Errors are tool errors whose text starts with a stable code
 catalog.db is opened per call, never for the server's life: CLI commands on
 the same home run while the server is up.
 
+graft_prepare's tape options default to config.toml's ("graft config").
+
 --http 127.0.0.1:PORT serves streamable HTTP instead, on a loopback address
 only (the tools have no authentication of their own).`,
 		Args: exactArgs(0),
@@ -56,7 +58,11 @@ only (the tools have no authentication of their own).`,
 				return err
 			}
 			logStartup(log, svc)
-			srv := mcpserver.New(svc, mcpserver.Options{Version: buildVersion(), Logger: log})
+			cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			srv := mcpserver.New(svc, mcpserver.Options{Version: buildVersion(), Logger: log, Defaults: cfg.TapeOptions()})
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if httpAddr != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/tape"
 )
@@ -15,8 +16,9 @@ func init() { commands = append(commands, newPrepareCmd) }
 
 func newPrepareCmd(a *app) *cobra.Command {
 	var (
-		o      graft.PrepareOptions
-		asJSON bool
+		o        graft.PrepareOptions
+		asJSON   bool
+		tapeOpts func(config.Config) tape.Options // set with the flags below
 	)
 	cmd := &cobra.Command{
 		Use:   "prepare <source>",
@@ -26,11 +28,17 @@ then Breakpoint, Anchor + Hard Constraints, Goal, Task Status, Workspace Files,
 Pending State, Sub-agent Reports and Recall Index. Prints a review (goal,
 progress, constraints with their origins, leftovers of crashed grafts, sizes,
 hashes, warnings) and stores it under a preparedId for "graft commit".
+The tape options not given as flags are config.toml's ("graft config").
 
 Next: graft commit <preparedId> --hash <tapeHash>
       graft show --prepared <preparedId>   (the whole tape)`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			o.Tape = tapeOpts(cfg)
 			svc, err := a.service()
 			if err != nil {
 				return err
@@ -47,10 +55,7 @@ Next: graft commit <preparedId> --hash <tapeHash>
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Tape.Tier, "tier", "A", "replay tier: A (no replay) or B (the last closed turn verbatim)")
-	f.IntVar(&o.Tape.RecentTurns, "recent-turns", 0, "replay this many closed turns (overrides --tier)")
-	f.BoolVar(&o.Tape.AutoTier, "auto-tier", false, "switch to tier B when todos are unfinished or a recent tool call failed")
-	f.IntVar(&o.Tape.Budget, "budget", tape.DefaultBudget, "character budget of the whole tape")
+	tapeOpts = tapeFlags(f)
 	f.BoolVar(&o.AllowReslice, "allow-reslice", false, "prepare a retired source again (the new target becomes a sibling)")
 	f.DurationVar(&o.TTL, "ttl", graft.DefaultTTL, "how long the review stays committable")
 	f.BoolVar(&asJSON, "json", false, "print the review as JSON (includes the tape text)")

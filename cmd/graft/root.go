@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -25,19 +26,21 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	stdin  io.Reader
+
+	// configFile is --config; cfg is loaded once per invocation (config.go).
+	configFile string
+	rootFlags  *pflag.FlagSet
+	cfg        *loadedConfig
 }
 
+// defaultHome is what --help shows as --home's default: GRAFT_HOME, else
+// the XDG default. The effective home also weighs config.toml's dataDir
+// (app.config).
 func defaultHome() string {
 	if h := os.Getenv("GRAFT_HOME"); h != "" {
 		return h
 	}
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "graft")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "share", "graft")
-	}
-	return ".graft"
+	return config.DefaultDataDir()
 }
 
 // printJSON writes v as indented JSON to stdout.
@@ -57,8 +60,10 @@ func newRoot(a *app) *cobra.Command {
 sub-agent reports, recall index) built from the event log, reviewed with
 "prepare" and written with "commit" as a journaled, crash-safe transaction.
 
-Data lives in --home (default $GRAFT_HOME, else $XDG_DATA_HOME/graft, else
-~/.local/share/graft).
+Data lives in --home (default $GRAFT_HOME, else dataDir in config.toml, else
+$XDG_DATA_HOME/graft, else ~/.local/share/graft). config.toml sets the
+defaults of the data directory, the tape options and the hooks; "graft config"
+prints each effective value and where it came from.
 
 Exit codes:
   0   success
@@ -67,8 +72,19 @@ Exit codes:
   10-43 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command but help and completion reads config.toml first: a
+		// bad file fails them all with exit code 2, naming file, line, key.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if skipsConfig(cmd) {
+				return nil
+			}
+			_, err := a.config()
+			return err
+		},
 	}
-	root.PersistentFlags().StringVar(&a.home, "home", defaultHome(), "graft data directory (env GRAFT_HOME)")
+	root.PersistentFlags().StringVar(&a.home, "home", defaultHome(), "graft data directory (env GRAFT_HOME, config key dataDir)")
+	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default $GRAFT_CONFIG, else config.toml in $GRAFT_HOME, else in $XDG_CONFIG_HOME/graft or ~/.config/graft)")
+	a.rootFlags = root.PersistentFlags()
 	for _, c := range commands {
 		root.AddCommand(c(a))
 	}

@@ -9,6 +9,9 @@ import (
 // service opens the graft service; opening runs the recovery scan, whose
 // unresolved records are reported on stderr without failing the command.
 func (a *app) service() (*graft.Service, error) {
+	if _, err := a.config(); err != nil { // sets a.home
+		return nil, err
+	}
 	svc, err := graft.Open(a.home, graft.Options{FS: a.fs})
 	if err != nil {
 		return nil, err
