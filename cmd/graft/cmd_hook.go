@@ -1,0 +1,349 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/hookinstall"
+	"github.com/graft-project/graft/hosts"
+)
+
+func init() { commands = append(commands, newHookCmd) }
+
+func newHookCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Run graft from a host's hooks, or install those hooks",
+		Long: `A host (Claude Code, Codex) runs "graft hook claude-code" or "graft hook codex"
+on its events, with the event's JSON on stdin (session_id, transcript_path,
+cwd, hook_event_name, …). "graft hook install" writes those hooks into the
+host's settings; "graft hook uninstall" takes exactly them out again.
+
+The events and what graft does on each:
+  SessionStart      the recovery scan; start following the session's
+                    transcript; after a compaction, re-inject the session's
+                    constraints
+  UserPromptSubmit  follow the transcript incrementally; past autoGraft,
+  Stop              suggest a handoff to a fresh session
+  PreCompact        with interceptCompaction, hand the session off and block
+                    the compaction`,
+	}
+	cmd.AddCommand(newHookInstallCmd(a), newHookUninstallCmd(a),
+		newHookRunCmd(a, hosts.ClaudeCode), newHookRunCmd(a, hosts.Codex)) // cmd_hookrun.go
+	return cmd
+}
+
+// hostArgs makes "install"/"uninstall" without a known host a usage error
+// (cobra would print the help and exit 0).
+func hostArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return usageError{fmt.Errorf("%s: name the host: claude-code or codex", cmd.CommandPath())}
+	}
+	if _, err := hookinstall.ParseHost(args[0]); err != nil {
+		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+	}
+	return usageError{fmt.Errorf("%s %s takes no further arguments, got %q", cmd.CommandPath(), args[0], args[1:])}
+}
+
+const hookInstallLong = `Merges graft's hooks into the host's settings file: for each of SessionStart,
+UserPromptSubmit, Stop and PreCompact one entry (no matcher)
+  {"hooks": [{"type": "command", "command": "<graft> [--home H] hook <host>", "timeout": S}]}
+with S = 60 for PreCompact and 15 for the others. Every other setting and
+hook is kept, in its order. An existing file is first copied to
+<file>.graft-backup (.graft-backup.1, .2, … when taken; a backup is never
+overwritten); the new file is written atomically with the old file's mode
+(a new file 0600, a new directory 0700). Installing again changes nothing;
+graft's entry with another command (another graft path or home) is replaced
+in place. A file that is not valid JSON, or whose "hooks" or event values
+are not shaped as the host's, is refused with nothing written.
+
+The command is the running graft's absolute path (symlinks resolved), then
+--home <home> when the home was given with --home or GRAFT_HOME, then
+"hook <host>"; --command writes another one.`
+
+func newHookInstallCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "install claude-code|codex",
+		Short: "Merge graft's hooks into Claude Code's or Codex's settings (with a backup)",
+		Long:  hookInstallLong,
+		Args:  cobra.ArbitraryArgs,
+		RunE:  hostArgs,
+	}
+	cmd.AddCommand(newHookClaudeCmd(a, true), newHookCodexCmd(a, true))
+	return cmd
+}
+
+func newHookUninstallCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "uninstall claude-code|codex",
+		Short: "Remove exactly graft's hooks from Claude Code's or Codex's settings (with a backup)",
+		Long: `Removes graft's hooks from the host's settings file, and the groups, events
+and "hooks" key that leaves empty; every other setting and hook is kept. A
+hook is graft's when its program is named graft and it runs "hook <host>",
+or when it runs exactly the command "install" would write (or --command).
+The file is backed up first, as by install. Nothing to remove: the file is
+left untouched.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: hostArgs,
+	}
+	cmd.AddCommand(newHookClaudeCmd(a, false), newHookCodexCmd(a, false))
+	return cmd
+}
+
+// hookFlags are the flags install and uninstall share.
+type hookFlags struct {
+	command string
+	asJSON  bool
+}
+
+func (f *hookFlags) add(cmd *cobra.Command, install bool) {
+	if install {
+		cmd.Flags().StringVar(&f.command, "command", "", "the hook command to write (default: this graft, see above)")
+	} else {
+		cmd.Flags().StringVar(&f.command, "command", "", "also remove hooks running exactly this command (default: the command install would write)")
+	}
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+}
+
+func newHookClaudeCmd(a *app, install bool) *cobra.Command {
+	var (
+		f       hookFlags
+		project string
+		local   bool
+		user    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "claude-code [--project DIR | --local | --user]",
+		Short: "Claude Code's settings: <DIR>/.claude/settings.json (default DIR: .)",
+		Long: `Claude Code's settings files:
+  --project DIR  DIR/.claude/settings.json (the default, DIR "."; shared with
+                 the project when committed)
+  --local        DIR/.claude/settings.local.json (this machine only)
+  --user         $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+Claude Code runs the hooks of every one of these files, so keep graft's in
+one of them. Sessions started from now on run them.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if user && (cmd.Flags().Changed("project") || local) {
+				return usageError{errors.New("--user names the user's settings; it goes with neither --project nor --local")}
+			}
+			scope := hookinstall.ScopeProject
+			switch {
+			case user:
+				scope = hookinstall.ScopeUser
+				project = ""
+			case local:
+				scope = hookinstall.ScopeLocal
+			}
+			if scope != hookinstall.ScopeUser {
+				if err := isDir("--project", project); err != nil {
+					return err
+				}
+			}
+			path, err := hookinstall.SettingsPath(hookinstall.ClaudeCode, scope, project)
+			if err != nil {
+				return err
+			}
+			r, err := a.runHookEdit(cmd, hookinstall.ClaudeCode, path, f, install)
+			if err != nil {
+				return err
+			}
+			if install {
+				a.noteOtherClaudeFiles(&r, scope, project, f.command)
+			}
+			return a.printHookResult(r, f.asJSON, install)
+		},
+	}
+	cmd.Flags().StringVar(&project, "project", ".", "the project directory whose .claude/settings.json to edit")
+	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json instead")
+	cmd.Flags().BoolVar(&user, "user", false, "edit the user's settings ($CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json)")
+	f.add(cmd, install)
+	if install {
+		cmd.Long = hookInstallLong + "\n\n" + cmd.Long
+	}
+	return cmd
+}
+
+func newHookCodexCmd(a *app, install bool) *cobra.Command {
+	var (
+		f         hookFlags
+		codexHome string
+	)
+	cmd := &cobra.Command{
+		Use:   "codex [--codex-home DIR]",
+		Short: "Codex's hooks: $CODEX_HOME/hooks.json (default ~/.codex/hooks.json)",
+		Long: `Codex's hooks file: DIR/hooks.json for --codex-home DIR, else
+$CODEX_HOME/hooks.json, else ~/.codex/hooks.json.
+
+` + hookinstall.CodexTrustNote + ".",
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("codex-home") {
+				if err := isDir("--codex-home", codexHome); err != nil {
+					return err
+				}
+			}
+			path, err := hookinstall.SettingsPath(hookinstall.Codex, hookinstall.ScopeUser, codexHome)
+			if err != nil {
+				return err
+			}
+			r, err := a.runHookEdit(cmd, hookinstall.Codex, path, f, install)
+			if err != nil {
+				return err
+			}
+			return a.printHookResult(r, f.asJSON, install)
+		},
+	}
+	cmd.Flags().StringVar(&codexHome, "codex-home", "", "Codex's home directory (default $CODEX_HOME, else ~/.codex)")
+	f.add(cmd, install)
+	if install {
+		cmd.Long = hookInstallLong + "\n\n" + cmd.Long
+	}
+	return cmd
+}
+
+// isDir makes a flag's directory that does not exist a usage error.
+func isDir(flag, dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageError{fmt.Errorf("%s %s: no such directory", flag, dir)}
+	case err != nil:
+		return usageError{fmt.Errorf("%s %s: %w", flag, dir, err)}
+	case !fi.IsDir():
+		return usageError{fmt.Errorf("%s %s: not a directory", flag, dir)}
+	}
+	return nil
+}
+
+// defaultHookCommand is the command install writes without --command: this
+// executable's absolute path, --home when the home was chosen explicitly
+// (--home or GRAFT_HOME: the host does not run hooks with the user's
+// flags, nor necessarily with their environment), then "hook <host>".
+func (a *app) defaultHookCommand(cmd *cobra.Command, host hookinstall.Host) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
+	}
+	home := ""
+	if fl := cmd.Flags().Lookup("home"); (fl != nil && fl.Changed) || os.Getenv("GRAFT_HOME") != "" {
+		if home, err = filepath.Abs(a.home); err != nil {
+			return "", err
+		}
+	}
+	return hookinstall.Command(host, exe, home), nil
+}
+
+func (a *app) runHookEdit(cmd *cobra.Command, host hookinstall.Host, path string, f hookFlags, install bool) (hookinstall.Result, error) {
+	command := f.command
+	if cmd.Flags().Changed("command") && strings.TrimSpace(command) == "" {
+		return hookinstall.Result{}, usageError{errors.New("--command is empty")}
+	}
+	if command == "" {
+		var err error
+		if command, err = a.defaultHookCommand(cmd, host); err != nil {
+			return hookinstall.Result{}, err
+		}
+	}
+	if !install {
+		return hookinstall.Uninstall(host, path, command)
+	}
+	r, err := hookinstall.Install(host, path, command)
+	if err != nil {
+		return r, err
+	}
+	if !hookinstall.IsGraftCommand(host, command, "") {
+		r.Notes = append(r.Notes, fmt.Sprintf("the command's program is not named graft or does not run \"hook %s\": a later install or uninstall recognises these entries only when given the same --command", host))
+	}
+	return r, nil
+}
+
+// noteOtherClaudeFiles notes graft's hooks in Claude Code's other settings
+// files: Claude Code runs the hooks of all of them, so graft would run twice
+// per event.
+func (a *app) noteOtherClaudeFiles(r *hookinstall.Result, scope hookinstall.Scope, project, command string) {
+	if project == "" {
+		project = "."
+	}
+	for _, s := range []hookinstall.Scope{hookinstall.ScopeUser, hookinstall.ScopeProject, hookinstall.ScopeLocal} {
+		if s == scope {
+			continue
+		}
+		path, err := hookinstall.SettingsPath(hookinstall.ClaudeCode, s, project)
+		if err != nil || path == r.File {
+			continue
+		}
+		if events, err := hookinstall.Find(hookinstall.ClaudeCode, path, command); err == nil && len(events) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s also holds graft's hooks (%s): Claude Code runs both, so graft would run twice on those events; remove one set with graft hook uninstall claude-code", path, strings.Join(events, ", ")))
+		}
+	}
+}
+
+func (a *app) printHookResult(r hookinstall.Result, asJSON, install bool) error {
+	if asJSON {
+		return a.printJSON(r)
+	}
+	w := a.stdout
+	if install {
+		printHookInstall(w, r)
+	} else {
+		printHookUninstall(w, r)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+func printHookInstall(w io.Writer, r hookinstall.Result) {
+	if !r.Changed {
+		fmt.Fprintf(w, "graft's %s hooks are already installed in %s; nothing changed\n", r.Host, r.File)
+		fmt.Fprintf(w, "  command: %s\n", r.Command)
+		return
+	}
+	fmt.Fprintf(w, "installed graft's %s hooks in %s\n", r.Host, r.File)
+	printEvents(w, "added", r.Added)
+	printEvents(w, "replaced graft's old entry", r.Updated)
+	printEvents(w, "already installed", r.Present)
+	fmt.Fprintf(w, "  command: %s\n", r.Command)
+	printBackup(w, r)
+}
+
+func printHookUninstall(w io.Writer, r hookinstall.Result) {
+	if !r.Changed {
+		if _, err := os.Stat(r.File); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(w, "nothing to remove: %s does not exist\n", r.File)
+		} else {
+			fmt.Fprintf(w, "nothing to remove: %s has no graft hooks for %s\n", r.File, r.Host)
+		}
+		return
+	}
+	fmt.Fprintf(w, "removed graft's %s hooks from %s\n", r.Host, r.File)
+	printEvents(w, "removed", r.Removed)
+	printBackup(w, r)
+}
+
+func printEvents(w io.Writer, what string, events []string) {
+	if len(events) > 0 {
+		fmt.Fprintf(w, "  %s: %s\n", what, strings.Join(events, ", "))
+	}
+}
+
+func printBackup(w io.Writer, r hookinstall.Result) {
+	switch {
+	case r.Backup != "":
+		fmt.Fprintf(w, "  backup of the previous file: %s\n", r.Backup)
+	case r.Created:
+		fmt.Fprintf(w, "  new file (no backup needed)\n")
+	}
+}

@@ -1,0 +1,101 @@
+// Package hookinstall merges graft's hooks into an agent host's settings
+// file and takes them out again ("graft hook install" / "graft hook
+// uninstall"). It edits another program's file, so it changes only graft's
+// own entries and keeps everything else as it was.
+//
+// # Files
+//
+//	claude-code, project   <dir>/.claude/settings.json
+//	claude-code, local     <dir>/.claude/settings.local.json
+//	claude-code, user      $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+//	codex                  $CODEX_HOME/hooks.json, else ~/.codex/hooks.json
+//
+// # Entries
+//
+// For each of the events SessionStart, UserPromptSubmit, Stop and PreCompact
+// (in that order) graft appends one group, with no matcher (it runs on every
+// occurrence of the event), to the event's array under "hooks":
+//
+//	{"hooks": [{"type": "command", "command": "<cmd>", "timeout": <s>}]}
+//
+// <cmd> is "<graft> [--home <home>] hook claude-code" (or "hook codex"),
+// each word shell-quoted when needed; <s> is 60 for PreCompact (it may hand
+// a whole session off) and 15 for the others. The entry is the same for both
+// hosts. A missing "hooks" object is added as the last key of the file, a
+// missing event as the last key of "hooks".
+//
+// # Graft's entries
+//
+// A hook (an element of a group's "hooks" array, whose "type" is "command"
+// or absent) is graft's when its "command" equals the command being
+// installed, or when its program — the first word after any NAME=value
+// assignments, words split as a POSIX shell splits them — has the base name
+// "graft" and its words hold "hook" followed by the host's name. Hook entries
+// for the other host, and every other hook, are never touched.
+//
+// Install, per event:
+//   - no graft hook: the group above is appended (added);
+//   - one graft hook running exactly the command: nothing changes (present);
+//     its timeout and any other key the user set are kept;
+//   - otherwise (another graft path or home, or several graft hooks): the
+//     first is replaced in place by graft's hook object, inside its own
+//     group, and the others are removed (updated).
+//
+// Uninstall removes every graft hook of every event; a group whose hooks
+// were all graft's goes, an event whose groups all went goes, and "hooks"
+// goes when that left it empty. A file without graft's hooks, or no file,
+// is left untouched and reported as nothing to remove.
+//
+// # Keeping the rest
+//
+// The file is parsed into ordered lists of raw JSON spans, never through a
+// map: every other key, event, group and hook keeps its place and its bytes
+// (string escapes, number spelling). The whole file is re-indented with its
+// own indent unit (the blanks that open its second line, else two spaces, as
+// both hosts write), so a file in that style differs only in graft's
+// entries, and it ends in a newline exactly when it did before. An empty
+// file is taken as {}.
+//
+// Refused, with an error naming the file, line, column and byte offset and
+// nothing written: a file that is not valid JSON, whose top level or "hooks"
+// is not an object, that has a key twice in either, or in which one of
+// graft's four events is not an array. Groups and hooks of other shapes are
+// kept as they are (they are not graft's).
+//
+// # Writing
+//
+// Nothing is written when nothing changes. Before an existing file changes,
+// its bytes are copied to <file>.graft-backup, or, when that exists,
+// <file>.graft-backup.1, .2, … — a backup is never overwritten — with the
+// file's mode, fsynced with its directory. The new file is then written
+// atomically (vfs.WriteFileAtomic: a temp file ".<name><digits>" in the same
+// directory, fsync, rename, fsync of the directory) with the old file's mode;
+// a new file gets 0600 and missing directories 0700. If the file's bytes
+// changed since graft read them (the host saved a setting meanwhile), nothing
+// is written and the command asks to be run again. A symlinked settings file
+// is edited at its target.
+//
+// # Result
+//
+// Install and Uninstall report (JSON names): host, file (the path written,
+// a symlink resolved), command (installed, or also recognised on uninstall),
+// created (the file was new), changed (the file was written), added,
+// updated, present and removed (event names), moved (events where taking
+// graft's entries out moved another hook to a new group or hook index),
+// backup (the copy made, if any) and notes (what the user must do: Codex's
+// hook trust, Claude Code's "disableAllHooks").
+//
+// # Codex trust
+//
+// Codex runs only hooks the user has trusted and skips the others without a
+// message; the trust is recorded in $CODEX_HOME/config.toml, per hook, keyed
+// by the hooks file, the event, the group index and the hook index, with a
+// hash of the hook's definition. Install does not write it: every codex
+// install returns CodexTrustNote in notes (start codex once and approve
+// graft's hooks, or run it with --dangerously-bypass-hook-trust). A trust
+// step would be a separate function run after Install, from the Result's
+// file and command. Because trust follows positions, graft's groups are
+// appended after the user's and replaced in place; when an uninstall (or
+// dropping a duplicate) moves another hook, the result lists the event in
+// moved and a note says Codex will ask for those hooks again.
+package hookinstall

@@ -1,0 +1,145 @@
+package hookinstall
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/graft-project/graft/vfs"
+)
+
+// fsys is the filesystem the backup and the new file are written through.
+var fsys vfs.FS = vfs.Default
+
+// BackupSuffix is appended to a settings file's name for its backup; when
+// that name is taken, ".1", ".2", … follow it. A backup is never
+// overwritten.
+const BackupSuffix = ".graft-backup"
+
+// resolve makes path absolute and follows a symlink in its last element, so
+// a settings file kept elsewhere (a dotfiles checkout) is edited where it
+// lives instead of being replaced by a regular file.
+func resolve(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Lstat(abs)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return abs, nil
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("%s is a symlink graft cannot follow: %w", abs, err)
+	}
+	return real, nil
+}
+
+// edit reads the settings file, lets change edit it, and when change
+// reports a change writes the backup and then the new file.
+func edit(host Host, path, command string, change func(*settings, *Result) bool) (Result, error) {
+	file, err := resolve(path)
+	if err != nil {
+		return Result{}, err
+	}
+	r := newResult(host, file, command)
+	data, perm, exists, err := readFile(file)
+	if err != nil {
+		return r, err
+	}
+	s, err := parseSettings(file, data)
+	if err != nil {
+		return r, err
+	}
+	if !change(s, &r) {
+		return r, nil
+	}
+	out, err := s.render()
+	if err != nil {
+		return r, err
+	}
+	if exists {
+		if r.Backup, err = backup(file, data, perm); err != nil {
+			return r, err
+		}
+	} else {
+		perm = 0o600
+		if err := vfs.MkdirAllDurable(fsys, filepath.Dir(file), 0o700); err != nil {
+			return r, fmt.Errorf("create the directory of %s: %w", file, err)
+		}
+	}
+	// The host may have rewritten the file meanwhile (a setting changed in
+	// its UI): its change must not be lost under graft's.
+	now, _, nowExists, err := readFile(file)
+	if err != nil {
+		return r, err
+	}
+	if nowExists != exists || !bytes.Equal(now, data) {
+		return r, fmt.Errorf("%s changed while graft was editing it; nothing written, run the command again", file)
+	}
+	if err := fsys.WriteFileAtomic(file, out, perm); err != nil {
+		return r, fmt.Errorf("write %s: %w", file, err)
+	}
+	r.Created = !exists
+	r.Changed = true
+	return r, nil
+}
+
+// readFile returns a settings file's bytes and mode; a missing file is
+// exists == false.
+func readFile(file string) (data []byte, perm os.FileMode, exists bool, err error) {
+	fi, err := os.Stat(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, false, fmt.Errorf("%s is not a regular file", file)
+	}
+	data, err = os.ReadFile(file)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return data, fi.Mode().Perm(), true, nil
+}
+
+// backup copies data, the file's bytes, to the first free name of
+// file.graft-backup, file.graft-backup.1, … with the file's mode, durably
+// (file and directory fsynced) before the file itself is replaced.
+func backup(file string, data []byte, perm os.FileMode) (string, error) {
+	for n := 0; n < 10000; n++ {
+		name := file + BackupSuffix
+		if n > 0 {
+			name += "." + strconv.Itoa(n)
+		}
+		f, err := fsys.Create(name, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("back up %s: %w", file, err)
+		}
+		_, werr := f.Write(data)
+		if werr == nil {
+			werr = f.Sync()
+		}
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = fsys.SyncDir(filepath.Dir(name))
+		}
+		if werr != nil {
+			_ = fsys.Remove(name) // a partial backup would pass for a whole one
+			return "", fmt.Errorf("back up %s to %s: %w (the settings file is unchanged)", file, name, werr)
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("back up %s: %s through %s.9999 all exist; remove old backups", file, file+BackupSuffix, file+BackupSuffix)
+}
