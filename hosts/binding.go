@@ -65,6 +65,7 @@ type Binding struct {
 type Stray struct {
 	Bytes  int64  `json:"bytes"`
 	Lines  int    `json:"lines"`
+	Humans int    `json:"humans"`
 	Seen   string `json:"seen"`
 	Target string `json:"target"`
 }

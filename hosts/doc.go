@@ -23,11 +23,13 @@
 //	cwd            the working directory the transcript belongs to (exported)
 //	bytes, sha256  size and hex SHA-256 of the transcript graft wrote (exported)
 //	created        RFC 3339 time the binding was first written
-//	stray          set when the host session got new lines after its graft
-//	               session was handed off (retired): they are not merged;
-//	               {"bytes", "lines", "seen", "target"} — new bytes and lines
-//	               past the import cursor, when graft saw them, and the live
-//	               session that continues the work
+//	stray          set when the host session got a new human instruction after
+//	               its graft session was handed off (retired): nothing of it is
+//	               merged; {"bytes", "lines", "humans", "seen", "target"} — new
+//	               bytes, lines and human instructions past the import cursor,
+//	               when graft saw them, and the live session that continues the
+//	               work. The end of the turn that handed off (an agent's own
+//	               graft_commit result, its last words) is no stray.
 //
 // A session is bound to at most one host session per role "exported": a
 // second export of the same target to the same host answers with the same

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/importer"
-	"github.com/graft-project/graft/importer/claudecode"
-	"github.com/graft-project/graft/importer/codex"
 	"github.com/graft-project/graft/session"
 )
 
@@ -179,7 +177,7 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 		}
 		return &layout{sid: sid, data: data, resume: "claude --resume " + sid,
 			path:   filepath.Join(cfg, "projects", ClaudeProjectDirName(cwd), sid+".jsonl"),
-			mapper: claudecode.NewMapper(claudecode.Config{})}, nil
+			mapper: mapperOf(o.Host)}, nil
 	case Codex:
 		home := o.CodexHome
 		if home == "" {
@@ -197,7 +195,7 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 		name := "rollout-" + at.Format("2006-01-02T15-04-05") + "-" + sid + ".jsonl"
 		return &layout{sid: sid, data: data, resume: "codex resume " + sid,
 			path:   filepath.Join(home, "sessions", at.Format("2006"), at.Format("01"), at.Format("02"), name),
-			mapper: codex.NewMapper(codex.Config{})}, nil
+			mapper: mapperOf(o.Host)}, nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
 }

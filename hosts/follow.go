@@ -1,7 +1,6 @@
 package hosts
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -156,10 +155,12 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 		live = g.Target
 	}
 	var off int64
+	var lines0 int
+	var state []byte
 	cur, err := importer.LoadCursor(o.Store.FS, o.Home, b.Session)
 	switch {
 	case err == nil:
-		off = cur.Offset
+		off, lines0, state = cur.Offset, cur.Lines, cur.State
 	case !errors.Is(err, importer.ErrNoCursor):
 		return err
 	}
@@ -168,31 +169,51 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 		return fmt.Errorf("hosts: opening %s: %w", path, err)
 	}
 	defer f.Close()
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("hosts: stat %s: %w", path, err)
+	}
+	n := fi.Size() - off
+	if n <= 0 {
+		return nil
+	}
+	data := make([]byte, n)
+	if _, err := f.ReadAt(data, off); err != nil && err != io.EOF {
 		return fmt.Errorf("hosts: reading %s: %w", path, err)
 	}
-	var n int64
-	lines := 0
-	buf := make([]byte, 64<<10)
-	for {
-		k, err := f.Read(buf)
-		n += int64(k)
-		lines += bytes.Count(buf[:k], []byte{'\n'})
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("hosts: reading %s: %w", path, err)
-		}
+	// Only a new human instruction means the host session was used: the
+	// end of the turn that handed it off (an agent's own graft_commit
+	// result and its last words) is not.
+	m := mapperOf(o.Host)
+	if err := m.LoadState(state); err != nil {
+		return fmt.Errorf("hosts: %s importer state of %s: %w", o.Host, b.Session, err)
 	}
-	if n == 0 {
+	humans := 0
+	lines, _, err := importer.MapLines(data, lines0+1, m, false, func(ev *session.Event) {
+		if ev.IsHumanInstruction() {
+			humans++
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("hosts: reading the new lines of %s: %w", path, err)
+	}
+	if humans == 0 {
 		return nil
 	}
 	if b.Stray != nil && b.Stray.Bytes == n && b.Stray.Target == live {
 		res.Stray = b.Stray
 		return nil
 	}
-	b.Stray = &Stray{Bytes: n, Lines: lines, Seen: o.Now().UTC().Format(time.RFC3339Nano), Target: live}
+	b.Stray = &Stray{Bytes: n, Lines: lines, Humans: humans, Seen: o.Now().UTC().Format(time.RFC3339Nano), Target: live}
 	res.Stray = b.Stray
 	return Save(o.Store.FS, o.Home, b)
+}
+
+// mapperOf is the importer mapper of a host's transcripts, as Follow and
+// Export use it (default settings).
+func mapperOf(h Host) importer.Mapper {
+	if h == Codex {
+		return codex.NewMapper(codex.Config{})
+	}
+	return claudecode.NewMapper(claudecode.Config{})
 }

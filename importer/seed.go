@@ -11,6 +11,42 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
+// MapLines runs m over the complete lines of data (a last line without
+// '\n' is not read), numbering them from first, and calls fn with each
+// event (fn may be nil). A malformed line is an error when strict, skipped
+// otherwise. It returns the lines read and the last source uuid.
+func MapLines(data []byte, first int, m Mapper, strict bool, fn func(ev *session.Event)) (lines int, lastUUID string, err error) {
+	var out Output
+	for off := 0; off < len(data); {
+		n := bytes.IndexByte(data[off:], '\n')
+		if n < 0 {
+			break
+		}
+		num := first + lines
+		lines++
+		out.reset()
+		if err := m.Map(Line{Num: num, Offset: int64(off), Bytes: data[off : off+n]}, &out); err != nil {
+			return lines, lastUUID, fmt.Errorf("line %d: %w", num, err)
+		}
+		off += n + 1
+		if out.malformed != nil {
+			if strict {
+				return lines, lastUUID, fmt.Errorf("line %d does not map: %w", num, out.malformed)
+			}
+			continue
+		}
+		if out.uuid != "" {
+			lastUUID = out.uuid
+		}
+		for k := range out.events {
+			if fn != nil {
+				fn(&out.events[k])
+			}
+		}
+	}
+	return lines, lastUUID, nil
+}
+
 // Seed writes the cursor of session id as if an import of data, the whole
 // content of the transcript at path, had produced its events up to lastSeq.
 // graft writes a host transcript from a session it already holds (export);
@@ -29,22 +65,9 @@ func Seed(st *session.Store, home, id, path string, dev, ino uint64, data []byte
 	if err != nil {
 		return fmt.Errorf("importer: resolving %s: %w", path, err)
 	}
-	var out Output
-	lines, lastUUID := 0, ""
-	for off := 0; off < len(data); {
-		n := bytes.IndexByte(data[off:], '\n')
-		lines++
-		out.reset()
-		if err := m.Map(Line{Num: lines, Offset: int64(off), Bytes: data[off : off+n]}, &out); err != nil {
-			return fmt.Errorf("importer: seeding the cursor of %s: line %d: %w", id, lines, err)
-		}
-		if out.malformed != nil {
-			return fmt.Errorf("importer: seeding the cursor of %s: line %d does not map: %w", id, lines, out.malformed)
-		}
-		if out.uuid != "" {
-			lastUUID = out.uuid
-		}
-		off += n + 1
+	lines, lastUUID, err := MapLines(data, 1, m, true, nil)
+	if err != nil {
+		return fmt.Errorf("importer: seeding the cursor of %s: %w", id, err)
 	}
 	state, err := m.SaveState()
 	if err != nil {

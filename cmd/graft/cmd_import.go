@@ -150,18 +150,15 @@ func (a *app) followBound(host hosts.Host, path string, f *importFlags) (done bo
 		return true, a.reportImport(nil, err, f.asJSON)
 	}
 	if fr.HandedOffTo != "" {
-		return true, fmt.Errorf("%w: %s session %s continues graft session %s, which was handed off: the work goes on in %s; %d new line(s) of this transcript are not merged",
-			session.ErrRetired, host, hid, fr.Session, fr.HandedOffTo, strayLines(fr))
+		what := "no human instruction was added since (the end of the handed-off turn is not merged)"
+		if fr.Stray != nil {
+			what = fmt.Sprintf("%d new line(s) with %d human instruction(s) of this transcript are not merged", fr.Stray.Lines, fr.Stray.Humans)
+		}
+		return true, fmt.Errorf("%w: %s session %s continues graft session %s, which was handed off: the work goes on in %s; %s",
+			session.ErrRetired, host, hid, fr.Session, fr.HandedOffTo, what)
 	}
 	fmt.Fprintf(a.stderr, "%s session %s continues graft session %s: following it there\n", host, hid, fr.Session)
 	return true, a.reportImport(fr.Import, nil, f.asJSON)
-}
-
-func strayLines(fr *hosts.FollowResult) int {
-	if fr.Stray == nil {
-		return 0
-	}
-	return fr.Stray.Lines
 }
 
 // reportImport prints the summary; after a failure what was done before it
