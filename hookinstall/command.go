@@ -28,12 +28,12 @@ func ShellQuote(s string) string {
 }
 
 // Command is the hook command graft installs for host: the graft program,
-// "--home <home>" when home is not empty, then "hook <host>", each word
-// shell-quoted.
-func Command(host Host, program, home string) string {
+// then flags (graft's global flags, e.g. "--home", "/h"), then
+// "hook <host>", each word shell-quoted.
+func Command(host Host, program string, flags ...string) string {
 	words := []string{ShellQuote(program)}
-	if home != "" {
-		words = append(words, "--home", ShellQuote(home))
+	for _, f := range flags {
+		words = append(words, ShellQuote(f))
 	}
 	return strings.Join(append(words, "hook", string(host)), " ")
 }

@@ -18,8 +18,8 @@
 //
 //	{"hooks": [{"type": "command", "command": "<cmd>", "timeout": <s>}]}
 //
-// <cmd> is "<graft> [--home <home>] hook claude-code" (or "hook codex"),
-// each word shell-quoted when needed; <s> is 60 for PreCompact (it may hand
+// <cmd> is "<graft> [--home <home>] [--config <file>] hook claude-code" (or
+// "hook codex"), each word shell-quoted when needed; <s> is 60 for PreCompact (it may hand
 // a whole session off) and 15 for the others. The entry is the same for both
 // hosts. A missing "hooks" object is added as the last key of the file, a
 // missing event as the last key of "hooks".

@@ -738,7 +738,11 @@ func TestCommandQuotes(t *testing.T) {
 		{"/Users/me/My Tools/graft", "/data/it's", `'/Users/me/My Tools/graft' --home '/data/it'\''s' hook claude-code`},
 	}
 	for _, c := range cases {
-		got := Command(ClaudeCode, c.program, c.home)
+		var flags []string
+		if c.home != "" {
+			flags = []string{"--home", c.home}
+		}
+		got := Command(ClaudeCode, c.program, flags...)
 		if got != c.want {
 			t.Errorf("Command(%q, %q) = %q, want %q", c.program, c.home, got, c.want)
 		}

@@ -65,8 +65,10 @@ in place. A file that is not valid JSON, or whose "hooks" or event values
 are not shaped as the host's, is refused with nothing written.
 
 The command is the running graft's absolute path (symlinks resolved), then
---home <home> when the home was given with --home or GRAFT_HOME, then
-"hook <host>"; --command writes another one.`
+--home <home> when the home was given with --home or GRAFT_HOME, --config
+<file> when the config file was given with --config or GRAFT_CONFIG or is
+config.toml in GRAFT_HOME (and exists), then "hook <host>"; --command writes
+another one.`
 
 func newHookInstallCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -225,8 +227,11 @@ func isDir(flag, dir string) error {
 
 // defaultHookCommand is the command install writes without --command: this
 // executable's absolute path, --home when the home was chosen explicitly
-// (--home or GRAFT_HOME: the host does not run hooks with the user's
-// flags, nor necessarily with their environment), then "hook <host>".
+// (--home or GRAFT_HOME), --config when the config file in effect was chosen
+// so (--config, GRAFT_CONFIG, or config.toml in GRAFT_HOME) and exists, then
+// "hook <host>". The host runs hooks with neither the user's flags nor
+// necessarily their environment, and the hook must read the same home and
+// config.toml (autoGraft, interceptCompaction) as this command does.
 func (a *app) defaultHookCommand(cmd *cobra.Command, host hookinstall.Host) (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -235,13 +240,23 @@ func (a *app) defaultHookCommand(cmd *cobra.Command, host hookinstall.Host) (str
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return "", fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
 	}
-	home := ""
-	if fl := cmd.Flags().Lookup("home"); (fl != nil && fl.Changed) || os.Getenv("GRAFT_HOME") != "" {
-		if home, err = filepath.Abs(a.home); err != nil {
+	var flags []string
+	homeFlag := cmd.Flags().Lookup("home")
+	if (homeFlag != nil && homeFlag.Changed) || os.Getenv("GRAFT_HOME") != "" {
+		home, err := filepath.Abs(a.home)
+		if err != nil {
 			return "", err
 		}
+		flags = append(flags, "--home", home)
 	}
-	return hookinstall.Command(host, exe, home), nil
+	if src := a.configSources(); src.Exists && (a.configFile != "" || os.Getenv("GRAFT_CONFIG") != "" || os.Getenv("GRAFT_HOME") != "") {
+		file, err := filepath.Abs(src.File)
+		if err != nil {
+			return "", err
+		}
+		flags = append(flags, "--config", file)
+	}
+	return hookinstall.Command(host, exe, flags...), nil
 }
 
 func (a *app) runHookEdit(cmd *cobra.Command, host hookinstall.Host, path string, f hookFlags, install bool) (hookinstall.Result, error) {
