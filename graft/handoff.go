@@ -66,7 +66,7 @@ func (s *Service) Handoff(o HandoffOptions) (*HandoffResult, error) {
 			return nil, err
 		}
 	}
-	fr, err := s.Follow(o.Host, path, o.HostSessionID, o.Progress)
+	fr, err := s.Follow(o.Host, path, o.HostSessionID, "", o.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +108,9 @@ func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, c
 
 // Follow brings a host transcript's new lines into the session it
 // continues (hosts.Follow).
-func (s *Service) Follow(host hosts.Host, path, hostSessionID string, progress func(read, total int64)) (*hosts.FollowResult, error) {
-	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Host: host, Path: path, HostSessionID: hostSessionID, Now: s.Now, Progress: progress})
+// cwd, when set, records the host session as last seen there (hooks).
+func (s *Service) Follow(host hosts.Host, path, hostSessionID, cwd string, progress func(read, total int64)) (*hosts.FollowResult, error) {
+	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Host: host, Path: path, HostSessionID: hostSessionID, Cwd: cwd, Now: s.Now, Progress: progress})
 }
 
 // ConstraintsBlock is the Anchor + Hard Constraints block of source's tape
@@ -128,4 +129,87 @@ func (s *Service) ConstraintsBlock(source string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("graft: the tape of %s has no Anchor + Hard Constraints block", source)
+}
+
+// HostSession names the host session an agent asked graft to work on, and
+// how graft found it.
+type HostSession struct {
+	Host          hosts.Host `json:"host"`
+	HostSessionID string     `json:"hostSessionId"`
+	Transcript    string     `json:"transcript"`
+	// Picked says how: "given" (a transcript or id was passed), "hooks"
+	// (the session the hooks followed last in cwd), "newest" (the newest
+	// Claude Code transcript of cwd's project folder, as claude --continue).
+	Picked string `json:"picked"`
+}
+
+// FindHostSession resolves the host session an agent means: its transcript
+// or id when given, else the one the hooks followed last in cwd, else (for
+// Claude Code) the newest transcript of cwd's project folder.
+func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cwd string) (*HostSession, error) {
+	hs := &HostSession{Host: host, Picked: "given"}
+	switch {
+	case transcript != "":
+		hs.Transcript = transcript
+		if hostSessionID == "" {
+			id, err := hosts.HostSessionIDFromPath(host, transcript)
+			if err != nil {
+				return nil, err
+			}
+			hostSessionID = id
+		}
+		hs.HostSessionID = hostSessionID
+		return hs, nil
+	case hostSessionID != "":
+		p, err := hosts.FindTranscript(host, hostSessionID, cwd, "")
+		if err != nil {
+			return nil, err
+		}
+		hs.Transcript, hs.HostSessionID = p, hostSessionID
+		return hs, nil
+	}
+	real, err := hosts.RealDir(cwd)
+	if err != nil {
+		return nil, err
+	}
+	all, err := hosts.List(s.FS, s.Home)
+	if err != nil {
+		return nil, err
+	}
+	if b := hosts.Recent(all, host, real); b != nil {
+		hs.Transcript, hs.HostSessionID, hs.Picked = b.Path, b.HostSessionID, "hooks: the "+string(host)+" session followed last in "+real+" ("+b.LastSeen+")"
+		return hs, nil
+	}
+	if host == hosts.ClaudeCode {
+		p, err := hosts.NewestClaudeTranscript(real, "")
+		if err != nil {
+			return nil, err
+		}
+		id, err := hosts.HostSessionIDFromPath(host, p)
+		if err != nil {
+			return nil, err
+		}
+		hs.Transcript, hs.HostSessionID, hs.Picked = p, id, "newest: the newest Claude Code transcript of "+real+" (as claude --continue picks it)"
+		return hs, nil
+	}
+	return nil, fmt.Errorf("%w: no %s session was followed in %s (install the hooks: graft hook install %s); pass the transcript or the host session id", hosts.ErrNoTranscript, host, real, host)
+}
+
+// ExportToHost exports target to the host its source lives in (the
+// source's primary binding); nil when the source is bound to no host.
+func (s *Service) ExportToHost(source, target, cwd string) (*hosts.ExportResult, error) {
+	all, err := hosts.List(s.FS, s.Home)
+	if err != nil {
+		return nil, err
+	}
+	b := hosts.Primary(all, source)
+	if b == nil {
+		return nil, nil
+	}
+	if b.Cwd != "" {
+		if _, err := hosts.RealDir(b.Cwd); err == nil {
+			cwd = b.Cwd
+		}
+	}
+	return s.Export(target, b.Host, cwd, "", "")
 }

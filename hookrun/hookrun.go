@@ -165,7 +165,7 @@ func (h *handler) follow() *hosts.FollowResult {
 	if path == "" {
 		return nil
 	}
-	fr, err := h.svc.Follow(h.host, path, h.in.SessionID, nil)
+	fr, err := h.svc.Follow(h.host, path, h.in.SessionID, h.in.Cwd, nil)
 	if err != nil {
 		h.out.warn("%s: following %s: %v", h.in.HookEventName, path, err)
 		return nil

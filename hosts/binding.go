@@ -58,7 +58,10 @@ type Binding struct {
 	Bytes         int64  `json:"bytes,omitempty"`
 	SHA256        string `json:"sha256,omitempty"`
 	Created       string `json:"created"`
-	Stray         *Stray `json:"stray,omitempty"`
+	// LastSeen is when a hook last followed the host session (with Cwd the
+	// working directory it ran in): how an agent's own session is found.
+	LastSeen string `json:"lastSeen,omitempty"`
+	Stray    *Stray `json:"stray,omitempty"`
 }
 
 // Stray is what a host session got after its graft session was handed off.
@@ -185,4 +188,34 @@ func OfSession(all []Binding, id string) []Binding {
 		}
 	}
 	return out
+}
+
+// Recent is the binding of the host session a hook followed last in
+// working directory cwd (a real path), nil when none.
+func Recent(all []Binding, host Host, cwd string) *Binding {
+	var best *Binding
+	for k := range all {
+		b := &all[k]
+		if b.Host == host && b.Cwd == cwd && b.LastSeen != "" && (best == nil || b.LastSeen > best.LastSeen) {
+			best = b
+		}
+	}
+	return best
+}
+
+// Primary is the binding that says which host a graft session lives in:
+// the one it was exported as, else the host session followed last.
+func Primary(all []Binding, session string) *Binding {
+	var best *Binding
+	for _, b := range OfSession(all, session) {
+		switch {
+		case best == nil, b.Role == RoleExported && best.Role != RoleExported:
+			bb := b
+			best = &bb
+		case b.Role == best.Role && b.LastSeen > best.LastSeen:
+			bb := b
+			best = &bb
+		}
+	}
+	return best
 }

@@ -23,6 +23,9 @@
 //	cwd            the working directory the transcript belongs to (exported)
 //	bytes, sha256  size and hex SHA-256 of the transcript graft wrote (exported)
 //	created        RFC 3339 time the binding was first written
+//	lastSeen       RFC 3339 time a hook last followed it, with cwd then the
+//	               working directory the hook ran in (how graft_prepare finds
+//	               the session an agent runs in)
 //	stray          set when the host session got a new human instruction after
 //	               its graft session was handed off (retired): nothing of it is
 //	               merged; {"bytes", "lines", "humans", "seen", "target"} — new

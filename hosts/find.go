@@ -80,3 +80,39 @@ func oneMatch(host Host, id, where string, matches []string) (string, error) {
 	slices.Sort(matches)
 	return "", fmt.Errorf("%w: %d %s transcripts of session %s (%s); pass one with --transcript", ErrNoTranscript, len(matches), host, id, strings.Join(matches, ", "))
 }
+
+// NewestClaudeTranscript is the newest transcript (by modification time) of
+// working directory cwd's Claude Code project folder: the session
+// `claude --continue` takes.
+func NewestClaudeTranscript(cwd, dir string) (string, error) {
+	var err error
+	if dir == "" {
+		if dir, err = ClaudeConfigDir(); err != nil {
+			return "", err
+		}
+	}
+	folder := filepath.Join(dir, "projects", ClaudeProjectDirName(cwd))
+	ents, err := os.ReadDir(folder)
+	if err != nil {
+		return "", fmt.Errorf("%w: no Claude Code project folder for %s (%v)", ErrNoTranscript, cwd, err)
+	}
+	var best string
+	var bestTime int64
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || ValidHostSessionID(id) != nil || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return "", err
+		}
+		if t := fi.ModTime().UnixNano(); best == "" || t > bestTime {
+			best, bestTime = filepath.Join(folder, e.Name()), t
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("%w: no Claude Code transcript in %s", ErrNoTranscript, folder)
+	}
+	return best, nil
+}

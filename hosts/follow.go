@@ -25,8 +25,11 @@ type FollowOptions struct {
 	// HostSessionID is the host's id of the session; "" reads it from the
 	// file name (Claude Code <uuid>.jsonl, Codex rollout-…-<uuid>.jsonl).
 	HostSessionID string
-	Now           func() time.Time
-	Progress      func(read, total int64)
+	// Cwd, when set (a hook's input), is recorded with the time on the
+	// binding: the host session last seen in that working directory.
+	Cwd      string
+	Now      func() time.Time
+	Progress func(read, total int64)
 }
 
 // FollowResult says where a host transcript went.
@@ -104,6 +107,15 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 		res.NewBinding = true
 	case err != nil:
 		return nil, err
+	}
+	if o.Cwd != "" {
+		cwd, err := RealDir(o.Cwd)
+		if err == nil && (b.Role == RoleImported || b.Cwd == "" || b.Cwd == cwd) {
+			b.Cwd, b.LastSeen = cwd, o.Now().UTC().Format(time.RFC3339Nano)
+			if err := Save(o.Store.FS, o.Home, b); err != nil {
+				return nil, err
+			}
+		}
 	}
 	res.Session, res.Role = b.Session, b.Role
 	exists, err := o.Store.Exists(b.Session)

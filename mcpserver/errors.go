@@ -95,6 +95,12 @@ func nextStep(tool string, code graft.Code) string {
 		return "nothing to revert; graft_status shows which grafts are live (a session with a target)"
 	case "has_new_events":
 		return "the target holds work the revert would abandon; ask the user, then call graft_revert with force=true"
+	case "export_exists", "bound_elsewhere", "not_target", "target_not_live":
+		return "the graft session cannot become this host session as asked; tell the user the message above (graft_status lists the host sessions)"
+	case "bad_cwd":
+		return "pass a transcript or hostSessionId, or run the server in an existing directory"
+	case "no_transcript", "bad_host_session_id":
+		return "pass host with transcript (the path of the host's transcript) or hostSessionId (its uuid); with the hooks installed, host alone finds the session that ran last here"
 	case "invalid_options":
 		return "fix the option named above and call graft_prepare again"
 	case CodeNoSuchSeq:

@@ -42,6 +42,9 @@ type Options struct {
 	// together, unless the call sets either; autoTier unless the call sets
 	// it true; budget unless the call sets it. The zero value is tape's.
 	Defaults tape.Options
+	// Cwd is the directory whose host session graft_prepare {host} picks
+	// when none is named; "" is the server's working directory.
+	Cwd string
 }
 
 // instructions is what a client may show its model about the server.

@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/recovery"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
@@ -25,7 +27,7 @@ func prepareTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  ToolPrepare,
 		Title: "Prepare a graft (review)",
-		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. Writes no session.
+		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. To graft the Claude Code or Codex session you run in, pass host (and transcript or hostSessionId if you know it): its new turns are imported first and the review says which session was picked. Writes no session but that import.
 Next: show the review to the user (goal, constraints, leftovers, warnings, the tape); when the user approves, call graft_commit with this preparedId and tapeHash. If nextOffset is set the tape continues: call graft_prepare with {preparedId, offset: nextOffset} (this reads the stored review, it does not prepare a new one).`,
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Prepare a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(false),
@@ -39,7 +41,8 @@ func commitTool() *mcp.Tool {
 		Name:  ToolCommit,
 		Title: "Commit a prepared graft",
 		Description: `Call only after the user approved a review from graft_prepare: writes the tape into a new target session as a journaled, crash-safe transaction and retires the source (never deleted). Refused with boundary_drift when a new human message arrived since the review: prepare again. If only the open turn grew, it commits the newer tape and says so in notes: tell the user.
-Next: continue the work in targetId; graft_recall reads any seq of the source; graft_revert {target} undoes the graft.`,
+When the source lives in a host (prepared with host, or exported before), the target is exported as a new host session: hostSession.resumeCommand is what the user runs to continue there.
+Next: continue the work in targetId (in a host: tell the user the resume command); graft_recall reads any seq of the source; graft_revert {target} undoes the graft.`,
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Commit a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(true),
 			IdempotentHint: false, OpenWorldHint: boolPtr(false),
@@ -103,8 +106,31 @@ func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
 	if in.Offset != 0 {
 		return PrepareOutput{}, inputErrorf("offset %d pages the tape of a stored review: pass its preparedId too", in.Offset)
 	}
+	var hs *graft.HostSession
+	if in.Host != "" {
+		if in.Source != "" {
+			return PrepareOutput{}, inputErrorf("pass source (a graft session) or host (the host session this agent runs in), not both")
+		}
+		host, err := hosts.ParseHost(in.Host)
+		if err != nil {
+			return PrepareOutput{}, inputErrorf("%v", err)
+		}
+		if hs, err = s.svc.FindHostSession(host, in.Transcript, in.HostSession, s.cwd()); err != nil {
+			return PrepareOutput{}, err
+		}
+		fr, err := s.svc.Follow(host, hs.Transcript, hs.HostSessionID, "", nil)
+		if err != nil {
+			return PrepareOutput{}, err
+		}
+		if fr.HandedOffTo != "" {
+			return PrepareOutput{}, fmt.Errorf("%w: %s session %s (%s) was already handed off: the work goes on in graft session %s", session.ErrRetired, host, hs.HostSessionID, hs.Picked, fr.HandedOffTo)
+		}
+		in.Source = fr.Session
+	} else if in.Transcript != "" || in.HostSession != "" {
+		return PrepareOutput{}, inputErrorf("transcript and hostSessionId go with host (claude-code or codex)")
+	}
 	if in.Source == "" {
-		return PrepareOutput{}, inputErrorf("source is required: the id of the session to graft (graft_status lists them)")
+		return PrepareOutput{}, inputErrorf("source or host is required: the id of the graft session to graft (graft_status lists them), or host to graft the host session this agent runs in")
 	}
 	rv, err := s.svc.Prepare(in.Source, graft.PrepareOptions{
 		Tape:         s.tapeOptions(in),
@@ -113,7 +139,24 @@ func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
 	if err != nil {
 		return PrepareOutput{}, err
 	}
-	return s.review(rv, 0)
+	out, err := s.review(rv, 0)
+	if hs != nil {
+		out.HostSession = &HostSession{Host: string(hs.Host), HostSessionID: hs.HostSessionID, Transcript: hs.Transcript, Picked: hs.Picked}
+		out.Next = fmt.Sprintf("tell the user which host session this is (%s %s, picked: %s); then %s", hs.Host, hs.HostSessionID, hs.Picked, out.Next)
+	}
+	return out, err
+}
+
+// cwd is the directory whose host session graft_prepare {host} picks.
+func (s *server) cwd() string {
+	if s.opts.Cwd != "" {
+		return s.opts.Cwd
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
 }
 
 // tapeOptions are the call's tape options over the server's Defaults: an
@@ -197,14 +240,27 @@ func (s *server) commit(in CommitInput) (CommitOutput, error) {
 		return CommitOutput{}, err
 	}
 	next := fmt.Sprintf("continue the work in session %s (it starts with the tape); %s is retired and stays readable with graft_recall; graft_revert with target=%q undoes this graft", res.TargetID, res.Source, res.TargetID)
+	out := CommitOutput{
+		TargetID: res.TargetID, TxnID: res.TxnID, Source: res.Source, TapeHash: res.TapeHash,
+		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
+		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: res.DriftCheck,
+	}
+	// A source that lives in a host goes on there: the target becomes a new
+	// host session. The graft stands whatever the export does.
+	ex, err := s.svc.ExportToHost(res.Source, res.TargetID, s.cwd())
+	switch {
+	case err != nil:
+		out.ExportError = err.Error()
+		next = fmt.Sprintf("the graft is committed, but exporting it to the host failed (%v): tell the user; graft export can be run again. ", err) + next
+	case ex != nil:
+		out.HostSession = &HostExport{Host: string(ex.Host), HostSessionID: ex.HostSessionID, Path: ex.Path, ResumeCommand: ex.ResumeCommand}
+		next = fmt.Sprintf("tell the user to end this session and continue in the new %s session: %s (this session is retired: what is said here from now on is not carried over)", ex.Host, ex.ResumeCommand)
+	}
 	if len(res.Notes) > 0 {
 		next = "tell the user the notes (the committed tape is not exactly the approved one); " + next
 	}
-	return CommitOutput{
-		TargetID: res.TargetID, TxnID: res.TxnID, Source: res.Source, TapeHash: res.TapeHash,
-		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
-		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: res.DriftCheck, Next: next,
-	}, nil
+	out.Next = next
+	return out, nil
 }
 
 func (s *server) recall(in RecallInput) (RecallOutput, error) {

@@ -6,7 +6,10 @@ package mcpserver
 
 // PrepareInput is the input of graft_prepare.
 type PrepareInput struct {
-	Source       string `json:"source,omitempty" jsonschema:"id of the session to graft (the one whose context is running out); required unless preparedId is given"`
+	Source       string `json:"source,omitempty" jsonschema:"id of the graft session to graft (the one whose context is running out); required unless preparedId or host is given"`
+	Host         string `json:"host,omitempty" jsonschema:"graft the host session this agent runs in: claude-code or codex. With transcript or hostSessionId that session; with neither, the session the hooks followed last in the server's working directory (for Claude Code without hooks: the newest transcript of that directory). Its new turns are imported first; graft_commit then returns the new host session to resume"`
+	Transcript   string `json:"transcript,omitempty" jsonschema:"with host: path of the host's transcript (Claude Code <uuid>.jsonl, Codex rollout-….jsonl)"`
+	HostSession  string `json:"hostSessionId,omitempty" jsonschema:"with host: the host's session id (uuid); its transcript is found as the host finds it"`
 	Tier         string `json:"tier,omitempty" jsonschema:"replay tier: A replays no turn verbatim; B replays the last closed turn verbatim (default: the server's config, else A)"`
 	RecentTurns  int    `json:"recentTurns,omitempty" jsonschema:"replay this many closed turns verbatim (0..5; overrides tier)"`
 	AutoTier     bool   `json:"autoTier,omitempty" jsonschema:"switch to tier B when todos are unfinished or a recent tool call failed"`
@@ -69,7 +72,24 @@ type PrepareOutput struct {
 	Tape           string       `json:"tape" jsonschema:"the tape text from tapeOffset on, at most the server's chunk size"`
 	TapeOffset     int          `json:"tapeOffset" jsonschema:"character offset of the tape field within the whole tape"`
 	NextOffset     int          `json:"nextOffset,omitempty" jsonschema:"set when the tape continues: call graft_prepare with preparedId and offset=nextOffset for the next chunk; absent when tape ends the tape"`
+	HostSession    *HostSession `json:"hostSession,omitempty" jsonschema:"with host: the host session that was imported and prepared, and how the server picked it"`
 	Next           string       `json:"next" jsonschema:"what to do next"`
+}
+
+// HostSession is a host session graft_prepare worked on.
+type HostSession struct {
+	Host          string `json:"host" jsonschema:"claude-code or codex"`
+	HostSessionID string `json:"hostSessionId" jsonschema:"the host's session id"`
+	Transcript    string `json:"transcript" jsonschema:"the host's transcript that was imported"`
+	Picked        string `json:"picked" jsonschema:"how the session was picked: given, hooks (followed last in the server's directory) or newest (the newest Claude Code transcript there); tell the user which session it is"`
+}
+
+// HostExport is the host session a commit was exported as.
+type HostExport struct {
+	Host          string `json:"host" jsonschema:"claude-code or codex"`
+	HostSessionID string `json:"hostSessionId" jsonschema:"id of the new host session"`
+	Path          string `json:"path" jsonschema:"its transcript"`
+	ResumeCommand string `json:"resumeCommand" jsonschema:"the command that resumes it (claude --resume <id>, codex resume <id>): give it to the user"`
 }
 
 // CommitInput is the input of graft_commit.
@@ -81,17 +101,19 @@ type CommitInput struct {
 
 // CommitOutput is a committed graft.
 type CommitOutput struct {
-	TargetID    string   `json:"targetId" jsonschema:"the new session: continue the work there"`
-	TxnID       string   `json:"txnId" jsonschema:"transaction id of the graft"`
-	Source      string   `json:"source" jsonschema:"the session that is now retired (never deleted; graft_recall still reads it)"`
-	TapeHash    string   `json:"tapeHash" jsonschema:"hash of the tape written into the target (differs from the approved one only when the notes say so)"`
-	TapeChars   int      `json:"tapeChars" jsonschema:"characters of the tape written"`
-	TapeEvents  int      `json:"tapeEvents" jsonschema:"events the target starts with"`
-	Generation  int      `json:"generation" jsonschema:"generation of the target"`
-	BoundarySeq int64    `json:"boundarySeq" jsonschema:"boundary seq of the source the tape was cut at"`
-	Notes       []string `json:"notes" jsonschema:"what changed between the review and the commit (e.g. the open turn grew): tell the user"`
-	DriftCheck  string   `json:"driftCheck" jsonschema:"how the commit checked the review against the source: sealed (the source was the bytes the review read, so the reviewed tape was written) or rebuilt (the source was folded again and the tape compared)"`
-	Next        string   `json:"next" jsonschema:"what to do next"`
+	TargetID    string      `json:"targetId" jsonschema:"the new session: continue the work there"`
+	TxnID       string      `json:"txnId" jsonschema:"transaction id of the graft"`
+	Source      string      `json:"source" jsonschema:"the session that is now retired (never deleted; graft_recall still reads it)"`
+	TapeHash    string      `json:"tapeHash" jsonschema:"hash of the tape written into the target (differs from the approved one only when the notes say so)"`
+	TapeChars   int         `json:"tapeChars" jsonschema:"characters of the tape written"`
+	TapeEvents  int         `json:"tapeEvents" jsonschema:"events the target starts with"`
+	Generation  int         `json:"generation" jsonschema:"generation of the target"`
+	BoundarySeq int64       `json:"boundarySeq" jsonschema:"boundary seq of the source the tape was cut at"`
+	Notes       []string    `json:"notes" jsonschema:"what changed between the review and the commit (e.g. the open turn grew): tell the user"`
+	DriftCheck  string      `json:"driftCheck" jsonschema:"how the commit checked the review against the source: sealed (the source was the bytes the review read, so the reviewed tape was written) or rebuilt (the source was folded again and the tape compared)"`
+	HostSession *HostExport `json:"hostSession,omitempty" jsonschema:"when the source lives in a host (imported from or exported to Claude Code or Codex): the new host session the target was exported as"`
+	ExportError string      `json:"exportError,omitempty" jsonschema:"set when the graft committed but exporting it to the host failed: tell the user (the graft stands; graft export can be run again)"`
+	Next        string      `json:"next" jsonschema:"what to do next"`
 }
 
 // RecallInput is the input of graft_recall.

@@ -145,7 +145,7 @@ func (a *app) followBound(host hosts.Host, path string, f *importFlags) (done bo
 	if p := progressPrinter(a.stderr); p != nil {
 		progress = func(read, total int64) { p(path, read, total) }
 	}
-	fr, err := svc.Follow(host, path, hid, progress)
+	fr, err := svc.Follow(host, path, hid, "", progress)
 	if err != nil {
 		return true, a.reportImport(nil, err, f.asJSON)
 	}

@@ -1,0 +1,79 @@
+package mcpserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/testfixtures"
+)
+
+const selfUUID = "7b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d"
+
+// TestSelfGraftFromTheHostSession: an agent in Claude Code grafts its own
+// session: graft_prepare {host} finds it (given, by the hooks' record, or
+// the newest transcript of the directory), graft_commit returns the new
+// host session and its resume command.
+func TestSelfGraftFromTheHostSession(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	cwd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(cwd))
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(folder, selfUUID+".jsonl")
+	if err := os.WriteFile(transcript, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+
+	// Not both, and transcript needs host.
+	f.fails(ToolPrepare, map[string]any{"source": "s", "host": "claude-code"}, string(CodeInvalidInput))
+	f.fails(ToolPrepare, map[string]any{"transcript": transcript}, string(CodeInvalidInput))
+	f.fails(ToolPrepare, map[string]any{"host": "aider"}, string(CodeInvalidInput))
+	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "transcript": filepath.Join(cwd, "missing-"+selfUUID+".jsonl")}, "bad_host_session_id")
+
+	// No hooks: the newest transcript of the directory, and the review says so.
+	rv := f.prepare(map[string]any{"host": "claude-code"})
+	if rv.HostSession == nil || rv.HostSession.HostSessionID != selfUUID || !strings.HasPrefix(rv.HostSession.Picked, "newest") || rv.Source != selfUUID {
+		t.Fatalf("prepare {host}: source %s, host session %+v; want %s picked as the newest", rv.Source, rv.HostSession, selfUUID)
+	}
+	mustContain(t, "next", rv.Next, "tell the user which host session this is")
+
+	// With the hooks' record the session followed last here is picked.
+	if _, err := f.svc.Follow(hosts.ClaudeCode, transcript, selfUUID, cwd, nil); err != nil {
+		t.Fatal(err)
+	}
+	rv = f.prepare(map[string]any{"host": "claude-code"})
+	if !strings.HasPrefix(rv.HostSession.Picked, "hooks") {
+		t.Fatalf("prepare {host} after a hook followed it: picked %q, want hooks", rv.HostSession.Picked)
+	}
+	cr := f.commit(rv)
+	if cr.HostSession == nil || cr.ExportError != "" || cr.HostSession.Host != "claude-code" ||
+		cr.HostSession.ResumeCommand != "claude --resume "+cr.HostSession.HostSessionID || filepath.Dir(cr.HostSession.Path) != folder {
+		t.Fatalf("commit: host session %+v, export error %q; want a Claude Code session in %s", cr.HostSession, cr.ExportError, folder)
+	}
+	mustContain(t, "next", cr.Next, cr.HostSession.ResumeCommand)
+	if _, err := os.Stat(cr.HostSession.Path); err != nil {
+		t.Fatalf("the exported transcript: %v", err)
+	}
+	// The same host session again: handed off, refused.
+	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "hostSessionId": selfUUID}, "retired")
+
+	// A graft session that lives in no host commits without an export.
+	plain := f.commit(f.prepare(nil))
+	if plain.HostSession != nil || plain.ExportError != "" {
+		t.Fatalf("commit of a session in no host: %+v %q, want no export", plain.HostSession, plain.ExportError)
+	}
+}
