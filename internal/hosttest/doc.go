@@ -1,0 +1,61 @@
+// Package hosttest lets tests drive the real host programs, Claude Code
+// 2.1.328 and Codex 0.169.0, offline: against a fake model server on
+// 127.0.0.1 that records every request, with a throw-away profile each.
+//
+// # Use
+//
+//	h := hosttest.Install(t)           // skips with -short
+//	srv := hosttest.NewModelServer(t)  // replies "ok", records requests
+//	c := h.NewClaude(t, srv)           // fresh HOME, CLAUDE_CONFIG_DIR, working dir
+//	c.Print(t, "hello").Ok(t)          // claude -p hello
+//	x := h.NewCodex(t, srv)            // fresh HOME, CODEX_HOME with config.toml
+//	x.Exec(t, "hello").Ok(t)           // codex exec --skip-git-repo-check hello
+//	srv.ModelRequests(), srv.Compactions(), c.Transcripts(t), x.Rollouts(t)
+//
+// Install runs "npm ci --ignore-scripts" of testdata/node/package-lock.json
+// (exact versions, platform packages included) once into
+// <module root>/build/hosts/<short sha256 of the lock>/, under a file lock
+// because the test binaries of "go test ./..." run in parallel, and writes
+// a stamp there so that later runs skip npm. It returns the native
+// binaries inside the platform packages:
+// @anthropic-ai/claude-code-linux-x64/claude (bin/claude.exe of the main
+// package is a stub without the postinstall script) and
+// @openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex (what
+// bin/codex.js execs; run directly, no Node involved). Both run on Node 20
+// although npm warns that Claude Code wants Node 22.
+//
+// Every run starts from a minimal environment, not the developer's: PATH,
+// a throw-away HOME and TMPDIR, the host's config directory, a dummy API
+// key, and HTTP(S)_PROXY pointing at the fake server with NO_PROXY for
+// 127.0.0.1, so a request to any other machine arrives at the server as a
+// refused CONNECT (ModelServer.Foreign) instead of leaving the machine.
+// Runs are killed with their process group at a timeout (90 s by default):
+// Codex retries forever when its server is unreachable.
+//
+// # What the tests verified against the real binaries
+//
+// Run by default (skipped with -short): one turn of each host (one model
+// request holding the prompt; a transcript under
+// <CLAUDE_CONFIG_DIR>/projects/<enc>/<uuid>.jsonl, a rollout under
+// <CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl); the proxy
+// guard; Claude Code resuming a hand-written transcript (compact JSON lines
+// with only type, uuid, parentUuid, timestamp and message{role, content},
+// a user content a plain string or text blocks, ending with an assistant
+// line or with an extra user line, which Claude answers with a synthetic
+// "No response requested." before the new prompt); Codex resuming a
+// hand-written rollout (session_meta with only id, timestamp, cwd,
+// originator and cli_version, then response_item messages); the project
+// folder name rule of ClaudeProjectDirName (symlinks resolved, non-ASCII
+// and the 200-character cut with its hash); Claude Code's hooks for -p, for
+// --resume <id> "/compact" and a PreCompact hook blocking it; Codex's
+// hooks skipped untrusted, run with --dangerously-bypass-hook-trust, and
+// run when trusted through config.toml entries made by CodexHookTrust;
+// Codex's notify program.
+//
+// With HOSTTEST_EXPLORE=1 (explore_test.go): which fields of hand-written
+// Claude transcripts and Codex rollouts are required and what happens
+// without them, auto-compaction of both hosts, Codex PreCompact hooks
+// (they cannot veto a compaction except with {"continue":false}, which
+// ends the run with exit 1), and CodexHookTrust against the currentHash
+// Codex's app-server reports.
+package hosttest

@@ -1,0 +1,409 @@
+package hosttest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The checks in this file map out what the hosts accept beyond what the
+// product relies on; they run only with HOSTTEST_EXPLORE=1.
+
+type outcome struct {
+	exit int      // wanted exit code
+	has  []string // texts the resumed request must hold
+	lost []string // texts it must not hold
+	out  string   // text wanted in stdout+stderr
+}
+
+func checkOutcome(t *testing.T, srv *ModelServer, res Result, want outcome) {
+	t.Helper()
+	if res.ExitCode != want.exit || res.TimedOut {
+		t.Fatalf("exit %d, want %d: %s", res.ExitCode, want.exit, res)
+	}
+	if want.out != "" && !strings.Contains(res.Stdout+res.Stderr, want.out) {
+		t.Errorf("output does not say %q: %s", want.out, res)
+	}
+	reqs := srv.ModelRequests()
+	if want.exit != 0 {
+		if len(reqs) != 0 {
+			t.Errorf("a failed resume sent:\n%s", srv.Describe())
+		}
+		return
+	}
+	if len(reqs) != 1 {
+		t.Fatalf("want one model request:\n%s", srv.Describe())
+	}
+	for _, s := range want.has {
+		if !reqs[0].Contains(s) {
+			t.Errorf("the request lacks %q", s)
+		}
+	}
+	for _, s := range want.lost {
+		if reqs[0].Contains(s) {
+			t.Errorf("the request holds %q", s)
+		}
+	}
+}
+
+func TestExploreClaudeTranscriptFields(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	both := outcome{has: []string{"ALPHA", "BRAVO", "continue"}}
+	onlyLast := outcome{has: []string{"BRAVO", "continue"}, lost: []string{"ALPHA"}}
+	notFound := outcome{exit: 1, out: "No conversation found"}
+	for _, c := range []struct {
+		name   string
+		edit   func(lines []map[string]any) // lines[0] user ALPHA, lines[1] assistant BRAVO
+		file   func(id string) string       // file name; default id+".jsonl"
+		arg    func(id string) string       // --resume argument; default id
+		pretty bool                         // indented JSON lines
+		other  bool                         // in another project's folder
+		want   outcome
+	}{
+		{name: "minimal", edit: func(l []map[string]any) {}, want: both},
+		{name: "no message.role", edit: func(l []map[string]any) {
+			delete(l[0]["message"].(map[string]any), "role")
+			delete(l[1]["message"].(map[string]any), "role")
+		}, want: both},
+		{name: "no parentUuid on the first line", edit: func(l []map[string]any) { delete(l[0], "parentUuid") }, want: both},
+		{name: "assistant content a plain string", edit: func(l []map[string]any) { l[1]["message"].(map[string]any)["content"] = "BRAVO" }, want: both},
+		{name: "no timestamp on the first line", edit: func(l []map[string]any) { delete(l[0], "timestamp") }, want: both},
+		{name: "no timestamp on the last line", edit: func(l []map[string]any) { delete(l[1], "timestamp") }, want: notFound},
+		{name: "unparsable timestamp on the last line", edit: func(l []map[string]any) { l[1]["timestamp"] = "garbage" }, want: notFound},
+		{name: "numeric timestamps", edit: func(l []map[string]any) { l[0]["timestamp"], l[1]["timestamp"] = 1, 2 }, want: both},
+		{name: "date-only timestamp", edit: func(l []map[string]any) { l[1]["timestamp"] = "2026-11-01" }, want: both},
+		{name: "no uuid", edit: func(l []map[string]any) { delete(l[0], "uuid"); delete(l[1], "uuid") }, want: onlyLast},
+		{name: "no parentUuid link", edit: func(l []map[string]any) { delete(l[1], "parentUuid") }, want: onlyLast},
+		{name: "isSidechain true on the last line", edit: func(l []map[string]any) { l[1]["isSidechain"] = true },
+			want: outcome{has: []string{"ALPHA", "continue"}, lost: []string{"BRAVO"}}},
+		{name: "pretty JSON", edit: func(l []map[string]any) {}, pretty: true, want: both},
+		{name: "compact JSON in another project's folder", edit: func(l []map[string]any) {}, other: true, want: both},
+		{name: "pretty JSON in another project's folder", edit: func(l []map[string]any) {}, other: true, pretty: true, want: notFound},
+		{name: "upper-case file name", edit: func(l []map[string]any) {}, file: func(id string) string { return strings.ToUpper(id) + ".jsonl" }, want: notFound},
+		{name: "upper-case --resume argument", edit: func(l []map[string]any) {}, arg: strings.ToUpper, want: notFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewClaude(t, srv)
+			id := newUUID(t)
+			a, b := newUUID(t), newUUID(t)
+			ts := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+			lines := []map[string]any{
+				claudeLine("user", a, nil, ts, "ALPHA", nil),
+				claudeLine("assistant", b, a, ts.Add(time.Second), []any{map[string]any{"type": "text", "text": "BRAVO"}}, nil),
+			}
+			c.edit(lines)
+			var text strings.Builder
+			for _, l := range lines {
+				var bs []byte
+				var err error
+				if c.pretty {
+					bs, err = json.MarshalIndent(l, "", "  ")
+				} else {
+					bs, err = json.Marshal(l)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				text.Write(bs)
+				text.WriteByte('\n')
+			}
+			dir := e.ProjectDir(t)
+			if c.other {
+				dir = filepath.Join(e.ProjectsDir(), "-some-other-project")
+			}
+			name := id + ".jsonl"
+			if c.file != nil {
+				name = c.file(id)
+			}
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			arg := id
+			if c.arg != nil {
+				arg = c.arg(id)
+			}
+			checkOutcome(t, srv, e.Resume(t, arg, "continue"), c.want)
+		})
+	}
+}
+
+func TestExploreCodexRolloutFields(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	ts := time.Date(2026, 11, 1, 10, 0, 1, 0, time.UTC)
+	base := func() []map[string]any {
+		return []map[string]any{
+			codexLine(ts, "response_item", codexMessage("user", "ALPHA")),
+			codexLine(ts, "response_item", codexMessage("assistant", "BRAVO")),
+		}
+	}
+	all := outcome{has: []string{"ALPHA", "BRAVO", "continue"}}
+	bad := outcome{exit: 1, out: "does not start with session metadata"}
+	type tc struct {
+		name  string
+		meta  map[string]any
+		lines func() []map[string]any
+		move  func(t *testing.T, e *CodexEnv, id, path string) // rename or move the file
+		want  outcome
+	}
+	cases := []tc{
+		{name: "minimal", want: all},
+		{name: "model_provider of another provider", meta: map[string]any{"model_provider": "openai"}, want: outcome{exit: 1, out: "Cannot change this thread's model provider"}},
+		{name: "id not a uuid", meta: map[string]any{"id": "not-a-uuid"}, want: bad},
+		{name: "session_meta id differs from the file name", meta: map[string]any{"id": "0b0e3f51-1111-4222-8333-444455556666"}, want: all},
+		{name: "a line without timestamp is dropped", lines: func() []map[string]any {
+			l := base()
+			delete(l[1], "timestamp")
+			return l
+		}, want: outcome{has: []string{"ALPHA", "continue"}, lost: []string{"BRAVO"}}},
+		{name: "numeric timestamps drop the lines", lines: func() []map[string]any {
+			l := base()
+			l[0]["timestamp"], l[1]["timestamp"] = 1, 2
+			return l
+		}, want: outcome{has: []string{"continue"}, lost: []string{"ALPHA", "BRAVO"}}},
+		{name: "only an event_msg user_message", lines: func() []map[string]any {
+			return []map[string]any{codexLine(ts, "event_msg", map[string]any{"type": "user_message", "message": "ALPHA", "images": []any{}})}
+		}, want: outcome{has: []string{"continue"}, lost: []string{"ALPHA"}}},
+		{name: "file named rollout-<uuid>.jsonl", move: func(t *testing.T, e *CodexEnv, id, path string) {
+			rename(t, path, filepath.Join(filepath.Dir(path), "rollout-"+id+".jsonl"))
+		}, want: all},
+		{name: "file in sessions/other/", move: func(t *testing.T, e *CodexEnv, id, path string) {
+			if err := os.MkdirAll(filepath.Join(e.SessionsDir(), "other"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			rename(t, path, filepath.Join(e.SessionsDir(), "other", filepath.Base(path)))
+		}, want: all},
+		{name: "file not named rollout-", move: func(t *testing.T, e *CodexEnv, id, path string) {
+			rename(t, path, filepath.Join(filepath.Dir(path), "session-"+id+".jsonl"))
+		}, want: outcome{exit: 1, out: "no rollout found"}},
+		{name: "file under archived_sessions", move: func(t *testing.T, e *CodexEnv, id, path string) {
+			dir := filepath.Join(e.CodexHome, "archived_sessions")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			rename(t, path, filepath.Join(dir, filepath.Base(path)))
+		}, want: outcome{exit: 1}},
+	}
+	for _, f := range []string{"id", "timestamp", "cwd", "originator", "cli_version"} {
+		cases = append(cases, tc{name: "session_meta without " + f, meta: map[string]any{f: nil}, want: bad})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewCodex(t, srv)
+			lines := base()
+			if c.lines != nil {
+				lines = c.lines()
+			}
+			id, path := writeCodexRollout(t, e, c.meta, lines)
+			if c.move != nil {
+				c.move(t, e, id, path)
+			}
+			res := e.ExecResume(t, id, "continue")
+			checkOutcome(t, srv, res, c.want)
+			if res.ExitCode == 0 {
+				t.Logf("session-id header %s (file id %s)", srv.ModelRequests()[0].Header.Get("session-id"), id)
+			}
+		})
+	}
+}
+
+func rename(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExploreClaudeAutoCompact(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	e := h.NewClaude(t, srv)
+	log := NewHookLog(t)
+	e.WriteProjectSettings(t, HooksConfig(0, hookCommands(log, nil)))
+	srv.SetInputTokens(990000)
+	e.Print(t, "hello").Ok(t)
+	files := e.Transcripts(t)
+	if len(files) != 1 {
+		t.Fatalf("transcripts %v", files)
+	}
+	srv.Reset()
+	log.Reset(t)
+	srv.SetInputTokens(DefaultInputTokens)
+	e.Resume(t, TranscriptID(files[0]), "again").Ok(t)
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !reqs[0].IsClaudeCompaction() || reqs[1].IsCompaction() || !reqs[1].Contains("again") {
+		t.Errorf("want a compaction, then the turn:\n%s", srv.Describe())
+	}
+	t.Logf("hooks: %v", log.Names(t))
+	if !slices.Contains(log.Names(t), "PreCompact:auto") {
+		t.Errorf("no PreCompact:auto among %v", log.Names(t))
+	}
+}
+
+func TestExploreCodexCompaction(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	for _, c := range []struct {
+		name       string
+		preCompact string
+		compacts   bool
+		exit       int
+	}{
+		{name: "hooks observe", compacts: true},
+		{name: "PreCompact decision block does not block", preCompact: `echo '{"decision":"block","reason":"NO"}'`, compacts: true},
+		{name: "PreCompact exit 2 does not block", preCompact: `echo NO >&2; exit 2`, compacts: true},
+		{name: "PreCompact continue false stops the turn", preCompact: `echo '{"continue":false,"stopReason":"NO"}'`, compacts: false, exit: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewCodex(t, srv)
+			e.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+			log := NewHookLog(t)
+			e.WriteHooks(t, HooksConfig(10, hookCommands(log, map[string]string{"PreCompact": c.preCompact})))
+			srv.SetInputTokens(150000)
+			e.Exec(t, "hello").Ok(t)
+			files := e.Rollouts(t)
+			if len(files) != 1 {
+				t.Fatalf("rollouts %v", files)
+			}
+			srv.Reset()
+			srv.SetInputTokens(DefaultInputTokens)
+			res := e.ExecResume(t, RolloutID(files[0]), "again", "--dangerously-bypass-hook-trust")
+			if res.ExitCode != c.exit {
+				t.Errorf("exit %d, want %d: %s", res.ExitCode, c.exit, res)
+			}
+			t.Logf("hooks: %v\nrequests:\n%s", log.Names(t), srv.Describe())
+			if got := len(srv.Compactions()); (got == 1) != c.compacts || got > 1 {
+				t.Errorf("%d compaction requests", got)
+			}
+			if c.compacts {
+				reqs := srv.Requests()
+				if len(reqs) != 2 || !reqs[0].IsCodexCompaction() || !reqs[0].Contains(CodexCompactMarker) || !reqs[1].Contains("again") {
+					t.Errorf("want the compaction, then the turn")
+				}
+				if n := countLines(t, files[0], `"type":"compacted"`); n != 1 {
+					t.Errorf("%d compacted lines", n)
+				}
+				for _, want := range []string{"PreCompact:auto", "PostCompact:auto", "SessionStart:compact"} {
+					if !slices.Contains(log.Names(t), want) {
+						t.Errorf("no %s hook", want)
+					}
+				}
+				logHookFields(t, log)
+			}
+		})
+	}
+}
+
+// TestExploreCodexHookHash compares CodexHookTrust with the currentHash
+// Codex's app-server reports from hooks/list, for hooks with and without a
+// matcher and a timeout, and SessionEnd's clamped one.
+func TestExploreCodexHookHash(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	e := h.NewCodex(t, srv)
+	hooks := []CodexHook{
+		{Event: "SessionStart", Matcher: "startup", Command: "echo start"},
+		{Event: "Stop", Command: "echo a", Timeout: 5},
+		{Event: "Stop", Index: 1, Command: "echo b"},
+		{Event: "SessionEnd", Command: "echo end", Timeout: 10},
+		{Event: "PreCompact", Command: `echo '{"x":"<&>"}'`, Timeout: 7},
+	}
+	cfg := map[string][]map[string]any{}
+	for _, hk := range hooks {
+		hh := map[string]any{"type": "command", "command": hk.Command}
+		if hk.Timeout > 0 {
+			hh["timeout"] = hk.Timeout
+		}
+		groups := cfg[hk.Event]
+		if len(groups) == 0 {
+			g := map[string]any{"hooks": []any{}}
+			if hk.Matcher != "" {
+				g["matcher"] = hk.Matcher
+			}
+			groups = append(groups, g)
+		}
+		groups[0]["hooks"] = append(groups[0]["hooks"].([]any), hh)
+		cfg[hk.Event] = groups
+	}
+	e.WriteHooks(t, map[string]any{"hooks": cfg})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.Bin, "app-server")
+	cmd.Dir, cmd.Env = e.Dir, e.Environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inOwnProcessGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		killProcessGroup(cmd.Process.Pid)
+		_ = cmd.Wait() // killed on purpose
+	}()
+	for _, msg := range []string{
+		`{"id":1,"method":"initialize","params":{"clientInfo":{"name":"hosttest","version":"1"}}}`,
+		`{"method":"initialized"}`,
+		fmt.Sprintf(`{"id":2,"method":"hooks/list","params":{"cwds":[%q]}}`, e.Dir),
+	} {
+		if _, err := fmt.Fprintln(stdin, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			Data []struct {
+				Hooks []struct {
+					Key         string `json:"key"`
+					CurrentHash string `json:"currentHash"`
+					TrustStatus string `json:"trustStatus"`
+				} `json:"hooks"`
+			} `json:"data"`
+		} `json:"result"`
+	}
+	for sc.Scan() {
+		if err := json.Unmarshal(sc.Bytes(), &resp); err == nil && resp.ID == 2 {
+			break
+		}
+	}
+	if resp.ID != 2 || len(resp.Result.Data) != 1 {
+		t.Fatalf("no hooks/list answer (%v)", sc.Err())
+	}
+	got := map[string]string{}
+	for _, hk := range resp.Result.Data[0].Hooks {
+		got[hk.Key] = hk.CurrentHash
+		t.Logf("%s %s %s", hk.Key, hk.CurrentHash, hk.TrustStatus)
+	}
+	for _, hk := range hooks {
+		key, hash, _ := CodexHookTrust(e.HooksPath(), hk)
+		if got[key] != hash {
+			t.Errorf("%s: CodexHookTrust %s, app-server %q", key, hash, got[key])
+		}
+	}
+}

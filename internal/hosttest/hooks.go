@@ -1,0 +1,216 @@
+package hosttest
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf16"
+)
+
+// ClaudeProjectDirName is the folder name under <config>/projects that
+// Claude Code 2.1.328 gives the working directory realPath (symlinks
+// already resolved): every UTF-16 unit outside [A-Za-z0-9] becomes "-";
+// past 200 characters the name is cut to 200 and "-" plus the base-36
+// absolute value of a Java-style 32-bit hash of realPath is appended.
+func ClaudeProjectDirName(realPath string) string {
+	units := utf16.Encode([]rune(realPath))
+	name := make([]byte, len(units))
+	for i, u := range units {
+		switch {
+		case u >= 'a' && u <= 'z', u >= 'A' && u <= 'Z', u >= '0' && u <= '9':
+			name[i] = byte(u)
+		default:
+			name[i] = '-'
+		}
+	}
+	if len(name) <= 200 {
+		return string(name)
+	}
+	var h int32
+	for _, u := range units {
+		h = h<<5 - h + int32(u)
+	}
+	abs := int64(h)
+	if abs < 0 {
+		abs = -abs
+	}
+	return string(name[:200]) + "-" + strconv.FormatInt(abs, 36)
+}
+
+// HookLog is a file that hook commands append their stdin JSON to, one
+// object per line, so a test can see which hooks fired and with what.
+type HookLog struct {
+	Path string
+}
+
+// NewHookLog makes an empty hook log in a fresh temporary directory.
+func NewHookLog(t testing.TB) *HookLog {
+	t.Helper()
+	l := &HookLog{Path: filepath.Join(t.TempDir(), "hooks.jsonl")}
+	if err := os.WriteFile(l.Path, nil, 0o600); err != nil {
+		t.Fatalf("hosttest: %v", err)
+	}
+	return l
+}
+
+// Command is a shell command that appends the hook's stdin to the log as
+// one line, then runs then (a shell command; empty for none), whose output
+// and exit status become the hook's.
+func (l *HookLog) Command(then string) string {
+	q := shellQuote(l.Path)
+	c := fmt.Sprintf("cat >> %s; echo >> %s", q, q)
+	if then != "" {
+		c += "; " + then
+	}
+	return c
+}
+
+// Events are the hook inputs logged so far, in order.
+func (l *HookLog) Events(t testing.TB) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(l.Path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("hosttest: %v", err)
+	}
+	var out []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("hosttest: hook log line %q is not a JSON object: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("hosttest: %v", err)
+	}
+	return out
+}
+
+// Names are the hook_event_name of each logged event, with its source or
+// trigger when it has one ("SessionStart:startup", "PreCompact:manual").
+func (l *HookLog) Names(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, e := range l.Events(t) {
+		n, _ := e["hook_event_name"].(string)
+		if s, ok := e["source"].(string); ok {
+			n += ":" + s
+		} else if s, ok := e["trigger"].(string); ok {
+			n += ":" + s
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// Reset empties the log.
+func (l *HookLog) Reset(t testing.TB) {
+	t.Helper()
+	if err := os.WriteFile(l.Path, nil, 0o600); err != nil {
+		t.Fatalf("hosttest: %v", err)
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// HooksConfig is the hooks object both hosts read (Claude Code's
+// settings.json "hooks", Codex's hooks.json "hooks"): for each event one
+// matcher group holding one command hook per command.
+func HooksConfig(timeout int, commands map[string][]string) map[string]any {
+	hooks := map[string]any{}
+	for event, cmds := range commands {
+		var hs []any
+		for _, c := range cmds {
+			h := map[string]any{"type": "command", "command": c}
+			if timeout > 0 {
+				h["timeout"] = timeout
+			}
+			hs = append(hs, h)
+		}
+		hooks[event] = []any{map[string]any{"hooks": hs}}
+	}
+	return map[string]any{"hooks": hooks}
+}
+
+// CodexHook names one command hook of a Codex hooks.json for trust.
+type CodexHook struct {
+	Event   string // as in hooks.json: "SessionStart", "PreCompact", …
+	Group   int    // index of the matcher group in the event's list
+	Index   int    // index of the hook in the group's "hooks"
+	Matcher string // the group's matcher, "" for none
+	Command string
+	Timeout int // seconds as written; 0 for none (Codex's default is 600)
+}
+
+// CodexHookTrust is the config.toml entry that marks h, from the hooks.json
+// at hooksPath, trusted for Codex 0.169.0:
+//
+//	[hooks.state."<hooksPath>:<event_snake_case>:<group>:<index>"]
+//	trusted_hash = "sha256:<hex>"
+//
+// where the hash is SHA-256 of the compact JSON, keys sorted, of
+// {"event_name":<event_snake_case>,"hooks":[{"async":false,"command":…,
+// "timeout":<seconds>,"type":"command"}],"matcher":…} (matcher only when
+// set; timeout 600 when not set; SessionEnd's clamped to at most 3). It is
+// what "codex app-server" reports as currentHash from hooks/list.
+func CodexHookTrust(hooksPath string, h CodexHook) (key, hash, toml string) {
+	event := snakeCase(h.Event)
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = 600
+	}
+	if event == "session_end" && timeout > 3 {
+		timeout = 3
+	}
+	// encoding/json sorts map keys and writes compact JSON; HTML escaping
+	// is turned off to match serde_json.
+	doc := map[string]any{
+		"event_name": event,
+		"hooks":      []any{map[string]any{"async": false, "command": h.Command, "timeout": timeout, "type": "command"}},
+	}
+	if h.Matcher != "" {
+		doc["matcher"] = h.Matcher
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(doc); err != nil {
+		panic(err) // plain values only
+	}
+	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	key = fmt.Sprintf("%s:%s:%d:%d", hooksPath, event, h.Group, h.Index)
+	hash = "sha256:" + hex.EncodeToString(sum[:])
+	toml = fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", strconv.Quote(key), strconv.Quote(hash))
+	return key, hash, toml
+}
+
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

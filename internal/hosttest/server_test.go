@@ -1,0 +1,96 @@
+package hosttest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestModelServerWithoutHosts checks the fake's answers that the hosts'
+// own runs do not exercise, with a plain HTTP client.
+func TestModelServerWithoutHosts(t *testing.T) {
+	srv := NewModelServer(t)
+	srv.SetReply("PLAIN")
+	srv.SetInputTokens(1234)
+	post := func(c *http.Client, path, body string, header map[string]string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+	c := http.DefaultClient
+
+	code, body := post(c, "/v1/messages", `{"model":"m","stream":false,"messages":[{"role":"system","content":"x"},{"role":"user","content":"hi"}]}`, nil)
+	var msg struct {
+		Content []struct{ Text string } `json:"content"`
+		Usage   struct {
+			InputTokens int `json:"input_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(body), &msg); code != 200 || err != nil || len(msg.Content) != 1 || msg.Content[0].Text != "PLAIN" || msg.Usage.InputTokens != 1234 {
+		t.Errorf("non-stream message: %d %s (%v)", code, body, err)
+	}
+
+	compact := `{"stream":true,"messages":[{"role":"user","content":"hi"},{"role":"user","content":"CRITICAL: … Your task is to ` + ClaudeCompactMarker + `, paying close attention"}]}`
+	code, body = post(c, "/v1/messages?beta=true", compact, nil)
+	if code != 200 || !strings.Contains(body, "event: message_stop") || !strings.Contains(body, `\u003csummary\u003e`+DefaultSummary) {
+		t.Errorf("streamed compaction reply: %d %s", code, body)
+	}
+
+	code, body = post(c, "/v1/responses", `{"input":[]}`, map[string]string{"x-codex-turn-metadata": `{"request_kind":"compaction"}`})
+	if code != 200 || !strings.Contains(body, "event: response.completed") || !strings.Contains(body, DefaultSummary) {
+		t.Errorf("codex compaction reply: %d %s", code, body)
+	}
+
+	if code, body = post(c, "/v1/messages/count_tokens", `{}`, nil); code != 200 || !strings.Contains(body, "1234") {
+		t.Errorf("count_tokens: %d %s", code, body)
+	}
+	if code, _ = post(c, "/v1/other", `not json`, nil); code != http.StatusNotFound {
+		t.Errorf("an unknown path: %d", code)
+	}
+
+	// A plain-HTTP request for another host, sent through the server as a
+	// proxy, is refused.
+	proxy, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
+	resp, err := pc.Post("http://elsewhere.invalid/v1/messages", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a proxied request for another host: %d", resp.StatusCode)
+	}
+
+	reqs := srv.Requests()
+	kinds := []bool{reqs[0].IsCompaction(), reqs[1].IsClaudeCompaction(), reqs[2].IsCodexCompaction()}
+	if len(reqs) != 6 || kinds[0] || !kinds[1] || !kinds[2] || !reqs[0].Contains("hi") || reqs[0].Contains("PLAIN") {
+		t.Errorf("recorded requests:\n%s", srv.Describe())
+	}
+	if f := srv.Foreign(); len(f) != 1 || f[0].Host != "elsewhere.invalid" || f[0].IsModel() {
+		t.Errorf("foreign requests: %v", f)
+	}
+	if o := srv.Others(); len(o) != 2 {
+		t.Errorf("others:\n%s", srv.Describe())
+	}
+}
