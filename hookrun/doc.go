@@ -25,11 +25,19 @@
 //	                   injected too, so the constraints outlive the host's summary.
 //	UserPromptSubmit,  follow the transcript; past autoGraft context tokens (the last
 //	Stop, notify       model request's, read from the transcript) prepare a review and
-//	                   tell the person how to hand off (systemMessage).
+//	                   tell the person how to hand off: before the turn as
+//	                   additionalContext (the model relays it: Codex shows hook output
+//	                   to nobody), after it as a systemMessage. A prompt typed into a
+//	                   session that was handed off gets a note naming the session that
+//	                   goes on and its resume command.
 //	PreCompact         with interceptCompaction: hand the session off (import,
-//	                   prepare, commit, export) and block the compaction with a reason
-//	                   that gives the resume command. Otherwise, or when anything
-//	                   fails: follow only, never block (the failure on stderr).
+//	                   prepare, commit, export) and stop the compaction with a reason
+//	                   that gives the resume command: Claude Code takes
+//	                   {"decision":"block"}; Codex cannot veto a compaction (it reports
+//	                   a block as a failed hook and compacts), so graft answers
+//	                   {"continue":false}, which ends that turn before any model
+//	                   request. Otherwise, or when anything fails: follow only, never
+//	                   block (the failure on stderr).
 //
 // # Never wedge the host
 //

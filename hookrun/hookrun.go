@@ -197,7 +197,7 @@ func (h *handler) sessionStart() {
 	}
 	fr := h.follow()
 	if fr != nil && fr.HandedOffTo != "" {
-		notes = append(notes, fmt.Sprintf("Note: graft handed this session off; the work continues in graft session %s. New turns here are not merged into it.", fr.HandedOffTo))
+		notes = append(notes, h.handedOffNote(fr))
 	}
 	if h.in.Source == "compact" && fr != nil && fr.HandedOffTo == "" {
 		block, err := h.svc.ConstraintsBlock(fr.Session)
@@ -210,12 +210,21 @@ func (h *handler) sessionStart() {
 	if len(notes) == 0 {
 		return
 	}
-	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": SessionStart, "additionalContext": strings.Join(notes, "\n\n")}})
+	h.context(SessionStart, strings.Join(notes, "\n\n"))
 }
 
 func (h *handler) turn() {
 	fr := h.follow()
-	if fr == nil || fr.HandedOffTo != "" || h.set.AutoGraft <= 0 {
+	if fr == nil {
+		return
+	}
+	if fr.HandedOffTo != "" {
+		if h.in.HookEventName == UserPromptSubmit {
+			h.context(UserPromptSubmit, h.handedOffNote(fr))
+		}
+		return
+	}
+	if h.set.AutoGraft <= 0 {
 		return
 	}
 	tokens, ok, err := hosts.ContextTokens(h.host, fr.Path)
@@ -234,7 +243,31 @@ func (h *handler) turn() {
 	msg := fmt.Sprintf("graft: this session's context is at %d tokens (autoGraft %d). A handoff is ready for review (%s, tape %d chars, %d constraint(s)). Hand off to a fresh session instead of compacting:\n  %s handoff %s --session-id %s --cwd %s\nor read the review first: %s show --prepared %s",
 		tokens, h.set.AutoGraft, rv.PreparedID, rv.TapeChars, len(rv.Constraints), h.set.Self, h.host, fr.HostSessionID, shellQuote(h.cwd()), h.set.Self, rv.PreparedID)
 	h.out.Stderr = append(h.out.Stderr, msg)
+	if h.in.HookEventName == UserPromptSubmit {
+		// Before the turn: the model reads it and can tell the person.
+		h.context(UserPromptSubmit, msg+"\n(Tell the user about this handoff before answering.)")
+		return
+	}
 	h.emit(map[string]any{"systemMessage": msg})
+}
+
+// handedOffNote tells whoever still types into a handed-off host session
+// where the work went on, with the command that resumes it.
+func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
+	note := fmt.Sprintf("graft: this %s session was handed off; the work continues in graft session %s", h.host, fr.HandedOffTo)
+	if all, err := hosts.List(h.svc.FS, h.svc.Home); err == nil {
+		for _, b := range hosts.OfSession(all, fr.HandedOffTo) {
+			if b.Role == hosts.RoleExported {
+				note += fmt.Sprintf(", resumed with: %s", map[hosts.Host]string{hosts.ClaudeCode: "claude --resume ", hosts.Codex: "codex resume "}[b.Host]+b.HostSessionID)
+			}
+		}
+	}
+	return note + ". What is said here is not carried over: tell the user to continue there."
+}
+
+// context adds text for the model before its next request.
+func (h *handler) context(event, text string) {
+	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
 }
 
 func (h *handler) cwd() string {
@@ -267,6 +300,13 @@ func (h *handler) preCompact() {
 	reason := fmt.Sprintf("graft handed this session off instead of compacting it: %s → %s (generation %d, tape %d chars, no model tokens). Continue in the new session: %s",
 		res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars, res.ResumeCommand)
 	h.out.Stderr = append(h.out.Stderr, reason)
+	if h.host == hosts.Codex {
+		// Codex cannot veto a compaction (a "block" decision is reported as
+		// a failed hook and the compaction runs); stopping the run before
+		// its model request is what keeps the old session uncompacted.
+		h.emit(map[string]any{"continue": false, "stopReason": reason, "systemMessage": reason})
+		return
+	}
 	h.emit(map[string]any{"decision": "block", "reason": reason})
 }
 

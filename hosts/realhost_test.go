@@ -381,6 +381,12 @@ func TestClaudeCodeCompactionIntercepted(t *testing.T) {
 	if !lastModelRequest(t, srv).Contains(constraint) {
 		t.Errorf("the handed-off session's request lacks the constraint")
 	}
+	// Typing into the old session: the model is told where the work went.
+	srv.Reset()
+	c.Resume(t, id, "hello?").Ok(t)
+	if !lastModelRequest(t, srv).Contains("claude --resume " + exported) {
+		t.Errorf("the old session's next request does not name the handoff")
+	}
 }
 
 func TestClaudeCodeCompactionKeepsTheConstraints(t *testing.T) {
@@ -484,5 +490,103 @@ func TestSessionStartRecoversAKilledCommit(t *testing.T) {
 		if s.ID == "s" && s.State != "active" {
 			t.Fatalf("source s is %s after recovery, want active", s.State)
 		}
+	}
+}
+
+// codexWithHooks installs graft's hooks into a Codex home (run with
+// --dangerously-bypass-hook-trust: trust is the user's to give).
+func codexWithHooks(t *testing.T, x *hosttest.CodexEnv, g graftRun, config string) {
+	t.Helper()
+	if err := os.MkdirAll(g.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(g.home, "config.toml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.ok("--config", cfg, "hook", "install", "codex", "--codex-home", x.CodexHome)
+}
+
+func TestCodexHooksFollowAndSuggestAHandoff(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	x := h.NewCodex(t, srv)
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	codexWithHooks(t, x, g, "autoGraft = 100000\n")
+
+	srv.SetInputTokens(150000)
+	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
+	id := hosttest.RolloutID(x.Rollouts(t)[0])
+	var st struct {
+		Sessions []struct {
+			ID     string `json:"id"`
+			Events int    `json:"events"`
+		} `json:"sessions"`
+		HostSessions []struct{ Host, HostSessionID, Session, Role string } `json:"hostSessions"`
+	}
+	if err := json.Unmarshal([]byte(g.ok("status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.HostSessions) != 1 || st.HostSessions[0].HostSessionID != id || st.HostSessions[0].Role != "imported" {
+		t.Fatalf("after a Codex turn with graft's hooks: host sessions %+v, want %s followed", st.HostSessions, id)
+	}
+	if len(st.Sessions) != 1 || st.Sessions[0].Events == 0 {
+		t.Fatalf("the followed session: %+v", st.Sessions)
+	}
+	// The next prompt: past autoGraft, the model is told how to hand off.
+	srv.Reset()
+	x.ExecResume(t, id, "next step", "--dangerously-bypass-hook-trust").Ok(t)
+	if req := lastModelRequest(t, srv); !req.Contains("handoff codex --session-id "+id) || !req.Contains("context is at 150000 tokens (autoGraft 100000)") {
+		t.Fatalf("past autoGraft the request carries no handoff suggestion; its strings:\n%q", req.Strings())
+	}
+}
+
+func TestCodexAutoCompactionIntercepted(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	x := h.NewCodex(t, srv)
+	x.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	codexWithHooks(t, x, g, "interceptCompaction = true\n")
+
+	srv.SetInputTokens(150000)
+	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
+	id := hosttest.RolloutID(x.Rollouts(t)[0])
+	srv.Reset()
+	// Past the limit Codex compacts before the turn: graft hands off and
+	// stops the turn instead (Codex cannot veto just the compaction).
+	r := x.ExecResume(t, id, "continue", "--dangerously-bypass-hook-trust")
+	if n := len(srv.Requests()); n != 0 || !strings.Contains(r.Stderr, "hook: PreCompact Stopped") {
+		t.Fatalf("%d request(s) reached the model server, want none (intercepted):\n%s", n, r)
+	}
+	var st struct {
+		HostSessions []struct{ Host, HostSessionID, Session, Role string } `json:"hostSessions"`
+	}
+	if err := json.Unmarshal([]byte(g.ok("status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	var exported string
+	for _, b := range st.HostSessions {
+		if b.Role == "exported" {
+			exported = b.HostSessionID
+		}
+	}
+	if exported == "" {
+		t.Fatalf("no handoff exported: %+v", st.HostSessions)
+	}
+	// Typing into the old session again: the model is told where the work went.
+	srv.Reset()
+	x.ExecResume(t, id, "hello?", "--dangerously-bypass-hook-trust").Ok(t)
+	if req := lastModelRequest(t, srv); !req.Contains("codex resume " + exported) {
+		t.Fatalf("the old session's next request does not name the handoff; its strings:\n%q", req.Strings())
+	}
+	// The new session resumes with the constraint.
+	srv.Reset()
+	srv.SetInputTokens(10)
+	x.ExecResume(t, exported, "continue", "--dangerously-bypass-hook-trust").Ok(t)
+	if !lastModelRequest(t, srv).Contains(constraint) {
+		t.Error("the handed-off Codex session's request lacks the constraint")
 	}
 }
