@@ -316,9 +316,11 @@ func TestCodexHandoffResumeAndGeneration3(t *testing.T) {
 	checkCarriesTape(t, lastModelRequest(t, srv), g.tapeBlocks(res3.Commit.TargetID), goal)
 }
 
-// installHooks writes config.toml and installs graft's hooks into the
-// project's .claude/settings.json.
-func installHooks(t *testing.T, g graftRun, config string) {
+// installHooks writes config.toml and installs graft's hooks with it: into
+// the project's .claude/settings.json for Claude Code, into $CODEX_HOME for
+// Codex (run with --dangerously-bypass-hook-trust: trust is the user's to
+// give).
+func installHooks(t *testing.T, g graftRun, host, config string, where ...string) {
 	t.Helper()
 	if err := os.MkdirAll(g.home, 0o700); err != nil {
 		t.Fatal(err)
@@ -327,7 +329,31 @@ func installHooks(t *testing.T, g graftRun, config string) {
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g.ok("--config", cfg, "hook", "install", "claude-code", "--project", g.dir)
+	g.ok(append([]string{"--config", cfg, "hook", "install", host}, where...)...)
+}
+
+// hostSessions reads graft status --json's bindings.
+func (g graftRun) hostSessions() []binding {
+	g.t.Helper()
+	var st struct {
+		HostSessions []binding `json:"hostSessions"`
+	}
+	if err := json.Unmarshal([]byte(g.ok("status", "--json")), &st); err != nil {
+		g.t.Fatal(err)
+	}
+	return st.HostSessions
+}
+
+type binding struct{ Host, HostSessionID, Session, Role string }
+
+// exported is the host session id exported from a graft session, "" if none.
+func exported(bs []binding, session string) string {
+	for _, b := range bs {
+		if b.Role == "exported" && (session == "" || b.Session == session) {
+			return b.HostSessionID
+		}
+	}
+	return ""
 }
 
 func sessionOf(t *testing.T, c *hosttest.ClaudeEnv) string {
@@ -345,7 +371,7 @@ func TestClaudeCodeCompactionIntercepted(t *testing.T) {
 	srv := hosttest.NewModelServer(t)
 	c := h.NewClaude(t, srv)
 	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
-	installHooks(t, g, "interceptCompaction = true\n")
+	installHooks(t, g, "claude-code", "interceptCompaction = true\n", "--project", g.dir)
 
 	c.Print(t, "Port the pager to Go. "+constraint).Ok(t)
 	id := sessionOf(t, c)
@@ -358,22 +384,10 @@ func TestClaudeCodeCompactionIntercepted(t *testing.T) {
 	if !strings.Contains(out, "Compaction blocked by PreCompact hook") || !strings.Contains(out, "claude --resume ") {
 		t.Fatalf("Claude Code did not report the blocked compaction with the resume command:\n%s", r)
 	}
-	var st struct {
-		HostSessions []struct {
-			Host, HostSessionID, Session, Role string
-		} `json:"hostSessions"`
-	}
-	if err := json.Unmarshal([]byte(g.ok("status", "--json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	var exported string
-	for _, b := range st.HostSessions {
-		if b.Role == "exported" && b.Session == id+".g2" {
-			exported = b.HostSessionID
-		}
-	}
+	bs := g.hostSessions()
+	exported := exported(bs, id+".g2")
 	if exported == "" || !strings.Contains(out, "claude --resume "+exported) {
-		t.Fatalf("no handoff of %s exported, or the block reason does not name it: %+v\n%s", id, st.HostSessions, out)
+		t.Fatalf("no handoff of %s exported, or the block reason does not name it: %+v\n%s", id, bs, out)
 	}
 	// The new session resumes, carrying the constraint.
 	srv.Reset()
@@ -395,7 +409,7 @@ func TestClaudeCodeCompactionKeepsTheConstraints(t *testing.T) {
 	srv := hosttest.NewModelServer(t)
 	c := h.NewClaude(t, srv)
 	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
-	installHooks(t, g, "interceptCompaction = false\n")
+	installHooks(t, g, "claude-code", "interceptCompaction = false\n", "--project", g.dir)
 
 	c.Print(t, "Port the pager to Go. "+constraint).Ok(t)
 	id := sessionOf(t, c)
@@ -470,7 +484,7 @@ func TestSessionStartRecoversAKilledCommit(t *testing.T) {
 	if err != nil || len(records) != 1 {
 		t.Fatalf("journal records after the killed commit: %v %v, want one", records, err)
 	}
-	installHooks(t, g, "")
+	installHooks(t, g, "claude-code", "", "--project", g.dir)
 
 	c.Print(t, "hello").Ok(t)
 	if left, _ := filepath.Glob(filepath.Join(g.home, ".txn", "*.json")); len(left) != 0 {
@@ -493,46 +507,23 @@ func TestSessionStartRecoversAKilledCommit(t *testing.T) {
 	}
 }
 
-// codexWithHooks installs graft's hooks into a Codex home (run with
-// --dangerously-bypass-hook-trust: trust is the user's to give).
-func codexWithHooks(t *testing.T, x *hosttest.CodexEnv, g graftRun, config string) {
-	t.Helper()
-	if err := os.MkdirAll(g.home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(g.home, "config.toml")
-	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	g.ok("--config", cfg, "hook", "install", "codex", "--codex-home", x.CodexHome)
-}
-
 func TestCodexHooksFollowAndSuggestAHandoff(t *testing.T) {
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)
 	srv := hosttest.NewModelServer(t)
 	x := h.NewCodex(t, srv)
 	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
-	codexWithHooks(t, x, g, "autoGraft = 100000\n")
+	installHooks(t, g, "codex", "autoGraft = 100000\n", "--codex-home", x.CodexHome)
 
 	srv.SetInputTokens(150000)
 	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
 	id := hosttest.RolloutID(x.Rollouts(t)[0])
-	var st struct {
-		Sessions []struct {
-			ID     string `json:"id"`
-			Events int    `json:"events"`
-		} `json:"sessions"`
-		HostSessions []struct{ Host, HostSessionID, Session, Role string } `json:"hostSessions"`
+	bs := g.hostSessions()
+	if len(bs) != 1 || bs[0].HostSessionID != id || bs[0].Role != "imported" {
+		t.Fatalf("after a Codex turn with graft's hooks: host sessions %+v, want %s followed", bs, id)
 	}
-	if err := json.Unmarshal([]byte(g.ok("status", "--json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.HostSessions) != 1 || st.HostSessions[0].HostSessionID != id || st.HostSessions[0].Role != "imported" {
-		t.Fatalf("after a Codex turn with graft's hooks: host sessions %+v, want %s followed", st.HostSessions, id)
-	}
-	if len(st.Sessions) != 1 || st.Sessions[0].Events == 0 {
-		t.Fatalf("the followed session: %+v", st.Sessions)
+	if ev := g.ok("show", bs[0].Session); !strings.Contains(ev, constraint) {
+		t.Fatalf("the followed session %s lacks the human's words:\n%s", bs[0].Session, ev)
 	}
 	// The next prompt: past autoGraft, the model is told how to hand off.
 	srv.Reset()
@@ -549,7 +540,7 @@ func TestCodexAutoCompactionIntercepted(t *testing.T) {
 	x := h.NewCodex(t, srv)
 	x.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
 	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
-	codexWithHooks(t, x, g, "interceptCompaction = true\n")
+	installHooks(t, g, "codex", "interceptCompaction = true\n", "--codex-home", x.CodexHome)
 
 	srv.SetInputTokens(150000)
 	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
@@ -561,20 +552,9 @@ func TestCodexAutoCompactionIntercepted(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 || !strings.Contains(r.Stderr, "hook: PreCompact Stopped") {
 		t.Fatalf("%d request(s) reached the model server, want none (intercepted):\n%s", n, r)
 	}
-	var st struct {
-		HostSessions []struct{ Host, HostSessionID, Session, Role string } `json:"hostSessions"`
-	}
-	if err := json.Unmarshal([]byte(g.ok("status", "--json")), &st); err != nil {
-		t.Fatal(err)
-	}
-	var exported string
-	for _, b := range st.HostSessions {
-		if b.Role == "exported" {
-			exported = b.HostSessionID
-		}
-	}
+	exported := exported(g.hostSessions(), "")
 	if exported == "" {
-		t.Fatalf("no handoff exported: %+v", st.HostSessions)
+		t.Fatalf("no handoff exported: %+v", g.hostSessions())
 	}
 	// Typing into the old session again: the model is told where the work went.
 	srv.Reset()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/tape"
 )
@@ -17,9 +18,10 @@ func init() { commands = append(commands, newHandoffCmd) }
 
 func newHandoffCmd(a *app) *cobra.Command {
 	var (
-		o      graft.HandoffOptions
-		yes    bool
-		asJSON bool
+		o        graft.HandoffOptions
+		yes      bool
+		asJSON   bool
+		tapeOpts func(config.Config) tape.Options // set with the flags below
 	)
 	cmd := &cobra.Command{
 		Use:   "handoff <claude-code|codex> (--transcript FILE | --session-id UUID)",
@@ -44,6 +46,11 @@ committed (exit 2).`,
 				return err
 			}
 			o.Host = host
+			cfg, err := a.config()
+			if err != nil {
+				return err
+			}
+			o.Prepare.Tape = tapeOpts(cfg)
 			if (o.Transcript == "") == (o.HostSessionID == "") {
 				return usageError{errors.New("handoff needs exactly one of --transcript FILE and --session-id UUID")}
 			}
@@ -113,10 +120,7 @@ committed (exit 2).`,
 	f.StringVar(&o.Target, "target", "", "id of the new graft session (default <source>.g<N>)")
 	f.BoolVar(&yes, "yes", false, "commit without asking")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON: host, hostSessionId, path, resumeCommand, and each step")
-	f.StringVar(&o.Prepare.Tape.Tier, "tier", "A", "replay tier: A (no replay) or B (the last closed turn verbatim)")
-	f.IntVar(&o.Prepare.Tape.RecentTurns, "recent-turns", 0, "replay this many closed turns (overrides --tier)")
-	f.BoolVar(&o.Prepare.Tape.AutoTier, "auto-tier", false, "switch to tier B when todos are unfinished or a recent tool call failed")
-	f.IntVar(&o.Prepare.Tape.Budget, "budget", tape.DefaultBudget, "character budget of the whole tape")
+	tapeOpts = tapeFlags(f)
 	return cmd
 }
 
