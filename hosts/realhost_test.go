@@ -309,6 +309,12 @@ func TestCodexHandoffResumeAndGeneration3(t *testing.T) {
 
 	x.ExecResume(t, res.HostSessionID, "continue").Ok(t)
 	checkCarriesTape(t, lastModelRequest(t, srv), g.tapeBlocks(res.Commit.TargetID), goal)
+	// Once Codex has opened it, "resume --last" finds it too (Codex lists
+	// from its own state database, which graft does not write).
+	x.Run(t, "exec", "resume", "--last", "--skip-git-repo-check", "and then").Ok(t)
+	if req := lastModelRequest(t, srv); !req.Contains("and then") || !req.Contains(g.tapeBlocks(res.Commit.TargetID)[0]) {
+		t.Error("codex exec resume --last did not take the exported session")
+	}
 
 	res3 := g.handoff("codex", res.Path, x.Dir)
 	checkGeneration3(t, g, res3, res.Review.Source)
