@@ -1,6 +1,9 @@
 // Package mcpserver serves graft to agents over the Model Context Protocol
 // (github.com/modelcontextprotocol/go-sdk): "graft mcp" runs it over stdio,
-// "graft mcp --http 127.0.0.1:PORT" over streamable HTTP on loopback only.
+// "graft mcp --http 127.0.0.1:PORT" over streamable HTTP on loopback only:
+// an IP literal that is loopback, or "localhost" when every address it
+// resolves to is (the server listens on that IP, never on the name), and
+// the listener's bound address must be a loopback IP too.
 // It owns nothing on disk; every call goes to one graft.Service, which opens
 // catalog.db per operation, so CLI commands on the same home never block
 // behind a running server.

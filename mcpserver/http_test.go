@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -105,5 +106,117 @@ func TestHTTPRoundTrip(t *testing.T) {
 	}
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cross-site request: status %d, want 403", resp.StatusCode)
+	}
+}
+
+// stubResolver makes lookupHost answer from names for the test's duration.
+func stubResolver(t *testing.T, names map[string][]string) {
+	t.Helper()
+	old := lookupHost
+	t.Cleanup(func() { lookupHost = old })
+	lookupHost = func(_ context.Context, host string) ([]string, error) {
+		if addrs, ok := names[host]; ok {
+			return addrs, nil
+		}
+		return nil, &net.DNSError{Err: "no such host (test resolver)", Name: host, IsNotFound: true}
+	}
+}
+
+// "localhost" is a name: where it resolves to another address (a hosts
+// file that maps it elsewhere), the server must not listen there.
+func TestLocalhostResolvingElsewhereIsRefused(t *testing.T) {
+	stubResolver(t, map[string][]string{"localhost": {"192.0.2.7"}})
+	for _, addr := range []string{"localhost:0", "localhost:8765"} {
+		err := CheckLoopback(addr)
+		if !errors.Is(err, ErrNotLoopback) || !strings.Contains(err.Error(), "192.0.2.7") {
+			t.Errorf("CheckLoopback(%q) with localhost → 192.0.2.7: %v, want ErrNotLoopback naming the address", addr, err)
+		}
+	}
+	ln, err := ListenLoopback("localhost:0")
+	if err == nil {
+		addr := ln.Addr().String()
+		if cerr := ln.Close(); cerr != nil {
+			t.Error(cerr)
+		}
+		t.Fatalf("ListenLoopback(localhost:0) with localhost → 192.0.2.7 listened on %s", addr)
+	}
+	if !errors.Is(err, ErrNotLoopback) || !strings.Contains(err.Error(), "192.0.2.7") {
+		t.Fatalf("ListenLoopback(localhost:0) with localhost → 192.0.2.7: %v, want ErrNotLoopback naming the address", err)
+	}
+}
+
+// One address off loopback among loopback ones is enough to refuse: the
+// listener could bind any of them.
+func TestLocalhostResolvingPartlyElsewhereIsRefused(t *testing.T) {
+	stubResolver(t, map[string][]string{"localhost": {"127.0.0.1", "10.1.2.3"}})
+	if _, err := ListenLoopback("localhost:0"); !errors.Is(err, ErrNotLoopback) || !strings.Contains(err.Error(), "10.1.2.3") {
+		t.Fatalf("ListenLoopback with localhost → 127.0.0.1, 10.1.2.3: %v, want ErrNotLoopback naming 10.1.2.3", err)
+	}
+}
+
+// A localhost that resolves to loopback still works, and the listener is
+// bound to a loopback IP (not to the name).
+func TestLocalhostResolvingToLoopbackListens(t *testing.T) {
+	stubResolver(t, map[string][]string{"localhost": {"127.0.0.1", "::1"}})
+	ln, err := ListenLoopback("localhost:0")
+	if err != nil {
+		t.Fatalf("ListenLoopback(localhost:0) with localhost → 127.0.0.1, ::1: %v", err)
+	}
+	defer func() {
+		if err := ln.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
+		t.Fatalf("listening on %v, want a loopback IP", ln.Addr())
+	}
+}
+
+// A name that cannot be resolved is refused, not listened on.
+func TestUnresolvableLocalhostIsRefused(t *testing.T) {
+	stubResolver(t, map[string][]string{})
+	if err := CheckLoopback("localhost:8765"); !errors.Is(err, ErrNotLoopback) {
+		t.Fatalf("CheckLoopback with an unresolvable localhost: %v, want ErrNotLoopback", err)
+	}
+}
+
+// notLoopbackListener reports an address off loopback, as a listener would
+// whose bind went elsewhere than asked.
+type notLoopbackListener struct{ net.Listener }
+
+func (notLoopbackListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.ParseIP("192.0.2.9"), Port: 8765}
+}
+
+// The address actually bound is checked too: whatever the name or literal,
+// a listener off loopback is closed and refused.
+func TestBoundAddressMustBeLoopback(t *testing.T) {
+	old := listenTCP
+	t.Cleanup(func() { listenTCP = old })
+	var inner net.Listener
+	listenTCP = func(network, addr string) (net.Listener, error) {
+		ln, err := old(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		inner = ln
+		return notLoopbackListener{ln}, nil
+	}
+	ln, err := ListenLoopback("127.0.0.1:0")
+	if err == nil {
+		if cerr := ln.Close(); cerr != nil {
+			t.Error(cerr)
+		}
+		t.Fatal("a listener bound off loopback was accepted")
+	}
+	if !errors.Is(err, ErrNotLoopback) || !strings.Contains(err.Error(), "192.0.2.9") {
+		t.Fatalf("listener bound off loopback: %v, want ErrNotLoopback naming the bound address", err)
+	}
+	if inner == nil {
+		t.Fatal("the seam was not used")
+	}
+	// The refused listener was closed: accepting on it fails at once.
+	if _, err := inner.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("the refused listener is still open: Accept = %v", err)
 	}
 }
