@@ -46,9 +46,16 @@
 // e.g. "boundary_drift: boundary drifted: a new user message arrived at seq
 // 812 in s (…); prepare again; next: call graft_prepare again and show the
 // new review to the user before committing". The codes are graft.CodeOf's
-// (no_such_seq among them) plus invalid_input and internal_error (a handler
-// panicked: the server recovers and keeps serving). An unknown tool or a malformed
-// request is a JSON-RPC error: those are protocol faults.
+// (no_such_seq among them) plus invalid_input (also for arguments the
+// tool's input schema refuses, which the SDK rejects before any tool runs)
+// and internal_error (a handler panicked: the server recovers and keeps
+// serving). An unknown tool or a malformed request is a JSON-RPC error:
+// those are protocol faults. Over stdio (StdioTransport) a line that is not
+// a JSON-RPC message (not UTF-8, not one JSON value, a batch, a wrong
+// "jsonrpc", an id that is no string or number) is answered with -32700
+// (parse error) or -32600 (invalid request), carrying the id when it can be
+// read, and the server keeps serving: the SDK's own reader would end the
+// session at such a line.
 //
 // # Sizes
 //

@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -89,7 +91,7 @@ func New(svc *graft.Service, o Options) *mcp.Server {
 		// No logging capability: the server's logs go to stderr, not to the client.
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	srv.AddReceivingMiddleware(s.recoverMethod)
+	srv.AddReceivingMiddleware(s.recoverMethod, s.codeArgumentErrors)
 	mcp.AddTool(srv, prepareTool(), guarded(s, "graft_prepare", s.prepare))
 	mcp.AddTool(srv, commitTool(), guarded(s, "graft_commit", s.commit))
 	mcp.AddTool(srv, recallTool(), guarded(s, "graft_recall", s.recall))
@@ -103,6 +105,9 @@ func New(svc *graft.Service, o Options) *mcp.Server {
 // becomes a tool error too, so the server never dies of one.
 func guarded[In, Out any](s *server, name string, h func(In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		if r, ok := ctx.Value(toolReachedKey{}).(*toolReached); ok {
+			r.reached = true
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		defer func() {
@@ -139,6 +144,43 @@ func (s *server) recoverMethod(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}()
 		return next(ctx, method, req)
+	}
+}
+
+// toolReached records, for one tools/call, whether the SDK handed the
+// arguments to a graft tool (guarded), whose errors carry their code.
+type toolReached struct{ reached bool }
+
+type toolReachedKey struct{}
+
+// codeArgumentErrors gives a code to the tool errors the SDK makes itself:
+// arguments that its input schema refuses, or that do not decode, never
+// reach a graft tool, and the SDK words them "validating \"arguments\": …".
+// They become invalid_input errors in the form every other tool error has
+// (<code>: <message>; next: <what to do>).
+func (s *server) codeArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok {
+			return next(ctx, method, req)
+		}
+		reached := &toolReached{}
+		res, err := next(context.WithValue(ctx, toolReachedKey{}, reached), method, req)
+		r, isCall := res.(*mcp.CallToolResult)
+		if err != nil || reached.reached || !isCall || r == nil || !r.IsError {
+			return res, err
+		}
+		var text []string
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text = append(text, tc.Text)
+			}
+		}
+		tool := call.Params.Name
+		te := &toolError{Code: CodeInvalidInput, Next: nextStep(tool, CodeInvalidInput), Err: errors.New(strings.Join(text, "; "))}
+		s.log.Info("tool error", "tool", tool, "code", string(te.Code), "error", te.Err.Error())
+		r.Content = []mcp.Content{&mcp.TextContent{Text: te.Error()}}
+		return r, nil
 	}
 }
 

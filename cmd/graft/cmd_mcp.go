@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -68,7 +67,9 @@ only (the tools have no authentication of their own).`,
 			if httpAddr != "" {
 				return serveHTTP(ctx, log, srv, httpAddr)
 			}
-			err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
+			// Malformed lines are answered with JSON-RPC errors and the
+			// server goes on; the SDK's own reader would end the session.
+			err = srv.Run(ctx, &mcpserver.StdioTransport{In: a.stdin, Out: a.stdout, Logger: log})
 			if errors.Is(err, context.Canceled) {
 				return nil // a signal asked the server to stop
 			}
@@ -123,8 +124,3 @@ func buildVersion() string {
 	}
 	return "unknown"
 }
-
-// nopWriteCloser keeps the transport from closing the command's stdout.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
