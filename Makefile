@@ -42,6 +42,10 @@ demo: build ## generate a session, prepare, commit, status, recall (throw-away h
 bench: build ## benchmarks: prints a table of ratios (graft vs baseline, same run)
 	$(GO) run ./bench/cmd/benchtable
 
+.PHONY: scale
+scale: ## growth ratios of prepare and audit (issue 19), the pasted text at 12.5 and 25 MiB, and its peak RSS
+	GRAFT_SCALE=big $(GO) test -count=1 -timeout 30m -run '^TestScale' -v ./cmd/graft
+
 .PHONY: crashtest
 crashtest: build ## the crash-injection suite, with its table (children run bin/graft-crash)
 	$(GO) build -tags crashpoints -o bin/graft-crash ./cmd/graft

@@ -2,6 +2,8 @@ package anchors
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,36 +30,104 @@ var chineseMarkers = []string{"必须", "不要", "禁止", "不得", "务必", 
 func Extract(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	inFence := false
-	for _, line := range strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			inFence = !inFence
+	for s := range Sayings(text) {
+		key := Normalize(s)
+		if seen[key] {
 			continue
 		}
-		if inFence {
-			continue
-		}
-		for _, s := range sentences(line) {
-			s = trimListMarker(strings.TrimSpace(s))
-			if s == "" || !hasMarker(s) {
-				continue
-			}
-			s = capRunes(s, MaxRunes)
-			key := Normalize(s)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			out = append(out, s)
-		}
+		seen[key] = true
+		out = append(out, s)
 	}
 	return out
 }
 
+// Sayings yields the constraint sentences of text in order, by rules 1-5
+// of the package doc: what Extract returns, before rule 6 drops repeats.
+// It holds nothing but the sentence at hand, so a fold can read a pasted
+// text of many MB without keeping its sentences. A sentence is most often
+// a substring of text: clone one to keep it without keeping text.
+func Sayings(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		inFence := false
+		for rest := text; rest != ""; {
+			// The lines of strings.FieldsFunc(text, '\n' or '\r'), one at a time.
+			line := rest
+			if i := strings.IndexAny(rest, "\n\r"); i >= 0 {
+				line, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = ""
+			}
+			if line == "" {
+				continue
+			}
+			trimmed := strings.TrimSpace(line)
+			if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+				inFence = !inFence
+				continue
+			}
+			if inFence {
+				continue
+			}
+			for s := range sentences(line) {
+				s = trimListMarker(strings.TrimSpace(s))
+				if s == "" || !hasMarker(s) {
+					continue
+				}
+				if !yield(capRunes(s, MaxRunes)) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // sentences splits one line after 。！？ and after . ! ? followed by white
-// space or the end of the line.
-func sentences(line string) []string {
+// space or the end of the line, yielding each sentence in order. The
+// sentences are substrings of line, and none is kept: a line of many MB
+// costs no list of its sentences. A line that is not valid UTF-8 is split
+// rune by rune, each bad byte becoming U+FFFD, as a []rune conversion does.
+func sentences(line string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if !utf8.ValidString(line) {
+			for _, s := range sentencesRunes(line) {
+				if !yield(s) {
+					return
+				}
+			}
+			return
+		}
+		start := 0
+		for i := 0; i < len(line); {
+			r, n := utf8.DecodeRuneInString(line[i:])
+			end := false
+			switch r {
+			case '。', '！', '？':
+				end = true
+			case '.', '!', '?':
+				if i+n == len(line) {
+					end = true
+				} else {
+					next, _ := utf8.DecodeRuneInString(line[i+n:])
+					end = unicode.IsSpace(next)
+				}
+			}
+			i += n
+			if end {
+				if !yield(line[start:i]) {
+					return
+				}
+				start = i
+			}
+		}
+		if start < len(line) {
+			yield(line[start:])
+		}
+	}
+}
+
+// sentencesRunes is sentences over the runes of a line that is not valid
+// UTF-8.
+func sentencesRunes(line string) []string {
 	var out []string
 	rs := []rune(line)
 	start := 0
@@ -232,59 +302,129 @@ func older(a, b session.Origin) bool {
 // Merge adds the constraints of one human instruction (text, said at
 // origin) to inherited and returns the result; inherited is not modified.
 // A constraint already present keeps its oldest origin and gets the other
-// one in Also, once.
+// one in Also, once. It copies inherited: a fold that merges message after
+// message uses a Set.
 func Merge(inherited []session.Constraint, text string, origin session.Origin) []session.Constraint {
 	out := make([]session.Constraint, len(inherited))
-	index := make(map[string]int, len(inherited))
 	for k, c := range inherited {
 		c.Also = append([]session.Origin(nil), c.Also...)
 		out[k] = c
+	}
+	set := NewSet(out)
+	set.Add(text, origin, 0)
+	return set.List()
+}
+
+// alsoIndexed is the length from which a Set looks an origin up in a map
+// instead of scanning the constraint's Also list.
+const alsoIndexed = 8
+
+// Set is a list of constraints that human instructions are merged into,
+// one after another, as Merge merges them, at a cost that does not grow
+// with what the list already holds: the index of Normalize forms and the
+// origins of long Also lists are kept beside it.
+type Set struct {
+	list  []session.Constraint
+	index map[string]int
+	// also holds, for each constraint whose Also list reached
+	// alsoIndexed when it was looked at, the origins in it.
+	also map[int]map[session.Origin]struct{}
+}
+
+// NewSet starts a set from cs, which it takes over: the caller must not
+// change cs afterwards. Among constraints of cs with equal Normalize forms,
+// the first is the one merged into.
+func NewSet(cs []session.Constraint) *Set {
+	s := &Set{list: cs, index: make(map[string]int, len(cs))}
+	for k, c := range cs {
 		key := Normalize(c.Text)
-		if _, dup := index[key]; !dup {
-			index[key] = k
+		if _, dup := s.index[key]; !dup {
+			s.index[key] = k
 		}
 	}
-	for _, s := range Extract(text) {
-		key := Normalize(s)
-		k, ok := index[key]
+	return s
+}
+
+// List is the constraints, in the order they were first met. It is the
+// set's own slice, valid until the next Add.
+func (s *Set) List() []session.Constraint { return s.list }
+
+// Add merges the constraints of one human instruction (text, said at
+// origin), as Merge does. A constraint not yet in the set is added only
+// while the set holds fewer than max (0: no limit); Add returns how many
+// sentences of text it did not keep for that reason, each one counted (a
+// sentence said twice counts twice).
+func (s *Set) Add(text string, origin session.Origin, max int) (dropped int) {
+	for sentence := range Sayings(text) {
+		key := Normalize(sentence)
+		k, ok := s.index[key]
 		if !ok {
-			index[key] = len(out)
-			out = append(out, session.Constraint{Text: s, Origin: origin})
+			if max > 0 && len(s.list) >= max {
+				dropped++
+				continue
+			}
+			// A clone: a substring would keep the whole message alive.
+			s.index[key] = len(s.list)
+			s.list = append(s.list, session.Constraint{Text: strings.Clone(sentence), Origin: origin})
 			continue
 		}
-		c := &out[k]
+		c := &s.list[k]
 		if older(origin, c.Origin) {
 			// Said earlier than the copy we hold: the earlier saying is the origin.
 			prev := c.Origin
-			c.Origin, c.Text = origin, s
-			c.Also = removeOrigin(c.Also, origin)
-			c.Also = addOrigin(c.Also, prev)
+			c.Origin, c.Text = origin, strings.Clone(sentence)
+			s.removeAlso(k, origin)
+			s.addAlso(k, prev)
 			continue
 		}
 		if origin != c.Origin {
-			c.Also = addOrigin(c.Also, origin)
+			s.addAlso(k, origin)
 		}
 	}
-	return out
+	return dropped
 }
 
-func addOrigin(list []session.Origin, o session.Origin) []session.Origin {
-	for _, x := range list {
-		if x == o {
-			return list
-		}
+// hasAlso reports whether constraint k lists o in Also.
+func (s *Set) hasAlso(k int, o session.Origin) bool {
+	c := &s.list[k]
+	if len(c.Also) < alsoIndexed {
+		return slices.Contains(c.Also, o)
 	}
-	return append(list, o)
+	m := s.also[k]
+	if m == nil {
+		if s.also == nil {
+			s.also = map[int]map[session.Origin]struct{}{}
+		}
+		m = make(map[session.Origin]struct{}, len(c.Also))
+		for _, x := range c.Also {
+			m[x] = struct{}{}
+		}
+		s.also[k] = m
+	}
+	_, ok := m[o]
+	return ok
 }
 
-func removeOrigin(list []session.Origin, o session.Origin) []session.Origin {
-	out := list[:0]
-	for _, x := range list {
-		if x != o {
-			out = append(out, x)
-		}
+func (s *Set) addAlso(k int, o session.Origin) {
+	if s.hasAlso(k, o) {
+		return
 	}
-	return out
+	c := &s.list[k]
+	c.Also = append(c.Also, o)
+	if m := s.also[k]; m != nil {
+		m[o] = struct{}{}
+	}
+}
+
+func (s *Set) removeAlso(k int, o session.Origin) {
+	if !s.hasAlso(k, o) {
+		return
+	}
+	c := &s.list[k]
+	c.Also = slices.DeleteFunc(c.Also, func(x session.Origin) bool { return x == o })
+	if m := s.also[k]; m != nil {
+		delete(m, o)
+	}
 }
 
 // AnchorLine is the pinned first line of the Hard Constraints block
@@ -328,4 +468,42 @@ func Holds(originText, constraint string) bool {
 		return false
 	}
 	return strings.Contains(Normalize(originText), c)
+}
+
+// HoldsAll is Holds(originText, c) for each of constraints, reading the
+// origin text once: a constraint that is one of the text's own sayings
+// (the normal case: it was extracted from that text) holds without a
+// search; only the others are searched for in the text's Normalize form.
+func HoldsAll(originText string, constraints []string) []bool {
+	out := make([]bool, len(constraints))
+	want := make(map[string][]int, len(constraints))
+	for k, c := range constraints {
+		if key := Normalize(c); key != "" {
+			want[key] = append(want[key], k)
+		}
+	}
+	for sentence := range Sayings(originText) {
+		if len(want) == 0 {
+			return out
+		}
+		key := Normalize(sentence)
+		if ks, ok := want[key]; ok {
+			for _, k := range ks {
+				out[k] = true
+			}
+			delete(want, key)
+		}
+	}
+	if len(want) == 0 {
+		return out
+	}
+	norm := Normalize(originText)
+	for key, ks := range want {
+		if strings.Contains(norm, key) {
+			for _, k := range ks {
+				out[k] = true
+			}
+		}
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package anchors
 import (
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -288,4 +289,236 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sentencesRef is the rune-slice split of one line that Extract used
+// before issue 19 (finding 8): sentences must give the same strings.
+func sentencesRef(line string) []string {
+	var out []string
+	rs := []rune(line)
+	start := 0
+	for i, r := range rs {
+		end := false
+		switch r {
+		case '。', '！', '？':
+			end = true
+		case '.', '!', '?':
+			end = i+1 == len(rs) || unicode.IsSpace(rs[i+1])
+		}
+		if end {
+			out = append(out, string(rs[start:i+1]))
+			start = i + 1
+		}
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+func TestSentencesAgreesWithRuneSplit(t *testing.T) {
+	alphabet := []string{"a", "Z", " ", ".", "!", "?", "。", "！", "？", "\u00a0", "\u3000", "\t", "é", "必", "\xff", "\xe3\x80", "..", ". "}
+	r := rand.New(rand.NewPCG(19, 8))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for k := r.IntN(12); k >= 0; k-- {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		line := b.String()
+		got := slices.Collect(sentences(line))
+		want := sentencesRef(line)
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("sentences(%q)\n got %q\nwant %q", line, got, want)
+		}
+	}
+}
+
+// mergeRef is Merge as it was before issue 19 (finding 8): it copied the
+// whole list and rebuilt its index for every message. Set must give the
+// same lists.
+func mergeRef(inherited []session.Constraint, text string, origin session.Origin) []session.Constraint {
+	out := make([]session.Constraint, len(inherited))
+	index := make(map[string]int, len(inherited))
+	for k, c := range inherited {
+		c.Also = append([]session.Origin(nil), c.Also...)
+		out[k] = c
+		key := Normalize(c.Text)
+		if _, dup := index[key]; !dup {
+			index[key] = k
+		}
+	}
+	for _, s := range Extract(text) {
+		key := Normalize(s)
+		k, ok := index[key]
+		if !ok {
+			index[key] = len(out)
+			out = append(out, session.Constraint{Text: s, Origin: origin})
+			continue
+		}
+		c := &out[k]
+		if older(origin, c.Origin) {
+			prev := c.Origin
+			c.Origin, c.Text = origin, s
+			kept := c.Also[:0]
+			for _, x := range c.Also {
+				if x != origin {
+					kept = append(kept, x)
+				}
+			}
+			c.Also = kept
+			c.Also = addOriginRef(c.Also, prev)
+			continue
+		}
+		if origin != c.Origin {
+			c.Also = addOriginRef(c.Also, origin)
+		}
+	}
+	return out
+}
+
+func addOriginRef(list []session.Origin, o session.Origin) []session.Origin {
+	for _, x := range list {
+		if x == o {
+			return list
+		}
+	}
+	return append(list, o)
+}
+
+// TestSetAgreesWithMerge folds random messages (a small vocabulary, so
+// constraints repeat; origins from three sessions and generations, in any
+// order, repeats included) through a Set and through mergeRef.
+func TestSetAgreesWithMerge(t *testing.T) {
+	vocab := []string{"Never push.", "never PUSH!", "You must test.", "Always lint.", "必须保持。", "Нельзя трогать.", "Just a note.", "Only Go."}
+	sessions := []string{"s1", "s2", "s3"}
+	r := rand.New(rand.NewPCG(19, 80))
+	for round := 0; round < 500; round++ {
+		var ref []session.Constraint
+		// An inherited list, as a graft/origin carries it (maybe with
+		// origins in Also that are said again below).
+		for k := r.IntN(4); k > 0; k-- {
+			ref = mergeRef(ref, vocab[r.IntN(len(vocab))], o(1+r.IntN(2), sessions[r.IntN(3)], int64(1+r.IntN(30))))
+		}
+		set := NewSet(deepCopy(ref))
+		for m := r.IntN(40); m > 0; m-- {
+			var b strings.Builder
+			for k := r.IntN(4); k >= 0; k-- {
+				b.WriteString(vocab[r.IntN(len(vocab))] + " ")
+			}
+			origin := o(1+r.IntN(3), sessions[r.IntN(3)], int64(1+r.IntN(30)))
+			ref = mergeRef(ref, b.String(), origin)
+			if dropped := set.Add(b.String(), origin, 0); dropped != 0 {
+				t.Fatalf("round %d: Add without a cap dropped %d", round, dropped)
+			}
+			if got := set.List(); !reflect.DeepEqual(nilAlso(got), nilAlso(ref)) {
+				t.Fatalf("round %d: after %q at %v\n set  %+v\n merge %+v", round, b.String(), origin, got, ref)
+			}
+		}
+	}
+}
+
+func deepCopy(cs []session.Constraint) []session.Constraint {
+	out := make([]session.Constraint, len(cs))
+	for k, c := range cs {
+		c.Also = append([]session.Origin(nil), c.Also...)
+		out[k] = c
+	}
+	return out
+}
+
+// nilAlso makes empty Also lists nil, for DeepEqual.
+func nilAlso(cs []session.Constraint) []session.Constraint {
+	out := deepCopy(cs)
+	for k := range out {
+		if len(out[k].Also) == 0 {
+			out[k].Also = nil
+		}
+	}
+	return out
+}
+
+// A constraint said again at an origin its Also already holds (past the
+// length where Set indexes an Also list) is not listed twice.
+func TestSetLongAlsoHasNoDuplicates(t *testing.T) {
+	set := NewSet(nil)
+	for seq := int64(1); seq <= 40; seq++ {
+		set.Add("Never push.", o(2, "s", seq), 0)
+	}
+	for seq := int64(2); seq <= 40; seq += 3 {
+		set.Add("never push", o(2, "s", seq), 0)
+	}
+	got := set.List()
+	if len(got) != 1 || got[0].Origin != o(2, "s", 1) || len(got[0].Also) != 39 {
+		t.Fatalf("got %d constraints, origin %v, %d in also; want 1, s seq 1, 39", len(got), got[0].Origin, len(got[0].Also))
+	}
+	for k, a := range got[0].Also {
+		if a.Seq != int64(k+2) {
+			t.Fatalf("also[%d] = %v, want seq %d", k, a, k+2)
+		}
+	}
+	// An older origin promoted out of a long Also, then said again: still once.
+	set.Add("Never push!", o(1, "p", 7), 0)
+	set.Add("Never push!", o(2, "s", 5), 0)
+	got = set.List()
+	if got[0].Origin != o(1, "p", 7) || len(got[0].Also) != 40 {
+		t.Fatalf("after an older origin: origin %v, %d in also; want gen 1 p seq 7, 40", got[0].Origin, len(got[0].Also))
+	}
+}
+
+// Past max, a new constraint is not kept but counted, once per sentence
+// that says it; a constraint already kept still gets its later origins.
+func TestSetCap(t *testing.T) {
+	set := NewSet(nil)
+	if d := set.Add("Never push. Always lint. Only Go.", o(1, "s", 1), 2); d != 1 {
+		t.Fatalf("dropped %d, want 1 (Only Go.)", d)
+	}
+	if d := set.Add("Only Go. only go! You must test. never push", o(1, "s", 2), 2); d != 3 {
+		t.Fatalf("dropped %d, want 3 (two sayings of Only Go., You must test.)", d)
+	}
+	want := []session.Constraint{
+		{Text: "Never push.", Origin: o(1, "s", 1), Also: []session.Origin{o(1, "s", 2)}},
+		{Text: "Always lint.", Origin: o(1, "s", 1)},
+	}
+	if got := set.List(); !reflect.DeepEqual(nilAlso(got), want) {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+// Sayings yields every constraint sentence, repeats included; Extract is
+// Sayings without the repeats.
+func TestSayings(t *testing.T) {
+	text := "Never push. never push!\n```\nmust\n```\n- Always lint. 必须保持。"
+	var got []string
+	for s := range Sayings(text) {
+		got = append(got, s)
+	}
+	want := []string{"Never push.", "never push!", "Always lint.", "必须保持。"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Sayings = %q, want %q", got, want)
+	}
+	n := 0
+	for range Sayings(text) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Fatal("Sayings did not stop when asked")
+	}
+}
+
+// HoldsAll agrees with Holds, constraint by constraint, on texts whose
+// constraints are extracted sentences, cut ones, edited ones and empty ones.
+func TestHoldsAllAgreesWithHolds(t *testing.T) {
+	long := "Rules: you must " + strings.Repeat("keep everything stable ", 30) + "always."
+	origin := "Fix it. Never push to main. " + long + " 必须保持接口不变。"
+	cs := append(Extract(origin), "Never push to dev.", "", "fix it", "NEVER push -- to main", "main. you must keep")
+	got := HoldsAll(origin, cs)
+	for k, c := range cs {
+		if want := Holds(origin, c); got[k] != want {
+			t.Errorf("constraint %q: HoldsAll says %v, Holds %v", c, got[k], want)
+		}
+	}
 }

@@ -30,7 +30,9 @@
 //  6. Sentences equal after Normalize are kept once, first one wins.
 //
 // The output depends on the text only: same text, same constraints, same
-// order.
+// order. Sayings yields the sentences of rules 1-5 one at a time, repeats
+// included, keeping none: a pasted text of many MB costs no list of its
+// sentences.
 //
 // # Identity and origin (Normalize, Merge, Oldest)
 //
@@ -40,10 +42,20 @@
 // (lower generation; in one session, lower seq) and lists every other origin
 // it was said at in Also, each once, in the order they were met.
 //
+// A Set is what Merge does for a fold that merges message after message:
+// it keeps the index of Normalize forms (and, for long Also lists, the
+// origins in them) beside the list, so merging a message costs that
+// message, not the constraints already held. Set.Add can stop growing the
+// list at a maximum; it then counts, instead of keeping, each sentence
+// that is not already a constraint of the set.
+//
 // # Audit (Holds)
 //
 // Holds reports whether the Normalize form of a constraint is a substring of
 // the Normalize form of the origin event's text. A constraint cut by rule 5
 // still holds (its ellipsis normalizes away); an empty constraint never
-// holds, since there is nothing to check.
+// holds, since there is nothing to check. HoldsAll answers Holds for many
+// constraints of one origin text in one reading of it: a constraint equal
+// (after Normalize) to one of the text's own sayings holds; only the
+// others are searched for in the text's Normalize form.
 package anchors

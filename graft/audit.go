@@ -37,7 +37,10 @@ type AuditReport struct {
 	Session     string              `json:"session"`
 	Generation  int                 `json:"generation"`
 	Constraints []AuditedConstraint `json:"constraints"`
-	OK          bool                `json:"ok"`
+	// MoreConstraints counts, per session, the constraint sayings past the
+	// tape's cap (tape.MaxConstraints): not kept, so not audited.
+	MoreConstraints []session.More `json:"moreConstraints,omitempty"`
+	OK              bool           `json:"ok"`
 }
 
 // Audit checks every constraint of id's current tape state (what prepare
@@ -59,12 +62,15 @@ func (s *Service) Audit(id string) (*AuditReport, error) {
 	}
 	cs := bt.tape.Constraints
 	var origins []session.Origin
+	texts := map[session.Origin][]string{}
 	for _, c := range cs {
-		origins = append(origins, c.Origin)
-		origins = append(origins, c.Also...)
+		for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
+			origins = append(origins, o)
+			texts[o] = append(texts[o], c.Text)
+		}
 	}
-	oc := s.newOriginChecker(id, origins)
-	rep := &AuditReport{Session: id, Generation: bt.tape.Generation, Constraints: []AuditedConstraint{}, OK: true}
+	oc := s.newOriginChecker(id, origins, texts)
+	rep := &AuditReport{Session: id, Generation: bt.tape.Generation, Constraints: []AuditedConstraint{}, MoreConstraints: bt.tape.MoreConstraints, OK: true}
 	for _, c := range cs {
 		ac := AuditedConstraint{Text: c.Text, Origin: c.Origin, Also: nonNil(c.Also), Checks: []AuditCheck{}}
 		for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
@@ -96,8 +102,10 @@ func (r *AuditReport) Err() error {
 }
 
 // originChecker re-reads origins cited from session id: id's lineage is
-// read once, and each origin session's log once, up to the last seq
-// wanted.
+// read once, each origin session's log once, up to the last seq wanted,
+// and each origin event's text once for all the constraints that cite it
+// (anchors.HoldsAll), so an audit costs the size of the texts it reads,
+// not that size times the constraints.
 type originChecker struct {
 	id       string
 	chain    []Ancestor
@@ -105,10 +113,22 @@ type originChecker struct {
 	events   map[string]map[int64]*session.Event
 	lastSeq  map[string]int64
 	readErr  map[string]error
+	// human says, per origin event read, whether it is a human
+	// instruction (asked once: it searches the whole text for the graft
+	// marker); holds, which texts it holds.
+	human map[eventKey]bool
+	holds map[eventKey]map[string]bool
 }
 
-func (s *Service) newOriginChecker(id string, origins []session.Origin) *originChecker {
-	oc := &originChecker{id: id, events: map[string]map[int64]*session.Event{}, lastSeq: map[string]int64{}, readErr: map[string]error{}}
+type eventKey struct {
+	session string
+	seq     int64
+}
+
+// newOriginChecker reads origins, for checking that each holds the texts
+// that texts lists for it.
+func (s *Service) newOriginChecker(id string, origins []session.Origin, texts map[session.Origin][]string) *originChecker {
+	oc := &originChecker{id: id, events: map[string]map[int64]*session.Event{}, lastSeq: map[string]int64{}, readErr: map[string]error{}, human: map[eventKey]bool{}, holds: map[eventKey]map[string]bool{}}
 	oc.chain, oc.chainErr = s.Ancestors(id)
 	want := map[string]map[int64]bool{}
 	for _, o := range origins {
@@ -122,6 +142,27 @@ func (s *Service) newOriginChecker(id string, origins []session.Origin) *originC
 	}
 	for sid, seqs := range want {
 		oc.events[sid], oc.lastSeq[sid], oc.readErr[sid] = s.readSeqs(sid, seqs)
+		for seq, ev := range oc.events[sid] {
+			oc.human[eventKey{sid, seq}] = ev.IsHumanInstruction()
+		}
+	}
+	// Every text cited at one event, checked in one reading of its text.
+	perEvent := map[eventKey][]string{}
+	for o, ts := range texts {
+		k := eventKey{o.Session, o.Seq}
+		perEvent[k] = append(perEvent[k], ts...)
+	}
+	for k, ts := range perEvent {
+		ev := oc.events[k.session][k.seq]
+		if ev == nil || !oc.human[k] {
+			continue // check says why
+		}
+		held := anchors.HoldsAll(ev.Text, ts)
+		m := make(map[string]bool, len(ts))
+		for i, t := range ts {
+			m[t] = held[i]
+		}
+		oc.holds[k] = m
 	}
 	return oc
 }
@@ -172,15 +213,20 @@ func (oc *originChecker) check(o session.Origin, texts []string) (*session.Event
 		}
 		return nil, fmt.Sprintf("missing event: %s has seqs 1..%d, no seq %d", o.Session, oc.lastSeq[o.Session], o.Seq)
 	}
-	if !ev.IsHumanInstruction() {
+	if !oc.human[eventKey{o.Session, o.Seq}] {
 		what := fmt.Sprintf("an event of type %s from source.kind %q", ev.Type, ev.Source.Kind)
 		if strings.Contains(ev.Text, session.GraftMarker) {
 			what += " carrying the graft marker"
 		}
 		return ev, fmt.Sprintf("not a human instruction: seq %d of %s is %s", o.Seq, o.Session, what)
 	}
+	held := oc.holds[eventKey{o.Session, o.Seq}]
 	for _, t := range texts {
-		if !anchors.Holds(ev.Text, t) {
+		ok, known := held[t]
+		if !known {
+			ok = anchors.Holds(ev.Text, t)
+		}
+		if !ok {
 			return ev, fmt.Sprintf("text mismatch: seq %d of %s no longer contains the constraint; it reads %q", o.Seq, o.Session, clipText(ev.Text, 160))
 		}
 	}
@@ -310,7 +356,7 @@ func (s *Service) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 	slices.SortFunc(order, func(a, b session.Origin) int {
 		return cmp.Or(cmp.Compare(a.Generation, b.Generation), cmp.Compare(a.Session, b.Session), cmp.Compare(a.Seq, b.Seq))
 	})
-	oc := s.newOriginChecker(id, order)
+	oc := s.newOriginChecker(id, order, texts)
 	for _, o := range order {
 		oev, problem := oc.check(o, texts[o])
 		out.Origins = append(out.Origins, CitedOrigin{Origin: o, CitedBy: cites[o], Event: oev, OK: problem == "", Problem: problem})

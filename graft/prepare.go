@@ -25,24 +25,28 @@ type PrepareOptions struct {
 
 // Review is what prepare returns for a person or an agent to approve.
 type Review struct {
-	PreparedID     string               `json:"preparedId"`
-	Source         string               `json:"source"`
-	BoundarySeq    int64                `json:"boundarySeq"`
-	LastSeq        int64                `json:"lastSeq"`
-	Generation     int                  `json:"generation"`
-	Goal           []session.Quote      `json:"goal"`
-	Progress       string               `json:"progress"`
-	Constraints    []session.Constraint `json:"constraints"`
-	Leftovers      []tape.Leftover      `json:"leftovers"`
-	TapeChars      int                  `json:"tapeChars"`
-	CarryoverChars int                  `json:"carryoverChars"`
-	TapeHash       string               `json:"tapeHash"`
-	PrefixHash     string               `json:"prefixHash"`
-	Warnings       []string             `json:"warnings"`
-	Options        tape.Options         `json:"options"`
-	AllowReslice   bool                 `json:"allowReslice,omitempty"`
-	Expires        time.Time            `json:"expires"`
-	Tape           string               `json:"tape"`
+	PreparedID  string               `json:"preparedId"`
+	Source      string               `json:"source"`
+	BoundarySeq int64                `json:"boundarySeq"`
+	LastSeq     int64                `json:"lastSeq"`
+	Generation  int                  `json:"generation"`
+	Goal        []session.Quote      `json:"goal"`
+	Progress    string               `json:"progress"`
+	Constraints []session.Constraint `json:"constraints"`
+	// MoreConstraints counts, per session, the constraint sayings past
+	// the tape's cap (tape.MaxConstraints) that Constraints does not list:
+	// recall them there.
+	MoreConstraints []session.More  `json:"moreConstraints,omitempty"`
+	Leftovers       []tape.Leftover `json:"leftovers"`
+	TapeChars       int             `json:"tapeChars"`
+	CarryoverChars  int             `json:"carryoverChars"`
+	TapeHash        string          `json:"tapeHash"`
+	PrefixHash      string          `json:"prefixHash"`
+	Warnings        []string        `json:"warnings"`
+	Options         tape.Options    `json:"options"`
+	AllowReslice    bool            `json:"allowReslice,omitempty"`
+	Expires         time.Time       `json:"expires"`
+	Tape            string          `json:"tape"`
 }
 
 // built is one scan of a source: the tape and the state fold.
@@ -135,7 +139,7 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	rv := &Review{
 		PreparedID: catalog.NewPreparedID(now), Source: source,
 		BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq, Generation: t.Generation,
-		Goal: nonNil(t.Goal), Progress: t.Progress, Constraints: nonNil(t.Constraints),
+		Goal: nonNil(t.Goal), Progress: t.Progress, Constraints: nonNil(t.Constraints), MoreConstraints: t.MoreConstraints,
 		Leftovers: nonNil(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
 		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonNil(t.Warnings),
 		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text,

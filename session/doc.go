@@ -34,11 +34,14 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit      {firstGoal, constraints}
-//	firstGoal    {text, origin}               the first human instruction of generation 1
-//	constraints  [{text, origin, also}]       each hard constraint; also lists the later
-//	                                          origins it was said again at
-//	origin       {generation, session, seq}   the human message it was copied from
+//	inherit          {firstGoal, constraints, moreConstraints}
+//	firstGoal        {text, origin}               the first human instruction of generation 1
+//	constraints      [{text, origin, also}]       each hard constraint; also lists the later
+//	                                              origins it was said again at
+//	origin           {generation, session, seq}   the human message it was copied from
+//	moreConstraints  [{session, n, from, to}]     omitted when empty: per session, n constraint
+//	                                              sayings at seqs from..to that the tape's fold
+//	                                              did not keep past its cap (tape/doc.go, Budget)
 //
 // seq starts at 1 and rises by exactly 1; a gap or a repeat is an error that
 // names both seqs.

@@ -124,6 +124,18 @@ type Quote struct {
 type Inherited struct {
 	FirstGoal   *Quote       `json:"firstGoal,omitempty"`
 	Constraints []Constraint `json:"constraints,omitempty"`
+	// MoreConstraints counts, per session, the constraint sayings the
+	// tape's fold did not keep past its cap (tape/doc.go, Budget).
+	MoreConstraints []More `json:"moreConstraints,omitempty"`
+}
+
+// More counts things said in one session, at seqs From..To, that were not
+// kept: the place to recall them.
+type More struct {
+	Session string `json:"session"`
+	N       int    `json:"n"`
+	From    int64  `json:"from"`
+	To      int64  `json:"to"`
 }
 
 // OKResult reports whether a tool/result succeeded. Absent "ok" counts as

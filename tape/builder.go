@@ -37,9 +37,20 @@ const (
 )
 
 const (
-	prefixVersion   = "graft-prefix-v2"
-	snapshotVersion = 2 // 1 held graft-prefix-v1 hash states
+	prefixVersion = "graft-prefix-v2"
+	// 1 held graft-prefix-v1 hash states; 2 kept every constraint.
+	snapshotVersion = 3
 )
+
+// MaxConstraints is how many constraints the fold keeps (tape/doc.go,
+// Budget): more than any budget can show, since a constraint line is at
+// least 27 runes with its newline and MaxBudget / 27 is 3703. The sayings
+// of the others are counted per session (state.MoreConstraints).
+const MaxConstraints = 4000
+
+// keptConstraints is MaxConstraints; tests raise it to compare with a fold
+// that keeps every constraint.
+var keptConstraints = MaxConstraints
 
 // Builder folds a session's events, in seq order, into what a tape needs.
 // Memory does not grow with tool-output size: outputs are hashed and
@@ -47,6 +58,9 @@ const (
 type Builder struct {
 	st      state
 	running hash.Hash // prefix hash over every event so far
+	// cons indexes st.Constraints for the next human instruction; nil
+	// until one comes (and after st.Constraints is replaced).
+	cons *anchors.Set
 }
 
 // state is the whole fold; Snapshot writes it as JSON.
@@ -59,8 +73,11 @@ type state struct {
 	Origin     *quote `json:"origin,omitempty"` // the graft/origin at seq 1, as a recall label
 
 	Constraints []session.Constraint `json:"constraints,omitempty"`
-	FirstGoal   *session.Quote       `json:"firstGoal,omitempty"`
-	Latest      []session.Quote      `json:"latest,omitempty"`
+	// MoreConstraints counts, per session, the sayings of constraints
+	// not kept past keptConstraints.
+	MoreConstraints []session.More  `json:"moreConstraints,omitempty"`
+	FirstGoal       *session.Quote  `json:"firstGoal,omitempty"`
+	Latest          []session.Quote `json:"latest,omitempty"`
 
 	Boundary int64 `json:"boundary"`
 	// RunningHash and PrefixState are sha256 MarshalBinary states: over
@@ -273,6 +290,18 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			st.FirstGoal = &q
 		}
 		st.Constraints = anchorsCopy(ev.Inherit.Constraints)
+		st.MoreConstraints = append([]session.More(nil), ev.Inherit.MoreConstraints...)
+		if len(st.Constraints) > keptConstraints {
+			// Written before the cap: the constraints past it are
+			// counted, each with every origin it was said at.
+			for _, c := range st.Constraints[keptConstraints:] {
+				for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
+					st.MoreConstraints = addMore(st.MoreConstraints, o.Session, 1, o.Seq)
+				}
+			}
+			st.Constraints = st.Constraints[:keptConstraints:keptConstraints]
+		}
+		b.cons = nil
 	}
 	st.Origin = &quote{Seq: ev.Seq, Text: fmt.Sprintf("graft/origin: grafted from %s at boundary seq=%d (this is generation %d)", ev.Parent, ev.ParentBoundary, ev.Generation)}
 }
@@ -304,7 +333,14 @@ func (b *Builder) addHuman(ev *session.Event) {
 	if len(st.Latest) > keptLatestGoals {
 		st.Latest = append(st.Latest[:0:0], st.Latest[len(st.Latest)-keptLatestGoals:]...)
 	}
-	st.Constraints = anchors.Merge(st.Constraints, ev.Text, origin)
+	if b.cons == nil {
+		b.cons = anchors.NewSet(st.Constraints)
+	}
+	dropped := b.cons.Add(ev.Text, origin, keptConstraints)
+	st.Constraints = b.cons.List()
+	if dropped > 0 {
+		st.MoreConstraints = addMore(st.MoreConstraints, st.SessionID, dropped, ev.Seq)
+	}
 
 	// The open turn closes; this instruction opens the next one.
 	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
@@ -329,6 +365,19 @@ func (b *Builder) addHuman(ev *session.Event) {
 		st.RecallDropped.add(st.Recall[0].Seq, st.Recall[0].Seq)
 		st.Recall = append(st.Recall[:0:0], st.Recall[1:]...)
 	}
+}
+
+// addMore counts n sayings at seq of session sess into more: into the
+// session's entry, else a new one at the end.
+func addMore(more []session.More, sess string, n int, seq int64) []session.More {
+	for k := range more {
+		if m := &more[k]; m.Session == sess {
+			m.N += n
+			m.From, m.To = min(m.From, seq), max(m.To, seq)
+			return more
+		}
+	}
+	return append(more, session.More{Session: sess, N: n, From: seq, To: seq})
 }
 
 // add keeps a message, dropping the oldest non-human ones past the caps.

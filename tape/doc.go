@@ -15,12 +15,16 @@
 // result (at most 256), the last 5 failed tool results and sub-agent
 // reports, recall labels of the first and the last 40 turns, and two sha256
 // states. Constraints grow with the human's words only: one per distinct
-// constraint, and one origin per time it was said again. Tool outputs are hashed and dropped. Kept texts are capped; a cap
-// that cuts a text says so with "… [cut: recall seq=N]".
+// constraint, at most MaxConstraints (4000; see Budget), and one origin per
+// time it was said again. Tool outputs are hashed and dropped. Kept texts
+// are capped; a cap that cuts a text says so with "… [cut: recall seq=N]".
+// Merging a human instruction into the constraints costs its own text, not
+// the constraints already kept (anchors.Set).
 //
-// Snapshot writes the fold as JSON (field "v" is the format version, now 1;
-// the sha256 states are MarshalBinary bytes). Restore(Snapshot()) then more
-// Adds gives the same tape as one uninterrupted fold.
+// Snapshot writes the fold as JSON (field "v" is the format version, now 3:
+// version 2 kept every constraint; the sha256 states are MarshalBinary
+// bytes). Restore(Snapshot()) then more Adds gives the same tape as one
+// uninterrupted fold; a snapshot of another version is refused.
 //
 // # Rules
 //
@@ -124,7 +128,32 @@
 //	[cut: N <things>; recall seq=a..b]
 //
 // naming the seqs to recall (foreign sessions as "session <id> seq=a..b").
-// When the parts never cut do not fit, Build returns ErrBudget.
+// When the parts never cut do not fit, Build returns ErrBudget. Each cut
+// costs the same however many entries were cut before it, so a tape of
+// 20,000 todos is cut in linear time.
+//
+// Constraints past the cap. No budget can show more than 3703 constraints:
+// a constraint line is at least 27 runes with its newline ("- ", the
+// text, " (gen 1 session s seq 1)"), and MaxBudget is 100000. So the fold
+// keeps the first MaxConstraints = 4000 distinct constraints, in the order
+// they were first said, each with every origin it was said at. A
+// constraint sentence that is none of them, said when the fold already
+// holds 4000, is not kept: it is counted per session, with the lowest and
+// highest seq it was said at (Tape.MoreConstraints, and the target's
+// inherit.moreConstraints, so the next generation counts them too). Such
+// sayings are not compared with each other, since their text is not kept:
+// one said twice counts twice. They are cut before rendering: the
+// constraints' cut line counts them with the constraints the budget cut
+// and names their seqs,
+//
+//	[cut: N constraints; recall seq=a..b, session <id> seq=c..d]
+//
+// so a tape is the one an uncapped fold gave unless a constraint past the
+// cap was said twice. An inherited list longer than the cap (a target
+// written before it) is cut to it when the fold reads it, each constraint
+// past it counted once per origin it lists. The review lists the kept
+// constraints and, per session, "… N more, recall seq=a..b"; graft audit
+// checks the kept ones and reports the others as not audited.
 //
 // # Hashes
 //

@@ -247,12 +247,13 @@ func TestRestoreRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := map[string][]byte{
-		"not json":         []byte("{"),
-		"other version":    []byte(strings.Replace(string(good), `"v":2`, `"v":9`, 1)),
-		"graft-prefix-v1":  []byte(strings.Replace(string(good), `"v":2`, `"v":1`, 1)),
-		"bad running hash": []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
-		"bad prefix hash":  []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
-		"null file entry":  []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),
+		"not json":                      []byte("{"),
+		"other version":                 []byte(strings.Replace(string(good), `"v":3`, `"v":9`, 1)),
+		"graft-prefix-v1":               []byte(strings.Replace(string(good), `"v":3`, `"v":1`, 1)),
+		"version 2 (no constraint cap)": []byte(strings.Replace(string(good), `"v":3`, `"v":2`, 1)),
+		"bad running hash":              []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
+		"bad prefix hash":               []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
+		"null file entry":               []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),
 	}
 	for name, data := range tests {
 		if string(data) == string(good) {

@@ -36,10 +36,17 @@ type section struct {
 	cutFront         bool
 	order            []int    // cut order; nil: front to back if cutFront, else back to front
 	pre              seqRange // cut by the builder's bounds before rendering
-	cut              []bool
-	ncut             int
-	next             int
-	live             int // Σ (1 + runes) of the items not cut
+	// preOthers is what the builder cut in other sessions (inherited).
+	preOthers map[string]seqRange
+	cut       []bool
+	ncut      int
+	next      int
+	live      int // Σ (1 + runes) of the items not cut
+	// cutOwn and cutOthers are the seqs of the items cut so far, of the
+	// source and of other sessions: kept as they are cut, so that the cut
+	// line costs the same however many items were cut.
+	cutOwn    seqRange
+	cutOthers map[string]seqRange
 }
 
 func (s *section) init() {
@@ -67,12 +74,26 @@ func (s *section) cutNext() {
 	s.next++
 	s.cut[k] = true
 	s.ncut++
-	s.live -= 1 + s.items[k].runes
+	it := s.items[k]
+	s.live -= 1 + it.runes
+	if it.session == "" {
+		s.cutOwn.add(it.from, it.to)
+		return
+	}
+	if s.cutOthers == nil {
+		s.cutOthers = map[string]seqRange{}
+	}
+	r := s.cutOthers[it.session]
+	r.add(it.from, it.to)
+	s.cutOthers[it.session] = r
 }
 
 // cutLine is "[cut: N nouns; recall seq=a..b]", or "" when nothing was cut.
 func (s *section) cutLine() string {
 	n := s.pre.N + s.ncut
+	for _, r := range s.preOthers {
+		n += r.N
+	}
 	if n == 0 {
 		return ""
 	}
@@ -81,35 +102,25 @@ func (s *section) cutLine() string {
 		noun = s.singular
 	}
 	own := s.pre
-	own.N = 0
-	if s.pre.N > 0 {
-		own.N = 1
-	}
-	others := map[string]*seqRange{}
-	for k, it := range s.items {
-		if !s.cut[k] {
-			continue
-		}
-		r := &own
-		if it.session != "" {
-			if others[it.session] == nil {
-				others[it.session] = &seqRange{}
-			}
-			r = others[it.session]
-		}
-		r.add(it.from, it.to)
-	}
+	own.merge(s.cutOwn)
 	var parts []string
 	if own.N > 0 {
 		parts = append(parts, seqSpan(own.From, own.To))
 	}
-	names := make([]string, 0, len(others))
-	for name := range others {
+	names := make([]string, 0, len(s.preOthers)+len(s.cutOthers))
+	for name := range s.preOthers {
 		names = append(names, name)
+	}
+	for name := range s.cutOthers {
+		if _, dup := s.preOthers[name]; !dup {
+			names = append(names, name)
+		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		parts = append(parts, "session "+name+" "+seqSpan(others[name].From, others[name].To))
+		r := s.preOthers[name]
+		r.merge(s.cutOthers[name])
+		parts = append(parts, "session "+name+" "+seqSpan(r.From, r.To))
 	}
 	return fmt.Sprintf("[cut: %d %s; recall %s]", n, noun, strings.Join(parts, ", "))
 }

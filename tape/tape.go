@@ -47,6 +47,9 @@ type Tape struct {
 	Progress    string               `json:"progress"`
 	Todos       []session.Todo       `json:"todos"`
 	Constraints []session.Constraint `json:"constraints"`
+	// MoreConstraints counts, per session, the constraint sayings the fold
+	// did not keep (MaxConstraints): recall them there.
+	MoreConstraints []session.More `json:"moreConstraints,omitempty"`
 	// Inherit is what the target's graft/origin carries to the next
 	// generation.
 	Inherit   session.Inherited `json:"inherit"`
@@ -118,6 +121,10 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 		}
 	}
 	t.Inherit.Constraints = anchorsCopy(st.Constraints)
+	if len(st.MoreConstraints) > 0 {
+		t.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
+		t.Inherit.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
+	}
 	if st.Unattributed > 0 {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("%d successful file-tool results name no path that could be matched to their call (no callId, or no path in the input): not listed in Workspace Files", st.Unattributed))
 	}
@@ -351,12 +358,31 @@ func (b *Builder) constraintsBlock() (*block, *section) {
 	st := &b.st
 	blk := newBlock("Anchor + Hard Constraints")
 	oldest, ok := anchors.Oldest(st.Constraints)
-	if !ok {
+	if !ok && len(st.MoreConstraints) == 0 {
 		blk.addHead("No hard constraints: no human instruction carried a constraint marker.")
 		return blk, nil
 	}
-	blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with the origin it was first said at:")
+	if ok {
+		blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with the origin it was first said at:")
+	} else {
+		blk.addHead("No hard constraint was kept; the ones not kept are named below.")
+	}
 	sec := &section{singular: "constraint", plural: "constraints"}
+	// Sayings the fold did not keep (MaxConstraints) are cut before
+	// rendering: counted in the cut line with the seqs to recall.
+	for _, m := range st.MoreConstraints {
+		r := seqRange{N: m.N, From: m.From, To: m.To}
+		if m.Session == st.SessionID {
+			sec.pre.merge(r)
+			continue
+		}
+		if sec.preOthers == nil {
+			sec.preOthers = map[string]seqRange{}
+		}
+		o := sec.preOthers[m.Session]
+		o.merge(r)
+		sec.preOthers[m.Session] = o
+	}
 	for _, c := range st.Constraints {
 		line := "- " + c.Text + " (" + originText(c.Origin)
 		for k, a := range c.Also {

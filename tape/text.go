@@ -346,6 +346,20 @@ func (r *seqRange) add(from, to int64) {
 	r.N++
 }
 
+// merge adds the seqs and the count of o to r.
+func (r *seqRange) merge(o seqRange) {
+	if o.N == 0 {
+		return
+	}
+	if r.N == 0 || o.From < r.From {
+		r.From = o.From
+	}
+	if r.N == 0 || o.To > r.To {
+		r.To = o.To
+	}
+	r.N += o.N
+}
+
 func seqSpan(from, to int64) string {
 	if from == to {
 		return fmt.Sprintf("seq=%d", from)

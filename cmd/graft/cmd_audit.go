@@ -30,8 +30,13 @@ session's log (retired ancestors included) and checks that it:
 Any failed check is reported (which constraint, which origin, what was found)
 and the exit code is 35 (audit_failed).
 
+Constraint sayings past the tape's cap (4000 kept constraints) are not kept,
+so not audited: the report counts them per session ("… N more, recall
+seq=a..b").
+
 --json: {session, generation, constraints: [{text, origin, also,
-checks: [{origin, ok, problem}]}], ok}`,
+checks: [{origin, ok, problem}]}], moreConstraints: [{session, n, from,
+to}] (only when some were not kept), ok}`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.service()
@@ -88,6 +93,7 @@ func printAudit(w io.Writer, rep *graft.AuditReport) error {
 			return err
 		}
 	}
+	printMoreConstraints(w, "", rep.Session, rep.MoreConstraints, ", not audited")
 	for n, c := range rep.Constraints {
 		for _, chk := range c.Checks {
 			if !chk.OK {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 )
 
@@ -62,6 +63,24 @@ Next: graft commit <preparedId> --hash <tapeHash>
 	return cmd
 }
 
+// printMoreConstraints prints "… N more, recall seq=a..b" for each
+// session's constraint sayings past the tape's cap (tape.MaxConstraints),
+// the way a tape's cut line names them; source is the session the seqs of
+// whose own sayings need no session name.
+func printMoreConstraints(w io.Writer, indent, source string, more []session.More, why string) {
+	for _, m := range more {
+		where := ""
+		if m.Session != source {
+			where = "session " + m.Session + " "
+		}
+		span := fmt.Sprintf("seq=%d", m.From)
+		if m.To != m.From {
+			span = fmt.Sprintf("seq=%d..%d", m.From, m.To)
+		}
+		fmt.Fprintf(w, "%s… %d more, recall %s%s (constraint sayings past the tape's cap of %d, not kept%s)\n", indent, m.N, where, span, tape.MaxConstraints, why)
+	}
+}
+
 func printReview(w io.Writer, rv *graft.Review) {
 	fmt.Fprintf(w, "Review %s of %s (generation %d)\n", rv.PreparedID, rv.Source, rv.Generation)
 	fmt.Fprintf(w, "  boundary seq %d, last seq %d; tape %d chars (carryover %d)\n", rv.BoundarySeq, rv.LastSeq, rv.TapeChars, rv.CarryoverChars)
@@ -74,6 +93,7 @@ func printReview(w io.Writer, rv *graft.Review) {
 	for _, c := range rv.Constraints {
 		fmt.Fprintf(w, "  - %s  [%s]\n", clip(c.Text, 160, false), c.Origin)
 	}
+	printMoreConstraints(w, "  ", rv.Source, rv.MoreConstraints, "")
 	if len(rv.Leftovers) > 0 {
 		fmt.Fprintln(w, "Leftovers of earlier crashed grafts:")
 		for _, l := range rv.Leftovers {

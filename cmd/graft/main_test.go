@@ -14,7 +14,8 @@ import (
 // TestMain lets the scripts run the real main as "graft" in a child process.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"graft": func() { os.Exit(main1()) },
+		"graft":        func() { os.Exit(main1()) },
+		"graft-rusage": rusageMain,
 	})
 }
 
