@@ -25,7 +25,9 @@
 //	lastSeq       the session's last seq once those lines were appended
 //	settings      options that shape the mapping (keepThinking, parentSession)
 //	state         the importer's memory across lines: tool calls still
-//	              waiting for their result (their tool name, the sub-agent)
+//	              waiting for their result (their tool name, the sub-agent);
+//	              Codex: whether the rollout has shown a user message's twin,
+//	              and a user message held until the next line (codex/doc.go)
 //	updated       RFC 3339 time of the write
 //
 // # A run
@@ -33,7 +35,10 @@
 //  1. Take imports/<id>.lock without waiting; held: ErrBusy.
 //  2. Read the cursor. A cursor of another format or with other settings is
 //     refused (ErrFormat, ErrSettings): the mapping would change half-way.
-//  3. Open the source. If it is shorter than offset: ErrSourceShortened. Read
+//  3. Open the source: anything but a regular file (a FIFO, a device, a
+//     directory; a symlink is followed to its file) is refused with
+//     ErrNotRegular before it is opened for a read that could block. If it
+//     is shorter than offset: ErrSourceShortened. Read
 //     [0, offset) and hash it; a different hash: ErrSourceRewritten. Either
 //     way nothing is appended. A different path or inode with the same
 //     prefix bytes (a host that replaces the file by rename) is a warning.

@@ -42,6 +42,16 @@ type Mapper interface {
 	LoadState(json.RawMessage) error
 }
 
+// Holder is a Mapper that can hold a line's events until a later line
+// decides what they are (Codex: a user message until the line that shows
+// whether its twin follows). It emits them then with meta "line" set to
+// the line they came from; what it holds is in its state. Held says what
+// it holds, "" when nothing: a run that ends with something held says so
+// in a warning.
+type Holder interface {
+	Held() string
+}
+
 // Line is one complete source line.
 type Line struct {
 	Num    int    // 1-based
@@ -169,6 +179,11 @@ func (r *run) do() (_ *Summary, err error) {
 	if err := r.consume(); err != nil {
 		return r.sum, r.abort(err)
 	}
+	if h, ok := r.m.(Holder); ok {
+		if held := h.Held(); held != "" {
+			r.sum.warn("%s", held)
+		}
+	}
 	if r.verify != nil {
 		r.skipMarks()
 		// A scan that failed ends the walk early: that is a read error, not
@@ -217,9 +232,9 @@ func (r *run) abort(err error) error {
 // openSource opens the transcript and, when a cursor exists, proves that
 // the part already imported is byte for byte what it was.
 func (r *run) openSource(cur *Cursor) error {
-	f, err := os.Open(r.src)
+	f, err := openRegular(r.src)
 	if err != nil {
-		return fmt.Errorf("importer: opening source: %w", err)
+		return err
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -260,6 +275,26 @@ func (r *run) openSource(cur *Cursor) error {
 	}
 	r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 	return nil
+}
+
+// openRegular opens a transcript for reading, refusing anything but a
+// regular file (ErrNotRegular) before it can block: a FIFO's open waits for
+// a writer, its read for data. It looks first (stat follows a symlink to
+// its file) and then opens without blocking (O_NONBLOCK, which changes
+// nothing for a regular file); the caller checks the open file again.
+func openRegular(path string) (*os.File, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("importer: opening source: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s (%s)", ErrNotRegular, path, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("importer: opening source: %w", err)
+	}
+	return f, nil
 }
 
 // closeAfter closes the source after err, keeping both errors if the close
@@ -375,7 +410,11 @@ func (r *run) take(out *Output, num int, off int64, size int) error {
 	for _, ev := range out.events {
 		meta := make(map[string]string, len(ev.Meta)+1)
 		maps.Copy(meta, ev.Meta)
-		meta["line"] = line
+		if meta["line"] == "" {
+			// A mapper that held a line's events until a later line
+			// (Holder) names the line they came from itself.
+			meta["line"] = line
+		}
 		ev.Meta = meta
 		r.sum.Counts.add(&ev)
 		if r.verify != nil {

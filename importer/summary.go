@@ -99,6 +99,9 @@ type Summary struct {
 	SubSessions  []*Summary    `json:"subSessions,omitempty"`
 }
 
+// Warn adds a warning to the summary (an importer's own, beside the run's).
+func (s *Summary) Warn(format string, args ...any) { s.warn(format, args...) }
+
 func (s *Summary) warn(format string, args ...any) {
 	s.WarningCount++
 	if len(s.Warnings) < maxListed {

@@ -67,8 +67,9 @@ func newImportClaudeCodeCmd(a *app) *cobra.Command {
 		Use:   "claude-code <transcript.jsonl>",
 		Short: "Import a Claude Code transcript (~/.claude/projects/<dir>/<uuid>.jsonl)",
 		Long: `Imports a Claude Code transcript, and each sub-agent transcript under
-<uuid>/subagents/ beside it as a session of its own (<id>.agent-<name>),
-linked from the parent's sub-agent report.`,
+<uuid>/subagents/ beside it as a session of its own (agent-<name>.jsonl into
+<id>.agent-<name>, another <name>.jsonl into <id>.subagent-<name>), linked
+from the parent's sub-agent report.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if done, err := a.followBound(hosts.ClaudeCode, args[0], &f); done {

@@ -63,9 +63,20 @@
 //
 // # Sub-agents
 //
-// <dir>/<uuid>/subagents/*.jsonl beside the transcript are imported as
-// sessions of their own, <id>.agent-<name> (name: the file name without
-// "agent-" and ".jsonl"), incrementally like the main one. Their events
-// carry meta parentSession = <id>; the parent's report names them in meta
-// subSession. None of their user lines is a human instruction.
+// <dir>/<uuid>/subagents/*.jsonl beside the transcript (regular files) are
+// imported as sessions of their own, incrementally like the main one:
+// agent-<name>.jsonl, the name Claude Code writes, into <id>.agent-<name>;
+// any other <name>.jsonl into <id>.subagent-<name>, so that agent-x.jsonl
+// and x.jsonl are two sessions. A name that does not make a valid session
+// id (a character outside [A-Za-z0-9._-], or longer than the 128
+// characters an id may have) has those characters replaced by '-', is cut
+// to fit, and ends in '-' and the first 8 hex digits of the sha256 of the
+// file name. When even that does not fit (a long --id), or two files would
+// share an id, that sub-agent is left out with a warning in the summary;
+// the transcript and the other sub-agents are still imported. A transcript
+// named without an extension has no sub-agent directory (it would lie
+// inside the transcript). Their events carry meta parentSession = <id>;
+// the parent's report names them in meta subSession (agent-<id>.jsonl when
+// both it and <id>.jsonl exist). None of their user lines is a human
+// instruction.
 package claudecode

@@ -23,8 +23,9 @@
 //
 // # Response items (models.rs ResponseItem)
 //
-//	message user             the human's words (user/message kind "user") unless they are an
-//	                         injection: <environment_context>, <user_instructions>,
+//	message user             see "Who wrote a user message": the human's words (user/message
+//	                         kind "user") unless they are an injection: <environment_context>,
+//	                         <user_instructions>,
 //	                         <user_shell_command>, <turn_aborted>, <permissions instructions>,
 //	                         <collaboration_mode>, <subagent_notification>, <INSTRUCTIONS>,
 //	                         "# AGENTS.md instructions for …" (kind "system"), <skill> (kind
@@ -50,6 +51,33 @@
 // the tape reads its "*** Update File: path" lines; meta viaTool names a
 // shell that carried it. update_plan is also a todo/write: one todo per plan
 // step, id = 1-based index, status as given.
+//
+// # Who wrote a user message
+//
+// Structure first, prefixes second. Codex records what the person typed
+// twice: the response_item the model sees and a twin for its UI, an
+// event_msg user_message (exec resume, interactive sessions) or an
+// event_msg item_completed whose item is a UserMessage (0.169 exec). What
+// Codex injects on the user's side (AGENTS.md, the environment context,
+// hook text) has no twin. So once a rollout has shown a twin, a
+// response_item user message is the human's only when its twin follows;
+// without one it is injected, whatever its text: a part a prefix names
+// keeps that name, any other part is source.name "injected". A rollout
+// that has shown no twin yet is judged by the prefixes above alone, as
+// are the messages of a rollout that carries none.
+//
+// The twin comes after its response_item, so a response_item user message
+// is held until the next line that decides: the twin (the human's), or any
+// other line but bookkeeping (turn_context, world_state,
+// token_usage_record, event_msg token_count, task_started, task_complete,
+// and malformed lines, which decide nothing). It is then emitted, in
+// order, with meta "line" of its own line. A twin met with nothing held
+// makes the next user message the human's if it comes before any other
+// deciding line. What is held, and whether a twin was seen, is kept in the
+// cursor's state, so an import that stops between a message and its twin
+// resumes to the same events; that run's summary warns that the message
+// waits for the next line. A cursor written before this rule starts as if
+// no twin had been seen.
 //
 // # One record per message
 //

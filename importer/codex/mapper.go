@@ -28,6 +28,21 @@ type Mapper struct {
 	// open maps the call_id of a tool call without output to the tool name
 	// it was imported with (outputs carry only the call_id).
 	open map[string]string
+	// twins: the rollout has shown a twin (doc.go, "Who wrote a user
+	// message"), so a user message without one is injected.
+	twins bool
+	// held is a user message waiting for the next line to tell whether its
+	// twin follows; twinAhead, a twin that came with no message held, for
+	// the user message that comes next.
+	held      *heldMessage
+	twinAhead bool
+}
+
+// heldMessage is a response_item user message not yet emitted.
+type heldMessage struct {
+	Line      int      `json:"line"`
+	Timestamp string   `json:"timestamp,omitempty"`
+	Texts     []string `json:"texts"`
 }
 
 // NewMapper returns a Mapper with no open tool calls.
@@ -43,11 +58,24 @@ func (m *Mapper) Settings() map[string]string {
 
 type mapperState struct {
 	OpenCalls map[string]string `json:"openCalls,omitempty"`
+	Twins     bool              `json:"twins,omitempty"`
+	Held      *heldMessage      `json:"held,omitempty"`
+	TwinAhead bool              `json:"twinAhead,omitempty"`
 }
 
-// SaveState implements importer.Mapper: the tool calls without output.
+// SaveState implements importer.Mapper: the tool calls without output,
+// whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead})
+}
+
+// Held implements importer.Holder: the user message that waits for the
+// next line of the rollout.
+func (m *Mapper) Held() string {
+	if m.held == nil {
+		return ""
+	}
+	return fmt.Sprintf("line %d: a user message waits for the next line of the rollout to tell whether the human wrote it (its twin); it is imported then", m.held.Line)
 }
 
 // LoadState implements importer.Mapper.
@@ -63,6 +91,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	for id, name := range st.OpenCalls {
 		m.open[id] = name
 	}
+	m.twins, m.held, m.twinAhead = st.Twins, st.Held, st.TwinAhead
 	return nil
 }
 
@@ -100,6 +129,10 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 			return nil
 		}
 		payload, rl.Type = l.Bytes, "response_item"
+	}
+	switch m.whoWrote(l, &rl, payload, out) {
+	case lineHeld:
+		return nil
 	}
 	switch rl.Type {
 	case "session_meta":
@@ -252,34 +285,16 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 }
 
 func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
-	var parts []textPart
-	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '"' {
-		var s string
-		if err := json.Unmarshal(c, &s); err != nil {
-			out.Malformed(fmt.Errorf("message content: %w", err))
-			return
-		}
-		parts = append(parts, textPart{Type: "input_text", Text: s})
-	} else if len(c) > 0 {
-		if err := json.Unmarshal(c, &parts); err != nil {
-			out.Malformed(fmt.Errorf("message content: %w", err))
-			return
-		}
+	texts, err := messageTexts(it, out)
+	if err != nil {
+		out.Malformed(err)
+		return
 	}
-	var texts []string
-	for _, p := range parts {
-		switch p.Type {
-		case "input_text", "output_text", "text":
-			texts = append(texts, p.Text)
-		case "input_image":
-			texts = append(texts, "[image]")
-		default:
-			out.Skip("message content " + p.Type)
-		}
+	if it.Role == "user" {
+		// whoWrote holds it until the next line tells who wrote it.
+		return
 	}
 	switch it.Role {
-	case "user":
-		m.userMessage(rl, texts, out)
 	case "assistant":
 		text := strings.Join(texts, "\n")
 		if strings.TrimSpace(text) == "" {
@@ -306,10 +321,51 @@ func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 }
 
+// messageTexts reads the texts of a message's content parts; out, when
+// not nil, counts the parts that are not text.
+func messageTexts(it *item, out *importer.Output) ([]string, error) {
+	var parts []textPart
+	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '"' {
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return nil, fmt.Errorf("message content: %w", err)
+		}
+		parts = append(parts, textPart{Type: "input_text", Text: s})
+	} else if len(c) > 0 {
+		if err := json.Unmarshal(c, &parts); err != nil {
+			return nil, fmt.Errorf("message content: %w", err)
+		}
+	}
+	var texts []string
+	for _, p := range parts {
+		switch p.Type {
+		case "input_text", "output_text", "text":
+			texts = append(texts, p.Text)
+		case "input_image":
+			texts = append(texts, "[image]")
+		default:
+			if out != nil {
+				out.Skip("message content " + p.Type)
+			}
+		}
+	}
+	return texts, nil
+}
+
 // userMessage splits a user message's parts into the harness's injections
 // and the human's words, keeping their order; consecutive human parts are
-// one instruction.
-func (m *Mapper) userMessage(rl *rolloutLine, texts []string, out *importer.Output) {
+// one instruction. With injected, the parts that no prefix names are
+// injected too (a user message without its twin; source.name "injected").
+// line, when not 0, is the rollout line of a message that was held.
+func (m *Mapper) userMessage(rl *rolloutLine, texts []string, injected bool, line int, out *importer.Output) {
+	event := func(src session.Source, text string) {
+		ev := m.event(rl, session.TypeUserMessage, src)
+		ev.Text = text
+		if line > 0 {
+			ev.Meta["line"] = strconv.Itoa(line)
+		}
+		out.Emit(ev)
+	}
 	var human []string
 	flush := func() {
 		text := strings.Join(human, "\n")
@@ -317,17 +373,17 @@ func (m *Mapper) userMessage(rl *rolloutLine, texts []string, out *importer.Outp
 		if strings.TrimSpace(text) == "" {
 			return
 		}
-		ev := m.event(rl, session.TypeUserMessage, session.Source{Kind: session.KindUser})
-		ev.Text = text
-		out.Emit(ev)
+		if injected {
+			event(system("injected"), text)
+			return
+		}
+		event(session.Source{Kind: session.KindUser}, text)
 	}
 	for _, t := range texts {
-		injected, rest, src := splitInjection(t)
-		if injected != "" {
+		inj, rest, src := splitInjection(t)
+		if inj != "" {
 			flush()
-			ev := m.event(rl, session.TypeUserMessage, src)
-			ev.Text = injected
-			out.Emit(ev)
+			event(src, inj)
 		}
 		if rest != "" {
 			human = append(human, rest)
@@ -337,6 +393,95 @@ func (m *Mapper) userMessage(rl *rolloutLine, texts []string, out *importer.Outp
 	if len(texts) == 0 {
 		out.Skip("empty user message")
 	}
+}
+
+// What a line does to a held user message (doc.go, "Who wrote a user
+// message").
+const (
+	lineOther   = iota // decides: a held message has no twin
+	lineHeld           // a response_item user message, now held
+	lineTwin           // a twin: the held message is the human's
+	lineNeutral        // bookkeeping, malformed: decides nothing
+)
+
+// whoWrote sees each line before it is mapped: it holds a response_item
+// user message, and emits a held one when the line decides who wrote it.
+func (m *Mapper) whoWrote(l importer.Line, rl *rolloutLine, payload json.RawMessage, out *importer.Output) int {
+	kind, texts := classify(rl, payload, out)
+	switch kind {
+	case lineNeutral:
+		return kind
+	case lineTwin:
+		m.twins = true
+		if m.held != nil {
+			m.release(false, out)
+		} else {
+			m.twinAhead = true
+		}
+		return kind
+	}
+	if m.held != nil {
+		m.release(m.twins, out)
+	}
+	ahead := m.twinAhead
+	m.twinAhead = false
+	if kind != lineHeld {
+		return kind
+	}
+	if ahead {
+		// Its twin came first.
+		m.userMessage(rl, texts, false, 0, out)
+		return kind
+	}
+	m.held = &heldMessage{Line: l.Num, Timestamp: rl.Timestamp, Texts: texts}
+	return kind
+}
+
+// release emits the held user message: the human's (split by the
+// prefixes), or injected when the rollout has twins and it had none.
+func (m *Mapper) release(injected bool, out *importer.Output) {
+	h := m.held
+	m.held = nil
+	m.userMessage(&rolloutLine{Timestamp: h.Timestamp}, h.Texts, injected, h.Line, out)
+}
+
+// classify tells what a line is to the twin rule; for a response_item user
+// message it returns its texts too (counting in out the parts that are not
+// text, as message does for other roles).
+func classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (int, []string) {
+	switch rl.Type {
+	case "turn_context", "world_state", "token_usage_record":
+		return lineNeutral, nil
+	case "event_msg":
+		var em struct {
+			Type string `json:"type"`
+			Item struct {
+				Type string `json:"type"`
+			} `json:"item"`
+		}
+		if json.Unmarshal(payload, &em) != nil {
+			return lineNeutral, nil
+		}
+		switch {
+		case em.Type == "user_message", em.Type == "item_completed" && em.Item.Type == "UserMessage":
+			return lineTwin, nil
+		case em.Type == "token_count", em.Type == "task_started", em.Type == "task_complete":
+			return lineNeutral, nil
+		}
+	case "response_item":
+		var it item
+		if json.Unmarshal(payload, &it) != nil {
+			return lineNeutral, nil
+		}
+		if it.Type == "message" && it.Role == "user" {
+			if _, err := messageTexts(&it, nil); err != nil {
+				return lineNeutral, nil // message reports it
+			}
+			texts, _ := messageTexts(&it, out)
+			return lineHeld, texts
+		}
+	}
+	return lineOther, nil
 }
 
 // injectionTags open the texts Codex itself puts in user messages, by the

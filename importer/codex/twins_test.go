@@ -1,0 +1,223 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
+)
+
+// Issue 19, finding 9a: on a rollout that carries twins (event_msg
+// user_message, or event_msg item_completed with a UserMessage item), a
+// response_item user message is the human's only when its twin follows;
+// without a twin it is injected, whatever its text. A rollout without any
+// twin keeps the prefix rules.
+
+// rolloutBuilder writes rollout lines.
+type rolloutBuilder struct {
+	lines []string
+	sec   int
+}
+
+func (b *rolloutBuilder) add(typ string, payload any) *rolloutBuilder {
+	p, err := json.Marshal(payload)
+	if err != nil {
+		panic(err)
+	}
+	b.sec++
+	b.lines = append(b.lines, fmt.Sprintf(`{"timestamp":"2026-11-30T10:00:%02d.000Z","type":%q,"payload":%s}`, b.sec%60, typ, p))
+	return b
+}
+
+func (b *rolloutBuilder) meta() *rolloutBuilder {
+	return b.add("session_meta", map[string]any{"id": "0199b2c4-0000-7000-8000-000000000001", "cwd": "/w"})
+}
+
+func (b *rolloutBuilder) user(text string) *rolloutBuilder {
+	return b.add("response_item", map[string]any{"type": "message", "role": "user", "content": []map[string]string{{"type": "input_text", "text": text}}})
+}
+
+func (b *rolloutBuilder) assistant(text string) *rolloutBuilder {
+	return b.add("response_item", map[string]any{"type": "message", "role": "assistant", "content": []map[string]string{{"type": "output_text", "text": text}}})
+}
+
+// twin is the event_msg user_message of exec resume and older rollouts.
+func (b *rolloutBuilder) twin(text string) *rolloutBuilder {
+	return b.add("event_msg", map[string]any{"type": "user_message", "message": text, "images": []string{}})
+}
+
+// itemTwin is 0.169 exec's item_completed with a UserMessage item.
+func (b *rolloutBuilder) itemTwin(text string) *rolloutBuilder {
+	return b.add("event_msg", map[string]any{"type": "item_completed", "item": map[string]any{"type": "UserMessage", "id": "u1", "content": []map[string]any{{"type": "text", "text": text, "text_elements": []string{}}}}})
+}
+
+func (b *rolloutBuilder) bookkeeping() *rolloutBuilder {
+	return b.add("event_msg", map[string]any{"type": "token_count", "info": nil})
+}
+
+func (b *rolloutBuilder) write(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rollout-2026-11-30T10-00-00-0199b2c4-0000-7000-8000-000000000001.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(b.lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// userEvents are the user/message events of a session: "line kind/name text".
+func userEvents(t *testing.T, st *session.Store, id string) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range testfixtures.ReadSession(t, st, id) {
+		if ev.Type == session.TypeUserMessage {
+			who := ev.Source.Kind
+			if ev.Source.Name != "" {
+				who += "/" + ev.Source.Name
+			}
+			out = append(out, fmt.Sprintf("%s %s %s", ev.Meta["line"], who, ev.Text))
+		}
+	}
+	return out
+}
+
+func TestTwinsDecideWhoSpoke(t *testing.T) {
+	cases := []struct {
+		name    string
+		rollout *rolloutBuilder
+		want    []string
+	}{
+		{
+			"user_message twins: an unrecognised injection without a twin is not the human's",
+			new(rolloutBuilder).meta().
+				user("<environment_context><cwd>/w</cwd></environment_context>").                    // 2: before any twin: prefixes
+				user("Fix the parser. Never touch main.").twin("Fix the parser. Never touch main."). // 3, 4
+				assistant("Done.").
+				user("<brand_new_context>You MUST obey the new rules.</brand_new_context>"). // 6: no twin
+				assistant("Ok.").
+				user("[redacted]").                            // 8: no twin, unrecognisable
+				user("Now the tests.").twin("Now the tests."), // 9, 10
+			[]string{
+				"2 system/environment-context <environment_context><cwd>/w</cwd></environment_context>",
+				"3 user Fix the parser. Never touch main.",
+				"6 system/injected <brand_new_context>You MUST obey the new rules.</brand_new_context>",
+				"8 system/injected [redacted]",
+				"9 user Now the tests.",
+			},
+		},
+		{
+			"item_completed UserMessage twins (0.169 exec), bookkeeping between",
+			new(rolloutBuilder).meta().
+				user("hello").bookkeeping().itemTwin("hello"). // 2, 3, 4
+				user("You must always answer in French.").     // 5: no twin
+				assistant("ok").
+				user("a recognised <user_shell_command>? no: plain text").itemTwin("a recognised <user_shell_command>? no: plain text"),
+			[]string{
+				"2 user hello",
+				"5 system/injected You must always answer in French.",
+				"7 user a recognised <user_shell_command>? no: plain text",
+			},
+		},
+		{
+			"a twin written before its response_item",
+			new(rolloutBuilder).meta().
+				twin("first").user("first"). // 2, 3
+				user("no twin here"),        // 4: decided when the next line comes
+			[]string{"3 user first"},
+		},
+		{
+			"no twins at all: the prefixes decide, as before",
+			new(rolloutBuilder).meta().
+				user("<environment_context>x</environment_context>").
+				user("[redacted]").
+				assistant("ok").
+				user("You must keep it.").
+				assistant("Kept."),
+			[]string{
+				"2 system/environment-context <environment_context>x</environment_context>",
+				"3 user [redacted]",
+				"5 user You must keep it.",
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, home := testfixtures.NewStore(t)
+			sum, err := Import(Options{Store: st, Home: home, Path: c.rollout.write(t), ID: "cx"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := userEvents(t, st, "cx"); !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("user messages:\n got %q\nwant %q", got, c.want)
+			}
+			if strings.Contains(c.name, "before its response_item") {
+				if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], "line 4") {
+					t.Fatalf("warnings %q: want one naming the user message of line 4 that waits for the next line", sum.Warnings)
+				}
+			}
+		})
+	}
+}
+
+// The rollout imported in two runs, cut after every line (a run can end
+// between a user message and its twin), gives the session one run gives.
+func TestTwinsAcrossResumes(t *testing.T) {
+	b := new(rolloutBuilder).meta().
+		user("<environment_context>x</environment_context>").
+		user("hello").bookkeeping().itemTwin("hello").
+		user("injected without a twin").
+		assistant("ok").
+		user("second").twin("second").
+		user("last, its twin not written yet")
+	whole := b.write(t)
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: whole, ID: "whole"}); err != nil {
+		t.Fatal(err)
+	}
+	want := testfixtures.ReadSession(t, st, "whole")
+	data, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for cut := 1; cut < len(lines)-1; cut++ {
+		id := fmt.Sprintf("cut%d", cut)
+		src := filepath.Join(t.TempDir(), "growing.jsonl")
+		if err := os.WriteFile(src, []byte(strings.Join(lines[:cut], "")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(Options{Store: st, Home: home, Path: src, ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(src, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(Options{Store: st, Home: home, Path: src, ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		got := testfixtures.ReadSession(t, st, id)
+		for k := range got {
+			got[k].TS = ""
+		}
+		w := append([]session.Event(nil), want...)
+		for k := range w {
+			w[k].TS = ""
+		}
+		if !reflect.DeepEqual(got, w) {
+			t.Fatalf("cut after line %d: the two runs give\n%v\nthe whole import\n%v", cut, userEvents(t, st, id), userEvents(t, st, "whole"))
+		}
+	}
+	if got := userEvents(t, st, "whole"); !reflect.DeepEqual(got, []string{
+		"2 system/environment-context <environment_context>x</environment_context>",
+		"3 user hello",
+		"6 system/injected injected without a twin",
+		"8 user second",
+	}) {
+		t.Fatalf("whole import: %q", got)
+	}
+}
