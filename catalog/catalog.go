@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -53,12 +53,18 @@ var (
 type DB struct {
 	bolt *bolt.DB
 	path string
+	// readOnly: opened by View without write access; writes are refused.
+	readOnly bool
 }
 
 // Open opens home/catalog.db, waiting up to timeout for another process to
 // release it (then an error wrapping ErrBusy that names the file), and
 // creates the buckets on first use. timeout must be positive: bbolt would
-// wait forever on zero.
+// wait forever on zero. A damaged file (not a regular file, no valid meta
+// page, truncated below the pages its meta uses, or pages bbolt finds
+// inconsistent) is an error matching ErrCorrupt (DamagedError) that says
+// how to repair it; it is never opened in a way that can crash the
+// process, and never changed.
 func Open(home string, timeout time.Duration) (*DB, error) {
 	path := filepath.Join(home, FileName)
 	if timeout <= 0 {
@@ -67,20 +73,12 @@ func Open(home string, timeout time.Duration) (*DB, error) {
 	if err := os.MkdirAll(home, DirMode); err != nil {
 		return nil, fmt.Errorf("catalog: creating %s: %w", home, err)
 	}
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, fmt.Errorf("catalog: stat %s: %w", path, err)
-	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("catalog: %s is not a regular file (mode %v); refused", path, fi.Mode())
+	if _, err := preCheck(path); err != nil && !NotWritable(err) {
+		return nil, err
 	}
-	b, err := bolt.Open(path, FileMode, &bolt.Options{Timeout: timeout})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("%w: %s is held by another process (waited %v): %w", ErrBusy, path, timeout, err)
-	}
+	b, err := boltOpen(path, &bolt.Options{Timeout: timeout})
 	if err != nil {
-		return nil, fmt.Errorf("catalog: opening %s: %w", path, err)
+		return nil, openError(path, timeout, err)
 	}
 	db := &DB{bolt: b, path: path}
 	if err := db.init(); err != nil {
@@ -94,9 +92,11 @@ func Open(home string, timeout time.Duration) (*DB, error) {
 
 // init creates missing buckets and the format mark; a read-only check
 // first spares the fsync of a write transaction on every open.
-func (db *DB) init() error {
+func (db *DB) init() (err error) {
+	defer guard(db.path, &err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	ready := true
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err = db.bolt.View(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if tx.Bucket([]byte(name)) == nil {
 				ready = false
@@ -160,14 +160,22 @@ func (db *DB) Path() string { return db.path }
 
 // view and update run fn in a transaction and name the operation and the
 // file in any error.
-func (db *DB) view(op string, fn func(*bolt.Tx) error) error {
+// A damaged file can make bbolt panic inside a transaction (guard).
+func (db *DB) view(op string, fn func(*bolt.Tx) error) (err error) {
+	defer guard(db.path, &err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	if err := db.bolt.View(fn); err != nil {
 		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)
 	}
 	return nil
 }
 
-func (db *DB) update(op string, fn func(*bolt.Tx) error) error {
+func (db *DB) update(op string, fn func(*bolt.Tx) error) (err error) {
+	if db.readOnly {
+		return fmt.Errorf("catalog: %s in %s: opened read-only (it cannot be written): %w", op, db.path, berrors.ErrDatabaseReadOnly)
+	}
+	defer guard(db.path, &err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	before := db.pageWrites()
 	if err := db.bolt.Update(fn); err != nil {
 		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)

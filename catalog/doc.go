@@ -15,6 +15,32 @@
 // ErrBusy naming the file. Never keep it open for a server's life: every
 // CLI call would block behind the server.
 //
+// View is With for readers: when the file cannot be opened for writing
+// (EACCES, EPERM, EROFS: its mode, its owner, a read-only mount) it opens
+// it read-only (bbolt's shared lock), and writes through it fail.
+//
+// # Damage
+//
+// Open checks the file before bbolt maps it: it must be a regular file
+// holding a valid meta page (magic, version, checksum; the newer of the
+// two) and at least the pages that meta says are in use (pgid × pageSize).
+// bbolt itself trusts the meta, and a file truncated below it kills the
+// process with SIGBUS when a page past its end is read. A file that fails
+// the check, that bbolt refuses (invalid, version, checksum), or on which
+// bbolt panics inside Open or a transaction (an assertion on a page, or a
+// memory fault reading its map, recovered) is an error matching ErrCorrupt
+// (DamagedError: the file, the problem, and "graft recover
+// --rebuild-catalog"). A damaged file is never written. An empty file is
+// a catalog bbolt has not initialised yet.
+//
+// Check has bbolt walk every page (tx.Check). MoveAside renames a damaged
+// catalog (one Check finds damaged; never a healthy, busy or missing one)
+// to catalog.db.corrupt-<UTC time to the nanosecond> (-2, -3 … if taken),
+// without replacing any file, under the file's lock, and syncs the home:
+// the evidence is kept, and the next Open creates a new catalog, which
+// graft recover --rebuild-catalog fills from the logs. The prepared reviews
+// of the damaged file stay in it.
+//
 // # Buckets
 //
 // Keys are UTF-8 strings; values are JSON objects with the field names

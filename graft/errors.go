@@ -70,6 +70,7 @@ var codes = []ExitCode{
 	{"bad_cwd", 48, "the working directory given does not exist or is not a directory", hosts.ErrBadCwd},
 	{"no_transcript", 49, "the host transcript does not exist or is not a regular file", hosts.ErrNoTranscript},
 	{"bad_host_session_id", 50, "a host session id is not a lower-case uuid (or a transcript's name holds none)", hosts.ErrHostSessionID},
+	{"catalog_damaged", 51, "catalog.db is damaged: graft recover --rebuild-catalog moves it aside and rebuilds it from the logs", catalog.ErrCorrupt},
 }
 
 var (

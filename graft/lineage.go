@@ -205,7 +205,7 @@ func (w *lineageWalk) problem(format string, args ...any) {
 func (w *lineageWalk) loadCatalog() {
 	w.index = map[string]catalog.Node{}
 	w.leftovers = map[string][]catalog.Leftover{}
-	err := catalog.With(w.s.Home, w.s.CatalogTimeout, func(db *catalog.DB) error {
+	err := w.s.viewCatalog(func(db *catalog.DB) error {
 		nodes, err := db.Nodes()
 		if err != nil {
 			return err
@@ -223,7 +223,9 @@ func (w *lineageWalk) loadCatalog() {
 		return nil
 	})
 	if err != nil {
-		w.problem("catalog not read (%v): the tree follows the logs only; leftovers whose parent's log does not name them are not shown", err)
+		w.index, w.leftovers = map[string]catalog.Node{}, map[string][]catalog.Leftover{}
+		w.problem("catalog.db not read (%s): the tree follows the logs only; leftovers whose parent's log does not name them are not shown", catalogProblem(err))
+		w.s.degrade("lineage: catalog.db not read, the tree follows the logs only: %s", catalogProblem(err))
 	}
 }
 

@@ -2,6 +2,7 @@ package graft
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -56,6 +57,9 @@ type built struct {
 	// seal identifies the source bytes the tape was built from (Info not
 	// filled in); nil when they cannot be identified.
 	seal *catalog.Seal
+	// notSaved says why the fold's indexes were not stored ("": stored,
+	// or no need); the tape's warnings say it too.
+	notSaved string
 }
 
 // build folds the source once, feeding the tape builder and the state
@@ -77,7 +81,10 @@ func (s *Service) build(source string, opts tape.Options, leftovers []tape.Lefto
 	if fo.NotUsed != "" {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("the scan index of %s was not used (%s): read the whole log", source, fo.NotUsed))
 	}
-	return &built{tape: t, info: fo.info, seal: fo.seal}, nil
+	if fo.NotSaved != "" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("the indexes of %s were not stored (%s): the next prepare reads the whole log again", source, fo.NotSaved))
+	}
+	return &built{tape: t, info: fo.info, seal: fo.seal, notSaved: fo.NotSaved}, nil
 }
 
 // checkSource refuses sources that must not be grafted: abandoned or
@@ -94,12 +101,17 @@ func (s *Service) checkSource(info *session.Info, allowReslice bool) error {
 
 func (s *Service) leftovers(source string) ([]tape.Leftover, error) {
 	var out []tape.Leftover
-	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err := s.viewCatalog(func(db *catalog.DB) error {
 		var err error
 		out, err = leftoversIn(db, source)
 		return err
 	})
-	return out, err
+	if err != nil {
+		// Prepare stores its review in the catalog: without a readable
+		// one there is no review to commit, so it stops here.
+		return nil, catalogNeeded(fmt.Sprintf("prepare of %s reads the leftovers of crashed grafts from catalog.db and stores its review there for commit", source), err)
+	}
+	return out, nil
 }
 
 // leftoversIn reads the leftovers of source from an open catalog.
@@ -183,7 +195,7 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 		}, sealed)
 	})
 	if err != nil {
-		return nil, err
+		return nil, catalogNeeded(fmt.Sprintf("the review of %s could not be stored in catalog.db, where commit reads it", source), err)
 	}
 	return rv, nil
 }
@@ -191,15 +203,18 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 // PreparedReview returns a stored review (expired or used ones too).
 func (s *Service) PreparedReview(id string) (*Review, error) {
 	var rv Review
-	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err := s.viewCatalog(func(db *catalog.DB) error {
 		p, err := db.PeekPrepared(id)
 		if err != nil {
 			return err
 		}
 		return json.Unmarshal(p.Review, &rv)
 	})
-	if err != nil {
+	if errors.Is(err, catalog.ErrUnknownPrepared) {
 		return nil, err
+	}
+	if err != nil {
+		return nil, catalogNeeded(fmt.Sprintf("review %s is kept only in catalog.db, which cannot be read", id), err)
 	}
 	return &rv, nil
 }

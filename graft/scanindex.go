@@ -87,6 +87,10 @@ type sourceFold struct {
 	NotUsed string
 	// Saved reports whether this fold stored a new index.
 	Saved bool
+	// NotSaved says why the fold could not store its indexes (catalog.db
+	// or index/ not writable, busy or damaged); "" when it stored them or
+	// had no need to. The fold itself is whole either way.
+	NotSaved string
 	// seal identifies the bytes folded (no Info yet); nil without a file
 	// identity or after a torn last line.
 	seal *catalog.Seal
@@ -112,13 +116,20 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 	fo := &sourceFold{}
 	var stored catalog.ScanIndex
 	var haveIndex bool
-	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err := s.viewCatalog(func(db *catalog.DB) error {
 		var err error
 		stored, haveIndex, err = db.GetScanIndex(source)
 		return err
 	})
+	// The index is a hint: one that cannot be read means reading the
+	// whole log. When the catalog itself could not be read, storing a new
+	// index would fail too (or wait for a busy catalog again): skip it.
+	catalogUnread := false
 	if err != nil {
-		return nil, fmt.Errorf("graft: reading the scan index of %s: %w", source, err)
+		haveIndex = false
+		fo.NotUsed = "catalog.db not read: " + catalogProblem(err)
+		catalogUnread = !errors.Is(err, catalog.ErrCorruptValue)
+		s.degrade("the scan index of %s was not used, the whole log was read: %s", source, fo.NotUsed)
 	}
 	var prevEvents int
 	if haveIndex {
@@ -155,9 +166,12 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 		}
 		fo.seal = &catalog.Seal{Dev: dev, Ino: ino, End: res.End, LastSeq: res.LastSeq, Check: check}
 	}
-	if fo.From.Offset == 0 || res.End-fo.From.Offset >= indexSaveTail {
+	if !catalogUnread && (fo.From.Offset == 0 || res.End-fo.From.Offset >= indexSaveTail) {
 		if err := s.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.marks); err != nil {
-			return nil, err
+			// A cache not stored costs the next fold a longer read; the
+			// fold in hand is whole.
+			fo.NotSaved = err.Error() + catalogAdvice(err)
+			s.degrade("the indexes of %s were not stored (the next prepare or audit reads the whole log again): %s", source, fo.NotSaved)
 		}
 	}
 	return fo, nil

@@ -85,10 +85,13 @@ func (s *Service) extendSeqMarks(source string, dev, ino uint64, from session.Sc
 	}
 	prev, _, err := s.loadSeqCache(source, dev, ino)
 	if err != nil {
-		return nil, err
+		// A cache: the catalog's marks, or none (the index then starts
+		// at tail and recall reads earlier seqs from the log's start).
+		s.degrade("the seq cache %s could not be read (the catalog's marks are used instead): %v", s.seqCachePath(source), err)
+		prev = nil
 	}
 	if prev == nil {
-		err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+		err := s.viewCatalog(func(db *catalog.DB) error {
 			cdev, cino, marks, ok, err := db.GetSeqIndex(source)
 			if ok && cdev == dev && cino == ino {
 				prev = marks
@@ -96,7 +99,8 @@ func (s *Service) extendSeqMarks(source string, dev, ino uint64, from session.Sc
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("graft: reading the seq index of %s: %w", source, err)
+			// Storing the indexes will fail for the same reason, and say so.
+			prev = nil
 		}
 	}
 	keep := 0
@@ -383,11 +387,14 @@ func (s *Service) recallIndexed(id string, seq int64, f vfs.File, size int64, fi
 }
 
 // findMark returns the nearest mark at or before seq: from the cache, else
-// the catalog. src is "" (with a reason) when neither has one.
+// the catalog. src is "" (with a reason) when neither has one. A cache or
+// a catalog that cannot be read is a reason (and a note: TakeDegraded),
+// never an error: the log is the truth, and recall reads it instead.
 func (s *Service) findMark(id string, seq int64, dev, ino uint64) (catalog.SeqMark, string, string, error) {
 	c, reason, err := s.openSeqCache(id, dev, ino)
 	if err != nil {
-		return catalog.SeqMark{}, "", "", err
+		reason = fmt.Sprintf("the seq cache could not be read (%v)", err)
+		s.degrade("recall of %s seq %d: the seq cache %s could not be read, catalog.db's marks (or the log) were read instead: %v", id, seq, s.seqCachePath(id), err)
 	}
 	if c != nil {
 		j := min((seq-1)/seqMarkEvery-c.first, c.count-1)
@@ -396,18 +403,21 @@ func (s *Service) findMark(id string, seq int64, dev, ino uint64) (catalog.SeqMa
 		}
 		m, ok, err := c.record(j)
 		if err != nil {
-			return catalog.SeqMark{}, "", "", closeAfterRead(c.f, err)
+			err = closeAfterRead(c.f, err)
+			reason = fmt.Sprintf("the seq cache could not be read (%v)", err)
+			s.degrade("recall of %s seq %d: the seq cache %s could not be read, catalog.db's marks (or the log) were read instead: %v", id, seq, s.seqCachePath(id), err)
+		} else {
+			if err := c.close(); err != nil {
+				return catalog.SeqMark{}, "", "", err
+			}
+			if ok {
+				return m, "cache", "", nil
+			}
+			reason = fmt.Sprintf("record %d of the seq cache is not mark %d", j, c.first+j)
 		}
-		if err := c.close(); err != nil {
-			return catalog.SeqMark{}, "", "", err
-		}
-		if ok {
-			return m, "cache", "", nil
-		}
-		reason = fmt.Sprintf("record %d of the seq cache is not mark %d", j, c.first+j)
 	}
 	var marks []catalog.SeqMark
-	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err = s.viewCatalog(func(db *catalog.DB) error {
 		cdev, cino, ms, ok, err := db.GetSeqIndex(id)
 		switch {
 		case err != nil:
@@ -422,7 +432,9 @@ func (s *Service) findMark(id string, seq int64, dev, ino uint64) (catalog.SeqMa
 		return nil
 	})
 	if err != nil {
-		return catalog.SeqMark{}, "", "", fmt.Errorf("graft: reading the seq index of %s: %w", id, err)
+		problem := catalogProblem(err)
+		s.degrade("recall of %s seq %d read the log from its start: catalog.db not read: %s", id, seq, problem)
+		return catalog.SeqMark{}, "", reason + "; catalog.db not read: " + problem, nil
 	}
 	k := sort.Search(len(marks), func(k int) bool { return marks[k].Seq > seq })
 	if k == 0 {

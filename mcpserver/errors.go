@@ -101,6 +101,8 @@ func nextStep(tool string, code graft.Code) string {
 		return "pass a transcript or hostSessionId, or run the server in an existing directory"
 	case "no_transcript", "bad_host_session_id":
 		return "pass host with transcript (the path of the host's transcript) or hostSessionId (its uuid); with the hooks installed, host alone finds the session that ran last here"
+	case "catalog_damaged":
+		return "catalog.db is damaged: graft_status and graft_recall still work from the logs; ask the user to run graft recover with its rebuild-catalog option from a shell (the damaged file is kept as evidence), then call graft_prepare again"
 	case "invalid_options":
 		return "fix the option named above and call graft_prepare again"
 	case CodeNoSuchSeq:

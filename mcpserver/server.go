@@ -123,6 +123,11 @@ func guarded[In, Out any](s *server, name string, h func(In) (Out, error)) mcp.T
 			}
 		}()
 		out, err = h(in)
+		// Reads that fell back to the logs say so in the server's log
+		// (graft_status also in catalogError, graft_prepare in warnings).
+		for _, note := range s.svc.TakeDegraded() {
+			s.log.Warn("degraded read", "tool", name, "note", note)
+		}
 		if err != nil {
 			te := asToolError(name, err)
 			s.log.Info("tool error", "tool", name, "code", string(te.Code), "error", err.Error())

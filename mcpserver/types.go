@@ -217,7 +217,7 @@ type StatusOutput struct {
 	Leftovers       []Leftover      `json:"leftovers" jsonschema:"targets crashed grafts left behind"`
 	StartupRecovery *RecoveryReport `json:"startupRecovery,omitempty" jsonschema:"the recovery scan this server ran before serving its first request"`
 	LastRecovery    *RecoveryReport `json:"lastRecovery,omitempty" jsonschema:"the most recent recovery scan by any graft process"`
-	CatalogError    string          `json:"catalogError,omitempty" jsonschema:"set when catalog.db was busy: leftovers and lastRecovery are missing, the sessions are still right"`
+	CatalogError    string          `json:"catalogError,omitempty" jsonschema:"set when catalog.db could not be read (busy, damaged, unreadable), with what to do: leftovers and lastRecovery are missing, the sessions (read from the logs) are still right"`
 }
 
 // RevertInput is the input of graft_revert.

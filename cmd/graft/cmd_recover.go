@@ -23,22 +23,45 @@ a leftover in the next review of its source. Records whose locks are held
 belong to a live process and are left alone. Idempotent: a second run reports
 scanned=0. Exits non-zero when a record could not be resolved.
 
---rebuild-catalog derives lineage and leftovers again from the logs.`,
+--rebuild-catalog derives lineage and leftovers again from the logs. A
+damaged catalog.db (truncated, overwritten, not a regular file) is moved
+aside first, kept as evidence as catalog.db.corrupt-<time>, never deleted;
+the prepared reviews it held are not carried over (prepare again).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var rb *rebuildOut
 			svc, err := graft.Open(a.home, graft.Options{FS: a.fs, SkipRecovery: true})
 			if err != nil {
 				return err
+			}
+			a.svcs = append(a.svcs, svc)
+			// A damaged catalog goes aside before the scan, which may
+			// have to record lineage and leftovers in a new one.
+			var movedAside string
+			if rebuild {
+				if movedAside, err = svc.MoveAsideDamagedCatalog(); err != nil {
+					return err
+				}
+				if movedAside != "" {
+					// Said in the report below; here too in case the
+					// scan or the rebuild fails before it is printed.
+					defer func() {
+						if rb == nil {
+							fmt.Fprintf(a.stderr, "catalog.db was damaged: moved aside to %s (kept as evidence)\n", movedAside)
+						}
+					}()
+				}
 			}
 			rep, err := svc.Recover()
 			if rep == nil {
 				return err
 			}
-			var rb *recovery.RebuildReport
 			if rebuild && err == nil {
-				if rb, err = recovery.Rebuild(svc.Env()); err != nil {
+				r, err := recovery.Rebuild(svc.Env())
+				if err != nil {
 					return err
 				}
+				rb = &rebuildOut{RebuildReport: r, MovedAside: movedAside}
 			}
 			if asJSON {
 				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "errors": rep.Errors}
@@ -64,12 +87,22 @@ scanned=0. Exits non-zero when a record could not be resolved.
 				fmt.Fprintf(a.stdout, "  error: %s\n", e)
 			}
 			if rb != nil {
+				if rb.MovedAside != "" {
+					fmt.Fprintf(a.stdout, "damaged catalog moved aside to %s (kept as evidence; the prepared reviews in it are not carried over: prepare again)\n", rb.MovedAside)
+				}
 				fmt.Fprintf(a.stdout, "catalog rebuilt from %d session logs: %d lineage nodes, %d leftovers\n", rb.Sessions, rb.Nodes, rb.Leftovers)
 			}
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
-	cmd.Flags().BoolVar(&rebuild, "rebuild-catalog", false, "derive lineage and leftovers again from the logs")
+	cmd.Flags().BoolVar(&rebuild, "rebuild-catalog", false, "derive lineage and leftovers again from the logs (a damaged catalog.db is moved aside first)")
 	return cmd
+}
+
+// rebuildOut is --rebuild-catalog's report: what was derived, and where a
+// damaged catalog was moved ("" when it was healthy).
+type rebuildOut struct {
+	*recovery.RebuildReport
+	MovedAside string `json:"movedAside,omitempty"`
 }

@@ -16,6 +16,7 @@ func (a *app) service() (*graft.Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.svcs = append(a.svcs, svc)
 	if svc.StartupErr != nil {
 		fmt.Fprintf(a.stderr, "warning: start-up recovery: %v (run graft recover)\n", svc.StartupErr)
 	}
@@ -26,5 +27,16 @@ func init() {
 	codeOf = func(err error) int {
 		_, exit := graft.CodeOf(err)
 		return exit
+	}
+}
+
+// warnDegraded prints on stderr what the services' reads could not use and
+// read from the logs instead (graft.Service.TakeDegraded): a read that
+// degraded says so, whatever its exit code.
+func (a *app) warnDegraded() {
+	for _, svc := range a.svcs {
+		for _, note := range svc.TakeDegraded() {
+			fmt.Fprintf(a.stderr, "warning: %s\n", note)
+		}
 	}
 }
