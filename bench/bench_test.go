@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -453,4 +455,209 @@ func TestPeakRSSIsTheChildsOwn(t *testing.T) {
 	if ballast[4096] != 1 {
 		t.Fatal("ballast lost")
 	}
+}
+
+// realSessions are the Claude Code sessions of testdata that Claude Code
+// compacted once each.
+var realSessions = []string{
+	"4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+	"8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+}
+
+func fixturePath(tb testing.TB, name string) string {
+	tb.Helper()
+	return filepath.Join(moduleRoot(tb), "testdata", "fixtures", "claude-code", name)
+}
+
+// TestCompactionsOfTheFixtures reads the compaction of each real session
+// from its files and checks that what it read is sane: the call's sub-agent
+// transcript was found, every count is positive, the input tokens are of
+// the size of the context compacted, the times are in order.
+func TestCompactionsOfTheFixtures(t *testing.T) {
+	for _, name := range realSessions {
+		cs, err := Compactions(fixturePath(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) != 1 {
+			t.Fatalf("%s: %d compactions, the fixture has one", name, len(cs))
+		}
+		c := cs[0]
+		t.Logf("%s: call %v, stall %v, preTokens %d, input %d (%d+%d+%d), output %d, summary %d chars, %s",
+			name, c.Call(), c.Stall(), c.PreTokens, c.Input(), c.InputTokens, c.CacheCreationTokens, c.CacheReadTokens, c.OutputTokens, c.SummaryChars, filepath.Base(c.SubAgent))
+		if !strings.HasPrefix(filepath.Base(c.SubAgent), "agent-acompact-") || filepath.Dir(filepath.Dir(c.SubAgent)) != strings.TrimSuffix(c.Transcript, ".jsonl") {
+			t.Errorf("%s: sub-agent transcript %q", name, c.SubAgent)
+		}
+		if c.Trigger != "auto" || c.PreTokens <= 0 || c.Requests != 1 || c.InputTokens <= 0 || c.CacheReadTokens <= 0 || c.OutputTokens <= 0 || c.SummaryChars < 1000 {
+			t.Errorf("%s: %+v", name, c)
+		}
+		if in := c.Input(); in < c.PreTokens/2 || in > 2*c.PreTokens {
+			t.Errorf("%s: the call read %d input tokens, the context compacted was %d", name, in, c.PreTokens)
+		}
+		for _, ts := range []time.Time{c.Boundary, c.Before, c.First, c.Last, c.Prompt, c.Answer} {
+			if ts.IsZero() {
+				t.Fatalf("%s: a time is missing: %+v", name, c)
+			}
+		}
+		if !(!c.First.After(c.Prompt) && !c.Before.After(c.Prompt) && c.Prompt.Before(c.Answer) && !c.Answer.After(c.Last) && !c.Answer.After(c.Boundary)) {
+			t.Errorf("%s: times out of order: first %v, before %v, prompt %v, answer %v, last %v, boundary %v", name, c.First, c.Before, c.Prompt, c.Answer, c.Last, c.Boundary)
+		}
+		if c.Call() < time.Second || c.Call() > 10*time.Minute || c.Stall() < c.Call() || c.Stall() > 10*time.Minute {
+			t.Errorf("%s: call %v, stall %v", name, c.Call(), c.Stall())
+		}
+	}
+	// A transcript without a compaction has none.
+	if cs, err := Compactions(fixturePath(t, "short.jsonl")); err != nil || len(cs) != 0 {
+		t.Fatalf("short.jsonl: %v, %v", cs, err)
+	}
+}
+
+// TestSynthesizeTranscript: the transcript is made again byte for byte
+// (and found in the cache), its lines are records of one session with no
+// uuid used twice, and the hook turns chain on its last record.
+func TestSynthesizeTranscript(t *testing.T) {
+	src := fixturePath(t, realSessions[0])
+	a, err := SynthesizeTranscript(filepath.Join(t.TempDir(), "a"), "s", src, 4<<20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SynthesizeTranscript(filepath.Join(t.TempDir(), "b"), "s", src, 4<<20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	da, err := os.ReadFile(a.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := os.ReadFile(b.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(da, db) || a.SessionID != b.SessionID || a.LastUUID != b.LastUUID {
+		t.Fatal("two syntheses of the same transcript differ")
+	}
+	if a.Bytes != int64(len(da)) || a.Bytes < 4<<20 || a.Bytes > 4<<20+(1<<20) || a.Copies < 2 {
+		t.Fatalf("synthetic %+v (%d bytes on disk)", a, len(da))
+	}
+	again, err := SynthesizeTranscript(filepath.Dir(filepath.Dir(a.Path)), "s", src, 4<<20, nil)
+	if err != nil || again != a {
+		t.Fatalf("the cached transcript was not reused: %+v vs %+v (%v)", again, a, err)
+	}
+	turn, last := HookTurn(a.SessionID, "/p", a.LastUUID, 0, a.LastTimestamp.Add(time.Minute))
+	seen := map[string]bool{}
+	var prev time.Time
+	lines := bytes.Split(bytes.TrimSuffix(append(da, turn...), []byte("\n")), []byte("\n"))
+	for k, line := range lines {
+		var r struct {
+			UUID      string    `json:"uuid"`
+			SessionID string    `json:"sessionId"`
+			Timestamp time.Time `json:"timestamp"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("line %d: %v", k+1, err)
+		}
+		if r.SessionID != "" && r.SessionID != a.SessionID {
+			t.Fatalf("line %d: session %s, want %s", k+1, r.SessionID, a.SessionID)
+		}
+		if r.UUID != "" && seen[r.UUID] {
+			t.Fatalf("line %d: uuid %s used twice", k+1, r.UUID)
+		}
+		seen[r.UUID] = true
+		if k == len(lines)-1 && (r.UUID != last || !r.Timestamp.After(prev)) {
+			t.Fatalf("the turn ends with %s at %v after %v, want %s", r.UUID, r.Timestamp, prev, last)
+		}
+		if !r.Timestamp.IsZero() {
+			prev = r.Timestamp
+		}
+	}
+	if n := len(turn); n < 4<<10 || n > 16<<10 || bytes.Count(turn, []byte("\n")) != 4 {
+		t.Fatalf("a turn of %d bytes, %d lines", n, bytes.Count(turn, []byte("\n")))
+	}
+}
+
+// TestHandoffAndHookOnce runs the real binary once each way: a handoff of
+// the fixture (committed, exported under CLAUDE_CONFIG_DIR), and the Stop
+// hook of a small transcript after two turns (each imported to the end).
+func TestHandoffAndHookOnce(t *testing.T) {
+	bin := graftBinary(t)
+	dir := t.TempDir()
+	run, err := Handoff(bin, dir, fixturePath(t, realSessions[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Wall <= 0 || run.Events != 395 || run.SubEvents == 0 || run.TapeChars == 0 || run.Generation != 2 || !strings.HasPrefix(run.ResumeCommand, "claude --resume ") {
+		t.Fatalf("handoff %+v", run)
+	}
+	st, err := SynthesizeTranscript(filepath.Join(dir, "cache"), "h", fixturePath(t, realSessions[0]), 256<<10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewHookBench(bin, dir, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if d, err := h.Turn(); err != nil || d <= 0 {
+			t.Fatalf("hook: %v, %v", d, err)
+		}
+	}
+	p, err := h.Parts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Follow <= 0 || p.Fold <= 0 || p.LogBytes <= 0 || p.PrefixBytes < st.Bytes || len(p.Reads) == 0 {
+		t.Fatalf("parts %+v", p)
+	}
+}
+
+// BenchmarkHandoffFixture is graft handoff claude-code of the real
+// session, as a process on a fresh home each time.
+func BenchmarkHandoffFixture(b *testing.B) {
+	bin := graftBinary(b)
+	src := fixturePath(b, realSessions[0])
+	var times Timing
+	for b.Loop() {
+		dir := b.TempDir()
+		run, err := Handoff(bin, dir, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, run.Wall)
+	}
+	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/handoff-median")
+}
+
+func benchmarkHookTurn(b *testing.B, mib int64) {
+	bin := graftBinary(b)
+	cache := filepath.Join(moduleRoot(b), "build", "bench", "cache")
+	st, err := SynthesizeTranscript(cache, fmt.Sprintf("hook-%dmib", mib), fixturePath(b, realSessions[0]), mib<<20, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := NewHookBench(bin, b.TempDir(), st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var times Timing
+	for b.Loop() {
+		d, err := h.Turn()
+		if err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, d)
+	}
+	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/hook-median")
+}
+
+// BenchmarkHookTurn1MB: one Stop hook after one more turn of a 1 MiB
+// Claude Code transcript already imported.
+func BenchmarkHookTurn1MB(b *testing.B) { benchmarkHookTurn(b, 1) }
+
+// BenchmarkHookTurn100MB is the same on 100 MiB (not with -short: the
+// first import takes seconds).
+func BenchmarkHookTurn100MB(b *testing.B) {
+	if testing.Short() {
+		b.Skip("-short: the 100 MiB transcript is synthesized and imported first")
+	}
+	benchmarkHookTurn(b, 100)
 }

@@ -13,12 +13,28 @@
 //   - recall of random seqs (median), through the seq index;
 //   - the peak RSS of the real binary's prepare (the child's ru_maxrss).
 //
+// And the figures of issue 15, graft run as a host runs it (a process, its
+// wall time measured around it):
+//
+//   - graft handoff claude-code of the real compacted sessions of testdata
+//     (the first handoff of each on a fresh home: import, prepare, commit,
+//     export), beside what Claude Code's own compaction of the same session
+//     took, read from its files (Compactions: the compact_boundary record
+//     and the agent-acompact-*.jsonl transcript of the call);
+//   - the Stop hook (graft hook claude-code) after one more turn of a
+//     transcript already imported, on 1 and 100 MiB (SynthesizeTranscript:
+//     the real lines repeated with fresh ids), with where its time goes
+//     (HookBench.Parts), and the floor of a process that does nothing.
+//
 // bench/cmd/benchtable (make bench) runs all of them on the seed preset,
 // the large preset and the real Claude Code fixture imported with graft
-// import claude-code, and prints one table. The testing.B benchmarks of
+// import claude-code, and prints one table, then the section of issue 15
+// (-datasets handoff runs that section alone). The testing.B benchmarks of
 // this package measure the same things, one per figure, on the dataset
 // GRAFT_BENCH_DATASET names (small, seed, large or fixture; small is a
-// generated session of 4,000 events).
+// generated session of 4,000 events); BenchmarkHandoffFixture and
+// BenchmarkHookTurn1MB / 100MB use the real session and the synthetic
+// transcripts whatever it names.
 //
 // # Files
 //
@@ -30,6 +46,8 @@
 //	                                  (bytes, events, where the last turn starts);
 //	                                  other options or another size regenerate it
 //	build/bench/cache/fixture/        the imported fixture (imported again each run)
+//	build/bench/cache/hook-<n>mib/    a synthetic Claude Code transcript of n MiB
+//	build/bench/cache/hook-<n>mib.json  its manifest (source digest, size, version)
 //	build/bench/work/                 homes of one run, removed at its end
 //
 // A dataset's log is never written: a measurement that only reads it gets

@@ -1,7 +1,11 @@
 // Command benchtable measures graft on the seed preset, the large preset
 // and a real Claude Code transcript, and prints one table of ratios
 // against their floors, measured in the same run on the same files (issue
-// 9). make bench runs it; see BENCHMARKS.md and package bench.
+// 9). Its "handoff" section (issue 15) times graft handoff claude-code of
+// the real compacted sessions beside what Claude Code's compaction of them
+// took (read from their files), and the per-turn Stop hook on transcripts
+// of 1 and 100 MiB; -datasets handoff runs that section alone. make bench
+// runs it; see BENCHMARKS.md and package bench.
 package main
 
 import (
@@ -33,6 +37,7 @@ type config struct {
 	recoverBytes    int64
 	datasets        string
 	keep            bool
+	hookMiB         []int64
 }
 
 func main() {
@@ -43,9 +48,18 @@ func main() {
 	flag.IntVar(&c.recalls, "recalls", 2000, "random seqs recalled per dataset")
 	flag.IntVar(&c.recover, "recover", 1000, "pending records in the recovery measurement, at most")
 	flag.Int64Var(&c.recoverBytes, "recover-bytes", 4<<30, "fewer records when records × log size would pass this: recovery folds a record's source once per record")
-	flag.StringVar(&c.datasets, "datasets", "seed,large,fixture", "datasets to measure, comma-separated")
+	flag.StringVar(&c.datasets, "datasets", "seed,large,fixture,handoff", "datasets to measure, comma-separated; handoff: the handoff of the real sessions and the per-turn hook (issue 15)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work homes under build/bench/work")
+	hookMiB := flag.String("hook-mib", "1,100", "sizes in MiB of the transcripts the per-turn hook runs on, comma-separated (the last ÷ the first is the ratio)")
 	flag.Parse()
+	for _, f := range strings.Split(*hookMiB, ",") {
+		var n int64
+		if _, err := fmt.Sscan(f, &n); err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "benchtable: -hook-mib %q: want sizes in MiB, comma-separated\n", *hookMiB)
+			os.Exit(2)
+		}
+		c.hookMiB = append(c.hookMiB, n)
+	}
 	if err := run(c, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "benchtable: %v\n", err)
 		os.Exit(1)
@@ -98,7 +112,14 @@ func run(c config, out io.Writer) (err error) {
 		return err
 	}
 	var results []*result
+	var hosts *hostsResult
 	for _, name := range strings.Split(c.datasets, ",") {
+		if name == "handoff" {
+			if hosts, err = measureHosts(c, root, cache, work, bin); err != nil {
+				return fmt.Errorf("handoff: %w", err)
+			}
+			continue
+		}
 		ds, err := dataset(name, root, cache, bin)
 		if err != nil {
 			return err
@@ -114,7 +135,14 @@ func run(c config, out io.Writer) (err error) {
 		}
 		results = append(results, r)
 	}
-	printTable(out, results, started, loadBefore, loadAvg())
+	if len(results) > 0 {
+		printTable(out, results)
+	}
+	if hosts != nil {
+		printHosts(out, hosts)
+	}
+	fmt.Fprintf(out, "\nMachine: %s, %d cores (GOMAXPROCS %d), %s, %s %s; %s; load average %s before, %s after; took %s.\n",
+		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, loadAvg(), time.Since(started).Round(time.Second))
 	return nil
 }
 
@@ -143,7 +171,7 @@ func dataset(name, root, cache, bin string) (bench.Dataset, error) {
 		}
 		return bench.Describe("fixture", "fixture", filepath.Join(home, "sessions", "fixture.jsonl"))
 	}
-	return bench.Dataset{}, fmt.Errorf("unknown dataset %q (want seed, large or fixture)", name)
+	return bench.Dataset{}, fmt.Errorf("unknown dataset %q (want seed, large, fixture or handoff)", name)
 }
 
 func measure(ds bench.Dataset, runs, recoverN, recalls int, work, bin string) (_ *result, err error) {
@@ -257,7 +285,7 @@ func measure(ds bench.Dataset, runs, recoverN, recalls int, work, bin string) (_
 	return r, nil
 }
 
-func printTable(w io.Writer, rs []*result, started time.Time, loadBefore, loadAfter string) {
+func printTable(w io.Writer, rs []*result) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("| measure | target (large preset) |")
 	for _, r := range rs {
@@ -307,8 +335,6 @@ func printTable(w io.Writer, rs []*result, started time.Time, loadBefore, loadAf
 	})
 	p("\nMedians of %s runs (-runs, -large-runs); recall: %d random seqs. Opening catalog.db costs %s (median of 50), paid by prepare, commit and recover per operation; recall reads the seq cache file instead.\n",
 		runsText(rs), len(rs[0].recall.Times), ms(rs[0].catalogOpen.Median()))
-	p("\nMachine: %s, %d cores (GOMAXPROCS %d), %s, %s %s; %s; load average %s before, %s after; took %s.\n",
-		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, loadAfter, time.Since(started).Round(time.Second))
 }
 
 func verdict(r *result, ok bool) string {
