@@ -28,6 +28,36 @@ type CommitResult struct {
 	DriftCheck string `json:"driftCheck"`
 }
 
+// TargetIsSourceError: commit was asked to write a review's tape into its
+// own source. It matches txn.ErrTargetExists (the id is taken); the CLI
+// reports it as a usage error.
+type TargetIsSourceError struct {
+	Target     string
+	PreparedID string
+	// Default is the target commit picks without one ("" if none is free).
+	Default string
+}
+
+func (e *TargetIsSourceError) Error() string {
+	return fmt.Sprintf("graft: target %s is the source of review %s: a graft writes a new session; %s", e.Target, e.PreparedID, e.next("the target"))
+}
+
+// next says what to do instead, naming the flag or parameter as what.
+func (e *TargetIsSourceError) next(what string) string {
+	if e.Default == "" {
+		return "name a new id as " + what
+	}
+	return fmt.Sprintf("leave %s out for %s, or name a new id", what, e.Default)
+}
+
+// Usage is the error as a command line says it, what being the flag
+// (--target).
+func (e *TargetIsSourceError) Usage(what string) string {
+	return fmt.Sprintf("%s %s is the source of review %s: a graft writes a new session; %s", what, e.Target, e.PreparedID, e.next(what))
+}
+
+func (e *TargetIsSourceError) Unwrap() error { return txn.ErrTargetExists }
+
 // Commit writes the reviewed tape into a new target session as a journaled
 // transaction and retires the source. tapeHash must be the review's. target
 // "" picks <source>.g<N>. Drift: a moved boundary or a changed prefix is
@@ -57,6 +87,13 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 	}
 	if err := session.ValidID(target); err != nil {
 		return nil, err
+	}
+	if target == p.Source {
+		// The source cannot be its own target: the transaction would wait
+		// on the source's lock it already holds as the target's.
+		e := &TargetIsSourceError{Target: target, PreparedID: preparedID}
+		e.Default, _ = s.DefaultTarget(p.Source, p.Generation+1)
+		return nil, e
 	}
 	opts := tape.Options{Tier: p.Tier, RecentTurns: p.RecentTurns, AutoTier: p.AutoTier, Budget: p.Budget}
 	var driftCheck string
@@ -109,11 +146,6 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 				return nil, &txn.DriftError{Source: p.Source, PreparedBoundary: p.BoundarySeq, Boundary: t.BoundarySeq, PrefixChanged: t.PrefixHash != p.PrefixHash}
 			}
 			var notes []string
-			if bt.notSaved != "" {
-				// The commit does not need them; the next fold of the
-				// source reads its whole log.
-				notes = append(notes, fmt.Sprintf("the indexes of %s were not stored (%s): the next prepare reads the whole log again", p.Source, bt.notSaved))
-			}
 			if t.TapeHash != p.TapeHash {
 				switch {
 				case t.CarryoverChars != p.CarryoverChars:

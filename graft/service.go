@@ -32,9 +32,6 @@ type Service struct {
 	// StartupErr is that scan's error, if any (the service still opens when
 	// only some records were unresolved).
 	StartupErr error
-
-	// notes are the reads that fell back to the logs (TakeDegraded).
-	notes notes
 }
 
 // Options for Open.
@@ -60,6 +57,9 @@ func Open(home string, o Options) (*Service, error) {
 	}
 	if err := vfs.MkdirAllDurable(o.FS, home, session.DirMode); err != nil {
 		return nil, fmt.Errorf("graft: creating home %s: %w", home, err)
+	}
+	if err := checkHome(o.FS, home); err != nil {
+		return nil, err
 	}
 	st, err := session.OpenStore(o.FS, home)
 	if err != nil {
@@ -94,14 +94,12 @@ func (s *Service) Env() *txn.Env {
 // Recover runs one recovery scan and, when it found records or failed,
 // remembers its report in the catalog (graft status shows the last one). An
 // empty scan writes nothing: every command runs one, and a catalog write
-// costs two fsyncs. A report the catalog cannot take is not an error of
-// the scan (every command runs one first, and the catalog is derived): it
-// is a note (TakeDegraded).
+// costs two fsyncs.
 func (s *Service) Recover() (*recovery.Report, error) {
 	rep, err := recovery.Run(s.Env())
 	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || err != nil) {
-		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil {
-			s.degrade("the recovery report was not remembered in catalog.db (graft status will not show it): %s", catalogProblem(merr))
+		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil && err == nil {
+			err = fmt.Errorf("graft: remembering the recovery report: %w", merr)
 		}
 	}
 	return rep, err

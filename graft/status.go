@@ -2,6 +2,7 @@ package graft
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/graft-project/graft/catalog"
@@ -12,16 +13,19 @@ import (
 
 // SessionStatus is one session in graft status.
 type SessionStatus struct {
-	ID         string        `json:"id"`
-	State      string        `json:"state"`
-	Events     int           `json:"events"`
-	LastSeq    int64         `json:"lastSeq"`
-	Generation int           `json:"generation"`
-	Parent     string        `json:"parent,omitempty"`
-	Target     string        `json:"target,omitempty"`
-	Head       string        `json:"head"`
-	Torn       *session.Torn `json:"torn,omitempty"`
-	Error      string        `json:"error,omitempty"`
+	ID         string `json:"id"`
+	State      string `json:"state"`
+	Events     int    `json:"events"`
+	LastSeq    int64  `json:"lastSeq"`
+	Generation int    `json:"generation"`
+	Parent     string `json:"parent,omitempty"`
+	Target     string `json:"target,omitempty"`
+	Head       string `json:"head"`
+	// HeadProblem says why the head stops short: a live target (or the
+	// parent an abandoned target hands back to) has no log.
+	HeadProblem string        `json:"headProblem,omitempty"`
+	Torn        *session.Torn `json:"torn,omitempty"`
+	Error       string        `json:"error,omitempty"`
 }
 
 // Status is graft status.
@@ -32,9 +36,8 @@ type Status struct {
 	Corrupt      []string           `json:"corruptRecords"`
 	Leftovers    []catalog.Leftover `json:"leftovers"`
 	LastRecovery *LastRecovery      `json:"lastRecovery,omitempty"`
-	// CatalogError is set when catalog.db could not be read (busy,
-	// damaged, unreadable), with what to do: the sessions above come from
-	// the logs and are still right; Leftovers and LastRecovery are missing.
+	// CatalogError is set when catalog.db could not be read (busy): the
+	// sessions above come from the logs and are still right.
 	CatalogError string `json:"catalogError,omitempty"`
 	// Strays are files in sessions/ named like logs but not with a valid
 	// session id: no command reads them (session.Store.ListAll).
@@ -67,31 +70,45 @@ func (s *Service) SessionState(id string) SessionStatus {
 			row.State, row.Error = "uncommitted", err.Error()
 		}
 	}
-	row.Head = s.head(id)
+	row.Head, row.HeadProblem = s.headOf(id)
 	return row
 }
 
 // head follows live targets from id to the session to continue in. An
 // abandoned or uncommitted target hands over to its parent, whose own live
-// graft (if any) is followed in turn.
+// graft (if any) is followed in turn. A session on the way that has no log
+// is not the head: see headOf.
 func (s *Service) head(id string) string {
+	h, _ := s.headOf(id)
+	return h
+}
+
+// headOf is head, and why it stops short when it does: a live target (or
+// the parent an abandoned target hands back to) whose log is gone (a hand
+// deletion; the protocol never removes one) is skipped, the head being the
+// last session with a log, and problem names the missing one.
+func (s *Service) headOf(id string) (head, problem string) {
 	cur := id
+	var from, role string // the session that led to cur, and how
 	for hops := 0; hops < 1000; hops++ {
 		info, err := s.store.Info(cur)
 		if err != nil {
-			return cur
+			if from != "" && errors.Is(err, session.ErrNotFound) {
+				return from, fmt.Sprintf("the %s %s of %s has no log (deleted?): the head shown is %s; nothing can continue past it", role, cur, from, from)
+			}
+			return cur, ""
 		}
 		if g, ok := info.Live(); ok {
-			cur = g.Target
+			from, role, cur = cur, "live target", g.Target
 			continue
 		}
 		if info.Origin != nil && s.store.Check(info) != nil {
-			cur = info.Origin.Parent
+			from, role, cur = cur, "parent", info.Origin.Parent
 			continue
 		}
-		return cur
+		return cur, ""
 	}
-	return cur
+	return cur, ""
 }
 
 // Status lists sessions, records in flight, leftovers and the last scan.
@@ -116,7 +133,7 @@ func (s *Service) Status() (*Status, error) {
 	for _, c := range scan.Corrupt {
 		st.Corrupt = append(st.Corrupt, c.Error())
 	}
-	err = s.viewCatalog(func(db *catalog.DB) error {
+	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
 		ls, err := db.AllLeftovers()
 		if err != nil {
 			return err
@@ -135,12 +152,12 @@ func (s *Service) Status() (*Status, error) {
 		}
 		return nil
 	})
+	if errors.Is(err, catalog.ErrBusy) {
+		st.CatalogError = err.Error()
+		return st, nil
+	}
 	if err != nil {
-		// The catalog is derived: the sessions above come from the logs
-		// and are right; what only the catalog holds is missing.
-		st.Leftovers, st.LastRecovery = []catalog.Leftover{}, nil
-		st.CatalogError = catalogProblem(err)
-		s.degrade("status: catalog.db not read, the sessions come from the logs; leftovers and the last recovery scan are not shown: %s", st.CatalogError)
+		return nil, err
 	}
 	return st, nil
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
 )
 
 // Timestamp turns a source time into the session's form (RFC 3339, UTC).
@@ -29,4 +31,26 @@ func Clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n]) + "…"
+}
+
+// Todo maps a host's todo item to one whose status graft knows (pending,
+// in_progress, completed: graft append refuses any other). Another status
+// becomes pending, an unfinished item as the tape counts one, and the
+// host's word is kept at the end of the content, " [status: <word>]";
+// mapped is false then, for the importer to warn. An empty status is
+// pending too.
+func Todo(id, content, status string) (todo session.Todo, mapped bool) {
+	switch status {
+	case session.TodoPending, session.TodoInProgress, session.TodoCompleted:
+		return session.Todo{ID: id, Content: content, Status: status}, true
+	}
+	if status != "" {
+		content += " [status: " + status + "]"
+	}
+	return session.Todo{ID: id, Content: content, Status: session.TodoPending}, false
+}
+
+// WarnTodo is the warning of a todo that Todo mapped (k is 1-based).
+func WarnTodo(out *Output, k int, status string) {
+	out.Warn("todo %d status %q is not pending, in_progress or completed: imported as pending", k, status)
 }

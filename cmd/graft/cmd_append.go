@@ -21,7 +21,9 @@ func newAppendCmd(a *app) *cobra.Command {
 		Long: `Reads one JSON event per line on stdin and appends them to the session,
 creating it if it does not exist. seq and ts are assigned when absent; a given
 seq must be the next one. The whole batch is checked before anything is
-written. Appends to retired, abandoned or uncommitted sessions are refused
+written: a line that is not UTF-8 (or escapes a lone UTF-16 surrogate, which
+would be read as U+FFFD) and a todo status other than pending, in_progress
+or completed are refused, naming the line and its byte offset (exit 34). Appends to retired, abandoned or uncommitted sessions are refused
 with the session to use instead.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,7 +38,7 @@ with the session to use instead.`,
 			var evs []session.Event
 			lr := session.NewLineReader(a.stdin, 0, 1)
 			for {
-				line, _, num, err := lr.Next()
+				line, off, num, err := lr.Next()
 				if errors.Is(err, io.EOF) {
 					break
 				}
@@ -53,9 +55,15 @@ with the session to use instead.`,
 					}
 					continue
 				}
+				if err := checkRaw(line, num, off); err != nil {
+					return err
+				}
 				var ev session.Event
 				if err := json.Unmarshal(line, &ev); err != nil {
 					return fmt.Errorf("stdin line %d: %w", num, err)
+				}
+				if err := checkTodos(&ev, num, off); err != nil {
+					return err
 				}
 				evs = append(evs, ev)
 				if torn != nil {

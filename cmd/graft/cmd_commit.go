@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"github.com/graft-project/graft/graft"
 
 	"github.com/spf13/cobra"
+
+	"github.com/graft-project/graft/graft"
 )
 
 func init() { commands = append(commands, newCommitCmd) }
@@ -35,6 +37,10 @@ in its notes.`,
 				return err
 			}
 			res, err := svc.Commit(args[0], hash, target)
+			var self *graft.TargetIsSourceError
+			if errors.As(err, &self) {
+				return usageError{errors.New(self.Usage("--target"))}
+			}
 			if err != nil {
 				return err
 			}

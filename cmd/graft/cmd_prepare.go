@@ -35,6 +35,9 @@ Next: graft commit <preparedId> --hash <tapeHash>
       graft show --prepared <preparedId>   (the whole tape)`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.TTL <= 0 {
+				return usageError{fmt.Errorf("--ttl %v: a review must stay committable for a positive time (30m, 24h)", o.TTL)}
+			}
 			cfg, err := a.config()
 			if err != nil {
 				return err
@@ -58,7 +61,7 @@ Next: graft commit <preparedId> --hash <tapeHash>
 	f := cmd.Flags()
 	tapeOpts = tapeFlags(f)
 	f.BoolVar(&o.AllowReslice, "allow-reslice", false, "prepare a retired source again (the new target becomes a sibling)")
-	f.DurationVar(&o.TTL, "ttl", graft.DefaultTTL, "how long the review stays committable")
+	f.DurationVar(&o.TTL, "ttl", graft.DefaultTTL, "how long the review stays committable (positive)")
 	f.BoolVar(&asJSON, "json", false, "print the review as JSON (includes the tape text)")
 	return cmd
 }

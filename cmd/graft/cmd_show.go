@@ -48,6 +48,14 @@ A torn last line is reported on stderr and skipped.
 			if err := exactArgs(1)(cmd, args); err != nil {
 				return err
 			}
+			switch {
+			case from < 0:
+				return usageError{fmt.Errorf("--from %d: seqs start at 1", from)}
+			case to < 0:
+				return usageError{fmt.Errorf("--to %d: seqs start at 1 (0: to the end)", to)}
+			case to > 0 && from > to:
+				return usageError{fmt.Errorf("--from %d is after --to %d: nothing to show", from, to)}
+			}
 			st, err := a.openStore()
 			if err != nil {
 				return err

@@ -84,6 +84,9 @@ func printStatus(w io.Writer, st *graft.Status) error {
 			if r.Error != "" {
 				fmt.Fprintf(w, "%s: %s\n", r.ID, r.Error)
 			}
+			if r.HeadProblem != "" {
+				fmt.Fprintf(w, "warning: %s: %s\n", r.ID, r.HeadProblem)
+			}
 		}
 	}
 	if len(st.Pending) > 0 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -54,6 +56,11 @@ func (a *app) loadConfig() *loadedConfig {
 		return a.cfg
 	}
 	if a.rootFlags != nil && a.rootFlags.Changed("home") {
+		if a.home == "" {
+			// An empty path would put the home in the working directory.
+			a.cfg = &loadedConfig{src: src, err: usageError{errors.New("--home is empty: name the graft data directory")}}
+			return a.cfg
+		}
 		cfg.DataDir = a.home
 		src.Set("dataDir", config.Source{Kind: config.FromFlag, Name: "home"})
 	}

@@ -36,6 +36,8 @@ func newExitCodesTopic(a *app) *cobra.Command {
 		Use:   "exit-codes",
 		Short: "The exit codes and stable error codes of every command",
 		Long: "Every typed error has a stable code (in --json output and in MCP tool errors)\n" +
-			"and an exit code. Codes are never renumbered.\n\n" + exitCodesTable(),
+			"and an exit code. Codes are never renumbered. A command given --json that fails\n" +
+			"prints {\"error\": {\"code\": <code>, \"message\": <message>}} on stdout, unless it\n" +
+			"printed its own JSON first (audit's report); the message is on stderr too.\n\n" + exitCodesTable(),
 	}
 }

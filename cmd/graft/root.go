@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/graft-project/graft/config"
-	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -32,10 +30,6 @@ type app struct {
 	configFile string
 	rootFlags  *pflag.FlagSet
 	cfg        *loadedConfig
-
-	// svcs are the services this invocation opened (service.go): their
-	// degraded reads are reported when it ends.
-	svcs []*graft.Service
 }
 
 // defaultHome is what --help shows as --home's default: GRAFT_HOME, else
@@ -74,7 +68,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-51 name a typed error; "graft help exit-codes" lists them.`,
+  10-50 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
@@ -106,16 +100,15 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main1() int {
-	a := &app{fs: vfs.Default, stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin}
+	stdout := &writeCounter{w: os.Stdout}
+	a := &app{fs: vfs.Default, stdout: stdout, stderr: os.Stderr, stdin: os.Stdin}
 	root := newRoot(a)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	err := root.Execute()
-	a.warnDegraded()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(a.stderr, "graft: %v\n", err)
-	return exitCode(err)
+	return a.reportError(cmd, err, stdout.n > 0)
 }
 
 func exitCode(err error) int {

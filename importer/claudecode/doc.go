@@ -55,7 +55,10 @@
 // tool/call keeps the tool_use input unchanged (Read, Write, Edit,
 // MultiEdit and NotebookEdit carry file_path / notebook_path / path, which
 // the tape reads). TodoWrite is also a todo/write (todos with content and
-// status; id from the input or the 1-based index). A successful Task or
+// status; id from the input or the 1-based index); a status other than
+// pending, in_progress or completed is imported as pending with
+// " [status: <status>]" at the end of the content, and a warning
+// (importer.Todo: graft append refuses such a status). A successful Task or
 // Agent result is followed by a subagent/report: agent = subagent_type (or
 // the description), text = the result without the "agentId: … <usage>"
 // block Claude Code appends, meta agentId and, when that agent's transcript

@@ -539,7 +539,11 @@ func (m *Mapper) todoWrite(ln *line, b block, out *importer.Output) {
 		} else if len(t.ID) > 0 && t.ID[0] != '"' && string(t.ID) != "null" {
 			id = string(t.ID)
 		}
-		ev.Todos = append(ev.Todos, session.Todo{ID: id, Content: t.Content, Status: t.Status})
+		td, known := importer.Todo(id, t.Content, t.Status)
+		if !known {
+			importer.WarnTodo(out, k+1, t.Status)
+		}
+		ev.Todos = append(ev.Todos, td)
 	}
 	ev.Meta["callId"] = b.ID
 	out.Emit(ev)

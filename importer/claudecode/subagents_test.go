@@ -149,3 +149,31 @@ func TestFIFOIsRefused(t *testing.T) {
 		t.Fatal("Import of a FIFO still blocked after 10 s")
 	}
 }
+
+// Issue 19, finding 10: a TodoWrite status outside pending, in_progress
+// and completed is imported as pending, the host's word kept in the
+// content, with a warning (graft append refuses such a status).
+func TestUnknownTodoStatusIsMapped(t *testing.T) {
+	line := `{"type":"assistant","uuid":"a1","timestamp":"2026-11-30T10:00:00.000Z","sessionId":"s","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"TodoWrite","input":{"todos":[{"content":"x","status":"in_progress"},{"content":"y","status":"cancelled"}]}}]}}`
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todos []session.Todo
+	for _, ev := range testfixtures.ReadSession(t, st, "t") {
+		if ev.Type == session.TypeTodoWrite {
+			todos = ev.Todos
+		}
+	}
+	if len(todos) != 2 || todos[0].Status != session.TodoInProgress || todos[1].Status != session.TodoPending || todos[1].Content != "y [status: cancelled]" {
+		t.Fatalf("todos %+v", todos)
+	}
+	if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], `line 1: todo 2 status "cancelled" is not pending, in_progress or completed: imported as pending`) {
+		t.Fatalf("warnings %q", sum.Warnings)
+	}
+}

@@ -50,7 +50,10 @@
 // …"), is a tool/call named apply_patch with input {"patch": "<patch>"}, so
 // the tape reads its "*** Update File: path" lines; meta viaTool names a
 // shell that carried it. update_plan is also a todo/write: one todo per plan
-// step, id = 1-based index, status as given.
+// step, id = 1-based index, status as given when it is pending,
+// in_progress or completed; any other status is imported as pending with
+// " [status: <status>]" at the end of the step, and a warning
+// (importer.Todo: graft append refuses such a status).
 //
 // # Who wrote a user message
 //

@@ -594,7 +594,11 @@ func (m *Mapper) updatePlan(rl *rolloutLine, callID string, input json.RawMessag
 	ev := m.event(rl, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
 	ev.Todos = make([]session.Todo, 0, len(*args.Plan))
 	for k, p := range *args.Plan {
-		ev.Todos = append(ev.Todos, session.Todo{ID: strconv.Itoa(k + 1), Content: p.Step, Status: p.Status})
+		td, known := importer.Todo(strconv.Itoa(k+1), p.Step, p.Status)
+		if !known {
+			importer.WarnTodo(out, k+1, p.Status)
+		}
+		ev.Todos = append(ev.Todos, td)
 	}
 	if callID != "" {
 		ev.Meta["callId"] = callID

@@ -221,3 +221,31 @@ func TestTwinsAcrossResumes(t *testing.T) {
 		t.Fatalf("whole import: %q", got)
 	}
 }
+
+// Issue 19, finding 10: graft append refuses a todo status outside
+// pending, in_progress and completed; an importer keeps the host's list
+// but maps such a status to pending, keeps the host's word in the content
+// and says so.
+func TestUnknownPlanStatusIsMapped(t *testing.T) {
+	b := new(rolloutBuilder).meta().
+		add("response_item", map[string]any{"type": "function_call", "name": "update_plan", "call_id": "p1",
+			"arguments": `{"plan":[{"step":"read","status":"completed"},{"step":"wait","status":"blocked"}]}`})
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: b.write(t), ID: "cx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todos []session.Todo
+	for _, ev := range testfixtures.ReadSession(t, st, "cx") {
+		if ev.Type == session.TypeTodoWrite {
+			todos = ev.Todos
+		}
+	}
+	want := []session.Todo{{ID: "1", Content: "read", Status: session.TodoCompleted}, {ID: "2", Content: "wait [status: blocked]", Status: session.TodoPending}}
+	if !reflect.DeepEqual(todos, want) {
+		t.Fatalf("todos %+v, want %+v", todos, want)
+	}
+	if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], `line 2: todo 2 status "blocked" is not pending, in_progress or completed: imported as pending`) {
+		t.Fatalf("warnings %q", sum.Warnings)
+	}
+}
