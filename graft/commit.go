@@ -146,6 +146,11 @@ func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, er
 				return nil, &txn.DriftError{Source: p.Source, PreparedBoundary: p.BoundarySeq, Boundary: t.BoundarySeq, PrefixChanged: t.PrefixHash != p.PrefixHash}
 			}
 			var notes []string
+			if bt.notSaved != "" {
+				// The commit does not need them; the next fold of the
+				// source reads its whole log.
+				notes = append(notes, fmt.Sprintf("the indexes of %s were not stored (%s): the next prepare reads the whole log again", p.Source, bt.notSaved))
+			}
 			if t.TapeHash != p.TapeHash {
 				switch {
 				case t.CarryoverChars != p.CarryoverChars:

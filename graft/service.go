@@ -32,6 +32,9 @@ type Service struct {
 	// StartupErr is that scan's error, if any (the service still opens when
 	// only some records were unresolved).
 	StartupErr error
+
+	// notes are the reads that fell back to the logs (TakeDegraded).
+	notes notes
 }
 
 // Options for Open.
@@ -94,12 +97,14 @@ func (s *Service) Env() *txn.Env {
 // Recover runs one recovery scan and, when it found records or failed,
 // remembers its report in the catalog (graft status shows the last one). An
 // empty scan writes nothing: every command runs one, and a catalog write
-// costs two fsyncs.
+// costs two fsyncs. A report the catalog cannot take is not an error of
+// the scan (every command runs one first, and the catalog is derived): it
+// is a note (TakeDegraded).
 func (s *Service) Recover() (*recovery.Report, error) {
 	rep, err := recovery.Run(s.Env())
 	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || err != nil) {
-		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil && err == nil {
-			err = fmt.Errorf("graft: remembering the recovery report: %w", merr)
+		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil {
+			s.degrade("the recovery report was not remembered in catalog.db (graft status will not show it): %s", catalogProblem(merr))
 		}
 	}
 	return rep, err

@@ -36,8 +36,9 @@ type Status struct {
 	Corrupt      []string           `json:"corruptRecords"`
 	Leftovers    []catalog.Leftover `json:"leftovers"`
 	LastRecovery *LastRecovery      `json:"lastRecovery,omitempty"`
-	// CatalogError is set when catalog.db could not be read (busy): the
-	// sessions above come from the logs and are still right.
+	// CatalogError is set when catalog.db could not be read (busy,
+	// damaged, unreadable), with what to do: the sessions above come from
+	// the logs and are still right; Leftovers and LastRecovery are missing.
 	CatalogError string `json:"catalogError,omitempty"`
 	// Strays are files in sessions/ named like logs but not with a valid
 	// session id: no command reads them (session.Store.ListAll).
@@ -133,7 +134,7 @@ func (s *Service) Status() (*Status, error) {
 	for _, c := range scan.Corrupt {
 		st.Corrupt = append(st.Corrupt, c.Error())
 	}
-	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err = s.viewCatalog(func(db *catalog.DB) error {
 		ls, err := db.AllLeftovers()
 		if err != nil {
 			return err
@@ -152,12 +153,12 @@ func (s *Service) Status() (*Status, error) {
 		}
 		return nil
 	})
-	if errors.Is(err, catalog.ErrBusy) {
-		st.CatalogError = err.Error()
-		return st, nil
-	}
 	if err != nil {
-		return nil, err
+		// The catalog is derived: the sessions above come from the logs
+		// and are right; what only the catalog holds is missing.
+		st.Leftovers, st.LastRecovery = []catalog.Leftover{}, nil
+		st.CatalogError = catalogProblem(err)
+		s.degrade("status: catalog.db not read, the sessions come from the logs; leftovers and the last recovery scan are not shown: %s", st.CatalogError)
 	}
 	return st, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/graft-project/graft/config"
+	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -30,6 +31,10 @@ type app struct {
 	configFile string
 	rootFlags  *pflag.FlagSet
 	cfg        *loadedConfig
+
+	// svcs are the services this invocation opened (service.go): their
+	// degraded reads are reported when it ends.
+	svcs []*graft.Service
 }
 
 // defaultHome is what --help shows as --home's default: GRAFT_HOME, else
@@ -68,7 +73,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-50 name a typed error; "graft help exit-codes" lists them.`,
+  10-51 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
@@ -105,6 +110,7 @@ func main1() int {
 	root := newRoot(a)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	cmd, err := root.ExecuteC()
+	a.warnDegraded()
 	if err == nil {
 		return 0
 	}
