@@ -70,5 +70,10 @@
 // # Output
 //
 // Over stdio, stdout carries only protocol; log lines go to Options.Logger
-// (stderr in "graft mcp"). Tool calls run one at a time.
+// (stderr in "graft mcp"). Tool calls run one at a time. A read that fell
+// back to the logs because catalog.db or index/ could not be used
+// (graft.Service.TakeDegraded) is logged as a "degraded read" after its
+// call; graft_status also says so in catalogError, graft_prepare in its
+// warnings, and graft_prepare without a usable catalog is a tool error
+// (catalog_damaged when the file is damaged).
 package mcpserver
