@@ -12,6 +12,15 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
+// FullCheckBelow is the prefix size under which every run hashes the whole
+// prefix again (milliseconds); above it a run resumes the hash while the
+// prefix is at most twice what was last read whole (see doc.go, step 3).
+var FullCheckBelow int64 = 8 << 20
+
+// TailCheckBytes is how many bytes before the offset a resumed run re-reads
+// and compares before trusting the saved hash state (see Cursor.HashState).
+const TailCheckBytes = 4096
+
 // CursorVersion is the version of the cursor file format (see doc.go).
 const CursorVersion = 1
 
@@ -31,6 +40,15 @@ type Cursor struct {
 	Lines        int    `json:"lines"`
 	LastUUID     string `json:"lastUuid,omitempty"`
 	PrefixSHA256 string `json:"prefixSha256"`
+	// HashState is the SHA-256 state after [0, offset) (MarshalBinary) and
+	// TailSHA256 the hex SHA-256 of the last TailCheckBytes before offset:
+	// a run that finds the same file (dev, ino), at least offset bytes long
+	// and the same tail resumes the hash instead of reading the prefix again.
+	HashState  []byte `json:"hashState,omitempty"`
+	TailSHA256 string `json:"tailSha256,omitempty"`
+	// VerifiedOffset is how far one run last read the transcript from its
+	// first byte (a full prefix check or a first import).
+	VerifiedOffset int64 `json:"verifiedOffset,omitempty"`
 
 	LastSeq  int64             `json:"lastSeq"`
 	Settings map[string]string `json:"settings,omitempty"`

@@ -22,6 +22,11 @@
 //	lastUuid      the source's own id of the last consumed line that has one
 //	              (Claude Code "uuid"; Codex: the session_meta id)
 //	prefixSha256  hex SHA-256 of the source bytes [0, offset)
+//	hashState     base64 of that SHA-256's state at offset (MarshalBinary); optional
+//	tailSha256    hex SHA-256 of the last 4096 bytes before offset (fewer when
+//	              offset is smaller); optional, with hashState
+//	verifiedOffset  how far one run last read the transcript from byte 0 (a
+//	              whole prefix check or the first import); optional
 //	lastSeq       the session's last seq once those lines were appended
 //	settings      options that shape the mapping (keepThinking, parentSession)
 //	state         the importer's memory across lines: tool calls still
@@ -38,10 +43,18 @@
 //  3. Open the source: anything but a regular file (a FIFO, a device, a
 //     directory; a symlink is followed to its file) is refused with
 //     ErrNotRegular before it is opened for a read that could block. If it
-//     is shorter than offset: ErrSourceShortened. Read
-//     [0, offset) and hash it; a different hash: ErrSourceRewritten. Either
-//     way nothing is appended. A different path or inode with the same
-//     prefix bytes (a host that replaces the file by rename) is a warning.
+//     is shorter than offset: ErrSourceShortened. Read [0, offset) and hash
+//     it; a different hash: ErrSourceRewritten. Either way nothing is
+//     appended. A different path or inode with the same prefix bytes (a host
+//     that replaces the file by rename) is a warning. The whole prefix is
+//     not read again when it is over 8 MiB, at most twice verifiedOffset, the
+//     cursor has hashState and tailSha256, the file is the same (path,
+//     device, inode) and its tail [offset-4096, offset) hashes to tailSha256:
+//     the hash resumes from hashState, so a run of a growing transcript reads
+//     the new bytes and 4 KiB, and the whole prefix again only each time it
+//     doubled (amortised, a constant cost per byte). Between two such reads
+//     an in-place edit that keeps the inode and the last 4 KiB before the
+//     offset is not seen; the next whole read refuses it (hosts only append).
 //  4. Compare the session with lastSeq. Missing while lastSeq > 0:
 //     ErrSessionGone; ending before lastSeq: ErrSessionShort. Events past
 //     lastSeq were appended by a run that stopped before saving its cursor

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -112,7 +113,7 @@ func Run(o Options, m Mapper) (sum *Summary, err error) {
 	if o.LockWait <= 0 {
 		o.LockWait = DefaultLockWait
 	}
-	r := &run{o: o, m: m, st: o.Store}
+	r := &run{o: o, m: m, st: o.Store, verified: -1}
 	return r.do()
 }
 
@@ -136,6 +137,9 @@ type run struct {
 	w          *session.Writer
 	verify     *verifier
 	lastReport int64
+	// verified is the cursor's VerifiedOffset when the prefix hash was
+	// resumed, -1 when this run read the transcript from byte 0.
+	verified int64
 }
 
 func (r *run) do() (_ *Summary, err error) {
@@ -257,6 +261,17 @@ func (r *run) openSource(cur *Cursor) error {
 	if fi.Size() < cur.Offset {
 		return closeAfter(f, fmt.Errorf("%w: %s is %d bytes, but %d bytes (%d lines) of it were imported into %s; nothing was appended", ErrSourceShortened, r.src, fi.Size(), cur.Offset, cur.Lines, r.o.ID))
 	}
+	resumed, err := r.resumeHash(f, cur)
+	if err != nil {
+		return closeAfter(f, err)
+	}
+	if resumed {
+		if err := r.m.LoadState(cur.State); err != nil {
+			return closeAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
+		}
+		r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
+		return nil
+	}
 	n, err := io.CopyN(r.h, f, cur.Offset)
 	if errors.Is(err, io.EOF) {
 		return closeAfter(f, fmt.Errorf("%w: %s ended after %d bytes while reading the %d bytes already imported into %s; nothing was appended", ErrSourceShortened, r.src, n, cur.Offset, r.o.ID))
@@ -275,6 +290,64 @@ func (r *run) openSource(cur *Cursor) error {
 	}
 	r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 	return nil
+}
+
+// resumeHash restores the prefix hash from the cursor instead of reading
+// [0, offset) again, when the file is the one the cursor saw (device and
+// inode) and its last TailCheckBytes before offset are unchanged; it leaves
+// f positioned at offset. false: the caller reads the whole prefix.
+func (r *run) resumeHash(f *os.File, cur *Cursor) (bool, error) {
+	if cur.Offset < FullCheckBelow || cur.Offset > 2*cur.VerifiedOffset ||
+		len(cur.HashState) == 0 || cur.TailSHA256 == "" || cur.Device != r.dev || cur.Inode != r.ino || cur.Source != r.src {
+		return false, nil
+	}
+	tail, err := tailSum(f, cur.Offset)
+	if err != nil {
+		return false, fmt.Errorf("importer: reading %s: %w", r.src, err)
+	}
+	if tail != cur.TailSHA256 {
+		return false, nil // read it all: the prefix check names what changed
+	}
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cur.HashState); err != nil {
+		return false, nil // an unreadable state is only a lost shortcut
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != cur.PrefixSHA256 {
+		return false, nil
+	}
+	if _, err := f.Seek(cur.Offset, io.SeekStart); err != nil {
+		return false, fmt.Errorf("importer: seeking %s: %w", r.src, err)
+	}
+	r.h, r.verified = h, cur.VerifiedOffset
+	r.sum.PrefixCheck = "resumed"
+	return true, nil
+}
+
+// tailSum is the hex SHA-256 of the TailCheckBytes before off (fewer at the
+// start of a file).
+func tailSum(f io.ReaderAt, off int64) (string, error) {
+	from := max(off-TailCheckBytes, 0)
+	buf := make([]byte, off-from)
+	if _, err := f.ReadAt(buf, from); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// hashMarks are the cursor's shortcut for the next run (Cursor.HashState).
+func hashMarks(h hash.Hash, f io.ReaderAt, off int64) (state []byte, tail string, err error) {
+	m, ok := h.(encoding.BinaryMarshaler)
+	if !ok {
+		return nil, "", nil
+	}
+	if state, err = m.MarshalBinary(); err != nil {
+		return nil, "", err
+	}
+	if tail, err = tailSum(f, off); err != nil {
+		return nil, "", err
+	}
+	return state, tail, nil
 }
 
 // openRegular opens a transcript for reading, refusing anything but a
@@ -512,21 +585,32 @@ func (r *run) saveCursor() error {
 	if err != nil {
 		return fmt.Errorf("importer: saving %s importer state of %s: %w", r.m.Format(), r.o.ID, err)
 	}
+	hashState, tail, err := hashMarks(r.h, r.f, r.pos)
+	if err != nil {
+		return fmt.Errorf("importer: reading %s for the cursor of %s: %w", r.src, r.o.ID, err)
+	}
+	verified := r.verified
+	if verified < 0 {
+		verified = r.pos // this run read every byte from the first
+	}
 	c := &Cursor{
-		Format:       r.m.Format(),
-		Session:      r.o.ID,
-		Source:       r.src,
-		Device:       r.dev,
-		Inode:        r.ino,
-		Size:         r.sizeNow(),
-		Offset:       r.pos,
-		Lines:        r.lines,
-		LastUUID:     r.lastUUID,
-		PrefixSHA256: hex.EncodeToString(r.h.Sum(nil)),
-		LastSeq:      r.lastSeq,
-		Settings:     r.m.Settings(),
-		State:        state,
-		Updated:      r.st.Now().UTC().Format(time.RFC3339Nano),
+		HashState:      hashState,
+		TailSHA256:     tail,
+		VerifiedOffset: verified,
+		Format:         r.m.Format(),
+		Session:        r.o.ID,
+		Source:         r.src,
+		Device:         r.dev,
+		Inode:          r.ino,
+		Size:           r.sizeNow(),
+		Offset:         r.pos,
+		Lines:          r.lines,
+		LastUUID:       r.lastUUID,
+		PrefixSHA256:   hex.EncodeToString(r.h.Sum(nil)),
+		LastSeq:        r.lastSeq,
+		Settings:       r.m.Settings(),
+		State:          state,
+		Updated:        r.st.Now().UTC().Format(time.RFC3339Nano),
 	}
 	return SaveCursor(r.st.FS, r.o.Home, c)
 }

@@ -3,9 +3,11 @@ package importer
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -212,10 +214,17 @@ func TestCursorRecordsConsumedPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := fi.Sys().(*syscall.Stat_t)
+	h := sha256.New()
+	h.Write([]byte("a\nb\n"))
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := Cursor{
 		Version: CursorVersion, Format: "test-lines", Session: "s", Source: f.src,
 		Device: uint64(st.Dev), Inode: uint64(st.Ino), Size: int64(len(content)),
 		Offset: 4, Lines: 2, LastUUID: "u2", PrefixSHA256: hex.EncodeToString(sum[:]),
+		HashState: state, TailSHA256: hex.EncodeToString(sum[:]), VerifiedOffset: 4,
 		LastSeq: 2, Settings: map[string]string{"s": ""}, State: json.RawMessage("2"), Updated: c.Updated,
 	}
 	if !reflect.DeepEqual(*c, want) {
@@ -645,5 +654,68 @@ func TestSaveCursorIsDurable(t *testing.T) {
 	c, err := LoadCursor(fsys.CrashClone(), "/home", "s")
 	if err != nil || c.LastSeq != 3 {
 		t.Fatalf("after a crash the cursor reads %+v, %v; want last seq 3", c, err)
+	}
+}
+
+// TestPrefixCheckResumesUntilThePrefixDoubles: above FullCheckBelow a run
+// resumes the prefix hash from the cursor (same file, same last 4 KiB) and
+// reads the whole prefix again only once it doubled since the last whole
+// read; a changed tail is refused at once, an in-place edit of the middle at
+// the next whole read.
+func TestPrefixCheckResumesUntilThePrefixDoubles(t *testing.T) {
+	defer func(v int64) { FullCheckBelow = v }(FullCheckBelow)
+	FullCheckBelow = 0
+	f := newFixture(t)
+	line := func(k int) string { return fmt.Sprintf("line %05d %s\n", k, strings.Repeat("x", 80)) }
+	var content strings.Builder
+	for k := 0; k < 100; k++ {
+		content.WriteString(line(k))
+	}
+	f.write(content.String())
+	if sum := f.mustRun("s"); sum.PrefixCheck != "" {
+		t.Fatalf("first import: prefix check %q, want a whole read", sum.PrefixCheck)
+	}
+	grow := func(n int) {
+		var b strings.Builder
+		for k := 0; k < n; k++ {
+			b.WriteString(line(1000 + k))
+		}
+		f.appendSrc(b.String())
+	}
+	grow(10)
+	if sum := f.mustRun("s"); sum.PrefixCheck != "resumed" || sum.Appended != 10 {
+		t.Fatalf("a grown transcript: prefix check %q, appended %d; want resumed, 10", sum.PrefixCheck, sum.Appended)
+	}
+	// An in-place edit of the middle, same length, same tail: not seen
+	// while the prefix has not doubled since the last whole read...
+	data := f.fileBytes(f.src)
+	edited := bytes.Replace(data, []byte("line 00050"), []byte("line 0005X"), 1)
+	if err := os.WriteFile(f.src, edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	grow(10)
+	if sum := f.mustRun("s"); sum.PrefixCheck != "resumed" {
+		t.Fatalf("prefix check %q, want resumed (the documented blind spot)", sum.PrefixCheck)
+	}
+	// ... and refused once it has: the next run reads it all.
+	grow(200)
+	if sum := f.mustRun("s"); sum.PrefixCheck != "resumed" {
+		t.Fatalf("prefix check %q before doubling, want resumed", sum.PrefixCheck)
+	}
+	grow(1)
+	if _, err := f.run("s"); !errors.Is(err, ErrSourceRewritten) {
+		t.Fatalf("past twice the verified offset: %v, want ErrSourceRewritten", err)
+	}
+	// A changed tail is refused at once.
+	g := newFixture(t)
+	g.write(content.String())
+	g.mustRun("s")
+	tail := []byte(content.String())
+	tail[len(tail)-3] = 'y'
+	if err := os.WriteFile(g.src, append(tail, line(5000)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.run("s"); !errors.Is(err, ErrSourceRewritten) {
+		t.Fatalf("a changed tail: %v, want ErrSourceRewritten", err)
 	}
 }

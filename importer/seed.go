@@ -73,21 +73,29 @@ func Seed(st *session.Store, home, id, path string, dev, ino uint64, data []byte
 	if err != nil {
 		return fmt.Errorf("importer: saving %s importer state of %s: %w", m.Format(), id, err)
 	}
-	sum := sha256.Sum256(data)
+	h := sha256.New()
+	h.Write(data)
+	hashState, tail, err := hashMarks(h, bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return fmt.Errorf("importer: seeding the cursor of %s: %w", id, err)
+	}
 	return SaveCursor(st.FS, home, &Cursor{
-		Format:       m.Format(),
-		Session:      id,
-		Source:       abs,
-		Device:       dev,
-		Inode:        ino,
-		Size:         int64(len(data)),
-		Offset:       int64(len(data)),
-		Lines:        lines,
-		LastUUID:     lastUUID,
-		PrefixSHA256: hex.EncodeToString(sum[:]),
-		LastSeq:      lastSeq,
-		Settings:     m.Settings(),
-		State:        state,
-		Updated:      st.Now().UTC().Format(time.RFC3339Nano),
+		HashState:      hashState,
+		TailSHA256:     tail,
+		VerifiedOffset: int64(len(data)),
+		Format:         m.Format(),
+		Session:        id,
+		Source:         abs,
+		Device:         dev,
+		Inode:          ino,
+		Size:           int64(len(data)),
+		Offset:         int64(len(data)),
+		Lines:          lines,
+		LastUUID:       lastUUID,
+		PrefixSHA256:   hex.EncodeToString(h.Sum(nil)),
+		LastSeq:        lastSeq,
+		Settings:       m.Settings(),
+		State:          state,
+		Updated:        st.Now().UTC().Format(time.RFC3339Nano),
 	})
 }

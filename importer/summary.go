@@ -70,6 +70,10 @@ type Summary struct {
 	Source  string `json:"source"`
 	// Resumed: a cursor existed and this run continued from it.
 	Resumed bool `json:"resumed"`
+	// PrefixCheck is "resumed" when the imported prefix was checked by its
+	// identity and last 4 KiB, its hash resumed (doc.go, step 3); empty when
+	// it was read whole (or there was none).
+	PrefixCheck string `json:"prefixCheck,omitempty"`
 	// FromLine/ToLine: the source lines this run consumed (ToLine < FromLine:
 	// nothing new).
 	FromLine int   `json:"fromLine"`
