@@ -21,11 +21,11 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	# the log decoder without its amd64 assembly (other platforms' path)
-	$(GO) vet -tags purego ./session
-	$(GO) test -count=1 -tags purego ./session
+	$(GO) vet -tags purego ./session ./internal/logscan
+	$(GO) test -count=1 -tags purego ./session ./internal/logscan
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 10s -fuzzminimizetime 2s ./session
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime 10s -fuzzminimizetime 2s ./session
-	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 5s -fuzzminimizetime 2s ./session
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 5s -fuzzminimizetime 2s ./internal/logscan
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScanFoldSumsLongLine$$' -fuzztime 10s -fuzzminimizetime 5s ./session
 	@echo "make test: ok"
 

@@ -1,11 +1,17 @@
 package session
 
+import (
+	"sync/atomic"
+
+	"github.com/graft-project/graft/internal/logscan"
+)
+
 // DecodeFast exposes the decoder's fast path to the external tests: they
 // must know that a line was decoded by it, not by the encoding/json
 // fallback, or comparing the two would prove nothing. fold selects the
 // mode of ScanFold.
 func DecodeFast(line []byte, fold bool) (*Event, bool) {
-	d := lineDecoder{mode: decodeAll}
+	d := lineDecoder{Decoder: &logscan.Decoder{}, mode: decodeAll}
 	if fold {
 		d.mode = decodeFold
 	}
@@ -18,6 +24,19 @@ func DecodeFast(line []byte, fold bool) (*Event, bool) {
 func DecodeLine(line []byte) (*Event, error) {
 	ev := &Event{}
 	return ev, decodeLine(line, ev)
+}
+
+// longLines counts, across the scans of the test binary, what
+// longLinesSeen is told: the scans' own counters are plain ints, read
+// once their pipeline has stopped, so that counting costs the scans
+// nothing.
+var longLines struct{ streamed, reread atomic.Int64 }
+
+func init() {
+	longLinesSeen = func(streamed, reread int) {
+		longLines.streamed.Add(int64(streamed))
+		longLines.reread.Add(int64(reread))
+	}
 }
 
 // LongLines is how many long lines ScanFoldSums has decoded as it read

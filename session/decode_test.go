@@ -111,14 +111,6 @@ func checkFast(t *testing.T, what string, line []byte) {
 		t.Fatalf("%s: encoding/json refuses the line: %v\n%s", what, err, clip(line))
 	}
 	got, ok := session.DecodeFast(line, false)
-	if want.Inherit != nil {
-		// A graft/origin's inherit (one line per session) is left to
-		// encoding/json on purpose: the fast path must decline it.
-		if ok {
-			t.Fatalf("%s: the fast path took a line with inherit, which it leaves to encoding/json:\n%s", what, clip(line))
-		}
-		return
-	}
 	if !ok {
 		t.Fatalf("%s: the fast path declined a line graft writes:\n%s", what, clip(line))
 	}
@@ -353,6 +345,7 @@ func FuzzDecodeLine(f *testing.F) {
 		`{"seq":1,"type":"tool/result","source":{"kind":"t"},"tool":{"output":"a\nb","ok":null,"input":null}}`,
 		`{ "seq" : 1 , "type" : "x" , "todos" : [ null , { } ] , "meta" : { } }`,
 		`{"seq":1,"type":"x","inherit":{"firstGoal":null,"constraints":[{"also":[]}]}}`,
+		`{"seq":1,"type":"graft/origin","inherit":{"firstGoal":{"text":"g","origin":null},"constraints":[null,{"text":"c","origin":{"generation":1,"session":"s","seq":2},"also":[null,{}]}],"moreConstraints":[null,{"session":"s","n":2,"from":3,"to":4}]}}`,
 		`{"seq":-0,"type":"x"}`,
 		"",
 		" ",

@@ -74,4 +74,24 @@
 // sessions are refused naming the session to use instead; a retired session
 // accepts only results of tool calls that were open at its commit point
 // (the self-graft epilogue).
+//
+// # Code
+//
+// What lives where; the scan machinery that knows nothing of Event is in
+// internal/logscan (see its doc.go):
+//
+//	event.go        Event and the types it holds; Validate
+//	decode.go       the Event schema's fast decoder over logscan.Decoder (a case per JSON
+//	                field; encoding/json decides any line it declines); ScanFold and
+//	                ScanFoldSums over a logscan.Pipeline; LineSum; StringFields
+//	reader.go       Scan, NewLineReader, Torn, ScanResult, ScanFrom, Encode
+//	endsat.go       endsAt: does the log still end where a scan left it (before an append)
+//	store.go        Store: create, append, scan, state, repair of a torn tail
+//	writer.go       Writer: a new log streamed under its lock (CreateWriter)
+//	state.go        Info, the fold of graft/* events; snapshot.go, its saved form
+//	lock.go, id.go, errors.go
+//
+// A field added to Event (or to a type it holds) needs a case in
+// decode.go: without one, every line carrying it is decoded by
+// encoding/json, and TestFastPathDecodesEveryEventField fails, naming it.
 package session

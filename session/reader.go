@@ -142,14 +142,6 @@ func Scan(r io.Reader, path string, from ScanFrom, fn func(ev *Event, raw []byte
 	}
 }
 
-// decodeLine decodes one line into ev, zeroing it first (see decode.go).
-func decodeLine(line []byte, ev *Event) error {
-	d := decoders.Get().(*lineDecoder)
-	err := d.decode(line, ev)
-	decoders.Put(d)
-	return err
-}
-
 // Encode renders one event as its log line, '\n' included.
 // HTML characters are not escaped, so a tool input keeps its bytes.
 func Encode(ev *Event) ([]byte, error) {

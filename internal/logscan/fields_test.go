@@ -1,11 +1,11 @@
-package session_test
+package logscan_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 
-	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/internal/logscan"
 )
 
 type pathFields struct {
@@ -18,7 +18,7 @@ type pathFields struct {
 // encoding/json does; inputs graft meets must take the fast path.
 func checkStringFields(t *testing.T, input string, mustAnswer bool) {
 	t.Helper()
-	vals, ok := session.StringFields([]byte(input), "file_path", "path", "notebook_path")
+	vals, ok := logscan.StringFields([]byte(input), "file_path", "path", "notebook_path")
 	var want pathFields
 	err := json.Unmarshal([]byte(input), &want)
 	if !ok {
@@ -61,7 +61,7 @@ func TestStringFieldsIsEncodingJSON(t *testing.T) {
 		`{"path":"\ud800"}`, // a lone surrogate
 	}
 	for _, in := range declined {
-		if _, ok := session.StringFields([]byte(in), "file_path", "path", "notebook_path"); ok {
+		if _, ok := logscan.StringFields([]byte(in), "file_path", "path", "notebook_path"); ok {
 			t.Errorf("StringFields answered %s; it must leave it to encoding/json", in)
 		}
 		checkStringFields(t, in, false)

@@ -1,4 +1,4 @@
-package session
+package logscan
 
 import "bytes"
 
@@ -11,18 +11,18 @@ import "bytes"
 // escaped, not ASCII or matches a wanted key only up to case, a wanted key
 // repeats, or a wanted value is not a string or null.
 func StringFields(input []byte, keys ...string) (vals []string, ok bool) {
-	d := lineDecoder{data: input, mode: decodeAll}
+	d := Decoder{data: input}
 	vals = make([]string, len(keys))
 	seen := make([]bool, len(keys))
-	d.ws()
-	ok = d.object(func(key []byte) bool {
+	d.WS()
+	ok = d.Object(func(key []byte) bool {
 		for i, k := range keys {
 			if string(key) == k {
 				if seen[i] {
 					return false
 				}
 				seen[i] = true
-				return d.stringField(&vals[i])
+				return d.StringField(&vals[i])
 			}
 		}
 		for _, k := range keys {
@@ -32,7 +32,7 @@ func StringFields(input []byte, keys ...string) (vals []string, ok bool) {
 		}
 		return d.skipValue(0)
 	})
-	d.ws()
+	d.WS()
 	if !ok || d.pos != len(d.data) {
 		return nil, false
 	}

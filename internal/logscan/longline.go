@@ -1,46 +1,32 @@
-package session
+package logscan
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"github.com/zeebo/xxh3"
 )
 
-// Long lines of ScanFoldSums. A line longer than a batch buffer is, in a
-// real log, nearly always a tool result whose output is MiBs: the fold
-// keeps none of a successful one and only the first line with text of a
-// failed one. Reading such a line whole into a buffer and decoding it
-// afterwards costs two trips through memory (the copy, then the decoder's
-// and the hash's reads) and a buffer the size of the line. Instead the
-// reader decodes the line as it reads it, foldReadBytes at a time: each
-// read is scanned and hashed while it is still in the cache, and the part
-// of the output's body that has been validated (and is not the head a
-// failed result keeps) is dropped, so the line never needs more than its
-// other fields, the head and a read.
+// Long lines of a Pipeline that sums lines (session.ScanFoldSums). A line
+// longer than a batch buffer is, in a real log, nearly always a tool
+// result whose output is MiBs: the fold keeps none of a successful one and
+// only the first line with text of a failed one. Reading such a line whole
+// into a buffer and decoding it afterwards costs two trips through memory
+// (the copy, then the decoder's and the hash's reads) and a buffer the
+// size of the line. Instead the reader decodes the line as it reads it,
+// readBytes at a time (Schema.DecodeFast over a Decoder whose data grows):
+// each read is scanned and hashed while it is still in the cache, and the
+// part of the output's body that has been validated (and is not the head
+// a failed result keeps: SkipStringCut) is dropped, so the line never
+// needs more than its other fields, the head and a read.
 //
-// Anything this cannot decode exactly — a malformed line, one the fast
-// decoder hands to encoding/json, a structure that runs past the bytes
-// read — is read again whole from the file (r is an io.ReaderAt) and
-// decoded as every other line is, so errors, their wording and the
-// events are those of ScanFold.
-
-// longLines counts, for the tests, the long lines decoded as they were
-// read and those read again whole.
-var longLines struct{ streamed, reread atomic.Int64 }
-
-// cutMode says how much of a string's body a long line may drop once it
-// has been validated.
-type cutMode uint8
-
-const (
-	cutNever     cutMode = iota // the value is built or kept raw
-	cutAll                      // a successful tool's output: none is kept
-	cutAfterHead                // a failed (or not yet known) one: all past its head
-)
+// Anything this cannot decode exactly — a malformed line, one the
+// schema's fast path declines, a structure that runs past the bytes read —
+// is read again whole from the file (r is an io.ReaderAt) and decoded as
+// every other line is (Schema.Decode), so errors, their wording and the
+// values are those of a whole-line read.
 
 // longAhead is how many bytes past the end of a string a long line holds
 // before the decoder reads the structure that follows it; a structure
@@ -69,7 +55,7 @@ type longLine struct {
 // fill reads once more onto the end of d.data, growing it when it is
 // full. It reports false when nothing more can be read: the line's end
 // has been found or a read failed.
-func (s *longLine) fill(d *lineDecoder) bool {
+func (s *longLine) fill(d *Decoder) bool {
 	if s.done || s.err != nil {
 		return false
 	}
@@ -87,7 +73,7 @@ func (s *longLine) fill(d *lineDecoder) bool {
 
 // search looks for the line's '\n' in d.data past the part known to hold
 // none; found, d.data ends there and what follows it is kept in next.
-func (s *longLine) search(d *lineDecoder) {
+func (s *longLine) search(d *Decoder) {
 	if s.done || s.searched >= len(d.data) {
 		return
 	}
@@ -101,7 +87,7 @@ func (s *longLine) search(d *lineDecoder) {
 }
 
 // hash hashes d.data up to end.
-func (s *longLine) hash(d *lineDecoder, end int) {
+func (s *longLine) hash(d *Decoder, end int) {
 	if s.hashed < end {
 		s.h.Write(d.data[s.hashed:end])
 		s.hashed = end
@@ -109,11 +95,11 @@ func (s *longLine) hash(d *lineDecoder, end int) {
 }
 
 // size is the length of the line read so far: all of it once done.
-func (s *longLine) size(d *lineDecoder) int64 { return s.dropped + int64(len(d.data)) }
+func (s *longLine) size(d *Decoder) int64 { return s.dropped + int64(len(d.data)) }
 
 // ensure reads until d.data holds n bytes or the whole line, searching
 // what it reads.
-func (s *longLine) ensure(d *lineDecoder, n int) {
+func (s *longLine) ensure(d *Decoder, n int) {
 	s.search(d)
 	for len(d.data) < n && s.fill(d) {
 		s.search(d)
@@ -125,7 +111,7 @@ func (s *longLine) ensure(d *lineDecoder, n int) {
 // as cut allows, then holds longAhead bytes past the string (searched for
 // the line's end) for the structure after it. A string starts in
 // searched bytes, and the bytes the scan passes hold no '\n'.
-func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, bool) {
+func (s *longLine) stringEnd(d *Decoder, i int, cut Cut) (int, bool, bool) {
 	body, escaped, cutAt := i, false, -1
 	for {
 		end, esc, st := scanString(d.data, i)
@@ -141,17 +127,17 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 		// d.data ends inside the string; end is where to go on from.
 		s.searched = max(s.searched, end)
 		s.hash(d, end)
-		if cutAt < 0 && cut == cutAfterHead {
+		if cutAt < 0 && cut == CutAfterHead {
 			// Keep the body through its head: textHead reads no further.
 			buf, headEnd, whole := textHeadOf(d.scratch[:0], d.data[body:end])
 			d.scratch = buf[:0]
 			if whole {
-				cut, cutAt = cutAll, body+headEnd
+				cut, cutAt = CutAll, body+headEnd
 			} else {
-				cut = cutNever // the head is long: keep the line (rare)
+				cut = CutNever // the head is long: keep the line (rare)
 			}
 		}
-		if cut == cutAll {
+		if cut == CutAll {
 			if cutAt < 0 {
 				cutAt = body // a success's: none of it is kept
 			}
@@ -173,20 +159,15 @@ func (s *longLine) stringEnd(d *lineDecoder, i int, cut cutMode) (int, bool, boo
 
 // decodeLong decodes into ev the line that d.data starts (no '\n' in
 // it), reading the rest through s. It reports false when the line must
-// be decoded whole instead: the fast decoder cannot decode it exactly, or
-// the line is not a single well-formed event.
-func (d *lineDecoder) decodeLong(s *longLine, ev *Event) bool {
+// be decoded whole instead: the schema's fast path cannot decode it
+// exactly, or the line is not a single well-formed line of the schema.
+func (p *Pipeline[E]) decodeLong(d *Decoder, s *longLine, ev *E) bool {
 	d.long, d.pos = s, 0
 	defer func() { d.long = nil }()
-	*ev = Event{}
 	s.ensure(d, longAhead)
-	d.ws()
-	ok := d.event(ev)
-	d.ws()
-	if cap(d.scratch) > maxKeptScratch {
-		d.scratch = nil
-	}
-	return ok && s.done && d.pos == len(d.data) && ev.Type != ""
+	ok := p.schema.DecodeFast(d, ev)
+	d.trimScratch()
+	return ok && s.done && d.pos == len(d.data)
 }
 
 // readLong decodes the long line at off that starts with first (the
@@ -195,26 +176,29 @@ func (d *lineDecoder) decodeLong(s *longLine, ev *Event) bool {
 // decoders when decodeLong could not; and the bytes read past the line.
 // lb is nil when the log ends inside the line (err is io.EOF, size the
 // line's bytes) or a read fails.
-func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (lb *foldBatch, next []byte, size int64, err error) {
+func (p *Pipeline[E]) readLong(r io.Reader, first []byte, off int64, num int) (lb *Batch[E], next []byte, size int64, err error) {
 	s := &p.long
 	if s.h == nil {
 		s.h = xxh3.New()
 	}
 	s.h.Reset()
-	*s = longLine{r: r, h: s.h, searched: len(first), next: s.next[:0], read: foldReadBytes}
+	*s = longLine{r: r, h: s.h, searched: len(first), next: s.next[:0], read: readBytes}
 	d := &p.longDec
 	// first is the batch buffer's: read into its room, it is the caller's
-	// again once the line is decoded (the event holds copies).
+	// again once the line is decoded (the value holds copies).
 	d.data = first
-	ln := foldLine{off: off, num: num}
-	if d.decodeLong(s, &ln.ev) {
-		longLines.streamed.Add(1)
+	// Decoded straight into its batch: a Line on the stack would escape
+	// through the schema's interface call, an allocation more per line.
+	lb = &Batch[E]{Lines: make([]Line[E], 1), done: make(chan struct{})}
+	ln := &lb.Lines[0]
+	ln.Off, ln.Num = off, num
+	if p.decodeLong(d, s, &ln.Ev) {
+		p.streamed++
 		s.hash(d, len(d.data))
-		ln.size, ln.sum = int(s.size(d)), s.h.Sum128().Bytes()
+		ln.Size, ln.Sum = int(s.size(d)), s.h.Sum128().Bytes()
 		d.data = nil
-		done := make(chan struct{})
-		close(done)
-		return &foldBatch{lines: []foldLine{ln}, done: done}, s.next, int64(ln.size), s.err
+		close(lb.done)
+		return lb, s.next, int64(ln.Size), s.err
 	}
 	// Read to the end of the line, keeping none of it, and read it again.
 	for s.search(d); !s.done; s.search(d) {
@@ -231,7 +215,7 @@ func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (
 	if !s.done {
 		return nil, nil, size, s.err
 	}
-	longLines.reread.Add(1)
+	p.reread++
 	line := p.newLong(int(size))[:size]
 	if _, err := p.ra.ReadAt(line, p.raAt+off); err != nil {
 		return nil, nil, size, fmt.Errorf("reading the line again: %w", err)
@@ -239,6 +223,7 @@ func (p *foldPipeline) readLong(r io.Reader, first []byte, off int64, num int) (
 	if SumLine(line) != s.h.Sum128().Bytes() {
 		return nil, nil, size, errors.New("the line changed while it was read")
 	}
-	lb = &foldBatch{buf: line, lines: []foldLine{{start: 0, end: len(line), size: len(line), off: off, num: num}}, done: make(chan struct{}), decode: true}
+	lb.buf, lb.decode = line, true
+	*ln = Line[E]{start: 0, end: len(line), Size: len(line), Off: off, Num: num}
 	return lb, s.next, size, s.err
 }

@@ -1,10 +1,12 @@
-package session
+package logscan_test
 
 import (
 	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/internal/logscan"
 )
 
 // stringBodies are string bodies (after the opening quote, through the
@@ -37,26 +39,18 @@ func stringBodies() map[string][]byte {
 	return map[string][]byte{"log": out.Bytes(), "logvaried": varied.Bytes(), "plain": []byte(plain), "unicode": []byte(uni)}
 }
 
-// withPortable runs f with the AVX2 scan off, then restores it.
-func withPortable(f func()) {
-	saved := haveStopsAVX2
-	haveStopsAVX2 = false
-	defer func() { haveStopsAVX2 = saved }()
-	f()
-}
-
 func BenchmarkStringEnd(b *testing.B) {
 	for name, body := range stringBodies() {
 		run := func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				if end, _, ok := stringEnd(body, 0); !ok || end != len(body)-1 {
+				if end, _, ok := logscan.StringEnd(body, 0); !ok || end != len(body)-1 {
 					b.Fatalf("stringEnd = %d, %v; want %d", end, ok, len(body)-1)
 				}
 			}
 		}
 		b.Run(name, run)
-		b.Run(name+"/portable", func(b *testing.B) { withPortable(func() { run(b) }) })
+		b.Run(name+"/portable", func(b *testing.B) { logscan.WithPortable(func() { run(b) }) })
 	}
 }
 
@@ -101,13 +95,13 @@ func scanStringRef(b []byte) (int, bool) {
 // more, and compares scanStringAVX2 with scanStringRef; then random
 // inputs dense with escapes.
 func TestScanStringAVX2(t *testing.T) {
-	if !haveStopsAVX2 {
+	if !logscan.HaveStopsAVX2() {
 		t.Skip("no AVX2 on this machine (or not amd64): stringEnd uses its portable loop, which every other decoder test covers")
 	}
 	check := func(b []byte) {
 		t.Helper()
 		wn, we := scanStringRef(b)
-		if gn, ge := scanStringAVX2(b); gn != wn || ge != we {
+		if gn, ge := logscan.ScanStringAVX2(b); gn != wn || ge != we {
 			t.Fatalf("scanStringAVX2(%q) = %d %v, want %d %v", b, gn, ge, wn, we)
 		}
 	}
@@ -166,10 +160,10 @@ func TestStringEndPortableAgrees(t *testing.T) {
 		}
 	}
 	for _, c := range cases {
-		end, esc, ok := stringEnd(c, 0)
+		end, esc, ok := logscan.StringEnd(c, 0)
 		var pend int
 		var pesc, pok bool
-		withPortable(func() { pend, pesc, pok = stringEnd(c, 0) })
+		logscan.WithPortable(func() { pend, pesc, pok = logscan.StringEnd(c, 0) })
 		if end != pend || esc != pesc || ok != pok {
 			t.Fatalf("stringEnd(%.60q…) = %d %v %v with AVX2, %d %v %v without", c, end, esc, ok, pend, pesc, pok)
 		}

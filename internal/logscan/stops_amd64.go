@@ -1,11 +1,11 @@
 //go:build amd64 && !purego
 
-package session
+package logscan
 
 import "golang.org/x/sys/cpu"
 
 // haveStopsAVX2 selects scanStringAVX2; the tests turn it off to run the
-// portable loop on the same inputs.
+// portable loop on the same inputs (WithPortable, export_test.go).
 var haveStopsAVX2 = cpu.X86.HasAVX2
 
 // scanStringAVX2 reads the body of a JSON string 64 bytes a block and
