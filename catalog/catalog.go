@@ -73,7 +73,7 @@ func Open(home string, timeout time.Duration) (*DB, error) {
 	if err := os.MkdirAll(home, DirMode); err != nil {
 		return nil, fmt.Errorf("catalog: creating %s: %w", home, err)
 	}
-	if _, err := preCheck(path); err != nil && !NotWritable(err) {
+	if _, err := preCheck(path, timeout); err != nil && !NotWritable(err) {
 		return nil, err
 	}
 	b, err := boltOpen(path, &bolt.Options{Timeout: timeout})

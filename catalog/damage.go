@@ -220,8 +220,14 @@ func boltOpen(path string, opts *bolt.Options) (b *bolt.DB, err error) {
 }
 
 // preCheck refuses a path that is not a regular file and checks a
-// regular one's bytes (checkFile). missing reports a path with nothing.
-func preCheck(path string) (missing bool, err error) {
+// regular one's bytes (checkFile) under a shared flock, taken on a
+// descriptor of its own and waited for up to timeout (then ErrBusy): a
+// process creating the catalog writes its first pages under bbolt's
+// exclusive lock, and half-written pages are not damage. Writers after the
+// check only append pages and rewrite metas; they never make a sound file
+// unsound, so the check still holds when bbolt opens the file. missing
+// reports a path with nothing.
+func preCheck(path string, timeout time.Duration) (missing bool, err error) {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -232,13 +238,22 @@ func preCheck(path string) (missing bool, err error) {
 		return false, damaged(path, nil, "not a regular file (mode %v)", fi.Mode())
 	}
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil // removed since the Lstat (moved aside)
+	}
 	if err != nil {
-		if NotWritable(err) {
-			return false, fmt.Errorf("catalog: opening %s: %w", path, err)
-		}
-		return false, fmt.Errorf("catalog: opening %s to check it: %w", path, err)
+		return false, fmt.Errorf("catalog: opening %s: %w", path, err)
 	}
 	defer f.Close()
+	if err := flockWait(f, syscall.LOCK_SH, timeout); errors.Is(err, syscall.EWOULDBLOCK) {
+		return false, fmt.Errorf("%w: %s is held by another process (waited %v): %w", ErrBusy, path, timeout, berrors.ErrTimeout)
+	} else if err != nil {
+		return false, fmt.Errorf("catalog: locking %s to check it: %w", path, err)
+	}
+	fi, err = f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("catalog: stat %s: %w", path, err)
+	}
 	return false, checkFile(path, f, fi.Size())
 }
 
@@ -247,7 +262,7 @@ func preCheck(path string) (missing bool, err error) {
 // writing. The buckets and the format mark must be there: a read-only
 // open cannot create them.
 func openReadOnly(path string, timeout time.Duration) (*DB, error) {
-	missing, err := preCheck(path)
+	missing, err := preCheck(path, timeout)
 	if missing {
 		return nil, fmt.Errorf("catalog: %s does not exist: %w", path, fs.ErrNotExist)
 	}
@@ -320,7 +335,7 @@ func View(home string, timeout time.Duration, fn func(*DB) error) (err error) {
 // catalog is fs.ErrNotExist: Check never creates one.
 func Check(home string, timeout time.Duration) error {
 	path := filepath.Join(home, FileName)
-	if missing, err := preCheck(path); missing {
+	if missing, err := preCheck(path, timeout); missing {
 		return fmt.Errorf("catalog: %s does not exist: %w", path, fs.ErrNotExist)
 	} else if err != nil {
 		return err
@@ -361,8 +376,10 @@ func MoveAside(home string, now time.Time, timeout time.Duration) (string, error
 		return "", fmt.Errorf("catalog: opening %s to lock it: %w", path, err)
 	}
 	defer lock.Close()
-	if err := flockWait(lock, timeout); err != nil {
-		return "", fmt.Errorf("%w: %s is held by another process (waited %v): %w", ErrBusy, path, timeout, err)
+	if err := flockWait(lock, syscall.LOCK_EX, timeout); errors.Is(err, syscall.EWOULDBLOCK) {
+		return "", fmt.Errorf("%w: %s is held by another process (waited %v): %w", ErrBusy, path, timeout, berrors.ErrTimeout)
+	} else if err != nil {
+		return "", fmt.Errorf("catalog: locking %s: %w", path, err)
 	}
 	held, err1 := lock.Stat()
 	now2, err2 := os.Lstat(path)
@@ -393,10 +410,12 @@ func MoveAside(home string, now time.Time, timeout time.Duration) (string, error
 	return "", fmt.Errorf("catalog: no free name to move %s aside to (%s…)", path, base)
 }
 
-func flockWait(f *os.File, timeout time.Duration) error {
+// flockWait takes how (LOCK_SH or LOCK_EX) on f, retrying for up to
+// timeout as bbolt does.
+func flockWait(f *os.File, how int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil || !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
 			return err
 		}

@@ -243,3 +243,39 @@ func injectOpenError(t *testing.T, errno syscall.Errno) {
 		return old(name, flag, perm)
 	}
 }
+
+// A catalog another process is still creating (bbolt writes its first
+// pages under its exclusive lock) is busy, not damaged: the bytes are
+// checked under a shared lock, once that process is done with them.
+func TestCatalogBeingCreatedIsBusyNotDamaged(t *testing.T) {
+	home, good := filledHome(t)
+	path := filepath.Join(home, FileName)
+	write(t, path, good[:os.Getpagesize()]) // half-written: one meta page of two
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(home, 200*time.Millisecond); !errors.Is(err, ErrBusy) {
+		t.Fatalf("Open of a catalog held while it is written: %v, want ErrBusy", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		db, err := Open(home, 5*time.Second)
+		if err == nil {
+			err = db.Close()
+		}
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	write(t, path, good)
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Open after the creator finished: %v", err)
+	}
+}
