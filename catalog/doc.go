@@ -21,9 +21,11 @@
 //
 // # Damage
 //
-// Open checks the file before bbolt maps it: it must be a regular file
-// holding a valid meta page (magic, version, checksum; the newer of the
-// two) and at least the pages that meta says are in use (pgid × pageSize).
+// Open checks the file before bbolt maps it, under a shared flock (so a
+// catalog another process is still creating is busy, not damaged): it
+// must be a regular file holding a valid meta page (magic, version,
+// checksum; the newer of the two) and at least the pages that meta says
+// are in use (pgid × pageSize).
 // bbolt itself trusts the meta, and a file truncated below it kills the
 // process with SIGBUS when a page past its end is read. A file that fails
 // the check, that bbolt refuses (invalid, version, checksum), or on which
