@@ -36,16 +36,16 @@ TEXT ·scanStringAVX2(SB), NOSPLIT, $0-33
 	XORQ R8, R8  // backslashes seen (escaped != 0)
 	XORQ R12, R12 // 1: the byte at DX is escaped by the one before it
 	MOVL $0x22, AX
-	MOVQ AX, X1
+	VMOVQ AX, X1
 	VPBROADCASTB X1, Y1 // '"'
 	MOVL $0x5c, AX
-	MOVQ AX, X2
+	VMOVQ AX, X2
 	VPBROADCASTB X2, Y2 // '\\'
 	MOVL $0x1f, AX
-	MOVQ AX, X3
+	VMOVQ AX, X3
 	VPBROADCASTB X3, Y3 // 0x1f
 	MOVL $0x0f, AX
-	MOVQ AX, X8
+	VMOVQ AX, X8
 	VPBROADCASTB X8, Y8 // 0x0f
 	VMOVDQU escLo<>(SB), Y9
 	VMOVDQU escHi<>(SB), Y10
