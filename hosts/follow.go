@@ -176,15 +176,11 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 	case !errors.Is(err, importer.ErrNoCursor):
 		return err
 	}
-	f, err := os.Open(path)
+	f, fi, err := openTranscript(path)
 	if err != nil {
-		return fmt.Errorf("hosts: opening %s: %w", path, err)
+		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("hosts: stat %s: %w", path, err)
-	}
 	n := fi.Size() - off
 	if n <= 0 {
 		return nil

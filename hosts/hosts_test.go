@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
@@ -295,5 +297,35 @@ func TestContextTokens(t *testing.T) {
 	n, ok, err := hosts.ContextTokens(hosts.Codex, filepath.Join("..", "testdata", "fixtures", "hosts", "codex-0.169.0-compacted.jsonl"))
 	if err != nil || !ok || n <= 0 {
 		t.Errorf("codex sample: %d %v %v, want its last token count", n, ok, err)
+	}
+}
+
+// TestFIFOTranscriptIsRefused: a FIFO named like a transcript is refused at
+// once by follow and by the context-size read (its open would wait for a
+// writer).
+func TestFIFOTranscriptIsRefused(t *testing.T) {
+	svc, _ := committedTarget(t)
+	p := filepath.Join(t.TempDir(), "0f3c9a52-6f0e-4c1b-9a57-1d2e3f4a5b6c.jsonl")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		_, err := hosts.Follow(hosts.FollowOptions{Store: svc.Store(), Home: svc.Home, Host: hosts.ClaudeCode, Path: p})
+		done <- err
+	}()
+	go func() {
+		_, _, err := hosts.ContextTokens(hosts.ClaudeCode, p)
+		done <- err
+	}()
+	for k := 0; k < 2; k++ {
+		select {
+		case err := <-done:
+			if !errors.Is(err, hosts.ErrNoTranscript) {
+				t.Errorf("a FIFO: %v, want ErrNoTranscript", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("reading a FIFO transcript blocked")
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // usageTail is how much of a transcript's end ContextTokens reads: the last
@@ -19,15 +20,11 @@ const usageTail = 1 << 20
 // Codex's last token_count event (last_token_usage, else
 // total_token_usage, input_tokens). ok is false when none is recorded.
 func ContextTokens(host Host, path string) (tokens int64, ok bool, err error) {
-	f, err := os.Open(path)
+	f, fi, err := openTranscript(path)
 	if err != nil {
-		return 0, false, fmt.Errorf("hosts: %w", err)
+		return 0, false, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, false, fmt.Errorf("hosts: %w", err)
-	}
 	off := max(fi.Size()-usageTail, 0)
 	buf := make([]byte, fi.Size()-off)
 	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
@@ -93,4 +90,29 @@ func lineTokens(host Host, line []byte) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// openTranscript opens a host transcript for reading without ever
+// blocking: anything but a regular file (a FIFO's open waits for a writer)
+// is ErrNoTranscript, checked before the open and again on the open file.
+func openTranscript(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrNoTranscript, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w: %s is not a regular file (%s)", ErrNoTranscript, path, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hosts: opening %s: %w", path, err)
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%w: %s is not a regular file (%s)", ErrNoTranscript, path, fi.Mode().Type())
+		}
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
