@@ -5,6 +5,7 @@
 //
 //	sessions/<id>.jsonl          the log; mode 0600; directory 0700
 //	sessions/<id>.jsonl.broken   bytes cut from a torn tail (".broken.N" if taken)
+//	index/<id>.state             the state checkpoint of the log (see State); derived
 //
 // Ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$; anything else is refused
 // before any file is touched. Files are opened with O_NOFOLLOW: a symlink
@@ -74,6 +75,27 @@
 // sessions are refused naming the session to use instead; a retired session
 // accepts only results of tool calls that were open at its commit point
 // (the self-graft epilogue).
+//
+// Store.Info folds from index/<id>.state when it is valid, so that a fold's
+// cost follows what was appended since (a per-turn hook on a long session).
+// The checkpoint is one JSON object, replaced atomically after a fold that
+// read at least 1 MiB past it:
+//
+//	v       1
+//	dev     device of the log the fold read
+//	ino     inode of that log
+//	offset  a line boundary of the log: the fold covers [0, offset)
+//	line    the number of the line that starts at offset
+//	tail    hex SHA-256 of "state-tail-v1", NUL, offset in decimal, NUL, and
+//	        the up to 4096 bytes before offset
+//	info    the fold at offset (Info.Snapshot: v, id, scan, origin, grafts,
+//	        abandoned, lastHuman, openCalls, epilogue)
+//
+// It is used only when the open log has the same dev and ino, is at least
+// offset bytes long and hashes to the same tail; otherwise the whole log is
+// folded and Info.CheckpointErr says why. An I/O error reading it fails the
+// fold. Like the scan index it cannot see an in-place edit of the log that
+// keeps its inode and the 4 KiB before the offset (logs are append-only).
 //
 // # Code
 //

@@ -29,7 +29,15 @@ type Info struct {
 	LastHuman int64       `json:"lastHuman,omitempty"`
 	openCalls map[string]bool
 	epilogue  map[string]bool
+	// checkpointErr says why the state checkpoint was not used or not
+	// written (a derived hint: the fold itself is right; see CheckpointErr).
+	checkpointErr error
 }
+
+// CheckpointErr says why Info did not use the state checkpoint it found
+// (it no longer matches the log, or does not decode: the whole log was
+// folded) or could not write the one it meant to; nil otherwise.
+func (i *Info) CheckpointErr() error { return i.checkpointErr }
 
 // Generation is 1 for a session nobody grafted into.
 func (i *Info) Generation() int {

@@ -195,17 +195,72 @@ func readerFrom(f vfs.File, off int64) io.Reader {
 	return &offsetReader{f: f, off: off}
 }
 
-// Info folds the whole log of id. The state fold reads no tool output, so
-// it goes through ScanFold.
+// Info folds the log of id: from its state checkpoint (checkpoint.go) when
+// one is valid, so that its cost follows what was appended since, else
+// from the start; it writes a new checkpoint after CheckpointEvery bytes.
+// The state fold reads no tool output, so it goes through ScanFold.
 func (s *Store) Info(id string) (*Info, error) {
-	info := &Info{ID: id}
-	res, err := s.ScanFold(id, ScanFrom{}, func(ev *Event, _ []byte, _ int64) error {
+	if err := ValidID(id); err != nil {
+		return nil, err
+	}
+	path := s.Path(id)
+	if err := s.regularPath(path); err != nil {
+		return nil, err
+	}
+	f, err := s.FS.Open(path)
+	if err != nil {
+		return nil, translate(path, err)
+	}
+	info, err := s.infoOf(id, path, f)
+	if err != nil {
+		return nil, closeAfter(f, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("session: closing %s: %w", path, err)
+	}
+	return info, nil
+}
+
+func (s *Store) infoOf(id, path string, f vfs.File) (*Info, error) {
+	if err := regular(f); err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("session: stat %s: %w", path, err)
+	}
+	dev, ino, haveIdentity := fileIdentity(fi)
+	var info *Info
+	var from ScanFrom
+	var reason string
+	if haveIdentity {
+		if info, from, reason, err = s.resumeInfo(id, f, dev, ino, fi.Size()); err != nil {
+			return nil, err
+		}
+	}
+	if info == nil {
+		info, from = &Info{ID: id}, ScanFrom{}
+	}
+	if reason != "" {
+		info.checkpointErr = fmt.Errorf("session: the state checkpoint of %s was not used (%s): the whole log was folded", id, reason)
+	}
+	prev := info.Events
+	res, err := ScanFold(readerFrom(f, from.Offset), path, from, func(ev *Event, _ []byte, _ int64) error {
 		info.Add(ev)
 		return nil
 	})
-	info.ScanResult = res
 	if err != nil {
 		return nil, err
+	}
+	res.Events += prev
+	info.ScanResult = res
+	if haveIdentity && res.End-from.Offset >= CheckpointEvery {
+		// One line per event: the next line's number follows from the
+		// events read since from.
+		line := max(from.Line, 1) + int(res.LastSeq+1-max(from.NextSeq, 1))
+		if err := s.saveCheckpoint(info, f, dev, ino, line); err != nil {
+			info.checkpointErr = errors.Join(info.checkpointErr, err)
+		}
 	}
 	return info, nil
 }
