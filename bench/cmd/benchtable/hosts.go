@@ -252,7 +252,7 @@ func printHosts(w io.Writer, hr *hostsResult) {
 			}
 			return strings.Join(parts, "; ")
 		})
-		hrow("… one fold of the whole log (Store.Info); one sha256 of the transcript's imported bytes (the importer's prefix check)", "", func(h *hookResult) string {
+		hrow("… one Store.Info of the session (from its state checkpoint when it is valid); one sha256 of all the transcript's imported bytes (what the importer's prefix check costs when it reads the whole prefix)", "", func(h *hookResult) string {
 			return fmt.Sprintf("%s; %s (%s)", ms(h.parts.Fold), ms(h.parts.PrefixHash), mib(h.parts.PrefixBytes))
 		})
 	}
