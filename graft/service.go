@@ -110,6 +110,55 @@ func (s *Service) Recover() (*recovery.Report, error) {
 	return rep, err
 }
 
+// RebuildReport is what RebuildCatalog derived from the logs, and where a
+// damaged catalog.db was moved ("" when it was healthy).
+type RebuildReport struct {
+	*recovery.RebuildReport
+	MovedAside string `json:"movedAside,omitempty"`
+}
+
+// CatalogRebuild is what RebuildCatalog did.
+type CatalogRebuild struct {
+	// Scan is the recovery scan's report (nil when the scan could not
+	// run) and ScanErr the scan's error: records it left unresolved stop
+	// the rebuild, and the report says which they are.
+	Scan    *recovery.Report
+	ScanErr error
+	// MovedAside is where a damaged catalog.db was moved, kept as
+	// evidence ("" when it was healthy or missing): set as soon as it was
+	// moved, whatever failed after.
+	MovedAside string
+	// Rebuild is what was derived again; nil unless the rebuild ran.
+	Rebuild *RebuildReport
+}
+
+// RebuildCatalog is graft recover --rebuild-catalog, on a service opened
+// with SkipRecovery: a damaged catalog.db is moved aside first
+// (MoveAsideDamagedCatalog), since the scan may have to record lineage and
+// leftovers in a new one; then the recovery scan runs (Recover) and, when
+// it resolved every record, lineage and leftovers are derived again from
+// the logs (recovery.Rebuild). The prepared reviews of a damaged catalog
+// are not carried over. The error is moving the catalog aside or the
+// rebuild failing; the scan's own error is in the result (ScanErr), beside
+// its report. The result is never nil.
+func (s *Service) RebuildCatalog() (*CatalogRebuild, error) {
+	res := &CatalogRebuild{}
+	var err error
+	if res.MovedAside, err = s.MoveAsideDamagedCatalog(); err != nil {
+		return res, err
+	}
+	res.Scan, res.ScanErr = s.Recover()
+	if res.Scan == nil || res.ScanErr != nil {
+		return res, nil
+	}
+	r, err := recovery.Rebuild(s.Env())
+	if err != nil {
+		return res, err
+	}
+	res.Rebuild = &RebuildReport{RebuildReport: r, MovedAside: res.MovedAside}
+	return res, nil
+}
+
 // Append adds events to a session under its lock, so an append never
 // interleaves with a commit's retire mark (which would repeat a seq). It
 // waits up to 10 s for a commit in flight to finish.

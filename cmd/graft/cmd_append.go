@@ -11,8 +11,6 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-func init() { commands = append(commands, newAppendCmd) }
-
 func newAppendCmd(a *app) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

@@ -10,8 +10,6 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
-func init() { commands = append(commands, newAuditCmd) }
-
 func newAuditCmd(a *app) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

@@ -9,8 +9,6 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
-func init() { commands = append(commands, newCommitCmd) }
-
 func newCommitCmd(a *app) *cobra.Command {
 	var (
 		hash, target string

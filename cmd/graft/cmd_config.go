@@ -11,8 +11,6 @@ import (
 	"github.com/graft-project/graft/config"
 )
 
-func init() { commands = append(commands, newConfigCmd) }
-
 // configValue is one key of "graft config --json".
 type configValue struct {
 	Key    string `json:"key"`

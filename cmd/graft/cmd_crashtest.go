@@ -10,8 +10,6 @@ import (
 	"github.com/graft-project/graft/crashtest"
 )
 
-func init() { commands = append(commands, newCrashtestCmd) }
-
 func newCrashtestCmd(a *app) *cobra.Command {
 	var (
 		asJSON bool

@@ -9,8 +9,6 @@ import (
 	"github.com/graft-project/graft/hosts"
 )
 
-func init() { commands = append(commands, newExportCmd) }
-
 // hostArg reads the host argument as a usage error when it is not one.
 func hostArg(s string) (hosts.Host, error) {
 	h, err := hosts.ParseHost(s)

@@ -1,31 +1,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/session"
 )
-
-func init() { commands = append(commands, newGenCmd) }
-
-// genSummary is what graft gen reports.
-type genSummary struct {
-	Session string `json:"session"`
-	Path    string `json:"path"`
-	Events  int64  `json:"events"`
-	Turns   int    `json:"turns"`
-	Bytes   int64  `json:"bytes"`
-	Seed    int64  `json:"seed"`
-	Preset  string `json:"preset,omitempty"`
-}
 
 func newGenCmd(a *app) *cobra.Command {
 	def := gen.DefaultOptions()
@@ -79,11 +64,11 @@ terminal.`,
 			if err != nil {
 				return err
 			}
-			st, err := a.openStore()
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
-			sum, err := generate(st, id, opts, progress)
+			sum, err := svc.Generate(id, opts, progress)
 			if err != nil {
 				return err
 			}
@@ -107,39 +92,6 @@ terminal.`,
 	return cmd
 }
 
-// generate streams the session into a new log. On failure the partial log
-// is left as written (the store never deletes a log) and the error names it.
-func generate(st *session.Store, id string, opts gen.Options, progress io.Writer) (genSummary, error) {
-	path := st.Path(id)
-	w, err := st.CreateWriter(id)
-	if err != nil {
-		if errors.Is(err, session.ErrExists) {
-			return genSummary{}, fmt.Errorf("gen: %w; generate under another id", err)
-		}
-		return genSummary{}, fmt.Errorf("gen: creating %s: %w", id, err)
-	}
-	turns := 0
-	meter := progressMeter{out: progress, fs: st, path: path, id: id}
-	genErr := gen.Generate(opts, func(ev *session.Event) error {
-		if ev.IsHumanInstruction() {
-			turns++
-		}
-		if err := w.Write(ev); err != nil {
-			return err
-		}
-		return meter.tick(w.Events())
-	})
-	closeErr := w.Close()
-	if err := errors.Join(genErr, closeErr, meter.done()); err != nil {
-		return genSummary{}, fmt.Errorf("gen %s: %w (the partial log %s is left as written, %d events)", id, err, path, w.Events())
-	}
-	fi, err := st.FS.Lstat(path)
-	if err != nil {
-		return genSummary{}, fmt.Errorf("gen %s: written, but reading its size: %w", id, err)
-	}
-	return genSummary{Session: id, Path: path, Events: w.Events(), Turns: turns, Bytes: fi.Size(), Seed: opts.Seed, Preset: opts.Preset}, nil
-}
-
 // terminalOrNil returns w when it is a terminal (a character device), nil
 // otherwise: progress is for people watching, not for logs and pipes.
 func terminalOrNil(w io.Writer) (io.Writer, error) {
@@ -155,38 +107,4 @@ func terminalOrNil(w io.Writer) (io.Writer, error) {
 		return nil, nil
 	}
 	return f, nil
-}
-
-// progressMeter rewrites one stderr line at most every 200 ms: events so far
-// and the MiB the log has on disk (which trails the writer's buffer).
-type progressMeter struct {
-	out     io.Writer // nil: no progress
-	fs      *session.Store
-	path    string
-	id      string
-	last    time.Time
-	printed bool
-}
-
-func (m *progressMeter) tick(events int64) error {
-	if m.out == nil || events%1024 != 0 || time.Since(m.last) < 200*time.Millisecond {
-		return nil
-	}
-	m.last = time.Now()
-	fi, err := m.fs.FS.Lstat(m.path)
-	if err != nil {
-		return fmt.Errorf("gen: reading the size of %s for progress: %w", m.path, err)
-	}
-	m.printed = true
-	_, err = fmt.Fprintf(m.out, "\rgen %s: %d events, %.1f MiB written", m.id, events, float64(fi.Size())/(1<<20))
-	return err
-}
-
-// done ends the progress line.
-func (m *progressMeter) done() error {
-	if !m.printed {
-		return nil
-	}
-	_, err := fmt.Fprintln(m.out)
-	return err
 }

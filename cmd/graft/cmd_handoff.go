@@ -14,8 +14,6 @@ import (
 	"github.com/graft-project/graft/tape"
 )
 
-func init() { commands = append(commands, newHandoffCmd) }
-
 func newHandoffCmd(a *app) *cobra.Command {
 	var (
 		o        graft.HandoffOptions

@@ -15,8 +15,6 @@ import (
 	"github.com/graft-project/graft/hosts"
 )
 
-func init() { commands = append(commands, newHookCmd) }
-
 func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,15 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
-	"github.com/graft-project/graft/session"
-
 	"github.com/graft-project/graft/importer"
-	"github.com/graft-project/graft/importer/claudecode"
-	"github.com/graft-project/graft/importer/codex"
 )
-
-func init() { commands = append(commands, newImportCmd) }
 
 // progressMinBytes: smaller transcripts import in well under a second, so
 // they print no progress.
@@ -72,18 +66,7 @@ func newImportClaudeCodeCmd(a *app) *cobra.Command {
 from the parent's sub-agent report.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if done, err := a.followBound(hosts.ClaudeCode, args[0], &f); done {
-				return err
-			}
-			st, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			sum, err := claudecode.Import(claudecode.Options{
-				Store: st, Home: a.home, Path: args[0], ID: f.id, KeepThinking: f.keepThinking,
-				Progress: progressPrinter(a.stderr),
-			})
-			return a.reportImport(sum, err, f.asJSON)
+			return a.runImport(hosts.ClaudeCode, args[0], &f)
 		},
 	}
 	f.add(cmd)
@@ -97,69 +80,28 @@ func newImportCodexCmd(a *app) *cobra.Command {
 		Short: "Import a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if done, err := a.followBound(hosts.Codex, args[0], &f); done {
-				return err
-			}
-			st, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			progress := progressPrinter(a.stderr)
-			var onProgress func(read, total int64)
-			if progress != nil {
-				onProgress = func(read, total int64) { progress(args[0], read, total) }
-			}
-			sum, err := codex.Import(codex.Options{
-				Store: st, Home: a.home, Path: args[0], ID: f.id, KeepThinking: f.keepThinking,
-				Progress: onProgress,
-			})
-			return a.reportImport(sum, err, f.asJSON)
+			return a.runImport(hosts.Codex, args[0], &f)
 		},
 	}
 	f.add(cmd)
 	return cmd
 }
 
-// followBound imports a transcript whose host session is bound to a graft
-// session (graft exported it, or imported it before) into that session, as
-// the hooks do: a resumed export goes on in its graft target. Only without
-// --id and --keep-thinking, and only when the file's name holds the host's
-// session uuid; done is false otherwise (a plain import).
-func (a *app) followBound(host hosts.Host, path string, f *importFlags) (done bool, err error) {
-	if f.id != "" || f.keepThinking {
-		return false, nil
-	}
-	hid, err := hosts.HostSessionIDFromPath(host, path)
-	if err != nil {
-		return false, nil
-	}
+// runImport imports path (graft.Service.Import: a transcript bound to a
+// graft session is followed into it) and prints the summary.
+func (a *app) runImport(host hosts.Host, path string, f *importFlags) error {
 	svc, err := a.service()
 	if err != nil {
-		return true, err
+		return err
 	}
-	if _, err := hosts.Load(svc.FS, a.home, host, hid); errors.Is(err, hosts.ErrNoBinding) {
-		return false, nil
-	} else if err != nil {
-		return true, err
+	res, err := svc.Import(host, path, graft.ImportOptions{ID: f.id, KeepThinking: f.keepThinking, Progress: progressPrinter(a.stderr)})
+	if res == nil {
+		return err
 	}
-	var progress func(read, total int64)
-	if p := progressPrinter(a.stderr); p != nil {
-		progress = func(read, total int64) { p(path, read, total) }
+	if fr := res.Followed; fr != nil {
+		fmt.Fprintf(a.stderr, "%s session %s continues graft session %s: following it there\n", host, fr.HostSessionID, fr.Session)
 	}
-	fr, err := svc.Follow(host, path, hid, "", progress)
-	if err != nil {
-		return true, a.reportImport(nil, err, f.asJSON)
-	}
-	if fr.HandedOffTo != "" {
-		what := "no human instruction was added since (the end of the handed-off turn is not merged)"
-		if fr.Stray != nil {
-			what = fmt.Sprintf("%d new line(s) with %d human instruction(s) of this transcript are not merged", fr.Stray.Lines, fr.Stray.Humans)
-		}
-		return true, fmt.Errorf("%w: %s session %s continues graft session %s, which was handed off: the work goes on in %s; %s",
-			session.ErrRetired, host, hid, fr.Session, fr.HandedOffTo, what)
-	}
-	fmt.Fprintf(a.stderr, "%s session %s continues graft session %s: following it there\n", host, hid, fr.Session)
-	return true, a.reportImport(fr.Import, nil, f.asJSON)
+	return a.reportImport(res.Summary, err, f.asJSON)
 }
 
 // reportImport prints the summary; after a failure what was done before it

@@ -19,8 +19,6 @@ import (
 	"github.com/graft-project/graft/mcpserver"
 )
 
-func init() { commands = append(commands, newMCPCmd) }
-
 func newMCPCmd(a *app) *cobra.Command {
 	var httpAddr string
 	cmd := &cobra.Command{

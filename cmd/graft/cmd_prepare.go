@@ -13,8 +13,6 @@ import (
 	"github.com/graft-project/graft/tape"
 )
 
-func init() { commands = append(commands, newPrepareCmd) }
-
 func newPrepareCmd(a *app) *cobra.Command {
 	var (
 		o        graft.PrepareOptions

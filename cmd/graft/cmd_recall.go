@@ -11,8 +11,6 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
-func init() { commands = append(commands, newRecallCmd) }
-
 func newRecallCmd(a *app) *cobra.Command {
 	var asJSON, origin bool
 	cmd := &cobra.Command{

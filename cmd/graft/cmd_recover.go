@@ -9,8 +9,6 @@ import (
 	"github.com/graft-project/graft/recovery"
 )
 
-func init() { commands = append(commands, newRecoverCmd) }
-
 func newRecoverCmd(a *app) *cobra.Command {
 	var asJSON, rebuild bool
 	cmd := &cobra.Command{
@@ -29,39 +27,31 @@ aside first, kept as evidence as catalog.db.corrupt-<time>, never deleted;
 the prepared reviews it held are not carried over (prepare again).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rb *rebuildOut
-			svc, err := graft.Open(a.home, graft.Options{FS: a.fs, SkipRecovery: true})
+			// graft recover runs the scan itself, not at opening.
+			svc, err := a.openService(graft.Options{SkipRecovery: true})
 			if err != nil {
 				return err
 			}
-			a.svcs = append(a.svcs, svc)
-			// A damaged catalog goes aside before the scan, which may
-			// have to record lineage and leftovers in a new one.
-			var movedAside string
+			var (
+				rep *recovery.Report
+				rb  *graft.RebuildReport
+			)
 			if rebuild {
-				if movedAside, err = svc.MoveAsideDamagedCatalog(); err != nil {
-					return err
+				res, rerr := svc.RebuildCatalog()
+				if res.MovedAside != "" && res.Rebuild == nil {
+					// Said in the report when the rebuild ran; here when
+					// the scan or the rebuild failed before it.
+					defer fmt.Fprintf(a.stderr, "catalog.db was damaged: moved aside to %s (kept as evidence)\n", res.MovedAside)
 				}
-				if movedAside != "" {
-					// Said in the report below; here too in case the
-					// scan or the rebuild fails before it is printed.
-					defer func() {
-						if rb == nil {
-							fmt.Fprintf(a.stderr, "catalog.db was damaged: moved aside to %s (kept as evidence)\n", movedAside)
-						}
-					}()
+				if rerr != nil {
+					return rerr
 				}
+				rep, rb, err = res.Scan, res.Rebuild, res.ScanErr
+			} else {
+				rep, err = svc.Recover()
 			}
-			rep, err := svc.Recover()
 			if rep == nil {
 				return err
-			}
-			if rebuild && err == nil {
-				r, err := recovery.Rebuild(svc.Env())
-				if err != nil {
-					return err
-				}
-				rb = &rebuildOut{RebuildReport: r, MovedAside: movedAside}
 			}
 			if asJSON {
 				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "errors": rep.Errors}
@@ -98,11 +88,4 @@ the prepared reviews it held are not carried over (prepare again).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVar(&rebuild, "rebuild-catalog", false, "derive lineage and leftovers again from the logs (a damaged catalog.db is moved aside first)")
 	return cmd
-}
-
-// rebuildOut is --rebuild-catalog's report: what was derived, and where a
-// damaged catalog was moved ("" when it was healthy).
-type rebuildOut struct {
-	*recovery.RebuildReport
-	MovedAside string `json:"movedAside,omitempty"`
 }

@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { commands = append(commands, newRevertCmd) }
-
 func newRevertCmd(a *app) *cobra.Command {
 	var force, asJSON bool
 	cmd := &cobra.Command{

@@ -9,8 +9,6 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-func init() { commands = append(commands, newShowCmd) }
-
 func newShowCmd(a *app) *cobra.Command {
 	var (
 		from, to int64
@@ -56,14 +54,11 @@ A torn last line is reported on stderr and skipped.
 			case to > 0 && from > to:
 				return usageError{fmt.Errorf("--from %d is after --to %d: nothing to show", from, to)}
 			}
-			st, err := a.openStore()
+			svc, err := a.service()
 			if err != nil {
 				return err
 			}
-			res, err := st.Scan(args[0], session.ScanFrom{}, func(ev *session.Event, raw []byte, _ int64) error {
-				if ev.Seq < from || (to > 0 && ev.Seq > to) {
-					return nil
-				}
+			res, err := svc.Events(args[0], from, to, func(ev *session.Event, raw []byte) error {
 				if asJSON {
 					_, err := fmt.Fprintf(a.stdout, "%s\n", raw)
 					return err

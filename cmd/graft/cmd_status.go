@@ -13,8 +13,6 @@ import (
 	"github.com/graft-project/graft/hosts"
 )
 
-func init() { commands = append(commands, newStatusCmd) }
-
 func newStatusCmd(a *app) *cobra.Command {
 	var (
 		asJSON  bool

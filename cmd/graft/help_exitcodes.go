@@ -10,8 +10,6 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
-func init() { commands = append(commands, newExitCodesTopic) }
-
 // exitCodesTable renders every exit code and stable error code.
 func exitCodesTable() string {
 	var b bytes.Buffer

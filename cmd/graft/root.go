@@ -11,13 +11,8 @@ import (
 
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
-	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
-
-// commands holds the constructors of the subcommands; each command file adds
-// its own in init, so no file lists them all.
-var commands []func(*app) *cobra.Command
 
 // app is what every command shares: the resolved home and the outputs.
 type app struct {
@@ -89,13 +84,39 @@ Exit codes:
 	root.PersistentFlags().StringVar(&a.home, "home", defaultHome(), "graft data directory (env GRAFT_HOME, config key dataDir)")
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default $GRAFT_CONFIG, else config.toml in $GRAFT_HOME, else in $XDG_CONFIG_HOME/graft or ~/.config/graft)")
 	a.rootFlags = root.PersistentFlags()
-	for _, c := range commands {
-		root.AddCommand(c(a))
-	}
+	root.AddCommand(subcommands(a)...)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetIn(a.stdin)
 	return root
+}
+
+// subcommands is every command under graft, each built by its cmd_*.go
+// file: a command not listed here does not exist. Each parses its flags,
+// calls the graft service (or the package that does its work: crashtest,
+// hookinstall, hookrun, mcpserver, config) and prints the result. cobra
+// sorts them for help.
+func subcommands(a *app) []*cobra.Command {
+	return []*cobra.Command{
+		newAppendCmd(a),      // cmd_append.go
+		newShowCmd(a),        // cmd_show.go
+		newStatusCmd(a),      // cmd_status.go
+		newGenCmd(a),         // cmd_gen.go
+		newHandoffCmd(a),     // cmd_handoff.go
+		newExportCmd(a),      // cmd_export.go
+		newImportCmd(a),      // cmd_import.go
+		newPrepareCmd(a),     // cmd_prepare.go
+		newCommitCmd(a),      // cmd_commit.go
+		newRecoverCmd(a),     // cmd_recover.go
+		newRevertCmd(a),      // cmd_revert.go
+		newRecallCmd(a),      // cmd_recall.go
+		newAuditCmd(a),       // cmd_audit.go
+		newMCPCmd(a),         // cmd_mcp.go
+		newHookCmd(a),        // cmd_hook.go, cmd_hookrun.go
+		newCrashtestCmd(a),   // cmd_crashtest.go
+		newConfigCmd(a),      // cmd_config.go
+		newExitCodesTopic(a), // help_exitcodes.go: "graft help exit-codes"
+	}
 }
 
 // usageError marks errors that are the caller's invocation, exit code 2.
@@ -122,22 +143,6 @@ func exitCode(err error) int {
 	if errors.As(err, &ue) {
 		return 2
 	}
-	if c := codeOf(err); c != 0 {
-		return c
-	}
-	return 1
-}
-
-// codeOf maps typed errors to exit codes; the graft package fills in its
-// table (see exitcodes.go).
-var codeOf = func(error) int { return 0 }
-
-// openStore opens the store after the start-up work every command that
-// touches the store does first: the recovery scan (see service).
-func (a *app) openStore() (*session.Store, error) {
-	svc, err := a.service()
-	if err != nil {
-		return nil, err
-	}
-	return svc.Store(), nil
+	_, code := graft.CodeOf(err) // 1 for an untyped error
+	return code
 }

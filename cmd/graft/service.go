@@ -9,10 +9,18 @@ import (
 // service opens the graft service; opening runs the recovery scan, whose
 // unresolved records are reported on stderr without failing the command.
 func (a *app) service() (*graft.Service, error) {
+	return a.openService(graft.Options{})
+}
+
+// openService opens the graft service on the home with options o (its FS
+// is the app's); the service's degraded reads are reported when the
+// invocation ends (warnDegraded).
+func (a *app) openService(o graft.Options) (*graft.Service, error) {
 	if _, err := a.config(); err != nil { // sets a.home
 		return nil, err
 	}
-	svc, err := graft.Open(a.home, graft.Options{FS: a.fs})
+	o.FS = a.fs
+	svc, err := graft.Open(a.home, o)
 	if err != nil {
 		return nil, err
 	}
@@ -21,13 +29,6 @@ func (a *app) service() (*graft.Service, error) {
 		fmt.Fprintf(a.stderr, "warning: start-up recovery: %v (run graft recover)\n", svc.StartupErr)
 	}
 	return svc, nil
-}
-
-func init() {
-	codeOf = func(err error) int {
-		_, exit := graft.CodeOf(err)
-		return exit
-	}
 }
 
 // warnDegraded prints on stderr what the services' reads could not use and

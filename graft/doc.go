@@ -1,0 +1,69 @@
+// Package graft is the service on one graft home: what the CLI (cmd/graft)
+// and the MCP server (mcpserver), the hooks (hookrun), the crash suite and
+// the benchmarks call. Open creates the home (0700), refuses one in which a
+// directory of graft's or catalog.db is a symlink, and runs the recovery
+// scan that every command runs first;
+// the Service it returns holds the session store and the journal, and no
+// open database: catalog.db is opened for one operation and closed, so a
+// long-lived server never blocks a CLI call on the same home.
+//
+// The CLI is a thin layer over it: a command parses its flags, calls one
+// Service method and prints the result. Its methods, by what they do:
+//
+//   - sessions: Append (under the session's lock), Generate (a synthetic
+//     session, graft gen), Events (a session's events in a seq range, graft
+//     show), Recall and RecallWithPath (one event of any session, retired
+//     ones included);
+//   - host transcripts: Import (a transcript into a native session, or the
+//     graft session it continues), Follow, FindHostSession, Export,
+//     ExportToHost;
+//   - the graft: Prepare, PreparedReview, DefaultTarget, Commit, Revert,
+//     Handoff (follow, prepare, confirm, commit and export in one step),
+//     ConstraintsBlock (what the hooks re-inject after a host compacted);
+//   - reading the lineage: Status, SessionState, Lineage, Ancestors, Audit,
+//     RecallOrigin;
+//   - recovery and the catalog: Recover (the scan, its report remembered in
+//     the catalog), RebuildCatalog (graft recover --rebuild-catalog),
+//     MoveAsideDamagedCatalog, TakeDegraded (the reads that fell back to the
+//     logs, degraded.go);
+//   - for the layers below: Store, Journal, Env (the transaction
+//     environment, for tests, the crash suite and the benchmarks).
+//
+// Every typed error has a stable code and an exit code (CodeOf, ExitCodes;
+// errors.go): the CLI exits with it, --json and the MCP tools carry the
+// code.
+//
+// # What it owns on disk
+//
+// The read indexes of the session logs, and when each is written and used:
+//
+//   - the seq index, index/<id>.seq (and its marks in catalog.db): where
+//     every K-th event of a log starts, so that recall reads a few lines
+//     instead of the log;
+//   - the scan index of each source, in catalog.db: the fold at the
+//     offset it read to, so that the next prepare (or a commit's drift
+//     check) reads only what was appended;
+//   - the sealed tape of a review, in catalog.db: what a commit writes
+//     without folding again when the source is still the bytes the review
+//     read.
+//
+// All are derived from the logs and checked against them before use (the
+// log's identity, size and tail; a log is append-only, so an edit in place
+// behind a valid index is not looked for): losing or damaging one costs a
+// read of the whole log. How each is encoded is documented where it is
+// encoded. Besides them the service keeps in catalog.db the prepared
+// reviews commit reads, and the report of the last recovery scan that
+// found something ("last-recovery", shown by Status).
+//
+// # What it leaves to other packages
+//
+// The home's other files belong to the packages that write them (see
+// docs/DESIGN.md §3 and §9): sessions/ and the checkpoint of the state
+// fold (index/<id>.state) to session, .txn/ to journal, locks/ to
+// lockfile, catalog.db's file, locking, buckets and damage checks to
+// catalog, imports/ to importer, hosts/ and the host transcripts graft
+// writes to hosts. The transactions and their crash points are txn's, the
+// recovery scan and the rebuild recovery's, the tape tape's, constraint
+// extraction anchors', the synthetic sessions gen's: the service decides
+// the order in which they run and what is reported.
+package graft

@@ -1,0 +1,16 @@
+package graft
+
+import "github.com/graft-project/graft/session"
+
+// Events calls fn with every event of session id whose seq is from or
+// after from and, when to > 0, not after to, in the order of the log, with
+// its raw line (graft show). It reads the whole log; a torn last line is
+// skipped and reported in the result's Torn (the next append repairs it).
+func (s *Service) Events(id string, from, to int64, fn func(ev *session.Event, raw []byte) error) (session.ScanResult, error) {
+	return s.store.Scan(id, session.ScanFrom{}, func(ev *session.Event, raw []byte, _ int64) error {
+		if ev.Seq < from || (to > 0 && ev.Seq > to) {
+			return nil
+		}
+		return fn(ev, raw)
+	})
+}
