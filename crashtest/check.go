@@ -252,7 +252,7 @@ func (c *checker) honest(sv *survey, home, when string) {
 			continue
 		}
 		parent := sv.infos[info.Origin.Parent]
-		if (parent == nil || !parent.Committed(info.Origin.Txn)) && sv.usable(id) {
+		if (parent == nil || !parent.Committed(info.Origin.Txn, id)) && sv.usable(id) {
 			c.fail("%s: %s is resumable but its parent %s holds no commit point for txn %s", when, id, info.Origin.Parent, info.Origin.Txn)
 		}
 	}

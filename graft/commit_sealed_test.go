@@ -75,7 +75,7 @@ func TestSealedCommitWritesWhatARebuildWrites(t *testing.T) {
 		if a, b := tapeOf(sealed, "s.g2"), tapeOf(rebuilt, "s.g2"); a != b {
 			t.Fatalf("the sealed commit wrote\n%s\nthe rebuilt one\n%s", a, b)
 		}
-		if !sealed.info("s").HasRetired(res1.TxnID) || !rebuilt.info("s").HasRetired(res2.TxnID) {
+		if !sealed.info("s").HasRetired(res1.TxnID, res1.TargetID) || !rebuilt.info("s").HasRetired(res2.TxnID, res2.TargetID) {
 			t.Fatal("a source was not retired by its commit")
 		}
 	}

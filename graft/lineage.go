@@ -316,12 +316,12 @@ func (w *lineageWalk) child(n *LineageNode, pinfo *session.Info, c string, named
 		node.Generation = g
 	}
 	switch txn := info.Origin.Txn; {
-	case pinfo.Committed(txn):
+	case pinfo.Committed(txn, c):
 		node.State = ownState(info)
 		if info.Abandoned != nil {
 			node.Detail = fmt.Sprintf("marked abandoned (%s) although %s's log holds its commit point", info.Abandoned.Reason, n.Session)
 		}
-	case pinfo.HasRetired(txn):
+	case pinfo.HasRetired(txn, c):
 		node.State = LineageReverted
 		for _, g := range pinfo.Grafts {
 			if g.Txn == txn {

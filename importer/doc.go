@@ -72,11 +72,15 @@
 //  6. Append the events in batches (Options.BatchBytes of source lines,
 //     8 MiB by default) with explicit seqs, so an append by anyone else in
 //     between is refused by the store instead of interleaved. A new session
-//     is streamed through a session.Writer and the cursor is written after
-//     it is closed; an existing one gets store.Append per batch, under the
-//     session's lock (lockfile, locks/<id>.lock: never inside a commit or
-//     revert; waited for up to 10 s), and a cursor after each batch. The
-//     cursor never claims what is not durable.
+//     is streamed through a session.Writer, which holds the session's lock
+//     (lockfile, locks/<id>.lock) until it is closed, and the cursor is
+//     written after it is closed; a run that fails before (a full disk, a
+//     bad line) removes the new session, keeping none of it. An existing
+//     session gets store.Append per batch, under the session's lock (never
+//     inside a commit or revert; waited for up to 10 s), and a cursor after
+//     each batch; a batch is all or nothing, so a failed one leaves no
+//     event of itself and the cursor where it was. The cursor never claims
+//     what is not durable.
 //
 // Every event carries meta "line" (its source line); importers add the
 // source's ids (meta "uuid") and their own provenance. A source time an

@@ -203,10 +203,14 @@ func (r *run) do() (_ *Summary, err error) {
 		return r.sum, r.abort(err)
 	}
 	if r.w != nil {
-		if err := r.w.Close(); err != nil {
+		w := r.w
+		r.w = nil
+		// Not durable until closed, and no cursor covers it yet: a failed
+		// close keeps none of it.
+		if err := w.CloseOrRemove(); err != nil {
+			r.sum.LastSeq, r.sum.Appended, r.sum.FirstSeq = 0, 0, 0
 			return r.sum, fmt.Errorf("importer: closing session %s: %w", r.o.ID, err)
 		}
-		r.w = nil
 	}
 	if err := r.saveCursor(); err != nil {
 		return r.sum, err
@@ -221,13 +225,19 @@ func (r *run) do() (_ *Summary, err error) {
 	return r.sum, nil
 }
 
-// abort closes a session being created so what was written is durable and
-// checked by the next run (no cursor covers it); the cursor is not moved.
+// abort ends a failed run; the cursor is not moved. A session this run
+// was creating is removed (session.Writer.Abort): no cursor covers any of
+// it, so nothing of it is kept, and the next run imports the transcript
+// afresh. Appends to an existing session are all or nothing per batch
+// (session.Store.Append), so a failed batch left nothing of itself.
 func (r *run) abort(err error) error {
 	r.sum.ToLine, r.sum.Offset, r.sum.LastSeq = r.lines, r.pos, r.lastSeq
 	if r.w != nil {
-		if cerr := r.w.Close(); cerr != nil {
-			return fmt.Errorf("%w; closing session %s also failed: %v", err, r.o.ID, cerr)
+		w := r.w
+		r.w = nil
+		r.sum.LastSeq, r.sum.Appended, r.sum.FirstSeq = 0, 0, 0
+		if aerr := w.Abort(); aerr != nil {
+			return fmt.Errorf("%w; removing the partial session %s also failed: %v", err, r.o.ID, aerr)
 		}
 	}
 	return err

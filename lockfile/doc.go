@@ -8,6 +8,14 @@
 //	locks/              directory, mode 0700
 //	locks/<name>.lock   an empty file, mode 0600; <name> is a session id
 //
+// Who takes them: a graft or revert transaction takes its target's and
+// its source's (txn.LockPair), and so does the recovery scan for each
+// record; every other writer of a session takes that session's: appends
+// (graft.Service.Append, the importer) and every creator of a log
+// (session.Store.Create and CreateWriter: import, gen). Names are session
+// ids (ValidName repeats session.ValidID's rule: session imports this
+// package).
+//
 // A lock is an exclusive, non-blocking flock on an open descriptor of the
 // file; the file's content is never read or written. The kernel releases it
 // when the holder closes the descriptor or dies (SIGKILL included), so a

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
-
-	"github.com/graft-project/graft/session"
 )
 
 var (
@@ -21,7 +20,23 @@ var (
 	ErrNotHeld = errors.New("lockfile: lock not held")
 	// ErrReplaced: the lock file was deleted or replaced while being locked.
 	ErrReplaced = errors.New("lockfile: lock file replaced")
+	// ErrInvalidName: a lock name that is not a valid session id.
+	ErrInvalidName = errors.New("lockfile: invalid lock name")
 )
+
+// namePattern is the session id rule (session.ValidID): package session
+// takes these locks, so this package cannot import it; a test checks that
+// the two rules agree.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidName refuses every name that is not a valid session id, before any
+// file is touched.
+func ValidName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("%w %q: want a session id, 1-128 characters of [A-Za-z0-9._-] starting with a letter or digit", ErrInvalidName, name)
+	}
+	return nil
+}
 
 const (
 	// DirName is the lock directory inside a graft home.
@@ -48,8 +63,8 @@ func Path(home, name string) string {
 // creating the directory and the file if missing. A lock held elsewhere is
 // an error wrapping ErrLocked that names the lock.
 func TryLock(home, name string) (*Lock, error) {
-	if err := session.ValidID(name); err != nil {
-		return nil, fmt.Errorf("lockfile: lock name: %w", err)
+	if err := ValidName(name); err != nil {
+		return nil, err
 	}
 	dir := filepath.Join(home, DirName)
 	if err := os.MkdirAll(dir, DirMode); err != nil {

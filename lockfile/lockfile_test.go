@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/internal/helperproc"
-	"github.com/graft-project/graft/session"
 )
 
 func mustLock(t *testing.T, home, name string) *Lock {
@@ -99,8 +98,8 @@ func TestInvalidNameTouchesNothing(t *testing.T) {
 	for _, name := range []string{"", "..", ".hidden", "a/b", "../../etc/passwd", "a\x00b", strings.Repeat("x", 129)} {
 		home := t.TempDir()
 		l, err := TryLock(home, name)
-		if !errors.Is(err, session.ErrInvalidID) || l != nil {
-			t.Fatalf("TryLock(%q) = %v, %v; want session.ErrInvalidID", name, l, err)
+		if !errors.Is(err, ErrInvalidName) || l != nil {
+			t.Fatalf("TryLock(%q) = %v, %v; want ErrInvalidName", name, l, err)
 		}
 		if _, err := os.Lstat(filepath.Join(home, "locks")); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("TryLock(%q) created locks/ before refusing: %v", name, err)

@@ -9,7 +9,10 @@
 //     target of this txn with complete lines gets graft/abandoned (even if
 //     tampered so its graft/origin is gone), one that no longer parses is
 //     kept untouched as evidence, an empty or torn shell of this txn is
-//     removed, a target of another txn is not touched; the leftover is
+//     removed, a target of another txn is not touched (nor a log another
+//     creator is still writing: it holds the target's session lock, so the
+//     record is busy until it is done, and its log is then no shell of this
+//     txn); the leftover is
 //     recorded for the next review of the source and listed in the report
 //     (no target of this txn: no leftover).
 //   - revert record, the source holds graft/unretired for the reverted txn →

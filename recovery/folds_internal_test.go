@@ -39,7 +39,7 @@ func TestSourceFoldsReuseOnlyAnUnchangedLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after == first || !after.HasRetired("t1") || after.LastSeq != 2 {
-		t.Fatalf("after an append the fold is stale: lastSeq %d, retired t1 %v", after.LastSeq, after.HasRetired("t1"))
+	if after == first || !after.HasRetired("t1", "s.g2") || after.LastSeq != 2 {
+		t.Fatalf("after an append the fold is stale: lastSeq %d, retired t1 %v", after.LastSeq, after.HasRetired("t1", "s.g2"))
 	}
 }

@@ -100,7 +100,7 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 	}
 	switch rec.Kind {
 	case journal.KindGraft:
-		if sinfo.HasRetired(rec.Txn) {
+		if _, retired := sinfo.RetiredInto(rec.Txn); retired {
 			if problem := lostTarget(env, rec); problem != "" {
 				return unretireLost(env, rec, sinfo, problem, rep)
 			}
@@ -188,7 +188,7 @@ func lostTarget(env *txn.Env, rec journal.Record) string {
 // or a hand deletion can: rolling forward would leave no usable session, so
 // the source gets graft/unretired and becomes usable again.
 func unretireLost(env *txn.Env, rec journal.Record, sinfo *session.Info, problem string, rep *Report) error {
-	if sinfo.Committed(rec.Txn) {
+	if sinfo.Committed(rec.Txn, rec.Target) {
 		if _, err := env.Store.AppendMarkAfter(rec.Source, session.Event{
 			Type: session.TypeGraftUnretired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
 			Txn: rec.Txn, Target: rec.Target, Reason: "recovery: " + problem,
@@ -259,8 +259,15 @@ func Rebuild(env *txn.Env) (*RebuildReport, error) {
 			}
 			o := info.Origin
 			parent := infos[o.Parent]
-			committed := parent != nil && parent.Committed(o.Txn)
-			everRetired := parent != nil && parent.HasRetired(o.Txn)
+			if parent != nil {
+				if into, ok := parent.RetiredInto(o.Txn); ok && into != id {
+					// A copy of into's log (its graft/origin, txn included):
+					// the graft is into's, this log is no node of it.
+					continue
+				}
+			}
+			committed := parent != nil && parent.Committed(o.Txn, id)
+			everRetired := parent != nil && parent.HasRetired(o.Txn, id)
 			if everRetired {
 				if err := db.PutNode(catalog.Node{Session: id, Parent: o.Parent, Generation: o.Generation, Boundary: o.ParentBoundary, Txn: o.Txn, TapeHash: o.TapeHash, Reverted: !committed}); err != nil {
 					return err

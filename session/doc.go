@@ -64,14 +64,35 @@
 // file right after O_EXCL and refuse it if another writer got there first.
 // Readers take no lock: an append in flight looks like a torn tail to them.
 //
+// Every creator of a log also holds the session's lock, locks/<id>.lock
+// (package lockfile), from before its O_EXCL create until the log is
+// written: Create and CreateWriter take it (waiting up to Store.LockWait,
+// 10 s by default; a Writer holds it until Close or Abort), and Append's
+// caller holds it (graft.Service.Append, the importer), so an append that
+// creates the log does too. A graft transaction holds its target's lock,
+// so no log is created under a commit into the same id, and the recovery
+// scan, which takes the same locks, never takes a log being created for
+// the shell of a crashed commit.
+//
+// A batch is all or nothing. When the write or the fsync of an append
+// fails (a disk that fills half-way through), the log is cut back to its
+// size before the batch and fsynced: no event of the batch is read back
+// and a retry repeats none. A Create (or the append that creates the log)
+// that fails after its O_EXCL removes the log again. Writer.Abort and
+// Writer.CloseOrRemove do the same for a streamed log (an import that
+// failed keeps none of a session it was creating); Writer.Close leaves
+// what was written (gen names the partial log).
+//
 // # State
 //
 // A session's state is a fold of its graft/* events: active; retired (a
 // graft/retired not undone by a graft/unretired); abandoned (graft/abandoned).
 // A graft target is live only when its parent's log holds graft/retired for
-// the target's txn with no later graft/unretired: the store judges this from
-// the parent (Store.Check), so an uncommitted target cannot be resumed even
-// before recovery marks it. Appends to retired, abandoned or uncommitted
+// the target's txn, naming the target, with no later graft/unretired: the
+// store judges this from the parent (Store.Check), so an uncommitted target
+// cannot be resumed even before recovery marks it, and neither can a copy
+// of a target's log (it carries the target's graft/origin, but the
+// graft/retired names the target). Appends to retired, abandoned or uncommitted
 // sessions are refused naming the session to use instead; a retired session
 // accepts only results of tool calls that were open at its commit point
 // (the self-graft epilogue).

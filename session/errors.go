@@ -69,10 +69,19 @@ func (e *AbandonedError) Error() string {
 func (e *AbandonedError) Is(target error) bool { return target == ErrAbandoned }
 
 // UncommittedError refuses to resume a graft target whose commit point is
-// not in its source's log.
-type UncommittedError struct{ ID, Txn, Parent string }
+// not in its source's log. Into is set when the parent's log retired that
+// transaction into another session: this one is a copy of that target's
+// log, not the target. Use is the session to continue in.
+type UncommittedError struct{ ID, Txn, Parent, Into, Use string }
 
 func (e *UncommittedError) Error() string {
-	return fmt.Sprintf("session: %s is a graft target whose transaction %s never committed in %s; continue in %s", e.ID, e.Txn, e.Parent, e.Parent)
+	use := e.Use
+	if use == "" {
+		use = e.Parent
+	}
+	if e.Into != "" {
+		return fmt.Sprintf("session: %s holds the graft/origin of transaction %s, but %s retired into %s in that transaction, not into %s (a copy of %s's log?); continue in %s", e.ID, e.Txn, e.Parent, e.Into, e.ID, e.Into, use)
+	}
+	return fmt.Sprintf("session: %s is a graft target whose transaction %s never committed in %s; continue in %s", e.ID, e.Txn, e.Parent, use)
 }
 func (e *UncommittedError) Is(target error) bool { return target == ErrUncommitted }

@@ -43,8 +43,9 @@ func observe(t *testing.T, info *session.Info) string {
 	for _, id := range []string{"c1", "c2", "c3", "c4", "c5"} {
 		b.WriteString(" " + id + "=" + boolText(info.EpilogueOpen(id)))
 	}
-	for _, txn := range []string{"txn-1", "txn-2"} {
-		b.WriteString(" " + txn + "=" + boolText(info.Committed(txn)) + boolText(info.HasRetired(txn)))
+	for _, g := range [][2]string{{"txn-1", "t1"}, {"txn-2", "t2"}} {
+		txn, target := g[0], g[1]
+		b.WriteString(" " + txn + "=" + boolText(info.Committed(txn, target)) + boolText(info.HasRetired(txn, target)))
 	}
 	return b.String()
 }

@@ -57,25 +57,41 @@ func (i *Info) Live() (GraftMark, bool) {
 	return GraftMark{}, false
 }
 
-// Committed reports whether this log holds the commit point of txn: a
-// graft/retired for it with no later graft/unretired.
-func (i *Info) Committed(txn string) bool {
+// Committed reports whether this log holds the commit point of txn into
+// target: a graft/retired for txn naming target, with no later
+// graft/unretired. A graft/retired of txn naming another session does not
+// make target live: a copy of a target's log carries the target's
+// graft/origin, txn included, but it is not the session the graft
+// committed into.
+func (i *Info) Committed(txn, target string) bool {
 	for _, g := range i.Grafts {
 		if g.Txn == txn {
-			return g.UnretiredSeq == 0
+			return g.Target == target && g.UnretiredSeq == 0
 		}
 	}
 	return false
 }
 
-// HasRetired reports whether txn was ever retired here (even if reverted).
-func (i *Info) HasRetired(txn string) bool {
+// HasRetired reports whether txn was ever retired here into target (even
+// if reverted).
+func (i *Info) HasRetired(txn, target string) bool {
 	for _, g := range i.Grafts {
 		if g.Txn == txn {
-			return true
+			return g.Target == target
 		}
 	}
 	return false
+}
+
+// RetiredInto returns the target the graft/retired of txn names, if this
+// log holds one (reverted or not).
+func (i *Info) RetiredInto(txn string) (string, bool) {
+	for _, g := range i.Grafts {
+		if g.Txn == txn {
+			return g.Target, true
+		}
+	}
+	return "", false
 }
 
 // State folds the marks. A target whose commit point is missing from its

@@ -80,15 +80,25 @@ func TestStateFold(t *testing.T) {
 				t.Errorf("Live() = %+v, %v; want target %q", g, ok, c.live)
 			}
 			for txn, want := range c.committed {
-				if got := info.Committed(txn); got != want {
-					t.Errorf("Committed(%s) = %v, want %v", txn, got, want)
-				}
-				wasRetired := false
+				target, wasRetired := "b", false
 				for _, ev := range c.evs {
-					wasRetired = wasRetired || (ev.Type == session.TypeGraftRetired && ev.Txn == txn)
+					if ev.Type == session.TypeGraftRetired && ev.Txn == txn {
+						target, wasRetired = ev.Target, true
+					}
 				}
-				if got := info.HasRetired(txn); got != wasRetired {
-					t.Errorf("HasRetired(%s) = %v, want %v", txn, got, wasRetired)
+				if got := info.Committed(txn, target); got != want {
+					t.Errorf("Committed(%s, %s) = %v, want %v", txn, target, got, want)
+				}
+				if got := info.HasRetired(txn, target); got != wasRetired {
+					t.Errorf("HasRetired(%s, %s) = %v, want %v", txn, target, got, wasRetired)
+				}
+				// A copy of the target's log holds its graft/origin, txn
+				// included, but the graft/retired names the target.
+				if info.Committed(txn, target+".copy") || info.HasRetired(txn, target+".copy") {
+					t.Errorf("Committed/HasRetired(%s, %s.copy): true for a session the graft/retired does not name", txn, target)
+				}
+				if into, ok := info.RetiredInto(txn); ok != wasRetired || (ok && into != target) {
+					t.Errorf("RetiredInto(%s) = %q, %v; want %q, %v", txn, into, ok, target, wasRetired)
 				}
 			}
 			if info.Generation() != c.generation {

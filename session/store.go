@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/vfs"
 )
 
@@ -26,11 +27,21 @@ const (
 
 // Store is the sessions/ directory of a graft home.
 type Store struct {
-	FS  vfs.FS
-	dir string
+	FS   vfs.FS
+	home string
+	dir  string
 	// Now stamps events appended without a ts; tests pin it.
 	Now func() time.Time
+	// LockWait bounds the wait of a creator for the session's lock
+	// (DefaultLockWait when zero).
+	LockWait time.Duration
 }
+
+// DefaultLockWait is how long a creator waits for a session's lock: a
+// commit or revert holds it for a short critical section.
+const DefaultLockWait = 10 * time.Second
+
+const lockPoll = 20 * time.Millisecond
 
 // OpenStore opens (creating if needed, mode 0700) home/sessions.
 func OpenStore(fsys vfs.FS, home string) (*Store, error) {
@@ -38,7 +49,34 @@ func OpenStore(fsys vfs.FS, home string) (*Store, error) {
 	if err := vfs.MkdirAllDurable(fsys, dir, DirMode); err != nil {
 		return nil, fmt.Errorf("session: creating %s: %w", dir, err)
 	}
-	return &Store{FS: fsys, dir: dir, Now: time.Now}, nil
+	return &Store{FS: fsys, home: home, dir: dir, Now: time.Now}, nil
+}
+
+// lockSession takes the session's lock, home/locks/<id>.lock (package
+// lockfile), waiting up to LockWait; a lock still held then is an error
+// wrapping lockfile.ErrLocked. Every creator of a log holds it while it
+// creates and writes the log: a graft transaction holds the lock of its
+// target, so a log is never created under a commit into the same id (whose
+// roll-back could take it for its own shell), and the recovery scan leaves
+// a log being created alone.
+func (s *Store) lockSession(id string) (*lockfile.Lock, error) {
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = DefaultLockWait
+	}
+	l, err := lockfile.WaitLock(s.home, id, wait, lockPoll)
+	if err != nil {
+		return nil, fmt.Errorf("session: creating %s: %w (waited %v)", id, err, wait)
+	}
+	return l, nil
+}
+
+// unlockAfter releases l after err, keeping both errors.
+func unlockAfter(l *lockfile.Lock, err error) error {
+	if uerr := l.Unlock(); uerr != nil {
+		return errors.Join(err, fmt.Errorf("session: releasing the lock of %s: %w", l.Name(), uerr))
+	}
+	return err
 }
 
 // Dir is the sessions directory.
@@ -278,6 +316,8 @@ func (s *Store) ReadAll(id string) ([]Event, ScanResult, error) {
 // Check refuses to resume a session that must not grow: retired (names the
 // live target), abandoned, or a graft target whose commit point is not in its
 // parent's log — judged from the parent, so it holds before recovery ran.
+// The commit point must name this session: a copy of a target's log holds
+// the target's graft/origin, but its parent retired into the target.
 func (s *Store) Check(info *Info) error {
 	if info.Abandoned != nil {
 		use := info.Abandoned.Target
@@ -294,14 +334,25 @@ func (s *Store) Check(info *Info) error {
 		if err != nil {
 			return fmt.Errorf("session: %s: checking commit point in parent %s: %w", info.ID, info.Origin.Parent, err)
 		}
-		if !parent.Committed(info.Origin.Txn) {
-			return &UncommittedError{ID: info.ID, Txn: info.Origin.Txn, Parent: info.Origin.Parent}
+		if !parent.Committed(info.Origin.Txn, info.ID) {
+			e := &UncommittedError{ID: info.ID, Txn: info.Origin.Txn, Parent: info.Origin.Parent, Use: info.Origin.Parent}
+			if into, ok := parent.RetiredInto(info.Origin.Txn); ok && into != info.ID {
+				e.Into = into
+				if parent.Committed(info.Origin.Txn, into) {
+					e.Use = into
+				}
+			}
+			return e
 		}
 	}
 	return nil
 }
 
-// Append adds events to id, creating the log when it does not exist. Events
+// Append adds events to id, creating the log when it does not exist. The
+// caller holds the session's lock (locks/<id>.lock: graft.Service.Append
+// and the importer take it), so an append never lands inside a graft
+// transaction of the session and a log it creates is never created under
+// a commit into that id. Events
 // without seq get the next ones and events without ts get Now; a given seq
 // must be the next one. A torn tail is repaired first (RepairTail). Retired,
 // abandoned and uncommitted sessions are refused (Check), except that a
@@ -366,7 +417,7 @@ func (s *Store) appendChecked(id string, evs []Event, mark bool, after *ScanResu
 		if err != nil {
 			return nil, err
 		}
-		err = s.Create(id, out)
+		err = s.create(id, out) // under the caller's session lock
 		if try == 0 && errors.Is(err, ErrExists) {
 			continue
 		}
@@ -433,7 +484,10 @@ func (s *Store) appendLocked(id string, f vfs.File, evs []Event, mark bool, afte
 }
 
 // writeLocked stamps evs after seq last and appends them with an fsync; f
-// holds the append lock.
+// holds the append lock. A batch is all or nothing: when the write or the
+// fsync fails (a disk that fills half-way through), the log is cut back to
+// its size before the batch and fsynced, so no event of the batch is ever
+// read back and a retry does not repeat any.
 func (s *Store) writeLocked(id string, f vfs.File, evs []Event, last int64) ([]Event, error) {
 	out, err := s.stamp(evs, last)
 	if err != nil {
@@ -444,13 +498,32 @@ func (s *Store) writeLocked(id string, f vfs.File, evs []Event, last int64) ([]E
 		return nil, err
 	}
 	path := s.Path(id)
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("session: stat %s before appending: %w", path, err)
+	}
+	before := fi.Size()
 	if _, err := f.Write(data); err != nil {
-		return nil, fmt.Errorf("session: appending to %s: %w", path, err)
+		return nil, undoBatch(f, path, before, len(out), fmt.Errorf("session: appending to %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {
-		return nil, fmt.Errorf("session: fsync %s: %w", path, err)
+		return nil, undoBatch(f, path, before, len(out), fmt.Errorf("session: fsync %s: %w", path, err))
 	}
 	return out, nil
+}
+
+// undoBatch cuts the log f back to size, its length before a batch whose
+// write or fsync failed, and fsyncs it. When that fails too, the error says
+// the log may hold part of the batch (its complete lines are read back;
+// its torn last line is cut by the next append).
+func undoBatch(f vfs.File, path string, size int64, events int, cause error) error {
+	if err := f.Truncate(size); err != nil {
+		return fmt.Errorf("%w; cutting the log back to its %d bytes before the batch failed too (%v): %s may hold part of the %d event(s)", cause, size, err, path, events)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%w; the log was cut back to its %d bytes before the batch, but that fsync failed too (%v): %s may hold part of the %d event(s) after a crash", cause, size, err, path, events)
+	}
+	return fmt.Errorf("%w (none of the %d event(s) was kept)", cause, events)
 }
 
 func epilogueOnly(info *Info, evs []Event) bool {
@@ -499,8 +572,22 @@ func encodeAll(evs []Event) ([]byte, error) {
 // Create writes a new log with O_EXCL and fsyncs the file and the directory.
 // Like Append, it assigns seq and ts where they are zero, refuses a seq that
 // is not the next one and validates every event, so it never writes a log
-// that cannot be read back.
+// that cannot be read back. It holds the session's lock (lockSession)
+// throughout; a failure after the O_EXCL create removes the log again, so
+// a session never appears holding part of its first events.
 func (s *Store) Create(id string, evs []Event) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	l, err := s.lockSession(id)
+	if err != nil {
+		return err
+	}
+	return unlockAfter(l, s.create(id, evs))
+}
+
+// create is Create for a caller that holds the session's lock.
+func (s *Store) create(id string, evs []Event) error {
 	if err := ValidID(id); err != nil {
 		return err
 	}
@@ -520,19 +607,34 @@ func (s *Store) Create(id string, evs []Event) error {
 	if err := lockNew(f); err != nil {
 		return closeAfter(f, err)
 	}
+	// From here the log is this call's: a failure removes it, so a session
+	// never appears holding part of its first batch.
 	if _, err := f.Write(data); err != nil {
-		return closeAfter(f, fmt.Errorf("session: writing %s: %w", path, err))
+		return s.dropNew(path, len(out), closeAfter(f, fmt.Errorf("session: writing %s: %w", path, err)))
 	}
 	if err := f.Sync(); err != nil {
-		return closeAfter(f, fmt.Errorf("session: fsync %s: %w", path, err))
+		return s.dropNew(path, len(out), closeAfter(f, fmt.Errorf("session: fsync %s: %w", path, err)))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("session: closing %s: %w", path, err)
+		return s.dropNew(path, len(out), fmt.Errorf("session: closing %s: %w", path, err))
 	}
 	if err := s.FS.SyncDir(s.dir); err != nil {
-		return fmt.Errorf("session: fsync directory %s: %w", s.dir, err)
+		return s.dropNew(path, len(out), fmt.Errorf("session: fsync directory %s: %w", s.dir, err))
 	}
 	return nil
+}
+
+// dropNew removes a log this process created (O_EXCL) whose first batch
+// failed, and fsyncs the directory: all or nothing. When that fails too,
+// the error says the log may remain.
+func (s *Store) dropNew(path string, events int, cause error) error {
+	if err := s.FS.Remove(path); err != nil {
+		return fmt.Errorf("%w; removing the new log failed too (%v): %s may hold part of the %d event(s)", cause, err, path, events)
+	}
+	if err := s.FS.SyncDir(s.dir); err != nil {
+		return fmt.Errorf("%w; the new log was removed, but the fsync of %s failed (%v): after a crash %s may hold part of the %d event(s)", cause, s.dir, err, path, events)
+	}
+	return fmt.Errorf("%w (the new log was removed: none of the %d event(s) was kept)", cause, events)
 }
 
 // RepairTail cuts a torn last line: the bytes are first kept in

@@ -20,12 +20,18 @@
 //   - The commit point is one fsynced append to the source's log:
 //     graft/retired for a graft, graft/unretired for a revert. It is not a
 //     journal state. A graft is committed exactly when its source's log
-//     holds graft/retired for its txn with no later graft/unretired
-//     (session.Info.Committed); the journal state only says how far the
-//     work got and never decides.
+//     holds graft/retired for its txn, naming its target, with no later
+//     graft/unretired (session.Info.Committed); the journal state only says
+//     how far the work got and never decides. A copy of a target's log
+//     carries the target's graft/origin but is not the target the
+//     graft/retired names: it is never live.
 //   - Both locks are taken without blocking, the target's first, then the
 //     source's (LockPair; a held lock is ErrLocked). Recovery takes the
 //     same pair, so it never touches the record of a live transaction.
+//     Every creator of a session (session.Store.Create and CreateWriter:
+//     import, gen, the append that creates a log) holds that session's lock
+//     while it creates and writes the log, so none creates the target under
+//     a commit, and recovery never takes a log being created for a shell.
 //
 // # Commit
 //
@@ -72,6 +78,10 @@
 //   - Step 0: nothing was written; the error is returned.
 //   - Step 1: nothing else was touched; the error is returned.
 //   - Steps 2 to 5: rolled back in-process (RollBack), the cause returned.
+//     Only what this transaction created is touched: when its O_EXCL create
+//     failed (ErrTargetExists), nothing is, since the file at the path is
+//     another creator's; when it succeeded, the file at the path must still
+//     be the one it made (the device and inode taken at the create).
 //     A target of this txn with complete lines gets graft/abandoned; an
 //     empty or torn shell of this txn (empty, or a prefix of this txn's
 //     graft/origin) is removed and sessions/ fsynced; damaged bytes of this
@@ -96,9 +106,12 @@
 //	0  lock target, then source (the parent its        revert/locked
 //	   graft/origin names); re-read both. Refused
 //	   (ErrNotLive) when the source does not hold the
-//	   target's commit point or the target was itself
-//	   grafted; refused (ErrHasNewEvents) when the
-//	   target has events beyond its tape, unless force
+//	   target's commit point, when its graft/retired
+//	   names another session (this one is a copy of
+//	   that target's log; forced or not), or the target
+//	   was itself grafted; refused (ErrHasNewEvents)
+//	   when the target has events beyond its tape,
+//	   unless force
 //	1  write the record                                revert/journal-preparing:after
 //	2  append graft/unretired {txn of the graft,       revert/source-unretire:after
 //	   target} to the source; fsync. THE COMMIT POINT

@@ -51,7 +51,12 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 	if err != nil {
 		return nil, err
 	}
-	if !sinfo.Committed(graftTxn) {
+	if into, ok := sinfo.RetiredInto(graftTxn); ok && into != target {
+		// A copy of into's log carries its graft/origin, txn included:
+		// unretiring by txn would un-graft into, not this session.
+		return nil, fmt.Errorf("%w: %s is not the target of txn %s: %s retired into %s in it (is %s a copy of %s's log?); nothing to revert here", ErrNotLive, target, graftTxn, source, into, target, into)
+	}
+	if !sinfo.Committed(graftTxn, target) {
 		return nil, fmt.Errorf("%w: %s (txn %s) is not committed in %s; nothing to revert", ErrNotLive, target, graftTxn, source)
 	}
 	if g, ok := tinfo.Live(); ok {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
 
@@ -225,22 +226,25 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 	}
 	env.at(CommitJournalPrepared)
 
-	// 2. the target: O_EXCL, tape, fsync file and directory.
-	if err := writeTarget(env, req.Target, data); err != nil {
-		return nil, rollBack(env, rec, fmt.Errorf("txn: writing target %s: %w", req.Target, err))
+	// 2. the target: O_EXCL, tape, fsync file and directory. own says
+	// whether the create succeeded, and which file it made: a roll-back
+	// touches nothing else.
+	own, err := writeTarget(env, req.Target, data)
+	if err != nil {
+		return nil, rollBack(env, rec, own, fmt.Errorf("txn: writing target %s: %w", req.Target, err))
 	}
 
 	// 3. TARGET_FLUSHED.
 	rec.State = journal.TargetFlushed
 	if err := env.Journal.Write(rec); err != nil {
-		return nil, rollBack(env, rec, fmt.Errorf("txn: journal TARGET_FLUSHED: %w", err))
+		return nil, rollBack(env, rec, own, fmt.Errorf("txn: journal TARGET_FLUSHED: %w", err))
 	}
 	env.at(CommitJournalFlushed)
 
 	// 4. cold read.
 	if !env.faults().SkipColdRead {
 		if err := ColdVerify(env.FS, env.Store.Path(req.Target), rec); err != nil {
-			return nil, rollBack(env, rec, err)
+			return nil, rollBack(env, rec, own, err)
 		}
 	}
 	env.at(CommitColdRead)
@@ -248,7 +252,7 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 	// 5. COLD_VERIFIED.
 	rec.State = journal.ColdVerified
 	if err := env.Journal.Write(rec); err != nil {
-		return nil, rollBack(env, rec, fmt.Errorf("txn: journal COLD_VERIFIED: %w", err))
+		return nil, rollBack(env, rec, own, fmt.Errorf("txn: journal COLD_VERIFIED: %w", err))
 	}
 	env.at(CommitJournalVerified)
 
@@ -284,39 +288,60 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 	return res, nil
 }
 
-func writeTarget(env *Env, target string, data []byte) error {
+// ownership is what an in-process roll-back knows of the target: whether
+// this transaction's O_EXCL create succeeded, and the identity of the file
+// it created. The zero value (recovery, after a crash) knows nothing: the
+// target is then judged by its content, and the locks keep a file another
+// creator is making out of reach (abandonTarget).
+type ownership struct {
+	known   bool        // the commit's own roll-back: created is known
+	created bool        // its O_EXCL create succeeded
+	fi      os.FileInfo // the file it created; nil when its stat failed (the file is then this txn's: it was created under the target's lock)
+}
+
+// writeTarget creates the target with O_EXCL and writes and fsyncs it. The
+// ownership it returns is known even on failure: not created when the
+// create failed (a file at the path then is someone else's).
+func writeTarget(env *Env, target string, data []byte) (ownership, error) {
+	own := ownership{known: true}
 	path := env.Store.Path(target)
 	f, err := env.FS.Create(path, session.FileMode)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w: %s", ErrTargetExists, target)
+			return own, fmt.Errorf("%w: %s", ErrTargetExists, target)
 		}
-		return err
+		return own, err
 	}
+	own.created = true
+	fi, err := f.Stat()
+	if err != nil {
+		return own, closeAfter(f, fmt.Errorf("stat of the new target: %w", err))
+	}
+	own.fi = fi
 	env.at(CommitTargetCreated)
 	half := len(data) / 2
 	if _, err := f.Write(data[:half]); err != nil {
-		return closeAfter(f, err)
+		return own, closeAfter(f, err)
 	}
 	env.at(CommitTargetHalf)
 	if _, err := f.Write(data[half:]); err != nil {
-		return closeAfter(f, err)
+		return own, closeAfter(f, err)
 	}
 	env.at(CommitTargetWritten)
 	if err := f.Sync(); err != nil {
-		return closeAfter(f, fmt.Errorf("fsync: %w", err))
+		return own, closeAfter(f, fmt.Errorf("fsync: %w", err))
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return own, err
 	}
 	env.at(CommitTargetSynced)
 	if !env.faults().SkipTargetDirSync {
 		if err := env.FS.SyncDir(env.Store.Dir()); err != nil {
-			return fmt.Errorf("fsync directory %s: %w", env.Store.Dir(), err)
+			return own, fmt.Errorf("fsync directory %s: %w", env.Store.Dir(), err)
 		}
 	}
 	env.at(CommitTargetDirSynced)
-	return nil
+	return own, nil
 }
 
 // ColdVerify re-opens the target from disk with a fresh handle, re-reads and
@@ -373,9 +398,9 @@ func ColdVerify(fsys vfs.FS, path string, rec journal.Record) error {
 // deleted. If cleaning up fails as well (ENOSPC again, say), the record
 // stays for the next recovery scan; the target is still not live, because
 // liveness is judged from the source. The cause is returned either way.
-func rollBack(env *Env, rec journal.Record, cause error) error {
+func rollBack(env *Env, rec journal.Record, own ownership, cause error) error {
 	reason := fmt.Sprintf("rolled back in %s: %v", rec.State, cause)
-	if _, err := RollBack(env, rec, reason); err != nil {
+	if _, err := rollBackOwned(env, rec, reason, own); err != nil {
 		return fmt.Errorf("%w (cleanup deferred to recovery: %v)", cause, err)
 	}
 	return cause
@@ -386,9 +411,16 @@ func rollBack(env *Env, rec journal.Record, cause error) error {
 // or torn shell of this txn is removed; a target of another txn is left
 // alone. The leftover is recorded for the next review of the source.
 // It returns what it did to the target: "" when no target of this txn was
-// there, so there is no leftover.
+// there, so there is no leftover. The caller holds the record's locks
+// (LockPair): a creator of the target's id holds its session lock while it
+// writes the log, so a log being created is never mistaken for this txn's
+// empty shell.
 func RollBack(env *Env, rec journal.Record, reason string) (string, error) {
-	action, err := abandonTarget(env, rec, reason)
+	return rollBackOwned(env, rec, reason, ownership{})
+}
+
+func rollBackOwned(env *Env, rec journal.Record, reason string, own ownership) (string, error) {
+	action, err := abandonTarget(env, rec, reason, own)
 	if err != nil {
 		return "", err
 	}
@@ -406,14 +438,34 @@ func RollBack(env *Env, rec journal.Record, reason string) (string, error) {
 	return action, env.Journal.Remove(rec.Txn)
 }
 
-// abandonTarget returns what it did ("" when there was no target of this txn).
-func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) {
+// abandonTarget returns what it did ("" when there was no target of this
+// txn). Only what this transaction created is its to touch: in-process
+// (own.known) that is the file its O_EXCL create made, checked by device
+// and inode, and nothing when the create failed (another creator's file is
+// at the path); after a crash, the file at the path when its content
+// proves it (empty, a prefix of this txn's graft/origin, or naming this
+// txn).
+func abandonTarget(env *Env, rec journal.Record, reason string, own ownership) (string, error) {
+	if own.known && !own.created {
+		return "", nil
+	}
 	exists, err := env.Store.Exists(rec.Target)
 	if err != nil {
 		return "", err
 	}
 	if !exists {
 		return "", nil
+	}
+	proven := false
+	if own.known {
+		fi, err := env.FS.Lstat(env.Store.Path(rec.Target))
+		if err != nil {
+			return "", fmt.Errorf("stat of %s: %w", rec.Target, err)
+		}
+		if !sameFile(own.fi, fi) {
+			return "", nil // replaced since our create: not ours to touch
+		}
+		proven = true
 	}
 	info, err := env.Store.Info(rec.Target)
 	damaged := errors.Is(err, session.ErrCorrupt) || errors.Is(err, session.ErrSeq)
@@ -435,7 +487,7 @@ func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	ours := len(head) == 0 || bytes.Contains(head, []byte(`"txn":"`+rec.Txn+`"`)) || bytes.HasPrefix(start, head)
+	ours := proven || len(head) == 0 || bytes.Contains(head, []byte(`"txn":"`+rec.Txn+`"`)) || bytes.HasPrefix(start, head)
 	if !ours {
 		return "", nil
 	}
@@ -466,6 +518,22 @@ func abandonTarget(env *Env, rec journal.Record, reason string) (string, error) 
 		return "", err
 	}
 	return "removed shell", nil
+}
+
+// sameFile reports whether now is the file created was: same device and
+// inode. Without an identity on either side (a filesystem that gives none)
+// it cannot tell them apart and says yes: the file was created under the
+// target's lock, which every creator of a session takes.
+func sameFile(created, now os.FileInfo) bool {
+	if created == nil {
+		return true
+	}
+	d1, i1, ok1 := catalog.FileIdentity(created)
+	d2, i2, ok2 := catalog.FileIdentity(now)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return d1 == d2 && i1 == i2
 }
 
 // originStart is how this txn's target begins, up to the txn id: Commit

@@ -32,7 +32,9 @@
 //   - close: the wrapped file is still closed (the descriptor is released
 //     even when close reports an error), then the injected error is returned;
 //   - a torn write (Fault.TornWrite): the first half of the bytes is written
-//     through, then the error is returned with the count written.
+//     through, then the error is returned with the count written;
+//     Fault.TornWriteAfter(n) writes the first n bytes instead (a disk with
+//     n bytes free), so a suite can fail a write at every offset.
 //
 // # Limits
 //

@@ -249,9 +249,14 @@ func (e *errorFile) Write(p []byte) (int, error) {
 	if !errors.As(err, &injected) || !injected.Torn {
 		return 0, err
 	}
-	// A torn write: the first half reaches the file, as when the disk
-	// fills or fails part-way through a write(2).
-	n, werr := e.file.Write(p[:len(p)/2])
+	// A torn write: the first half (or the first injected.after bytes)
+	// reaches the file, as when the disk fills or fails part-way through a
+	// write(2).
+	keep := len(p) / 2
+	if injected.exact {
+		keep = min(injected.after, len(p))
+	}
+	n, werr := e.file.Write(p[:keep])
 	torn := *injected
 	torn.Written, torn.Of = n, len(p)
 	if werr != nil {

@@ -264,6 +264,37 @@ func TestTornWriteWritesHalf(t *testing.T) {
 	}
 }
 
+// TestTornWriteAfterKeepsExactlyN: a disk with n bytes free. The first n
+// bytes of the failed write reach the file (all of them when the write is
+// shorter), then the error.
+func TestTornWriteAfterKeepsExactlyN(t *testing.T) {
+	const data = "0123456789"
+	for n := 0; n <= len(data)+2; n++ {
+		name := filepath.Join(t.TempDir(), "log")
+		fault := errorfs.OnKind(errorfs.OpWrite, "", 1, syscall.ENOSPC).TornWriteAfter(n)
+		efs := errorfs.Wrap(vfs.Default, fault)
+		f, err := efs.Create(name, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.Write([]byte(data))
+		if cerr := f.Close(); cerr != nil {
+			t.Fatal(cerr)
+		}
+		keep := min(n, len(data))
+		var injected *errorfs.InjectedError
+		if !errors.Is(err, syscall.ENOSPC) || !errors.As(err, &injected) || injected.Written != keep || injected.Of != len(data) || got != keep {
+			t.Fatalf("n=%d: Write = %d, %v; want %d and ENOSPC reporting %d of %d bytes", n, got, err, keep, keep, len(data))
+		}
+		if b, err := os.ReadFile(name); err != nil || string(b) != data[:keep] {
+			t.Fatalf("n=%d: file holds %q (%v), want %q", n, b, err, data[:keep])
+		}
+		if want := fmt.Sprintf("(torn after %d bytes: %d of %d bytes written)", n, keep, len(data)); !strings.Contains(err.Error(), want) || !strings.Contains(fault.String(), fmt.Sprintf("torn after %d bytes", n)) {
+			t.Errorf("n=%d: error %q / fault %q lacks %q", n, err, fault, want)
+		}
+	}
+}
+
 func TestTornWriteOnOtherKindJustFails(t *testing.T) {
 	dir := t.TempDir()
 	fault := errorfs.OnKind(errorfs.OpMkdirAll, "", 1, syscall.EIO).TornWrite()

@@ -25,12 +25,20 @@ type InjectedError struct {
 	// Written and Of are set on a torn write: Written of Of bytes reached
 	// the file.
 	Written, Of int
+	// exact (Fault.TornWriteAfter): the first after bytes are written
+	// instead of half.
+	exact bool
+	after int
 }
 
 func (e *InjectedError) Error() string {
 	msg := fmt.Sprintf("errorfs: injected %s on %s", errName(e.Err), e.Op)
 	if e.Torn && e.Op.Kind == OpWrite {
-		msg += fmt.Sprintf(" (torn: %d of %d bytes written)", e.Written, e.Of)
+		if e.exact {
+			msg += fmt.Sprintf(" (torn after %d bytes: %d of %d bytes written)", e.after, e.Written, e.Of)
+		} else {
+			msg += fmt.Sprintf(" (torn: %d of %d bytes written)", e.Written, e.Of)
+		}
 	}
 	return msg
 }
@@ -55,8 +63,10 @@ func errName(err error) string {
 // (OnIndex) or the n-th of one kind on matching paths (OnKind). It remembers
 // the operation it failed so a report can name it.
 type Fault struct {
-	err  error
-	torn bool
+	err   error
+	torn  bool
+	exact bool // torn after exactly after bytes, not half
+	after int
 
 	// index > 0: fail the operation with that Index.
 	index int
@@ -112,6 +122,20 @@ func (f *Fault) TornWrite() *Fault {
 	return f
 }
 
+// TornWriteAfter makes the fault tear the write it fails after its first n
+// bytes (all of them when the write is shorter): a disk with n bytes free.
+// A failed operation that is not a write just fails. It returns f for
+// chaining.
+func (f *Fault) TornWriteAfter(n int) *Fault {
+	if n < 0 {
+		panic(fmt.Sprintf("errorfs: TornWriteAfter(%d): a byte count is not negative", n))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.torn, f.exact, f.after = true, true, n
+	return f
+}
+
 // MaybeError implements Injector.
 func (f *Fault) MaybeError(op Op) error {
 	f.mu.Lock()
@@ -130,7 +154,7 @@ func (f *Fault) MaybeError(op Op) error {
 		}
 	}
 	f.fired = &op
-	return &InjectedError{Op: op, Err: f.err, Torn: f.torn}
+	return &InjectedError{Op: op, Err: f.err, Torn: f.torn, exact: f.exact, after: f.after}
 }
 
 // Fired returns the operation the fault failed, if it was reached.
@@ -158,7 +182,11 @@ func (f *Fault) String() string {
 		s = fmt.Sprintf("%s on %s #%d of paths containing %q (not reached; %d seen)", errName(f.err), f.kind, f.nth, f.pathContains, f.seen)
 	}
 	if f.torn && (f.fired == nil || f.fired.Kind == OpWrite) {
-		s += " (torn write)"
+		if f.exact {
+			s += fmt.Sprintf(" (torn after %d bytes)", f.after)
+		} else {
+			s += " (torn write)"
+		}
 	}
 	return s
 }
