@@ -116,6 +116,7 @@ func subcommands(a *app) []*cobra.Command {
 		newCrashtestCmd(a),   // cmd_crashtest.go
 		newConfigCmd(a),      // cmd_config.go
 		newExitCodesTopic(a), // help_exitcodes.go: "graft help exit-codes"
+		newDocFactsCmd(a),    // cmd_docfacts.go: hidden, for internal/docscheck
 	}
 }
 
