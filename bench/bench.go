@@ -21,6 +21,7 @@ import (
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/txn"
@@ -390,7 +391,7 @@ type Incremental struct {
 	ID  string
 	// TailBytes is what the grown prepare reads past the index.
 	TailBytes int64
-	index     catalog.ScanIndex
+	index     index.ScanIndex
 	cache     []byte
 	cachePath string
 }
@@ -408,7 +409,7 @@ func NewIncremental(dir string, ds Dataset) (*Incremental, error) {
 	if _, err := svc.Prepare(ds.ID, graft.PrepareOptions{}); err != nil {
 		return nil, fmt.Errorf("bench: preparing %s before its last turn: %w", ds.ID, err)
 	}
-	inc := &Incremental{Svc: svc, ID: ds.ID, TailBytes: ds.Bytes - ds.LastTurn, cachePath: filepath.Join(home, "index", ds.ID+".seq")}
+	inc := &Incremental{Svc: svc, ID: ds.ID, TailBytes: ds.Bytes - ds.LastTurn, cachePath: index.SeqPath(home, ds.ID)}
 	var ok bool
 	err = catalog.With(home, svc.CatalogTimeout, func(db *catalog.DB) error {
 		var err error

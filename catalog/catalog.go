@@ -39,8 +39,10 @@ const (
 	bucketLineage      = "lineage"
 	bucketLeftovers    = "leftovers"
 	bucketScanIndex    = "scanindex"
-	bucketSeqIndex     = "seqindex"
-	bucketMeta         = "meta"
+	// bucketSeqIndex held seq marks before they moved to index/<id>.seq
+	// only: nothing reads it; PutScanIndex and ClearDerived empty it.
+	bucketSeqIndex = "seqindex"
+	bucketMeta     = "meta"
 )
 
 var (
@@ -290,7 +292,8 @@ func (db *DB) GetMeta(key string) ([]byte, bool, error) {
 }
 
 // ClearDerived empties what can be rebuilt from the logs (lineage,
-// leftovers, scan index, seq index) and keeps prepared reviews and meta.
+// leftovers, scan index, the old seq index) and keeps prepared reviews and
+// meta.
 func (db *DB) ClearDerived() error {
 	return db.update("clearing derived buckets", func(tx *bolt.Tx) error {
 		for _, name := range derivedBuckets {

@@ -19,6 +19,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/internal/helperproc"
 	"github.com/graft-project/graft/session"
 )
@@ -583,6 +584,9 @@ func TestLeftovers(t *testing.T) {
 	}
 }
 
+// scanIndexMagic starts a stored scan index (index/doc.go).
+const scanIndexMagic = "graft-scanindex-v2\n"
+
 func TestScanIndex(t *testing.T) {
 	db := open(t, newHome(t))
 	defer closeDB(t, db)
@@ -591,7 +595,7 @@ func TestScanIndex(t *testing.T) {
 	}
 	// The state is stored as its bytes: newlines, NULs and the magic itself
 	// inside it come back unchanged.
-	in := ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab",
+	in := index.ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab",
 		State: append([]byte{0, 1, '\n', 2, 255, '\n'}, scanIndexMagic+"{\"x\":1}\n"...)}
 	if err := db.PutScanIndex(in); err != nil {
 		t.Fatal(err)
@@ -627,7 +631,7 @@ func TestScanIndex(t *testing.T) {
 			t.Errorf("%s: GetScanIndex = %v, %v; want a CorruptValueError naming %s", name, ok, err, bucketScanIndex)
 		}
 	}
-	for name, ix := range map[string]ScanIndex{
+	for name, ix := range map[string]index.ScanIndex{
 		"session":  {Session: "", Check: "c"},
 		"negative": {Session: "s", Offset: -1, Check: "c"},
 		"no check": {Session: "s", Offset: 10},
@@ -638,33 +642,40 @@ func TestScanIndex(t *testing.T) {
 	}
 }
 
-func TestSeqIndex(t *testing.T) {
+// Seq marks live in index/<id>.seq alone: a value an older build left in
+// bucket seqindex is read by nothing and dropped when the session's scan
+// index is stored again.
+func TestPutScanIndexDropsTheOldSeqIndex(t *testing.T) {
 	db := open(t, newHome(t))
 	defer closeDB(t, db)
-	if _, _, _, ok, err := db.GetSeqIndex("s"); ok || err != nil {
-		t.Fatalf("missing seq index: %v, %v", ok, err)
-	}
-	marks := []SeqMark{{Seq: 1, Offset: 0, Line: 1}, {Seq: 65, Offset: 9000, Line: 65}, {Seq: 129, Offset: 1 << 40, Line: 129}}
-	if err := db.PutSeqIndex("s", 7, 8, marks); err != nil {
-		t.Fatal(err)
-	}
-	dev, ino, got, ok, err := db.GetSeqIndex("s")
-	if err != nil || !ok || dev != 7 || ino != 8 || !reflect.DeepEqual(got, marks) {
-		t.Fatalf("GetSeqIndex = %d %d %+v %v %v", dev, ino, got, ok, err)
-	}
-	for name, bad := range map[string][]SeqMark{
-		"seq 0":          {{Seq: 0, Offset: 0, Line: 1}},
-		"line 0":         {{Seq: 1, Offset: 0, Line: 0}},
-		"repeated seq":   {{Seq: 1, Offset: 0, Line: 1}, {Seq: 1, Offset: 10, Line: 2}},
-		"falling offset": {{Seq: 1, Offset: 10, Line: 1}, {Seq: 2, Offset: 5, Line: 2}},
-	} {
-		if err := db.PutSeqIndex("s", 1, 1, bad); !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: PutSeqIndex = %v, want ErrInvalid", name, err)
+	for _, id := range []string{"s", "t"} {
+		err := db.update("test", func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte(bucketSeqIndex)).Put([]byte(id), []byte(`{"dev":7,"ino":8,"marks":[{"seq":1,"offset":0,"line":1}]}`))
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
-	if err := db.PutSeqIndex("a/b", 1, 1, nil); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("PutSeqIndex with an invalid session = %v", err)
+	if err := db.PutScanIndex(index.ScanIndex{Session: "s", Offset: 1, Line: 2, NextSeq: 2, Check: "tail-v1:x", State: []byte("state")}); err != nil {
+		t.Fatal(err)
 	}
+	if s, t2 := hasSeqIndex(t, db, "s"), hasSeqIndex(t, db, "t"); s || !t2 {
+		t.Fatalf("after the scan index of s: old seq index of s %v (want dropped), of t %v (want kept)", s, t2)
+	}
+}
+
+// hasSeqIndex reports whether bucket seqindex holds a value for id.
+func hasSeqIndex(t *testing.T, db *DB, id string) bool {
+	t.Helper()
+	var ok bool
+	err := db.view("test", func(tx *bolt.Tx) error {
+		ok = tx.Bucket([]byte(bucketSeqIndex)).Get([]byte(id)) != nil
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
 }
 
 func TestMeta(t *testing.T) {
@@ -702,8 +713,10 @@ func fill(t *testing.T, db *DB) {
 		db.PutPrepared(prepared("prep-1")),
 		db.PutNode(Node{Session: "g2", Parent: "g1", Generation: 2, Txn: "txn-1", Committed: t0}),
 		db.AddLeftover(Leftover{Source: "g1", Target: "g2x", Txn: "txn-0", State: "PREPARING", Recorded: t0}),
-		db.PutScanIndex(ScanIndex{Session: "g1", Offset: 10, Line: 2, NextSeq: 3, Check: "tail-v1:c", State: []byte("snap")}),
-		db.PutSeqIndex("g1", 1, 2, []SeqMark{{Seq: 1, Offset: 0, Line: 1}}),
+		db.PutScanIndex(index.ScanIndex{Session: "g1", Offset: 10, Line: 2, NextSeq: 3, Check: "tail-v1:c", State: []byte("snap")}),
+		db.update("planting an old seq index", func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte(bucketSeqIndex)).Put([]byte("g1"), []byte(`{"dev":1,"ino":2,"marks":[]}`))
+		}),
 		db.PutMeta("last-recovery", []byte("ok")),
 	} {
 		if err != nil {
@@ -716,9 +729,8 @@ type snapshot struct {
 	prepared  Prepared
 	nodes     []Node
 	leftovers []Leftover
-	scan      ScanIndex
+	scan      index.ScanIndex
 	scanOK    bool
-	marks     []SeqMark
 	seqOK     bool
 	meta      []byte
 }
@@ -739,9 +751,7 @@ func read(t *testing.T, db *DB) snapshot {
 	if s.scan, s.scanOK, err = db.GetScanIndex("g1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, s.marks, s.seqOK, err = db.GetSeqIndex("g1"); err != nil {
-		t.Fatal(err)
-	}
+	s.seqOK = hasSeqIndex(t, db, "g1")
 	if s.meta, _, err = db.GetMeta("last-recovery"); err != nil {
 		t.Fatal(err)
 	}
@@ -836,88 +846,6 @@ func TestCorruptValueShapes(t *testing.T) {
 	}
 }
 
-func TestTailCheck(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789abcdef"), 1024) // 16 KiB
-	r := bytes.NewReader(data)
-	check := func(b []byte, off int64) string {
-		t.Helper()
-		c, err := TailCheck(bytes.NewReader(b), off)
-		if err != nil {
-			t.Fatalf("TailCheck(%d): %v", off, err)
-		}
-		return c
-	}
-	base := check(data, 10000)
-	if again, err := TailCheck(r, 10000); err != nil || again != base {
-		t.Fatalf("TailCheck is not deterministic: %q, %v vs %q", again, err, base)
-	}
-	if !strings.HasPrefix(base, "tail-v1:") || len(base) != len("tail-v1:")+64 {
-		t.Fatalf("TailCheck = %q, want tail-v1:<sha256 hex>", base)
-	}
-	inWindow := bytes.Clone(data)
-	inWindow[10000-1] ^= 1
-	if check(inWindow, 10000) == base {
-		t.Fatal("a changed byte just before the offset kept the check")
-	}
-	inWindow = bytes.Clone(data)
-	inWindow[10000-TailCheckBytes] ^= 1
-	if check(inWindow, 10000) == base {
-		t.Fatal("a changed byte at the start of the window kept the check")
-	}
-	after := bytes.Clone(data)
-	after[10000] ^= 1
-	if check(after, 10000) != base {
-		t.Fatal("a byte after the offset changed the check: an appended tail would invalidate the index")
-	}
-	if check(data, 10001) == base {
-		t.Fatal("another offset gave the same check")
-	}
-	if check(data, 0) == check(data, 1) {
-		t.Fatal("offsets 0 and 1 gave the same check")
-	}
-	if check(data, int64(len(data))) == "" {
-		t.Fatal("empty check at the end of the file")
-	}
-	if _, err := TailCheck(r, int64(len(data))+1); err == nil {
-		t.Fatal("TailCheck past the end of the file succeeded")
-	}
-	if _, err := TailCheck(r, -1); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("TailCheck(-1) = %v", err)
-	}
-}
-
-func TestFileIdentity(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s.jsonl")
-	if err := os.WriteFile(path, []byte("a\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev, ino, ok := FileIdentity(fi)
-	if !ok || ino == 0 {
-		t.Fatalf("FileIdentity = %d, %d, %v", dev, ino, ok)
-	}
-	// A rewrite by copy and rename is another file.
-	tmp := path + ".new"
-	if err := os.WriteFile(tmp, []byte("a\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-	fi2, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev2, ino2, ok := FileIdentity(fi2)
-	if !ok || (dev2 == dev && ino2 == ino) {
-		t.Fatalf("rewritten file kept its identity %d/%d", dev2, ino2)
-	}
-}
-
 func TestRecordCommitWritesLineageAndUsedInOneGo(t *testing.T) {
 	home := t.TempDir()
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
@@ -959,7 +887,7 @@ func TestWriteStats(t *testing.T) {
 	db := open(t, newHome(t))
 	defer closeDB(t, db)
 	before := ReadWriteStats()
-	if err := db.PutScanIndex(ScanIndex{Session: "s", Offset: 1, Line: 2, NextSeq: 2, Check: "tail-v1:x", State: []byte("state")}); err != nil {
+	if err := db.PutScanIndex(index.ScanIndex{Session: "s", Offset: 1, Line: 2, NextSeq: 2, Check: "tail-v1:x", State: []byte("state")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := db.GetScanIndex("s"); err != nil {
@@ -978,7 +906,7 @@ func TestSealedReviewKeepsItsTape(t *testing.T) {
 	db := open(t, newHome(t))
 	defer closeDB(t, db)
 	p := prepared("prep-sealed")
-	p.Seal = &Seal{Dev: 1, Ino: 2, End: 300, LastSeq: 9, Check: "tail-v1:ab", Info: json.RawMessage(`{"id":"src"}`)}
+	p.Seal = &index.Seal{Dev: 1, Ino: 2, End: 300, LastSeq: 9, Check: "tail-v1:ab", Info: json.RawMessage(`{"id":"src"}`)}
 	tape := []byte(`{"text":"[graft:tape 1] x"}`)
 	if err := db.PutReview(p, nil); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("a sealed review without its tape: %v, want ErrInvalid", err)

@@ -46,8 +46,9 @@
 // # Buckets
 //
 // Keys are UTF-8 strings; values are JSON objects with the field names
-// below, except preparedtape's (opaque bytes) and scanindex's (framed, see
-// there). Unknown fields make a value corrupt (ErrCorruptValue, naming the
+// below, except preparedtape's (opaque bytes) and scanindex's (framed).
+// The index values (scanindex, prepared's seal, preparedtape) are
+// specified, framed and checked by the index package (index/doc.go). Unknown fields make a value corrupt (ErrCorruptValue, naming the
 // bucket and key). Times are RFC 3339 with nanoseconds.
 //
 //	prepared    key <preparedId>         Prepared: id, source, tier, recentTurns, autoTier,
@@ -55,20 +56,22 @@
 //	                                     prefixHash, tapeHash, tapeChars, carryoverChars,
 //	                                     review (the review JSON as shown), created, expires,
 //	                                     usedBy (txn id, once a commit consumed it), seal
-//	                                     (optional: {dev, ino, end, lastSeq, check, info}, the
-//	                                     source bytes the review was built from)
+//	                                     (optional: index.Seal {dev, ino, end, lastSeq, check,
+//	                                     info}, the source bytes the review was built from)
 //	preparedtape key <preparedId>        the tape a sealed review was built from, opaque here
-//	                                     (graft's "graft-sealedtape-v1": graft/sealedtape.go);
-//	                                     deleted with its review or its seal
+//	                                     ("graft-sealedtape-v1": index/doc.go); deleted with
+//	                                     its review or its seal
 //	lineage     key <session id>         Node: session, parent, children (sorted, unique),
 //	                                     generation, boundary, txn, tapeHash, committed, reverted
 //	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded
-//	scanindex   key <session id>         "graft-scanindex-v2\n", then ScanIndex without its state
-//	                                     as one line of JSON (session, dev, ino, offset, line,
-//	                                     nextSeq, check) and "\n", then the state's raw bytes
-//	                                     (graft's scan state); a version-1 value (one JSON
+//	scanindex   key <session id>         "graft-scanindex-v2\n", then index.ScanIndex without its
+//	                                     state as one line of JSON (session, dev, ino, offset,
+//	                                     line, nextSeq, check) and "\n", then the state's raw
+//	                                     bytes (index/doc.go); a version-1 value (one JSON
 //	                                     object, base64 state) reads as no index
-//	seqindex    key <session id>         {dev, ino, marks: [{seq, offset, line}]}, every K-th event
+//	seqindex    key <session id>         seq marks of builds before the index package: read by
+//	                                     nothing (they live in index/<id>.seq alone); PutScanIndex
+//	                                     deletes the session's value
 //	meta        key <name>               raw bytes, e.g. the last recovery result;
 //	                                     "catalog.format" = "graft-catalog-v1" (written by Open)
 //
@@ -87,8 +90,9 @@
 //   - PutNode merges children and adds the node to its parent's children,
 //     creating a parent of generation-1 if missing.
 //   - An index is only a hint: dev and ino identify the file it was built
-//     from, and scanindex.check (TailCheck: sha256 of the offset and the
-//     4 KiB before it) must match the file, or the index is not used.
+//     from, and scanindex.check (index.TailCheck: sha256 of the offset and
+//     the 4 KiB before it) must match the file, or the index is not used
+//     (index/doc.go).
 //   - Values are copied out of bbolt transactions before they are returned:
 //     bbolt's slices are only valid inside the transaction.
 //

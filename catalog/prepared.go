@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 )
 
@@ -39,27 +40,13 @@ type Prepared struct {
 	// it, PutReview stores the built tape (PreparedTape), and a commit that
 	// finds the log still so uses that tape instead of folding the log
 	// again. Absent when the platform gives no file identity or the log
-	// had a torn last line.
-	Seal *Seal `json:"seal,omitempty"`
+	// had a torn last line. Its format and checks are index's (index/doc.go).
+	Seal *index.Seal `json:"seal,omitempty"`
 
 	Created time.Time `json:"created"`
 	Expires time.Time `json:"expires"`
 	// UsedBy is the txn id of the commit that consumed the review.
 	UsedBy string `json:"usedBy,omitempty"`
-}
-
-// Seal identifies the source bytes a review was built from, as a ScanIndex
-// identifies those of its state: the same file (Dev, Ino), read to End (a
-// line boundary, the log's size then), with Check its TailCheck(End). Info
-// is the state fold's snapshot at End (session.Info.Snapshot), LastSeq the
-// seq of the last line read.
-type Seal struct {
-	Dev     uint64          `json:"dev"`
-	Ino     uint64          `json:"ino"`
-	End     int64           `json:"end"`
-	LastSeq int64           `json:"lastSeq"`
-	Check   string          `json:"check"`
-	Info    json.RawMessage `json:"info"`
 }
 
 // idTimeLayout is fixed-width so that ids sort by creation time.
@@ -108,7 +95,7 @@ func (db *DB) PutPrepared(p Prepared) error {
 }
 
 // PutReview stores (or replaces) a prepared review and, when p has a Seal,
-// the tape built for it (opaque bytes, graft's encoding) in bucket
+// the tape built for it (opaque bytes here: index.EncodeSealedTape) in bucket
 // preparedtape, in one transaction. A review without a Seal has no tape.
 func (db *DB) PutReview(p Prepared, tape []byte) error {
 	if err := p.validate(); err != nil {

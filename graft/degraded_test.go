@@ -22,7 +22,8 @@ import (
 )
 
 // degradedHome is a home with a committed graft s → s.g2 and a review of
-// s.g2, whose index/ is gone, so that recall needs the catalog's seq marks.
+// s.g2, whose index/ is gone, so that recall has no seq marks (they live in
+// index/ alone) and reads the logs from their start.
 type degradedHome struct {
 	*flowHome
 	review string // a preparedId of s.g2
@@ -111,9 +112,10 @@ func degradedSays(t *testing.T, h *degradedHome, what, advice string) {
 }
 
 // TestReadsDegradeToTheLogs: with catalog.db truncated, garbage, a
-// directory, unreadable or held by another process, status, recall, audit
-// and the lineage still answer from the logs, and say that they did and
-// what to do; prepare (which must store its review there for commit) and
+// directory, unreadable or held by another process, status, audit and the
+// lineage still answer from the logs, and say that they did and what to
+// do; recall, which reads index/ and the logs, never catalog.db, answers
+// and has nothing to say; prepare (which must store its review there for commit) and
 // show --prepared (whose review lives only there) fail with an error that
 // names the catalog and what to do.
 func TestReadsDegradeToTheLogs(t *testing.T) {
@@ -142,11 +144,13 @@ func TestReadsDegradeToTheLogs(t *testing.T) {
 				if err != nil || ev.Seq != q.seq {
 					t.Fatalf("Recall(%s, %d): %v, %v", q.id, q.seq, ev, err)
 				}
-				if !strings.Contains(path.FullScan, "catalog.db") {
+				if path.Index != "" || !strings.Contains(path.FullScan, "no seq cache") {
 					t.Fatalf("Recall(%s, %d) read from %+v, want the log from its start, saying why", q.id, q.seq, path)
 				}
 			}
-			degradedSays(t, h, "Recall", advice)
+			if notes := h.svc.TakeDegraded(); len(notes) != 0 {
+				t.Fatalf("Recall reads index/ and the logs, never catalog.db, yet noted %q", notes)
+			}
 
 			rep, err := h.svc.Audit("s.g2")
 			if err != nil || !rep.OK || len(rep.Constraints) == 0 {
@@ -195,8 +199,8 @@ func TestReadOnlyCatalogIsRead(t *testing.T) {
 	if notes := h.svc.TakeDegraded(); len(notes) != 0 {
 		t.Fatalf("Status of a read-only catalog degraded: %q", notes)
 	}
-	if _, path, err := h.svc.RecallWithPath("s", 7); err != nil || path.Index != "catalog" {
-		t.Fatalf("Recall from a read-only catalog: %+v, %v", path, err)
+	if ev, path, err := h.svc.RecallWithPath("s", 7); err != nil || ev.Seq != 7 {
+		t.Fatalf("Recall beside a read-only catalog: %+v, %v", path, err)
 	}
 	// A session with no scan index yet: its fold stores one, which fails.
 	h.create("t", workSession()...)
@@ -250,8 +254,8 @@ func TestPrepareAndRecallSurviveBrokenCaches(t *testing.T) {
 		if _, fired := fault.Fired(); !fired {
 			t.Fatal("the fault never fired")
 		}
-		if path.Index != "catalog" {
-			t.Fatalf("Recall with an unreadable seq cache read %+v, want the catalog's marks", path)
+		if path.Index != "" || !strings.Contains(path.FullScan, "could not be read") {
+			t.Fatalf("Recall with an unreadable seq cache read %+v, want the log from its start, saying why", path)
 		}
 		if notes := strings.Join(h.svc.TakeDegraded(), "\n"); !strings.Contains(notes, "s.seq") || !strings.Contains(notes, "EACCES") {
 			t.Fatalf("notes %q, want the unreadable cache named", notes)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
@@ -56,7 +57,7 @@ type built struct {
 	info *session.Info
 	// seal identifies the source bytes the tape was built from (Info not
 	// filled in); nil when they cannot be identified.
-	seal *catalog.Seal
+	seal *index.Seal
 	// notSaved says why the fold's indexes were not stored ("": stored,
 	// or no need); the tape's warnings say it too.
 	notSaved string
@@ -170,19 +171,9 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	}
 	// A sealed review keeps the tape it showed: a commit that finds the
 	// source still the same bytes writes it without folding the log again.
-	var seal *catalog.Seal
-	var sealed []byte
-	if bt.seal != nil {
-		infoState, err := bt.info.Snapshot()
-		if err != nil {
-			return nil, err
-		}
-		sl := *bt.seal
-		sl.Info = infoState
-		seal = &sl
-		if sealed, err = encodeSealedTape(t); err != nil {
-			return nil, fmt.Errorf("graft: review %s: %w", rv.PreparedID, err)
-		}
+	seal, sealed, err := sealReview(bt)
+	if err != nil {
+		return nil, fmt.Errorf("graft: review %s: %w", rv.PreparedID, err)
 	}
 	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
 		return db.PutReview(catalog.Prepared{

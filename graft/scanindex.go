@@ -1,78 +1,42 @@
 package graft
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"strings"
-	"syscall"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/vfs"
 )
 
 // Incremental prepare. A fold of a source ends by storing a scan index in
-// the catalog (catalog.ScanIndex): the offset of the last complete line,
-// its line number and next seq, the log's dev and ino, a TailCheck of the
-// bytes before the offset, and State, the fold at that offset:
-//
-//	{"v":1,"tape":<tape.Builder.Snapshot>,"info":<session.Info.Snapshot>}
+// the catalog (index.ScanIndex, in bucket scanindex): where it stopped (a
+// line boundary), the log's dev and ino, the tail check of the bytes
+// before that offset, and the fold there (index.EncodeScanState of the
+// state fold's and the tape builder's snapshots). It stores the seq marks
+// of the events it read in index/<id>.seq too (seqindex.go). The formats
+// and their checks are the index package's (index/doc.go).
 //
 // The next fold of that source (prepare, or commit's drift rebuild) uses
-// the index only when the open log has the same dev and ino, is at least
-// Offset bytes long and has the same TailCheck: a log replaced, rewritten
-// by copy or truncated is never trusted. It then restores the fold and reads
-// only the bytes past Offset. The builder's snapshot carries the running
-// and prefix hash states, so the prefix hash still covers every byte before
-// the boundary. An index that fails a check is reported in the review's
-// warnings, and the whole log is read.
-//
-// The index is a hint: in-place edits of a log that keep its identity and
-// its last 4 KiB before Offset are not detected (logs are append-only; the
-// store only ever cuts a torn tail, after Offset).
-
-// scanStateMagic starts the State of a catalog.ScanIndex: the magic, the
-// state fold's snapshot (session.Info.Snapshot, one line of JSON) and
-// "\n", then the tape builder's snapshot (tape.Builder.Snapshot) to the
-// end. Version 1 was one JSON object {v, tape, info}, which a commit's
-// drift check scanned twice (about 1.4 ms per 87 KiB).
-const scanStateMagic = "graft-scanstate-v2\n"
+// the index only when it fits the open log (index.ScanIndex.Fits: the same
+// dev and ino, at least Offset bytes, the same tail check) and its state
+// restores to its position: a log replaced, rewritten by copy or truncated
+// is never trusted. It then restores the fold and reads only the bytes
+// past Offset. The builder's snapshot carries the running and prefix hash
+// states, so the prefix hash still covers every byte before the boundary.
+// An index that is not used is reported in the review's warnings, and the
+// whole log is read.
 
 // indexSaveTail is how many bytes a fold that resumed from a valid index
 // reads before it stores a new one: below it, the next fold re-reads the
 // small tail (milliseconds) rather than pay a catalog write now. Tests set
 // it to 0 to store an index at every fold.
 var indexSaveTail int64 = 4 << 20
-
-// encodeScanState frames the two snapshots (see scanStateMagic).
-func encodeScanState(info, tape []byte) ([]byte, error) {
-	if bytes.IndexByte(info, '\n') >= 0 {
-		return nil, errors.New("the state fold's snapshot holds a newline")
-	}
-	out := make([]byte, 0, len(scanStateMagic)+len(info)+1+len(tape))
-	return append(append(append(append(out, scanStateMagic...), info...), '\n'), tape...), nil
-}
-
-// decodeScanState splits a State into the two snapshots; reason says why it
-// cannot.
-func decodeScanState(state []byte) (info, tape []byte, reason string) {
-	rest, ok := bytes.CutPrefix(state, []byte(scanStateMagic))
-	if !ok {
-		magic, _, _ := bytes.Cut(state, []byte("\n"))
-		return nil, nil, fmt.Sprintf("its state is not %s (it starts %.40q)", strings.TrimSpace(scanStateMagic), magic)
-	}
-	info, tape, ok = bytes.Cut(rest, []byte("\n"))
-	if !ok {
-		return nil, nil, "its state does not decode: no line of the state fold's snapshot"
-	}
-	return info, tape, ""
-}
 
 // sourceFold is one fold of a source: the tape builder and the state fold
 // at its end, and how the log was read.
@@ -93,13 +57,13 @@ type sourceFold struct {
 	NotSaved string
 	// seal identifies the bytes folded (no Info yet); nil without a file
 	// identity or after a torn last line.
-	seal *catalog.Seal
+	seal *index.Seal
 }
 
 // foldSource folds the log of source, resuming from its scan index when
 // the index is valid, and stores a new index when it read enough.
 func (s *Service) foldSource(source string) (*sourceFold, error) {
-	f, fi, err := s.openLog(source)
+	f, fi, err := s.store.OpenLog(source)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +76,9 @@ func (s *Service) foldSource(source string) (*sourceFold, error) {
 
 func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFold, error) {
 	path := s.store.Path(source)
-	dev, ino, haveIdentity := catalog.FileIdentity(fi)
+	dev, ino, haveIdentity := index.FileIdentity(fi)
 	fo := &sourceFold{}
-	var stored catalog.ScanIndex
+	var stored index.ScanIndex
 	var haveIndex bool
 	err := s.viewCatalog(func(db *catalog.DB) error {
 		var err error
@@ -148,9 +112,9 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 	if fo.b == nil {
 		fo.b, fo.info = tape.NewBuilder(source), &session.Info{ID: source}
 	}
-	marks := newMarkCollector(fo.From)
+	marks := index.NewCollector(fo.From.Line, fo.From.NextSeq)
 	res, err := s.scanFold(f, path, fo.From, func(ev *session.Event, size int, sum session.LineSum, off int64) error {
-		marks.see(ev.Seq, off)
+		marks.See(ev.Seq, off)
 		fo.info.Add(ev)
 		return fo.b.AddSum(ev, size, sum)
 	})
@@ -160,14 +124,12 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 	res.Events += prevEvents
 	fo.info.ScanResult = res
 	if haveIdentity && res.Torn == nil {
-		check, err := catalog.TailCheck(f, res.End)
-		if err != nil {
+		if fo.seal, err = index.NewSeal(f, dev, ino, res.End, res.LastSeq); err != nil {
 			return nil, fmt.Errorf("graft: sealing the fold of %s: %w", source, err)
 		}
-		fo.seal = &catalog.Seal{Dev: dev, Ino: ino, End: res.End, LastSeq: res.LastSeq, Check: check}
 	}
 	if !catalogUnread && (fo.From.Offset == 0 || res.End-fo.From.Offset >= indexSaveTail) {
-		if err := s.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.marks); err != nil {
+		if err := s.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.Marks()); err != nil {
 			// A cache not stored costs the next fold a longer read; the
 			// fold in hand is whole.
 			fo.NotSaved = err.Error() + catalogAdvice(err)
@@ -185,25 +147,11 @@ func (s *Service) scanFold(f vfs.File, path string, from session.ScanFrom, fn fu
 
 // resumeFrom checks a stored index against the open log and restores its
 // fold. reason says why the index cannot be used; err is an I/O failure.
-func resumeFrom(ix catalog.ScanIndex, source string, f io.ReaderAt, size int64, dev, ino uint64, haveIdentity bool) (*tape.Builder, *session.Info, string, error) {
-	switch {
-	case !haveIdentity:
-		return nil, nil, "this platform gives no file identity (dev/ino) to check it against", nil
-	case ix.Dev != dev || ix.Ino != ino:
-		return nil, nil, fmt.Sprintf("the log is another file now (dev/ino %d/%d, the index was built from %d/%d): replaced or rewritten", dev, ino, ix.Dev, ix.Ino), nil
-	case size < ix.Offset:
-		return nil, nil, fmt.Sprintf("the log is %d bytes, shorter than the indexed %d: truncated", size, ix.Offset), nil
-	case ix.Session != source:
-		return nil, nil, fmt.Sprintf("the index names session %q", ix.Session), nil
+func resumeFrom(ix index.ScanIndex, source string, f io.ReaderAt, size int64, dev, ino uint64, haveIdentity bool) (*tape.Builder, *session.Info, string, error) {
+	if reason, err := ix.Fits(f, source, size, dev, ino, haveIdentity); reason != "" || err != nil {
+		return nil, nil, reason, err
 	}
-	check, err := catalog.TailCheck(f, ix.Offset)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("graft: checking the scan index of %s: %w", source, err)
-	}
-	if check != ix.Check {
-		return nil, nil, fmt.Sprintf("the %d bytes before offset %d changed: rewritten", min(ix.Offset, catalog.TailCheckBytes), ix.Offset), nil
-	}
-	infoState, tapeState, reason := decodeScanState(ix.State)
+	infoState, tapeState, reason := index.DecodeScanState(ix.State)
 	if reason != "" {
 		return nil, nil, reason, nil
 	}
@@ -223,9 +171,10 @@ func resumeFrom(ix catalog.ScanIndex, source string, f io.ReaderAt, size int64, 
 	return b, info, "", nil
 }
 
-// saveIndexes stores the scan index at the end of fo and the seq index
-// extended with marks (the marks of the events fo read).
-func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveIdentity bool, fo *sourceFold, marks []catalog.SeqMark) error {
+// saveIndexes stores the scan index at the end of fo in the catalog and
+// the seq marks, extended with marks (those of the events fo read), in
+// index/<id>.seq.
+func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveIdentity bool, fo *sourceFold, marks []index.SeqMark) error {
 	if !haveIdentity {
 		return nil // nothing to validate an index against; see resumeFrom
 	}
@@ -235,7 +184,7 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 		check = fo.seal.Check // the same 4 KiB, hashed once
 	} else {
 		var err error
-		if check, err = catalog.TailCheck(f, res.End); err != nil {
+		if check, err = index.TailCheck(f, res.End); err != nil {
 			return fmt.Errorf("graft: storing the scan index of %s: %w", source, err)
 		}
 	}
@@ -247,72 +196,22 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 	if err != nil {
 		return err
 	}
-	state, err := encodeScanState(infoState, tapeState)
+	state, err := index.EncodeScanState(infoState, tapeState)
 	if err != nil {
 		return fmt.Errorf("graft: encoding the scan state of %s: %w", source, err)
 	}
-	all, err := s.extendSeqMarks(source, dev, ino, fo.From, marks)
-	if err != nil {
-		return err
-	}
+	all := s.extendSeqMarks(source, dev, ino, fo.From, marks)
 	// One line per event: the next line's number follows from the events
 	// read since From.
 	line := max(fo.From.Line, 1) + int(res.LastSeq+1-max(fo.From.NextSeq, 1))
-	ix := catalog.ScanIndex{Session: source, Dev: dev, Ino: ino, Offset: res.End, Line: line, NextSeq: res.LastSeq + 1, Check: check, State: state}
-	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
-		if err := db.PutScanIndex(ix); err != nil {
-			return err
-		}
-		return db.PutSeqIndex(source, dev, ino, all)
-	})
+	ix := index.ScanIndex{Session: source, Dev: dev, Ino: ino, Offset: res.End, Line: line, NextSeq: res.LastSeq + 1, Check: check, State: state}
+	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error { return db.PutScanIndex(ix) })
 	if err != nil {
 		return fmt.Errorf("graft: storing the indexes of %s: %w", source, err)
 	}
-	if err := s.writeSeqCache(source, dev, ino, all); err != nil {
+	if err := index.NewWriter(s.store.FS, s.Home).WriteSeq(source, dev, ino, all); err != nil {
 		return err
 	}
 	fo.Saved = true
 	return nil
-}
-
-// openLog opens the log of id read-only under the store's rules: a regular
-// file, never a symlink (vfs.FS opens with O_NOFOLLOW), errors worded as
-// the store words them. The index must be checked against the very file
-// that is read, so the fold needs the handle Store.Scan keeps to itself.
-func (s *Service) openLog(id string) (vfs.File, os.FileInfo, error) {
-	path := s.store.Path(id)
-	fsys := s.store.FS
-	lfi, err := fsys.Lstat(path)
-	if err != nil {
-		return nil, nil, storeError(path, err)
-	}
-	if !lfi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%w: %s", session.ErrSymlink, path)
-	}
-	f, err := fsys.Open(path)
-	if err != nil {
-		return nil, nil, storeError(path, err)
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%w: %s", session.ErrSymlink, path)
-	}
-	if err != nil {
-		if cerr := f.Close(); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("graft: closing %s: %w", path, cerr))
-		}
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
-// storeError words an open error as session.Store does.
-func storeError(path string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: %s", session.ErrNotFound, path)
-	case errors.Is(err, syscall.ELOOP):
-		return fmt.Errorf("%w: %s", session.ErrSymlink, path)
-	}
-	return err
 }

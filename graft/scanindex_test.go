@@ -15,6 +15,9 @@ import (
 	"github.com/graft-project/graft/tape"
 )
 
+// scanStateMagic starts the state of a scan index (index/doc.go).
+const scanStateMagic = "graft-scanstate-v2\n"
+
 // indexHome is a service on a fresh home whose source log the test writes
 // line by line, as a host appends.
 type indexHome struct {

@@ -35,7 +35,7 @@ func TestSealedTapeRoundTrip(t *testing.T) {
 	if !ok || !reflect.DeepEqual(out, in) {
 		t.Fatalf("round trip: ok %v\n got %+v\nwant %+v", ok, out, in)
 	}
-	if _, ok := decodeSealedTape(append([]byte("graft-sealedtape-v9\n"), raw[len(sealedTapeMagic):]...)); ok {
+	if _, ok := decodeSealedTape(append([]byte("graft-sealedtape-v9\n"), raw[len("graft-sealedtape-v1\n"):]...)); ok {
 		t.Error("another magic decoded")
 	}
 	if _, ok := decodeSealedTape(raw[:len(raw)-5]); ok {

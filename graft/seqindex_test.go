@@ -4,12 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/gen"
+	"github.com/graft-project/graft/index"
 )
 
 // recallAll recalls every seq of the source (and one past the end) and
@@ -60,7 +65,7 @@ func TestRecallSeeksFromTheCacheAndReadsAtMostKLines(t *testing.T) {
 		if seq < 1 || p.FullScan != "" || p.Index != "cache" || p.Mark == nil {
 			t.Fatalf("seq %d: path %+v, want the cache", seq, p)
 		}
-		if p.Mark.Seq > seq || p.SkippedLines != int(seq-p.Mark.Seq) || p.SkippedLines >= seqMarkEvery {
+		if p.Mark.Seq > seq || p.SkippedLines != int(seq-p.Mark.Seq) || p.SkippedLines >= index.MarkEvery {
 			t.Fatalf("seq %d: started at mark %+v and skipped %d lines", seq, *p.Mark, p.SkippedLines)
 		}
 	}
@@ -69,43 +74,52 @@ func TestRecallSeeksFromTheCacheAndReadsAtMostKLines(t *testing.T) {
 	}
 }
 
-func TestRecallUsesTheCatalogWhenTheCacheIsGoneOrBroken(t *testing.T) {
-	for name, breakIt := range map[string]func(h *indexHome){
-		"gone": func(h *indexHome) {
-			if err := os.Remove(h.svc.seqCachePath(h.id)); err != nil {
+// The seq file is the marks' one home (the catalog keeps none): a file
+// that is gone or broken is not trusted, and recall reads the log from its
+// start, saying why, with the same events.
+func TestRecallReadsTheLogWhenTheCacheIsGoneOrBroken(t *testing.T) {
+	for name, c := range map[string]struct {
+		breakIt func(h *indexHome)
+		reason  string
+	}{
+		"gone": {func(h *indexHome) {
+			if err := os.Remove(index.SeqPath(h.svc.Home, h.id)); err != nil {
 				t.Fatal(err)
 			}
-		},
-		"cut short": func(h *indexHome) {
-			if err := os.Truncate(h.svc.seqCachePath(h.id), seqCacheHeader+5); err != nil {
+		}, "no seq cache"},
+		"cut short": {func(h *indexHome) {
+			if err := os.Truncate(index.SeqPath(h.svc.Home, h.id), seqFileHeader+5); err != nil {
 				t.Fatal(err)
 			}
-		},
-		"not a cache": func(h *indexHome) {
-			if err := os.WriteFile(h.svc.seqCachePath(h.id), []byte("hello"), 0o600); err != nil {
+		}, "its header says"},
+		"not a cache": {func(h *indexHome) {
+			if err := os.WriteFile(index.SeqPath(h.svc.Home, h.id), []byte("hello"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-		},
-		"records that are not their marks": func(h *indexHome) {
-			data, err := os.ReadFile(h.svc.seqCachePath(h.id))
+		}, "shorter than its header"},
+		"records that are not their marks": {func(h *indexHome) {
+			data, err := os.ReadFile(index.SeqPath(h.svc.Home, h.id))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for j := seqCacheHeader; j+seqCacheRecord <= len(data); j += seqCacheRecord {
+			for j := seqFileHeader; j+seqFileRecord <= len(data); j += seqFileRecord {
 				data[j] ^= 0x40 // every seq
 			}
-			if err := os.WriteFile(h.svc.seqCachePath(h.id), data, 0o600); err != nil {
+			if err := os.WriteFile(index.SeqPath(h.svc.Home, h.id), data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		},
+		}, "is not mark"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h, _ := preparedHome(t, gen.Options{Turns: 4, Events: 300, Seed: 8})
-			breakIt(h)
+			c.breakIt(h)
 			for k, p := range recallAll(t, h) {
-				if p.Index != "catalog" || p.FullScan != "" || p.SkippedLines >= seqMarkEvery {
-					t.Fatalf("seq %d: path %+v, want the catalog's marks", k+1, p)
+				if p.Index != "" || p.Mark != nil || !strings.Contains(p.FullScan, c.reason) {
+					t.Fatalf("seq %d: path %+v, want the log read from its start because %q", k+1, p, c.reason)
 				}
+			}
+			if notes := h.svc.TakeDegraded(); len(notes) != 0 {
+				t.Fatalf("a cache that is there or not, whole or not, is no degraded read: %q", notes)
 			}
 		})
 	}
@@ -136,24 +150,24 @@ func TestRecallReadsFromTheStartWhenTheIndexDoesNotFitTheLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev, ino, _ := catalog.FileIdentity(fi)
-		marks, _, err := h.svc.loadSeqCache(h.id, dev, ino)
+		dev, ino, _ := index.FileIdentity(fi)
+		marks, _, err := index.LoadSeq(h.svc.FS, h.svc.Home, h.id, dev, ino)
 		if err != nil || len(marks) < 3 {
 			t.Fatalf("cache: %d marks, %v", len(marks), err)
 		}
 		marks[2].Offset += 7 // mid-line
 		marks[1].Offset = marks[0].Offset
-		if err := h.svc.writeSeqCache(h.id, dev, ino, marks); err != nil {
+		if err := index.NewWriter(h.svc.FS, h.svc.Home).WriteSeq(h.id, dev, ino, marks); err != nil {
 			t.Fatal(err)
 		}
 		paths := recallAll(t, h)
-		for _, k := range []int{seqMarkEvery, 2*seqMarkEvery + 3} {
+		for _, k := range []int{index.MarkEvery, 2*index.MarkEvery + 3} {
 			if p := paths[k]; p.FullScan == "" {
 				t.Fatalf("seq %d: path %+v, want a full read", k+1, p)
 			}
 		}
-		if p := paths[3*seqMarkEvery]; p.FullScan != "" || p.Index != "cache" {
-			t.Fatalf("seq %d (a good mark): %+v", 3*seqMarkEvery+1, p)
+		if p := paths[3*index.MarkEvery]; p.FullScan != "" || p.Index != "cache" {
+			t.Fatalf("seq %d (a good mark): %+v", 3*index.MarkEvery+1, p)
 		}
 	})
 	t.Run("never prepared", func(t *testing.T) {
@@ -163,7 +177,7 @@ func TestRecallReadsFromTheStartWhenTheIndexDoesNotFitTheLog(t *testing.T) {
 			h.write(l)
 		}
 		for k, p := range recallAll(t, h) {
-			if p.Index != "" || !strings.Contains(p.FullScan, "no seq index in the catalog") {
+			if p.Index != "" || !strings.Contains(p.FullScan, "no seq cache") {
 				t.Fatalf("seq %d: %+v", k+1, p)
 			}
 		}
@@ -191,29 +205,46 @@ func TestSeqIndexGrowsWithTheLog(t *testing.T) {
 		t.Fatalf("second fold from %+v: %v", fo.From, err)
 	}
 	for k, p := range recallAll(t, h) {
-		if p.Index != "cache" || p.SkippedLines >= seqMarkEvery {
+		if p.Index != "cache" || p.SkippedLines >= index.MarkEvery {
 			t.Fatalf("seq %d: %+v", k+1, p)
 		}
 	}
-	// The catalog holds the same marks as the cache.
+	// The file holds every mark, and the catalog none.
 	fi, err := os.Stat(h.path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, ino, _ := catalog.FileIdentity(fi)
-	cached, _, err := h.svc.loadSeqCache(h.id, dev, ino)
+	dev, ino, _ := index.FileIdentity(fi)
+	cached, _, err := index.LoadSeq(h.svc.FS, h.svc.Home, h.id, dev, ino)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stored []catalog.SeqMark
-	err = catalog.With(h.svc.Home, h.svc.CatalogTimeout, func(db *catalog.DB) error {
-		_, _, stored, _, err = db.GetSeqIndex(h.id)
-		return err
+	if want := (600 + index.MarkEvery - 1) / index.MarkEvery; len(cached) != want {
+		t.Fatalf("cache %d marks, want %d", len(cached), want)
+	}
+	for k, m := range cached {
+		if m.Seq != int64(k*index.MarkEvery+1) || m.Line != int(m.Seq) {
+			t.Fatalf("mark %d is %+v", k, m)
+		}
+	}
+	b, err := bolt.Open(filepath.Join(h.svc.Home, catalog.FileName), 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.View(func(tx *bolt.Tx) error {
+		if bk := tx.Bucket([]byte("seqindex")); bk != nil && bk.Stats().KeyN != 0 {
+			return fmt.Errorf("the catalog's old seqindex bucket holds %d values", bk.Stats().KeyN)
+		}
+		return nil
 	})
-	if err != nil {
+	if err := errors.Join(err, b.Close()); err != nil {
 		t.Fatal(err)
-	}
-	if want := (600 + seqMarkEvery - 1) / seqMarkEvery; len(cached) != want || !reflect.DeepEqual(cached, stored) {
-		t.Fatalf("cache %d marks, catalog %d, want %d equal ones", len(cached), len(stored), want)
 	}
 }
+
+// seqFileHeader and seqFileRecord are the sizes of index/<id>.seq's header
+// and records (index/doc.go).
+const (
+	seqFileHeader = 56
+	seqFileRecord = 24
+)

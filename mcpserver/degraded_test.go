@@ -33,8 +33,9 @@ func (l *lockedBuffer) String() string {
 
 // With catalog.db damaged, graft_status and graft_recall answer from the
 // logs (status says so in catalogError, the server's log names every
-// fallback), and graft_prepare, which must store its review there, is a
-// catalog_damaged tool error whose next step leads to the rebuild.
+// fallback; recall, which never reads catalog.db, has none), and
+// graft_prepare, which must store its review there, is a catalog_damaged
+// tool error whose next step leads to the rebuild.
 func TestToolsWithADamagedCatalog(t *testing.T) {
 	var log lockedBuffer
 	f := newFixture(t, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))}, graft.Options{})
@@ -53,8 +54,11 @@ func TestToolsWithADamagedCatalog(t *testing.T) {
 	if rc.Content != firstGoal {
 		t.Fatalf("graft_recall with a damaged catalog: %s", describe(rc))
 	}
-	if !strings.Contains(log.String(), "degraded read") || !strings.Contains(log.String(), "recall of s seq 1 read the log") {
+	if !strings.Contains(log.String(), "degraded read") || !strings.Contains(log.String(), "tool=graft_status") {
 		t.Fatalf("the server's log does not name the fallback:\n%s", log.String())
+	}
+	if strings.Contains(log.String(), "tool=graft_recall") {
+		t.Fatalf("graft_recall reads index/ and the log, never catalog.db, yet logged a degraded read:\n%s", log.String())
 	}
 	msg := f.fails(ToolPrepare, map[string]any{"source": "s"}, "catalog_damaged")
 	if !strings.Contains(msg, "catalog.db") || !strings.Contains(msg, "rebuild-catalog option") {

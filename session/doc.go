@@ -5,7 +5,8 @@
 //
 //	sessions/<id>.jsonl          the log; mode 0600; directory 0700
 //	sessions/<id>.jsonl.broken   bytes cut from a torn tail (".broken.N" if taken)
-//	index/<id>.state             the state checkpoint of the log (see State); derived
+//	index/<id>.state             the state checkpoint of the log (see State); derived;
+//	                             its format is index's (index/doc.go)
 //
 // Ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$; anything else is refused
 // before any file is touched. Files are opened with O_NOFOLLOW: a symlink
@@ -98,25 +99,16 @@
 // (the self-graft epilogue).
 //
 // Store.Info folds from index/<id>.state when it is valid, so that a fold's
-// cost follows what was appended since (a per-turn hook on a long session).
-// The checkpoint is one JSON object, replaced atomically after a fold that
-// read at least 1 MiB past it:
-//
-//	v       1
-//	dev     device of the log the fold read
-//	ino     inode of that log
-//	offset  a line boundary of the log: the fold covers [0, offset)
-//	line    the number of the line that starts at offset
-//	tail    hex SHA-256 of "state-tail-v1", NUL, offset in decimal, NUL, and
-//	        the up to 4096 bytes before offset
-//	info    the fold at offset (Info.Snapshot: v, id, scan, origin, grafts,
-//	        abandoned, lastHuman, openCalls, epilogue)
-//
-// It is used only when the open log has the same dev and ino, is at least
-// offset bytes long and hashes to the same tail; otherwise the whole log is
-// folded and Info.CheckpointErr says why. An I/O error reading it fails the
-// fold. Like the scan index it cannot see an in-place edit of the log that
-// keeps its inode and the 4 KiB before the offset (logs are append-only).
+// cost follows what was appended since (a per-turn hook on a long session),
+// and writes a new one after a fold that read at least 1 MiB past it
+// (CheckpointEvery). The file (one JSON object: v, dev, ino, offset, line,
+// a tail check, and info, the fold as Info.Snapshot), its checks against
+// the log and its writer are the index package's (index/doc.go, the state
+// checkpoint): it is used only when the open log has the same dev and ino,
+// is at least offset bytes long and has the same tail check, and its fold
+// restores to this session at that offset; otherwise the whole log is
+// folded and Info.CheckpointErr says why. An I/O error reading it fails
+// the fold.
 //
 // # Code
 //
@@ -132,6 +124,8 @@
 //	store.go        Store: create, append, scan, state, repair of a torn tail
 //	writer.go       Writer: a new log streamed under its lock (CreateWriter)
 //	state.go        Info, the fold of graft/* events; snapshot.go, its saved form
+//	checkpoint.go   Info's resume from index/<id>.state and when to write one (index does
+//	                the file); open.go, OpenLog: the log opened for an index check
 //	lock.go, id.go, errors.go
 //
 // A field added to Event (or to a type it holds) needs a case in
