@@ -5,8 +5,8 @@
 //
 // # Files
 //
-//	imports/<id>.json   the cursor of session <id>: how far its import got; mode 0600, directory 0700
-//	imports/<id>.lock   flock held while an import into <id> runs; never removed
+//	imports/<id>.json        the cursor of session <id>: how far its import got; mode 0600, directory 0700
+//	locks/import/<id>.lock   held while an import into <id> runs (package lockfile owns it)
 //
 // The cursor is replaced atomically (vfs WriteFileAtomic: temp file, fsync,
 // rename, fsync of the directory). It is one JSON object:
@@ -37,7 +37,8 @@
 //
 // # A run
 //
-//  1. Take imports/<id>.lock without waiting; held: ErrBusy.
+//  1. Take locks/import/<id>.lock (lockfile.TryLockImport) without
+//     waiting; held: ErrBusy. It is not the session's lock (step 6).
 //  2. Read the cursor. A cursor of another format or with other settings is
 //     refused (ErrFormat, ErrSettings): the mapping would change half-way.
 //  3. Open the source: anything but a regular file (a FIFO, a device, a

@@ -18,8 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
@@ -93,18 +91,16 @@ func Run(o Options, m Mapper) (sum *Summary, err error) {
 	if err := vfs.MkdirAllDurable(fsys, dir, session.DirMode); err != nil {
 		return nil, fmt.Errorf("importer: creating %s: %w", dir, err)
 	}
-	lockPath := filepath.Join(dir, o.ID+".lock")
-	lock := flock.New(lockPath)
-	locked, err := lock.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("importer: locking %s: %w", lockPath, err)
+	lock, err := lockfile.TryLockImport(o.Home, o.ID)
+	if errors.Is(err, lockfile.ErrLocked) {
+		return nil, fmt.Errorf("%w: %s (lock %s is held)", ErrBusy, o.ID, lockfile.ImportPath(o.Home, o.ID))
 	}
-	if !locked {
-		return nil, fmt.Errorf("%w: %s (lock %s is held)", ErrBusy, o.ID, lockPath)
+	if err != nil {
+		return nil, fmt.Errorf("importer: %w", err)
 	}
 	defer func() {
 		if uerr := lock.Unlock(); uerr != nil && err == nil {
-			err = fmt.Errorf("importer: unlocking %s: %w", lockPath, uerr)
+			err = fmt.Errorf("importer: %w", uerr)
 		}
 	}()
 	if o.BatchBytes <= 0 {

@@ -17,8 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
@@ -439,12 +437,9 @@ func TestSettingsAndFormatMustMatch(t *testing.T) {
 func TestConcurrentImportIsRefused(t *testing.T) {
 	f := newFixture(t)
 	f.write("a\n")
-	if err := os.MkdirAll(ImportsDir(f.home), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	held := flock.New(filepath.Join(ImportsDir(f.home), "s.lock"))
-	if ok, err := held.TryLock(); !ok || err != nil {
-		t.Fatalf("taking the lock: %v %v", ok, err)
+	held, err := lockfile.TryLockImport(f.home, "s")
+	if err != nil {
+		t.Fatalf("taking the lock: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := held.Unlock(); err != nil {

@@ -5,8 +5,10 @@
 //
 // # Files
 //
-//	locks/              directory, mode 0700
-//	locks/<name>.lock   an empty file, mode 0600; <name> is a session id
+//	locks/                   directory, mode 0700
+//	locks/<name>.lock        an empty file, mode 0600; <name> is a session id
+//	locks/import/            directory, mode 0700
+//	locks/import/<id>.lock   an empty file, mode 0600: an import into session <id> runs
 //
 // Who takes them: a graft or revert transaction takes its target's and
 // its source's (txn.LockPair), and so does the recovery scan for each
@@ -15,6 +17,30 @@
 // (session.Store.Create and CreateWriter: import, gen). Names are session
 // ids (ValidName repeats session.ValidID's rule: session imports this
 // package).
+//
+// An import (package importer) also takes locks/import/<id>.lock
+// (TryLockImport) for its whole run, so that two imports into one session
+// never run at once (the second fails with importer.ErrBusy). It is not the
+// session's lock: the run takes that one per batch (WaitLock) or for its new
+// log's Writer, while holding the import lock. A subdirectory keeps the two
+// apart: no session id names a file under locks/import/.
+//
+// # Every lock graft takes, and their order
+//
+//	locks/import/<id>.lock   importer.Run: a whole run; without waiting
+//	locks/<id>.lock          txn (target, then source), recovery (per record):
+//	                         without waiting; appends and creators of a log:
+//	                         waiting up to 10 s, per batch or per new log
+//	sessions/<id>.jsonl      session.Store, on the log itself through the vfs
+//	                         seam (vfs.File.Lock): each append or create;
+//	                         waiting (package session, vfs)
+//
+// A holder takes them only in this order (import, session, log), so no two
+// processes wait for each other: the log lock, the only one waited for
+// without a deadline, is always the last one taken (a session.Writer holds
+// it, with the session's lock, until Close, and takes nothing else
+// meanwhile); the session's lock is waited for with a deadline, so a lock
+// held too long fails an append after 10 s instead of hanging it.
 //
 // A lock is an exclusive, non-blocking flock on an open descriptor of the
 // file; the file's content is never read or written. The kernel releases it

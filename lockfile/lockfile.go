@@ -43,6 +43,10 @@ const (
 	DirName = "locks"
 	// Ext is the extension of a lock file.
 	Ext = ".lock"
+	// ImportDirName is the subdirectory of DirName that holds the
+	// importer's locks, one per target session; a name there cannot collide
+	// with a session's lock in DirName.
+	ImportDirName = "import"
 	// DirMode and FileMode are the permissions of the directory and files.
 	DirMode  os.FileMode = 0o700
 	FileMode os.FileMode = 0o600
@@ -63,14 +67,32 @@ func Path(home, name string) string {
 // creating the directory and the file if missing. A lock held elsewhere is
 // an error wrapping ErrLocked that names the lock.
 func TryLock(home, name string) (*Lock, error) {
+	return tryLock(filepath.Join(home, DirName), name)
+}
+
+// ImportPath is the import lock of session id in home:
+// home/locks/import/<id>.lock.
+func ImportPath(home, id string) string {
+	return filepath.Join(home, DirName, ImportDirName, id+Ext)
+}
+
+// TryLockImport takes the exclusive lock home/locks/import/<id>.lock without
+// blocking, as TryLock does: the lock an import into session id holds for
+// its whole run. It is not the session's lock (locks/<id>.lock), which the
+// import takes per batch while holding this one.
+func TryLockImport(home, id string) (*Lock, error) {
+	return tryLock(filepath.Join(home, DirName, ImportDirName), id)
+}
+
+// tryLock takes dir/<name>.lock, creating dir (and its parents) if missing.
+func tryLock(dir, name string) (*Lock, error) {
 	if err := ValidName(name); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(home, DirName)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return nil, fmt.Errorf("lockfile: creating %s: %w", dir, err)
 	}
-	path := Path(home, name)
+	path := filepath.Join(dir, name+Ext)
 	fl := flock.New(path,
 		flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW),
 		flock.SetPermissions(FileMode))

@@ -287,3 +287,33 @@ func TestWaitLockReturnsOtherErrorsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// An import lock is locks/import/<id>.lock: it excludes another import into
+// the same session and nothing else, so an import that holds it can take the
+// session's own lock (locks/<id>.lock) for each batch; and no session id
+// names it.
+func TestImportLockIsItsOwn(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	imp, err := TryLockImport(home, "s")
+	if err != nil {
+		t.Fatalf("TryLockImport: %v", err)
+	}
+	defer mustUnlock(t, imp)
+	if want := filepath.Join(home, "locks", "import", "s.lock"); imp.Path() != want || ImportPath(home, "s") != want {
+		t.Fatalf("Path %q, want %s", imp.Path(), want)
+	}
+	di, err := os.Stat(filepath.Join(home, "locks", "import"))
+	if err != nil || di.Mode().Perm() != DirMode {
+		t.Fatalf("locks/import/: %v %v, want mode %v", di, err, DirMode)
+	}
+	if _, err := TryLockImport(home, "s"); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second TryLockImport: %v, want ErrLocked", err)
+	}
+	sess := mustLock(t, home, "s")
+	mustUnlock(t, sess)
+	named := mustLock(t, home, "import") // a session named import
+	mustUnlock(t, named)
+	if _, err := TryLockImport(home, "../s"); !errors.Is(err, ErrInvalidName) {
+		t.Fatalf("TryLockImport(../s): %v, want ErrInvalidName", err)
+	}
+}

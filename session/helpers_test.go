@@ -293,8 +293,8 @@ func (f *recordingFile) Close() error {
 	return f.File.Close()
 }
 
-// Fd forwards the descriptor the store's append lock needs.
-func (f *recordingFile) Fd() uintptr { return f.File.Fd() }
+// Lock forwards the store's append lock, unrecorded.
+func (f *recordingFile) Lock() error { return f.File.Lock() }
 
 // only keeps the operations whose text starts with one of the prefixes.
 func only(ops []string, prefixes ...string) []string {

@@ -4,25 +4,18 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/graft-project/graft/vfs"
 )
 
-// lockFile takes an exclusive flock on f, blocking until it is free. The
-// log is never renamed, so a lock on its inode serializes every writer of
-// the session across processes; closing f releases it.
+// lockFile takes an exclusive lock on f (vfs.File.Lock: flock(2) on disk),
+// blocking until it is free. The log is never renamed, so a lock on its
+// inode serializes every writer of the session across processes; closing f
+// releases it.
 func lockFile(f vfs.File) error {
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("session: locking %s: %w", f.Name(), err)
-		}
-		return nil
+	if err := f.Lock(); err != nil {
+		return fmt.Errorf("session: locking %s: %w", f.Name(), err)
 	}
+	return nil
 }
 
 // lockNew locks a file this process just created with O_EXCL and checks it

@@ -10,8 +10,11 @@
 //   - Create is exclusive (O_EXCL).
 //   - Nothing is durable until Sync (file data) and SyncDir (the directory
 //     entry) return nil. An fsync error is final: callers do not retry it.
-//   - File.Fd is flocked by the session store to serialize writers of a
-//     log (an in-memory FS hands out a stand-in descriptor for it).
+//   - File.Lock is an exclusive lock of the open file, waiting while
+//     another open file of the same file holds it, released by Close (and
+//     by the process's death): flock(2) on disk, a lock table in an
+//     in-memory FS. The session store takes it to serialize the writers of
+//     a log. No descriptor leaves the seam.
 //   - WriteFileAtomic is temp file + fsync + rename + fsync of the directory;
 //     temp files are named "." + base + digits in the same directory.
 package vfs

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/google/renameio/v2"
+	"golang.org/x/sys/unix"
 )
 
 // Default is the real filesystem.
@@ -15,15 +16,50 @@ var Default FS = osFS{}
 type osFS struct{}
 
 func (osFS) Open(name string) (File, error) {
-	return os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	return openOS(name, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }
 
 func (osFS) Create(name string, perm os.FileMode) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
+	return openOS(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, perm)
 }
 
 func (osFS) OpenAppend(name string) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+	return openOS(name, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+}
+
+// osFile is an *os.File with Lock: flock(2) on its descriptor.
+type osFile struct{ *os.File }
+
+func openOS(name string, flag int, perm os.FileMode) (File, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return osFile{f}, nil
+}
+
+// Lock takes an exclusive flock(2) on f's open file description, retrying
+// after EINTR. The kernel releases it on Close or when the process dies.
+func (f osFile) Lock() error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var lerr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			lerr = unix.Flock(int(fd), unix.LOCK_EX)
+			if !errors.Is(lerr, unix.EINTR) {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if lerr != nil {
+		return &os.PathError{Op: "flock", Path: f.Name(), Err: lerr}
+	}
+	return nil
 }
 
 func (fs osFS) WriteFileAtomic(name string, data []byte, perm os.FileMode) error {

@@ -15,9 +15,12 @@ type File interface {
 	Stat() (os.FileInfo, error)
 	Truncate(size int64) error
 	Name() string
-	// Fd is a descriptor the session store flocks to serialize writers of
-	// one log; it is used for nothing else.
-	Fd() uintptr
+	// Lock takes an exclusive advisory lock on the file, blocking until no
+	// other open file holds it (another process, or another Open of the
+	// same file in this one: the lock belongs to the open file, as flock(2)
+	// does). Close releases it; so does the holder's death. The session
+	// store takes it to serialize the writers of one log.
+	Lock() error
 }
 
 // FS is every file operation graft performs on its data. Implementations

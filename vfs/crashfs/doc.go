@@ -13,10 +13,10 @@
 // *fs.PathError or *os.LinkError around a syscall.Errno, as package os
 // returns them. Modification times come from a logical clock (one
 // millisecond per change from 2000-01-01 UTC), so runs are reproducible.
-// File.Fd returns a real descriptor good only for flock(2) (the session
-// store locks a log through it): each handle gets its own open file
-// description of a per-file memfd, so two handles of one file exclude each
-// other and Close releases the lock, as on disk. Linux only (memfd, /proc).
+// File.Lock takes the file's exclusive lock in the FS's lock table, waiting
+// while another handle holds it: each handle is an open file description of
+// its own, so two handles of one file exclude each other and Close releases
+// the lock, as flock(2) on disk. A crash state starts with no lock held.
 // WriteFileAtomic runs as the steps of the real one: create
 // "."+base+digits in the same directory, write, sync, close, rename over the
 // name, sync the directory.

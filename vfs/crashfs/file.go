@@ -20,7 +20,6 @@ type file struct {
 	append bool
 	off    int64 // next Read, or next Write unless appending
 	closed bool
-	lock   *os.File // this handle's descriptor of the lock stand-in, once Fd was called
 }
 
 // check refuses use after Close and a direction the file was not opened for.
@@ -145,34 +144,33 @@ func (h *file) Close() error {
 		return pathErr("close", h.name, fs.ErrClosed)
 	}
 	h.closed = true
-	if h.lock != nil {
-		if err := h.lock.Close(); err != nil {
-			return pathErr("close", h.name, fmt.Errorf("crashfs: closing the lock stand-in: %w", err))
-		}
-	}
+	h.fs.unlock(h)
 	return nil
 }
 
 func (h *file) Name() string { return h.name }
 
-// Fd returns a real descriptor for flock(2) only, as the session store
-// locks a log through File.Fd. Each handle gets its own open file
-// description of a per-inode memfd, so two handles of one file exclude each
-// other as on a real filesystem and Close releases the lock. Reading,
-// writing or fsyncing through it bypasses the model: don't. It panics when
-// the stand-in cannot be made, since an invalid descriptor would hide why.
-func (h *file) Fd() uintptr {
+// Lock takes the inode's exclusive lock for this handle, waiting while
+// another handle holds it: each handle is an open file description of its
+// own, so two handles of one file exclude each other as two opens of a real
+// file do, and Close releases the lock. Locking again through the holder
+// is a no-op, as flock(2) is.
+func (h *file) Lock() error {
 	h.fs.mu.Lock()
 	defer h.fs.mu.Unlock()
-	if h.lock == nil && !h.closed {
-		lf, err := openLockStandIn(h.n)
-		if err != nil {
-			panic(fmt.Sprintf("crashfs: Fd of %s: %v", h.name, err))
+	for {
+		if h.closed {
+			return pathErr("flock", h.name, syscall.EBADF)
 		}
-		h.lock = lf
+		holder := h.fs.locks[h.n]
+		if holder == nil || holder == h {
+			break
+		}
+		h.fs.lockFreed().Wait()
 	}
-	if h.lock == nil {
-		return ^uintptr(0) // closed, as (*os.File).Fd after Close
+	if h.fs.locks == nil {
+		h.fs.locks = map[*inode]*file{}
 	}
-	return h.lock.Fd()
+	h.fs.locks[h.n] = h
+	return nil
 }

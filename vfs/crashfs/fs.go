@@ -42,11 +42,6 @@ type inode struct {
 	// Directory: entries are live, durable as of the last SyncDir.
 	entries map[string]*inode
 	durable map[string]*inode
-
-	// lockStandIn is a memfd standing in for this file in flock(2), made
-	// on the first File.Fd; os.File closes it when the inode is collected.
-	// Copies of the inode never share it.
-	lockStandIn *os.File
 }
 
 func (n *inode) isDir() bool     { return n.mode.IsDir() }
@@ -79,6 +74,12 @@ type FS struct {
 	root    *inode
 	clock   int64 // changes so far; drives modification times
 	tempSeq int   // suffix of the next WriteFileAtomic temp file
+
+	// locks is the lock table: the handle holding each inode's lock
+	// (File.Lock), until that handle's Close. A crash state is a new FS
+	// with no holders. freed is signalled (under mu) when a lock is released.
+	locks map[*inode]*file
+	freed *sync.Cond
 
 	recording bool
 	steps     []step // steps[0] is the start of the recording

@@ -1,27 +1,21 @@
 package crashfs
 
-import (
-	"fmt"
-	"os"
+import "sync"
 
-	"golang.org/x/sys/unix"
-)
+// lockFreed is the condition Lock waits on for a release; f.mu is held.
+func (f *FS) lockFreed() *sync.Cond {
+	if f.freed == nil {
+		f.freed = sync.NewCond(&f.mu)
+	}
+	return f.freed
+}
 
-// openLockStandIn opens a new open file description of n's lock memfd,
-// making the memfd on first use. Re-opening through /proc gives a
-// description of its own, which flock needs to tell two handles apart.
-func openLockStandIn(n *inode) (*os.File, error) {
-	if n.lockStandIn == nil {
-		fd, err := unix.MemfdCreate("crashfs-lock", unix.MFD_CLOEXEC)
-		if err != nil {
-			return nil, fmt.Errorf("memfd_create for the lock stand-in: %w", err)
-		}
-		n.lockStandIn = os.NewFile(uintptr(fd), "crashfs-lock")
+// unlock releases h's lock, if it holds one, and wakes the waiters; f.mu
+// is held.
+func (f *FS) unlock(h *file) {
+	if f.locks[h.n] != h {
+		return
 	}
-	name := fmt.Sprintf("/proc/self/fd/%d", n.lockStandIn.Fd())
-	f, err := os.OpenFile(name, os.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("opening the lock stand-in %s: %w", name, err)
-	}
-	return f, nil
+	delete(f.locks, h.n)
+	f.lockFreed().Broadcast()
 }

@@ -11,9 +11,9 @@
 // N = 1, 2, … until the Injector is never consulted at N (Fault.Fired is
 // false): then every operation of the run has been failed once. File.Name is
 // not counted because it cannot fail: an index that cannot be failed would
-// end such a loop early. For the same reason Fd is not counted; a wrapped
-// file has Fd exactly when the file it wraps has it (the session store
-// flocks a log through Fd).
+// end such a loop early. File.Lock is forwarded and not counted either, and
+// never fails here: the plans number the operations that move data, and a
+// lock (the session store's, on a log) moves none.
 //
 // Kinds: open, create, openappend, write, sync, truncate, close, writeatomic,
 // rename, remove, mkdirall, readdir, lstat, syncdir, read (Read and ReadAt),

@@ -132,9 +132,10 @@ func (f *FS) wrapFile(name string, file vfs.File, err error) (vfs.File, error) {
 	return &errorFile{fs: f, file: file, path: name}, nil
 }
 
-// Fd forwards to the wrapped file. It cannot fail, so it is not counted
-// (and flock through it cannot be failed here).
-func (e *errorFile) Fd() uintptr { return e.file.Fd() }
+// Lock forwards to the wrapped file. It is not counted as an operation and
+// no error is injected into it: the fault plans number the data operations,
+// and a lock neither writes nor makes anything durable.
+func (e *errorFile) Lock() error { return e.file.Lock() }
 
 // Open implements vfs.FS.
 func (f *FS) Open(name string) (vfs.File, error) {
