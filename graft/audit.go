@@ -40,7 +40,13 @@ type AuditReport struct {
 	// MoreConstraints counts, per session, the constraint sayings past the
 	// tape's cap (tape.MaxConstraints): not kept, so not audited.
 	MoreConstraints []session.More `json:"moreConstraints,omitempty"`
-	OK              bool           `json:"ok"`
+	// TamperCheck is TamperChecked when the session's graft/origin records
+	// what it relies on and Relied holds each check, TamperPartial or
+	// TamperNotAvailable (TamperNote says what was not checked) otherwise.
+	TamperCheck string        `json:"tamperCheck"`
+	TamperNote  string        `json:"tamperNote,omitempty"`
+	Relied      []ReliedCheck `json:"relied"`
+	OK          bool          `json:"ok"`
 }
 
 // Audit checks every constraint of id's current tape state (what prepare
@@ -48,8 +54,15 @@ type AuditReport struct {
 // For each origin (origin, then also) the event is re-read from its
 // session's log, retired or not, and must exist, be a human instruction,
 // still contain the constraint (anchors.Holds), and sit in id or one of its
-// ancestors at the generation the origin names. The error is for an audit
-// that could not run; a failed check is in the report (see Err).
+// ancestors at the generation the origin names. Then what id's graft/origin
+// records that it relies on (session.Relies: each ancestor's prefix and
+// each cited origin's log line, as the grafts saw them) is recomputed from
+// the logs: any changed byte there fails the audit, naming the session and
+// the seq (for a prefix: the boundary the changed event lies before). A
+// target whose graft recorded nothing (older grafts) is audited by its
+// texts alone, and the report says the tamper check is not available. The
+// error is for an audit that could not run; a failed check is in the
+// report (see Err).
 func (s *Service) Audit(id string) (*AuditReport, error) {
 	if err := session.ValidID(id); err != nil {
 		return nil, err
@@ -80,6 +93,13 @@ func (s *Service) Audit(id string) (*AuditReport, error) {
 		}
 		rep.Constraints = append(rep.Constraints, ac)
 	}
+	rep.Relied, rep.TamperCheck, rep.TamperNote, err = s.checkRelied(id, origins, oc.chain)
+	if err != nil {
+		return nil, fmt.Errorf("graft: audit of %s: reading what its graft/origin relies on: %w", id, err)
+	}
+	for _, c := range rep.Relied {
+		rep.OK = rep.OK && c.OK
+	}
 	return rep, nil
 }
 
@@ -87,7 +107,7 @@ func (s *Service) Audit(id string) (*AuditReport, error) {
 // that names each failed check: constraint, origin (session and seq) and
 // what was found.
 func (r *AuditReport) Err() error {
-	var failed []string
+	var failed, relied []string
 	for _, c := range r.Constraints {
 		for _, k := range c.Checks {
 			if !k.OK {
@@ -95,10 +115,20 @@ func (r *AuditReport) Err() error {
 			}
 		}
 	}
-	if len(failed) == 0 {
-		return nil
+	for _, c := range r.Relied {
+		if !c.OK {
+			relied = append(relied, c.Problem)
+		}
 	}
-	return fmt.Errorf("%w: %s: %d origin check(s) failed: %s", ErrAuditFailed, r.Session, len(failed), strings.Join(failed, "; "))
+	switch {
+	case len(failed) == 0 && len(relied) == 0:
+		return nil
+	case len(relied) == 0:
+		return fmt.Errorf("%w: %s: %d origin check(s) failed: %s", ErrAuditFailed, r.Session, len(failed), strings.Join(failed, "; "))
+	case len(failed) == 0:
+		return fmt.Errorf("%w: %s: %d of what it relies on changed: %s", ErrAuditFailed, r.Session, len(relied), strings.Join(relied, "; "))
+	}
+	return fmt.Errorf("%w: %s: %d origin check(s) failed: %s; and %d of what it relies on changed: %s", ErrAuditFailed, r.Session, len(failed), strings.Join(failed, "; "), len(relied), strings.Join(relied, "; "))
 }
 
 // originChecker re-reads origins cited from session id: id's lineage is

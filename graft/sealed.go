@@ -25,9 +25,10 @@ import (
 // are the index package's (index/doc.go); this file decides.
 
 // writtenDigest is what a commit writes of t, hashed: sha256 of the JSON
-// of the tape's Events, NUL, the JSON of its Inherit. It guards the sealed
-// tape's round trip: a codec difference (gob does not tell nil from empty)
-// sends the commit to the rebuild instead of into the target.
+// of the tape's Events, NUL, the JSON of its Inherit, NUL, the JSON of its
+// Relies (the graft/origin records both). It guards the sealed tape's
+// round trip: a codec difference (gob does not tell nil from empty) sends
+// the commit to the rebuild instead of into the target.
 func writtenDigest(t *tape.Tape) ([32]byte, error) {
 	evs, err := json.Marshal(t.Events)
 	if err != nil {
@@ -37,10 +38,16 @@ func writtenDigest(t *tape.Tape) ([32]byte, error) {
 	if err != nil {
 		return [32]byte{}, err
 	}
+	rel, err := json.Marshal(t.Relies)
+	if err != nil {
+		return [32]byte{}, err
+	}
 	h := sha256.New()
 	h.Write(evs)
 	h.Write([]byte{0})
 	h.Write(inh)
+	h.Write([]byte{0})
+	h.Write(rel)
 	var d [32]byte
 	h.Sum(d[:0])
 	return d, nil

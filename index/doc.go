@@ -168,7 +168,9 @@
 // under the preparedId: "graft-sealedtape-v1\n" and then a gob stream of
 // one {Tape, Digest}, the tape (tape.Tape) and the sha256 of what a commit
 // writes of it (graft: the JSON of its events, NUL, the JSON of its
-// inherit). A commit uses the sealed tape only when, under the source's
+// inherit, NUL, the JSON of its relies; a tape sealed before relies was
+// hashed without it, so its digest no longer matches and the commit
+// rebuilds). A commit uses the sealed tape only when, under the source's
 // lock, the log is still the sealed bytes (Seal.Holds: the same dev and
 // ino, exactly end bytes, the same tail check), info restores to this
 // source at end and lastSeq, the stream decodes with the magic, the tape

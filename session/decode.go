@@ -129,6 +129,7 @@ const (
 	fTarget
 	fReason
 	fInherit
+	fRelies
 	fMeta
 )
 
@@ -177,6 +178,8 @@ func (d lineDecoder) event(ev *Event) bool {
 			bit, ok = fReason, d.StringField(&ev.Reason)
 		case "inherit":
 			bit, ok = fInherit, d.inherit(&ev.Inherit)
+		case "relies":
+			bit, ok = fRelies, d.relies(&ev.Relies)
 		case "meta":
 			bit, ok = fMeta, d.meta(&ev.Meta)
 		default:
@@ -490,6 +493,120 @@ func (d lineDecoder) more(m *More) bool {
 			bit, ok = 4, d.Int64Field(&m.From)
 		case "to":
 			bit, ok = 8, d.Int64Field(&m.To)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+// relies reads a graft/origin's relies (one line per session, so the code
+// is plain rather than fast).
+func (d lineDecoder) relies(dst **Relies) bool {
+	if d.Null() {
+		return true
+	}
+	r := &Relies{}
+	*dst = r
+	var seen uint8
+	return d.Object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "prefixes":
+			bit, ok = 1, d.prefixMarks(&r.Prefixes)
+		case "origins":
+			bit, ok = 2, d.originLines(&r.Origins)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d lineDecoder) prefixMarks(dst *[]PrefixMark) bool {
+	if d.Null() {
+		return true
+	}
+	out := []PrefixMark{}
+	ok := d.Array(func() bool {
+		var m PrefixMark
+		if !d.prefixMark(&m) {
+			return false
+		}
+		out = append(out, m)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+func (d lineDecoder) prefixMark(m *PrefixMark) bool {
+	if d.Null() {
+		return true
+	}
+	var seen uint8
+	return d.Object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "session":
+			bit, ok = 1, d.StringField(&m.Session)
+		case "generation":
+			bit, ok = 2, d.IntField(&m.Generation)
+		case "boundary":
+			bit, ok = 4, d.Int64Field(&m.Boundary)
+		case "prefixHash":
+			bit, ok = 8, d.StringField(&m.PrefixHash)
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+func (d lineDecoder) originLines(dst *[]OriginLine) bool {
+	if d.Null() {
+		return true
+	}
+	out := []OriginLine{}
+	ok := d.Array(func() bool {
+		var l OriginLine
+		if !d.originLine(&l) {
+			return false
+		}
+		out = append(out, l)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+func (d lineDecoder) originLine(l *OriginLine) bool {
+	if d.Null() {
+		return true
+	}
+	var seen uint8
+	return d.Object(func(key []byte) bool {
+		var bit uint8
+		var ok bool
+		switch string(key) {
+		case "origin":
+			bit, ok = 1, d.origin(&l.Origin)
+		case "line":
+			bit, ok = 2, d.StringField(&l.Line)
 		default:
 			return false
 		}

@@ -25,7 +25,7 @@
 //	todo/write          todos [{id, content, status}]
 //	subagent/report     agent, text
 //	system/event        text                host events an importer keeps
-//	graft/origin        txn, parent, parentBoundary, generation, tapeHash, tapeEvents, inherit
+//	graft/origin        txn, parent, parentBoundary, generation, tapeHash, tapeEvents, inherit, relies
 //	graft/retired       txn, target         the commit point of a graft
 //	graft/unretired     txn, target         the commit point of a revert
 //	graft/abandoned     txn, reason         a target that never committed or was reverted
@@ -44,6 +44,26 @@
 //	moreConstraints  [{session, n, from, to}]     omitted when empty: per session, n constraint
 //	                                              sayings at seqs from..to that the tape's fold
 //	                                              did not keep past its cap (tape/doc.go, Budget)
+//
+// relies, on graft/origin, is what the target relies on in its ancestors,
+// recorded at commit so that graft audit can tell when any byte of it
+// changed since (the digests are tape's, tape/doc.go, Hashes):
+//
+//	relies       {prefixes, origins}
+//	prefixes     [{session, generation, boundary, prefixHash}]
+//	                 one per ancestor, oldest first: the parent's (the source
+//	                 of this graft, cut at parentBoundary) and the ones its
+//	                 own graft/origin relied on; prefixHash is tape's prefix
+//	                 hash over the events of session before seq boundary
+//	origins      [{origin, line}]
+//	                 the line digest (graft-line-v1) of each origin inherit
+//	                 cites (constraints' origin and also, the first goal)
+//	                 that one was taken for, in any ancestor, when the words
+//	                 were first handed down; sorted by generation, session, seq
+//
+// A graft/origin without relies was written by a graft that recorded
+// nothing: its audit checks texts only, and says so. An origin handed down
+// through such a graft has no line digest.
 //
 // seq starts at 1 and rises by exactly 1; a gap or a repeat is an error that
 // names both seqs.

@@ -67,6 +67,7 @@ type Event struct {
 	Target         string     `json:"target,omitempty"`
 	Reason         string     `json:"reason,omitempty"`
 	Inherit        *Inherited `json:"inherit,omitempty"`
+	Relies         *Relies    `json:"relies,omitempty"`
 
 	// Meta is free-form provenance an importer keeps (source uuid, line).
 	Meta map[string]string `json:"meta,omitempty"`
@@ -136,6 +137,37 @@ type More struct {
 	N       int    `json:"n"`
 	From    int64  `json:"from"`
 	To      int64  `json:"to"`
+}
+
+// Relies is what a graft target relies on in its ancestors, recorded in its
+// graft/origin at commit, so that graft audit can tell when any byte of it
+// changed since: the prefix of each ancestor (the events before the
+// boundary the next generation was cut at) and the log line of each origin
+// the inherit cites. The digests are defined in tape/doc.go (Hashes).
+type Relies struct {
+	// Prefixes has one entry per ancestor, oldest first: the parent's, and
+	// those the parent's own graft/origin relied on.
+	Prefixes []PrefixMark `json:"prefixes"`
+	// Origins has the line digest of every origin inherit cites (each
+	// constraint's origin and also, the first goal), in any ancestor,
+	// sorted by generation, session and seq.
+	Origins []OriginLine `json:"origins"`
+}
+
+// PrefixMark is tape's prefix hash over the events of Session before seq
+// Boundary, as the graft that cut Session at Boundary computed it.
+type PrefixMark struct {
+	Session    string `json:"session"`
+	Generation int    `json:"generation"`
+	Boundary   int64  `json:"boundary"`
+	PrefixHash string `json:"prefixHash"`
+}
+
+// OriginLine is the line digest of the event an origin names, taken from
+// the log line when the origin was first relied on.
+type OriginLine struct {
+	Origin Origin `json:"origin"`
+	Line   string `json:"line"`
 }
 
 // OKResult reports whether a tool/result succeeded. Absent "ok" counts as

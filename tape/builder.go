@@ -38,8 +38,9 @@ const (
 
 const (
 	prefixVersion = "graft-prefix-v2"
-	// 1 held graft-prefix-v1 hash states; 2 kept every constraint.
-	snapshotVersion = 3
+	// 1 held graft-prefix-v1 hash states; 2 kept every constraint; 3 kept
+	// no line digests of cited origins (Lines, Relied).
+	snapshotVersion = 4
 )
 
 // MaxConstraints is how many constraints the fold keeps (tape/doc.go,
@@ -111,6 +112,13 @@ type state struct {
 	RecallDropped seqRange      `json:"recallDropped"`
 
 	Warnings []string `json:"warnings,omitempty"`
+
+	// Relied are the prefixes the graft/origin at seq 1 relied on; Lines the
+	// line digests of cited origins, by originKey: handed down by the
+	// graft/origin, and taken here from each human instruction whose words
+	// the fold hands on. Relied is what a target of this tape relies on.
+	Relied []session.PrefixMark `json:"relied,omitempty"`
+	Lines  map[string]string    `json:"lines,omitempty"`
 }
 
 // quote is a short label with the seq it came from.
@@ -249,8 +257,8 @@ func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error
 	case session.TypeGraftOrigin:
 		b.addOrigin(ev)
 	case session.TypeUserMessage:
-		if ev.IsHumanInstruction() {
-			b.addHuman(ev)
+		if ev.IsHumanInstruction() && b.addHuman(ev) {
+			b.noteLine(ev.Seq, size, sum)
 		}
 	case session.TypeAssistantMessage:
 		// graft's own acknowledgement is not a step of the work.
@@ -304,6 +312,15 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		b.cons = nil
 	}
 	st.Origin = &quote{Seq: ev.Seq, Text: fmt.Sprintf("graft/origin: grafted from %s at boundary seq=%d (this is generation %d)", ev.Parent, ev.ParentBoundary, ev.Generation)}
+	if ev.Relies != nil {
+		st.Relied = append([]session.PrefixMark(nil), ev.Relies.Prefixes...)
+		for _, ol := range ev.Relies.Origins {
+			if st.Lines == nil {
+				st.Lines = map[string]string{}
+			}
+			st.Lines[originKey(ol.Origin)] = ol.Line
+		}
+	}
 }
 
 func anchorsCopy(cs []session.Constraint) []session.Constraint {
@@ -318,7 +335,9 @@ func anchorsCopy(cs []session.Constraint) []session.Constraint {
 	return out
 }
 
-func (b *Builder) addHuman(ev *session.Event) {
+// addHuman folds a human instruction and reports whether what the fold
+// hands on now cites it (the first goal, or a constraint saying kept).
+func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st := &b.st
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
 	q := session.Quote{Text: clipAtSeq(strings.TrimSpace(ev.Text), maxQuoteRunes, st.SessionID+" ", ev.Seq), Origin: origin}
@@ -328,6 +347,7 @@ func (b *Builder) addHuman(ev *session.Event) {
 		}
 		fg := q
 		st.FirstGoal = &fg
+		cited = true
 	}
 	st.Latest = append(st.Latest, q)
 	if len(st.Latest) > keptLatestGoals {
@@ -341,6 +361,7 @@ func (b *Builder) addHuman(ev *session.Event) {
 	if dropped > 0 {
 		st.MoreConstraints = addMore(st.MoreConstraints, st.SessionID, dropped, ev.Seq)
 	}
+	cited = cited || keptSaying(ev.Text, dropped)
 
 	// The open turn closes; this instruction opens the next one.
 	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
@@ -358,13 +379,14 @@ func (b *Builder) addHuman(ev *session.Event) {
 	entry := recallEntry{Seq: ev.Seq, Label: "human instruction: " + firstLine(ev.Text, labelRunes)}
 	if st.FirstRecall == nil {
 		st.FirstRecall = &entry
-		return
+		return cited
 	}
 	st.Recall = append(st.Recall, entry)
 	if len(st.Recall) > keptRecallTurns {
 		st.RecallDropped.add(st.Recall[0].Seq, st.Recall[0].Seq)
 		st.Recall = append(st.Recall[:0:0], st.Recall[1:]...)
 	}
+	return cited
 }
 
 // addMore counts n sayings at seq of session sess into more: into the

@@ -21,10 +21,11 @@
 // Merging a human instruction into the constraints costs its own text, not
 // the constraints already kept (anchors.Set).
 //
-// Snapshot writes the fold as JSON (field "v" is the format version, now 3:
-// version 2 kept every constraint; the sha256 states are MarshalBinary
-// bytes). Restore(Snapshot()) then more Adds gives the same tape as one
-// uninterrupted fold; a snapshot of another version is refused.
+// Snapshot writes the fold as JSON (field "v" is the format version, now 4:
+// version 2 kept every constraint, version 3 no line digests of cited
+// origins; the sha256 states are MarshalBinary bytes). Restore(Snapshot())
+// then more Adds gives the same tape as one uninterrupted fold; a snapshot
+// of another version is refused.
 //
 // # Rules
 //
@@ -161,6 +162,7 @@
 //
 //	PrefixHash = "graft-prefix-v2:" + hex(sha256(LP("graft-prefix-v2") ‖ E(raw line) for each event with seq < BoundarySeq))
 //	E(line)    = len(line) as 8 bytes big-endian ‖ XXH3-128(line) as 16 bytes big-endian (high half first)
+//	LineDigest = "graft-line-v1:" + hex(E(raw line))
 //	TapeHash   = "graft-tape-v1:" + hex(sha256(LP("graft-tape-v1") ‖ LP(sourceID) ‖ LP(generation) ‖
 //	             LP(boundarySeq) ‖ LP(lastSeq) ‖ LP(tier) ‖ LP(recentTurns) ‖ LP(autoTier) ‖ LP(budget) ‖
 //	             LP(prefixHash) ‖ LP(len(leftovers)) ‖ LP(target) LP(txn) LP(state) LP(reason)… ‖ LP(text)))
@@ -176,6 +178,17 @@
 // for each event; a review carrying it is refused at commit as expired
 // (prepare again), and a scan-index snapshot of version 1 (holding v1 hash
 // states) is not restored.
+//
+// What a target relies on (Tape.Relies, written into its graft/origin as
+// relies, session/doc.go) uses the same definitions: the source's
+// PrefixHash at BoundarySeq, the prefixes the source's own graft/origin
+// relied on, and the LineDigest of every origin Inherit cites, taken from
+// the human instruction's raw line when the fold first read it (a
+// graft/origin hands its digests down). PrefixHasher recomputes a prefix
+// hash for a known boundary, which is how graft audit checks them: any
+// changed byte before a boundary, or in a cited line, changes a digest.
+// The open turn (the boundary's instruction aside, when it is cited) is
+// relied on by nothing.
 //
 // Numbers are decimal text; options are resolved first (tier "" is "A",
 // budget 0 is 16000), so options meaning the same tape hash the same.

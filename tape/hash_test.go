@@ -248,9 +248,10 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 	tests := map[string][]byte{
 		"not json":                      []byte("{"),
-		"other version":                 []byte(strings.Replace(string(good), `"v":3`, `"v":9`, 1)),
-		"graft-prefix-v1":               []byte(strings.Replace(string(good), `"v":3`, `"v":1`, 1)),
-		"version 2 (no constraint cap)": []byte(strings.Replace(string(good), `"v":3`, `"v":2`, 1)),
+		"other version":                 []byte(strings.Replace(string(good), `"v":4`, `"v":9`, 1)),
+		"graft-prefix-v1":               []byte(strings.Replace(string(good), `"v":4`, `"v":1`, 1)),
+		"version 2 (no constraint cap)": []byte(strings.Replace(string(good), `"v":4`, `"v":2`, 1)),
+		"version 3 (no line digests)":   []byte(strings.Replace(string(good), `"v":4`, `"v":3`, 1)),
 		"bad running hash":              []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
 		"bad prefix hash":               []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
 		"null file entry":               []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),

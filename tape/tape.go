@@ -52,9 +52,12 @@ type Tape struct {
 	MoreConstraints []session.More `json:"moreConstraints,omitempty"`
 	// Inherit is what the target's graft/origin carries to the next
 	// generation.
-	Inherit   session.Inherited `json:"inherit"`
-	Leftovers []Leftover        `json:"leftovers"`
-	Warnings  []string          `json:"warnings"`
+	Inherit session.Inherited `json:"inherit"`
+	// Relies is what the target's graft/origin records that it relies on
+	// (session.Relies): the prefixes and the cited origins' line digests.
+	Relies    session.Relies `json:"relies"`
+	Leftovers []Leftover     `json:"leftovers"`
+	Warnings  []string       `json:"warnings"`
 	// ReplayTurns is how many closed turns were replayed; TierNote says why.
 	ReplayTurns int    `json:"replayTurns"`
 	TierNote    string `json:"tierNote"`
@@ -209,6 +212,7 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 	if t.PrefixHash, err = b.prefixHash(); err != nil {
 		return nil, err
 	}
+	t.Relies = b.relies(t.Inherit, t.PrefixHash)
 	t.TapeHash = tapeHash(t, opts)
 	return t, nil
 }

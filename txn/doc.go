@@ -64,8 +64,11 @@
 // target must be: its byte count, sha256 digest, event count and tape
 // hash. The target's events are the graft/origin (seq 1: txn, parent,
 // parentBoundary, generation = the source's + 1, tapeHash, tapeEvents,
-// inherit), then the tape's events, all stamped with the record's created
-// time.
+// inherit, relies), then the tape's events, all stamped with the record's
+// created time. relies (session/doc.go) is what the target relies on, as
+// the tape's fold read it: the source's prefix hash at the boundary, the
+// prefixes the source's own graft/origin relied on, and the line digest of
+// every origin inherit cites; graft audit recomputes them.
 //
 // The cold read (step 4) opens the target with a fresh handle, reads it
 // whole and compares it with the record, independent of anything in

@@ -143,14 +143,14 @@ type Result struct {
 // TargetEvents renders the target's log: graft/origin then the tape.
 func TargetEvents(txnID, source string, t *tape.Tape, now time.Time) []session.Event {
 	ts := now.UTC().Format(time.RFC3339Nano)
-	inherit := t.Inherit
+	inherit, relies := t.Inherit, t.Relies
 	evs := make([]session.Event, 0, len(t.Events)+1)
 	evs = append(evs, session.Event{
 		Seq: 1, TS: ts, Type: session.TypeGraftOrigin,
 		Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
 		Txn:    txnID, Parent: source, ParentBoundary: t.BoundarySeq,
 		Generation: t.Generation + 1, TapeHash: t.TapeHash, TapeEvents: len(t.Events) + 1,
-		Inherit: &inherit,
+		Inherit: &inherit, Relies: &relies,
 	})
 	for k, ev := range t.Events {
 		ev.Seq = int64(k + 2)

@@ -25,6 +25,15 @@ session's log (retired ancestors included) and checks that it:
   - still contains the constraint (compared after normalisation),
   - sits in the session or one of its ancestors, at the generation it names.
 
+Then it recomputes what the session's graft/origin records that it relies on
+(written at each commit): the prefix of every ancestor (its events before the
+boundary the next generation was cut at) and the log line of every origin
+cited in an ancestor. Any changed byte there fails the audit, in case or
+spacing too, naming the session and the seq (for a prefix: the boundary the
+changed event lies before); the open turn after a boundary is not relied on.
+A target committed by an older graft has no such record: the report says the
+tamper check is not available (or partial) and the texts alone are checked.
+
 Any failed check is reported (which constraint, which origin, what was found)
 and the exit code is 35 (audit_failed).
 
@@ -34,7 +43,9 @@ seq=a..b").
 
 --json: {session, generation, constraints: [{text, origin, also,
 checks: [{origin, ok, problem}]}], moreConstraints: [{session, n, from,
-to}] (only when some were not kept), ok}`,
+to}] (only when some were not kept), tamperCheck ("checked", "partial",
+"not available"), tamperNote, relied: [{kind ("prefix", "origin"), session,
+generation, boundary, seq, recorded, found, ok, problem}], ok}`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := a.service()
@@ -99,10 +110,30 @@ func printAudit(w io.Writer, rep *graft.AuditReport) error {
 			}
 		}
 	}
-	if failed == 0 {
+	changed := 0
+	switch rep.TamperCheck {
+	case graft.TamperNotAvailable:
+		fmt.Fprintf(w, "tamper check: not available: %s\n", rep.TamperNote)
+	default:
+		for _, c := range rep.Relied {
+			if !c.OK {
+				changed++
+				fmt.Fprintf(w, "FAILED %s\n", c.Problem)
+			}
+		}
+		fmt.Fprintf(w, "tamper check: %d of %d relied-on digest(s) hold (ancestor prefixes and cited origin lines)\n", len(rep.Relied)-changed, len(rep.Relied))
+		if rep.TamperCheck == graft.TamperPartial {
+			fmt.Fprintf(w, "tamper check: partial: %s\n", rep.TamperNote)
+		}
+	}
+	switch {
+	case failed == 0 && changed == 0:
 		_, err := fmt.Fprintln(w, "audit passed: every origin still holds its constraint")
 		return err
+	case changed == 0:
+		_, err := fmt.Fprintf(w, "audit failed: %d of %d origin check(s)\n", failed, checks)
+		return err
 	}
-	_, err := fmt.Fprintf(w, "audit failed: %d of %d origin check(s)\n", failed, checks)
+	_, err := fmt.Fprintf(w, "audit failed: %d of %d origin check(s), %d of %d relied-on digest(s)\n", failed, checks, changed, len(rep.Relied))
 	return err
 }

@@ -1,0 +1,113 @@
+package tape
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"slices"
+
+	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/session"
+)
+
+const lineVersion = "graft-line-v1"
+
+// LineDigestPrefix starts every line digest (doc.go, Hashes).
+const LineDigestPrefix = lineVersion + ":"
+
+// LineDigest is the digest of one log line, given what the prefix hash
+// reads of it: its length without the '\n' and its session.LineSum. It is
+// the line's entry in the prefix hash, in hex: any changed byte changes it.
+func LineDigest(size int, sum session.LineSum) string {
+	var e [24]byte
+	binary.BigEndian.PutUint64(e[:8], uint64(size))
+	copy(e[8:], sum[:])
+	return LineDigestPrefix + hex.EncodeToString(e[:])
+}
+
+// PrefixHasher computes PrefixHash over lines given one at a time, in seq
+// order from seq 1: what a Builder computes over the events before its
+// boundary, for a reader (graft audit) that knows the boundary already.
+type PrefixHasher struct{ h hash.Hash }
+
+// NewPrefixHasher starts a prefix hash.
+func NewPrefixHasher() *PrefixHasher {
+	h := sha256.New()
+	writeLP(h, []byte(prefixVersion))
+	return &PrefixHasher{h: h}
+}
+
+// Add hashes the next line: its length without the '\n' and its
+// session.LineSum.
+func (p *PrefixHasher) Add(size int, sum session.LineSum) { writeLine(p.h, size, sum) }
+
+// Sum is the prefix hash of the lines added so far.
+func (p *PrefixHasher) Sum() string { return PrefixHashPrefix + hex.EncodeToString(p.h.Sum(nil)) }
+
+func originKey(o session.Origin) string {
+	return fmt.Sprintf("%d %s %d", o.Generation, o.Session, o.Seq)
+}
+
+// keptSaying reports whether a human instruction whose constraint sayings
+// the fold's set took, but for dropped of them (past its cap), kept at
+// least one: each kept saying cites the instruction (a new constraint, a
+// repeat in Also, or an older origin). It reads the sayings only until it
+// knows.
+func keptSaying(text string, dropped int) bool {
+	n := 0
+	for range anchors.Sayings(text) {
+		if n++; n > dropped {
+			return true
+		}
+	}
+	return false
+}
+
+// noteLine keeps the line digest of the human instruction at seq, which
+// what the fold hands on cites.
+func (b *Builder) noteLine(seq int64, size int, sum session.LineSum) {
+	st := &b.st
+	o := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: seq}
+	if st.Lines == nil {
+		st.Lines = map[string]string{}
+	}
+	st.Lines[originKey(o)] = LineDigest(size, sum)
+}
+
+// relies is what a target of this tape relies on: the prefixes its
+// source's graft/origin relied on, the source's own prefix (the events
+// before the boundary), and the line digest of each origin inherit cites
+// that has one (an origin handed down by a graft that recorded none has
+// none).
+func (b *Builder) relies(inherit session.Inherited, prefixHash string) session.Relies {
+	st := &b.st
+	r := session.Relies{Prefixes: append(slices.Clone(st.Relied), session.PrefixMark{
+		Session: st.SessionID, Generation: st.Generation, Boundary: st.Boundary, PrefixHash: prefixHash,
+	}), Origins: []session.OriginLine{}}
+	seen := map[session.Origin]bool{}
+	add := func(o session.Origin) {
+		if seen[o] {
+			return
+		}
+		seen[o] = true
+		if line, ok := st.Lines[originKey(o)]; ok {
+			r.Origins = append(r.Origins, session.OriginLine{Origin: o, Line: line})
+		}
+	}
+	if inherit.FirstGoal != nil {
+		add(inherit.FirstGoal.Origin)
+	}
+	for _, c := range inherit.Constraints {
+		add(c.Origin)
+		for _, o := range c.Also {
+			add(o)
+		}
+	}
+	slices.SortFunc(r.Origins, func(a, c session.OriginLine) int {
+		return cmp.Or(cmp.Compare(a.Origin.Generation, c.Origin.Generation), cmp.Compare(a.Origin.Session, c.Origin.Session), cmp.Compare(a.Origin.Seq, c.Origin.Seq))
+	})
+	return r
+}
