@@ -22,7 +22,9 @@ seq must be the next one. The whole batch is checked before anything is
 written: a line that is not UTF-8 (or escapes a lone UTF-16 surrogate, which
 would be read as U+FFFD) and a todo status other than pending, in_progress
 or completed are refused, naming the line and its byte offset (exit 34). Appends to retired, abandoned or uncommitted sessions are refused
-with the session to use instead.`,
+with the session to use instead. The batch is all or nothing: when writing it
+fails (a full disk: exit 19), none of it is kept, and the retry appends it
+once.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
