@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -372,7 +373,7 @@ func PrepareFull(svc *graft.Service, id string) (time.Duration, *graft.Review, e
 		return 0, nil, err
 	}
 	start := time.Now()
-	rv, err := svc.Prepare(id, graft.PrepareOptions{})
+	rv, err := svc.Prepare(context.Background(), id, graft.PrepareOptions{})
 	d := time.Since(start)
 	if err != nil {
 		return 0, nil, fmt.Errorf("bench: full prepare of %s: %w", id, err)
@@ -406,7 +407,7 @@ func NewIncremental(dir string, ds Dataset) (*Incremental, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := svc.Prepare(ds.ID, graft.PrepareOptions{}); err != nil {
+	if _, err := svc.Prepare(context.Background(), ds.ID, graft.PrepareOptions{}); err != nil {
 		return nil, fmt.Errorf("bench: preparing %s before its last turn: %w", ds.ID, err)
 	}
 	inc := &Incremental{Svc: svc, ID: ds.ID, TailBytes: ds.Bytes - ds.LastTurn, cachePath: index.SeqPath(home, ds.ID)}
@@ -439,7 +440,7 @@ func (inc *Incremental) Prepare() (time.Duration, *graft.Review, error) {
 		return 0, nil, fmt.Errorf("bench: %w", err)
 	}
 	start := time.Now()
-	rv, err := inc.Svc.Prepare(inc.ID, graft.PrepareOptions{})
+	rv, err := inc.Svc.Prepare(context.Background(), inc.ID, graft.PrepareOptions{})
 	d := time.Since(start)
 	if err != nil {
 		return 0, nil, fmt.Errorf("bench: incremental prepare of %s: %w", inc.ID, err)
@@ -486,7 +487,7 @@ func NewCommitter(dir string, ds Dataset) (*Committer, error) {
 	}
 	// The first prepare reads the whole log and stores its index, as a
 	// session's first prepare does; the commits measured come after.
-	if _, err := c.svc.Prepare(ds.ID, graft.PrepareOptions{}); err != nil {
+	if _, err := c.svc.Prepare(context.Background(), ds.ID, graft.PrepareOptions{}); err != nil {
 		return nil, fmt.Errorf("bench: preparing %s: %w", ds.ID, err)
 	}
 	return c, nil
@@ -494,7 +495,7 @@ func NewCommitter(dir string, ds Dataset) (*Committer, error) {
 
 // Run prepares, commits, and replays the commit's writes and fsyncs.
 func (c *Committer) Run() (CommitRun, error) {
-	rv, err := c.svc.Prepare(c.id, graft.PrepareOptions{AllowReslice: true})
+	rv, err := c.svc.Prepare(context.Background(), c.id, graft.PrepareOptions{AllowReslice: true})
 	if err != nil {
 		return CommitRun{}, fmt.Errorf("bench: preparing %s: %w", c.id, err)
 	}
@@ -502,7 +503,7 @@ func (c *Committer) Run() (CommitRun, error) {
 	c.rec.start()
 	cat := catalog.ReadWriteStats()
 	start := time.Now()
-	_, err = c.svc.Commit(rv.PreparedID, rv.TapeHash, "")
+	_, err = c.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
 	d := time.Since(start)
 	ops := c.rec.stop()
 	after := catalog.ReadWriteStats()
@@ -554,7 +555,7 @@ func Recover(dir string, ds Dataset, n int) (time.Duration, error) {
 		}
 	}
 	start := time.Now()
-	rep, err := svc.Recover()
+	rep, err := svc.Recover(context.Background())
 	d := time.Since(start)
 	if err != nil {
 		return 0, fmt.Errorf("bench: recovery of %d records: %w", n, err)
@@ -581,7 +582,7 @@ func Recall(svc *graft.Service, ds Dataset, n int) (RecallStats, error) {
 	for range n {
 		seq := 1 + rng.Int64N(ds.Events)
 		start := time.Now()
-		ev, path, err := svc.RecallWithPath(ds.ID, seq)
+		ev, path, err := svc.RecallWithPath(context.Background(), ds.ID, seq)
 		d := time.Since(start)
 		if err != nil {
 			return st, fmt.Errorf("bench: recall %s %d: %w", ds.ID, seq, err)

@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,7 +25,7 @@ func (s *suite) commitInProcess(home string, tmpl *template, target string, opts
 		return nil, fmt.Errorf("opening %s: %w", home, err)
 	}
 	r := tmpl.reviews[tmpl.source()]
-	return svc.Commit(r.PreparedID, r.TapeHash, target)
+	return svc.Commit(context.Background(), r.PreparedID, r.TapeHash, target)
 }
 
 // faultedRun is a transaction run in-process through an errorfs.
@@ -42,7 +43,7 @@ func (s *suite) faultedRuns() []faultedRun {
 	return []faultedRun{
 		{what: "commit", tmpl: s.tmpl, done: targetLive, run: func(s *suite, svc *graft.Service) ([]string, error) {
 			r := s.tmpl.reviews[s.tmpl.source()]
-			res, err := svc.Commit(r.PreparedID, r.TapeHash, caseTarget)
+			res, err := svc.Commit(context.Background(), r.PreparedID, r.TapeHash, caseTarget)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,7 +21,7 @@ func (s *suite) powerJobs() []job {
 	var jobs []job
 	jobs = append(jobs, s.powerRun(familyPowerCommit, s.tmpl, "commit", targetLive, func(svc *graft.Service) error {
 		r := s.tmpl.reviews[s.tmpl.source()]
-		_, err := svc.Commit(r.PreparedID, r.TapeHash, caseTarget)
+		_, err := svc.Commit(context.Background(), r.PreparedID, r.TapeHash, caseTarget)
 		return err
 	})...)
 	jobs = append(jobs, s.powerRun(familyPowerRevert, s.done, "revert", sourceStays, func(svc *graft.Service) error {

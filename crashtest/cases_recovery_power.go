@@ -1,6 +1,7 @@
 package crashtest
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -99,7 +100,7 @@ func (s *suite) recordRecovery(p txn.Point, o outcome, dir string) ([]Row, error
 	if err != nil {
 		return nil, fmt.Errorf("opening the crashed home on crashfs: %w", err)
 	}
-	rep, err := svc.Recover()
+	rep, err := svc.Recover(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("the recorded recovery failed: %w", err)
 	}

@@ -2,6 +2,7 @@ package crashtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,7 +98,7 @@ func recoverInProcess(home string) (recoveryRun, error) {
 	if err != nil {
 		return recoveryRun{}, fmt.Errorf("opening %s for recovery: %w", home, err)
 	}
-	rep, err := svc.Recover()
+	rep, err := svc.Recover(context.Background())
 	if rep == nil {
 		return recoveryRun{}, fmt.Errorf("recovery of %s did not run: %w", home, err)
 	}

@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -65,9 +66,19 @@ func (e *TargetIsSourceError) Unwrap() error { return txn.ErrTargetExists }
 // source's lock) checks the review's seal and writes the sealed tape when
 // the source is still the bytes it was built from, else rebuilds the tape
 // and checks it for drift (sealed.go).
-func (s *Service) Commit(preparedID, tapeHash, target string) (*CommitResult, error) {
+//
+// ctx is checked before the review is loaded and before the transaction
+// starts, never after: a commit whose journal record is written runs to its
+// end or its own failure (recovery resolves what a crash leaves).
+func (s *Service) Commit(ctx context.Context, preparedID, tapeHash, target string) (*CommitResult, error) {
+	if err := cancelled(ctx, "commit of "+preparedID); err != nil {
+		return nil, err
+	}
 	p, target, err := s.loadReview(preparedID, tapeHash, target)
 	if err != nil {
+		return nil, err
+	}
+	if err := cancelled(ctx, "commit of "+preparedID); err != nil {
 		return nil, err
 	}
 	b := &commitBuild{s: s, p: p}

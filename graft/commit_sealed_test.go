@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,7 +157,7 @@ func TestSealedCommitRebuildsWhenTheSealDoesNotHold(t *testing.T) {
 			h.create("s", workSession()...)
 			rv := h.prepare("s", graft.PrepareOptions{})
 			tc.change(h, rv)
-			res, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+			res, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 			tc.check(t, res, err)
 		})
 	}

@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -92,7 +93,7 @@ func TestNewHumanInstructionDuringReviewIsBoundaryDrift(t *testing.T) {
 	before := h.bytesOf("s")
 	appended := h.appendEvents("s", humanMsg("Stop: first fix the flaky journal test."))
 
-	_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 	wantCode(t, err, "boundary_drift", 14)
 	var de *txn.DriftError
 	if !errors.As(err, &de) || de.PreparedBoundary != workBoundary || de.Boundary != appended[0].Seq || de.Source != "s" {
@@ -121,7 +122,7 @@ func TestChangedPrefixIsBoundaryDrift(t *testing.T) {
 	if err := os.WriteFile(h.sessionPath("s"), rewritten, session.FileMode); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 	wantCode(t, err, "boundary_drift", 14)
 	var de *txn.DriftError
 	if !errors.As(err, &de) || !de.PrefixChanged || de.Boundary != workBoundary {
@@ -152,7 +153,7 @@ func TestReviewWithAnOlderPrefixHashIsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := h.bytesOf("s")
-	_, err = h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+	_, err = h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 	wantCode(t, err, "expired_prepared", 11)
 	if msg := err.Error(); !strings.Contains(msg, "graft-prefix-v1") || !strings.Contains(msg, "prepare again") {
 		t.Errorf("error %q does not name the old hash version and the next step", msg)
@@ -172,7 +173,7 @@ func TestCommitRefusals(t *testing.T) {
 		if wrong == rv.TapeHash {
 			wrong = rv.TapeHash[:len(rv.TapeHash)-1] + "1"
 		}
-		_, err := h.svc.Commit(rv.PreparedID, wrong, "s.g2")
+		_, err := h.svc.Commit(context.Background(), rv.PreparedID, wrong, "s.g2")
 		wantCode(t, err, "hash_mismatch", 13)
 		h.nothingWritten("s.g2", before)
 	})
@@ -181,7 +182,7 @@ func TestCommitRefusals(t *testing.T) {
 		h := openFlowHome(t, graft.Options{})
 		h.create("s", workSession()...)
 		rv := h.prepare("s", graft.PrepareOptions{})
-		_, err := h.svc.Commit("prep-20250101T000000.000Z-NOSUCHPREP", rv.TapeHash, "s.g2")
+		_, err := h.svc.Commit(context.Background(), "prep-20250101T000000.000Z-NOSUCHPREP", rv.TapeHash, "s.g2")
 		wantCode(t, err, "unknown_prepared", 10)
 		h.nothingWritten("s.g2", h.bytesOf("s"))
 	})
@@ -193,7 +194,7 @@ func TestCommitRefusals(t *testing.T) {
 		rv := h.prepare("s", graft.PrepareOptions{TTL: time.Hour})
 		clock.now = clock.now.Add(time.Hour)
 		before := h.bytesOf("s")
-		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+		_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 		wantCode(t, err, "expired_prepared", 11)
 		h.nothingWritten("s.g2", before)
 		// The same TTL, committed in time, goes through.
@@ -208,7 +209,7 @@ func TestCommitRefusals(t *testing.T) {
 		rv := h.prepare("s", graft.PrepareOptions{})
 		h.commit(rv, "s.g2")
 		before := h.bytesOf("s")
-		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g3")
+		_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g3")
 		wantCode(t, err, "used_prepared", 12)
 		h.nothingWritten("s.g3", before)
 	})
@@ -220,7 +221,7 @@ func TestCommitRefusals(t *testing.T) {
 		taken := h.bytesOf("taken")
 		rv := h.prepare("s", graft.PrepareOptions{})
 		before := h.bytesOf("s")
-		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "taken")
+		_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "taken")
 		wantCode(t, err, "target_exists", 16)
 		if !bytes.Equal(h.bytesOf("taken"), taken) {
 			t.Errorf("the existing target was changed")
@@ -240,7 +241,7 @@ func TestCommitRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+			_, err = h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 			wantCode(t, err, "locked", 17)
 			h.nothingWritten("s.g2", before)
 			if err := lk.Unlock(); err != nil {
@@ -259,14 +260,14 @@ func TestCommitRefusals(t *testing.T) {
 		h.commit(first, "s.g2")
 		before := h.bytesOf("s")
 
-		_, err := h.svc.Prepare("s", graft.PrepareOptions{})
+		_, err := h.svc.Prepare(context.Background(), "s", graft.PrepareOptions{})
 		wantCode(t, err, "already_grafted", 15)
 		var ag *txn.AlreadyGraftedError
 		if !errors.As(err, &ag) || ag.Target != "s.g2" {
 			t.Errorf("prepare of a retired source: %v, want *txn.AlreadyGraftedError naming s.g2", err)
 		}
 		// A review taken before the first commit is refused at commit.
-		_, err = h.svc.Commit(second.PreparedID, second.TapeHash, "")
+		_, err = h.svc.Commit(context.Background(), second.PreparedID, second.TapeHash, "")
 		wantCode(t, err, "already_grafted", 15)
 		h.nothingWritten("s.g2-2", before)
 
@@ -310,7 +311,7 @@ func TestColdReadCatchesATamperedTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 	h.svc.Hook = nil
 	wantCode(t, err, "cold_verify_failed", 18)
 	var cv *txn.ColdVerifyError

@@ -1,6 +1,7 @@
 package graft_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 
@@ -65,7 +66,7 @@ func TestTwoCommitsForOneTarget(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[k] = h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+				_, errs[k] = h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 			}()
 		}
 		wg.Wait()

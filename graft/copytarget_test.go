@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -43,7 +44,7 @@ func TestCopyOfALiveTargetIsNotLive(t *testing.T) {
 
 	_, err = h.svc.Append("backup", []session.Event{humanMsg("go on in the copy")})
 	wantCode(t, err, "uncommitted", 26)
-	_, err = h.svc.Prepare("backup", graft.PrepareOptions{})
+	_, err = h.svc.Prepare(context.Background(), "backup", graft.PrepareOptions{})
 	wantCode(t, err, "uncommitted", 26)
 
 	for _, force := range []bool{false, true} {

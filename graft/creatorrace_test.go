@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"syscall"
@@ -68,7 +69,7 @@ func TestFailedCommitLeavesAnotherCreatorsLogAlone(t *testing.T) {
 		}
 		other = f
 	}
-	_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "u")
+	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "u")
 	h.svc.Hook = nil
 	if other == nil {
 		t.Fatal("the hook never ran")
@@ -138,7 +139,7 @@ func TestCreatorWaitsForACommitInFlight(t *testing.T) {
 				case <-time.After(200 * time.Millisecond):
 				}
 			}
-			res, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "u")
+			res, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "u")
 			h.svc.Hook = nil
 			cerr := <-created
 			if !commitFails {

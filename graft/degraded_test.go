@@ -1,6 +1,7 @@
 package graft_test
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -140,7 +141,7 @@ func TestReadsDegradeToTheLogs(t *testing.T) {
 				id  string
 				seq int64
 			}{{"s", 7}, {"s.g2", 1}, {"s.g2", 5}} {
-				ev, path, err := h.svc.RecallWithPath(q.id, q.seq)
+				ev, path, err := h.svc.RecallWithPath(context.Background(), q.id, q.seq)
 				if err != nil || ev.Seq != q.seq {
 					t.Fatalf("Recall(%s, %d): %v, %v", q.id, q.seq, ev, err)
 				}
@@ -167,7 +168,7 @@ func TestReadsDegradeToTheLogs(t *testing.T) {
 			}
 			h.svc.TakeDegraded()
 
-			_, err = h.svc.Prepare("s.g2", graft.PrepareOptions{})
+			_, err = h.svc.Prepare(context.Background(), "s.g2", graft.PrepareOptions{})
 			if err == nil || !strings.Contains(err.Error(), "catalog.db") || !strings.Contains(err.Error(), advice) || !strings.Contains(err.Error(), "review") {
 				t.Fatalf("Prepare with the catalog %s: %v, want an error naming the catalog, the review it must store and %q", d.name, err, advice)
 			}
@@ -199,7 +200,7 @@ func TestReadOnlyCatalogIsRead(t *testing.T) {
 	if notes := h.svc.TakeDegraded(); len(notes) != 0 {
 		t.Fatalf("Status of a read-only catalog degraded: %q", notes)
 	}
-	if ev, path, err := h.svc.RecallWithPath("s", 7); err != nil || ev.Seq != 7 {
+	if ev, path, err := h.svc.RecallWithPath(context.Background(), "s", 7); err != nil || ev.Seq != 7 {
 		t.Fatalf("Recall beside a read-only catalog: %+v, %v", path, err)
 	}
 	// A session with no scan index yet: its fold stores one, which fails.
@@ -213,7 +214,7 @@ func TestReadOnlyCatalogIsRead(t *testing.T) {
 	if _, err := h.svc.PreparedReview(h.review); err != nil {
 		t.Fatalf("PreparedReview from a read-only catalog: %v", err)
 	}
-	_, err = h.svc.Prepare("s.g2", graft.PrepareOptions{})
+	_, err = h.svc.Prepare(context.Background(), "s.g2", graft.PrepareOptions{})
 	if err == nil || !strings.Contains(err.Error(), "catalog.db") || !strings.Contains(err.Error(), "writable") {
 		t.Fatalf("Prepare with a read-only catalog: %v, want an error saying the catalog must be writable", err)
 	}
@@ -247,7 +248,7 @@ func TestPrepareAndRecallSurviveBrokenCaches(t *testing.T) {
 		h.prepare("s", graft.PrepareOptions{})
 		h.svc.TakeDegraded()
 		inj.armed = true
-		ev, path, err := h.svc.RecallWithPath("s", 3)
+		ev, path, err := h.svc.RecallWithPath(context.Background(), "s", 3)
 		if err != nil || ev.Seq != 3 {
 			t.Fatalf("Recall with an unreadable seq cache: %v, %v", ev, err)
 		}

@@ -20,14 +20,24 @@
 //   - the graft: Prepare, PreparedReview, DefaultTarget, Commit, Revert,
 //     Handoff (follow, prepare, confirm, commit and export in one step),
 //     ConstraintsBlock (what the hooks re-inject after a host compacted);
-//   - reading the lineage: Status, SessionState, Lineage, Ancestors, Audit,
-//     RecallOrigin;
+//   - reading the lineage: Status, SessionState, Lineage, Ancestors,
+//     Parent, Audit, RecallOrigin;
 //   - recovery and the catalog: Recover (the scan, its report remembered in
 //     the catalog), RebuildCatalog (graft recover --rebuild-catalog),
 //     MoveAsideDamagedCatalog, TakeDegraded (the reads that fell back to the
 //     logs, degraded.go);
 //   - for the layers below: Store, Journal, Env (the transaction
 //     environment, for tests, the crash suite and the benchmarks).
+//
+// Prepare, Commit, Recover, Import, Handoff and RecallWithPath take a
+// context, checked before each phase and in the long scans (a fold every
+// 4096 events or 4 MiB, an import about every MiB); a cancelled call returns
+// an error matching the context's (errors.Is context.Canceled): a prepare
+// stores no review, an import keeps the batches it appended. A commit checks it only before its journal record is written:
+// past PREPARING it runs to its end or its own failure. The CLI cancels it
+// on the first SIGINT (prepare, commit, import, handoff); the MCP server
+// passes each request's. A Service may be used by several goroutines on
+// different sessions at once (the MCP server does).
 //
 // Every typed error has a stable code and an exit code (CodeOf, ExitCodes;
 // errors.go): the CLI exits with it, --json and the MCP tools carry the

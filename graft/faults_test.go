@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -55,7 +56,7 @@ func TestCommitFailsCleanlyOnAFault(t *testing.T) {
 			h.create("s", workSession()...)
 			rv := h.prepare("s", graft.PrepareOptions{})
 			before := h.bytesOf("s")
-			_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+			_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 			if _, fired := tc.fault.Fired(); !fired {
 				t.Fatalf("the fault never fired: %s", tc.fault)
 			}
@@ -94,7 +95,7 @@ func TestDiskFullDuringCleanupLeavesTheRecordForRecovery(t *testing.T) {
 			full.mu.Unlock()
 		}
 	}
-	_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 	h.svc.Hook = nil
 	full.on = false
 	if len(full.fired) < 2 {
@@ -129,7 +130,7 @@ func TestDiskFullDuringCleanupLeavesTheRecordForRecovery(t *testing.T) {
 	if st := h.info("s.g2").State(); st != session.StateAbandoned {
 		t.Errorf("target state after recovery: %s, want abandoned", st)
 	}
-	if rep, err := svc.Recover(); err != nil || rep.Scanned != 0 {
+	if rep, err := svc.Recover(context.Background()); err != nil || rep.Scanned != 0 {
 		t.Errorf("second scan: %+v (%v), want scanned=0", rep, err)
 	}
 }
@@ -155,7 +156,7 @@ func TestCloseErrorsOfTheTargetAreReported(t *testing.T) {
 		h := openFlowHome(t, graft.Options{FS: errorfs.Wrap(vfs.Default, anyOf{write, closing})})
 		h.create("s", workSession()...)
 		rv := h.prepare("s", graft.PrepareOptions{})
-		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+		_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 		if _, fired := closing.Fired(); !fired {
 			t.Fatalf("the close fault never fired: %s", closing)
 		}
@@ -171,7 +172,7 @@ func TestCloseErrorsOfTheTargetAreReported(t *testing.T) {
 		h.create("s", workSession()...)
 		rv := h.prepare("s", graft.PrepareOptions{})
 		before := h.bytesOf("s")
-		_, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2")
+		_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
 		if op, fired := closing.Fired(); !fired || op.Kind != errorfs.OpClose {
 			t.Fatalf("the close fault never fired: %s", closing)
 		}

@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,11 +54,11 @@ func (h *lineageHome) add(id string, evs ...session.Event) []session.Event {
 // graftOnce prepares source and commits the review into the default target.
 func (h *lineageHome) graftOnce(source string, reslice bool) (*graft.Review, *graft.CommitResult) {
 	h.t.Helper()
-	rv, err := h.svc.Prepare(source, graft.PrepareOptions{AllowReslice: reslice})
+	rv, err := h.svc.Prepare(context.Background(), source, graft.PrepareOptions{AllowReslice: reslice})
 	if err != nil {
 		h.t.Fatalf("Prepare(%s): %v", source, err)
 	}
-	res, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, "")
+	res, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
 	if err != nil {
 		h.t.Fatalf("Commit(%s) of %s: %v", rv.PreparedID, source, err)
 	}
@@ -216,7 +217,7 @@ func TestFiveGenerations(t *testing.T) {
 		}
 		h.add(id, ownInjections(fmt.Sprintf("gen%d", gen))...)
 
-		rv, err := h.svc.Prepare(id, graft.PrepareOptions{})
+		rv, err := h.svc.Prepare(context.Background(), id, graft.PrepareOptions{})
 		if err != nil {
 			t.Fatalf("Prepare(%s): %v", id, err)
 		}
@@ -427,7 +428,7 @@ func TestResliceLineage(t *testing.T) {
 	h.add("r", said("Goal: tidy the store. Never force-push."), replied("Tidied."))
 	h.graftOnce("r", false)
 
-	_, err := h.svc.Prepare("r", graft.PrepareOptions{})
+	_, err := h.svc.Prepare(context.Background(), "r", graft.PrepareOptions{})
 	if !errors.Is(err, txn.ErrAlreadyGrafted) || !strings.Contains(err.Error(), "already grafted into r.g2") {
 		t.Fatalf("Prepare of a retired source without --allow-reslice: %v; want already grafted into r.g2", err)
 	}
@@ -451,12 +452,12 @@ func TestResliceLineage(t *testing.T) {
 
 	// A third slice crashes after its cold read, before the commit point;
 	// the recovery scan makes it a leftover.
-	rv, err := h.svc.Prepare("r", graft.PrepareOptions{AllowReslice: true})
+	rv, err := h.svc.Prepare(context.Background(), "r", graft.PrepareOptions{AllowReslice: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	crashAt(t, h.svc, txn.CommitJournalVerified, func() { h.svc.Commit(rv.PreparedID, rv.TapeHash, "") })
-	if _, err := h.svc.Recover(); err != nil {
+	crashAt(t, h.svc, txn.CommitJournalVerified, func() { h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "") })
+	if _, err := h.svc.Recover(context.Background()); err != nil {
 		t.Fatalf("recovery after the crash: %v", err)
 	}
 
@@ -558,7 +559,7 @@ func TestSkillTextYieldsNoConstraint(t *testing.T) {
 
 	h := openLineageHome(t)
 	first := h.add("beads", said(human), injectedAs(session.KindSkill, "skill", skill), replied("I'll research the setup first."))[0]
-	rv, err := h.svc.Prepare("beads", graft.PrepareOptions{})
+	rv, err := h.svc.Prepare(context.Background(), "beads", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,10 +570,10 @@ func TestSkillTextYieldsNoConstraint(t *testing.T) {
 	if !reflect.DeepEqual(rv.Goal, wantGoal) {
 		t.Fatalf("goal %s, want only the human's command", jsonOf(rv.Goal))
 	}
-	if _, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, ""); err != nil {
+	if _, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, ""); err != nil {
 		t.Fatal(err)
 	}
-	rv2, err := h.svc.Prepare("beads.g2", graft.PrepareOptions{})
+	rv2, err := h.svc.Prepare(context.Background(), "beads.g2", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -586,7 +587,7 @@ func TestSkillTextYieldsNoConstraint(t *testing.T) {
 	// Had a human said it, it would be constraints: same session shape,
 	// source.kind "user".
 	h.add("control", said(skill))
-	rv3, err := h.svc.Prepare("control", graft.PrepareOptions{})
+	rv3, err := h.svc.Prepare(context.Background(), "control", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,15 +673,15 @@ func TestImportedSubagentFixture(t *testing.T) {
 			t.Errorf("audit of %s: %v", id, rep.Err())
 		}
 	}
-	rv, err := h.svc.Prepare("sub", graft.PrepareOptions{})
+	rv, err := h.svc.Prepare(context.Background(), "sub", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("sub", rv)
-	if _, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, ""); err != nil {
+	if _, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, ""); err != nil {
 		t.Fatal(err)
 	}
-	rv2, err := h.svc.Prepare("sub.g2", graft.PrepareOptions{})
+	rv2, err := h.svc.Prepare(context.Background(), "sub.g2", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -46,8 +47,9 @@ type HandoffResult struct {
 
 // Handoff imports what is new in a host transcript (following the session
 // it continues), prepares a review, asks Confirm, commits, and exports the
-// target as a new host session.
-func (s *Service) Handoff(o HandoffOptions) (*HandoffResult, error) {
+// target as a new host session. ctx cancels the prepare and the commit up
+// to its journal record (see Prepare and Commit).
+func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, error) {
 	cfgDir := o.ClaudeConfigDir
 	if o.Host == hosts.Codex {
 		cfgDir = o.CodexHome
@@ -75,7 +77,7 @@ func (s *Service) Handoff(o HandoffOptions) (*HandoffResult, error) {
 		return res, fmt.Errorf("%w: %s session %s continues graft session %s, which was already handed off: the work goes on in %s (see graft status); hand off that session instead. New lines of this one are not merged",
 			session.ErrRetired, o.Host, fr.HostSessionID, fr.Session, fr.HandedOffTo)
 	}
-	rv, err := s.Prepare(fr.Session, o.Prepare)
+	rv, err := s.Prepare(ctx, fr.Session, o.Prepare)
 	if err != nil {
 		return res, err
 	}
@@ -86,7 +88,7 @@ func (s *Service) Handoff(o HandoffOptions) (*HandoffResult, error) {
 			return res, err
 		}
 	}
-	cr, err := s.Commit(rv.PreparedID, rv.TapeHash, o.Target)
+	cr, err := s.Commit(ctx, rv.PreparedID, rv.TapeHash, o.Target)
 	if err != nil {
 		return res, err
 	}

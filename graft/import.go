@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -46,9 +47,18 @@ type ImportResult struct {
 // KeepThinking, and only when the file's name holds the host's session
 // uuid. When that session was handed off, nothing is merged and the error
 // matches session.ErrRetired.
-func (s *Service) Import(host hosts.Host, path string, o ImportOptions) (*ImportResult, error) {
+//
+// ctx is checked before the import starts and about every MiB read
+// (importer.Options.Ctx): package importer appends each batch whole, so a
+// cancelled import into an existing session keeps the batches it appended
+// (a new session is not created), and the next run goes on from there. A transcript followed into its bound session is not
+// cancelled once it started (hosts.Follow).
+func (s *Service) Import(ctx context.Context, host hosts.Host, path string, o ImportOptions) (*ImportResult, error) {
 	if host != hosts.ClaudeCode && host != hosts.Codex {
 		return nil, fmt.Errorf("graft: import: unknown host %q: want %s or %s", host, hosts.ClaudeCode, hosts.Codex)
+	}
+	if err := cancelled(ctx, "import of "+path); err != nil {
+		return nil, err
 	}
 	if res, done, err := s.importBound(host, path, o); done {
 		return res, err
@@ -61,12 +71,12 @@ func (s *Service) Import(host hosts.Host, path string, o ImportOptions) (*Import
 	case hosts.ClaudeCode:
 		sum, err = claudecode.Import(claudecode.Options{
 			Store: s.store, Home: s.Home, Path: path, ID: o.ID, KeepThinking: o.KeepThinking,
-			Progress: o.Progress,
+			Progress: o.Progress, Ctx: ctx,
 		})
 	case hosts.Codex:
 		sum, err = codex.Import(codex.Options{
 			Store: s.store, Home: s.Home, Path: path, ID: o.ID, KeepThinking: o.KeepThinking,
-			Progress: pathProgress(o.Progress, path),
+			Progress: pathProgress(o.Progress, path), Ctx: ctx,
 		})
 	}
 	return &ImportResult{Summary: sum}, err

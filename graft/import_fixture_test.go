@@ -1,6 +1,7 @@
 package graft_test
 
 import (
+	"context"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestRealTranscriptImportPrepareCommit(t *testing.T) {
 	if _, err := claudecode.Import(claudecode.Options{Store: svc.Store(), Home: home, Path: testfixtures.Path(t, "claude-code", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"), ID: id}); err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	rv, err := svc.Prepare(id, graft.PrepareOptions{})
+	rv, err := svc.Prepare(context.Background(), id, graft.PrepareOptions{})
 	if err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
@@ -86,7 +87,7 @@ func TestRealTranscriptImportPrepareCommit(t *testing.T) {
 		t.Fatalf("fixture lost its traps: %d compaction summaries, %d task notifications, %d tool results", summary, notification, results)
 	}
 
-	res, err := svc.Commit(rv.PreparedID, rv.TapeHash, "")
+	res, err := svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
 	if err != nil {
 		t.Fatalf("commit: %v", err)
 	}

@@ -66,6 +66,19 @@ func (s *Service) Ancestors(id string) ([]Ancestor, error) {
 	}
 }
 
+// Parent is the session id was grafted from, as the graft/origin that opens
+// its log says; "" for a generation-1 session. It reads one line.
+func (s *Service) Parent(id string) (string, error) {
+	if err := session.ValidID(id); err != nil {
+		return "", err
+	}
+	origin, err := s.originOf(id)
+	if err != nil || origin == nil {
+		return "", err
+	}
+	return origin.Parent, nil
+}
+
 // originOf returns the graft/origin that opens id's log, nil when the log
 // opens with anything else (a generation-1 session). It reads one line.
 func (s *Service) originOf(id string) (*session.Event, error) {

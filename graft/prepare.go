@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,7 +68,12 @@ type built struct {
 // fold: from its scan index when that is valid, so a grown session costs
 // its new tail (see scanindex.go).
 func (s *Service) build(source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
-	fo, err := s.foldSource(source)
+	return s.buildContext(context.Background(), source, opts, leftovers)
+}
+
+// buildContext is build, cancelled with ctx (see foldOpen).
+func (s *Service) buildContext(ctx context.Context, source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
+	fo, err := s.foldSourceContext(ctx, source)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +131,10 @@ func leftoversIn(db *catalog.DB, source string) ([]tape.Leftover, error) {
 	return out, err
 }
 
-// Prepare builds the tape of source and stores the review for commit.
-func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
+// Prepare builds the tape of source and stores the review for commit. It
+// checks ctx before each phase and as it folds the log: a cancelled prepare
+// returns ctx's error (errors.Is context.Canceled) and stores nothing.
+func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) (*Review, error) {
 	if err := session.ValidID(source); err != nil {
 		return nil, err
 	}
@@ -136,11 +144,14 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	if o.TTL <= 0 {
 		o.TTL = DefaultTTL
 	}
+	if err := cancelled(ctx, "prepare of "+source); err != nil {
+		return nil, err
+	}
 	lo, err := s.leftovers(source)
 	if err != nil {
 		return nil, err
 	}
-	bt, err := s.build(source, o.Tape, lo)
+	bt, err := s.buildContext(ctx, source, o.Tape, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +171,9 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	if _, ok := bt.info.Live(); ok {
 		rv.Warnings = append(rv.Warnings, "the source is already retired: this is a re-slice; the new target will be a sibling of the existing one")
 	}
+	if err := cancelled(ctx, "prepare of "+source); err != nil {
+		return nil, err
+	}
 	strays, err := s.strays(source)
 	if err != nil {
 		return nil, err
@@ -174,6 +188,10 @@ func (s *Service) Prepare(source string, o PrepareOptions) (*Review, error) {
 	seal, sealed, err := sealReview(bt)
 	if err != nil {
 		return nil, fmt.Errorf("graft: review %s: %w", rv.PreparedID, err)
+	}
+	// The last boundary: past it the review is stored whole.
+	if err := cancelled(ctx, "prepare of "+source); err != nil {
+		return nil, err
 	}
 	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
 		return db.PutReview(catalog.Prepared{

@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -63,18 +64,24 @@ type sourceFold struct {
 // foldSource folds the log of source, resuming from its scan index when
 // the index is valid, and stores a new index when it read enough.
 func (s *Service) foldSource(source string) (*sourceFold, error) {
+	return s.foldSourceContext(context.Background(), source)
+}
+
+// foldSourceContext is foldSource, cancelled with ctx: the fold checks it
+// every foldCheckEvents events or foldCheckBytes bytes.
+func (s *Service) foldSourceContext(ctx context.Context, source string) (*sourceFold, error) {
 	f, fi, err := s.store.OpenLog(source)
 	if err != nil {
 		return nil, err
 	}
-	fo, err := s.foldOpen(source, f, fi)
+	fo, err := s.foldOpen(ctx, source, f, fi)
 	if cerr := f.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("graft: closing %s: %w", f.Name(), cerr)
 	}
 	return fo, err
 }
 
-func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFold, error) {
+func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os.FileInfo) (*sourceFold, error) {
 	path := s.store.Path(source)
 	dev, ino, haveIdentity := index.FileIdentity(fi)
 	fo := &sourceFold{}
@@ -113,7 +120,21 @@ func (s *Service) foldOpen(source string, f vfs.File, fi os.FileInfo) (*sourceFo
 		fo.b, fo.info = tape.NewBuilder(source), &session.Info{ID: source}
 	}
 	marks := index.NewCollector(fo.From.Line, fo.From.NextSeq)
+	var seen, read int64
 	res, err := s.scanFold(f, path, fo.From, func(ev *session.Event, size int, sum session.LineSum, off int64) error {
+		// The fold is the long part of a prepare: ctx is checked every
+		// foldCheckEvents events or foldCheckBytes bytes.
+		seen++
+		read += int64(size)
+		if seen%foldCheckEvents == 0 || read >= foldCheckBytes {
+			read = 0
+			if s.FoldHook != nil {
+				s.FoldHook(source, seen)
+			}
+			if err := cancelled(ctx, "prepare of "+source); err != nil {
+				return err
+			}
+		}
 		marks.See(ev.Seq, off)
 		fo.info.Add(ev)
 		return fo.b.AddSum(ev, size, sum)

@@ -2,6 +2,7 @@ package graft
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -306,7 +307,7 @@ func TestRewrittenLogIsNeverTrusted(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.change(h)
-			rv, err := h.svc.Prepare(h.id, PrepareOptions{})
+			rv, err := h.svc.Prepare(context.Background(), h.id, PrepareOptions{})
 			if err != nil {
 				t.Fatalf("prepare after the change: %v", err)
 			}

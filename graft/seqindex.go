@@ -2,6 +2,7 @@ package graft
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,9 +63,13 @@ type RecallPath struct {
 	FullScan string `json:"fullScan,omitempty"`
 }
 
-// RecallWithPath is Recall, also saying how the event was found.
-func (s *Service) RecallWithPath(id string, seq int64) (*session.Event, RecallPath, error) {
+// RecallWithPath is Recall, also saying how the event was found. ctx is
+// checked before the read and, on a read of the whole log, as it goes.
+func (s *Service) RecallWithPath(ctx context.Context, id string, seq int64) (*session.Event, RecallPath, error) {
 	if err := session.ValidID(id); err != nil {
+		return nil, RecallPath{}, err
+	}
+	if err := cancelled(ctx, fmt.Sprintf("recall of %s seq %d", id, seq)); err != nil {
 		return nil, RecallPath{}, err
 	}
 	if seq < 1 {
@@ -81,7 +86,7 @@ func (s *Service) RecallWithPath(id string, seq int64) (*session.Event, RecallPa
 	if err != nil || ev != nil {
 		return ev, path, err
 	}
-	ev, err = s.recallFromStart(id, seq)
+	ev, err = s.recallFromStart(ctx, id, seq)
 	return ev, path, err
 }
 
@@ -209,9 +214,15 @@ func skipLines(r io.ReaderAt, mark index.SeqMark, seq int64) (off int64, line in
 }
 
 // recallFromStart is the read of the whole log up to seq.
-func (s *Service) recallFromStart(id string, seq int64) (*session.Event, error) {
+func (s *Service) recallFromStart(ctx context.Context, id string, seq int64) (*session.Event, error) {
 	var found *session.Event
+	var seen int64
 	res, err := s.store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+		if seen++; seen%foldCheckEvents == 0 {
+			if err := cancelled(ctx, fmt.Sprintf("recall of %s seq %d", id, seq)); err != nil {
+				return err
+			}
+		}
 		if ev.Seq == seq {
 			e := *ev
 			found = &e

@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +29,7 @@ func recallAll(t *testing.T, h *indexHome) []RecallPath {
 	}
 	var paths []RecallPath
 	for k := range evs {
-		got, path, err := h.svc.RecallWithPath(h.id, evs[k].Seq)
+		got, path, err := h.svc.RecallWithPath(context.Background(), h.id, evs[k].Seq)
 		if err != nil {
 			t.Fatalf("recall seq %d: %v (path %+v)", evs[k].Seq, err, path)
 		}
@@ -52,7 +53,7 @@ func preparedHome(t *testing.T, opts gen.Options) (*indexHome, [][]byte) {
 	for _, l := range lines {
 		h.write(l)
 	}
-	if _, err := h.svc.Prepare(h.id, PrepareOptions{}); err != nil {
+	if _, err := h.svc.Prepare(context.Background(), h.id, PrepareOptions{}); err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
 	return h, lines

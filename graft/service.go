@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -24,6 +25,9 @@ type Service struct {
 	// Hook and Faults reach the transaction (tests only).
 	Hook   func(txn.Point)
 	Faults txn.Faults
+	// FoldHook, when set, is called where a prepare's fold checks its
+	// context, with the events folded so far (tests only: it may block).
+	FoldHook func(source string, events int64)
 
 	store   *session.Store
 	journal *journal.Journal
@@ -75,7 +79,7 @@ func Open(home string, o Options) (*Service, error) {
 	}
 	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, journal: j}
 	if !o.SkipRecovery {
-		s.Startup, s.StartupErr = s.Recover()
+		s.Startup, s.StartupErr = s.Recover(context.Background())
 		if s.StartupErr != nil && !errors.Is(s.StartupErr, recovery.ErrIncomplete) {
 			return nil, s.StartupErr
 		}
@@ -99,8 +103,12 @@ func (s *Service) Env() *txn.Env {
 // empty scan writes nothing: every command runs one, and a catalog write
 // costs two fsyncs. A report the catalog cannot take is not an error of
 // the scan (every command runs one first, and the catalog is derived): it
-// is a note (TakeDegraded).
-func (s *Service) Recover() (*recovery.Report, error) {
+// is a note (TakeDegraded). ctx is checked before the scan starts: once it
+// runs, each record it resolves is resolved whole.
+func (s *Service) Recover(ctx context.Context) (*recovery.Report, error) {
+	if err := cancelled(ctx, "recovery scan"); err != nil {
+		return nil, err
+	}
 	rep, err := recovery.Run(s.Env())
 	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || err != nil) {
 		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil {
@@ -147,7 +155,7 @@ func (s *Service) RebuildCatalog() (*CatalogRebuild, error) {
 	if res.MovedAside, err = s.MoveAsideDamagedCatalog(); err != nil {
 		return res, err
 	}
-	res.Scan, res.ScanErr = s.Recover()
+	res.Scan, res.ScanErr = s.Recover(context.Background())
 	if res.Scan == nil || res.ScanErr != nil {
 		return res, nil
 	}
@@ -178,4 +186,25 @@ func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error
 		err = errors.Join(err, uerr)
 	}
 	return evs, err
+}
+
+// How often a long scan checks its context: every foldCheckEvents events
+// or foldCheckBytes bytes, whichever comes first.
+const (
+	foldCheckEvents = 4096
+	foldCheckBytes  = 4 << 20
+)
+
+// cancelled is ctx's error, wrapped with what it stopped, or nil. It is
+// checked at the boundaries of a phase and in the long scans, never once a
+// transaction's journal record is written (a commit past PREPARING runs to
+// its end or its own failure).
+func cancelled(ctx context.Context, what string) error {
+	if err := ctx.Err(); err != nil {
+		if cause := context.Cause(ctx); cause != nil && cause != err {
+			return fmt.Errorf("graft: %s cancelled (%v): %w", what, cause, err)
+		}
+		return fmt.Errorf("graft: %s cancelled: %w", what, err)
+	}
+	return nil
 }

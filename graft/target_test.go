@@ -1,6 +1,7 @@
 package graft_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -16,11 +17,11 @@ import (
 func TestCommitIntoTheSourceIsRefused(t *testing.T) {
 	h := openLineageHome(t)
 	h.add("p", said("Build it."), replied("Building."))
-	rv, err := h.svc.Prepare("p", graft.PrepareOptions{})
+	rv, err := h.svc.Prepare(context.Background(), "p", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = h.svc.Commit(rv.PreparedID, rv.TapeHash, "p")
+	_, err = h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "p")
 	var self *graft.TargetIsSourceError
 	if !errors.As(err, &self) || !errors.Is(err, txn.ErrTargetExists) || errors.Is(err, txn.ErrLocked) {
 		t.Fatalf("Commit into the source = %v, want a TargetIsSourceError matching ErrTargetExists", err)
@@ -32,7 +33,7 @@ func TestCommitIntoTheSourceIsRefused(t *testing.T) {
 		t.Fatalf("error %q does not say what to do", err)
 	}
 	// The review is not used: the default target still works.
-	if _, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, ""); err != nil {
+	if _, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, ""); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -91,7 +92,7 @@ func (h *flowHome) info(id string) *session.Info {
 
 func (h *flowHome) prepare(source string, o graft.PrepareOptions) *graft.Review {
 	h.t.Helper()
-	rv, err := h.svc.Prepare(source, o)
+	rv, err := h.svc.Prepare(context.Background(), source, o)
 	if err != nil {
 		h.t.Fatalf("Prepare(%s): %v", source, err)
 	}
@@ -100,7 +101,7 @@ func (h *flowHome) prepare(source string, o graft.PrepareOptions) *graft.Review 
 
 func (h *flowHome) commit(rv *graft.Review, target string) *graft.CommitResult {
 	h.t.Helper()
-	res, err := h.svc.Commit(rv.PreparedID, rv.TapeHash, target)
+	res, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, target)
 	if err != nil {
 		h.t.Fatalf("Commit(%s): %v", rv.PreparedID, err)
 	}

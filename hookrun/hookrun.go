@@ -2,6 +2,7 @@ package hookrun
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -235,7 +236,7 @@ func (h *handler) turn() {
 	if !ok || tokens < h.set.AutoGraft {
 		return
 	}
-	rv, err := h.svc.Prepare(fr.Session, h.set.Prepare)
+	rv, err := h.svc.Prepare(context.Background(), fr.Session, h.set.Prepare)
 	if err != nil {
 		h.out.warn("%s: the context is at %d tokens (autoGraft %d) but prepare failed: %v", h.in.HookEventName, tokens, h.set.AutoGraft, err)
 		return
@@ -288,7 +289,7 @@ func (h *handler) preCompact() {
 		h.out.warn("PreCompact: no transcript for session %s; the compaction goes on", h.in.SessionID)
 		return
 	}
-	res, err := h.svc.Handoff(graft.HandoffOptions{Host: h.host, Transcript: path, HostSessionID: h.in.SessionID, Cwd: h.cwd(),
+	res, err := h.svc.Handoff(context.Background(), graft.HandoffOptions{Host: h.host, Transcript: path, HostSessionID: h.in.SessionID, Cwd: h.cwd(),
 		Prepare: h.set.Prepare, ClaudeConfigDir: h.set.ClaudeConfigDir, CodexHome: h.set.CodexHome})
 	if res != nil && res.Follow != nil {
 		h.out.Session = res.Follow.Session

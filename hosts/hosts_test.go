@@ -2,6 +2,7 @@ package hosts_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -35,11 +36,11 @@ func committedTarget(t *testing.T) (*graft.Service, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rv, err := svc.Prepare("src", graft.PrepareOptions{})
+	rv, err := svc.Prepare(context.Background(), "src", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := svc.Commit(rv.PreparedID, rv.TapeHash, "")
+	res, err := svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
 	if err != nil {
 		t.Fatal(err)
 	}

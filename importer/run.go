@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
@@ -73,6 +74,11 @@ type Options struct {
 	// LockWait bounds the wait for the session's lock before each append
 	// (default DefaultLockWait).
 	LockWait time.Duration
+	// Ctx, when set, is checked about every MiB read; once it is done the
+	// run stops with an error matching Ctx.Err(): the batch in hand is
+	// dropped, an existing session keeps the batches appended (with the
+	// cursor), and a session the run was creating is not created.
+	Ctx context.Context
 }
 
 // DefaultBatchBytes is the default of Options.BatchBytes.
@@ -133,6 +139,7 @@ type run struct {
 	w          *session.Writer
 	verify     *verifier
 	lastReport int64
+	lastCheck  int64
 	// verified is the cursor's VerifiedOffset when the prefix hash was
 	// resumed, -1 when this run read the transcript from byte 0.
 	verified int64
@@ -455,6 +462,15 @@ func (r *run) consume() error {
 		if r.pendBytes >= r.o.BatchBytes {
 			if err := r.flush(); err != nil {
 				return err
+			}
+		}
+		if r.o.Ctx != nil && r.pos-r.lastCheck >= progressEvery {
+			r.lastCheck = r.pos
+			if err := r.o.Ctx.Err(); err != nil {
+				if cause := context.Cause(r.o.Ctx); cause != nil && cause != err {
+					return fmt.Errorf("importer: %s cancelled at byte offset %d (%v; what was appended before stays, the next run goes on from there): %w", r.src, r.pos, cause, err)
+				}
+				return fmt.Errorf("importer: %s cancelled at byte offset %d (what was appended before stays, the next run goes on from there): %w", r.src, r.pos, err)
 			}
 		}
 		if r.o.Progress != nil && r.pos-r.lastReport >= progressEvery {

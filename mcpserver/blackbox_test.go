@@ -181,7 +181,7 @@ func seedBlackBoxHome(t *testing.T, home string) {
 			t.Fatal(err)
 		}
 	}
-	rv, err := svc.Prepare("c", graft.PrepareOptions{})
+	rv, err := svc.Prepare(context.Background(), "c", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func seedBlackBoxHome(t *testing.T, home string) {
 			t.Fatalf("the commit of c did not stop at the hook: %v", v)
 		}
 	}()
-	res, err := svc.Commit(rv.PreparedID, rv.TapeHash, "")
+	res, err := svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
 	t.Fatalf("the commit of c ran past the hook: %v, %v", res, err)
 }
 

@@ -70,7 +70,14 @@
 // # Output
 //
 // Over stdio, stdout carries only protocol; log lines go to Options.Logger
-// (stderr in "graft mcp"). Tool calls run one at a time. A read that fell
+// (stderr in "graft mcp"). Tool calls run one at a time per session: each
+// takes a lock per session it touches (graft_prepare and graft_recall: the
+// session; graft_commit: source and target; graft_revert: target and
+// source), several in sorted order; graft_status takes none. So a recall
+// of one session never waits for a prepare of another. Each call passes
+// its request's context to the service: a cancelled call stops its prepare
+// or recall at the next check, and a commit before its journal record. A
+// read that fell
 // back to the logs because catalog.db or index/ could not be used
 // (graft.Service.TakeDegraded) is logged as a "degraded read" after its
 // call; graft_status also says so in catalogError, graft_prepare in its

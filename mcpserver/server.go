@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,10 +60,88 @@ type server struct {
 	svc  *graft.Service
 	opts Options
 	log  *slog.Logger
-	// mu runs one tool call at a time: the service's store and catalog
-	// calls are not meant to race inside one process. Other processes are
-	// kept apart by flock and by catalog.db's per-operation open.
+	// locks runs one tool call at a time per session (sessionLocks): calls
+	// on different sessions run at once. Other processes are kept apart by
+	// flock and by catalog.db's per-operation open.
+	locks sessionLocks
+}
+
+// sessionLocks are a mutex per session id, made on demand and dropped when
+// no call holds or waits for it. A tool call takes the locks of the
+// sessions it touches (prepare and recall: the session; commit: source and
+// target; revert: target and source) with lock, which takes them in sorted
+// order, so two calls on the same two sessions cannot deadlock. status
+// takes none: it reads what the logs and catalog.db say at the time.
+type sessionLocks struct {
 	mu sync.Mutex
+	m  map[string]*sessionLock
+}
+
+type sessionLock struct {
+	held  chan struct{} // a token in it: the lock is held
+	users int           // calls holding or waiting for it
+}
+
+// lock takes the locks of ids ("" and repeats skipped) in sorted order and
+// returns their release. It gives up, releasing what it took, when ctx is
+// done first (a client that cancelled its call does not queue forever).
+func (l *sessionLocks) lock(ctx context.Context, ids ...string) (unlock func(), err error) {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) > 0 && ids[0] == "" {
+		ids = ids[1:]
+	}
+	var held []string
+	unlock = func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			l.release(held[i], true)
+		}
+		held = nil
+	}
+	for _, id := range ids {
+		if err := l.acquire(ctx, id); err != nil {
+			unlock()
+			return nil, err
+		}
+		held = append(held, id)
+	}
+	return unlock, nil
+}
+
+func (l *sessionLocks) acquire(ctx context.Context, id string) error {
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]*sessionLock{}
+	}
+	sl := l.m[id]
+	if sl == nil {
+		sl = &sessionLock{held: make(chan struct{}, 1)}
+		l.m[id] = sl
+	}
+	sl.users++
+	l.mu.Unlock()
+	select {
+	case sl.held <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		l.release(id, false)
+		return fmt.Errorf("waiting for another call on session %s: %w", id, ctx.Err())
+	}
+}
+
+// release gives back the lock of id (held: it was taken, not only waited
+// for) and forgets it when no call holds or waits for it.
+func (l *sessionLocks) release(id string, held bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	sl := l.m[id]
+	if held {
+		<-sl.held
+	}
+	if sl.users--; sl.users == 0 {
+		delete(l.m, id)
+	}
 }
 
 // New returns an MCP server with the five graft tools over svc. Open svc
@@ -100,16 +179,15 @@ func New(svc *graft.Service, o Options) *mcp.Server {
 	return srv
 }
 
-// guarded adapts a tool function to the SDK: one call at a time, a typed
-// error becomes a tool error (isError, text led by its code), and a panic
-// becomes a tool error too, so the server never dies of one.
-func guarded[In, Out any](s *server, name string, h func(In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
+// guarded adapts a tool function to the SDK: the tool gets the request's
+// context (and takes the locks of the sessions it touches, sessionLocks), a
+// typed error becomes a tool error (isError, text led by its code), and a
+// panic becomes a tool error too, so the server never dies of one.
+func guarded[In, Out any](s *server, name string, h func(context.Context, In) (Out, error)) mcp.ToolHandlerFor[In, Out] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
 		if r, ok := ctx.Value(toolReachedKey{}).(*toolReached); ok {
 			r.reached = true
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
 		defer func() {
 			if v := recover(); v != nil {
 				s.log.Error("tool panicked", "tool", name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
@@ -122,7 +200,7 @@ func guarded[In, Out any](s *server, name string, h func(In) (Out, error)) mcp.T
 				}
 			}
 		}()
-		out, err = h(in)
+		out, err = h(ctx, in)
 		// Reads that fell back to the logs say so in the server's log
 		// (graft_status also in catalogError, graft_prepare in warnings).
 		for _, note := range s.svc.TakeDegraded() {

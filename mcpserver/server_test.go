@@ -426,7 +426,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 	}
 	// Recovery resolves it; then the same review commits.
 	armed = false
-	rep, err := f.svc.Recover()
+	rep, err := f.svc.Recover(context.Background())
 	if err != nil || rep.RolledBack != 1 {
 		t.Fatalf("recover: %+v, %v", rep, err)
 	}
@@ -451,7 +451,7 @@ func TestStartupRecoveryInStatus(t *testing.T) {
 	if _, err := crashing.Append("s", seedEvents()); err != nil {
 		t.Fatal(err)
 	}
-	rv, err := crashing.Prepare("s", graft.PrepareOptions{})
+	rv, err := crashing.Prepare(context.Background(), "s", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +461,7 @@ func TestStartupRecoveryInStatus(t *testing.T) {
 				t.Fatalf("the crashing commit did not stop at the hook: %v", v)
 			}
 		}()
-		res, err := crashing.Commit(rv.PreparedID, rv.TapeHash, "")
+		res, err := crashing.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
 		t.Fatalf("commit ran past the hook: %v, %v", res, err)
 	}()
 

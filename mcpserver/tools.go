@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -89,7 +90,7 @@ Next: continue in the source.`,
 	}
 }
 
-func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
+func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
 	if in.PreparedID != "" {
 		if in.Tier != "" || in.RecentTurns != 0 || in.AutoTier || in.Budget != 0 || in.AllowReslice {
 			return PrepareOutput{}, inputErrorf("preparedId reads the stored review %s, whose options are fixed: pass only preparedId and offset, or leave preparedId out to prepare a new review", in.PreparedID)
@@ -118,7 +119,14 @@ func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
 		if hs, err = s.svc.FindHostSession(host, in.Transcript, in.HostSession, s.cwd()); err != nil {
 			return PrepareOutput{}, err
 		}
+		// The graft session the host session is bound to is known once
+		// Follow has run: Follow runs under the host session's lock.
+		unlock, err := s.locks.lock(ctx, "host:"+string(host)+":"+hs.HostSessionID)
+		if err != nil {
+			return PrepareOutput{}, err
+		}
 		fr, err := s.svc.Follow(host, hs.Transcript, hs.HostSessionID, "", nil)
+		unlock()
 		if err != nil {
 			return PrepareOutput{}, err
 		}
@@ -132,7 +140,12 @@ func (s *server) prepare(in PrepareInput) (PrepareOutput, error) {
 	if in.Source == "" {
 		return PrepareOutput{}, inputErrorf("source or host is required: the id of the graft session to graft (graft_status lists them), or host to graft the host session this agent runs in")
 	}
-	rv, err := s.svc.Prepare(in.Source, graft.PrepareOptions{
+	unlock, err := s.locks.lock(ctx, in.Source)
+	if err != nil {
+		return PrepareOutput{}, err
+	}
+	defer unlock()
+	rv, err := s.svc.Prepare(ctx, in.Source, graft.PrepareOptions{
 		Tape:         s.tapeOptions(in),
 		AllowReslice: in.AllowReslice,
 	})
@@ -231,11 +244,22 @@ func constraints(cs []session.Constraint) []Constraint {
 	return out
 }
 
-func (s *server) commit(in CommitInput) (CommitOutput, error) {
+func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, error) {
 	if in.PreparedID == "" || in.TapeHash == "" {
 		return CommitOutput{}, inputErrorf("preparedId and tapeHash are both required: pass them as graft_prepare returned them")
 	}
-	res, err := s.svc.Commit(in.PreparedID, in.TapeHash, in.Target)
+	// The source is the review's: one that cannot be read is refused by
+	// Commit itself, with its own error.
+	var source string
+	if rv, err := s.svc.PreparedReview(in.PreparedID); err == nil {
+		source = rv.Source
+	}
+	unlock, err := s.locks.lock(ctx, source, in.Target)
+	if err != nil {
+		return CommitOutput{}, err
+	}
+	defer unlock()
+	res, err := s.svc.Commit(ctx, in.PreparedID, in.TapeHash, in.Target)
 	if err != nil {
 		return CommitOutput{}, err
 	}
@@ -263,11 +287,16 @@ func (s *server) commit(in CommitInput) (CommitOutput, error) {
 	return out, nil
 }
 
-func (s *server) recall(in RecallInput) (RecallOutput, error) {
+func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, error) {
 	if in.Session == "" {
 		return RecallOutput{}, inputErrorf("session is required")
 	}
-	ev, err := s.svc.Recall(in.Session, in.Seq)
+	unlock, err := s.locks.lock(ctx, in.Session)
+	if err != nil {
+		return RecallOutput{}, err
+	}
+	defer unlock()
+	ev, _, err := s.svc.RecallWithPath(ctx, in.Session, in.Seq)
 	if err != nil {
 		return RecallOutput{}, err
 	}
@@ -316,7 +345,7 @@ func (s *server) recall(in RecallInput) (RecallOutput, error) {
 	return out, nil
 }
 
-func (s *server) status(in StatusInput) (StatusOutput, error) {
+func (s *server) status(_ context.Context, in StatusInput) (StatusOutput, error) {
 	st, err := s.svc.Status()
 	if err != nil {
 		return StatusOutput{}, err
@@ -393,10 +422,18 @@ func lastRecovery(rec *graft.LastRecovery) *RecoveryReport {
 	return out
 }
 
-func (s *server) revert(in RevertInput) (RevertOutput, error) {
+func (s *server) revert(ctx context.Context, in RevertInput) (RevertOutput, error) {
 	if in.Target == "" {
 		return RevertOutput{}, inputErrorf("target is required: the session a graft created (graft_status shows it as a session's target)")
 	}
+	// The source is the target's parent: one that cannot be read is
+	// refused by Revert itself, with its own error.
+	source, _ := s.svc.Parent(in.Target)
+	unlock, err := s.locks.lock(ctx, in.Target, source)
+	if err != nil {
+		return RevertOutput{}, err
+	}
+	defer unlock()
 	res, err := s.svc.Revert(in.Target, in.Force)
 	if err != nil {
 		return RevertOutput{}, err

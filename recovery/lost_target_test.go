@@ -1,6 +1,7 @@
 package recovery_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/graft-project/graft/graft"
@@ -24,7 +25,7 @@ func TestRecoverRetiredIntoALostTarget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCrashHome(t, vfs.Default)
 			c.createSource("s")
-			rv, err := c.svc.Prepare("s", graft.PrepareOptions{})
+			rv, err := c.svc.Prepare(context.Background(), "s", graft.PrepareOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

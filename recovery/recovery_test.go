@@ -2,6 +2,7 @@ package recovery_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"slices"
@@ -166,7 +167,7 @@ func TestRecoverCompleteTargetWithoutCommitPoint(t *testing.T) {
 			if len(lo) != 1 || lo[0].Target != "s.g2" || lo[0].Txn != rec.Txn || lo[0].State != string(state) {
 				t.Fatalf("catalog leftovers of s: %+v, want s.g2 of txn %s in %s", lo, rec.Txn, state)
 			}
-			rv, err := c.svc.Prepare("s", graft.PrepareOptions{})
+			rv, err := c.svc.Prepare(context.Background(), "s", graft.PrepareOptions{})
 			if err != nil {
 				t.Fatalf("Prepare(s) after the roll back: %v", err)
 			}
@@ -185,7 +186,7 @@ func TestRecoverCompleteTargetWithoutCommitPoint(t *testing.T) {
 func TestRecoverColdVerifiedRetiredRollsForward(t *testing.T) {
 	c := newCrashHome(t, vfs.Default)
 	c.createSource("s")
-	rv, err := c.svc.Prepare("s", graft.PrepareOptions{})
+	rv, err := c.svc.Prepare(context.Background(), "s", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
@@ -217,7 +218,7 @@ func TestRecoverColdVerifiedRetiredRollsForward(t *testing.T) {
 		t.Errorf("lineage node of s: %+v, want s.g2 among its children", p)
 	}
 	// The review the crashed commit consumed is used now.
-	_, err = c.svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2-again")
+	_, err = c.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2-again")
 	if code, _ := graft.CodeOf(err); code != "used_prepared" {
 		t.Errorf("committing the consumed review again: %v (%s), want used_prepared", err, code)
 	}

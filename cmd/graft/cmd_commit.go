@@ -34,7 +34,9 @@ in its notes.`,
 			if err != nil {
 				return err
 			}
-			res, err := svc.Commit(args[0], hash, target)
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			res, err := svc.Commit(ctx, args[0], hash, target)
 			var self *graft.TargetIsSourceError
 			if errors.As(err, &self) {
 				return usageError{errors.New(self.Usage("--target"))}

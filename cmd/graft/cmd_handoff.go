@@ -92,7 +92,9 @@ committed (exit 2).`,
 			if err != nil {
 				return err
 			}
-			res, err := svc.Handoff(o)
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			res, err := svc.Handoff(ctx, o)
 			if err != nil {
 				return err
 			}

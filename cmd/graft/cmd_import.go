@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -66,7 +67,9 @@ func newImportClaudeCodeCmd(a *app) *cobra.Command {
 from the parent's sub-agent report.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runImport(hosts.ClaudeCode, args[0], &f)
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			return a.runImport(ctx, hosts.ClaudeCode, args[0], &f)
 		},
 	}
 	f.add(cmd)
@@ -80,7 +83,9 @@ func newImportCodexCmd(a *app) *cobra.Command {
 		Short: "Import a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runImport(hosts.Codex, args[0], &f)
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			return a.runImport(ctx, hosts.Codex, args[0], &f)
 		},
 	}
 	f.add(cmd)
@@ -89,12 +94,12 @@ func newImportCodexCmd(a *app) *cobra.Command {
 
 // runImport imports path (graft.Service.Import: a transcript bound to a
 // graft session is followed into it) and prints the summary.
-func (a *app) runImport(host hosts.Host, path string, f *importFlags) error {
+func (a *app) runImport(ctx context.Context, host hosts.Host, path string, f *importFlags) error {
 	svc, err := a.service()
 	if err != nil {
 		return err
 	}
-	res, err := svc.Import(host, path, graft.ImportOptions{ID: f.id, KeepThinking: f.keepThinking, Progress: progressPrinter(a.stderr)})
+	res, err := svc.Import(ctx, host, path, graft.ImportOptions{ID: f.id, KeepThinking: f.keepThinking, Progress: progressPrinter(a.stderr)})
 	if res == nil {
 		return err
 	}

@@ -45,7 +45,9 @@ Next: graft commit <preparedId> --hash <tapeHash>
 			if err != nil {
 				return err
 			}
-			rv, err := svc.Prepare(args[0], o)
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			rv, err := svc.Prepare(ctx, args[0], o)
 			if err != nil {
 				return err
 			}

@@ -47,7 +47,7 @@ An origin that cannot be re-read as cited makes the exit code 35.`,
 			if origin {
 				return a.recallOrigin(svc, args[0], seq, asJSON)
 			}
-			ev, err := svc.Recall(args[0], seq)
+			ev, _, err := svc.RecallWithPath(cmd.Context(), args[0], seq)
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ the prepared reviews it held are not carried over (prepare again).`,
 				}
 				rep, rb, err = res.Scan, res.Rebuild, res.ScanErr
 			} else {
-				rep, err = svc.Recover()
+				rep, err = svc.Recover(cmd.Context())
 			}
 			if rep == nil {
 				return err

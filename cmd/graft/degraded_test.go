@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -38,17 +39,17 @@ func seedDegradedHome(t *testing.T, home string) string {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	rv, err := svc.Prepare("s", graft.PrepareOptions{})
+	rv, err := svc.Prepare(context.Background(), "s", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Commit(rv.PreparedID, rv.TapeHash, "s.g2"); err != nil {
+	if _, err := svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Append("s.g2", []session.Event{{Type: session.TypeUserMessage, Source: user, Text: "Carry on."}}); err != nil {
 		t.Fatal(err)
 	}
-	rv, err = svc.Prepare("s.g2", graft.PrepareOptions{})
+	rv, err = svc.Prepare(context.Background(), "s.g2", graft.PrepareOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -27,6 +28,8 @@ type Options struct {
 	// Progress, when set, is called per transcript (the main one, then each
 	// sub-agent's) with bytes read and its size.
 	Progress func(path string, read, total int64)
+	// Ctx, when set, cancels the import (importer.Options.Ctx).
+	Ctx context.Context
 }
 
 // SubAgent is a sub-agent transcript found next to a transcript.
@@ -176,7 +179,7 @@ func Import(o Options) (*importer.Summary, error) {
 }
 
 func runOptions(o Options, id, path string) importer.Options {
-	ro := importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path}
+	ro := importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path, Ctx: o.Ctx}
 	if o.Progress != nil {
 		ro.Progress = func(read, total int64) { o.Progress(path, read, total) }
 	}

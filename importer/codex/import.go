@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"context"
+
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
 )
@@ -16,6 +18,8 @@ type Options struct {
 	KeepThinking bool
 	// Progress, when set, is called with bytes read and the rollout's size.
 	Progress func(read, total int64)
+	// Ctx, when set, cancels the import (importer.Options.Ctx).
+	Ctx context.Context
 }
 
 // Import imports a Codex rollout into session o.ID incrementally
@@ -28,6 +32,6 @@ func Import(o Options) (*importer.Summary, error) {
 			return nil, err
 		}
 	}
-	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress},
+	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx},
 		NewMapper(Config{KeepThinking: o.KeepThinking}))
 }
