@@ -647,6 +647,57 @@ func RunLauncher() {
 	os.Exit(0)
 }
 
+// bareScanEnv makes an executable that calls RunBareScanProcess a bare
+// scan of its one argument, in its own process.
+const bareScanEnv = "GRAFT_BENCH_BARESCAN"
+
+// RunBareScanProcess is the bare scan as a user would run it: a process of
+// its own that reads the file and counts its lines, nothing else running in
+// it. With bareScanEnv set it scans os.Args[1], prints "<ns> <lines>" and
+// exits; it returns at once otherwise. Executables that call
+// BareScanProcess call it first.
+func RunBareScanProcess() {
+	if os.Getenv(bareScanEnv) != "1" {
+		return
+	}
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "bare scan: want one file")
+		os.Exit(2)
+	}
+	d, lines, err := BareScan(os.Args[1])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bare scan: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d %d\n", d.Nanoseconds(), lines)
+	os.Exit(0)
+}
+
+// BareScanProcess runs the bare scan of path in a fresh process (the
+// running executable, which must call RunBareScanProcess first): scan is
+// the read and count inside it, whole the process's wall time as its
+// parent sees it (start-up included).
+func BareScanProcess(path string) (scan, whole time.Duration, lines int, err error) {
+	self, err := os.Executable()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	cmd := exec.Command(self, path)
+	cmd.Env = append(os.Environ(), bareScanEnv+"=1")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, 0, fmt.Errorf("bare scan process: %v: %s", err, stderr.Bytes())
+	}
+	whole = time.Since(start)
+	var ns int64
+	if _, err := fmt.Sscanf(out.String(), "%d %d", &ns, &lines); err != nil {
+		return 0, 0, 0, fmt.Errorf("bare scan process printed %q: %v", out.String(), err)
+	}
+	return time.Duration(ns), whole, lines, nil
+}
+
 // PeakRSS runs the graft binary's prepare of id in home, after dropping
 // the home's indexes, and returns its peak resident set size. The running
 // executable must call RunLauncher first thing.
