@@ -46,19 +46,19 @@ func (db *DB) PutScanIndex(ix index.ScanIndex) error {
 	})
 }
 
-// GetScanIndex returns the scan index of session, and whether there is one
+// GetScanIndex returns the scan index of session id, and whether there is one
 // (one of version 1 reads as none). The caller checks it against the file
 // (index.ScanIndex.Fits).
-func (db *DB) GetScanIndex(session string) (index.ScanIndex, bool, error) {
+func (db *DB) GetScanIndex(id string) (index.ScanIndex, bool, error) {
 	var ix index.ScanIndex
 	var ok bool
-	err := db.view("reading scan index of "+session, func(tx *bolt.Tx) error {
+	err := db.view("reading scan index of "+id, func(tx *bolt.Tx) error {
 		var err error
 		// DecodeScanIndex copies the state out: bbolt's slices die with
 		// the transaction.
-		ix, ok, err = index.DecodeScanIndex(tx.Bucket([]byte(bucketScanIndex)).Get([]byte(session)))
+		ix, ok, err = index.DecodeScanIndex(tx.Bucket([]byte(bucketScanIndex)).Get([]byte(id)))
 		if err != nil {
-			return &CorruptValueError{Path: db.path, Bucket: bucketScanIndex, Key: session, Err: err}
+			return &CorruptValueError{Path: db.path, Bucket: bucketScanIndex, Key: id, Err: err}
 		}
 		return nil
 	})

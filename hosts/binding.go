@@ -203,11 +203,11 @@ func Recent(all []Binding, host Host, cwd string) *Binding {
 	return best
 }
 
-// Primary is the binding that says which host a graft session lives in:
+// Primary is the binding that says which host graft session id lives in:
 // the one it was exported as, else the host session followed last.
-func Primary(all []Binding, session string) *Binding {
+func Primary(all []Binding, id string) *Binding {
 	var best *Binding
-	for _, b := range OfSession(all, session) {
+	for _, b := range OfSession(all, id) {
 		switch {
 		case best == nil, b.Role == RoleExported && best.Role != RoleExported:
 			bb := b

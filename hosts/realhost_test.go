@@ -353,9 +353,9 @@ func (g graftRun) hostSessions() []binding {
 type binding struct{ Host, HostSessionID, Session, Role string }
 
 // exported is the host session id exported from a graft session, "" if none.
-func exported(bs []binding, session string) string {
+func exported(bs []binding, id string) string {
 	for _, b := range bs {
-		if b.Role == "exported" && (session == "" || b.Session == session) {
+		if b.Role == "exported" && (id == "" || b.Session == id) {
 			return b.HostSessionID
 		}
 	}
