@@ -319,31 +319,57 @@ func (d lineDecoder) todo(td *Todo) bool {
 
 // inherit reads a graft/origin's inherit (one line per session, so the
 // code is plain rather than fast).
+// fields reads an object of one of the nested types below (inherit and
+// relies: a line per session carries them, so the code is plain rather
+// than fast): field reads the value at key and names its bit; an unknown
+// key (bit 0) or one seen twice gives the line up.
+func (d lineDecoder) fields(field func(key string) (bit uint8, ok bool)) bool {
+	var seen uint8
+	return d.Object(func(key []byte) bool {
+		bit, ok := field(string(key))
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	})
+}
+
+// list reads an array into *dst with elem reading each element; null
+// leaves *dst as it is, as in encoding/json.
+func list[T any](d lineDecoder, dst *[]T, elem func(*T) bool) bool {
+	if d.Null() {
+		return true
+	}
+	out := []T{}
+	ok := d.Array(func() bool {
+		var v T
+		if !elem(&v) {
+			return false
+		}
+		out = append(out, v)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
 func (d lineDecoder) inherit(dst **Inherited) bool {
 	if d.Null() {
 		return true
 	}
 	in := &Inherited{}
 	*dst = in
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "firstGoal":
-			bit, ok = 1, d.quote(&in.FirstGoal)
+			return 1, d.quote(&in.FirstGoal)
 		case "constraints":
-			bit, ok = 2, d.constraints(&in.Constraints)
+			return 2, list(d, &in.Constraints, d.constraint)
 		case "moreConstraints":
-			bit, ok = 4, d.mores(&in.MoreConstraints)
-		default:
-			return false
+			return 4, list(d, &in.MoreConstraints, d.more)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
 }
 
@@ -353,268 +379,118 @@ func (d lineDecoder) quote(dst **Quote) bool {
 	}
 	q := &Quote{}
 	*dst = q
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "text":
-			bit, ok = 1, d.StringField(&q.Text)
+			return 1, d.StringField(&q.Text)
 		case "origin":
-			bit, ok = 2, d.origin(&q.Origin)
-		default:
-			return false
+			return 2, d.origin(&q.Origin)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
-}
-
-func (d lineDecoder) constraints(dst *[]Constraint) bool {
-	if d.Null() {
-		return true
-	}
-	out := []Constraint{}
-	ok := d.Array(func() bool {
-		var c Constraint
-		if !d.constraint(&c) {
-			return false
-		}
-		out = append(out, c)
-		return true
-	})
-	*dst = out
-	return ok
 }
 
 func (d lineDecoder) constraint(c *Constraint) bool {
 	if d.Null() {
 		return true // a null element is a zero one, as in encoding/json
 	}
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "text":
-			bit, ok = 1, d.StringField(&c.Text)
+			return 1, d.StringField(&c.Text)
 		case "origin":
-			bit, ok = 2, d.origin(&c.Origin)
+			return 2, d.origin(&c.Origin)
 		case "also":
-			bit, ok = 4, d.origins(&c.Also)
-		default:
-			return false
+			return 4, list(d, &c.Also, d.origin)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
-}
-
-func (d lineDecoder) origins(dst *[]Origin) bool {
-	if d.Null() {
-		return true
-	}
-	out := []Origin{}
-	ok := d.Array(func() bool {
-		var o Origin
-		if !d.origin(&o) {
-			return false
-		}
-		out = append(out, o)
-		return true
-	})
-	*dst = out
-	return ok
 }
 
 func (d lineDecoder) origin(o *Origin) bool {
 	if d.Null() {
 		return true // null leaves a struct as it is, in encoding/json
 	}
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "generation":
-			bit, ok = 1, d.IntField(&o.Generation)
+			return 1, d.IntField(&o.Generation)
 		case "session":
-			bit, ok = 2, d.StringField(&o.Session)
+			return 2, d.StringField(&o.Session)
 		case "seq":
-			bit, ok = 4, d.Int64Field(&o.Seq)
-		default:
-			return false
+			return 4, d.Int64Field(&o.Seq)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
-}
-
-func (d lineDecoder) mores(dst *[]More) bool {
-	if d.Null() {
-		return true
-	}
-	out := []More{}
-	ok := d.Array(func() bool {
-		var m More
-		if !d.more(&m) {
-			return false
-		}
-		out = append(out, m)
-		return true
-	})
-	*dst = out
-	return ok
 }
 
 func (d lineDecoder) more(m *More) bool {
 	if d.Null() {
 		return true
 	}
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "session":
-			bit, ok = 1, d.StringField(&m.Session)
+			return 1, d.StringField(&m.Session)
 		case "n":
-			bit, ok = 2, d.IntField(&m.N)
+			return 2, d.IntField(&m.N)
 		case "from":
-			bit, ok = 4, d.Int64Field(&m.From)
+			return 4, d.Int64Field(&m.From)
 		case "to":
-			bit, ok = 8, d.Int64Field(&m.To)
-		default:
-			return false
+			return 8, d.Int64Field(&m.To)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
 }
 
-// relies reads a graft/origin's relies (one line per session, so the code
-// is plain rather than fast).
 func (d lineDecoder) relies(dst **Relies) bool {
 	if d.Null() {
 		return true
 	}
 	r := &Relies{}
 	*dst = r
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "prefixes":
-			bit, ok = 1, d.prefixMarks(&r.Prefixes)
+			return 1, list(d, &r.Prefixes, d.prefixMark)
 		case "origins":
-			bit, ok = 2, d.originLines(&r.Origins)
-		default:
-			return false
+			return 2, list(d, &r.Origins, d.originLine)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
-}
-
-func (d lineDecoder) prefixMarks(dst *[]PrefixMark) bool {
-	if d.Null() {
-		return true
-	}
-	out := []PrefixMark{}
-	ok := d.Array(func() bool {
-		var m PrefixMark
-		if !d.prefixMark(&m) {
-			return false
-		}
-		out = append(out, m)
-		return true
-	})
-	*dst = out
-	return ok
 }
 
 func (d lineDecoder) prefixMark(m *PrefixMark) bool {
 	if d.Null() {
 		return true
 	}
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "session":
-			bit, ok = 1, d.StringField(&m.Session)
+			return 1, d.StringField(&m.Session)
 		case "generation":
-			bit, ok = 2, d.IntField(&m.Generation)
+			return 2, d.IntField(&m.Generation)
 		case "boundary":
-			bit, ok = 4, d.Int64Field(&m.Boundary)
+			return 4, d.Int64Field(&m.Boundary)
 		case "prefixHash":
-			bit, ok = 8, d.StringField(&m.PrefixHash)
-		default:
-			return false
+			return 8, d.StringField(&m.PrefixHash)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
-}
-
-func (d lineDecoder) originLines(dst *[]OriginLine) bool {
-	if d.Null() {
-		return true
-	}
-	out := []OriginLine{}
-	ok := d.Array(func() bool {
-		var l OriginLine
-		if !d.originLine(&l) {
-			return false
-		}
-		out = append(out, l)
-		return true
-	})
-	*dst = out
-	return ok
 }
 
 func (d lineDecoder) originLine(l *OriginLine) bool {
 	if d.Null() {
 		return true
 	}
-	var seen uint8
-	return d.Object(func(key []byte) bool {
-		var bit uint8
-		var ok bool
-		switch string(key) {
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
 		case "origin":
-			bit, ok = 1, d.origin(&l.Origin)
+			return 1, d.origin(&l.Origin)
 		case "line":
-			bit, ok = 2, d.StringField(&l.Line)
-		default:
-			return false
+			return 2, d.StringField(&l.Line)
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return ok
+		return 0, false
 	})
 }
 
