@@ -153,7 +153,11 @@ func (h *handler) transcript() string {
 		dir = h.set.CodexHome
 	}
 	p, err := hosts.FindTranscript(h.host, h.in.SessionID, h.in.Cwd, dir)
+	if errors.Is(err, hosts.ErrNoTranscript) {
+		return "" // not written yet: the host writes it after the first reply
+	}
 	if err != nil {
+		h.out.warn("%s: finding the transcript of %s session %s: %v", h.in.HookEventName, h.host, h.in.SessionID, err)
 		return ""
 	}
 	return p
@@ -256,11 +260,13 @@ func (h *handler) turn() {
 // where the work went on, with the command that resumes it.
 func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
 	note := fmt.Sprintf("graft: this %s session was handed off; the work continues in graft session %s", h.host, fr.HandedOffTo)
-	if all, err := hosts.List(h.svc.FS, h.svc.Home); err == nil {
-		for _, b := range hosts.OfSession(all, fr.HandedOffTo) {
-			if b.Role == hosts.RoleExported {
-				note += fmt.Sprintf(", resumed with: %s", map[hosts.Host]string{hosts.ClaudeCode: "claude --resume ", hosts.Codex: "codex resume "}[b.Host]+b.HostSessionID)
-			}
+	all, err := hosts.List(h.svc.FS, h.svc.Home)
+	if err != nil {
+		h.out.warn("listing the host sessions for the resume command of %s: %v", fr.HandedOffTo, err)
+	}
+	for _, b := range hosts.OfSession(all, fr.HandedOffTo) {
+		if b.Role == hosts.RoleExported {
+			note += fmt.Sprintf(", resumed with: %s", map[hosts.Host]string{hosts.ClaudeCode: "claude --resume ", hosts.Codex: "codex resume "}[b.Host]+b.HostSessionID)
 		}
 	}
 	return note + ". What is said here is not carried over: tell the user to continue there."
