@@ -50,11 +50,13 @@ var (
 	derivedBuckets = []string{bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex}
 )
 
-// DB is an open catalog. bbolt lets one process hold it at a time: keep it
+// DB is an open catalog over a Backend (catalog.db: Open; another store:
+// OpenBackend). bbolt lets one process hold catalog.db at a time: keep it
 // open for one operation (With), never for a server's life.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	b Backend
+	// name is b.Name(): the file, in every message.
+	name string
 	// readOnly: opened by View without write access; writes are refused.
 	readOnly bool
 }
@@ -82,55 +84,12 @@ func Open(home string, timeout time.Duration) (*DB, error) {
 	if err != nil {
 		return nil, openError(path, timeout, err)
 	}
-	db := &DB{bolt: b, path: path}
-	if err := db.init(); err != nil {
-		if cerr := b.Close(); cerr != nil {
-			return nil, errors.Join(err, fmt.Errorf("catalog: closing %s: %w", path, cerr))
-		}
-		return nil, err
-	}
-	return db, nil
-}
-
-// init creates missing buckets and the format mark; a read-only check
-// first spares the fsync of a write transaction on every open.
-func (db *DB) init() (err error) {
-	defer guard(db.path, &err)
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	ready := true
-	err = db.bolt.View(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if tx.Bucket([]byte(name)) == nil {
-				ready = false
-				return nil
-			}
-		}
-		return db.checkFormat(tx.Bucket([]byte(bucketMeta)).Get([]byte(FormatKey)))
-	})
-	if err != nil || ready {
-		return err
-	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
-				return fmt.Errorf("creating bucket %q: %w", name, err)
-			}
-		}
-		meta := tx.Bucket([]byte(bucketMeta))
-		if v := meta.Get([]byte(FormatKey)); v != nil {
-			return db.checkFormat(v)
-		}
-		return meta.Put([]byte(FormatKey), []byte(Format))
-	})
-	if err != nil {
-		return fmt.Errorf("catalog: initialising %s: %w", db.path, err)
-	}
-	return nil
+	return newDB(&boltBackend{db: b, path: path})
 }
 
 func (db *DB) checkFormat(v []byte) error {
 	if string(v) != Format {
-		return fmt.Errorf("%w: %s says %q, this build reads %q", ErrFormat, db.path, v, Format)
+		return fmt.Errorf("%w: %s says %q, this build reads %q", ErrFormat, db.name, v, Format)
 	}
 	return nil
 }
@@ -149,48 +108,51 @@ func With(home string, timeout time.Duration, fn func(*DB) error) (err error) {
 	return fn(db)
 }
 
-// Close releases the catalog for other processes.
+// Close releases the catalog for other processes: it closes the backend.
 func (db *DB) Close() error {
-	if err := db.bolt.Close(); err != nil {
-		return fmt.Errorf("catalog: closing %s: %w", db.path, err)
+	if err := db.b.Close(); err != nil {
+		return fmt.Errorf("catalog: closing %s: %w", db.name, err)
 	}
 	return nil
 }
 
-// Path is the catalog file.
-func (db *DB) Path() string { return db.path }
+// Path is the catalog file (for another backend, its Name).
+func (db *DB) Path() string { return db.name }
 
 // view and update run fn in a transaction and name the operation and the
-// file in any error.
+// store in any error.
 // A damaged file can make bbolt panic inside a transaction (guard).
-func (db *DB) view(op string, fn func(*bolt.Tx) error) (err error) {
-	defer guard(db.path, &err)
+func (db *DB) view(op string, fn func(Tx) error) (err error) {
+	defer guard(db.name, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	if err := db.bolt.View(fn); err != nil {
-		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)
+	if err := db.b.View(fn); err != nil {
+		return fmt.Errorf("catalog: %s in %s: %w", op, db.name, err)
 	}
 	return nil
 }
 
-func (db *DB) update(op string, fn func(*bolt.Tx) error) (err error) {
+func (db *DB) update(op string, fn func(Tx) error) (err error) {
 	if db.readOnly {
-		return fmt.Errorf("catalog: %s in %s: opened read-only (it cannot be written): %w", op, db.path, berrors.ErrDatabaseReadOnly)
+		return fmt.Errorf("catalog: %s in %s: opened read-only (it cannot be written): %w", op, db.name, berrors.ErrDatabaseReadOnly)
 	}
-	defer guard(db.path, &err)
+	defer guard(db.name, &err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	before := db.pageWrites()
-	if err := db.bolt.Update(fn); err != nil {
-		return fmt.Errorf("catalog: %s in %s: %w", op, db.path, err)
+	if err := db.b.Update(fn); err != nil {
+		return fmt.Errorf("catalog: %s in %s: %w", op, db.name, err)
 	}
 	writeTxns.Add(1)
 	pageWrites.Add(db.pageWrites() - before)
 	return nil
 }
 
-// pageWrites is bbolt's count of page writes on this handle.
+// pageWrites is the backend's count of page writes (bbolt's on this
+// handle), or 0 for a backend without pages.
 func (db *DB) pageWrites() int64 {
-	st := db.bolt.Stats()
-	return st.TxStats.GetWrite()
+	if c, ok := db.b.(pageCounter); ok {
+		return c.pageWrites()
+	}
+	return 0
 }
 
 // The catalog's writes in this process, for the benchmarks' same-I/O
@@ -200,8 +162,8 @@ func (db *DB) pageWrites() int64 {
 var writeTxns, pageWrites atomic.Int64
 
 // WriteStats counts the write transactions this process committed to
-// catalogs (each with two fdatasyncs) and the page writes bbolt made for
-// them, meta pages included.
+// catalogs (on catalog.db each with two fdatasyncs) and the page writes
+// bbolt made for them, meta pages included (none on other backends).
 type WriteStats struct {
 	Txns, PageWrites int64
 }
@@ -213,56 +175,51 @@ func ReadWriteStats() WriteStats {
 }
 
 // putJSON stores v under key.
-func putJSON(tx *bolt.Tx, bucket, key string, v any) error {
+func putJSON(tx Tx, bucket, key string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encoding %s/%s: %w", bucket, key, err)
 	}
-	return tx.Bucket([]byte(bucket)).Put([]byte(key), data)
+	return tx.Put(bucket, key, data)
 }
 
-// getJSON decodes the value under key into v; the bytes are copied out of
-// the transaction first, since bbolt's slices die with it.
-func (db *DB) getJSON(tx *bolt.Tx, bucket, key string, v any) (bool, error) {
-	raw := tx.Bucket([]byte(bucket)).Get([]byte(key))
-	if raw == nil {
-		return false, nil
+// getJSON decodes the value under key into v (Tx.Get copies it out of the
+// transaction: bbolt's slices die with it).
+func (db *DB) getJSON(tx Tx, bucket, key string, v any) (bool, error) {
+	raw, err := tx.Get(bucket, key)
+	if err != nil || raw == nil {
+		return false, err
 	}
-	return true, db.decode(bucket, key, bytes.Clone(raw), v)
+	return true, db.decode(bucket, key, raw, v)
 }
 
 func (db *DB) decode(bucket, key string, data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: err}
+		return &CorruptValueError{Path: db.name, Bucket: bucket, Key: key, Err: err}
 	}
 	// dec.More would miss a stray '}' or ']': only EOF ends a value.
 	switch _, err := dec.Token(); {
 	case err == io.EOF:
 		return nil
 	case err != nil:
-		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: fmt.Errorf("data after the value: %w", err)}
+		return &CorruptValueError{Path: db.name, Bucket: bucket, Key: key, Err: fmt.Errorf("data after the value: %w", err)}
 	default:
-		return &CorruptValueError{Path: db.path, Bucket: bucket, Key: key, Err: errors.New("data after the value")}
+		return &CorruptValueError{Path: db.name, Bucket: bucket, Key: key, Err: errors.New("data after the value")}
 	}
 }
 
 // each decodes every value of bucket whose key starts with prefix, in key
 // order, calling fn with the key.
-func (db *DB) each(tx *bolt.Tx, bucket, prefix string, newValue func() any, fn func(key string, v any) error) error {
-	c := tx.Bucket([]byte(bucket)).Cursor()
-	for k, raw := c.Seek([]byte(prefix)); k != nil && strings.HasPrefix(string(k), prefix); k, raw = c.Next() {
-		key := string(k)
+func (db *DB) each(tx Tx, bucket, prefix string, newValue func() any, fn func(key string, v any) error) error {
+	return tx.Each(bucket, prefix, func(key string, raw []byte) error {
 		v := newValue()
-		if err := db.decode(bucket, key, bytes.Clone(raw), v); err != nil {
+		if err := db.decode(bucket, key, raw, v); err != nil {
 			return err
 		}
-		if err := fn(key, v); err != nil {
-			return err
-		}
-	}
-	return nil
+		return fn(key, v)
+	})
 }
 
 // PutMeta stores a small value (e.g. the last recovery result) under key.
@@ -271,19 +228,18 @@ func (db *DB) PutMeta(key string, v []byte) error {
 	if key == "" || strings.HasPrefix(key, "catalog.") {
 		return fmt.Errorf("%w: meta key %q (empty, or reserved prefix \"catalog.\")", ErrInvalid, key)
 	}
-	return db.update("putting meta "+key, func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte(bucketMeta)).Put([]byte(key), bytes.Clone(v))
+	return db.update("putting meta "+key, func(tx Tx) error {
+		return tx.Put(bucketMeta, key, bytes.Clone(v))
 	})
 }
 
 // GetMeta returns a copy of the value under key.
 func (db *DB) GetMeta(key string) ([]byte, bool, error) {
 	var out []byte
-	err := db.view("getting meta "+key, func(tx *bolt.Tx) error {
-		if v := tx.Bucket([]byte(bucketMeta)).Get([]byte(key)); v != nil {
-			out = bytes.Clone(v)
-		}
-		return nil
+	err := db.view("getting meta "+key, func(tx Tx) error {
+		var err error
+		out, err = tx.Get(bucketMeta, key)
+		return err
 	})
 	if err != nil {
 		return nil, false, err
@@ -295,13 +251,10 @@ func (db *DB) GetMeta(key string) ([]byte, bool, error) {
 // leftovers, scan index, the old seq index) and keeps prepared reviews and
 // meta.
 func (db *DB) ClearDerived() error {
-	return db.update("clearing derived buckets", func(tx *bolt.Tx) error {
+	return db.update("clearing derived buckets", func(tx Tx) error {
 		for _, name := range derivedBuckets {
-			if err := tx.DeleteBucket([]byte(name)); err != nil {
-				return fmt.Errorf("deleting bucket %q: %w", name, err)
-			}
-			if _, err := tx.CreateBucket([]byte(name)); err != nil {
-				return fmt.Errorf("creating bucket %q: %w", name, err)
+			if err := tx.Clear(name); err != nil {
+				return err
 			}
 		}
 		return nil

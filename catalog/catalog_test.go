@@ -92,7 +92,7 @@ func TestOpenCreatesFileAndBuckets(t *testing.T) {
 	if db.Path() != filepath.Join(home, "catalog.db") || fi.Mode().Perm() != FileMode {
 		t.Fatalf("catalog at %s mode %v, want %s mode %v", db.Path(), fi.Mode().Perm(), filepath.Join(home, "catalog.db"), FileMode)
 	}
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	err = db.b.(*boltBackend).db.View(func(tx *bolt.Tx) error {
 		for _, name := range []string{"prepared", "lineage", "leftovers", "scanindex", "seqindex", "meta"} {
 			if tx.Bucket([]byte(name)) == nil {
 				return fmt.Errorf("bucket %q missing", name)
@@ -283,394 +283,387 @@ func TestNewPreparedID(t *testing.T) {
 }
 
 func TestPreparedRoundTripAndCopy(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	in := prepared("prep-1")
-	if err := db.PutPrepared(in); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.GetPrepared("prep-1", t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, in) {
-		t.Fatalf("GetPrepared = %+v\nwant %+v", got, in)
-	}
-	// The returned bytes belong to the caller.
-	got.Review[2] = 'X'
-	again, err := db.PeekPrepared("prep-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(again.Review, in.Review) {
-		t.Fatalf("changing a returned review changed the stored one: %s", again.Review)
-	}
-	noReview := prepared("prep-2")
-	noReview.Review = nil
-	if err := db.PutPrepared(noReview); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := db.PeekPrepared("prep-2"); err != nil || !reflect.DeepEqual(got, noReview) {
-		t.Fatalf("review-less prepared = %+v, %v", got, err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		in := prepared("prep-1")
+		if err := db.PutPrepared(in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.GetPrepared("prep-1", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, in) {
+			t.Fatalf("GetPrepared = %+v\nwant %+v", got, in)
+		}
+		// The returned bytes belong to the caller.
+		got.Review[2] = 'X'
+		again, err := db.PeekPrepared("prep-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Review, in.Review) {
+			t.Fatalf("changing a returned review changed the stored one: %s", again.Review)
+		}
+		noReview := prepared("prep-2")
+		noReview.Review = nil
+		if err := db.PutPrepared(noReview); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.PeekPrepared("prep-2"); err != nil || !reflect.DeepEqual(got, noReview) {
+			t.Fatalf("review-less prepared = %+v, %v", got, err)
+		}
+	})
 }
 
 func TestPutPreparedRefusesInvalid(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	cases := map[string]func(*Prepared){
-		"id":         func(p *Prepared) { p.ID = "../x" },
-		"empty id":   func(p *Prepared) { p.ID = "" },
-		"source":     func(p *Prepared) { p.Source = "a/b" },
-		"no expiry":  func(p *Prepared) { p.Expires = time.Time{} },
-		"usedBy":     func(p *Prepared) { p.UsedBy = "txn/1" },
-		"bad review": func(p *Prepared) { p.Review = json.RawMessage(`{"unclosed":`) },
-	}
-	for name, mutate := range cases {
-		p := prepared("prep-1")
-		mutate(&p)
-		if err := db.PutPrepared(p); err == nil {
-			t.Errorf("%s: PutPrepared accepted %+v", name, p)
+	eachBackend(t, func(t *testing.T, db *DB) {
+		cases := map[string]func(*Prepared){
+			"id":         func(p *Prepared) { p.ID = "../x" },
+			"empty id":   func(p *Prepared) { p.ID = "" },
+			"source":     func(p *Prepared) { p.Source = "a/b" },
+			"no expiry":  func(p *Prepared) { p.Expires = time.Time{} },
+			"usedBy":     func(p *Prepared) { p.UsedBy = "txn/1" },
+			"bad review": func(p *Prepared) { p.Review = json.RawMessage(`{"unclosed":`) },
 		}
-	}
-	if _, err := db.PeekPrepared("prep-1"); !errors.Is(err, ErrUnknownPrepared) {
-		t.Fatalf("a refused prepared was stored: %v", err)
-	}
+		for name, mutate := range cases {
+			p := prepared("prep-1")
+			mutate(&p)
+			if err := db.PutPrepared(p); err == nil {
+				t.Errorf("%s: PutPrepared accepted %+v", name, p)
+			}
+		}
+		if _, err := db.PeekPrepared("prep-1"); !errors.Is(err, ErrUnknownPrepared) {
+			t.Fatalf("a refused prepared was stored: %v", err)
+		}
+	})
 }
 
 func TestGetPreparedRefusals(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	p := prepared("prep-1")
-	if err := db.PutPrepared(p); err != nil {
-		t.Fatal(err)
-	}
-
-	_, err := db.GetPrepared("prep-nope", t0)
-	var unknown *UnknownPreparedError
-	if !errors.As(err, &unknown) || !errors.Is(err, ErrUnknownPrepared) || unknown.ID != "prep-nope" || !strings.Contains(err.Error(), "prep-nope") {
-		t.Fatalf("unknown id: %v", err)
-	}
-	if _, err := db.PeekPrepared("prep-nope"); !errors.Is(err, ErrUnknownPrepared) {
-		t.Fatalf("PeekPrepared of an unknown id: %v", err)
-	}
-
-	if _, err := db.GetPrepared("prep-1", p.Expires.Add(-time.Nanosecond)); err != nil {
-		t.Fatalf("one nanosecond before expiry: %v", err)
-	}
-	for _, now := range []time.Time{p.Expires, p.Expires.Add(time.Hour)} {
-		_, err := db.GetPrepared("prep-1", now)
-		var expired *ExpiredPreparedError
-		if !errors.As(err, &expired) || !errors.Is(err, ErrExpiredPrepared) || expired.ID != "prep-1" || !expired.Expires.Equal(p.Expires) {
-			t.Fatalf("at %v: %v, want *ExpiredPreparedError", now, err)
-		}
-		if errors.Is(err, ErrUsedPrepared) || errors.Is(err, ErrUnknownPrepared) {
-			t.Fatalf("expired error matches another sentinel: %v", err)
-		}
-	}
-	if peek, err := db.PeekPrepared("prep-1"); err != nil || peek.ID != "prep-1" {
-		t.Fatalf("PeekPrepared of an expired review: %+v, %v", peek, err)
-	}
-
-	if err := db.MarkPreparedUsed("prep-1", "txn-7"); err != nil {
-		t.Fatal(err)
-	}
-	for _, now := range []time.Time{t0, p.Expires.Add(time.Hour)} {
-		_, err := db.GetPrepared("prep-1", now)
-		var used *UsedPreparedError
-		if !errors.As(err, &used) || !errors.Is(err, ErrUsedPrepared) || used.Txn != "txn-7" || !strings.Contains(err.Error(), "prep-1") || !strings.Contains(err.Error(), "txn-7") {
-			t.Fatalf("used review at %v: %v, want *UsedPreparedError naming prep-1 and txn-7", now, err)
-		}
-	}
-	if peek, err := db.PeekPrepared("prep-1"); err != nil || peek.UsedBy != "txn-7" {
-		t.Fatalf("PeekPrepared of a used review: %+v, %v", peek, err)
-	}
-}
-
-func TestMarkPreparedUsed(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	if err := db.MarkPreparedUsed("prep-nope", "txn-1"); !errors.Is(err, ErrUnknownPrepared) {
-		t.Fatalf("marking an unknown review: %v", err)
-	}
-	if err := db.PutPrepared(prepared("prep-1")); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.MarkPreparedUsed("prep-1", "../txn"); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("marking with an invalid txn: %v", err)
-	}
-	if err := db.MarkPreparedUsed("prep-1", "txn-1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.MarkPreparedUsed("prep-1", "txn-1"); err != nil {
-		t.Fatalf("marking again with the same txn: %v", err)
-	}
-	if err := db.MarkPreparedUsed("prep-1", "txn-2"); !errors.Is(err, ErrUsedPrepared) || !strings.Contains(err.Error(), "txn-1") {
-		t.Fatalf("marking with another txn: %v, want ErrUsedPrepared naming txn-1", err)
-	}
-	if p, err := db.PeekPrepared("prep-1"); err != nil || p.UsedBy != "txn-1" {
-		t.Fatalf("after marks: %+v, %v", p, err)
-	}
-}
-
-func TestClaimPrepared(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	p := prepared("prep-1")
-	if err := db.PutPrepared(p); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ClaimPrepared("prep-1", "txn-1", p.Expires); !errors.Is(err, ErrExpiredPrepared) {
-		t.Fatalf("claiming an expired review: %v", err)
-	}
-	if got, err := db.PeekPrepared("prep-1"); err != nil || got.UsedBy != "" {
-		t.Fatalf("a refused claim marked the review: %+v, %v", got, err)
-	}
-	got, err := db.ClaimPrepared("prep-1", "txn-1", t0)
-	if err != nil || got.UsedBy != "txn-1" || got.TapeHash != p.TapeHash {
-		t.Fatalf("claim: %+v, %v", got, err)
-	}
-	if _, err := db.ClaimPrepared("prep-1", "txn-1", t0); err != nil {
-		t.Fatalf("claiming again with the same txn: %v", err)
-	}
-	if _, err := db.ClaimPrepared("prep-1", "txn-2", t0); !errors.Is(err, ErrUsedPrepared) {
-		t.Fatalf("claiming a claimed review: %v", err)
-	}
-	if _, err := db.ClaimPrepared("prep-nope", "txn-2", t0); !errors.Is(err, ErrUnknownPrepared) {
-		t.Fatalf("claiming an unknown review: %v", err)
-	}
-}
-
-func TestPurgeExpired(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	now := t0.Add(48 * time.Hour)
-	put := func(id string, expires time.Time, usedBy string) {
-		p := prepared(id)
-		p.Expires, p.UsedBy = expires, usedBy
+	eachBackend(t, func(t *testing.T, db *DB) {
+		p := prepared("prep-1")
 		if err := db.PutPrepared(p); err != nil {
 			t.Fatal(err)
 		}
-	}
-	put("prep-old", now.Add(-time.Hour), "")
-	put("prep-boundary", now, "")
-	put("prep-used-old", now.Add(-time.Minute), "txn-1")
-	put("prep-live", now.Add(time.Nanosecond), "")
-	put("prep-used-live", now.Add(time.Hour), "txn-2")
-	n, err := db.PurgeExpired(now)
-	if err != nil || n != 3 {
-		t.Fatalf("PurgeExpired = %d, %v; want 3", n, err)
-	}
-	for _, id := range []string{"prep-old", "prep-boundary", "prep-used-old"} {
-		if _, err := db.PeekPrepared(id); !errors.Is(err, ErrUnknownPrepared) {
-			t.Errorf("%s survived the purge: %v", id, err)
+
+		_, err := db.GetPrepared("prep-nope", t0)
+		var unknown *UnknownPreparedError
+		if !errors.As(err, &unknown) || !errors.Is(err, ErrUnknownPrepared) || unknown.ID != "prep-nope" || !strings.Contains(err.Error(), "prep-nope") {
+			t.Fatalf("unknown id: %v", err)
 		}
-	}
-	for _, id := range []string{"prep-live", "prep-used-live"} {
-		if _, err := db.PeekPrepared(id); err != nil {
-			t.Errorf("%s was purged: %v", id, err)
+		if _, err := db.PeekPrepared("prep-nope"); !errors.Is(err, ErrUnknownPrepared) {
+			t.Fatalf("PeekPrepared of an unknown id: %v", err)
 		}
-	}
-	if n, err := db.PurgeExpired(now); err != nil || n != 0 {
-		t.Fatalf("second PurgeExpired = %d, %v; want 0", n, err)
-	}
+
+		if _, err := db.GetPrepared("prep-1", p.Expires.Add(-time.Nanosecond)); err != nil {
+			t.Fatalf("one nanosecond before expiry: %v", err)
+		}
+		for _, now := range []time.Time{p.Expires, p.Expires.Add(time.Hour)} {
+			_, err := db.GetPrepared("prep-1", now)
+			var expired *ExpiredPreparedError
+			if !errors.As(err, &expired) || !errors.Is(err, ErrExpiredPrepared) || expired.ID != "prep-1" || !expired.Expires.Equal(p.Expires) {
+				t.Fatalf("at %v: %v, want *ExpiredPreparedError", now, err)
+			}
+			if errors.Is(err, ErrUsedPrepared) || errors.Is(err, ErrUnknownPrepared) {
+				t.Fatalf("expired error matches another sentinel: %v", err)
+			}
+		}
+		if peek, err := db.PeekPrepared("prep-1"); err != nil || peek.ID != "prep-1" {
+			t.Fatalf("PeekPrepared of an expired review: %+v, %v", peek, err)
+		}
+
+		if err := db.MarkPreparedUsed("prep-1", "txn-7"); err != nil {
+			t.Fatal(err)
+		}
+		for _, now := range []time.Time{t0, p.Expires.Add(time.Hour)} {
+			_, err := db.GetPrepared("prep-1", now)
+			var used *UsedPreparedError
+			if !errors.As(err, &used) || !errors.Is(err, ErrUsedPrepared) || used.Txn != "txn-7" || !strings.Contains(err.Error(), "prep-1") || !strings.Contains(err.Error(), "txn-7") {
+				t.Fatalf("used review at %v: %v, want *UsedPreparedError naming prep-1 and txn-7", now, err)
+			}
+		}
+		if peek, err := db.PeekPrepared("prep-1"); err != nil || peek.UsedBy != "txn-7" {
+			t.Fatalf("PeekPrepared of a used review: %+v, %v", peek, err)
+		}
+	})
+}
+
+func TestMarkPreparedUsed(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		if err := db.MarkPreparedUsed("prep-nope", "txn-1"); !errors.Is(err, ErrUnknownPrepared) {
+			t.Fatalf("marking an unknown review: %v", err)
+		}
+		if err := db.PutPrepared(prepared("prep-1")); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.MarkPreparedUsed("prep-1", "../txn"); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("marking with an invalid txn: %v", err)
+		}
+		if err := db.MarkPreparedUsed("prep-1", "txn-1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.MarkPreparedUsed("prep-1", "txn-1"); err != nil {
+			t.Fatalf("marking again with the same txn: %v", err)
+		}
+		if err := db.MarkPreparedUsed("prep-1", "txn-2"); !errors.Is(err, ErrUsedPrepared) || !strings.Contains(err.Error(), "txn-1") {
+			t.Fatalf("marking with another txn: %v, want ErrUsedPrepared naming txn-1", err)
+		}
+		if p, err := db.PeekPrepared("prep-1"); err != nil || p.UsedBy != "txn-1" {
+			t.Fatalf("after marks: %+v, %v", p, err)
+		}
+	})
+}
+
+func TestClaimPrepared(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		p := prepared("prep-1")
+		if err := db.PutPrepared(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ClaimPrepared("prep-1", "txn-1", p.Expires); !errors.Is(err, ErrExpiredPrepared) {
+			t.Fatalf("claiming an expired review: %v", err)
+		}
+		if got, err := db.PeekPrepared("prep-1"); err != nil || got.UsedBy != "" {
+			t.Fatalf("a refused claim marked the review: %+v, %v", got, err)
+		}
+		got, err := db.ClaimPrepared("prep-1", "txn-1", t0)
+		if err != nil || got.UsedBy != "txn-1" || got.TapeHash != p.TapeHash {
+			t.Fatalf("claim: %+v, %v", got, err)
+		}
+		if _, err := db.ClaimPrepared("prep-1", "txn-1", t0); err != nil {
+			t.Fatalf("claiming again with the same txn: %v", err)
+		}
+		if _, err := db.ClaimPrepared("prep-1", "txn-2", t0); !errors.Is(err, ErrUsedPrepared) {
+			t.Fatalf("claiming a claimed review: %v", err)
+		}
+		if _, err := db.ClaimPrepared("prep-nope", "txn-2", t0); !errors.Is(err, ErrUnknownPrepared) {
+			t.Fatalf("claiming an unknown review: %v", err)
+		}
+	})
+}
+
+func TestPurgeExpired(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		now := t0.Add(48 * time.Hour)
+		put := func(id string, expires time.Time, usedBy string) {
+			p := prepared(id)
+			p.Expires, p.UsedBy = expires, usedBy
+			if err := db.PutPrepared(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put("prep-old", now.Add(-time.Hour), "")
+		put("prep-boundary", now, "")
+		put("prep-used-old", now.Add(-time.Minute), "txn-1")
+		put("prep-live", now.Add(time.Nanosecond), "")
+		put("prep-used-live", now.Add(time.Hour), "txn-2")
+		n, err := db.PurgeExpired(now)
+		if err != nil || n != 3 {
+			t.Fatalf("PurgeExpired = %d, %v; want 3", n, err)
+		}
+		for _, id := range []string{"prep-old", "prep-boundary", "prep-used-old"} {
+			if _, err := db.PeekPrepared(id); !errors.Is(err, ErrUnknownPrepared) {
+				t.Errorf("%s survived the purge: %v", id, err)
+			}
+		}
+		for _, id := range []string{"prep-live", "prep-used-live"} {
+			if _, err := db.PeekPrepared(id); err != nil {
+				t.Errorf("%s was purged: %v", id, err)
+			}
+		}
+		if n, err := db.PurgeExpired(now); err != nil || n != 0 {
+			t.Fatalf("second PurgeExpired = %d, %v; want 0", n, err)
+		}
+	})
 }
 
 func TestLineage(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	if _, ok, err := db.GetNode("g1"); ok || err != nil {
-		t.Fatalf("GetNode of a missing node = %v, %v", ok, err)
-	}
-	b := Node{Session: "g2-b", Parent: "g1", Generation: 2, Boundary: 40, Txn: "txn-b", TapeHash: "h-b", Committed: t0}
-	a := Node{Session: "g2-a", Parent: "g1", Generation: 2, Boundary: 60, Txn: "txn-a", TapeHash: "h-a", Committed: t0.Add(time.Hour), Reverted: true}
-	for _, n := range []Node{b, a, b} {
-		if err := db.PutNode(n); err != nil {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		if _, ok, err := db.GetNode("g1"); ok || err != nil {
+			t.Fatalf("GetNode of a missing node = %v, %v", ok, err)
+		}
+		b := Node{Session: "g2-b", Parent: "g1", Generation: 2, Boundary: 40, Txn: "txn-b", TapeHash: "h-b", Committed: t0}
+		a := Node{Session: "g2-a", Parent: "g1", Generation: 2, Boundary: 60, Txn: "txn-a", TapeHash: "h-a", Committed: t0.Add(time.Hour), Reverted: true}
+		for _, n := range []Node{b, a, b} {
+			if err := db.PutNode(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		parent, ok, err := db.GetNode("g1")
+		want := Node{Session: "g1", Generation: 1, Children: []string{"g2-a", "g2-b"}}
+		if err != nil || !ok || !reflect.DeepEqual(parent, want) {
+			t.Fatalf("created parent = %+v, %v, %v\nwant %+v", parent, ok, err, want)
+		}
+		// A later upsert of the parent with its own data keeps its children.
+		if err := db.PutNode(Node{Session: "g1", Generation: 1, Committed: t0.Add(-time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	parent, ok, err := db.GetNode("g1")
-	want := Node{Session: "g1", Generation: 1, Children: []string{"g2-a", "g2-b"}}
-	if err != nil || !ok || !reflect.DeepEqual(parent, want) {
-		t.Fatalf("created parent = %+v, %v, %v\nwant %+v", parent, ok, err, want)
-	}
-	// A later upsert of the parent with its own data keeps its children.
-	if err := db.PutNode(Node{Session: "g1", Generation: 1, Committed: t0.Add(-time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PutNode(Node{Session: "g3", Parent: "g2-b", Generation: 3, Txn: "txn-c", Committed: t0.Add(2 * time.Hour)}); err != nil {
-		t.Fatal(err)
-	}
-	nodes, err := db.Nodes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Children = []string{"g3"}
-	wantNodes := []Node{
-		{Session: "g1", Generation: 1, Children: []string{"g2-a", "g2-b"}, Committed: t0.Add(-time.Hour)},
-		a, b,
-		{Session: "g3", Parent: "g2-b", Generation: 3, Txn: "txn-c", Committed: t0.Add(2 * time.Hour)},
-	}
-	if !reflect.DeepEqual(nodes, wantNodes) {
-		t.Fatalf("Nodes =\n%+v\nwant\n%+v", nodes, wantNodes)
-	}
+		if err := db.PutNode(Node{Session: "g3", Parent: "g2-b", Generation: 3, Txn: "txn-c", Committed: t0.Add(2 * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		nodes, err := db.Nodes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Children = []string{"g3"}
+		wantNodes := []Node{
+			{Session: "g1", Generation: 1, Children: []string{"g2-a", "g2-b"}, Committed: t0.Add(-time.Hour)},
+			a, b,
+			{Session: "g3", Parent: "g2-b", Generation: 3, Txn: "txn-c", Committed: t0.Add(2 * time.Hour)},
+		}
+		if !reflect.DeepEqual(nodes, wantNodes) {
+			t.Fatalf("Nodes =\n%+v\nwant\n%+v", nodes, wantNodes)
+		}
+	})
 }
 
 func TestPutNodeRefusesInvalid(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	for name, n := range map[string]Node{
-		"session":        {Session: "", Generation: 1},
-		"generation 0":   {Session: "s", Generation: 0},
-		"parent id":      {Session: "s", Parent: "..", Generation: 2},
-		"own parent":     {Session: "s", Parent: "s", Generation: 2},
-		"child of gen 1": {Session: "s", Parent: "p", Generation: 1},
-		"child id":       {Session: "s", Generation: 1, Children: []string{"a/b"}},
-		"txn":            {Session: "s", Generation: 1, Txn: "t x"},
-	} {
-		if err := db.PutNode(n); !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: PutNode(%+v) = %v, want ErrInvalid", name, n, err)
+	eachBackend(t, func(t *testing.T, db *DB) {
+		for name, n := range map[string]Node{
+			"session":        {Session: "", Generation: 1},
+			"generation 0":   {Session: "s", Generation: 0},
+			"parent id":      {Session: "s", Parent: "..", Generation: 2},
+			"own parent":     {Session: "s", Parent: "s", Generation: 2},
+			"child of gen 1": {Session: "s", Parent: "p", Generation: 1},
+			"child id":       {Session: "s", Generation: 1, Children: []string{"a/b"}},
+			"txn":            {Session: "s", Generation: 1, Txn: "t x"},
+		} {
+			if err := db.PutNode(n); !errors.Is(err, ErrInvalid) {
+				t.Errorf("%s: PutNode(%+v) = %v, want ErrInvalid", name, n, err)
+			}
 		}
-	}
-	if nodes, err := db.Nodes(); err != nil || len(nodes) != 0 {
-		t.Fatalf("refused nodes were stored: %+v, %v", nodes, err)
-	}
+		if nodes, err := db.Nodes(); err != nil || len(nodes) != 0 {
+			t.Fatalf("refused nodes were stored: %+v, %v", nodes, err)
+		}
+	})
 }
 
 func TestLeftovers(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	add := func(l Leftover) {
-		t.Helper()
-		if err := db.AddLeftover(l); err != nil {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		add := func(l Leftover) {
+			t.Helper()
+			if err := db.AddLeftover(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first := Leftover{Source: "a", Target: "a-g2", Txn: "txn-2", State: "PREPARING", Reason: "crashed before the commit point", Recorded: t0}
+		add(first)
+		again := first
+		again.Reason, again.Recorded = "second scan", t0.Add(time.Hour)
+		add(again)
+		add(Leftover{Source: "a", Target: "a-g2b", Txn: "txn-1", State: "TARGET_FLUSHED", Recorded: t0})
+		add(Leftover{Source: "a.b", Target: "x", Txn: "txn-9", State: "COLD_VERIFIED", Recorded: t0})
+		add(Leftover{Source: "ab", Target: "y", Txn: "txn-0", State: "PREPARING", Recorded: t0})
+
+		got, err := db.Leftovers("a")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	first := Leftover{Source: "a", Target: "a-g2", Txn: "txn-2", State: "PREPARING", Reason: "crashed before the commit point", Recorded: t0}
-	add(first)
-	again := first
-	again.Reason, again.Recorded = "second scan", t0.Add(time.Hour)
-	add(again)
-	add(Leftover{Source: "a", Target: "a-g2b", Txn: "txn-1", State: "TARGET_FLUSHED", Recorded: t0})
-	add(Leftover{Source: "a.b", Target: "x", Txn: "txn-9", State: "COLD_VERIFIED", Recorded: t0})
-	add(Leftover{Source: "ab", Target: "y", Txn: "txn-0", State: "PREPARING", Recorded: t0})
-
-	got, err := db.Leftovers("a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[0].Txn != "txn-1" || !reflect.DeepEqual(got[1], first) {
-		t.Fatalf("Leftovers(a) = %+v; want txn-1 then the first record of txn-2", got)
-	}
-	all, err := db.AllLeftovers()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, l := range all {
-		keys = append(keys, l.Source+"/"+l.Txn)
-	}
-	if want := []string{"a/txn-1", "a/txn-2", "a.b/txn-9", "ab/txn-0"}; !reflect.DeepEqual(keys, want) {
-		t.Fatalf("AllLeftovers = %q, want %q", keys, want)
-	}
-	if none, err := db.Leftovers("zzz"); err != nil || len(none) != 0 {
-		t.Fatalf("Leftovers of a clean source = %+v, %v", none, err)
-	}
-	if _, err := db.Leftovers("../a"); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("Leftovers(../a) = %v, want ErrInvalid", err)
-	}
-	if err := db.AddLeftover(Leftover{Source: "a", Target: "", Txn: "txn-3"}); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("AddLeftover without target = %v, want ErrInvalid", err)
-	}
+		if len(got) != 2 || got[0].Txn != "txn-1" || !reflect.DeepEqual(got[1], first) {
+			t.Fatalf("Leftovers(a) = %+v; want txn-1 then the first record of txn-2", got)
+		}
+		all, err := db.AllLeftovers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, l := range all {
+			keys = append(keys, l.Source+"/"+l.Txn)
+		}
+		if want := []string{"a/txn-1", "a/txn-2", "a.b/txn-9", "ab/txn-0"}; !reflect.DeepEqual(keys, want) {
+			t.Fatalf("AllLeftovers = %q, want %q", keys, want)
+		}
+		if none, err := db.Leftovers("zzz"); err != nil || len(none) != 0 {
+			t.Fatalf("Leftovers of a clean source = %+v, %v", none, err)
+		}
+		if _, err := db.Leftovers("../a"); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("Leftovers(../a) = %v, want ErrInvalid", err)
+		}
+		if err := db.AddLeftover(Leftover{Source: "a", Target: "", Txn: "txn-3"}); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("AddLeftover without target = %v, want ErrInvalid", err)
+		}
+	})
 }
 
 // scanIndexMagic starts a stored scan index (index/doc.go).
 const scanIndexMagic = "graft-scanindex-v2\n"
 
 func TestScanIndex(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	if _, ok, err := db.GetScanIndex("s"); ok || err != nil {
-		t.Fatalf("missing scan index: %v, %v", ok, err)
-	}
-	// The state is stored as its bytes: newlines, NULs and the magic itself
-	// inside it come back unchanged.
-	in := index.ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab",
-		State: append([]byte{0, 1, '\n', 2, 255, '\n'}, scanIndexMagic+"{\"x\":1}\n"...)}
-	if err := db.PutScanIndex(in); err != nil {
-		t.Fatal(err)
-	}
-	got, ok, err := db.GetScanIndex("s")
-	if err != nil || !ok || !reflect.DeepEqual(got, in) {
-		t.Fatalf("GetScanIndex = %+v, %v, %v", got, ok, err)
-	}
-	put := func(value string) {
-		t.Helper()
-		err := db.update("test", func(tx *bolt.Tx) error { return tx.Bucket([]byte(bucketScanIndex)).Put([]byte("s"), []byte(value)) })
-		if err != nil {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		if _, ok, err := db.GetScanIndex("s"); ok || err != nil {
+			t.Fatalf("missing scan index: %v, %v", ok, err)
+		}
+		// The state is stored as its bytes: newlines, NULs and the magic itself
+		// inside it come back unchanged.
+		in := index.ScanIndex{Session: "s", Dev: 2049, Ino: 123456, Offset: 1 << 33, Line: 99, NextSeq: 100, Check: "tail-v1:ab",
+			State: append([]byte{0, 1, '\n', 2, 255, '\n'}, scanIndexMagic+"{\"x\":1}\n"...)}
+		if err := db.PutScanIndex(in); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// A version-1 value (one JSON object, base64 state) reads as none: the
-	// caller folds the log and stores a new one.
-	put(`{"session":"s","dev":1,"ino":2,"offset":10,"line":2,"nextSeq":3,"check":"tail-v1:c","state":"AAE="}`)
-	if got, ok, err := db.GetScanIndex("s"); ok || err != nil {
-		t.Fatalf("version-1 scan index: %+v, %v, %v; want none", got, ok, err)
-	}
-	for name, value := range map[string]string{
-		"no magic":         "garbage",
-		"no header line":   scanIndexMagic + `{"session":"s"}`,
-		"bad header":       scanIndexMagic + "{not json}\nstate",
-		"unknown field":    scanIndexMagic + `{"session":"s","extra":1}` + "\nstate",
-		"two values":       scanIndexMagic + `{"session":"s"}{}` + "\nstate",
-		"magic of another": "graft-scanindex-v3\n{}\n",
-	} {
-		put(value)
-		var ce *CorruptValueError
-		if _, ok, err := db.GetScanIndex("s"); ok || !errors.As(err, &ce) || ce.Bucket != bucketScanIndex {
-			t.Errorf("%s: GetScanIndex = %v, %v; want a CorruptValueError naming %s", name, ok, err, bucketScanIndex)
+		got, ok, err := db.GetScanIndex("s")
+		if err != nil || !ok || !reflect.DeepEqual(got, in) {
+			t.Fatalf("GetScanIndex = %+v, %v, %v", got, ok, err)
 		}
-	}
-	for name, ix := range map[string]index.ScanIndex{
-		"session":  {Session: "", Check: "c"},
-		"negative": {Session: "s", Offset: -1, Check: "c"},
-		"no check": {Session: "s", Offset: 10},
-	} {
-		if err := db.PutScanIndex(ix); !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: PutScanIndex = %v, want ErrInvalid", name, err)
+		put := func(value string) {
+			t.Helper()
+			plant(t, db, bucketScanIndex, "s", value)
 		}
-	}
+		// A version-1 value (one JSON object, base64 state) reads as none: the
+		// caller folds the log and stores a new one.
+		put(`{"session":"s","dev":1,"ino":2,"offset":10,"line":2,"nextSeq":3,"check":"tail-v1:c","state":"AAE="}`)
+		if got, ok, err := db.GetScanIndex("s"); ok || err != nil {
+			t.Fatalf("version-1 scan index: %+v, %v, %v; want none", got, ok, err)
+		}
+		for name, value := range map[string]string{
+			"no magic":         "garbage",
+			"no header line":   scanIndexMagic + `{"session":"s"}`,
+			"bad header":       scanIndexMagic + "{not json}\nstate",
+			"unknown field":    scanIndexMagic + `{"session":"s","extra":1}` + "\nstate",
+			"two values":       scanIndexMagic + `{"session":"s"}{}` + "\nstate",
+			"magic of another": "graft-scanindex-v3\n{}\n",
+		} {
+			put(value)
+			var ce *CorruptValueError
+			if _, ok, err := db.GetScanIndex("s"); ok || !errors.As(err, &ce) || ce.Bucket != bucketScanIndex {
+				t.Errorf("%s: GetScanIndex = %v, %v; want a CorruptValueError naming %s", name, ok, err, bucketScanIndex)
+			}
+		}
+		for name, ix := range map[string]index.ScanIndex{
+			"session":  {Session: "", Check: "c"},
+			"negative": {Session: "s", Offset: -1, Check: "c"},
+			"no check": {Session: "s", Offset: 10},
+		} {
+			if err := db.PutScanIndex(ix); !errors.Is(err, ErrInvalid) {
+				t.Errorf("%s: PutScanIndex = %v, want ErrInvalid", name, err)
+			}
+		}
+	})
 }
 
 // Seq marks live in index/<id>.seq alone: a value an older build left in
 // bucket seqindex is read by nothing and dropped when the session's scan
 // index is stored again.
 func TestPutScanIndexDropsTheOldSeqIndex(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	for _, id := range []string{"s", "t"} {
-		err := db.update("test", func(tx *bolt.Tx) error {
-			return tx.Bucket([]byte(bucketSeqIndex)).Put([]byte(id), []byte(`{"dev":7,"ino":8,"marks":[{"seq":1,"offset":0,"line":1}]}`))
-		})
-		if err != nil {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		for _, id := range []string{"s", "t"} {
+			plant(t, db, bucketSeqIndex, id, `{"dev":7,"ino":8,"marks":[{"seq":1,"offset":0,"line":1}]}`)
+		}
+		if err := db.PutScanIndex(index.ScanIndex{Session: "s", Offset: 1, Line: 2, NextSeq: 2, Check: "tail-v1:x", State: []byte("state")}); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := db.PutScanIndex(index.ScanIndex{Session: "s", Offset: 1, Line: 2, NextSeq: 2, Check: "tail-v1:x", State: []byte("state")}); err != nil {
-		t.Fatal(err)
-	}
-	if s, t2 := hasSeqIndex(t, db, "s"), hasSeqIndex(t, db, "t"); s || !t2 {
-		t.Fatalf("after the scan index of s: old seq index of s %v (want dropped), of t %v (want kept)", s, t2)
-	}
+		if s, t2 := hasSeqIndex(t, db, "s"), hasSeqIndex(t, db, "t"); s || !t2 {
+			t.Fatalf("after the scan index of s: old seq index of s %v (want dropped), of t %v (want kept)", s, t2)
+		}
+	})
 }
 
 // hasSeqIndex reports whether bucket seqindex holds a value for id.
 func hasSeqIndex(t *testing.T, db *DB, id string) bool {
 	t.Helper()
 	var ok bool
-	err := db.view("test", func(tx *bolt.Tx) error {
-		ok = tx.Bucket([]byte(bucketSeqIndex)).Get([]byte(id)) != nil
-		return nil
+	err := db.view("test", func(tx Tx) error {
+		v, err := tx.Get(bucketSeqIndex, id)
+		ok = v != nil
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -679,31 +672,31 @@ func hasSeqIndex(t *testing.T, db *DB, id string) bool {
 }
 
 func TestMeta(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	if _, ok, err := db.GetMeta("last-recovery"); ok || err != nil {
-		t.Fatalf("missing meta: %v, %v", ok, err)
-	}
-	in := []byte(`{"scanned":3}`)
-	if err := db.PutMeta("last-recovery", in); err != nil {
-		t.Fatal(err)
-	}
-	in[2] = 'X' // the caller's buffer is not the stored value
-	got, ok, err := db.GetMeta("last-recovery")
-	if err != nil || !ok || string(got) != `{"scanned":3}` {
-		t.Fatalf("GetMeta = %q, %v, %v", got, ok, err)
-	}
-	if err := db.PutMeta("empty", []byte{}); err != nil {
-		t.Fatal(err)
-	}
-	if got, ok, err := db.GetMeta("empty"); err != nil || !ok || len(got) != 0 {
-		t.Fatalf("empty meta value = %q, %v, %v; want found and empty", got, ok, err)
-	}
-	for _, key := range []string{"", FormatKey, "catalog.other"} {
-		if err := db.PutMeta(key, []byte("x")); !errors.Is(err, ErrInvalid) {
-			t.Errorf("PutMeta(%q) = %v, want ErrInvalid", key, err)
+	eachBackend(t, func(t *testing.T, db *DB) {
+		if _, ok, err := db.GetMeta("last-recovery"); ok || err != nil {
+			t.Fatalf("missing meta: %v, %v", ok, err)
 		}
-	}
+		in := []byte(`{"scanned":3}`)
+		if err := db.PutMeta("last-recovery", in); err != nil {
+			t.Fatal(err)
+		}
+		in[2] = 'X' // the caller's buffer is not the stored value
+		got, ok, err := db.GetMeta("last-recovery")
+		if err != nil || !ok || string(got) != `{"scanned":3}` {
+			t.Fatalf("GetMeta = %q, %v, %v", got, ok, err)
+		}
+		if err := db.PutMeta("empty", []byte{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok, err := db.GetMeta("empty"); err != nil || !ok || len(got) != 0 {
+			t.Fatalf("empty meta value = %q, %v, %v; want found and empty", got, ok, err)
+		}
+		for _, key := range []string{"", FormatKey, "catalog.other"} {
+			if err := db.PutMeta(key, []byte("x")); !errors.Is(err, ErrInvalid) {
+				t.Errorf("PutMeta(%q) = %v, want ErrInvalid", key, err)
+			}
+		}
+	})
 }
 
 // fill stores one value of every kind.
@@ -714,8 +707,8 @@ func fill(t *testing.T, db *DB) {
 		db.PutNode(Node{Session: "g2", Parent: "g1", Generation: 2, Txn: "txn-1", Committed: t0}),
 		db.AddLeftover(Leftover{Source: "g1", Target: "g2x", Txn: "txn-0", State: "PREPARING", Recorded: t0}),
 		db.PutScanIndex(index.ScanIndex{Session: "g1", Offset: 10, Line: 2, NextSeq: 3, Check: "tail-v1:c", State: []byte("snap")}),
-		db.update("planting an old seq index", func(tx *bolt.Tx) error {
-			return tx.Bucket([]byte(bucketSeqIndex)).Put([]byte("g1"), []byte(`{"dev":1,"ino":2,"marks":[]}`))
+		db.update("planting an old seq index", func(tx Tx) error {
+			return tx.Put(bucketSeqIndex, "g1", []byte(`{"dev":1,"ino":2,"marks":[]}`))
 		}),
 		db.PutMeta("last-recovery", []byte("ok")),
 	} {
@@ -759,64 +752,61 @@ func read(t *testing.T, db *DB) snapshot {
 }
 
 func TestValuesSurviveReopen(t *testing.T) {
-	home := newHome(t)
-	db := open(t, home)
-	fill(t, db)
-	before := read(t, db)
-	closeDB(t, db)
-	db = open(t, home)
-	defer closeDB(t, db)
-	after := read(t, db)
-	if !reflect.DeepEqual(before, after) {
-		t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
-	}
-	if len(after.nodes) != 2 || len(after.leftovers) != 1 || !after.scanOK || !after.seqOK || string(after.meta) != "ok" {
-		t.Fatalf("fill did not store everything: %+v", after)
-	}
+	eachStore(t, func(t *testing.T, reopen func() *DB) {
+		db := reopen()
+		fill(t, db)
+		before := read(t, db)
+		closeDB(t, db)
+		db = reopen()
+		defer closeDB(t, db)
+		after := read(t, db)
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
+		}
+		if len(after.nodes) != 2 || len(after.leftovers) != 1 || !after.scanOK || !after.seqOK || string(after.meta) != "ok" {
+			t.Fatalf("fill did not store everything: %+v", after)
+		}
+	})
 }
 
 func TestClearDerivedKeepsPreparedAndMeta(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	fill(t, db)
-	before := read(t, db)
-	if err := db.ClearDerived(); err != nil {
-		t.Fatal(err)
-	}
-	after := read(t, db)
-	if !reflect.DeepEqual(after.prepared, before.prepared) || string(after.meta) != "ok" {
-		t.Fatalf("ClearDerived lost prepared or meta: %+v", after)
-	}
-	if len(after.nodes) != 0 || len(after.leftovers) != 0 || after.scanOK || after.seqOK {
-		t.Fatalf("ClearDerived kept derived values: %+v", after)
-	}
-	if v, ok, err := db.GetMeta(FormatKey); err != nil || !ok || string(v) != Format {
-		t.Fatalf("format mark after ClearDerived: %q, %v, %v", v, ok, err)
-	}
-	// The buckets are usable again.
-	fill(t, db)
+	eachBackend(t, func(t *testing.T, db *DB) {
+		fill(t, db)
+		before := read(t, db)
+		if err := db.ClearDerived(); err != nil {
+			t.Fatal(err)
+		}
+		after := read(t, db)
+		if !reflect.DeepEqual(after.prepared, before.prepared) || string(after.meta) != "ok" {
+			t.Fatalf("ClearDerived lost prepared or meta: %+v", after)
+		}
+		if len(after.nodes) != 0 || len(after.leftovers) != 0 || after.scanOK || after.seqOK {
+			t.Fatalf("ClearDerived kept derived values: %+v", after)
+		}
+		if v, ok, err := db.GetMeta(FormatKey); err != nil || !ok || string(v) != Format {
+			t.Fatalf("format mark after ClearDerived: %q, %v, %v", v, ok, err)
+		}
+		// The buckets are usable again.
+		fill(t, db)
+	})
 }
 
 func TestCorruptValueNamesBucketAndKey(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	fill(t, db)
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("lineage")).Put([]byte("g1"), []byte(`{"session":"g1","generation":"one"}`))
-	}); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err := db.GetNode("g1")
-	var ce *CorruptValueError
-	if !errors.As(err, &ce) || !errors.Is(err, ErrCorruptValue) || ce.Bucket != "lineage" || ce.Key != "g1" {
-		t.Fatalf("GetNode of a corrupt value = %v", err)
-	}
-	if _, err := db.Nodes(); !errors.Is(err, ErrCorruptValue) {
-		t.Fatalf("Nodes with a corrupt value = %v", err)
-	}
-	if err := db.PutNode(Node{Session: "g3", Parent: "g1", Generation: 2}); !errors.Is(err, ErrCorruptValue) {
-		t.Fatalf("PutNode under a corrupt parent = %v, want the corruption reported", err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		fill(t, db)
+		plant(t, db, "lineage", "g1", `{"session":"g1","generation":"one"}`)
+		_, _, err := db.GetNode("g1")
+		var ce *CorruptValueError
+		if !errors.As(err, &ce) || !errors.Is(err, ErrCorruptValue) || ce.Bucket != "lineage" || ce.Key != "g1" {
+			t.Fatalf("GetNode of a corrupt value = %v", err)
+		}
+		if _, err := db.Nodes(); !errors.Is(err, ErrCorruptValue) {
+			t.Fatalf("Nodes with a corrupt value = %v", err)
+		}
+		if err := db.PutNode(Node{Session: "g3", Parent: "g1", Generation: 2}); !errors.Is(err, ErrCorruptValue) {
+			t.Fatalf("PutNode under a corrupt parent = %v, want the corruption reported", err)
+		}
+	})
 }
 
 // The doc's rule: a value with an unknown field or with anything after it
@@ -830,26 +820,27 @@ func TestCorruptValueShapes(t *testing.T) {
 		{"not JSON", `session=g1`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			db := open(t, newHome(t))
-			defer closeDB(t, db)
-			if err := db.bolt.Update(func(tx *bolt.Tx) error {
-				return tx.Bucket([]byte("lineage")).Put([]byte("g1"), []byte(c.value))
-			}); err != nil {
-				t.Fatal(err)
-			}
-			_, _, err := db.GetNode("g1")
-			var ce *CorruptValueError
-			if !errors.As(err, &ce) || ce.Bucket != "lineage" || ce.Key != "g1" {
-				t.Fatalf("GetNode of %s = %v, want a CorruptValueError naming lineage/g1", c.value, err)
-			}
+			eachBackend(t, func(t *testing.T, db *DB) {
+				plant(t, db, "lineage", "g1", c.value)
+				_, _, err := db.GetNode("g1")
+				var ce *CorruptValueError
+				if !errors.As(err, &ce) || ce.Bucket != "lineage" || ce.Key != "g1" || ce.Path != db.Path() {
+					t.Fatalf("GetNode of %s = %v, want a CorruptValueError naming %s, lineage/g1", c.value, err, db.Path())
+				}
+			})
 		})
 	}
 }
 
 func TestRecordCommitWritesLineageAndUsedInOneGo(t *testing.T) {
-	home := t.TempDir()
+	eachStore(t, func(t *testing.T, reopen func() *DB) {
+		recordCommitInOneGo(t, reopen)
+	})
+}
+
+func recordCommitInOneGo(t *testing.T, reopen func() *DB) {
 	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	err := With(home, time.Second, func(db *DB) error {
+	err := withDB(reopen, func(db *DB) error {
 		if err := db.PutPrepared(Prepared{ID: "p1", Source: "s", Created: now, Expires: now.Add(time.Hour)}); err != nil {
 			return err
 		}
@@ -903,54 +894,54 @@ func TestWriteStats(t *testing.T) {
 // goes with the review when it expires, and a review stored again
 // without a seal loses it.
 func TestSealedReviewKeepsItsTape(t *testing.T) {
-	db := open(t, newHome(t))
-	defer closeDB(t, db)
-	p := prepared("prep-sealed")
-	p.Seal = &index.Seal{Dev: 1, Ino: 2, End: 300, LastSeq: 9, Check: "tail-v1:ab", Info: json.RawMessage(`{"id":"src"}`)}
-	tape := []byte(`{"text":"[graft:tape 1] x"}`)
-	if err := db.PutReview(p, nil); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("a sealed review without its tape: %v, want ErrInvalid", err)
-	}
-	unsealed := prepared("prep-plain")
-	if err := db.PutReview(unsealed, tape); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("a tape without a seal: %v, want ErrInvalid", err)
-	}
-	if err := db.PutReview(p, tape); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.PeekPrepared(p.ID)
-	if err != nil || !reflect.DeepEqual(got.Seal, p.Seal) {
-		t.Fatalf("PeekPrepared seal %+v, %v; want %+v", got.Seal, err, p.Seal)
-	}
-	if b, ok, err := db.PreparedTape(p.ID); err != nil || !ok || string(b) != string(tape) {
-		t.Fatalf("PreparedTape = %q, %v, %v", b, ok, err)
-	}
-	if _, ok, err := db.PreparedTape("prep-none"); ok || err != nil {
-		t.Fatalf("PreparedTape of an unknown review: %v, %v", ok, err)
-	}
-	// Stored again with its seal: the tape stays; without: it goes.
-	if err := db.PutPrepared(p); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, err := db.PreparedTape(p.ID); !ok || err != nil {
-		t.Fatalf("a sealed review stored again lost its tape: %v, %v", ok, err)
-	}
-	p2 := p
-	p2.Seal = nil
-	if err := db.PutPrepared(p2); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, err := db.PreparedTape(p.ID); ok || err != nil {
-		t.Fatalf("an unsealed review kept a tape: %v, %v", ok, err)
-	}
-	// Expired: the review and its tape go.
-	if err := db.PutReview(p, tape); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := db.PurgeExpired(p.Expires); n != 1 || err != nil {
-		t.Fatalf("PurgeExpired = %d, %v", n, err)
-	}
-	if _, ok, err := db.PreparedTape(p.ID); ok || err != nil {
-		t.Fatalf("an expired review's tape survived: %v, %v", ok, err)
-	}
+	eachBackend(t, func(t *testing.T, db *DB) {
+		p := prepared("prep-sealed")
+		p.Seal = &index.Seal{Dev: 1, Ino: 2, End: 300, LastSeq: 9, Check: "tail-v1:ab", Info: json.RawMessage(`{"id":"src"}`)}
+		tape := []byte(`{"text":"[graft:tape 1] x"}`)
+		if err := db.PutReview(p, nil); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("a sealed review without its tape: %v, want ErrInvalid", err)
+		}
+		unsealed := prepared("prep-plain")
+		if err := db.PutReview(unsealed, tape); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("a tape without a seal: %v, want ErrInvalid", err)
+		}
+		if err := db.PutReview(p, tape); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.PeekPrepared(p.ID)
+		if err != nil || !reflect.DeepEqual(got.Seal, p.Seal) {
+			t.Fatalf("PeekPrepared seal %+v, %v; want %+v", got.Seal, err, p.Seal)
+		}
+		if b, ok, err := db.PreparedTape(p.ID); err != nil || !ok || string(b) != string(tape) {
+			t.Fatalf("PreparedTape = %q, %v, %v", b, ok, err)
+		}
+		if _, ok, err := db.PreparedTape("prep-none"); ok || err != nil {
+			t.Fatalf("PreparedTape of an unknown review: %v, %v", ok, err)
+		}
+		// Stored again with its seal: the tape stays; without: it goes.
+		if err := db.PutPrepared(p); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := db.PreparedTape(p.ID); !ok || err != nil {
+			t.Fatalf("a sealed review stored again lost its tape: %v, %v", ok, err)
+		}
+		p2 := p
+		p2.Seal = nil
+		if err := db.PutPrepared(p2); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := db.PreparedTape(p.ID); ok || err != nil {
+			t.Fatalf("an unsealed review kept a tape: %v, %v", ok, err)
+		}
+		// Expired: the review and its tape go.
+		if err := db.PutReview(p, tape); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := db.PurgeExpired(p.Expires); n != 1 || err != nil {
+			t.Fatalf("PurgeExpired = %d, %v", n, err)
+		}
+		if _, ok, err := db.PreparedTape(p.ID); ok || err != nil {
+			t.Fatalf("an expired review's tape survived: %v, %v", ok, err)
+		}
+	})
 }

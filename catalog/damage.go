@@ -273,14 +273,16 @@ func openReadOnly(path string, timeout time.Duration) (*DB, error) {
 	if err != nil {
 		return nil, openError(path, timeout, err)
 	}
-	db := &DB{bolt: b, path: path, readOnly: true}
-	err = db.view("checking its buckets", func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
-			if tx.Bucket([]byte(name)) == nil {
-				return fmt.Errorf("no bucket %q, and a read-only catalog cannot get one", name)
-			}
+	db := &DB{b: &boltBackend{db: b, path: path}, name: path, readOnly: true}
+	err = db.view("checking its buckets", func(tx Tx) error {
+		if name := missingBucket(tx.(boltTx).tx); name != "" {
+			return fmt.Errorf("no bucket %q, and a read-only catalog cannot get one", name)
 		}
-		return db.checkFormat(tx.Bucket([]byte(bucketMeta)).Get([]byte(FormatKey)))
+		v, err := tx.Get(bucketMeta, FormatKey)
+		if err != nil {
+			return err
+		}
+		return db.checkFormat(v)
 	})
 	if err != nil {
 		return nil, errors.Join(err, db.Close())
@@ -341,9 +343,9 @@ func Check(home string, timeout time.Duration) error {
 		return err
 	}
 	return With(home, timeout, func(db *DB) error {
-		return db.view("checking every page", func(tx *bolt.Tx) error {
+		return db.view("checking every page", func(tx Tx) error {
 			var problems []error
-			for err := range tx.Check() {
+			for err := range tx.(boltTx).tx.Check() {
 				problems = append(problems, err)
 			}
 			if len(problems) > 0 {

@@ -5,6 +5,39 @@
 // (ClearDerived, then a recovery scan: graft recover --rebuild-catalog).
 // When the catalog and a log disagree, the log is right.
 //
+// # Backends
+//
+// The catalog's logic (prepared reviews, lineage, leftovers, the scan
+// index, meta, PurgeExpired, ClearDerived, the format mark) runs over a
+// Backend: catalog.db through bbolt (Open, With, View, Files), or another
+// store through OpenBackend (etcd, in its own package). The buckets, keys
+// and values below are the same on every backend; only where they are kept
+// differs. A Backend must give:
+//
+//   - Update: all of fn's writes land, or none (fn's error, or a failed
+//     commit, leaves the store as it was); writes of one Update are seen
+//     by its own later reads.
+//   - View: every read of fn sees one consistent state (no half of an
+//     Update); writes in a View fail.
+//   - Tx.Get: nil, nil for an absent key; an empty value is present
+//     (non-nil, empty).
+//   - Tx.Each: every key of the bucket starting with the prefix, in
+//     bytewise key order; fn does not write.
+//   - Tx.Clear: empties one bucket; the others are untouched.
+//   - Copies: values returned belong to the caller, and changing them
+//     changes nothing stored; a value passed to Put is not changed by
+//     the caller before the transaction ends.
+//   - Name: names the store in every error (the file path, or
+//     etcd://…/prefix); CorruptValueError.Path and DamagedError.Path are
+//     it.
+//
+// OpenBackend writes the format mark on first use and refuses another
+// format (ErrFormat), as Open does; DB.Close closes the backend. An Opener
+// (Files for catalog.db) opens one home's catalog for one operation.
+// bbolt's buckets exist before use (created by the first open's write),
+// ClearDerived deletes and recreates them, and damage detection, ErrBusy,
+// the read-only open and WriteStats' page writes are catalog.db's alone.
+//
 // # File and locking
 //
 //	catalog.db   bbolt file, mode 0600
@@ -93,8 +126,9 @@
 //     from, and scanindex.check (index.TailCheck: sha256 of the offset and
 //     the 4 KiB before it) must match the file, or the index is not used
 //     (index/doc.go).
-//   - Values are copied out of bbolt transactions before they are returned:
-//     bbolt's slices are only valid inside the transaction.
+//   - Values are copied out of bbolt transactions before they are returned
+//     (Tx.Get, Tx.Each): bbolt's slices are only valid inside the
+//     transaction.
 //
 // ClearDerived empties lineage, leftovers, scanindex and seqindex, and
 // keeps prepared and meta.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 )
@@ -38,11 +36,11 @@ func (db *DB) PutScanIndex(ix index.ScanIndex) error {
 	if err != nil {
 		return fmt.Errorf("encoding %s/%s: %w", bucketScanIndex, ix.Session, err)
 	}
-	return db.update("putting scan index of "+ix.Session, func(tx *bolt.Tx) error {
-		if err := tx.Bucket([]byte(bucketScanIndex)).Put([]byte(ix.Session), value); err != nil {
+	return db.update("putting scan index of "+ix.Session, func(tx Tx) error {
+		if err := tx.Put(bucketScanIndex, ix.Session, value); err != nil {
 			return err
 		}
-		return tx.Bucket([]byte(bucketSeqIndex)).Delete([]byte(ix.Session))
+		return tx.Delete(bucketSeqIndex, ix.Session)
 	})
 }
 
@@ -52,13 +50,14 @@ func (db *DB) PutScanIndex(ix index.ScanIndex) error {
 func (db *DB) GetScanIndex(id string) (index.ScanIndex, bool, error) {
 	var ix index.ScanIndex
 	var ok bool
-	err := db.view("reading scan index of "+id, func(tx *bolt.Tx) error {
-		var err error
-		// DecodeScanIndex copies the state out: bbolt's slices die with
-		// the transaction.
-		ix, ok, err = index.DecodeScanIndex(tx.Bucket([]byte(bucketScanIndex)).Get([]byte(id)))
+	err := db.view("reading scan index of "+id, func(tx Tx) error {
+		raw, err := tx.Get(bucketScanIndex, id)
 		if err != nil {
-			return &CorruptValueError{Path: db.path, Bucket: bucketScanIndex, Key: id, Err: err}
+			return err
+		}
+		ix, ok, err = index.DecodeScanIndex(raw)
+		if err != nil {
+			return &CorruptValueError{Path: db.name, Bucket: bucketScanIndex, Key: id, Err: err}
 		}
 		return nil
 	})

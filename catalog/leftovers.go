@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/graft-project/graft/session"
 )
 
@@ -42,9 +40,9 @@ func (db *DB) AddLeftover(l Leftover) error {
 		return err
 	}
 	key := leftoverKey(l.Source, l.Txn)
-	return db.update("adding leftover "+key, func(tx *bolt.Tx) error {
-		if tx.Bucket([]byte(bucketLeftovers)).Get([]byte(key)) != nil {
-			return nil
+	return db.update("adding leftover "+key, func(tx Tx) error {
+		if v, err := tx.Get(bucketLeftovers, key); err != nil || v != nil {
+			return err
 		}
 		return putJSON(tx, bucketLeftovers, key, l)
 	})
@@ -70,7 +68,7 @@ func (db *DB) AllLeftovers() ([]Leftover, error) {
 
 func (db *DB) leftovers(prefix string) ([]Leftover, error) {
 	var out []Leftover
-	err := db.view("listing leftovers", func(tx *bolt.Tx) error {
+	err := db.view("listing leftovers", func(tx Tx) error {
 		return db.each(tx, bucketLeftovers, prefix, func() any { return new(Leftover) }, func(_ string, v any) error {
 			out = append(out, *v.(*Leftover))
 			return nil

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/graft-project/graft/session"
 )
 
@@ -71,7 +69,7 @@ func (db *DB) PutNode(n Node) error {
 	if err := n.validate(); err != nil {
 		return err
 	}
-	return db.update("putting lineage node "+n.Session, func(tx *bolt.Tx) error { return db.putNode(tx, n) })
+	return db.update("putting lineage node "+n.Session, func(tx Tx) error { return db.putNode(tx, n) })
 }
 
 // RecordCommit is what a committed graft writes, in one write transaction
@@ -85,7 +83,7 @@ func (db *DB) RecordCommit(n Node, preparedID, txn string) error {
 	if err := session.ValidID(txn); err != nil {
 		return fmt.Errorf("%w: recording commit of %s: txn: %w", ErrInvalid, n.Session, err)
 	}
-	return db.update("recording the commit of "+n.Session, func(tx *bolt.Tx) error {
+	return db.update("recording the commit of "+n.Session, func(tx Tx) error {
 		if err := db.putNode(tx, n); err != nil {
 			return err
 		}
@@ -100,7 +98,7 @@ func (db *DB) RecordCommit(n Node, preparedID, txn string) error {
 	})
 }
 
-func (db *DB) putNode(tx *bolt.Tx, n Node) error {
+func (db *DB) putNode(tx Tx, n Node) error {
 	var old Node
 	if _, err := db.getJSON(tx, bucketLineage, n.Session, &old); err != nil {
 		return err
@@ -128,7 +126,7 @@ func (db *DB) putNode(tx *bolt.Tx, n Node) error {
 func (db *DB) GetNode(id string) (Node, bool, error) {
 	var n Node
 	var ok bool
-	err := db.view("reading lineage node "+id, func(tx *bolt.Tx) error {
+	err := db.view("reading lineage node "+id, func(tx Tx) error {
 		var err error
 		ok, err = db.getJSON(tx, bucketLineage, id, &n)
 		return err
@@ -142,7 +140,7 @@ func (db *DB) GetNode(id string) (Node, bool, error) {
 // Nodes returns every lineage node, sorted by session id.
 func (db *DB) Nodes() ([]Node, error) {
 	var out []Node
-	err := db.view("listing lineage", func(tx *bolt.Tx) error {
+	err := db.view("listing lineage", func(tx Tx) error {
 		return db.each(tx, bucketLineage, "", func() any { return new(Node) }, func(_ string, v any) error {
 			out = append(out, *v.(*Node))
 			return nil

@@ -1,13 +1,10 @@
 package catalog
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
@@ -83,12 +80,12 @@ func (db *DB) PutPrepared(p Prepared) error {
 	if err := p.validate(); err != nil {
 		return err
 	}
-	return db.update("putting prepared "+p.ID, func(tx *bolt.Tx) error {
+	return db.update("putting prepared "+p.ID, func(tx Tx) error {
 		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
 			return err
 		}
 		if p.Seal == nil {
-			return tx.Bucket([]byte(bucketPreparedTape)).Delete([]byte(p.ID))
+			return tx.Delete(bucketPreparedTape, p.ID)
 		}
 		return nil
 	})
@@ -104,26 +101,24 @@ func (db *DB) PutReview(p Prepared, tape []byte) error {
 	if (p.Seal != nil) != (len(tape) > 0) {
 		return fmt.Errorf("%w: prepared %s: a sealed review needs its tape, and only a sealed one has one", ErrInvalid, p.ID)
 	}
-	return db.update("putting prepared "+p.ID, func(tx *bolt.Tx) error {
+	return db.update("putting prepared "+p.ID, func(tx Tx) error {
 		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
 			return err
 		}
-		b := tx.Bucket([]byte(bucketPreparedTape))
 		if len(tape) == 0 {
-			return b.Delete([]byte(p.ID))
+			return tx.Delete(bucketPreparedTape, p.ID)
 		}
-		return b.Put([]byte(p.ID), tape)
+		return tx.Put(bucketPreparedTape, p.ID, tape)
 	})
 }
 
 // PreparedTape returns the tape stored with a sealed review; ok is false
 // when there is none.
 func (db *DB) PreparedTape(id string) (tape []byte, ok bool, err error) {
-	err = db.view("reading the tape of prepared "+id, func(tx *bolt.Tx) error {
-		if v := tx.Bucket([]byte(bucketPreparedTape)).Get([]byte(id)); v != nil {
-			tape, ok = bytes.Clone(v), true
-		}
-		return nil
+	err = db.view("reading the tape of prepared "+id, func(tx Tx) error {
+		v, err := tx.Get(bucketPreparedTape, id)
+		tape, ok = v, v != nil
+		return err
 	})
 	return tape, ok, err
 }
@@ -132,7 +127,7 @@ func (db *DB) PreparedTape(id string) (tape []byte, ok bool, err error) {
 // show --prepared).
 func (db *DB) PeekPrepared(id string) (Prepared, error) {
 	var p Prepared
-	err := db.view("reading prepared "+id, func(tx *bolt.Tx) error {
+	err := db.view("reading prepared "+id, func(tx Tx) error {
 		var err error
 		p, err = db.loadPrepared(tx, id)
 		return err
@@ -140,7 +135,7 @@ func (db *DB) PeekPrepared(id string) (Prepared, error) {
 	return p, err
 }
 
-func (db *DB) loadPrepared(tx *bolt.Tx, id string) (Prepared, error) {
+func (db *DB) loadPrepared(tx Tx, id string) (Prepared, error) {
 	var p Prepared
 	ok, err := db.getJSON(tx, bucketPrepared, id, &p)
 	if err != nil {
@@ -185,7 +180,7 @@ func (db *DB) ClaimPrepared(id, txn string, now time.Time) (Prepared, error) {
 		return Prepared{}, fmt.Errorf("%w: claiming prepared %s: txn: %w", ErrInvalid, id, err)
 	}
 	var p Prepared
-	err := db.update("claiming prepared "+id, func(tx *bolt.Tx) error {
+	err := db.update("claiming prepared "+id, func(tx Tx) error {
 		var err error
 		if p, err = db.loadPrepared(tx, id); err != nil {
 			return err
@@ -209,10 +204,10 @@ func (db *DB) MarkPreparedUsed(id, txn string) error {
 	if err := session.ValidID(txn); err != nil {
 		return fmt.Errorf("%w: marking prepared %s used: txn: %w", ErrInvalid, id, err)
 	}
-	return db.update("marking prepared "+id+" used", func(tx *bolt.Tx) error { return db.markUsed(tx, id, txn) })
+	return db.update("marking prepared "+id+" used", func(tx Tx) error { return db.markUsed(tx, id, txn) })
 }
 
-func (db *DB) markUsed(tx *bolt.Tx, id, txn string) error {
+func (db *DB) markUsed(tx Tx, id, txn string) error {
 	p, err := db.loadPrepared(tx, id)
 	if err != nil {
 		return err
@@ -232,7 +227,7 @@ func (db *DB) markUsed(tx *bolt.Tx, id, txn string) error {
 // how many. A value that does not decode stops it with an error naming it.
 func (db *DB) PurgeExpired(now time.Time) (int, error) {
 	var expired []string
-	err := db.update("purging expired prepared reviews", func(tx *bolt.Tx) error {
+	err := db.update("purging expired prepared reviews", func(tx Tx) error {
 		err := db.each(tx, bucketPrepared, "", func() any { return new(Prepared) }, func(key string, v any) error {
 			if !now.Before(v.(*Prepared).Expires) {
 				expired = append(expired, key)
@@ -243,12 +238,11 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 			return err
 		}
 		// Deleted after the walk: deleting under a moving cursor can skip keys.
-		b, tapes := tx.Bucket([]byte(bucketPrepared)), tx.Bucket([]byte(bucketPreparedTape))
 		for _, key := range expired {
-			if err := b.Delete([]byte(key)); err != nil {
+			if err := tx.Delete(bucketPrepared, key); err != nil {
 				return fmt.Errorf("deleting %s: %w", key, err)
 			}
-			if err := tapes.Delete([]byte(key)); err != nil {
+			if err := tx.Delete(bucketPreparedTape, key); err != nil {
 				return fmt.Errorf("deleting the tape of %s: %w", key, err)
 			}
 		}
