@@ -99,7 +99,7 @@ func (s *Service) Commit(ctx context.Context, preparedID, tapeHash, target strin
 // another hash, or a target that is invalid or the source, is refused.
 func (s *Service) loadReview(preparedID, tapeHash, target string) (catalog.Prepared, string, error) {
 	var p catalog.Prepared
-	err := catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err := s.cat().With(func(db *catalog.DB) error {
 		var err error
 		p, err = db.GetPrepared(preparedID, s.Now())
 		return err

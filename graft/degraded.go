@@ -51,7 +51,7 @@ func (s *Service) TakeDegraded() []string {
 // viewCatalog runs fn on catalog.db for reading (catalog.View: read-only
 // when it cannot be opened for writing).
 func (s *Service) viewCatalog(fn func(*catalog.DB) error) error {
-	return catalog.View(s.Home, s.CatalogTimeout, fn)
+	return s.cat().View(fn)
 }
 
 // catalogAdvice says what to do about a failure to use catalog.db, as a
@@ -90,6 +90,9 @@ func catalogNeeded(what string, err error) error {
 // A healthy or missing catalog is left alone (""); a busy or unreadable
 // one is an error.
 func (s *Service) MoveAsideDamagedCatalog() (string, error) {
+	if s.coord != nil {
+		return "", nil // the catalog is on etcd: no file to move
+	}
 	err := catalog.Check(s.Home, s.CatalogTimeout)
 	switch {
 	case err == nil, errors.Is(err, fs.ErrNotExist):

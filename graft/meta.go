@@ -28,5 +28,5 @@ func (s *Service) putMeta(key string, v any) error {
 	if err != nil {
 		return err
 	}
-	return catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error { return db.PutMeta(key, b) })
+	return s.cat().With(func(db *catalog.DB) error { return db.PutMeta(key, b) })
 }

@@ -193,7 +193,7 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 	if err := cancelled(ctx, "prepare of "+source); err != nil {
 		return nil, err
 	}
-	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err = s.cat().With(func(db *catalog.DB) error {
 		return db.PutReview(catalog.Prepared{
 			ID: rv.PreparedID, Source: source,
 			Tier: o.Tape.Tier, RecentTurns: o.Tape.RecentTurns, AutoTier: o.Tape.AutoTier, Budget: o.Tape.Budget,

@@ -226,7 +226,7 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 	// read since From.
 	line := max(fo.From.Line, 1) + int(res.LastSeq+1-max(fo.From.NextSeq, 1))
 	ix := index.ScanIndex{Session: source, Dev: dev, Ino: ino, Offset: res.End, Line: line, NextSeq: res.LastSeq + 1, Check: check, State: state}
-	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error { return db.PutScanIndex(ix) })
+	err = s.cat().With(func(db *catalog.DB) error { return db.PutScanIndex(ix) })
 	if err != nil {
 		return fmt.Errorf("graft: storing the indexes of %s: %w", source, err)
 	}

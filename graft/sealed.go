@@ -134,7 +134,7 @@ func (c *commitBuild) build() (*txn.Built, error) {
 // leftovers and, for a sealed review, its tape.
 func (c *commitBuild) reviewAgain() (lo []tape.Leftover, sealedTape []byte, err error) {
 	s, p := c.s, c.p
-	err = catalog.With(s.Home, s.CatalogTimeout, func(db *catalog.DB) error {
+	err = s.cat().With(func(db *catalog.DB) error {
 		if _, err := db.GetPrepared(p.ID, s.Now()); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/recovery"
@@ -30,7 +31,11 @@ type Service struct {
 	FoldHook func(source string, events int64)
 
 	store   *session.Store
-	journal *journal.Journal
+	journal *journal.Journal // the file store's .txn/ (nil on etcd)
+	// txnJournal is where records live (.txn/ or etcd), coord the etcd
+	// store (nil on the file store).
+	txnJournal txn.Journal
+	coord      *etcdstore.Store
 	// Startup is the report of the recovery scan Open ran.
 	Startup *recovery.Report
 	// StartupErr is that scan's error, if any (the service still opens when
@@ -50,6 +55,10 @@ type Options struct {
 	Now          func() time.Time
 	Hook         func(txn.Point)
 	Faults       txn.Faults
+	// Store is "" (or "file") for the file store in the home, or an
+	// etcd://host:port[,…]/prefix URL: the etcd store (package etcdstore),
+	// shared by workers on several machines.
+	Store string
 }
 
 // Open prepares the home (0700 dirs) and runs the recovery scan, as every
@@ -68,16 +77,49 @@ func Open(home string, o Options) (*Service, error) {
 	if err := checkHome(o.FS, home); err != nil {
 		return nil, err
 	}
+	var coord *etcdstore.Store
+	if o.Store != "" && o.Store != "file" {
+		cfg, err := etcdstore.ParseURL(o.Store)
+		if err != nil {
+			return nil, err
+		}
+		if err := etcdstore.ClaimHome(o.FS, home, cfg); err != nil {
+			return nil, err
+		}
+		if coord, err = etcdstore.Open(cfg); err != nil {
+			return nil, err
+		}
+	} else if err := etcdstore.CheckFileHome(o.FS, home); err != nil {
+		return nil, err
+	}
+	s, err := open(home, o, coord)
+	if err != nil {
+		if coord != nil {
+			err = errors.Join(err, coord.Close())
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+func open(home string, o Options, coord *etcdstore.Store) (*Service, error) {
 	st, err := session.OpenStore(o.FS, home)
 	if err != nil {
 		return nil, err
 	}
 	st.Now = o.Now
-	j, err := journal.Open(o.FS, home)
-	if err != nil {
-		return nil, err
+	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, coord: coord}
+	if coord != nil {
+		j := coord.Journal()
+		j.Now = o.Now
+		s.txnJournal = j
+	} else {
+		j, err := journal.Open(o.FS, home)
+		if err != nil {
+			return nil, err
+		}
+		s.journal, s.txnJournal = j, j
 	}
-	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, journal: j}
 	if !o.SkipRecovery {
 		s.Startup, s.StartupErr = s.Recover(context.Background())
 		if s.StartupErr != nil && !errors.Is(s.StartupErr, recovery.ErrIncomplete) {
@@ -87,15 +129,43 @@ func Open(home string, o Options) (*Service, error) {
 	return s, nil
 }
 
+// Close releases what the service holds: on etcd, its lease (and so every
+// lock under it). A file-store service holds nothing between operations.
+func (s *Service) Close() error {
+	if s.coord == nil {
+		return nil
+	}
+	return s.coord.Close()
+}
+
+// Coordinated is the etcd store the service runs on (nil: the file store).
+func (s *Service) Coordinated() *etcdstore.Store { return s.coord }
+
+// cat opens the catalog: catalog.db in the home, or the etcd store's.
+func (s *Service) cat() catalog.Opener {
+	if s.coord != nil {
+		return s.coord.Catalog()
+	}
+	return catalog.Files(s.Home, s.CatalogTimeout)
+}
+
 // Store is the session store.
 func (s *Service) Store() *session.Store { return s.store }
 
-// Journal is the transaction journal.
+// Journal is the file store's transaction journal (.txn/); nil on etcd.
 func (s *Service) Journal() *journal.Journal { return s.journal }
+
+// TxnJournal is where the records of transactions in flight live, on
+// either store.
+func (s *Service) TxnJournal() txn.Journal { return s.txnJournal }
 
 // Env is the transaction environment of this service.
 func (s *Service) Env() *txn.Env {
-	return &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.journal, Now: s.Now, CatalogTimeout: s.CatalogTimeout, Hook: s.Hook, Faults: s.Faults}
+	env := &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.txnJournal, Now: s.Now, CatalogTimeout: s.CatalogTimeout, Hook: s.Hook, Faults: s.Faults, Catalog: s.cat()}
+	if s.coord != nil {
+		env.Coord = s.coord
+	}
+	return env
 }
 
 // Recover runs one recovery scan and, when it found records or failed,
@@ -174,8 +244,17 @@ func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error
 	if err := session.ValidID(id); err != nil {
 		return nil, err
 	}
-	l, err := lockfile.WaitLock(s.Home, id, 10*time.Second, 20*time.Millisecond)
+	var l txn.Unlocker
+	var err error
+	if s.coord != nil {
+		l, err = s.coord.WaitLock(id, 10*time.Second, 20*time.Millisecond)
+	} else {
+		l, err = lockfile.WaitLock(s.Home, id, 10*time.Second, 20*time.Millisecond)
+	}
 	if err != nil {
+		if errors.Is(err, txn.ErrLocked) {
+			return nil, fmt.Errorf("%v (waited 10s)", err)
+		}
 		if errors.Is(err, lockfile.ErrLocked) {
 			return nil, fmt.Errorf("%w: %v (waited 10s)", txn.ErrLocked, err)
 		}

@@ -126,7 +126,7 @@ func (s *Service) Status() (*Status, error) {
 		return nil, err
 	}
 	st.HostSessions = nonNil(st.HostSessions)
-	scan, err := s.journal.Scan()
+	scan, err := s.txnJournal.Scan()
 	if err != nil {
 		return nil, err
 	}

@@ -75,27 +75,49 @@ func (j *Journal) Path(txn string) string { return filepath.Join(j.dir, txn+Ext)
 // the directory). It stamps Version when zero, Created when empty and
 // Updated always, then validates.
 func (j *Journal) Write(r Record) error {
-	now := j.Now().UTC().Format(time.RFC3339Nano)
-	if r.Version == 0 {
-		r.Version = RecordVersion
+	if r.State == Committed {
+		return fmt.Errorf("%w %s: state %s is a coordinated store's; the file store's commit point is the source's graft/retired", ErrInvalidRecord, r.Txn, r.State)
 	}
-	if r.Created == "" {
-		r.Created = now
-	}
-	r.Updated = now
-	if err := r.Validate(); err != nil {
+	data, err := Encode(r, j.Now())
+	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("journal: encoding record %s: %w", r.Txn, err)
-	}
-	data = append(data, '\n')
 	path := j.Path(r.Txn)
 	if err := j.fs.WriteFileAtomic(path, data, FileMode); err != nil {
 		return fmt.Errorf("journal: writing record %s: %w", path, err)
 	}
 	return nil
+}
+
+// Encode stamps r (Version when zero, Created when empty, Updated = now),
+// validates it and returns its bytes: what Write stores in a file, and what
+// a coordinated store (package etcdstore) stores under its key.
+func Encode(r Record, now time.Time) ([]byte, error) {
+	ts := now.UTC().Format(time.RFC3339Nano)
+	if r.Version == 0 {
+		r.Version = RecordVersion
+	}
+	if r.Created == "" {
+		r.Created = ts
+	}
+	r.Updated = ts
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("journal: encoding record %s: %w", r.Txn, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// Decode parses a record's bytes strictly, as Read does: unknown fields,
+// trailing data, an invalid record or another txn than txn are errors.
+func Decode(data []byte, txn string) (Record, error) {
+	if len(data) > MaxRecordBytes {
+		return Record{}, fmt.Errorf("larger than %d bytes", MaxRecordBytes)
+	}
+	return parse(data, txn)
 }
 
 // Read loads the record of txn: ErrNotFound when there is none, a
@@ -110,6 +132,9 @@ func (j *Journal) Read(txn string) (Record, error) {
 		return Record{}, err
 	}
 	r, err := parse(data, txn)
+	if err == nil && r.State == Committed {
+		err = fmt.Errorf("state %s is written only by a coordinated store (etcd), never in %s", r.State, DirName)
+	}
 	if err != nil {
 		return Record{}, &CorruptRecordError{Path: path, Err: err}
 	}

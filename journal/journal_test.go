@@ -128,7 +128,7 @@ func TestValidate(t *testing.T) {
 		{"nul txn", func(r *Record) { r.Txn = "a\x00b" }, "txn id"},
 		{"kind", func(r *Record) { r.Kind = "merge" }, `unknown kind "merge"`},
 		{"empty kind", func(r *Record) { r.Kind = "" }, "unknown kind"},
-		{"state", func(r *Record) { r.State = "COMMITTED" }, `unknown state "COMMITTED"`},
+		{"state", func(r *Record) { r.State = "DONE" }, `unknown state "DONE"`},
 		{"source", func(r *Record) { r.Source = "../etc" }, "source"},
 		{"target", func(r *Record) { r.Target = "" }, "target"},
 		{"same", func(r *Record) { r.Target = r.Source }, "both"},
@@ -619,5 +619,32 @@ func TestReadReportsCloseError(t *testing.T) {
 	}
 	if _, err := jf.Read("txn-a"); !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "txn-a.json") {
 		t.Fatalf("Read with a failing close = %v, want EIO naming txn-a.json", err)
+	}
+}
+
+// COMMITTED is a coordinated store's state: the file journal neither
+// writes nor reads it.
+func TestFileJournalRefusesCommitted(t *testing.T) {
+	j, err := Open(vfs.Default, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Record{Txn: "txn-1", Kind: KindGraft, State: Committed, Source: "a", Target: "b"}
+	if err := j.Write(r); !errors.Is(err, ErrInvalidRecord) {
+		t.Fatalf("Write(COMMITTED) = %v, want ErrInvalidRecord", err)
+	}
+	data, err := Encode(r, time.Now())
+	if err != nil {
+		t.Fatalf("Encode(COMMITTED) = %v, want it valid for a coordinated store", err)
+	}
+	if err := os.WriteFile(j.Path("txn-1"), data, FileMode); err != nil {
+		t.Fatal(err)
+	}
+	var ce *CorruptRecordError
+	if _, err := j.Read("txn-1"); !errors.As(err, &ce) {
+		t.Fatalf("Read of a COMMITTED file = %v, want a CorruptRecordError", err)
+	}
+	if got, err := Decode(data, "txn-1"); err != nil || got.State != Committed {
+		t.Fatalf("Decode = %+v, %v", got, err)
 	}
 }

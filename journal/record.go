@@ -18,6 +18,12 @@ const (
 	Preparing     State = "PREPARING"
 	TargetFlushed State = "TARGET_FLUSHED"
 	ColdVerified  State = "COLD_VERIFIED"
+	// Committed is written only by a coordinated store (package etcdstore):
+	// there the commit point is the one fenced write that moves a graft's
+	// record from COLD_VERIFIED to COMMITTED, and the source's graft/retired
+	// follows it. The file store never writes it: its commit point is the
+	// graft/retired append itself, and its record is deleted once committed.
+	Committed State = "COMMITTED"
 )
 
 // Kind is the transaction a record belongs to.
@@ -67,9 +73,9 @@ func (r Record) Validate() error {
 		return fmt.Errorf("%w %s: unknown kind %q (want %q or %q)", ErrInvalidRecord, r.Txn, r.Kind, KindGraft, KindRevert)
 	}
 	switch r.State {
-	case Preparing, TargetFlushed, ColdVerified:
+	case Preparing, TargetFlushed, ColdVerified, Committed:
 	default:
-		return fmt.Errorf("%w %s: unknown state %q (want %s, %s or %s)", ErrInvalidRecord, r.Txn, r.State, Preparing, TargetFlushed, ColdVerified)
+		return fmt.Errorf("%w %s: unknown state %q (want %s, %s, %s or %s)", ErrInvalidRecord, r.Txn, r.State, Preparing, TargetFlushed, ColdVerified, Committed)
 	}
 	if err := session.ValidID(r.Source); err != nil {
 		return fmt.Errorf("%w %s: source: %w", ErrInvalidRecord, r.Txn, err)

@@ -79,7 +79,7 @@ func Run(env *txn.Env) (*Report, error) {
 }
 
 func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err error) {
-	locks, err := txn.LockPair(env.Home, rec.Target, rec.Source)
+	locks, err := env.LockPair(rec.Target, rec.Source)
 	if err != nil {
 		return err
 	}
@@ -89,17 +89,36 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 		}
 	}()
 	// Re-read: the owner may have finished between the scan and the lock.
-	if _, err := env.Journal.Read(rec.Txn); errors.Is(err, journal.ErrNotFound) {
+	// On a coordinated store its state may have moved on to COMMITTED.
+	cur, err := env.Journal.Read(rec.Txn)
+	if errors.Is(err, journal.ErrNotFound) {
 		return nil
 	} else if err != nil {
 		return err
 	}
+	rec = cur
 	sinfo, err := folds.info(rec.Source)
 	if err != nil {
 		return fmt.Errorf("reading source %s: %w", rec.Source, err)
 	}
 	switch rec.Kind {
 	case journal.KindGraft:
+		if _, retired := sinfo.RetiredInto(rec.Txn); !retired && rec.State == journal.Committed {
+			// Decided on a coordinated store, crashed before the
+			// graft/retired append that follows the decision: append it.
+			if problem := lostTarget(env, rec); problem != "" {
+				return unretireLost(env, rec, sinfo, problem, rep)
+			}
+			if sinfo.LastSeq != rec.BoundarySeq {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("txn %s: %s has events after seq %d, the boundary its target %s was cut at, appended with no lock held; they are before its graft/retired and not in the target", rec.Txn, rec.Source, rec.BoundarySeq, rec.Target))
+			}
+			if err := txn.Retire(env, rec, sinfo.ScanResult); err != nil {
+				return fmt.Errorf("appending the decided graft/retired to %s: %w", rec.Source, err)
+			}
+			if sinfo, err = folds.info(rec.Source); err != nil {
+				return fmt.Errorf("reading source %s: %w", rec.Source, err)
+			}
+		}
 		if _, retired := sinfo.RetiredInto(rec.Txn); retired {
 			if problem := lostTarget(env, rec); problem != "" {
 				return unretireLost(env, rec, sinfo, problem, rep)
@@ -123,6 +142,15 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 		}
 		return nil
 	case journal.KindRevert:
+		if rec.State == journal.Committed && !unretired(sinfo, rec.Reverts) {
+			// Decided on a coordinated store: the graft/unretired follows.
+			if err := txn.Unretire(env, rec, sinfo.ScanResult); err != nil {
+				return fmt.Errorf("appending the decided graft/unretired to %s: %w", rec.Source, err)
+			}
+			if sinfo, err = folds.info(rec.Source); err != nil {
+				return fmt.Errorf("reading source %s: %w", rec.Source, err)
+			}
+		}
 		if unretired(sinfo, rec.Reverts) {
 			if err := txn.FinishRevert(env, rec); err != nil {
 				return err
@@ -196,7 +224,7 @@ func unretireLost(env *txn.Env, rec journal.Record, sinfo *session.Info, problem
 			return fmt.Errorf("un-retiring %s (%s): %w", rec.Source, problem, err)
 		}
 	}
-	err := catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
+	err := env.Cat().With(func(db *catalog.DB) error {
 		return db.AddLeftover(catalog.Leftover{
 			Source: rec.Source, Target: rec.Target, Txn: rec.Txn, State: string(rec.State),
 			Reason: "lost after its commit point: " + problem + "; the source was un-retired", Recorded: time.Now().UTC(),
@@ -248,7 +276,7 @@ func Rebuild(env *txn.Env) (*RebuildReport, error) {
 		}
 		infos[id] = info
 	}
-	err = catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
+	err = env.Cat().With(func(db *catalog.DB) error {
 		if err := db.ClearDerived(); err != nil {
 			return err
 		}

@@ -17,7 +17,8 @@ const (
 	CommitJournalFlushed  Point = "commit/journal-flushed:after"   // record TARGET_FLUSHED durable (L1c)
 	CommitColdRead        Point = "commit/cold-read:after"         // target verified, record not yet updated
 	CommitJournalVerified Point = "commit/journal-verified:after"  // record COLD_VERIFIED durable
-	CommitSourceRetired   Point = "commit/source-retire:after"     // commit point durable
+	CommitDecided         Point = "commit/decided:after"           // coordinated store only: record COMMITTED (its commit point), source not yet retired
+	CommitSourceRetired   Point = "commit/source-retire:after"     // commit point durable (file store); retire mark durable (coordinated)
 	CommitLineage         Point = "commit/lineage:after"           // catalog updated
 	CommitJournalRemoved  Point = "commit/journal-remove:after"    // record gone: COMMITTED
 )
@@ -26,6 +27,7 @@ const (
 const (
 	RevertLocked          Point = "revert/locked"
 	RevertJournalPrepared Point = "revert/journal-preparing:after"
+	RevertDecided         Point = "revert/decided:after"         // coordinated store only: record COMMITTED, source not yet unretired
 	RevertSourceUnretired Point = "revert/source-unretire:after" // commit point of the revert
 	RevertTargetAbandoned Point = "revert/target-abandon:after"
 	RevertLineage         Point = "revert/lineage:after"
@@ -39,6 +41,17 @@ var Points = []Point{
 	CommitColdRead, CommitJournalVerified, CommitSourceRetired, CommitLineage,
 	CommitJournalRemoved,
 	RevertLocked, RevertJournalPrepared, RevertSourceUnretired, RevertTargetAbandoned,
+	RevertLineage, RevertJournalRemoved,
+}
+
+// CoordPoints is every crash point of a transaction on a coordinated store
+// (package etcdstore): Points with the fenced commit decision of each.
+var CoordPoints = []Point{
+	CommitLocked, CommitJournalPrepared, CommitTargetCreated, CommitTargetHalf,
+	CommitTargetWritten, CommitTargetSynced, CommitTargetDirSynced, CommitJournalFlushed,
+	CommitColdRead, CommitJournalVerified, CommitDecided, CommitSourceRetired, CommitLineage,
+	CommitJournalRemoved,
+	RevertLocked, RevertJournalPrepared, RevertDecided, RevertSourceUnretired, RevertTargetAbandoned,
 	RevertLineage, RevertJournalRemoved,
 }
 

@@ -31,7 +31,7 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 		return nil, fmt.Errorf("%w: %s was not made by a graft (no graft/origin)", ErrNotLive, target)
 	}
 	source, graftTxn := tinfo.Origin.Parent, tinfo.Origin.Txn
-	locks, err := LockPair(env.Home, target, source)
+	locks, err := env.LockPair(target, source)
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +76,20 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 		return nil, fmt.Errorf("txn: writing revert journal record (nothing else was touched): %w", err)
 	}
 	env.at(RevertJournalPrepared)
-	if _, err := env.Store.AppendMarkAfter(source, session.Event{
-		Type: session.TypeGraftUnretired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
-		Txn: graftTxn, Target: target,
-	}, sinfo.ScanResult); err != nil {
+	if env.Coord != nil {
+		// A coordinated store's commit point: the fenced COMMITTED write;
+		// the graft/unretired append follows it.
+		if err := env.Coord.Decide(rec); err != nil {
+			return nil, fmt.Errorf("txn: the revert's commit point on the coordinated store failed (the record stays; recovery decides from it): %w", err)
+		}
+		rec.State = journal.Committed
+		env.at(RevertDecided)
+		if err := Unretire(env, rec, sinfo.ScanResult); err != nil {
+			res = &RevertResult{Txn: rec.Txn, Reverts: graftTxn, Source: source, Target: target, Extra: max(extra, 0)}
+			res.Notes = append(res.Notes, fmt.Sprintf("reverted (decided on the coordinated store), but the graft/unretired append to %s failed (%v); the next recovery scan appends it", source, err))
+			return res, nil
+		}
+	} else if err := Unretire(env, rec, sinfo.ScanResult); err != nil {
 		// Before (or unknown whether past) the commit point: recovery decides
 		// from the source's log; if the mark is absent the graft stays live.
 		if rerr := env.Journal.Remove(rec.Txn); rerr != nil {
@@ -93,6 +103,27 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 		res.Notes = append(res.Notes, fmt.Sprintf("reverted (the source is active again), but cleanup is unfinished (%v); the next recovery scan finishes it", err))
 	}
 	return res, nil
+}
+
+// Unretire appends graft/unretired for the graft rec reverts to the source,
+// right after the events scan read (session.ErrChanged when it grew).
+func Unretire(env *Env, rec journal.Record, after session.ScanResult) error {
+	_, err := env.Store.AppendMarkAfter(rec.Source, session.Event{
+		Type: session.TypeGraftUnretired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+		Txn: rec.Reverts, Target: rec.Target,
+	}, after)
+	return err
+}
+
+// Retire appends graft/retired for the graft of rec to the source, right
+// after the events scan read: the commit point on the file store, the
+// append that follows it on a coordinated one.
+func Retire(env *Env, rec journal.Record, after session.ScanResult) error {
+	_, err := env.Store.AppendMarkAfter(rec.Source, session.Event{
+		Type: session.TypeGraftRetired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+		Txn: rec.Txn, Target: rec.Target,
+	}, after)
+	return err
 }
 
 // FinishRevert is everything after a revert's commit point; recovery calls
@@ -111,7 +142,7 @@ func FinishRevert(env *Env, rec journal.Record) error {
 		}
 	}
 	env.at(RevertTargetAbandoned)
-	err = catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
+	err = env.Cat().With(func(db *catalog.DB) error {
 		n, ok, err := db.GetNode(rec.Target)
 		if err != nil {
 			return err

@@ -20,13 +20,45 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
+// Journal is where the records of transactions in flight live: .txn/ on
+// the file store (*journal.Journal), keys under the prefix on etcd.
+type Journal interface {
+	Write(journal.Record) error
+	Read(txn string) (journal.Record, error)
+	Remove(txn string) error
+	Scan() (journal.ScanResult, error)
+}
+
+// Unlocker releases one lock.
+type Unlocker interface{ Unlock() error }
+
+// Coordinator is a store shared by workers on several machines (package
+// etcdstore). Its locks are leases: they die with the worker, and a worker
+// that lost them cannot write a record any more (fencing). Its commit point
+// is Decide, which the graft/retired append to the source follows.
+type Coordinator interface {
+	// TryLock takes the lock of a session without blocking: an error
+	// matching ErrLocked when another worker holds it.
+	TryLock(name string) (Unlocker, error)
+	// Decide moves rec to journal.Committed, only while this worker holds
+	// the locks of its target and source: THE COMMIT POINT on this store.
+	// Any error leaves it undecided, or unknown (a lost answer): recovery
+	// reads the record to know.
+	Decide(rec journal.Record) error
+}
+
 // Env is what a transaction touches.
 type Env struct {
 	Home    string
 	FS      vfs.FS
 	Store   *session.Store
-	Journal *journal.Journal
-	Now     func() time.Time
+	Journal Journal
+	// Coord is nil on the file store (flocks; the commit point is the
+	// graft/retired append).
+	Coord Coordinator
+	// Catalog opens the catalog; nil is catalog.db in Home.
+	Catalog catalog.Opener
+	Now   func() time.Time
 	// CatalogTimeout bounds the wait for catalog.db (one process at a time).
 	CatalogTimeout time.Duration
 	// Hook is called at every crash point (tests); the crashpoints build tag
@@ -58,6 +90,14 @@ func (e *Env) now() time.Time {
 	return time.Now()
 }
 
+// Cat is the catalog opener: Catalog, or catalog.db in Home.
+func (e *Env) Cat() catalog.Opener {
+	if e.Catalog != nil {
+		return e.Catalog
+	}
+	return catalog.Files(e.Home, e.CatalogWait())
+}
+
 // CatalogWait is how long to wait for catalog.db (the default when unset).
 func (e *Env) CatalogWait() time.Duration {
 	if e.CatalogTimeout > 0 {
@@ -66,14 +106,21 @@ func (e *Env) CatalogWait() time.Duration {
 	return catalog.DefaultTimeout
 }
 
-// Locks are the flocks of one transaction: target first, then source.
-type Locks struct{ held []*lockfile.Lock }
+// Locks are the locks of one transaction: target first, then source.
+type Locks struct{ held []Unlocker }
 
 // LockPair takes both locks without blocking; a busy lock is ErrLocked.
-func LockPair(home, target, source string) (*Locks, error) {
+// They are flocks on the file store, leases on a coordinated one.
+func (e *Env) LockPair(target, source string) (*Locks, error) {
 	l := &Locks{}
 	for _, name := range []string{target, source} {
-		lk, err := lockfile.TryLock(home, name)
+		var lk Unlocker
+		var err error
+		if e.Coord != nil {
+			lk, err = e.Coord.TryLock(name)
+		} else {
+			lk, err = lockfile.TryLock(e.Home, name)
+		}
 		if err != nil {
 			rerr := l.Release()
 			if errors.Is(err, lockfile.ErrLocked) {
@@ -182,7 +229,7 @@ func digest(b []byte) string {
 // left for recovery only where cleaning up failed too.
 func Commit(env *Env, req Request) (res *Result, err error) {
 	// 0. locks, then every check that needs them.
-	locks, err := LockPair(env.Home, req.Target, req.Source)
+	locks, err := env.LockPair(req.Target, req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -256,11 +303,29 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 	}
 	env.at(CommitJournalVerified)
 
-	// 6. the commit point: graft/retired appended to the source.
-	_, err = env.Store.AppendMarkAfter(req.Source, session.Event{
-		Type: session.TypeGraftRetired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
-		Txn: txnID, Target: req.Target,
-	}, built.SourceScan)
+	// 6. the commit point. On a coordinated store it is the fenced
+	// COMMITTED write, and the graft/retired append follows it (recovery
+	// repairs a crash between the two); on the file store it is the append.
+	if env.Coord != nil {
+		if err := env.Coord.Decide(rec); err != nil {
+			// Refused (the locks were lost: a lease expired) or unknown (no
+			// answer): the record says which, and recovery reads it.
+			return nil, fmt.Errorf("txn: the commit point on the coordinated store failed (the record stays; recovery decides from it): %w", err)
+		}
+		rec.State = journal.Committed
+		env.at(CommitDecided)
+	}
+	err = Retire(env, rec, built.SourceScan)
+	if err != nil && env.Coord != nil {
+		// Decided: the graft is committed, and recovery appends the mark.
+		env.at(CommitSourceRetired)
+		return &Result{
+			Txn: txnID, Source: req.Source, Target: req.Target, TapeHash: t.TapeHash,
+			TapeChars: t.TapeChars, TapeEvents: len(evs), Generation: t.Generation + 1,
+			BoundarySeq: t.BoundarySeq,
+			Notes: append(built.Notes, fmt.Sprintf("committed (decided on the coordinated store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err)),
+		}, nil
+	}
 	if err != nil {
 		// An fsync failure leaves it unknown whether the mark is durable:
 		// the record stays and recovery decides from the log.
@@ -425,7 +490,7 @@ func rollBackOwned(env *Env, rec journal.Record, reason string, own ownership) (
 		return "", err
 	}
 	if action != "" {
-		err := catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
+		err := env.Cat().With(func(db *catalog.DB) error {
 			return db.AddLeftover(catalog.Leftover{
 				Source: rec.Source, Target: rec.Target, Txn: rec.Txn, State: string(rec.State),
 				Reason: action + ": " + reason, Recorded: env.now().UTC(),
@@ -574,7 +639,7 @@ func closeAfter(f vfs.File, err error) error {
 // RecordLineage writes the lineage node of a committed graft and marks its
 // prepared review used. Idempotent.
 func RecordLineage(env *Env, rec journal.Record) error {
-	return catalog.With(env.Home, env.CatalogWait(), func(db *catalog.DB) error {
+	return env.Cat().With(func(db *catalog.DB) error {
 		return db.RecordCommit(catalog.Node{
 			Session: rec.Target, Parent: rec.Source, Generation: rec.Generation,
 			Boundary: rec.BoundarySeq, Txn: rec.Txn, TapeHash: rec.TapeHash, Committed: env.now().UTC(),

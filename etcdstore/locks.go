@@ -1,0 +1,99 @@
+package etcdstore
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/graft-project/graft/lockfile"
+	"github.com/graft-project/graft/txn"
+)
+
+// lock is one held lock: Unlock releases it (once).
+type lock struct {
+	s    *Store
+	name string
+	m    *concurrency.Mutex
+}
+
+// TryLock takes the lock of a session without blocking: a concurrency
+// mutex <root>/locks/<name> under this worker's lease, so it dies with
+// the worker. Held by another worker, or by this one already (a second
+// caller in the same process), it is an error matching txn.ErrLocked.
+func (s *Store) TryLock(name string) (txn.Unlocker, error) {
+	if err := lockfile.ValidName(name); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, err := s.session()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := s.held[name]; ok {
+		return nil, fmt.Errorf("%w: %s is held by this worker already", txn.ErrLocked, s.key("locks", name))
+	}
+	m := concurrency.NewMutex(sess, s.key("locks", name))
+	ctx, cancel := s.ctx()
+	defer cancel()
+	if err := m.TryLock(ctx); err != nil {
+		if errors.Is(err, concurrency.ErrLocked) {
+			return nil, fmt.Errorf("%w: %s is held by another worker", txn.ErrLocked, s.key("locks", name))
+		}
+		return nil, s.unavailable("locking "+name, err)
+	}
+	s.held[name] = m
+	return &lock{s: s, name: name, m: m}, nil
+}
+
+// WaitLock is TryLock retried every poll until wait has passed.
+func (s *Store) WaitLock(name string, wait, poll time.Duration) (txn.Unlocker, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		l, err := s.TryLock(name)
+		if err == nil || !errors.Is(err, txn.ErrLocked) || time.Now().After(deadline) {
+			return l, err
+		}
+		time.Sleep(poll)
+	}
+}
+
+// Unlock releases the lock. A lock whose lease expired meanwhile is
+// released already: that is not an error of the unlock (the fenced writes
+// made for it were refused).
+func (l *lock) Unlock() error {
+	s := l.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[l.name] != l.m {
+		return nil // the lease expired and a new session began: nothing of ours is held
+	}
+	delete(s.held, l.name)
+	ctx, cancel := s.ctx()
+	defer cancel()
+	if err := l.m.Unlock(ctx); err != nil && !errors.Is(err, concurrency.ErrLockReleased) {
+		return s.unavailable("unlocking "+l.name, err)
+	}
+	return nil
+}
+
+// fence is the condition of a write made under the locks of names: every
+// one of them still held by this worker, its mutex key the one it created.
+// A name this worker does not hold is an error (a bug: writes are made
+// under their locks).
+func (s *Store) fence(names ...string) ([]clientv3.Cmp, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cmps []clientv3.Cmp
+	for _, n := range names {
+		m, ok := s.held[n]
+		if !ok {
+			return nil, fmt.Errorf("%w: this worker does not hold the lock of %s", ErrFenced, n)
+		}
+		cmps = append(cmps, m.IsOwner())
+	}
+	return cmps, nil
+}
