@@ -53,7 +53,9 @@ func (c *Catalog) open(fn func(*catalog.DB) error) (err error) {
 // backend is catalog.Backend on etcd.
 type backend struct{ s *Store }
 
-func (b *backend) Name() string { return Scheme + strings.Join(b.s.cfg.Endpoints, ",") + b.s.cfg.Prefix + "/catalog" }
+func (b *backend) Name() string {
+	return Scheme + strings.Join(b.s.cfg.Endpoints, ",") + b.s.cfg.Prefix + "/catalog"
+}
 func (b *backend) Close() error { return nil }
 
 func (b *backend) bucketKey(bucket, key string) string { return b.s.key("catalog", bucket, key) }

@@ -99,4 +99,3 @@ func readMarker(fsys vfs.FS, home string) (string, error) {
 	}
 	return s, nil
 }
-

@@ -58,7 +58,7 @@ type Env struct {
 	Coord Coordinator
 	// Catalog opens the catalog; nil is catalog.db in Home.
 	Catalog catalog.Opener
-	Now   func() time.Time
+	Now     func() time.Time
 	// CatalogTimeout bounds the wait for catalog.db (one process at a time).
 	CatalogTimeout time.Duration
 	// Hook is called at every crash point (tests); the crashpoints build tag
@@ -323,7 +323,7 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 			Txn: txnID, Source: req.Source, Target: req.Target, TapeHash: t.TapeHash,
 			TapeChars: t.TapeChars, TapeEvents: len(evs), Generation: t.Generation + 1,
 			BoundarySeq: t.BoundarySeq,
-			Notes: append(built.Notes, fmt.Sprintf("committed (decided on the coordinated store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err)),
+			Notes:       append(built.Notes, fmt.Sprintf("committed (decided on the coordinated store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err)),
 		}, nil
 	}
 	if err != nil {
