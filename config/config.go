@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
+	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/tape"
 )
 
@@ -30,6 +31,7 @@ type Config struct {
 	Budget              int    `toml:"budget" json:"budget"`
 	AutoGraft           int64  `toml:"autoGraft" json:"autoGraft"`
 	InterceptCompaction bool   `toml:"interceptCompaction" json:"interceptCompaction"`
+	Store               string `toml:"store" json:"store"`
 }
 
 // TapeOptions are the options of the tapes that prepare builds by default.
@@ -205,6 +207,15 @@ func Load(file string, required bool) (Config, Sources, error) {
 		c.DataDir = h
 		src.Set("dataDir", Source{Kind: FromEnv, Name: "GRAFT_HOME"})
 	}
+	if st := os.Getenv("GRAFT_STORE"); st != "" {
+		if st != "file" {
+			if _, err := etcdstore.ParseURL(st); err != nil {
+				return Config{}, Sources{}, &Error{File: "$GRAFT_STORE", Msg: err.Error()}
+			}
+		}
+		c.Store = st
+		src.Set("store", Source{Kind: FromEnv, Name: "GRAFT_STORE"})
+	}
 	return c, src, nil
 }
 
@@ -265,6 +276,18 @@ var keys = []key{
 	{name: "interceptCompaction", kind: unstable.Bool, want: "true or false",
 		get:  func(c *Config) any { return c.InterceptCompaction },
 		take: func(dst, src *Config) { dst.InterceptCompaction = src.InterceptCompaction }},
+	{name: "store", kind: unstable.String, want: `"file" or etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s]`,
+		get:  func(c *Config) any { return c.Store },
+		take: func(dst, src *Config) { dst.Store = src.Store },
+		check: func(c *Config) error {
+			if c.Store == "" || c.Store == "file" {
+				return nil
+			}
+			if _, err := etcdstore.ParseURL(c.Store); err != nil {
+				return errBad
+			}
+			return nil
+		}},
 }
 
 // errBad is a value outside what its key wants (the error says what is).

@@ -139,6 +139,8 @@ func TestKeys(t *testing.T) {
 		{"recentTurns = true", `3: key "recentTurns": want an integer from 0 to 5, got true`},
 		{"adaptiveTier = 1", `3: key "adaptiveTier": want true or false, got 1`},
 		{`interceptCompaction = "yes"`, `3: key "interceptCompaction": want true or false, got "yes"`},
+		{`store = "etcd://nohost/x"`, `3: key "store": want "file" or etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s], got "etcd://nohost/x"`},
+		{`store = "etcd://h:1"`, `3: key "store": want "file" or etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s], got "etcd://h:1"`},
 		{"tier = 2", `3: key "tier": want "A" or "B", got 2`},
 		{"dataDir = ['/a']", `3: key "dataDir": want an absolute path or one starting with ~/, got an array`},
 		{"autoGraft = {n = 1}", `3: key "autoGraft": want an integer ≥ 0 (0: off), got a table`},
@@ -184,12 +186,14 @@ adaptiveTier = true
 budget = 24000   # a comment
 autoGraft = 150000
 interceptCompaction = true
+store = "etcd://10.0.0.1:2379,10.0.0.2:2379/team-a?lease=4s"
 `)
 	c, src, err := Load(p, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{DataDir: "/data/graft", Tier: "B", RecentTurns: 2, AdaptiveTier: true, Budget: 24000, AutoGraft: 150000, InterceptCompaction: true}
+	want := Config{DataDir: "/data/graft", Tier: "B", RecentTurns: 2, AdaptiveTier: true, Budget: 24000, AutoGraft: 150000, InterceptCompaction: true,
+		Store: "etcd://10.0.0.1:2379,10.0.0.2:2379/team-a?lease=4s"}
 	if c != want {
 		t.Fatalf("Load = %+v, want %+v", c, want)
 	}
@@ -294,12 +298,12 @@ func TestSourceString(t *testing.T) {
 }
 
 func TestGet(t *testing.T) {
-	c := Config{DataDir: "/d", Tier: "B", RecentTurns: 1, AdaptiveTier: true, Budget: 5000, AutoGraft: 7, InterceptCompaction: true}
+	c := Config{DataDir: "/d", Tier: "B", RecentTurns: 1, AdaptiveTier: true, Budget: 5000, AutoGraft: 7, InterceptCompaction: true, Store: "file"}
 	var got []any
 	for _, k := range Keys() {
 		got = append(got, c.Get(k))
 	}
-	want := []any{"/d", "B", 1, true, 5000, int64(7), true}
+	want := []any{"/d", "B", 1, true, 5000, int64(7), true, "file"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Get over Keys = %#v, want %#v", got, want)
 	}

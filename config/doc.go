@@ -53,6 +53,10 @@
 //	                                                      tell the user how to hand off.
 //	interceptCompaction  boolean  false                   the PreCompact hook hands the session off
 //	                                                      and blocks the host's own compaction.
+//	store                string   "" (the file store)     "file", or etcd://host:port[,…]/prefix
+//	                                                      [?lease=10s&timeout=5s]: transactions,
+//	                                                      locks and the catalog on an etcd cluster
+//	                                                      shared by workers (package etcdstore).
 //
 // The tape keys (tier, recentTurns, adaptiveTier, budget) are
 // Config.TapeOptions: the defaults of "graft prepare" (--tier,
@@ -62,9 +66,9 @@
 //
 // For each key, the first of these that sets it wins:
 //
-//	flag    a flag given on the command line (--home for dataDir; prepare's
+//	flag    a flag given on the command line (--home for dataDir, --store for store; prepare's
 //	        --tier, --recent-turns, --auto-tier, --budget for the tape keys)
-//	env     $GRAFT_HOME for dataDir
+//	env     $GRAFT_HOME for dataDir, $GRAFT_STORE for store
 //	file    the key in config.toml
 //	default the defaults above
 //

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/journal"
@@ -71,6 +72,11 @@ var codes = []ExitCode{
 	{"no_transcript", 49, "the host transcript does not exist or is not a regular file", hosts.ErrNoTranscript},
 	{"bad_host_session_id", 50, "a host session id is not a lower-case uuid (or a transcript's name holds none)", hosts.ErrHostSessionID},
 	{"catalog_damaged", 51, "catalog.db is damaged: graft recover --rebuild-catalog moves it aside and rebuilds it from the logs", catalog.ErrCorrupt},
+	{"store_unavailable", 52, "the etcd cluster did not answer in time (unreachable, or no quorum): nothing was decided unless the message says the answer was lost", etcdstore.ErrUnavailable},
+	{"fenced", 53, "this worker lost its etcd locks (its lease expired): its write was refused, and another worker's recovery finishes or undoes the transaction", etcdstore.ErrFenced},
+	{"store_mismatch", 54, "the home belongs to the other store (file or etcd, or another etcd prefix): the message says what to do", etcdstore.ErrHome},
+	{"bad_store_url", 55, "--store (or GRAFT_STORE, or config key store) is not file or etcd://host:port[,…]/prefix", etcdstore.ErrURL},
+	{"store_format", 56, "the etcd prefix holds another format than this graft's: use another prefix", etcdstore.ErrFormat},
 }
 
 var (

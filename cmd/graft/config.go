@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/graft-project/graft/config"
+	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/tape"
 )
 
@@ -64,7 +65,18 @@ func (a *app) loadConfig() *loadedConfig {
 		cfg.DataDir = a.home
 		src.Set("dataDir", config.Source{Kind: config.FromFlag, Name: "home"})
 	}
+	if a.rootFlags != nil && a.rootFlags.Changed("store") {
+		if a.store != "" && a.store != "file" {
+			if _, err := etcdstore.ParseURL(a.store); err != nil {
+				a.cfg = &loadedConfig{src: src, err: usageError{err}}
+				return a.cfg
+			}
+		}
+		cfg.Store = a.store
+		src.Set("store", config.Source{Kind: config.FromFlag, Name: "store"})
+	}
 	a.home = cfg.DataDir
+	a.store = cfg.Store
 	a.cfg = &loadedConfig{cfg: cfg, src: src}
 	return a.cfg
 }

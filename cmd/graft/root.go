@@ -17,6 +17,7 @@ import (
 // app is what every command shares: the resolved home and the outputs.
 type app struct {
 	home   string
+	store  string // --store, else $GRAFT_STORE, else config key store: "" is the file store
 	fs     vfs.FS
 	stdout io.Writer
 	stderr io.Writer
@@ -82,6 +83,7 @@ Exit codes:
 		},
 	}
 	root.PersistentFlags().StringVar(&a.home, "home", defaultHome(), "graft data directory (env GRAFT_HOME, config key dataDir)")
+	root.PersistentFlags().StringVar(&a.store, "store", "", "where transactions, locks and the catalog live: \"file\" (the home, the default) or etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s] to share them with workers on other machines (env GRAFT_STORE, config key store)")
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default $GRAFT_CONFIG, else config.toml in $GRAFT_HOME, else in $XDG_CONFIG_HOME/graft or ~/.config/graft)")
 	a.rootFlags = root.PersistentFlags()
 	root.AddCommand(subcommands(a)...)
@@ -133,6 +135,7 @@ func main1() int {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	cmd, err := root.ExecuteC()
 	a.warnDegraded()
+	a.closeServices()
 	if err == nil {
 		return 0
 	}

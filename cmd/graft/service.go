@@ -20,6 +20,7 @@ func (a *app) openService(o graft.Options) (*graft.Service, error) {
 		return nil, err
 	}
 	o.FS = a.fs
+	o.Store = a.store
 	svc, err := graft.Open(a.home, o)
 	if err != nil {
 		return nil, err
@@ -40,4 +41,16 @@ func (a *app) warnDegraded() {
 			fmt.Fprintf(a.stderr, "warning: %s\n", note)
 		}
 	}
+}
+
+// closeServices releases what the services hold (an etcd store's lease,
+// and with it every lock under it); a failure is a warning: the lease
+// expires by itself.
+func (a *app) closeServices() {
+	for _, svc := range a.svcs {
+		if err := svc.Close(); err != nil {
+			fmt.Fprintf(a.stderr, "warning: closing the store: %v (its lease expires by itself)\n", err)
+		}
+	}
+	a.svcs = nil
 }
