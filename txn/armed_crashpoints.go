@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // With -tags crashpoints the crash suite arms one point through
@@ -20,6 +21,25 @@ func init() {
 			}
 			fmt.Fprintf(os.Stderr, "GRAFT_CRASH_POINT_REACHED %s\n", at)
 			select {} // the parent kills us here
+		}
+	}
+	// GRAFT_PAUSE_POINT: on reaching it the process says so on stderr and
+	// stops itself (SIGSTOP), as a worker paused by its machine; the parent
+	// continues it (SIGCONT) when it wants, and it goes on from there.
+	if p := os.Getenv("GRAFT_PAUSE_POINT"); p != "" {
+		prev := armed
+		armed = func(at Point) {
+			if prev != nil {
+				prev(at)
+			}
+			if string(at) != p {
+				return
+			}
+			fmt.Fprintf(os.Stderr, "GRAFT_PAUSE_POINT_REACHED %s\n", at)
+			if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
+				fmt.Fprintf(os.Stderr, "GRAFT_PAUSE_POINT_FAILED %v\n", err)
+			}
+			fmt.Fprintf(os.Stderr, "GRAFT_PAUSE_POINT_CONTINUED %s\n", at)
 		}
 	}
 	for _, f := range strings.Split(os.Getenv("GRAFT_FAULTS"), ",") {
