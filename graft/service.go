@@ -108,6 +108,13 @@ func open(home string, o Options, coord *etcdstore.Store) (*Service, error) {
 		return nil, err
 	}
 	st.Now = o.Now
+	if coord != nil {
+		// Every writer of a log (import, hooks, gen, append) holds the
+		// same lease-bound lock as a graft of it, on any machine.
+		st.Locker = func(id string, wait time.Duration) (session.Unlocker, error) {
+			return coord.WaitLock(id, wait, 20*time.Millisecond)
+		}
+	}
 	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, coord: coord}
 	if coord != nil {
 		j := coord.Journal()
@@ -244,16 +251,10 @@ func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error
 	if err := session.ValidID(id); err != nil {
 		return nil, err
 	}
-	var l txn.Unlocker
-	var err error
-	if s.coord != nil {
-		l, err = s.coord.WaitLock(id, 10*time.Second, 20*time.Millisecond)
-	} else {
-		l, err = lockfile.WaitLock(s.Home, id, 10*time.Second, 20*time.Millisecond)
-	}
+	l, err := s.store.LockSession(id, 10*time.Second)
 	if err != nil {
 		if errors.Is(err, txn.ErrLocked) {
-			return nil, fmt.Errorf("%v (waited 10s)", err)
+			return nil, fmt.Errorf("%w (waited 10s)", err)
 		}
 		if errors.Is(err, lockfile.ErrLocked) {
 			return nil, fmt.Errorf("%w: %v (waited 10s)", txn.ErrLocked, err)

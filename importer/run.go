@@ -583,12 +583,10 @@ func (r *run) flush() error {
 // holds the session's lock for a short critical section.
 const DefaultLockWait = 10 * time.Second
 
-const appendLockPoll = 20 * time.Millisecond
-
-// appendLocked appends the batch under the session's lock (lockfile), so it
+// appendLocked appends the batch under the session's lock (Store.LockSession), so it
 // never lands in the middle of a graft of that session.
 func (r *run) appendLocked() error {
-	l, err := lockfile.WaitLock(r.o.Home, r.o.ID, r.o.LockWait, appendLockPoll)
+	l, err := r.st.LockSession(r.o.ID, r.o.LockWait)
 	if err != nil {
 		return fmt.Errorf("importer: appending to session %s: %w (waited %v)", r.o.ID, err, r.o.LockWait)
 	}

@@ -35,6 +35,11 @@ type Store struct {
 	// LockWait bounds the wait of a creator for the session's lock
 	// (DefaultLockWait when zero).
 	LockWait time.Duration
+	// Locker, when set, takes a session's lock instead of the flock of
+	// home/locks/<id>.lock: a coordinated store's lease-bound lock
+	// (package etcdstore), so every writer of a log on any machine holds
+	// the same lock as a graft of it.
+	Locker func(id string, wait time.Duration) (Unlocker, error)
 }
 
 // DefaultLockWait is how long a creator waits for a session's lock: a
@@ -59,22 +64,36 @@ func OpenStore(fsys vfs.FS, home string) (*Store, error) {
 // target, so a log is never created under a commit into the same id (whose
 // roll-back could take it for its own shell), and the recovery scan leaves
 // a log being created alone.
-func (s *Store) lockSession(id string) (*lockfile.Lock, error) {
+func (s *Store) lockSession(id string) (Unlocker, error) {
 	wait := s.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	l, err := lockfile.WaitLock(s.home, id, wait, lockPoll)
+	l, err := s.LockSession(id, wait)
 	if err != nil {
 		return nil, fmt.Errorf("session: creating %s: %w (waited %v)", id, err, wait)
 	}
 	return l, nil
 }
 
-// unlockAfter releases l after err, keeping both errors.
-func unlockAfter(l *lockfile.Lock, err error) error {
+// Unlocker releases a session's lock.
+type Unlocker interface{ Unlock() error }
+
+// LockSession takes the lock of session id, waiting up to wait: Locker's,
+// or the flock of home/locks/<id>.lock. Still held then, it is an error
+// wrapping the locker's "locked" error (lockfile.ErrLocked on the file
+// store).
+func (s *Store) LockSession(id string, wait time.Duration) (Unlocker, error) {
+	if s.Locker != nil {
+		return s.Locker(id, wait)
+	}
+	return lockfile.WaitLock(s.home, id, wait, lockPoll)
+}
+
+// unlockAfter releases l, the lock of id, after err, keeping both errors.
+func unlockAfter(l Unlocker, id string, err error) error {
 	if uerr := l.Unlock(); uerr != nil {
-		return errors.Join(err, fmt.Errorf("session: releasing the lock of %s: %w", l.Name(), uerr))
+		return errors.Join(err, fmt.Errorf("session: releasing the lock of %s: %w", id, uerr))
 	}
 	return err
 }
@@ -583,7 +602,7 @@ func (s *Store) Create(id string, evs []Event) error {
 	if err != nil {
 		return err
 	}
-	return unlockAfter(l, s.create(id, evs))
+	return unlockAfter(l, id, s.create(id, evs))
 }
 
 // create is Create for a caller that holds the session's lock.

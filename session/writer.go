@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/vfs"
 )
 
@@ -23,7 +22,8 @@ type Writer struct {
 	path string
 	next int64
 	err  error
-	lock *lockfile.Lock
+	lock Unlocker
+	id   string
 }
 
 // CreateWriter creates id exclusively and returns a Writer for it. It
@@ -39,14 +39,14 @@ func (s *Store) CreateWriter(id string) (*Writer, error) {
 	path := s.Path(id)
 	f, err := s.FS.Create(path, FileMode)
 	if err != nil {
-		return nil, unlockAfter(l, translate(path, err))
+		return nil, unlockAfter(l, id, translate(path, err))
 	}
 	// Held until Close: an Append meanwhile would take the half-written
 	// tail for a torn one and cut it.
 	if err := lockNew(f); err != nil {
-		return nil, unlockAfter(l, closeAfter(f, err))
+		return nil, unlockAfter(l, id, closeAfter(f, err))
 	}
-	return &Writer{s: s, f: f, bw: bufio.NewWriterSize(f, 1<<20), path: path, next: 1, lock: l}, nil
+	return &Writer{s: s, f: f, bw: bufio.NewWriterSize(f, 1<<20), path: path, next: 1, lock: l, id: id}, nil
 }
 
 // Write appends one event; the event's Seq and TS are filled in when zero.
@@ -87,7 +87,7 @@ func (w *Writer) Events() int64 { return w.next - 1 }
 // session's lock. After an error the file is left as it is (a partial log a
 // later scan reports), never removed here: Abort removes it.
 func (w *Writer) Close() error {
-	return unlockAfter(w.lock, w.close())
+	return unlockAfter(w.lock, w.id, w.close())
 }
 
 func (w *Writer) close() error {
@@ -114,9 +114,9 @@ func (w *Writer) close() error {
 func (w *Writer) CloseOrRemove() error {
 	err := w.close()
 	if err == nil {
-		return unlockAfter(w.lock, nil)
+		return unlockAfter(w.lock, w.id, nil)
 	}
-	return unlockAfter(w.lock, w.remove(fmt.Errorf("%w (the new log %s was removed: none of its %d event(s) was kept)", err, w.path, w.Events())))
+	return unlockAfter(w.lock, w.id, w.remove(fmt.Errorf("%w (the new log %s was removed: none of its %d event(s) was kept)", err, w.path, w.Events())))
 }
 
 // Abort gives the log up: nothing buffered is written, the file is closed
@@ -129,7 +129,7 @@ func (w *Writer) Abort() error {
 	if cerr := w.f.Close(); cerr != nil {
 		err = fmt.Errorf("session: closing %s: %w", w.path, cerr)
 	}
-	return unlockAfter(w.lock, w.remove(err))
+	return unlockAfter(w.lock, w.id, w.remove(err))
 }
 
 // remove deletes the log (closed already) and fsyncs the directory; cause
