@@ -6,6 +6,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/graft-project/graft/lockfile"
@@ -29,6 +30,20 @@ func (s *Store) TryLock(name string) (txn.Unlocker, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for try := 0; ; try++ {
+		l, err := s.tryLock(name)
+		if try == 0 && errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			// The lease expired (a pause) before its keep-alive noticed:
+			// every lock under it is gone; begin a new one.
+			s.dropSession()
+			continue
+		}
+		return l, err
+	}
+}
+
+// tryLock is one attempt of TryLock; s.mu is held.
+func (s *Store) tryLock(name string) (txn.Unlocker, error) {
 	sess, err := s.session()
 	if err != nil {
 		return nil, err
@@ -40,6 +55,9 @@ func (s *Store) TryLock(name string) (txn.Unlocker, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	if err := m.TryLock(ctx); err != nil {
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			return nil, err
+		}
 		if errors.Is(err, concurrency.ErrLocked) {
 			return nil, fmt.Errorf("%w: %s is held by another worker", txn.ErrLocked, s.key("locks", name))
 		}

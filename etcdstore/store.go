@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -99,7 +100,7 @@ func ParseURL(s string) (Config, error) {
 		return bad("no prefix: every graft store on a cluster has its own key prefix")
 	}
 	prefix = strings.TrimSuffix(prefix, "/")
-	if !prefixRE.MatchString(prefix) {
+	if !prefixRE.MatchString(prefix) || slices.Contains(strings.Split(prefix, "/"), "..") || slices.Contains(strings.Split(prefix, "/"), ".") {
 		return bad("prefix %q: use letters, digits, '.', '_', '-' and '/' between parts", prefix)
 	}
 	c := Config{Prefix: "/" + prefix, Lease: DefaultLease, Timeout: DefaultTimeout}
@@ -251,6 +252,15 @@ func (s *Store) session() (*concurrency.Session, error) {
 	}
 	s.sess = sess
 	return sess, nil
+}
+
+// dropSession forgets a session whose lease is gone; s.mu is held.
+func (s *Store) dropSession() {
+	if s.sess != nil {
+		s.sess.Orphan()
+	}
+	s.sess = nil
+	s.held = map[string]*concurrency.Mutex{}
 }
 
 // Lease is this worker's lease id (0 before its first lock).

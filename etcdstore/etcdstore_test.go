@@ -1,0 +1,489 @@
+package etcdstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/etcdstore"
+	"github.com/graft-project/graft/gen"
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/internal/etcdtest"
+	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/txn"
+	"github.com/graft-project/graft/vfs"
+)
+
+// cluster is one single-member cluster for the package's tests; each test
+// takes its own prefix.
+var (
+	clusterOnce sync.Once
+	cluster     *etcdtest.Cluster
+	clusterErr  error
+	clusterDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cluster != nil {
+		cluster.Close()
+	}
+	if clusterDir != "" {
+		os.RemoveAll(clusterDir)
+	}
+	os.Exit(code)
+}
+
+func open(t *testing.T, prefix string) *etcdstore.Store {
+	t.Helper()
+	clusterOnce.Do(func() {
+		clusterDir, clusterErr = os.MkdirTemp("", "etcdstore-test-")
+		if clusterErr == nil {
+			cluster, clusterErr = etcdtest.Start(clusterDir, 1)
+		}
+	})
+	if clusterErr != nil {
+		t.Fatalf("starting the cluster: %v", clusterErr)
+	}
+	cfg, err := etcdstore.ParseURL(cluster.URL(prefix) + "?lease=2s&timeout=3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := etcdstore.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func TestParseURL(t *testing.T) {
+	c, err := etcdstore.ParseURL("etcd://10.0.0.1:2379,h2.example:2379/team-a/graft?lease=4s&timeout=2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Endpoints, ",") != "10.0.0.1:2379,h2.example:2379" || c.Prefix != "/team-a/graft" || c.Lease != 4*time.Second || c.Timeout != 2*time.Second {
+		t.Fatalf("ParseURL = %+v", c)
+	}
+	if got := c.URL(); got != "etcd://10.0.0.1:2379,h2.example:2379/team-a/graft?lease=4s&timeout=2s" {
+		t.Errorf("URL() = %q", got)
+	}
+	d, err := etcdstore.ParseURL("etcd://[::1]:2379/p/")
+	if err != nil || d.Prefix != "/p" || d.Lease != etcdstore.DefaultLease || d.Timeout != etcdstore.DefaultTimeout {
+		t.Fatalf("ParseURL([::1]) = %+v, %v", d, err)
+	}
+	for _, bad := range []string{
+		"", "file", "http://h:1/p", "etcd://h:1", "etcd://h:1/", "etcd://h/p", "etcd://h:1,/p", "etcd://h:1/a//b",
+		"etcd://h:1/p?lease=1s", "etcd://h:1/p?lease=2500ms", "etcd://h:1/p?timeout=1ms", "etcd://h:1/p?ttl=3s",
+		"etcd://h:1/p?lease=soon", "etcd://h:1/../p",
+	} {
+		if _, err := etcdstore.ParseURL(bad); !errors.Is(err, etcdstore.ErrURL) {
+			t.Errorf("ParseURL(%q) = %v, want ErrURL", bad, err)
+		}
+	}
+}
+
+func TestLocksAreExclusiveAndDieWithTheLease(t *testing.T) {
+	a, b := open(t, "locks"), open(t, "locks")
+	la, err := a.TryLock("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.TryLock("s1"); !errors.Is(err, txn.ErrLocked) {
+		t.Fatalf("second worker TryLock = %v, want ErrLocked", err)
+	}
+	if _, err := a.TryLock("s1"); !errors.Is(err, txn.ErrLocked) {
+		t.Fatalf("same worker TryLock again = %v, want ErrLocked", err)
+	}
+	if _, err := b.TryLock("../x"); err == nil {
+		t.Fatal("TryLock took an invalid name")
+	}
+	if err := la.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.TryLock("s1")
+	if err != nil {
+		t.Fatalf("after Unlock: %v", err)
+	}
+	// The lease's end releases it: a worker that dies holds nothing.
+	cli, err := cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.Revoke(context.Background(), b.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.TryLock("s1"); err != nil {
+		t.Fatalf("after b's lease was revoked: %v", err)
+	}
+	if err := lb.Unlock(); err != nil {
+		t.Fatalf("Unlock of a lock whose lease is gone: %v", err)
+	}
+	start := time.Now()
+	l, err := b.WaitLock("s1", 300*time.Millisecond, 20*time.Millisecond)
+	if !errors.Is(err, txn.ErrLocked) || l != nil {
+		t.Fatalf("WaitLock of a held lock = %v, %v", l, err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond || d > 3*time.Second {
+		t.Errorf("WaitLock gave up after %v, want about 300ms", d)
+	}
+}
+
+func record(txnID string, state journal.State) journal.Record {
+	return journal.Record{Txn: txnID, Kind: journal.KindGraft, State: state, Source: "src", Target: "tgt", TapeHash: "h", TapeEvents: 2, TargetBytes: 10, TapeDigest: "sha256:x", BoundarySeq: 5, Generation: 2}
+}
+
+func lockPair(t *testing.T, s *etcdstore.Store) {
+	t.Helper()
+	for _, n := range []string{"tgt", "src"} {
+		if _, err := s.TryLock(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestJournalWritesAreFencedOnTheLocks(t *testing.T) {
+	a, b := open(t, "fence"), open(t, "fence")
+	j := a.Journal()
+	if err := j.Write(record("txn-1", journal.Preparing)); !errors.Is(err, etcdstore.ErrFenced) {
+		t.Fatalf("Write without the locks = %v, want ErrFenced", err)
+	}
+	lockPair(t, a)
+	if err := j.Write(record("txn-1", journal.Preparing)); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Write(record("txn-1", journal.Committed)); !errors.Is(err, journal.ErrInvalidRecord) {
+		t.Fatalf("Write(COMMITTED) = %v, want ErrInvalidRecord: only Decide writes it", err)
+	}
+	if err := j.Write(record("txn-1", journal.ColdVerified)); err != nil {
+		t.Fatal(err)
+	}
+	// The worker is paused past its lease: another takes the locks.
+	cli, err := cluster.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.Revoke(context.Background(), a.Lease()); err != nil {
+		t.Fatal(err)
+	}
+	lockPair(t, b)
+	if err := a.Decide(record("txn-1", journal.ColdVerified)); !errors.Is(err, etcdstore.ErrFenced) {
+		t.Fatalf("Decide after the lease expired = %v, want ErrFenced", err)
+	}
+	if err := j.Write(record("txn-1", journal.TargetFlushed)); !errors.Is(err, etcdstore.ErrFenced) {
+		t.Fatalf("Write after the lease expired = %v, want ErrFenced", err)
+	}
+	if err := j.Remove("txn-1"); !errors.Is(err, etcdstore.ErrFenced) {
+		t.Fatalf("Remove after the lease expired = %v, want ErrFenced", err)
+	}
+	got, err := b.Journal().Read("txn-1")
+	if err != nil || got.State != journal.ColdVerified {
+		t.Fatalf("the record after the fenced writes = %+v, %v; want COLD_VERIFIED", got, err)
+	}
+	// The new holder decides; the record says COMMITTED.
+	if err := b.Decide(got); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = b.Journal().Read("txn-1"); err != nil || got.State != journal.Committed {
+		t.Fatalf("after Decide = %+v, %v", got, err)
+	}
+	if err := b.Decide(got); err != nil {
+		t.Fatalf("Decide again = %v, want nil (idempotent)", err)
+	}
+	scan, err := b.Journal().Scan()
+	if err != nil || len(scan.Records) != 1 || scan.Records[0].Txn != "txn-1" {
+		t.Fatalf("Scan = %+v, %v", scan, err)
+	}
+	if err := b.Journal().Remove("txn-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Journal().Remove("txn-1"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("Remove of a removed record = %v, want ErrNotFound", err)
+	}
+	if _, err := b.Journal().Read("txn-1"); !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("Read after Remove = %v", err)
+	}
+}
+
+func TestCorruptRecordIsReportedAndKept(t *testing.T) {
+	s := open(t, "corrupt")
+	cli := s.Client()
+	if _, err := cli.Put(context.Background(), s.Config().Prefix+"/txn/txn-bad", "{not json"); err != nil {
+		t.Fatal(err)
+	}
+	scan, err := s.Journal().Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scan.Records) != 0 || len(scan.Corrupt) != 1 || !strings.HasSuffix(scan.Corrupt[0].Path, "/txn/txn-bad") {
+		t.Fatalf("Scan = %+v", scan)
+	}
+	var ce *journal.CorruptRecordError
+	if _, err := s.Journal().Read("txn-bad"); !errors.As(err, &ce) {
+		t.Fatalf("Read = %v, want CorruptRecordError", err)
+	}
+	if resp, err := cli.Get(context.Background(), s.Config().Prefix+"/txn/txn-bad"); err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("the corrupt record was not kept: %v", err)
+	}
+}
+
+func TestCatalogOnEtcd(t *testing.T) {
+	s := open(t, "catalog")
+	c := s.Catalog()
+	now := time.Now().UTC().Truncate(time.Second)
+	err := c.With(func(db *catalog.DB) error {
+		if err := db.PutNode(catalog.Node{Session: "a", Generation: 1, Committed: now}); err != nil {
+			return err
+		}
+		if err := db.PutNode(catalog.Node{Session: "b", Parent: "a", Generation: 2, Txn: "txn-1", Committed: now}); err != nil {
+			return err
+		}
+		if err := db.AddLeftover(catalog.Leftover{Source: "a", Target: "c", Txn: "txn-0", State: "PREPARING", Reason: "crash", Recorded: now}); err != nil {
+			return err
+		}
+		return db.PutMeta("last-recovery", []byte(`{"x":1}`))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.View(func(db *catalog.DB) error {
+		nodes, err := db.Nodes()
+		if err != nil {
+			return err
+		}
+		if len(nodes) != 2 || nodes[0].Session != "a" || nodes[1].Parent != "a" {
+			return fmt.Errorf("Nodes = %+v", nodes)
+		}
+		if n, ok, err := db.GetNode("a"); err != nil || !ok || len(n.Children) != 1 || n.Children[0] != "b" {
+			return fmt.Errorf("GetNode(a) = %+v, %v, %v: want child b", n, ok, err)
+		}
+		lo, err := db.Leftovers("a")
+		if err != nil || len(lo) != 1 || lo[0].Target != "c" {
+			return fmt.Errorf("Leftovers = %+v, %v", lo, err)
+		}
+		if v, ok, err := db.GetMeta("last-recovery"); err != nil || !ok || string(v) != `{"x":1}` {
+			return fmt.Errorf("GetMeta = %q, %v, %v", v, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.With(func(db *catalog.DB) error { return db.ClearDerived() }); err != nil {
+		t.Fatal(err)
+	}
+	err = c.View(func(db *catalog.DB) error {
+		nodes, err := db.Nodes()
+		if err != nil || len(nodes) != 0 {
+			return fmt.Errorf("Nodes after ClearDerived = %+v, %v", nodes, err)
+		}
+		if _, ok, err := db.GetMeta("last-recovery"); err != nil || !ok {
+			return fmt.Errorf("ClearDerived dropped meta: %v, %v", ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two workers updating the catalog at once lose nothing: each update
+// holds the catalog mutex and commits fenced on it.
+func TestCatalogUpdatesOfTwoWorkers(t *testing.T) {
+	a, b := open(t, "catalog2"), open(t, "catalog2")
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for w, s := range []*etcdstore.Store{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				errs <- s.Catalog().With(func(db *catalog.DB) error {
+					return db.AddLeftover(catalog.Leftover{Source: "s", Target: fmt.Sprintf("t%d", w), Txn: fmt.Sprintf("txn-%d-%02d", w, i), State: "PREPARING", Reason: "x", Recorded: time.Now().UTC()})
+				})
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int
+	err := a.Catalog().View(func(db *catalog.DB) error {
+		lo, err := db.Leftovers("s")
+		n = len(lo)
+		return err
+	})
+	if err != nil || n != 40 {
+		t.Fatalf("leftovers = %d, %v; want 40", n, err)
+	}
+}
+
+func TestUnreachableClusterIsABoundedError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	cfg, err := etcdstore.ParseURL("etcd://" + addr + "/p?timeout=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	s, err := etcdstore.Open(cfg)
+	if !errors.Is(err, etcdstore.ErrUnavailable) || s != nil {
+		t.Fatalf("Open = %v, %v; want ErrUnavailable", s, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Open took %v to fail, want about 500ms", d)
+	}
+	if !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "majority") {
+		t.Errorf("the error does not name the endpoint and what to do: %v", err)
+	}
+}
+
+func TestFormatOfThePrefix(t *testing.T) {
+	s := open(t, "format")
+	if _, err := s.Client().Put(context.Background(), "/format2/format", "something-else"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.Config()
+	cfg.Prefix = "/format2"
+	if _, err := etcdstore.Open(cfg); !errors.Is(err, etcdstore.ErrFormat) {
+		t.Fatalf("Open of a prefix of another format = %v, want ErrFormat", err)
+	}
+}
+
+func TestHomeClaims(t *testing.T) {
+	cfg, err := etcdstore.ParseURL("etcd://127.0.0.1:2379/team")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := vfs.Default
+
+	fresh := t.TempDir()
+	if err := etcdstore.ClaimHome(fsys, fresh, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := etcdstore.ClaimHome(fsys, fresh, cfg); err != nil {
+		t.Fatalf("claiming again: %v", err)
+	}
+	if err := etcdstore.CheckFileHome(fsys, fresh); !errors.Is(err, etcdstore.ErrHome) || !strings.Contains(err.Error(), "--store") {
+		t.Fatalf("CheckFileHome of an etcd home = %v, want ErrHome naming --store", err)
+	}
+	other := cfg
+	other.Prefix = "/other"
+	if err := etcdstore.ClaimHome(fsys, fresh, other); !errors.Is(err, etcdstore.ErrHome) || !strings.Contains(err.Error(), "/team") {
+		t.Fatalf("ClaimHome for another prefix = %v, want ErrHome naming /team", err)
+	}
+
+	withCatalog := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withCatalog, catalog.FileName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := etcdstore.ClaimHome(fsys, withCatalog, cfg); !errors.Is(err, etcdstore.ErrHome) || !strings.Contains(err.Error(), "catalog.db") {
+		t.Fatalf("ClaimHome of a file-store home = %v, want ErrHome naming catalog.db", err)
+	}
+	withRecord := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(withRecord, journal.DirName), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(withRecord, journal.DirName, "txn-1.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := etcdstore.ClaimHome(fsys, withRecord, cfg); !errors.Is(err, etcdstore.ErrHome) || !strings.Contains(err.Error(), "txn-1.json") {
+		t.Fatalf("ClaimHome of a home with a record in .txn/ = %v", err)
+	}
+	if err := etcdstore.CheckFileHome(fsys, withRecord); err != nil {
+		t.Fatalf("CheckFileHome of a file-store home = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(withRecord, etcdstore.MarkerName)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused claim marked the home: %v", err)
+	}
+}
+
+// A service on the etcd store runs the whole graft: prepare on one worker,
+// commit on another, revert; the home gets no catalog.db and no .txn/.
+func TestServiceOnEtcd(t *testing.T) {
+	open(t, "svc") // starts the cluster
+	home := t.TempDir()
+	url := cluster.URL("svc") + "?lease=2s&timeout=3s"
+	w1, err := graft.Open(home, graft.Options{Store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w1.Close()
+	w2, err := graft.Open(home, graft.Options{Store: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	if _, err := w1.Generate("src", gen.Options{Turns: 6, Events: 200, Seed: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rev, err := w1.Prepare(ctx, "src", graft.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w2.Commit(ctx, rev.PreparedID, rev.TapeHash, "tgt")
+	if err != nil {
+		t.Fatalf("commit on the other worker: %v", err)
+	}
+	if len(res.Notes) > 0 {
+		t.Logf("notes: %v", res.Notes)
+	}
+	if _, err := w1.Commit(ctx, rev.PreparedID, rev.TapeHash, "tgt2"); !errors.Is(err, catalog.ErrUsedPrepared) && !errors.Is(err, txn.ErrAlreadyGrafted) {
+		t.Fatalf("a second commit of the review = %v, want used_prepared or already_grafted", err)
+	}
+	st, err := w1.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, ss := range st.Sessions {
+		states[ss.ID] = ss.State
+	}
+	if states["src"] != "retired" || states["tgt"] != "active" || len(st.Pending) != 0 {
+		t.Fatalf("status = %v, pending %v", states, st.Pending)
+	}
+	if _, err := w1.Revert("tgt", false); err != nil {
+		t.Fatalf("revert: %v", err)
+	}
+	if st, err = w2.Status(); err != nil {
+		t.Fatal(err)
+	}
+	for _, ss := range st.Sessions {
+		states[ss.ID] = ss.State
+	}
+	if states["src"] != "active" {
+		t.Fatalf("after revert: %v", states)
+	}
+	for _, name := range []string{catalog.FileName, journal.DirName} {
+		if _, err := os.Stat(filepath.Join(home, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the etcd store made %s in the home: %v", name, err)
+		}
+	}
+	// The file store refuses the home now.
+	if _, err := graft.Open(home, graft.Options{}); !errors.Is(err, etcdstore.ErrHome) {
+		t.Fatalf("file store on an etcd home: %v", err)
+	}
+}
