@@ -1,7 +1,12 @@
 // Package recovery is the start-up scan of docs/DESIGN.md §6: for every journal
-// record in .txn/ it makes the source usable and the target honest, then
+// record (in .txn/, or under the etcd store's prefix) it makes the source usable and the target honest, then
 // deletes the record. It is idempotent: a second scan finds scanned=0.
 //
+//   - graft record in state COMMITTED (only on the etcd store, where that
+//     fenced write is the commit point; docs/DESIGN.md §10) without the
+//     graft/retired that follows it → append it to the source (after
+//     whatever the source holds: events appended after the boundary are
+//     reported as a warning), then as below.
 //   - graft record, the source holds graft/retired for its txn → roll
 //     forward: the target was cold-verified before the retire; finish the
 //     lineage and delete the record.
@@ -15,6 +20,8 @@
 //     txn); the leftover is
 //     recorded for the next review of the source and listed in the report
 //     (no target of this txn: no leftover).
+//   - revert record in state COMMITTED (etcd) without graft/unretired → append
+//     it, then as below.
 //   - revert record, the source holds graft/unretired for the reverted txn →
 //     roll forward (mark the target abandoned, lineage); otherwise roll back
 //     (the graft stays live; just forget the record).

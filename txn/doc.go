@@ -128,6 +128,20 @@
 // are FinishRevert, which recovery also calls to roll a revert forward; a
 // failure there is a note on the RevertResult.
 //
+// # On a coordinated store
+//
+// With Env.Coord set (the etcd store, package etcdstore; docs/DESIGN.md
+// §10) the locks of LockPair are the store's lease-bound locks, every
+// record write is fenced on them, and the commit point moves: step 6 is
+// first Coord.Decide, the one fenced write that turns the record into
+// COMMITTED (crash point commit/decided:after), then the graft/retired
+// append, which follows it under the same locks. A failure of Decide is a
+// failed commit (the record stays for recovery, which decides from its
+// state); a failure of the append after it is a committed graft with a
+// note, and recovery appends the mark. A revert is decided the same way
+// before its graft/unretired (revert/decided:after). CoordPoints lists the
+// points of this store.
+//
 // # Recovery
 //
 // A record that a crash leaves is resolved by package recovery (see its
