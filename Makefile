@@ -67,3 +67,7 @@ lint: ## go vet and a gofmt check
 .PHONY: clean
 clean: ## remove build outputs
 	rm -rf bin build
+
+.PHONY: bench-cluster
+bench-cluster: build ## commits/s and recovery time, 1-8 workers, file store vs etcd (embedded 3-member cluster)
+	$(GO) run ./bench/cmd/clusterbench
