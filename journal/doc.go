@@ -29,6 +29,7 @@
 //	tapeDigest    sha256 of the target's bytes as written
 //	targetBytes   size of the target as written
 //	boundarySeq   the source's boundary seq
+//	sourceSeq     the source's last seq when the tape was built (the retire mark follows it)
 //	generation    generation of the target
 //	reverts       in a revert record, the txn of the graft it undoes
 //	              (recovery rolls forward when the source holds its graft/unretired)

@@ -48,6 +48,10 @@ type Record struct {
 	TapeDigest  string `json:"tapeDigest,omitempty"`  // sha256 of the target's bytes as written
 	TargetBytes int64  `json:"targetBytes,omitempty"` // size of the target as written
 	BoundarySeq int64  `json:"boundarySeq,omitempty"`
+	// SourceSeq is the last seq of the source the tape was built from: the
+	// graft/retired goes right after it. Recovery on a coordinated store
+	// appends a decided mark and warns when the source went past it.
+	SourceSeq int64 `json:"sourceSeq,omitempty"`
 	Generation  int    `json:"generation,omitempty"`
 	// Reverts is, in a revert record, the txn of the graft being undone:
 	// recovery rolls the revert forward when the source holds graft/unretired

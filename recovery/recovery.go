@@ -109,8 +109,8 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 			if problem := lostTarget(env, rec); problem != "" {
 				return unretireLost(env, rec, sinfo, problem, rep)
 			}
-			if sinfo.LastSeq != rec.BoundarySeq {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("txn %s: %s has events after seq %d, the boundary its target %s was cut at, appended with no lock held; they are before its graft/retired and not in the target", rec.Txn, rec.Source, rec.BoundarySeq, rec.Target))
+			if rec.SourceSeq > 0 && sinfo.LastSeq != rec.SourceSeq {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("txn %s: %s ends at seq %d, not at seq %d where its tape for %s was built: events appended with no lock held; they are before its graft/retired and not in the target", rec.Txn, rec.Source, sinfo.LastSeq, rec.SourceSeq, rec.Target))
 			}
 			if err := txn.Retire(env, rec, sinfo.ScanResult); err != nil {
 				return fmt.Errorf("appending the decided graft/retired to %s: %w", rec.Source, err)

@@ -80,7 +80,7 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 		// A coordinated store's commit point: the fenced COMMITTED write;
 		// the graft/unretired append follows it.
 		if err := env.Coord.Decide(rec); err != nil {
-			return nil, fmt.Errorf("txn: the revert's commit point on the coordinated store failed (the record stays; recovery decides from it): %w", err)
+			return nil, fmt.Errorf("txn: the revert's commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: reverted if the decision landed, the graft left live if not", err)
 		}
 		rec.State = journal.Committed
 		env.at(RevertDecided)

@@ -262,7 +262,7 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 		Version: 1, Txn: txnID, Kind: journal.KindGraft, State: journal.Preparing,
 		Source: req.Source, Target: req.Target, PreparedID: req.PreparedID,
 		TapeHash: t.TapeHash, TapeEvents: len(evs), TapeDigest: digest(data),
-		TargetBytes: int64(len(data)), BoundarySeq: t.BoundarySeq, Generation: t.Generation + 1,
+		TargetBytes: int64(len(data)), BoundarySeq: t.BoundarySeq, SourceSeq: built.SourceScan.LastSeq, Generation: t.Generation + 1,
 		// Also the ts of the target's events: recovery knows a torn shell by it (originStart).
 		Created: now.UTC().Format(time.RFC3339Nano),
 	}
@@ -310,7 +310,7 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 		if err := env.Coord.Decide(rec); err != nil {
 			// Refused (the locks were lost: a lease expired) or unknown (no
 			// answer): the record says which, and recovery reads it.
-			return nil, fmt.Errorf("txn: the commit point on the coordinated store failed (the record stays; recovery decides from it): %w", err)
+			return nil, fmt.Errorf("txn: the commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: committed if the decision landed, rolled back if not", err)
 		}
 		rec.State = journal.Committed
 		env.at(CommitDecided)
