@@ -9,7 +9,7 @@ PKGS     := ./...
 .PHONY: help
 help: ## print the targets
 	@echo "graft make targets:"
-	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-11s %s\n", $$1, $$2}'
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  %-13s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## build bin/graft
