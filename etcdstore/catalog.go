@@ -4,27 +4,28 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
-	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/graft-project/graft/catalog"
 )
 
-// maxOps bounds the operations of one etcd transaction: etcd's default
-// --max-txn-ops is 128. A catalog update writes a handful of keys; only a
-// purge of many expired reviews writes more, and it is split (each part
-// is fenced, and a purge is idempotent).
+// maxOps bounds the operations (compares and writes) of one etcd
+// transaction: etcd's default --max-txn-ops is 128. A catalog update
+// writes a handful of keys; only a purge of many expired reviews, or a
+// rebuild, writes more, and it is split: the first part carries the
+// conditions, the rest follow it (a purge and a rebuild are idempotent).
 const maxOps = 120
 
 // Catalog is the catalog (package catalog: reviews, lineage, leftovers,
 // scan indexes, meta) under <root>/catalog/<bucket>/<key>, with the same
-// values as catalog.db. An update holds the catalog mutex
-// (<root>/catalog-lock, under this worker's lease) and commits its writes
-// in one etcd transaction fenced on it; a view reads at one revision.
+// values as catalog.db. A view reads at one revision; an update too, and
+// commits its writes in one etcd transaction conditioned on what it read
+// being unchanged (Update).
 type Catalog struct{ s *Store }
 
 // Catalog returns the store's catalog opener.
@@ -65,82 +66,103 @@ func (b *backend) View(fn func(catalog.Tx) error) error {
 	return fn(&etx{b: b})
 }
 
-// catMu serialises this process's catalog updates: the etcd mutex is per
-// lease, and this process has one.
-var catMu sync.Mutex
+// maxTries bounds the re-runs of an update whose reads another update
+// changed before it committed.
+const maxTries = 16
 
-// Update holds the catalog mutex, runs fn with its writes buffered (reads
-// see them), then commits them fenced on the mutex.
+// Update runs fn with its reads at one revision and its writes buffered
+// (reads see them), then commits the writes in one etcd transaction
+// conditioned on every key it read (and every range it listed) being
+// unchanged since that revision: optimistic concurrency, so updates of
+// unrelated sessions never wait for each other. On a conflict fn runs
+// again on the new state, up to maxTries times.
 func (b *backend) Update(fn func(catalog.Tx) error) error {
-	catMu.Lock()
-	defer catMu.Unlock()
-	s := b.s
-	s.mu.Lock()
-	sess, err := s.session()
-	s.mu.Unlock()
-	if err != nil {
-		return err
+	for try := 1; ; try++ {
+		tx := &etx{b: b, writable: true, puts: map[string][]byte{}, dels: map[string]bool{}, seen: map[string]int64{}}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		ok, err := tx.commit()
+		if err != nil || ok {
+			return err
+		}
+		if try == maxTries {
+			return fmt.Errorf("%w: the catalog update lost %d races with other workers' updates of the same keys", catalog.ErrBusy, try)
+		}
+		time.Sleep(time.Duration(rand.Int64N(int64(try) * int64(2*time.Millisecond))))
 	}
-	m := concurrency.NewMutex(sess, s.key("catalog-lock"))
-	ctx, cancel := s.ctx()
-	err = m.Lock(ctx)
-	cancel()
-	if err != nil {
-		return fmt.Errorf("%w: %v", catalog.ErrBusy, s.unavailable("locking the catalog", err))
-	}
-	defer func() {
-		ctx, cancel := s.ctx()
-		defer cancel()
-		_ = m.Unlock(ctx) // the lease's end releases it too; an unlock that fails is no write lost
-	}()
-	tx := &etx{b: b, writable: true, puts: map[string][]byte{}, dels: map[string]bool{}}
-	if err := fn(tx); err != nil {
-		return err
-	}
+}
+
+// commit writes tx's changes if nothing it read changed; false when
+// something did (re-run the update).
+func (t *etx) commit() (bool, error) {
+	s := t.b.s
 	var ops []clientv3.Op
-	for _, k := range tx.clears {
+	for _, k := range t.clears {
 		ops = append(ops, clientv3.OpDelete(k, clientv3.WithPrefix()))
 	}
-	keys := make([]string, 0, len(tx.puts)+len(tx.dels))
-	for k := range tx.puts {
+	keys := make([]string, 0, len(t.puts)+len(t.dels))
+	for k := range t.puts {
 		keys = append(keys, k)
 	}
-	for k := range tx.dels {
+	for k := range t.dels {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if v, ok := tx.puts[k]; ok {
+		if v, ok := t.puts[k]; ok {
 			ops = append(ops, clientv3.OpPut(k, string(v)))
 		} else {
 			ops = append(ops, clientv3.OpDelete(k))
 		}
 	}
+	if len(ops) == 0 {
+		return true, nil
+	}
+	var cmps []clientv3.Cmp
+	for k, rev := range t.seen {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
+	}
+	for _, p := range t.ranges {
+		// Every key of a listed range is as old as the read: a key put
+		// or created in it since has a newer mod revision.
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(p), "<=", t.rev).WithPrefix())
+	}
+	if len(cmps) >= maxOps/2 {
+		return false, fmt.Errorf("etcdstore: a catalog update read %d keys and ranges; at most %d fit in one etcd transaction beside its writes", len(cmps), maxOps/2-1)
+	}
+	first := true
 	for len(ops) > 0 {
-		n := min(len(ops), maxOps)
+		n := min(len(ops), maxOps-len(cmps))
 		ctx, cancel := s.ctx()
-		resp, err := s.cli.Txn(ctx).If(m.IsOwner()).Then(ops[:n]...).Commit()
+		txn := s.cli.Txn(ctx)
+		if first {
+			txn = txn.If(cmps...)
+		}
+		resp, err := txn.Then(ops[:n]...).Commit()
 		cancel()
 		if err != nil {
-			return s.unavailable("writing the catalog", err)
+			return false, s.unavailable("writing the catalog", err)
 		}
 		if !resp.Succeeded {
-			return fmt.Errorf("%w: writing the catalog", ErrFenced)
+			return false, nil
 		}
-		ops = ops[n:]
+		ops, first, cmps = ops[n:], false, nil
 	}
-	return nil
+	return true, nil
 }
 
-// etx is one catalog transaction: reads at one revision (a view), or
-// under the catalog mutex with buffered writes (an update).
+// etx is one catalog transaction: reads at one revision, and in an
+// update buffered writes and what was read (to detect a conflict).
 type etx struct {
 	b        *backend
 	rev      int64
 	writable bool
 	puts     map[string][]byte
 	dels     map[string]bool
-	clears   []string // bucket prefixes cleared, before puts
+	clears   []string         // bucket prefixes cleared, before puts
+	seen     map[string]int64 // an update's point reads: key → mod revision (0: absent)
+	ranges   []string         // an update's listed prefixes
 }
 
 func (t *etx) get(key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
@@ -154,7 +176,7 @@ func (t *etx) get(key string, opts ...clientv3.OpOption) (*clientv3.GetResponse,
 	if err != nil {
 		return nil, s.unavailable("reading "+key, err)
 	}
-	if t.rev == 0 && !t.writable {
+	if t.rev == 0 {
 		t.rev = resp.Header.Revision
 	}
 	return resp, nil
@@ -180,8 +202,17 @@ func (t *etx) Get(bucket, key string) ([]byte, error) {
 		}
 	}
 	resp, err := t.get(k)
-	if err != nil || len(resp.Kvs) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if t.seen != nil {
+		t.seen[k] = 0
+		if len(resp.Kvs) > 0 {
+			t.seen[k] = resp.Kvs[0].ModRevision
+		}
+	}
+	if len(resp.Kvs) == 0 {
+		return nil, nil
 	}
 	if resp.Kvs[0].Value == nil {
 		return []byte{}, nil // present, empty
@@ -236,6 +267,9 @@ func (t *etx) Each(bucket, prefix string, fn func(key string, value []byte) erro
 		resp, err := t.get(p, clientv3.WithPrefix())
 		if err != nil {
 			return err
+		}
+		if t.writable {
+			t.ranges = append(t.ranges, p)
 		}
 		for _, kv := range resp.Kvs {
 			vals[string(kv.Key)] = kv.Value

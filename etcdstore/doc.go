@@ -26,7 +26,6 @@
 //	                                   (journal/doc.go), state PREPARING … COMMITTED
 //	<root>/catalog/<bucket>/<key>      the catalog (catalog/doc.go): the same buckets, keys
 //	                                   and JSON values as catalog.db
-//	<root>/catalog-lock/<lease hex>    the catalog mutex, held by an update
 //
 // In the home, the file etcd-store (MarkerName) holds "etcd <root>\n": the
 // file store refuses a home that has it (CheckFileHome), and this store
@@ -43,8 +42,21 @@
 // believes: every write it makes for a transaction is an etcd transaction
 // whose condition is that each of its mutex keys still exists with the
 // revision it created (Mutex.IsOwner) — a record write, the decision, a
-// record removal, a catalog update (fenced on the catalog mutex). A
-// refused write is ErrFenced. A second TryLock of a name this worker holds
+// record removal. A refused write is ErrFenced. Catalog updates are not
+// fenced on the session locks: what they write is derived from the logs
+// (lineage, leftovers, indexes) or a review, and the commit point never
+// reads it.
+//
+// # The catalog
+//
+// A catalog update (package catalog's Backend) reads at one revision,
+// buffers its writes, and commits them in one etcd transaction whose
+// condition is that every key it read still has the mod revision it read
+// (0: still absent) and no key of a range it listed is newer than that
+// revision; when another update won the race it runs again on the new
+// state (up to 16 times, then catalog.ErrBusy). Updates of different
+// sessions touch different keys and never wait for each other. A view
+// reads at one revision. A second TryLock of a name this worker holds
 // is refused too (txn.ErrLocked), as a second flock of one file is.
 //
 // # The commit point
@@ -73,6 +85,6 @@
 // prepared review stores its tape in the catalog, so a tape near that size
 // cannot be stored on this store. A catalog update is one transaction of
 // at most 120 operations (etcd's --max-txn-ops is 128); only a purge of
-// more expired reviews than that is split, each part fenced. docs/DESIGN.md
-// §10 says what this means at scale.
+// more expired reviews than that is split, the first part carrying the
+// conditions. docs/DESIGN.md §10.1 says what this means at scale.
 package etcdstore
