@@ -49,6 +49,36 @@ func matchesAny(res []*regexp.Regexp, s string) bool {
 	return false
 }
 
+// clusterFormats are the lines bench/cmd/clusterbench prints, as
+// prefixes: a table row's label or a note line starts with one of its
+// format strings (the rest of a note is printed by the next calls).
+func clusterFormats(src *goSource) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, f := range append(src.formats(), src.stringLiterals()...) {
+		f = strings.TrimLeft(f, "\n")
+		if len(f) < 8 {
+			continue
+		}
+		re := formatRE(f)
+		out = append(out, regexp.MustCompile(strings.TrimSuffix(re.String(), "$")))
+	}
+	return out
+}
+
+// checkClusterTable: a table of bench/cmd/clusterbench (headed "measure |
+// workers"): its header and every row's label are ones clusterbench
+// prints.
+func checkClusterTable(c *checker, d *mdDoc, t mdTable, formats []*regexp.Regexp) {
+	c.fact("figure label", d, t.line, matchesAny(formats, "| measure | workers |"), "clusterbench prints no header \"| measure | workers |\"")
+	for _, r := range t.rows {
+		label := strings.TrimSpace(r.cells[0])
+		if label == "" {
+			continue
+		}
+		c.fact("figure label", d, r.line, matchesAny(formats, label), "clusterbench prints no row %q", label)
+	}
+}
+
 // benchRow is a row benchtable prints: row(label, target, …), hrow(…).
 type benchRow struct {
 	label, target *regexp.Regexp
@@ -90,7 +120,10 @@ type figure struct {
 func figures(d *mdDoc) []figure {
 	var out []figure
 	for _, t := range d.tables(d.all()) {
-		if t.header[0] == "measure" {
+		switch {
+		case t.header[0] == "measure" && len(t.header) > 1 && t.header[1] == "workers":
+			out = append(out, figure{line: t.line, kind: "cluster", tbl: t})
+		case t.header[0] == "measure":
 			out = append(out, figure{line: t.line, kind: "bench", tbl: t})
 		}
 	}
@@ -140,9 +173,11 @@ func checkRunCommand(c *checker, d *mdDoc, line int, k *code, cmd string) {
 func checkFigures(c *checker, ds *docs, k *code) {
 	crashSrc, err1 := parsePackage(filepath.Join(k.root, "crashtest"), false)
 	benchSrc, err2 := parsePackage(filepath.Join(k.root, "bench", "cmd", "benchtable"), false)
-	if !c.fact("figure label", ds.readme, 0, err1 == nil && err2 == nil, "parsing crashtest and benchtable: %v %v", err1, err2) {
+	clusterSrc, err3 := parsePackage(filepath.Join(k.root, "bench", "cmd", "clusterbench"), false)
+	if !c.fact("figure label", ds.readme, 0, err1 == nil && err2 == nil && err3 == nil, "parsing crashtest, benchtable and clusterbench: %v %v %v", err1, err2, err3) {
 		return
 	}
+	clusterLines := clusterFormats(clusterSrc)
 	crashLines := lineFormats(crashSrc.formats())
 	rows := benchRows(benchSrc)
 	benchLines := lineFormats(append(benchSrc.formats(), benchSrc.callArgs("p")...))
@@ -188,6 +223,8 @@ func checkFigures(c *checker, ds *docs, k *code) {
 				checkCrashFigure(c, d, fg.code, lab.cmd, crashLines, soak)
 			case "bench":
 				checkBenchTable(c, d, fg.tbl, rows, benchLines, ds.bench)
+			case "cluster":
+				checkClusterTable(c, d, fg.tbl, clusterLines)
 			}
 		}
 		for _, l := range labels {
@@ -197,7 +234,7 @@ func checkFigures(c *checker, ds *docs, k *code) {
 		if d == ds.bench {
 			for i, l := range d.lines {
 				if (strings.HasPrefix(l, "Machine: ") || strings.HasPrefix(l, "Medians of ")) && !d.code[i] {
-					c.fact("figure label", d, i+1, matchesAny(benchLines, l), "benchtable prints no such line: %q", l)
+					c.fact("figure label", d, i+1, matchesAny(benchLines, l) || matchesAny(clusterLines, l), "neither benchtable nor clusterbench prints such a line: %q", l)
 				}
 			}
 		}
