@@ -67,6 +67,12 @@ func (j *Journal) put(r journal.Record, what string) error {
 func (s *Store) Decide(r journal.Record) error {
 	j := s.Journal()
 	cur, err := j.Read(r.Txn)
+	if errors.Is(err, journal.ErrNotFound) {
+		// Only the holder of the locks writes or removes a record: gone
+		// under us, it was resolved by another worker's recovery, which
+		// could take the locks because this worker's lease had expired.
+		return fmt.Errorf("%w: deciding %s: its record is gone (another worker's recovery resolved it after this worker's lease expired)", ErrFenced, r.Txn)
+	}
 	if err != nil {
 		return fmt.Errorf("deciding %s: %w", r.Txn, err)
 	}

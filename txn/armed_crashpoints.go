@@ -5,6 +5,7 @@ package txn
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 )
@@ -36,9 +37,17 @@ func init() {
 				return
 			}
 			fmt.Fprintf(os.Stderr, "GRAFT_PAUSE_POINT_REACHED %s\n", at)
+			// SIGSTOP reaches the process, not this thread first: this
+			// goroutine could run on before the stop lands. It waits for
+			// the SIGCONT that ends the stop instead.
+			cont := make(chan os.Signal, 1)
+			signal.Notify(cont, syscall.SIGCONT)
 			if err := syscall.Kill(os.Getpid(), syscall.SIGSTOP); err != nil {
 				fmt.Fprintf(os.Stderr, "GRAFT_PAUSE_POINT_FAILED %v\n", err)
+			} else {
+				<-cont
 			}
+			signal.Stop(cont)
 			fmt.Fprintf(os.Stderr, "GRAFT_PAUSE_POINT_CONTINUED %s\n", at)
 		}
 	}
