@@ -26,6 +26,11 @@
 //	                                   (journal/doc.go), state PREPARING … COMMITTED
 //	<root>/catalog/<bucket>/<key>      the catalog (catalog/doc.go): the same buckets, keys
 //	                                   and JSON values as catalog.db
+//	<root>/hosts/<host>/<uuid>         a host binding (hosts/doc.go): the JSON of
+//	                                   hosts/<host>/<uuid>.json in a file home
+//
+// The home keeps sessions/, imports/ and index/ (and locks/ for the flock
+// of a log's append); it gets no .txn/, catalog.db or hosts/.
 //
 // In the home, the file etcd-store (MarkerName) holds "etcd <root>\n": the
 // file store refuses a home that has it (CheckFileHome), and this store

@@ -16,6 +16,7 @@ import (
 	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/internal/etcdtest"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/txn"
@@ -500,6 +501,19 @@ func TestServiceOnEtcd(t *testing.T) {
 	if states["src"] != "retired" || states["tgt"] != "active" || len(st.Pending) != 0 {
 		t.Fatalf("status = %v, pending %v", states, st.Pending)
 	}
+	// The export's binding is on the cluster, seen by the other worker.
+	cfgDir := t.TempDir()
+	ex, err := w2.Export("tgt", hosts.ClaudeCode, t.TempDir(), cfgDir, "")
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	all, err := w1.Bindings().List()
+	if err != nil || len(all) != 1 || all[0].HostSessionID != ex.HostSessionID || all[0].Session != "tgt" {
+		t.Fatalf("bindings seen by the other worker = %+v, %v; want the export's %s", all, err, ex.HostSessionID)
+	}
+	if _, err := os.Stat(filepath.Join(home, "hosts")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the etcd store wrote bindings in the home: %v", err)
+	}
 	if _, err := w1.Revert("tgt", false); err != nil {
 		t.Fatalf("revert: %v", err)
 	}
@@ -520,5 +534,30 @@ func TestServiceOnEtcd(t *testing.T) {
 	// The file store refuses the home now.
 	if _, err := graft.Open(home, graft.Options{}); !errors.Is(err, etcdstore.ErrHome) {
 		t.Fatalf("file store on an etcd home: %v", err)
+	}
+}
+
+func TestBindingsOnEtcd(t *testing.T) {
+	s := open(t, "bindings")
+	b := s.Bindings()
+	id := "0b6f3f0e-8f1c-4a8e-9a0e-2f7f2a6f1c11"
+	if _, err := b.Load(hosts.Codex, id); !errors.Is(err, hosts.ErrNoBinding) {
+		t.Fatalf("Load of none = %v, want ErrNoBinding", err)
+	}
+	if err := b.Save(&hosts.Binding{Host: hosts.Codex, HostSessionID: id, Session: "s1", Role: hosts.RoleExported}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Save(&hosts.Binding{Host: hosts.Codex, HostSessionID: "not-a-uuid", Session: "s1"}); err == nil {
+		t.Fatal("Save took a bad host session id")
+	}
+	got, err := b.Load(hosts.Codex, id)
+	if err != nil || got.Session != "s1" || got.Version != hosts.BindingVersion {
+		t.Fatalf("Load = %+v, %v", got, err)
+	}
+	if _, err := s.Client().Put(context.Background(), s.Config().Prefix+"/hosts/codex/ffffffff-8f1c-4a8e-9a0e-2f7f2a6f1c11", "{"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.List(); !errors.Is(err, hosts.ErrBadBinding) || !strings.Contains(err.Error(), "ffffffff") {
+		t.Fatalf("List with a damaged value = %v, want ErrBadBinding naming its key", err)
 	}
 }

@@ -104,7 +104,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 
 // Export writes a graft target as a host session (hosts.Export).
 func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, codexHome string) (*hosts.ExportResult, error) {
-	return hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Session: target, Host: host, Cwd: cwd,
+	return hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Session: target, Host: host, Cwd: cwd,
 		ClaudeConfigDir: claudeConfigDir, CodexHome: codexHome, Now: s.Now})
 }
 
@@ -112,7 +112,7 @@ func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, c
 // continues (hosts.Follow).
 // cwd, when set, records the host session as last seen there (hooks).
 func (s *Service) Follow(host hosts.Host, path, hostSessionID, cwd string, progress func(read, total int64)) (*hosts.FollowResult, error) {
-	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Host: host, Path: path, HostSessionID: hostSessionID, Cwd: cwd, Now: s.Now, Progress: progress})
+	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Host: host, Path: path, HostSessionID: hostSessionID, Cwd: cwd, Now: s.Now, Progress: progress})
 }
 
 // ConstraintsBlock is the Anchor + Hard Constraints block of source's tape
@@ -174,7 +174,7 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 	if err != nil {
 		return nil, err
 	}
-	all, err := hosts.List(s.FS, s.Home)
+	all, err := s.Bindings().List()
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 // ExportToHost exports target to the host its source lives in (the
 // source's primary binding); nil when the source is bound to no host.
 func (s *Service) ExportToHost(source, target, cwd string) (*hosts.ExportResult, error) {
-	all, err := hosts.List(s.FS, s.Home)
+	all, err := s.Bindings().List()
 	if err != nil {
 		return nil, err
 	}

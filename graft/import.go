@@ -92,7 +92,7 @@ func (s *Service) importBound(host hosts.Host, path string, o ImportOptions) (re
 	if err != nil {
 		return nil, false, nil
 	}
-	if _, err := hosts.Load(s.FS, s.Home, host, hid); errors.Is(err, hosts.ErrNoBinding) {
+	if _, err := s.Bindings().Load(host, hid); errors.Is(err, hosts.ErrNoBinding) {
 		return nil, false, nil
 	} else if err != nil {
 		return nil, true, err

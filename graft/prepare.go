@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/catalog"
-	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
@@ -239,7 +238,7 @@ func nonNil[T any](s []T) []T {
 // was handed off, the work now going on in source: their new lines are in
 // no session, and the person should know before handing off again.
 func (s *Service) strays(source string) ([]string, error) {
-	all, err := hosts.List(s.FS, s.Home)
+	all, err := s.Bindings().List()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/etcdstore"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/recovery"
@@ -147,6 +148,15 @@ func (s *Service) Close() error {
 
 // Coordinated is the etcd store the service runs on (nil: the file store).
 func (s *Service) Coordinated() *etcdstore.Store { return s.coord }
+
+// Bindings is where the host bindings live: hosts/ in the home, or the
+// etcd store's keys.
+func (s *Service) Bindings() hosts.Bindings {
+	if s.coord != nil {
+		return s.coord.Bindings()
+	}
+	return hosts.Files(s.FS, s.Home)
+}
 
 // cat opens the catalog: catalog.db in the home, or the etcd store's.
 func (s *Service) cat() catalog.Opener {

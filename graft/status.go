@@ -122,7 +122,7 @@ func (s *Service) Status() (*Status, error) {
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
-	if st.HostSessions, err = hosts.List(s.FS, s.Home); err != nil {
+	if st.HostSessions, err = s.Bindings().List(); err != nil {
 		return nil, err
 	}
 	st.HostSessions = nonNil(st.HostSessions)

@@ -260,7 +260,7 @@ func (h *handler) turn() {
 // where the work went on, with the command that resumes it.
 func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
 	note := fmt.Sprintf("graft: this %s session was handed off; the work continues in graft session %s", h.host, fr.HandedOffTo)
-	all, err := hosts.List(h.svc.FS, h.svc.Home)
+	all, err := h.svc.Bindings().List()
 	if err != nil {
 		h.out.warn("listing the host sessions for the resume command of %s: %v", fr.HandedOffTo, err)
 	}

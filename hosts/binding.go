@@ -90,6 +90,62 @@ func bindingPath(home string, host Host, id string) string {
 	return filepath.Join(Dir(home), string(host), id+".json")
 }
 
+// Bindings is where the bindings of a graft home live: files in its
+// hosts/ (Files), or keys under an etcd store's prefix (package
+// etcdstore), with the same JSON.
+type Bindings interface {
+	// Load reads the binding of a host session; ErrNoBinding when there is none.
+	Load(host Host, hostSessionID string) (*Binding, error)
+	// Save writes a binding atomically (Version set).
+	Save(b *Binding) error
+	// List reads every binding, by host then host session id.
+	List() ([]Binding, error)
+}
+
+// Files is the file store's Bindings: hosts/<host>/<uuid>.json in home.
+func Files(fsys vfs.FS, home string) Bindings { return files{fsys: fsys, home: home} }
+
+type files struct {
+	fsys vfs.FS
+	home string
+}
+
+func (f files) Load(host Host, id string) (*Binding, error) { return Load(f.fsys, f.home, host, id) }
+func (f files) Save(b *Binding) error                       { return Save(f.fsys, f.home, b) }
+func (f files) List() ([]Binding, error)                    { return List(f.fsys, f.home) }
+
+// Encode checks b and returns its bytes (Version set): what Save writes.
+func Encode(b *Binding) ([]byte, error) {
+	if err := ValidHostSessionID(b.HostSessionID); err != nil {
+		return nil, err
+	}
+	if err := session.ValidID(b.Session); err != nil {
+		return nil, err
+	}
+	b.Version = BindingVersion
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("hosts: encoding the binding of %s session %s: %w", b.Host, b.HostSessionID, err)
+	}
+	return append(data, '\n'), nil
+}
+
+// Decode parses the bytes of the binding of host session id, named where
+// (a path or a key) in errors: ErrBadBinding when it is not one.
+func Decode(data []byte, where string, host Host, hostSessionID string) (*Binding, error) {
+	var b Binding
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, where, err)
+	}
+	if b.Version != BindingVersion || b.Host != host || b.HostSessionID != hostSessionID {
+		return nil, fmt.Errorf("%w %s: version %d, host %q, id %q (want version %d, %s, %s)", ErrBadBinding, where, b.Version, b.Host, b.HostSessionID, BindingVersion, host, hostSessionID)
+	}
+	if err := session.ValidID(b.Session); err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, where, err)
+	}
+	return &b, nil
+}
+
 // Load reads the binding of a host session; ErrNoBinding when there is none.
 func Load(fsys vfs.FS, home string, host Host, hostSessionID string) (*Binding, error) {
 	if err := ValidHostSessionID(hostSessionID); err != nil {
@@ -110,38 +166,21 @@ func Load(fsys vfs.FS, home string, host Host, hostSessionID string) (*Binding, 
 	if err != nil {
 		return nil, fmt.Errorf("hosts: reading %s: %w", path, err)
 	}
-	var b Binding
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, path, err)
-	}
-	if b.Version != BindingVersion || b.Host != host || b.HostSessionID != hostSessionID {
-		return nil, fmt.Errorf("%w %s: version %d, host %q, id %q (want version %d, %s, %s)", ErrBadBinding, path, b.Version, b.Host, b.HostSessionID, BindingVersion, host, hostSessionID)
-	}
-	if err := session.ValidID(b.Session); err != nil {
-		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, path, err)
-	}
-	return &b, nil
+	return Decode(data, path, host, hostSessionID)
 }
 
 // Save writes a binding atomically.
 func Save(fsys vfs.FS, home string, b *Binding) error {
-	if err := ValidHostSessionID(b.HostSessionID); err != nil {
-		return err
-	}
-	if err := session.ValidID(b.Session); err != nil {
+	data, err := Encode(b)
+	if err != nil {
 		return err
 	}
 	dir := filepath.Join(Dir(home), string(b.Host))
 	if err := vfs.MkdirAllDurable(fsys, dir, session.DirMode); err != nil {
 		return fmt.Errorf("hosts: creating %s: %w", dir, err)
 	}
-	b.Version = BindingVersion
-	data, err := json.MarshalIndent(b, "", "  ")
-	if err != nil {
-		return fmt.Errorf("hosts: encoding the binding of %s session %s: %w", b.Host, b.HostSessionID, err)
-	}
 	path := bindingPath(home, b.Host, b.HostSessionID)
-	if err := fsys.WriteFileAtomic(path, append(data, '\n'), session.FileMode); err != nil {
+	if err := fsys.WriteFileAtomic(path, data, session.FileMode); err != nil {
 		return fmt.Errorf("hosts: writing %s: %w", path, err)
 	}
 	return nil

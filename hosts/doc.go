@@ -9,6 +9,9 @@
 //
 //	hosts/<host>/<hostSessionId>.json   one host session; mode 0600, directories 0700
 //
+// (On the etcd store the same JSON is the value of <prefix>/hosts/<host>/
+// <hostSessionId>, etcdstore/doc.go: Bindings is the interface both keep.)
+//
 // <host> is "claude-code" or "codex"; <hostSessionId> the host's lower-case
 // session uuid. A binding is replaced atomically (temp file, fsync, rename,
 // fsync of the directory). It is one JSON object:

@@ -17,10 +17,12 @@ import (
 
 // ExportOptions say which graft target to write for which host, and where.
 type ExportOptions struct {
-	Store   *session.Store
-	Home    string
-	Session string
-	Host    Host
+	Store *session.Store
+	Home  string
+	// Bindings is where the bindings live (nil: Files(Store.FS, Home)).
+	Bindings Bindings
+	Session  string
+	Host     Host
 	// Cwd is the working directory the host session belongs to; "" is the
 	// process's. It must exist.
 	Cwd string
@@ -225,7 +227,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := List(o.Store.FS, o.Home)
+	all, err := o.bindings().List()
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +283,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	sum := sha256.Sum256(l.data)
 	b := &Binding{Host: o.Host, HostSessionID: l.sid, Session: o.Session, Role: RoleExported, Path: l.path, Cwd: cwd,
 		Bytes: int64(len(l.data)), SHA256: hex.EncodeToString(sum[:]), Created: o.Now().UTC().Format(time.RFC3339Nano)}
-	if err := Save(o.Store.FS, o.Home, b); err != nil {
+	if err := o.bindings().Save(b); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -425,4 +427,11 @@ func mkdirAllSynced(dir string) error {
 		}
 	}
 	return nil
+}
+
+func (o *ExportOptions) bindings() Bindings {
+	if o.Bindings != nil {
+		return o.Bindings
+	}
+	return Files(o.Store.FS, o.Home)
 }

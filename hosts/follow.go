@@ -20,8 +20,10 @@ import (
 type FollowOptions struct {
 	Store *session.Store
 	Home  string
-	Host  Host
-	Path  string
+	// Bindings is where the bindings live (nil: Files(Store.FS, Home)).
+	Bindings Bindings
+	Host     Host
+	Path     string
 	// HostSessionID is the host's id of the session; "" reads it from the
 	// file name (Claude Code <uuid>.jsonl, Codex rollout-…-<uuid>.jsonl).
 	HostSessionID string
@@ -93,7 +95,7 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 		}
 	}
 	res := &FollowResult{Host: o.Host, HostSessionID: hid, Path: path}
-	b, err := Load(o.Store.FS, o.Home, o.Host, hid)
+	b, err := o.bindings().Load(o.Host, hid)
 	switch {
 	case errors.Is(err, ErrNoBinding):
 		id, err := importer.DefaultID(path)
@@ -101,7 +103,7 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 			return nil, err
 		}
 		b = &Binding{Host: o.Host, HostSessionID: hid, Session: id, Role: RoleImported, Path: path, Created: o.Now().UTC().Format(time.RFC3339Nano)}
-		if err := Save(o.Store.FS, o.Home, b); err != nil {
+		if err := o.bindings().Save(b); err != nil {
 			return nil, err
 		}
 		res.NewBinding = true
@@ -112,7 +114,7 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 		cwd, err := RealDir(o.Cwd)
 		if err == nil && (b.Role == RoleImported || b.Cwd == "" || b.Cwd == cwd) {
 			b.Cwd, b.LastSeen = cwd, o.Now().UTC().Format(time.RFC3339Nano)
-			if err := Save(o.Store.FS, o.Home, b); err != nil {
+			if err := o.bindings().Save(b); err != nil {
 				return nil, err
 			}
 		}
@@ -214,7 +216,7 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 	}
 	b.Stray = &Stray{Bytes: n, Lines: lines, Humans: humans, Seen: o.Now().UTC().Format(time.RFC3339Nano), Target: live}
 	res.Stray = b.Stray
-	return Save(o.Store.FS, o.Home, b)
+	return o.bindings().Save(b)
 }
 
 // mapperOf is the importer mapper of a host's transcripts, as Follow and
@@ -224,4 +226,11 @@ func mapperOf(h Host) importer.Mapper {
 		return codex.NewMapper(codex.Config{})
 	}
 	return claudecode.NewMapper(claudecode.Config{})
+}
+
+func (o *FollowOptions) bindings() Bindings {
+	if o.Bindings != nil {
+		return o.Bindings
+	}
+	return Files(o.Store.FS, o.Home)
 }
