@@ -81,4 +81,3 @@ func TestHookRecoversOnEtcd(t *testing.T) {
 	s.expectForward(src, tgt, "")
 	s.checkSettled([]string{src})
 }
-
