@@ -51,8 +51,8 @@ type Record struct {
 	// SourceSeq is the last seq of the source the tape was built from: the
 	// graft/retired goes right after it. Recovery on a coordinated store
 	// appends a decided mark and warns when the source went past it.
-	SourceSeq int64 `json:"sourceSeq,omitempty"`
-	Generation  int    `json:"generation,omitempty"`
+	SourceSeq  int64 `json:"sourceSeq,omitempty"`
+	Generation int   `json:"generation,omitempty"`
 	// Reverts is, in a revert record, the txn of the graft being undone:
 	// recovery rolls the revert forward when the source holds graft/unretired
 	// for it.
