@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/graft-project/graft/bench"
@@ -89,7 +87,7 @@ type result struct {
 }
 
 func run(c config, out io.Writer) (err error) {
-	root, err := moduleRoot()
+	root, err := bench.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -108,7 +106,7 @@ func run(c config, out io.Writer) (err error) {
 			}
 		}()
 	}
-	loadBefore := loadAvg()
+	loadBefore := bench.LoadAvg()
 	started := time.Now()
 	bin := filepath.Join(base, "graft")
 	progress("building %s", bin)
@@ -146,7 +144,7 @@ func run(c config, out io.Writer) (err error) {
 		printHosts(out, hosts)
 	}
 	fmt.Fprintf(out, "\nMachine: %s, %d cores (GOMAXPROCS %d), %s, %s %s; %s; load average %s before, %s after; took %s.\n",
-		cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, loadAvg(), time.Since(started).Round(time.Second))
+		bench.CPUModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, bench.Kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, bench.LoadAvg(), time.Since(started).Round(time.Second))
 	return nil
 }
 
@@ -396,24 +394,6 @@ func progress(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "benchtable: "+format+"\n", args...)
 }
 
-// moduleRoot is the directory holding go.mod, from the working directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from the repository")
-		}
-		dir = parent
-	}
-}
-
 func goBuild(root, bin string) error {
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/graft")
 	cmd.Dir = root
@@ -423,44 +403,3 @@ func goBuild(root, bin string) error {
 	return nil
 }
 
-// cpuModel is the first "model name" of /proc/cpuinfo; "unknown" where
-// there is none.
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	for line := range strings.Lines(string(data)) {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-func kernel() string {
-	var u syscall.Utsname
-	if err := syscall.Uname(&u); err != nil {
-		return ""
-	}
-	var b []byte
-	for _, c := range u.Release {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return string(b)
-}
-
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	fields := bytes.Fields(data)
-	if len(fields) < 3 {
-		return "unknown"
-	}
-	return string(bytes.Join(fields[:3], []byte(" ")))
-}

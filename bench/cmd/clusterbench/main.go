@@ -191,8 +191,8 @@ type source struct {
 func run(c config) (res *Results, err error) {
 	started := time.Now()
 	res = &Results{Workers: c.workers, Commits: c.commits, Runs: c.runs, Lease: c.lease.String(), Events: c.events, Members: 3}
-	res.Machine = Machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version(),
-		Kernel: runtime.GOOS + " " + kernel(), Started: started.UTC().Format("2006-01-02 15:04 UTC"), LoadBefore: loadAvg()}
+	res.Machine = Machine{CPU: bench.CPUModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Go: runtime.Version(),
+		Kernel: runtime.GOOS + " " + bench.Kernel(), Started: started.UTC().Format("2006-01-02 15:04 UTC"), LoadBefore: bench.LoadAvg()}
 	e := &env{c: c}
 	if e.self, err = os.Executable(); err != nil {
 		return nil, err
@@ -246,7 +246,7 @@ func run(c config) (res *Results, err error) {
 			res.Rows = append(res.Rows, row)
 		}
 	}
-	res.Machine.LoadAfter = loadAvg()
+	res.Machine.LoadAfter = bench.LoadAvg()
 	res.Machine.Took = time.Since(started).Round(time.Second).String()
 	return res, nil
 }
@@ -260,7 +260,7 @@ func (e *env) progress(format string, args ...any) {
 // buildBinaries builds graft, and with -recovery the crashpoints build,
 // into the temporary directory.
 func (e *env) buildBinaries() error {
-	root, err := moduleRoot()
+	root, err := bench.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -374,24 +374,6 @@ func syncfs(dir string) error {
 		return fmt.Errorf("syncfs %s: %w", dir, err)
 	}
 	return nil
-}
-
-// moduleRoot is the directory holding go.mod, from the working directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: run from the repository")
-		}
-		dir = parent
-	}
 }
 
 func median[T int64 | float64 | time.Duration](xs []T) T {

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -197,48 +194,6 @@ func dur(d time.Duration) string {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// cpuModel is the first "model name" of /proc/cpuinfo; "unknown" where
-// there is none.
-func cpuModel() string {
-	data, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	for line := range strings.Lines(string(data)) {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
-}
-
-func kernel() string {
-	var u syscall.Utsname
-	if err := syscall.Uname(&u); err != nil {
-		return ""
-	}
-	var b []byte
-	for _, c := range u.Release {
-		if c == 0 {
-			break
-		}
-		b = append(b, byte(c))
-	}
-	return string(b)
-}
-
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	fields := bytes.Fields(data)
-	if len(fields) < 3 {
-		return "unknown"
-	}
-	return string(bytes.Join(fields[:3], []byte(" ")))
-}
 
 // plural is "1 worker", "8 workers".
 func plural(n int, what string) string {
