@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
@@ -67,7 +66,3 @@ func (db *DB) GetScanIndex(id string) (index.ScanIndex, bool, error) {
 	return ix, true, nil
 }
 
-// FileIdentity is index.FileIdentity: the device and inode of fi. Kept
-// for txn (sameFile), whose owner moves it to index.FileIdentity; nothing
-// else in graft calls it.
-func FileIdentity(fi os.FileInfo) (dev, ino uint64, ok bool) { return index.FileIdentity(fi) }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
@@ -593,8 +594,8 @@ func sameFile(created, now os.FileInfo) bool {
 	if created == nil {
 		return true
 	}
-	d1, i1, ok1 := catalog.FileIdentity(created)
-	d2, i2, ok2 := catalog.FileIdentity(now)
+	d1, i1, ok1 := index.FileIdentity(created)
+	d2, i2, ok2 := index.FileIdentity(now)
 	if !ok1 || !ok2 {
 		return true
 	}
