@@ -204,6 +204,15 @@ func (s *Store) checkFormat() error {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	k := s.key("format")
+	// A read first: every process opens the store, and a transaction that
+	// may write goes through raft even when it only reads.
+	cur, err := s.cli.Get(ctx, k)
+	if err != nil {
+		return s.unavailable("reading "+k, err)
+	}
+	if len(cur.Kvs) == 1 && string(cur.Kvs[0].Value) == Format {
+		return nil
+	}
 	resp, err := s.cli.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(k), "=", 0)).
 		Then(clientv3.OpPut(k, Format)).
