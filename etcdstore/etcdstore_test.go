@@ -561,3 +561,34 @@ func TestBindingsOnEtcd(t *testing.T) {
 		t.Fatalf("List with a damaged value = %v, want ErrBadBinding naming its key", err)
 	}
 }
+
+// WaitLock takes a lock as soon as its holder releases it.
+func TestWaitLockTakesAReleasedLock(t *testing.T) {
+	a, b := open(t, "waitlock"), open(t, "waitlock")
+	la, err := a.TryLock("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		released <- la.Unlock()
+	}()
+	start := time.Now()
+	lb, err := b.WaitLock("w", 5*time.Second, 20*time.Millisecond)
+	if err != nil {
+		t.Fatalf("WaitLock = %v", err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 3*time.Second {
+		t.Errorf("WaitLock took %v; the holder released it after 300ms", d)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.TryLock("w"); !errors.Is(err, txn.ErrLocked) {
+		t.Fatalf("after WaitLock, the lock is not b's: %v", err)
+	}
+	if err := lb.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+}

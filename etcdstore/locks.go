@@ -1,6 +1,7 @@
 package etcdstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -67,16 +68,61 @@ func (s *Store) tryLock(name string) (txn.Unlocker, error) {
 	return &lock{s: s, name: name, m: m}, nil
 }
 
-// WaitLock is TryLock retried every poll until wait has passed.
+// WaitLock is TryLock retried until wait has passed. While another worker
+// holds the lock it waits for the holder's key to go (a watch, not a
+// poll: every try is a write through raft); while this process holds it,
+// it tries again every poll.
 func (s *Store) WaitLock(name string, wait, poll time.Duration) (txn.Unlocker, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		l, err := s.TryLock(name)
-		if err == nil || !errors.Is(err, txn.ErrLocked) || time.Now().After(deadline) {
+		if err == nil || !errors.Is(err, txn.ErrLocked) || !time.Now().Before(deadline) {
 			return l, err
 		}
-		time.Sleep(poll)
+		s.mu.Lock()
+		_, here := s.held[name]
+		s.mu.Unlock()
+		if here {
+			time.Sleep(min(poll, time.Until(deadline)))
+			continue
+		}
+		if err := s.waitRelease(name, deadline); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// waitRelease waits until the oldest key of name's mutex (its holder's) is
+// deleted, or deadline: the next TryLock then has a chance.
+func (s *Store) waitRelease(name string, deadline time.Time) error {
+	pfx := s.key("locks", name) + "/"
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	rctx, rcancel := s.ctx()
+	resp, err := s.cli.Get(rctx, pfx, clientv3.WithFirstCreate()...)
+	rcancel()
+	if err != nil {
+		return s.unavailable("reading the holder of "+name, err)
+	}
+	if len(resp.Kvs) == 0 {
+		return nil // released meanwhile
+	}
+	holder := string(resp.Kvs[0].Key)
+	wch := s.cli.Watch(clientv3.WithRequireLeader(ctx), holder, clientv3.WithRev(resp.Header.Revision+1))
+	for wr := range wch {
+		if err := wr.Err(); err != nil {
+			if ctx.Err() != nil {
+				return nil // the deadline: the caller's last TryLock says locked
+			}
+			return s.unavailable("watching the holder of "+name, err)
+		}
+		for _, ev := range wr.Events {
+			if ev.Type == clientv3.EventTypeDelete {
+				return nil
+			}
+		}
+	}
+	return nil // the deadline passed (the channel closes with the context)
 }
 
 // Unlock releases the lock. A lock whose lease expired meanwhile is
