@@ -199,7 +199,7 @@ func (s *server) review(rv *graft.Review, offset int) (PrepareOutput, error) {
 	out := PrepareOutput{
 		PreparedID: rv.PreparedID, Source: rv.Source, BoundarySeq: rv.BoundarySeq, LastSeq: rv.LastSeq,
 		Generation: rv.Generation, Goal: []Quote{}, Progress: rv.Progress, Constraints: constraints(rv.Constraints),
-		Leftovers: []Leftover{}, TapeChars: rv.TapeChars, CarryoverChars: rv.CarryoverChars,
+		MoreConstraints: moreConstraints(rv.MoreConstraints), Leftovers: []Leftover{}, TapeChars: rv.TapeChars, CarryoverChars: rv.CarryoverChars,
 		TapeHash: rv.TapeHash, PrefixHash: rv.PrefixHash, Warnings: nonNil(rv.Warnings),
 		Tier: rv.Options.Tier, RecentTurns: rv.Options.RecentTurns, Budget: rv.Options.Budget,
 		AllowReslice: rv.AllowReslice, Expires: rv.Expires.UTC().Format(time.RFC3339),
@@ -450,4 +450,12 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+func moreConstraints(ms []session.More) []MoreConstraints {
+	var out []MoreConstraints
+	for _, m := range ms {
+		out = append(out, MoreConstraints{Session: m.Session, N: m.N, From: m.From, To: m.To})
+	}
+	return out
 }

@@ -50,30 +50,41 @@ type Leftover struct {
 
 // PrepareOutput is the review graft_prepare returns.
 type PrepareOutput struct {
-	PreparedID     string       `json:"preparedId" jsonschema:"id of this review: pass it to graft_commit together with tapeHash"`
-	Source         string       `json:"source" jsonschema:"the session this review would graft"`
-	BoundarySeq    int64        `json:"boundarySeq" jsonschema:"seq of the human instruction that opens the open turn; a new human message after it makes the commit refuse (boundary_drift)"`
-	LastSeq        int64        `json:"lastSeq" jsonschema:"last seq of the source when the review was made"`
-	Generation     int          `json:"generation" jsonschema:"generation of the source; the target will be generation+1"`
-	Goal           []Quote      `json:"goal" jsonschema:"the first human instruction of generation 1 and the latest ones"`
-	Progress       string       `json:"progress" jsonschema:"one line of todo progress"`
-	Constraints    []Constraint `json:"constraints" jsonschema:"hard constraints the tape carries, each with its original origin"`
-	Leftovers      []Leftover   `json:"leftovers" jsonschema:"targets that earlier crashed grafts of this source left behind"`
-	TapeChars      int          `json:"tapeChars" jsonschema:"characters of the whole tape"`
-	CarryoverChars int          `json:"carryoverChars" jsonschema:"characters of the open-turn carryover (the Breakpoint block)"`
-	TapeHash       string       `json:"tapeHash" jsonschema:"hash of the tape: pass it unchanged to graft_commit"`
-	PrefixHash     string       `json:"prefixHash" jsonschema:"hash of the source up to the boundary; a change makes the commit refuse"`
-	Warnings       []string     `json:"warnings" jsonschema:"things the user should know before approving"`
-	Tier           string       `json:"tier" jsonschema:"replay tier the tape was built with (empty means A)"`
-	RecentTurns    int          `json:"recentTurns" jsonschema:"closed turns replayed verbatim"`
-	Budget         int          `json:"budget" jsonschema:"character budget the tape was built with (0 means the default)"`
-	AllowReslice   bool         `json:"allowReslice" jsonschema:"whether this review re-slices an already retired source"`
-	Expires        string       `json:"expires" jsonschema:"when the review stops being committable (RFC 3339); after that graft_commit answers expired_prepared"`
-	Tape           string       `json:"tape" jsonschema:"the tape text from tapeOffset on, at most the server's chunk size"`
-	TapeOffset     int          `json:"tapeOffset" jsonschema:"character offset of the tape field within the whole tape"`
-	NextOffset     int          `json:"nextOffset,omitempty" jsonschema:"set when the tape continues: call graft_prepare with preparedId and offset=nextOffset for the next chunk; absent when tape ends the tape"`
-	HostSession    *HostSession `json:"hostSession,omitempty" jsonschema:"with host: the host session that was imported and prepared, and how the server picked it"`
-	Next           string       `json:"next" jsonschema:"what to do next"`
+	PreparedID  string       `json:"preparedId" jsonschema:"id of this review: pass it to graft_commit together with tapeHash"`
+	Source      string       `json:"source" jsonschema:"the session this review would graft"`
+	BoundarySeq int64        `json:"boundarySeq" jsonschema:"seq of the human instruction that opens the open turn; a new human message after it makes the commit refuse (boundary_drift)"`
+	LastSeq     int64        `json:"lastSeq" jsonschema:"last seq of the source when the review was made"`
+	Generation  int          `json:"generation" jsonschema:"generation of the source; the target will be generation+1"`
+	Goal        []Quote      `json:"goal" jsonschema:"the first human instruction of generation 1 and the latest ones"`
+	Progress    string       `json:"progress" jsonschema:"one line of todo progress"`
+	Constraints []Constraint `json:"constraints" jsonschema:"hard constraints the tape carries, each with its original origin"`
+	// MoreConstraints: the sayings past the tape's cap, counted, never dropped silently.
+	MoreConstraints []MoreConstraints `json:"moreConstraints,omitempty" jsonschema:"per session, the constraint sayings past the tape's cap (4,000) that the tape does not list: how many and their seq range; graft_recall reads them"`
+	Leftovers       []Leftover        `json:"leftovers" jsonschema:"targets that earlier crashed grafts of this source left behind"`
+	TapeChars       int               `json:"tapeChars" jsonschema:"characters of the whole tape"`
+	CarryoverChars  int               `json:"carryoverChars" jsonschema:"characters of the open-turn carryover (the Breakpoint block)"`
+	TapeHash        string            `json:"tapeHash" jsonschema:"hash of the tape: pass it unchanged to graft_commit"`
+	PrefixHash      string            `json:"prefixHash" jsonschema:"hash of the source up to the boundary; a change makes the commit refuse"`
+	Warnings        []string          `json:"warnings" jsonschema:"things the user should know before approving"`
+	Tier            string            `json:"tier" jsonschema:"replay tier the tape was built with (empty means A)"`
+	RecentTurns     int               `json:"recentTurns" jsonschema:"closed turns replayed verbatim"`
+	Budget          int               `json:"budget" jsonschema:"character budget the tape was built with (0 means the default)"`
+	AllowReslice    bool              `json:"allowReslice" jsonschema:"whether this review re-slices an already retired source"`
+	Expires         string            `json:"expires" jsonschema:"when the review stops being committable (RFC 3339); after that graft_commit answers expired_prepared"`
+	Tape            string            `json:"tape" jsonschema:"the tape text from tapeOffset on, at most the server's chunk size"`
+	TapeOffset      int               `json:"tapeOffset" jsonschema:"character offset of the tape field within the whole tape"`
+	NextOffset      int               `json:"nextOffset,omitempty" jsonschema:"set when the tape continues: call graft_prepare with preparedId and offset=nextOffset for the next chunk; absent when tape ends the tape"`
+	HostSession     *HostSession      `json:"hostSession,omitempty" jsonschema:"with host: the host session that was imported and prepared, and how the server picked it"`
+	Next            string            `json:"next" jsonschema:"what to do next"`
+}
+
+// MoreConstraints counts the constraint sayings of one session past the
+// tape's cap.
+type MoreConstraints struct {
+	Session string `json:"session" jsonschema:"the session that said them"`
+	N       int    `json:"n" jsonschema:"how many"`
+	From    int64  `json:"from" jsonschema:"seq of the first"`
+	To      int64  `json:"to" jsonschema:"seq of the last"`
 }
 
 // HostSession is a host session graft_prepare worked on.
