@@ -243,7 +243,12 @@ func (d lineDecoder) tool(dst **Tool) bool {
 			bit, ok = 8, d.BoolPtrField(&t.OK)
 		case "output":
 			bit = 16
-			if d.mode == decodeFold && !d.Null() {
+			switch {
+			case d.mode != decodeFold:
+				ok = d.StringField(&t.Output)
+			case d.Null():
+				ok = true // null: no output, as encoding/json leaves it
+			default:
 				// Validated now, built below only if the result failed:
 				// then only its head is read, so a long line may drop the
 				// body as it reads it, all of it once the result is known
@@ -253,8 +258,6 @@ func (d lineDecoder) tool(dst **Tool) bool {
 					cut = logscan.CutAll
 				}
 				outStart, outEnd, ok = d.SkipStringCut(cut)
-			} else {
-				ok = d.StringField(&t.Output)
 			}
 		default:
 			return false
