@@ -66,21 +66,7 @@ func (j *Journal) put(r journal.Record, what string) error {
 // then recovery reads the record to know.
 func (s *Store) Decide(r journal.Record) error {
 	j := s.Journal()
-	cur, err := j.Read(r.Txn)
-	if errors.Is(err, journal.ErrNotFound) {
-		// Only the holder of the locks writes or removes a record: gone
-		// under us, it was resolved by another worker's recovery, which
-		// could take the locks because this worker's lease had expired.
-		return fmt.Errorf("%w: deciding %s: its record is gone (another worker's recovery resolved it after this worker's lease expired)", ErrFenced, r.Txn)
-	}
-	if err != nil {
-		return fmt.Errorf("deciding %s: %w", r.Txn, err)
-	}
-	if cur.State == journal.Committed {
-		return nil
-	}
 	r.State = journal.Committed
-	r.Created = cur.Created
 	data, err := journal.Encode(r, j.Now())
 	if err != nil {
 		return err
@@ -96,14 +82,21 @@ func (s *Store) Decide(r journal.Record) error {
 	cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(k), ">", 0))
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.cli.Txn(ctx).If(cmps...).Then(clientv3.OpPut(k, string(data))).Commit()
+	// One request: the decision, or (refused) what the record is now.
+	resp, err := s.cli.Txn(ctx).If(cmps...).Then(clientv3.OpPut(k, string(data))).Else(clientv3.OpGet(k)).Commit()
 	if err != nil {
 		return s.unavailable("deciding "+r.Txn, err)
 	}
-	if !resp.Succeeded {
-		return fmt.Errorf("%w: deciding %s (locks of %s and %s, or the record is gone)", ErrFenced, r.Txn, r.Target, r.Source)
+	if resp.Succeeded {
+		return nil
 	}
-	return nil
+	if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
+		// Only the holder of the locks writes or removes a record: gone
+		// under us, it was resolved by another worker's recovery, which
+		// could take the locks because this worker's lease had expired.
+		return fmt.Errorf("%w: deciding %s: its record is gone (another worker's recovery resolved it after this worker's lease expired)", ErrFenced, r.Txn)
+	}
+	return fmt.Errorf("%w: deciding %s (the locks of %s and %s are no longer this worker's)", ErrFenced, r.Txn, r.Target, r.Source)
 }
 
 // Read loads the record of txnID: journal.ErrNotFound when there is none,

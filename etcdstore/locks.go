@@ -136,10 +136,10 @@ func (l *lock) Unlock() error {
 		return nil // the lease expired and a new session began: nothing of ours is held
 	}
 	delete(s.held, l.name)
-	ctx, cancel := s.ctx()
+	ctx, cancel, d := s.cleanupCtx()
 	defer cancel()
 	if err := l.m.Unlock(ctx); err != nil && !errors.Is(err, concurrency.ErrLockReleased) {
-		return s.unavailable("unlocking "+l.name, err)
+		return s.unavailableIn("unlocking "+l.name+" (its lease ends it anyway)", err, d)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -150,6 +151,9 @@ type Store struct {
 	// Hook, when set, is called before every fenced write with what it is
 	// (tests: a pause at the commit point).
 	Hook func(what string)
+	// down is when a request last went unanswered (UnixNano; 0: never):
+	// the clean-up after it (unlocks, the lease's revoke) waits less.
+	down atomic.Int64
 }
 
 // Open connects to the cluster and checks the prefix's format, writing it
@@ -188,16 +192,35 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), s.cfg.Timeout)
 }
 
+// cleanupCtx is the context of a clean-up request (an unlock, the lease's
+// revoke): the store's timeout, but short once a request of this process
+// went unanswered — the lease ends by itself, and a command that already
+// failed must not wait out a timeout per lock.
+func (s *Store) cleanupCtx() (context.Context, context.CancelFunc, time.Duration) {
+	d := s.cfg.Timeout
+	if t := s.down.Load(); t != 0 && time.Since(time.Unix(0, t)) < 2*s.cfg.Timeout {
+		d = min(d, 500*time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	return ctx, cancel, d
+}
+
 // unavailable wraps a request's error: a deadline or an unreachable
 // cluster is ErrUnavailable, with what to do.
 func (s *Store) unavailable(what string, err error) error {
+	return s.unavailableIn(what, err, s.cfg.Timeout)
+}
+
+// unavailableIn is unavailable for a request that waited d.
+func (s *Store) unavailableIn(what string, err error, d time.Duration) error {
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, ErrFenced) || errors.Is(err, ErrFormat) {
 		return err
 	}
-	return fmt.Errorf("%w: %s at %s: no answer within %v (%v); check that a majority of its members is up and reachable, then retry", ErrUnavailable, what, strings.Join(s.cfg.Endpoints, ","), s.cfg.Timeout, err)
+	s.down.Store(time.Now().UnixNano())
+	return fmt.Errorf("%w: %s at %s: no answer within %v (%v); check that a majority of its members is up and reachable, then retry", ErrUnavailable, what, strings.Join(s.cfg.Endpoints, ","), d, err)
 }
 
 func (s *Store) checkFormat() error {
@@ -292,12 +315,12 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	var errs []error
 	if sess != nil {
-		ctx, cancel := s.ctx()
+		ctx, cancel, d := s.cleanupCtx()
 		_, err := s.cli.Revoke(ctx, sess.Lease())
 		cancel()
 		sess.Orphan()
 		if err != nil && !strings.Contains(err.Error(), "requested lease not found") {
-			errs = append(errs, s.unavailable("revoking the lease", err))
+			errs = append(errs, s.unavailableIn("revoking the lease", err, d))
 		}
 	}
 	if err := s.cli.Close(); err != nil && !errors.Is(err, context.Canceled) {
