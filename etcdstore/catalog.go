@@ -2,7 +2,6 @@ package etcdstore
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -38,17 +37,29 @@ func (c *Catalog) With(fn func(*catalog.DB) error) error { return c.open(fn) }
 // fallback to make on etcd).
 func (c *Catalog) View(fn func(*catalog.DB) error) error { return c.open(fn) }
 
-func (c *Catalog) open(fn func(*catalog.DB) error) (err error) {
-	db, err := catalog.OpenBackend(&backend{s: c.s})
+func (c *Catalog) open(fn func(*catalog.DB) error) error {
+	db, err := c.s.catalogDB()
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := db.Close(); cerr != nil {
-			err = errors.Join(err, cerr)
-		}
-	}()
 	return fn(db)
+}
+
+// catalogDB is the store's catalog, opened (its format mark checked, or
+// written) on first use and kept: the backend holds nothing per open, and
+// a check per operation was one more read in every prepare and commit.
+func (s *Store) catalogDB() (*catalog.DB, error) {
+	s.catMu.Lock()
+	defer s.catMu.Unlock()
+	if s.catDB != nil {
+		return s.catDB, nil
+	}
+	db, err := catalog.OpenBackend(&backend{s: s})
+	if err != nil {
+		return nil, err
+	}
+	s.catDB = db
+	return db, nil
 }
 
 // backend is catalog.Backend on etcd.

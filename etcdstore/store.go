@@ -13,6 +13,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/graft-project/graft/catalog"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
 )
@@ -150,7 +152,9 @@ type Store struct {
 	held map[string]*concurrency.Mutex // lock name → the mutex this worker holds
 	// Hook, when set, is called before every fenced write with what it is
 	// (tests: a pause at the commit point).
-	Hook func(what string)
+	Hook  func(what string)
+	catMu sync.Mutex
+	catDB *catalog.DB // the catalog, once opened (catalogDB)
 	// down is when a request last went unanswered (UnixNano; 0: never):
 	// the clean-up after it (unlocks, the lease's revoke) waits less.
 	down atomic.Int64
