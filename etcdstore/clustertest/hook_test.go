@@ -63,9 +63,13 @@ func TestHookRecoversOnEtcd(t *testing.T) {
 	}
 	deadline := killed.Add(4 * lease)
 	runs := 0
+	var firstStart time.Time
 	for records() > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the record was not resolved by %d hook runs within %v of the kill", runs, 4*lease)
+		}
+		if runs == 0 {
+			firstStart = time.Now()
 		}
 		code, out := hook()
 		runs++
@@ -75,8 +79,12 @@ func TestHookRecoversOnEtcd(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("resolved by the SessionStart hook %v after the kill (%d hook runs)", time.Since(killed).Round(time.Millisecond), runs)
-	if runs < 2 {
-		t.Errorf("the first hook run, within the dead worker's lease, resolved its record: the lease was not respected")
+	switch {
+	case runs >= 2:
+	case firstStart.Sub(killed) < surelyAlive:
+		t.Errorf("the first hook run, %v after the kill, within the dead worker's lease, resolved its record: the lease was not respected", firstStart.Sub(killed).Round(time.Millisecond))
+	default:
+		t.Logf("the first hook run started %v after the kill: too late to judge the lease", firstStart.Sub(killed).Round(time.Millisecond))
 	}
 	s.expectForward(src, tgt, "")
 	s.checkSettled([]string{src})
