@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/graft-project/graft/catalog"
@@ -323,7 +324,7 @@ func (s *Store) Close() error {
 		_, err := s.cli.Revoke(ctx, sess.Lease())
 		cancel()
 		sess.Orphan()
-		if err != nil && !strings.Contains(err.Error(), "requested lease not found") {
+		if err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) { // expired already: nothing to revoke
 			errs = append(errs, s.unavailableIn("revoking the lease", err, d))
 		}
 	}
