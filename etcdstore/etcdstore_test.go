@@ -501,6 +501,20 @@ func TestServiceOnEtcd(t *testing.T) {
 	if states["src"] != "retired" || states["tgt"] != "active" || len(st.Pending) != 0 {
 		t.Fatalf("status = %v, pending %v", states, st.Pending)
 	}
+	if !strings.HasPrefix(st.Store, "etcd://") || !strings.Contains(st.Store, "/svc?lease=2s") {
+		t.Errorf("status says the store is %q, want this etcd URL", st.Store)
+	}
+	fileSvc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fst, err := fileSvc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fst.Store != "file" {
+		t.Errorf("a file-store status says the store is %q, want file", fst.Store)
+	}
 	// The export's binding is on the cluster, seen by the other worker.
 	cfgDir := t.TempDir()
 	ex, err := w2.Export("tgt", hosts.ClaudeCode, t.TempDir(), cfgDir, "")

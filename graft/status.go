@@ -30,7 +30,9 @@ type SessionStatus struct {
 
 // Status is graft status.
 type Status struct {
-	Home         string             `json:"home"`
+	Home string `json:"home"`
+	// Store is "file", or the etcd store's URL (etcd://…/prefix).
+	Store        string             `json:"store"`
 	Sessions     []SessionStatus    `json:"sessions"`
 	Pending      []journal.Record   `json:"pending"`
 	Corrupt      []string           `json:"corruptRecords"`
@@ -118,7 +120,7 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, Strays: nonNil(strays)}
+	st := &Status{Home: s.Home, Store: "file", Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, Strays: nonNil(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
@@ -126,6 +128,9 @@ func (s *Service) Status() (*Status, error) {
 		return nil, err
 	}
 	st.HostSessions = nonNil(st.HostSessions)
+	if s.coord != nil {
+		st.Store = s.coord.Config().URL()
+	}
 	scan, err := s.txnJournal.Scan()
 	if err != nil {
 		return nil, err

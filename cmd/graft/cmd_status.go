@@ -121,6 +121,9 @@ func printStatus(w io.Writer, st *graft.Status) error {
 	for _, name := range st.Strays {
 		fmt.Fprintf(w, "not a session: sessions/%s (its name is no valid session id, so no command reads it; rename it to ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\\.jsonl$)\n", name)
 	}
+	if st.Store != "file" {
+		fmt.Fprintf(w, "store: %s (journal, locks, catalog and host bindings on the cluster)\n", st.Store)
+	}
 	return printLastRecovery(w, st.LastRecovery)
 }
 
