@@ -65,4 +65,3 @@ func (db *DB) GetScanIndex(id string) (index.ScanIndex, bool, error) {
 	}
 	return ix, true, nil
 }
-

@@ -402,4 +402,3 @@ func goBuild(root, bin string) error {
 	}
 	return nil
 }
-
