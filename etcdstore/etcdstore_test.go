@@ -19,6 +19,7 @@ import (
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/internal/etcdtest"
 	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/txn"
 	"github.com/graft-project/graft/vfs"
 )
@@ -604,5 +605,63 @@ func TestWaitLockTakesAReleasedLock(t *testing.T) {
 	}
 	if err := lb.Unlock(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Decided, then the graft/retired append fails (an event appended with no
+// lock held moved the source's end): the commit is committed with a note,
+// its COMMITTED record stays, and the next recovery appends the mark after
+// that event, with a warning that the target lacks it.
+func TestDecidedCommitWhoseRetireFailed(t *testing.T) {
+	open(t, "decided") // starts the cluster
+	home := t.TempDir()
+	url := cluster.URL("decided") + "?lease=2s&timeout=3s"
+	var w *graft.Service
+	hook := func(p txn.Point) {
+		if p != txn.CommitDecided {
+			return
+		}
+		ev := session.Event{Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant}, Text: "late"}
+		if _, err := w.Store().Append("src", []session.Event{ev}); err != nil {
+			t.Errorf("appending behind the commit's back: %v", err)
+		}
+	}
+	w, err := graft.Open(home, graft.Options{Store: url, Hook: hook})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Generate("src", gen.Options{Turns: 6, Events: 200, Seed: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rev, err := w.Prepare(ctx, "src", graft.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Commit(ctx, rev.PreparedID, rev.TapeHash, "tgt")
+	if err != nil {
+		t.Fatalf("a decided commit whose append failed = %v, want committed with a note", err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "the next recovery scan appends it") {
+		t.Fatalf("notes %q do not say the mark is left to recovery", res.Notes)
+	}
+	scan, err := w.TxnJournal().Scan()
+	if err != nil || len(scan.Records) != 1 || scan.Records[0].State != journal.Committed {
+		t.Fatalf("records after the commit = %+v, %v; want one COMMITTED", scan.Records, err)
+	}
+	rep, err := w.Recover(ctx)
+	if err != nil || rep.RolledForward != 1 {
+		t.Fatalf("recovery = %+v, %v; want it rolled forward", rep, err)
+	}
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "not in the target") {
+		t.Errorf("recovery warnings %q: want the event the target lacks named", rep.Warnings)
+	}
+	info, err := w.Store().Info("src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if into, ok := info.RetiredInto(res.TxnID); !ok || into != "tgt" {
+		t.Fatalf("the source is not retired into tgt after recovery (%q, %v)", into, ok)
 	}
 }

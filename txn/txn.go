@@ -317,28 +317,24 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 		env.at(CommitDecided)
 	}
 	err = Retire(env, rec, built.SourceScan)
-	if err != nil && env.Coord != nil {
-		// Decided: the graft is committed, and recovery appends the mark.
-		env.at(CommitSourceRetired)
-		return &Result{
-			Txn: txnID, Source: req.Source, Target: req.Target, TapeHash: t.TapeHash,
-			TapeChars: t.TapeChars, TapeEvents: len(evs), Generation: t.Generation + 1,
-			BoundarySeq: t.BoundarySeq,
-			Notes:       append(built.Notes, fmt.Sprintf("committed (decided on the coordinated store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err)),
-		}, nil
-	}
-	if err != nil {
+	if err != nil && env.Coord == nil {
 		// An fsync failure leaves it unknown whether the mark is durable:
 		// the record stays and recovery decides from the log.
 		return nil, fmt.Errorf("txn: retiring source %s (the journal record stays; recovery decides from the source's log): %w", req.Source, err)
 	}
-	env.at(CommitSourceRetired)
-
 	res = &Result{
 		Txn: txnID, Source: req.Source, Target: req.Target, TapeHash: t.TapeHash,
 		TapeChars: t.TapeChars, TapeEvents: len(evs), Generation: t.Generation + 1,
 		BoundarySeq: t.BoundarySeq, Notes: built.Notes,
 	}
+	if err != nil {
+		// Decided on the coordinated store: committed, and the record
+		// (COMMITTED) stays for recovery, which appends the mark.
+		res.Notes = append(res.Notes, fmt.Sprintf("committed (decided on the coordinated store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err))
+		return res, nil
+	}
+	env.at(CommitSourceRetired)
+
 	// 7. lineage; 8. delete the record. Past the commit point a failure here
 	// is not a failed graft: the record stays and recovery rolls forward.
 	if err := RecordLineage(env, rec); err != nil {
