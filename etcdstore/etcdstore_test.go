@@ -432,6 +432,15 @@ func TestHomeClaims(t *testing.T) {
 		t.Fatalf("ClaimHome for another prefix = %v, want ErrHome naming /team", err)
 	}
 
+	// An empty or foreign marker is no binding to trust: refused, named.
+	emptyMarker := t.TempDir()
+	if err := os.WriteFile(filepath.Join(emptyMarker, etcdstore.MarkerName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := etcdstore.CheckFileHome(fsys, emptyMarker); !errors.Is(err, etcdstore.ErrHome) || !strings.Contains(err.Error(), etcdstore.MarkerName) {
+		t.Fatalf("CheckFileHome with an empty marker = %v, want ErrHome naming it", err)
+	}
+
 	withCatalog := t.TempDir()
 	if err := os.WriteFile(filepath.Join(withCatalog, catalog.FileName), nil, 0o600); err != nil {
 		t.Fatal(err)

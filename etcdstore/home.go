@@ -3,6 +3,7 @@ package etcdstore
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -84,16 +85,15 @@ func readMarker(fsys vfs.FS, home string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("etcdstore: reading %s: %w", p, err)
 	}
-	buf := make([]byte, 4096)
-	n, rerr := f.Read(buf)
+	data, rerr := io.ReadAll(io.LimitReader(f, 4096))
 	cerr := f.Close()
-	if rerr != nil && n == 0 {
+	if rerr != nil {
 		return "", fmt.Errorf("etcdstore: reading %s: %w", p, rerr)
 	}
 	if cerr != nil {
 		return "", fmt.Errorf("etcdstore: closing %s: %w", p, cerr)
 	}
-	s := string(buf[:n])
+	s := string(data)
 	if !strings.HasPrefix(s, "etcd /") {
 		return "", fmt.Errorf("%w: %s holds %q, not \"etcd <prefix>\"", ErrHome, p, s)
 	}

@@ -269,8 +269,7 @@ func (s *Store) session() (*concurrency.Session, error) {
 	if s.sess != nil {
 		select {
 		case <-s.sess.Done():
-			s.sess = nil
-			s.held = map[string]*concurrency.Mutex{}
+			s.dropSession()
 		default:
 			return s.sess, nil
 		}
