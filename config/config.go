@@ -208,10 +208,8 @@ func Load(file string, required bool) (Config, Sources, error) {
 		src.Set("dataDir", Source{Kind: FromEnv, Name: "GRAFT_HOME"})
 	}
 	if st := os.Getenv("GRAFT_STORE"); st != "" {
-		if st != "file" {
-			if _, err := etcdstore.ParseURL(st); err != nil {
-				return Config{}, Sources{}, &Error{File: "$GRAFT_STORE", Msg: err.Error()}
-			}
+		if err := etcdstore.CheckSetting(st); err != nil {
+			return Config{}, Sources{}, &Error{File: "$GRAFT_STORE", Msg: err.Error()}
 		}
 		c.Store = st
 		src.Set("store", Source{Kind: FromEnv, Name: "GRAFT_STORE"})
@@ -280,10 +278,7 @@ var keys = []key{
 		get:  func(c *Config) any { return c.Store },
 		take: func(dst, src *Config) { dst.Store = src.Store },
 		check: func(c *Config) error {
-			if c.Store == "" || c.Store == "file" {
-				return nil
-			}
-			if _, err := etcdstore.ParseURL(c.Store); err != nil {
+			if etcdstore.CheckSetting(c.Store) != nil {
 				return errBad
 			}
 			return nil

@@ -86,8 +86,18 @@ var (
 	endpointRE = regexp.MustCompile(`^[A-Za-z0-9.-]+:[0-9]{1,5}$|^\[[0-9A-Fa-f:.]+\]:[0-9]{1,5}$`)
 )
 
-// IsURL says whether s names an etcd store (else it is the file store).
-func IsURL(s string) bool { return strings.HasPrefix(s, Scheme) }
+// IsFile says whether a store setting names the file store: "" or "file".
+func IsFile(store string) bool { return store == "" || store == "file" }
+
+// CheckSetting checks a store setting (--store, GRAFT_STORE, config key
+// store): the file store, or a URL ParseURL takes.
+func CheckSetting(store string) error {
+	if IsFile(store) {
+		return nil
+	}
+	_, err := ParseURL(store)
+	return err
+}
 
 // ParseURL parses etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s].
 func ParseURL(s string) (Config, error) {

@@ -79,7 +79,7 @@ func Open(home string, o Options) (*Service, error) {
 		return nil, err
 	}
 	var coord *etcdstore.Store
-	if o.Store != "" && o.Store != "file" {
+	if !etcdstore.IsFile(o.Store) {
 		cfg, err := etcdstore.ParseURL(o.Store)
 		if err != nil {
 			return nil, err

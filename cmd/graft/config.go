@@ -66,11 +66,9 @@ func (a *app) loadConfig() *loadedConfig {
 		src.Set("dataDir", config.Source{Kind: config.FromFlag, Name: "home"})
 	}
 	if a.rootFlags != nil && a.rootFlags.Changed("store") {
-		if a.store != "" && a.store != "file" {
-			if _, err := etcdstore.ParseURL(a.store); err != nil {
-				a.cfg = &loadedConfig{src: src, err: usageError{err}}
-				return a.cfg
-			}
+		if err := etcdstore.CheckSetting(a.store); err != nil {
+			a.cfg = &loadedConfig{src: src, err: usageError{err}}
+			return a.cfg
 		}
 		cfg.Store = a.store
 		src.Set("store", config.Source{Kind: config.FromFlag, Name: "store"})
