@@ -43,9 +43,6 @@ func (j *Journal) put(r journal.Record, what string) error {
 	if err != nil {
 		return err
 	}
-	if j.s.Hook != nil {
-		j.s.Hook(what)
-	}
 	ctx, cancel := j.s.ctx()
 	defer cancel()
 	resp, err := j.s.cli.Txn(ctx).If(cmps...).Then(clientv3.OpPut(j.recordKey(r.Txn), string(data))).Commit()
@@ -74,9 +71,6 @@ func (s *Store) Decide(r journal.Record) error {
 	cmps, err := s.fence(r.Target, r.Source)
 	if err != nil {
 		return err
-	}
-	if s.Hook != nil {
-		s.Hook("deciding " + r.Txn)
 	}
 	k := j.recordKey(r.Txn)
 	cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(k), ">", 0))
