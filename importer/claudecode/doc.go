@@ -13,7 +13,7 @@
 //	progress                 skipped, counted: streaming progress (a sub-agent's steps are imported
 //	                         from its own transcript)
 //	file-history-snapshot    skipped, counted: editor undo snapshots
-//	queue-operation          skipped, counted: input queued while busy arrives later as a user line
+//	queue-operation          counted as skipped; the person's queued input is followed (see "Queued input")
 //	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state
 //	                         skipped, counted: a current host's request cache, prompt recall and
 //	                         cost counters
@@ -23,7 +23,8 @@
 //	any other type           system/event "unknown" with meta.lineType: never fatal
 //	not JSON, no "type"      malformed: reported with its line number, skipped
 //
-// Every event keeps meta "uuid" (the line's uuid) and "line"; the line's
+// Every event keeps meta "uuid" (the line's uuid) and "line", and a human
+// instruction the line's "cwd" (the tape names files relative to it); the line's
 // timestamp is the event's ts (kept in meta "timestamp" when it is not RFC 3339).
 //
 // # Who said it
@@ -45,6 +46,21 @@
 //	                         kind "system", name "local-command-output": output of a command the
 //	                         human ran locally, not words to the agent
 //	<system-reminder>, <user-prompt-submit-hook>     kind "system"
+//
+// # Queued input
+//
+// What the person types while the agent works is a queue-operation
+// enqueue with the text in "content". Delivered the ordinary way it is a
+// dequeue, then a user line with that text, which is imported as usual. A
+// remove gives it up with no user line (the host delivered it inside the
+// running turn, or the person took it back): it exists nowhere else, so
+// the remove imports it as a human instruction, source.name "queued", with
+// the enqueue's timestamp (issue 23). The queue is first in, first out; a
+// user line carrying a queued text takes it off the queue, so nothing is
+// imported twice. An enqueue whose text starts with "<" (host-made:
+// <task-notification>…) or "/" (a command), or in a sub-agent's
+// transcript, is not queued. What is queued (at most 64 texts) is kept in
+// the cursor's state, so a remove read by a later run still imports it.
 //
 // A slash command (<command-name> with <command-args>) is the human's: its
 // text becomes "/name args" (source.name "slash-command"). A <bash-input>

@@ -33,7 +33,21 @@ type Config struct {
 type Mapper struct {
 	cfg  Config
 	open map[string]openCall
+	// queued are the messages the person typed while the agent worked
+	// (queue-operation enqueue), oldest first, until the queue gives them
+	// up (doc.go, "Queued input").
+	queued []queuedMessage
 }
+
+// queuedMessage is one enqueued text with the time it was typed.
+type queuedMessage struct {
+	Text      string `json:"text"`
+	Timestamp string `json:"timestamp,omitempty"`
+}
+
+// maxQueued bounds the queue the mapper remembers: a transcript whose
+// enqueues are never given up costs no more than this.
+const maxQueued = 64
 
 // openCall is a tool_use still waiting for its tool_result.
 type openCall struct {
@@ -60,16 +74,19 @@ func (m *Mapper) Settings() map[string]string {
 
 type mapperState struct {
 	OpenCalls map[string]openCall `json:"openCalls,omitempty"`
+	Queued    []queuedMessage     `json:"queued,omitempty"`
 }
 
-// SaveState implements importer.Mapper: the tool calls without a result.
+// SaveState implements importer.Mapper: the tool calls without a result
+// and the queued input not given up yet.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open})
+	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued})
 }
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]openCall{}
+	m.queued = nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -80,6 +97,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	for id, c := range st.OpenCalls {
 		m.open[id] = c
 	}
+	m.queued = st.Queued
 	return nil
 }
 
@@ -88,6 +106,7 @@ type line struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
 	UUID             string          `json:"uuid"`
+	Cwd              string          `json:"cwd"`
 	Timestamp        string          `json:"timestamp"`
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
@@ -96,6 +115,7 @@ type line struct {
 	Content          json.RawMessage `json:"content"`
 	Level            string          `json:"level"`
 	Summary          string          `json:"summary"`
+	Operation        string          `json:"operation"`
 	Attachment       *struct {
 		Type string `json:"type"`
 	} `json:"attachment"`
@@ -142,10 +162,11 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		return m.assistant(&ln, out)
 	case "system":
 		m.system(&ln, out)
-	case "progress", "file-history-snapshot", "queue-operation":
+	case "queue-operation":
+		m.queueOperation(&ln, out)
+	case "progress", "file-history-snapshot":
 		// Streaming progress (sub-agent steps are imported from their own
-		// transcripts), editor undo snapshots, and the input queue (a queued
-		// message arrives later as a user line): nothing a graft reads.
+		// transcripts) and editor undo snapshots: nothing a graft reads.
 		out.Skip(ln.Type)
 	case "atis-latch", "api-request", "api-request-shape", "api-request-blob", "last-prompt", "cost-state":
 		// Current hosts (2.1.3xx) keep their request cache, prompt recall and
@@ -259,8 +280,64 @@ func (m *Mapper) user(ln *line, out *importer.Output) error {
 	return nil
 }
 
+// queueOperation follows the input queue (doc.go, "Queued input"): an
+// enqueue of the person's text is held; a dequeue gives the oldest up to
+// the user line that follows; a remove gives it up with no user line, so
+// it is imported here as the human's, source.name "queued".
+func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
+	out.Skip(ln.Type)
+	switch ln.Operation {
+	case "enqueue":
+		text := queuedText(ln.Content)
+		t := strings.TrimSpace(text)
+		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "/") || m.cfg.Parent != "" {
+			// Host-made (<task-notification>…), a command, or a sub-agent's.
+			return
+		}
+		m.queued = append(m.queued, queuedMessage{Text: text, Timestamp: ln.Timestamp})
+		if len(m.queued) > maxQueued {
+			m.queued = append(m.queued[:0:0], m.queued[len(m.queued)-maxQueued:]...)
+		}
+	case "dequeue":
+		if len(m.queued) > 0 {
+			m.queued = m.queued[1:]
+		}
+	case "remove":
+		if len(m.queued) == 0 {
+			return
+		}
+		q := m.queued[0]
+		m.queued = m.queued[1:]
+		ts := ln.Timestamp
+		ln.Timestamp = q.Timestamp
+		ev := m.event(ln, session.TypeUserMessage, session.Source{Kind: session.KindUser, Name: "queued"})
+		ln.Timestamp = ts
+		ev.Text = q.Text
+		out.Emit(ev)
+	}
+}
+
+// queuedText is an enqueue's content: a string, or text blocks.
+func queuedText(raw json.RawMessage) string {
+	text, blocks, isText, err := content(raw)
+	if err != nil {
+		return ""
+	}
+	if isText {
+		return text
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
 // userText emits a user text message, classified (doc.go, "Who said it").
 func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
+	m.unqueue(text)
 	src, text := m.classify(ln, text)
 	if strings.TrimSpace(text) == "" {
 		out.Skip("empty user message")
@@ -268,7 +345,23 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 	}
 	ev := m.event(ln, session.TypeUserMessage, src)
 	ev.Text = text
+	if src.Kind == session.KindUser && ln.Cwd != "" {
+		// Where the person works: the tape names files relative to it.
+		ev.Meta["cwd"] = ln.Cwd
+	}
 	out.Emit(ev)
+}
+
+// unqueue forgets a queued message a user line now carries, so that a
+// later remove does not import it twice.
+func (m *Mapper) unqueue(text string) {
+	t := strings.TrimSpace(text)
+	for k, q := range m.queued {
+		if strings.TrimSpace(q.Text) == t {
+			m.queued = append(m.queued[:k:k], m.queued[k+1:]...)
+			return
+		}
+	}
 }
 
 var (

@@ -1,0 +1,93 @@
+package claudecode
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
+)
+
+// A message the person typed while the agent worked is a queue-operation
+// enqueue. Delivered the ordinary way (dequeue) it comes back as a user
+// line; removed from the queue (delivered inside the running turn, or
+// taken back) it exists only in the enqueue record: the human's words all
+// the same, imported at the remove with source.name "queued" (issue 23).
+func TestQueuedMessages(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"u1","timestamp":"2026-02-12T20:00:00.000Z","message":{"role":"user","content":"Work on bead spotter-dov."}}`,
+		`{"type":"assistant","uuid":"a1","timestamp":"2026-02-12T20:00:01.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"bd ready"}}]}}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-12T20:00:02.000Z","content":"new beads were added, tackle them too"}`,
+		`{"type":"user","uuid":"u2","timestamp":"2026-02-12T20:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"3 ready"}]}}`,
+		`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-12T20:00:04.000Z"}`,
+		// Host-made and command enqueues are not instructions.
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-12T20:00:05.000Z","content":"<task-notification>\n<task-id>b1</task-id>\n</task-notification>"}`,
+		`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-12T20:00:06.000Z"}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-12T20:00:07.000Z","content":"/mcp"}`,
+		`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-12T20:00:08.000Z"}`,
+		// Dequeued: the user line that follows is the human's, once.
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-12T20:00:09.000Z","content":"and run the tests"}`,
+		`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-02-12T20:00:10.000Z"}`,
+		`{"type":"user","uuid":"u3","timestamp":"2026-02-12T20:00:11.000Z","message":{"role":"user","content":"and run the tests"}}`,
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "queued.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range testfixtures.ReadSession(t, st, "queued") {
+		if ev.IsHumanInstruction() {
+			got = append(got, ev.Meta["line"]+" "+ev.Source.Name+" "+ev.Text)
+		}
+	}
+	want := []string{"1  Work on bead spotter-dov.", "5 queued new beads were added, tackle them too", "12  and run the tests"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("human instructions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// An enqueue still waiting when the import stops is held in the cursor and
+// imported when the next run reads its remove.
+func TestQueuedMessageAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "q2.jsonl")
+	first := `{"type":"user","uuid":"u1","timestamp":"2026-02-12T20:00:00.000Z","message":{"role":"user","content":"start"}}` + "\n" +
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-02-12T20:00:02.000Z","content":"don't touch the migrations"}` + "\n"
+	if err := os.WriteFile(path, []byte(first), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"type":"queue-operation","operation":"remove","timestamp":"2026-02-12T20:00:04.000Z"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, ev := range testfixtures.ReadSession(t, st, "q2") {
+		if ev.IsHumanInstruction() {
+			texts = append(texts, ev.Text)
+		}
+	}
+	if len(texts) != 2 || texts[1] != "don't touch the migrations" {
+		t.Fatalf("human instructions %q: want the queued one second", texts)
+	}
+	_ = session.TypeUserMessage
+}
