@@ -17,6 +17,24 @@ const MaxRunes = 300
 var englishMarkers = map[string]bool{
 	"must": true, "never": true, "always": true, "only": true,
 	"required": true, "forbidden": true, "don't": true,
+	// As people say them (issue 23): "you should…", "avoid…", "X instead
+	// of Y", "prefer…", "make sure…", "mustn't", "can't".
+	"should": true, "shouldn't": true, "avoid": true, "instead": true, "prefer": true,
+	"ensure": true, "dont": true, "mustn't": true, "cannot": true, "can't": true,
+}
+
+// englishPairs are two-word markers: "make sure", "no new …", "I said",
+// "tests go in …", "not allowed".
+var englishPairs = map[[2]string]bool{
+	{"make", "sure"}: true, {"no", "new"}: true, {"i", "said"}: true, {"go", "in"}: true,
+	{"goes", "in"}: true, {"belong", "in"}: true, {"belongs", "in"}: true, {"not", "allowed"}: true,
+}
+
+// englishOpeners mark a sentence that starts with them: the imperative
+// of a standing rule ("use X", "keep it under N", "stop …", "leave Z
+// alone", "stick to …") or a correction ("no, …").
+var englishOpeners = map[string]bool{
+	"use": true, "keep": true, "stop": true, "leave": true, "stick": true, "no": true,
 }
 
 var russianMarkers = map[string]bool{
@@ -230,8 +248,14 @@ func hasMarker(s string) bool {
 		}
 	}
 	ws := words(s)
+	if len(ws) > 1 && englishOpeners[ws[0].text] {
+		return true
+	}
 	for k, w := range ws {
 		if englishMarkers[w.text] || russianMarkers[w.text] {
+			return true
+		}
+		if k+1 < len(ws) && ws[k+1].spaced && englishPairs[[2]string{w.text, ws[k+1].text}] {
 			return true
 		}
 		if k+1 < len(ws) && ws[k+1].spaced {

@@ -522,3 +522,39 @@ func TestHoldsAllAgreesWithHolds(t *testing.T) {
 		}
 	}
 }
+
+// Constraints as people say them (issue 23, item 7): rarely "must" or
+// "never", more often "use X, not Y", "don't touch Z", "keep it under N",
+// "tests go in …", "no new dependencies", a correction "no, I said …".
+func TestConstraintsAsPeopleSayThem(t *testing.T) {
+	for _, s := range []string{
+		"Use pnpm, not npm.",
+		"use the existing logger",
+		"Don't touch the migrations folder.",
+		"Keep it under 200 lines.",
+		"Tests go in internal/foo_test.go.",
+		"No new dependencies please.",
+		"No, I said the staging bucket.",
+		"You should run the linter before committing.",
+		"Avoid global state in the handler.",
+		"Write it in Go instead of Python.",
+		"I prefer small commits.",
+		"Make sure the API stays backward compatible.",
+		"Leave the vendor directory alone.",
+		"Stop adding comments to every line.",
+	} {
+		if got := Extract(s); len(got) != 1 {
+			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
+		}
+	}
+	for _, s := range []string{
+		"Thanks, that looks good.",
+		"Can you look at the failing test?",
+		"What does this function return?",
+		"continue",
+	} {
+		if got := Extract(s); len(got) != 0 {
+			t.Errorf("Extract(%q) = %q: want no constraint", s, got)
+		}
+	}
+}

@@ -18,7 +18,13 @@
 //  4. A sentence is a constraint when it carries a marker:
 //     - English, whole words, case-insensitive: must, never, always, only,
 //     required, forbidden, don't (also with ’), and "do not" (two words
-//     separated by white space only);
+//     separated by white space only); as people say their rules (issue
+//     23): should, shouldn't, avoid, instead, prefer, ensure, dont,
+//     mustn't, cannot, can't; the pairs "make sure", "no new", "I said",
+//     "go in", "goes in", "belong in", "belongs in", "not allowed" (white
+//     space only between them); and a sentence of two words or more that
+//     opens with use, keep, stop, leave, stick or no ("Use pnpm, not npm",
+//     "Keep it under 200 lines", "No, I said the staging bucket");
 //     - Chinese, substring: 必须 不要 禁止 不得 务必 只能;
 //     - Russian, whole words (Unicode letters), case-insensitive: нельзя,
 //     обязательно, никогда, только, and "не" followed by a word (white space
