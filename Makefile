@@ -71,3 +71,7 @@ clean: ## remove build outputs
 .PHONY: bench-cluster
 bench-cluster: build ## commits/s and recovery time, 1-8 workers, file store vs etcd (embedded 3-member cluster)
 	$(GO) run ./bench/cmd/clusterbench
+
+.PHONY: fidelity
+fidelity: ## what the tape carries of what the next window must know: graft vs the hook excerpt, the tail, the host's summary (testdata/fidelity)
+	$(GO) run ./bench/cmd/fidelity

@@ -1,0 +1,17 @@
+// Package fidelity measures what a tape carries of what the next context
+// window must know (issue 23): it reads the hand-written truth set of
+// testdata/fidelity (cases/*.json, format in testdata/fidelity/README.md),
+// cuts each case's real transcript where the handoff happens, imports and
+// prepares it with graft as a person would, and scores graft's tape and
+// three baselines built from the same transcript: the excerpt popular
+// handoff hooks inject (the first user message, the last 3, the last 5
+// tool calls, 8,000 characters), the last 16,000 characters of the
+// conversation, and, at a cut where the host compacted, the host's own
+// compaction summary. A fact is carried when every one of its evidence
+// strings occurs in the text, case-insensitively, white space folded.
+//
+// The package owns no file: it reads the truth set and writes only in a
+// temporary directory. `make fidelity` prints its tables
+// (bench/cmd/fidelity); its test runs the whole set and holds graft to the
+// issue's bar.
+package fidelity

@@ -1,0 +1,113 @@
+package fidelity
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/testfixtures"
+)
+
+// floor is the overall recall of graft's tape on the truth set that this
+// test holds it to: a few points under what make fidelity measured when
+// the tape last changed (BENCHMARKS.md), so that a change that loses
+// facts fails here. Issue 23 asks for 0.95; make fidelity prints how far
+// the tape is from it.
+const floor = 0.70
+
+// TestTruthSet runs the whole truth set as make fidelity does and holds
+// graft to its floor and to the lead over the two plain baselines in
+// every category.
+func TestTruthSet(t *testing.T) {
+	root := testfixtures.ModuleRoot(t)
+	cases, err := Load(filepath.Join(root, "testdata", "fidelity"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, facts := map[string]int{}, 0
+	var results []*Result
+	for _, c := range cases {
+		r, err := Run(context.Background(), root, t.TempDir(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Unreachable) > 0 {
+			t.Errorf("%s: facts %v: their evidence is not in the transcript before the cut", c.Name, r.Unreachable)
+		}
+		if r.TapeChars > 16000 || len([]rune(r.Texts[Graft])) != r.TapeChars {
+			t.Errorf("%s: tape of %d chars (text %d): want at most 16000", c.Name, r.TapeChars, len([]rune(r.Texts[Graft])))
+		}
+		hosts[c.Host]++
+		facts += len(c.Facts)
+		results = append(results, r)
+	}
+	t.Logf("\n%s", Tables(results))
+	if len(cases) < 12 || facts < 120 {
+		t.Errorf("truth set of %d handoffs and %d facts: issue 23 asks for at least 12 and 120", len(cases), facts)
+	}
+	if hosts[HostClaudeCode] == 0 || hosts[HostCodex] == 0 {
+		t.Errorf("truth set hosts %v: want both Claude Code and Codex", hosts)
+	}
+	all, byCat := Totals(results, false)
+	if r, _ := all.Recall(Graft); r < floor {
+		t.Errorf("graft carries %.1f %% of the facts, under the floor of %.0f %%", 100*r, 100*floor)
+	}
+	for _, cat := range Categories {
+		c := byCat[cat]
+		if c.Facts == 0 {
+			continue
+		}
+		g, _ := c.Recall(Graft)
+		for _, base := range []string{Excerpt, Tail} {
+			if b, _ := c.Recall(base); g < b || (g == b && g < 1) {
+				t.Errorf("%s: graft %.0f %% is not ahead of the %s %.0f %%", cat, 100*g, base, 100*b)
+			}
+		}
+	}
+}
+
+// The scorer itself: evidence is matched case-insensitively with white
+// space folded, every string of a fact is needed, and a case that breaks
+// the format is refused naming what is wrong.
+func TestScorer(t *testing.T) {
+	f := Fact{ID: "s1", Category: "state", Fact: "x", Evidence: []string{"410 Tests,  0 failures", "64f1b9a"}}
+	if !Carries(Normalize("done: 410 tests,\n0 FAILURES; commit 64F1B9A"), f) {
+		t.Error("case or white space decided a match")
+	}
+	if Carries(Normalize("410 tests, 0 failures"), f) {
+		t.Error("a fact carried with one of its two evidence strings missing")
+	}
+	bad := &Case{Name: "b", Host: "gemini", Transcript: "/abs", Cut: Cut{Lines: 3, CompactBoundary: 1}, Facts: []Fact{{ID: "a", Category: "mood", Evidence: []string{"x"}}, {ID: "a", Category: "task", Fact: "t"}}}
+	err := bad.Check()
+	for _, want := range []string{`host "gemini"`, "transcript", "exactly one of lines and compactBoundary", "written", "category \"mood\"", "evidence \"x\"", "id empty or repeated", "0 evidence strings"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Check of a broken case: %v: want it to name %q", err, want)
+		}
+	}
+}
+
+// The baselines are what they say: the tail is the last 16,000
+// characters, the hook excerpt at most 8,000 with the first and last user
+// messages.
+func TestBaselines(t *testing.T) {
+	root := testfixtures.ModuleRoot(t)
+	c := &Case{Name: "b", Host: HostClaudeCode, Transcript: "testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", Cut: Cut{CompactBoundary: 1}, Written: "w", Facts: []Fact{{ID: "t", Category: "task", Fact: "f", Evidence: []string{"spotter-dov"}}}}
+	r, err := Run(context.Background(), root, t.TempDir(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len([]rune(r.Texts[Tail])); n != TailRunes {
+		t.Errorf("tail of %d runes, want %d", n, TailRunes)
+	}
+	ex := r.Texts[Excerpt]
+	if n := len([]rune(ex)); n > ExcerptRunes || !strings.HasPrefix(ex, "First user message:\nWork on bead spotter-dov") || !strings.Contains(ex, "Last tool calls:") {
+		t.Errorf("excerpt (%d runes):\n%.400s", n, ex)
+	}
+	if s := r.Texts[Summary]; !strings.Contains(s, "This session is being continued from a previous conversation") {
+		t.Errorf("host summary at the boundary:\n%.300s", s)
+	}
+	if !r.Carried[Graft][0] {
+		t.Error("the tape does not name the bead the user asked for")
+	}
+}

@@ -1,0 +1,169 @@
+package fidelity
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tally counts facts and, per candidate, the ones carried.
+type Tally struct {
+	Facts   int
+	Carried map[string]int
+	// Scored is how many facts each candidate was scored on (the host
+	// summary only on compactBoundary cuts).
+	Scored map[string]int
+}
+
+func newTally() *Tally { return &Tally{Carried: map[string]int{}, Scored: map[string]int{}} }
+
+// Recall of a candidate: carried ÷ scored, and whether it was scored.
+func (t *Tally) Recall(cand string) (float64, bool) {
+	n := t.Scored[cand]
+	if n == 0 {
+		return 0, false
+	}
+	return float64(t.Carried[cand]) / float64(n), true
+}
+
+func (t *Tally) add(r *Result, k int) {
+	t.Facts++
+	for cand, got := range r.Carried {
+		t.Scored[cand]++
+		if got[k] {
+			t.Carried[cand]++
+		}
+	}
+}
+
+// Totals tallies results overall and per category; only compactBoundary
+// cuts when compactOnly.
+func Totals(results []*Result, compactOnly bool) (all *Tally, byCat map[string]*Tally) {
+	all, byCat = newTally(), map[string]*Tally{}
+	for _, c := range Categories {
+		byCat[c] = newTally()
+	}
+	for _, r := range results {
+		if compactOnly && r.Case.Cut.CompactBoundary == 0 {
+			continue
+		}
+		for k, f := range r.Case.Facts {
+			all.add(r, k)
+			byCat[f.Category].add(r, k)
+		}
+	}
+	return all, byCat
+}
+
+func pct(t *Tally, cand string) string {
+	r, ok := t.Recall(cand)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", 100*r)
+}
+
+// Tables renders the per-category tables (all cuts; compaction cuts) and
+// the per-session table, as Markdown.
+func Tables(results []*Result) string {
+	var b strings.Builder
+	cases, facts := len(results), 0
+	for _, r := range results {
+		facts += len(r.Case.Facts)
+	}
+	fmt.Fprintf(&b, "Truth set: %d handoffs, %d facts.\n\n", cases, facts)
+	catTable := func(title string, compactOnly bool, cands []string) {
+		all, byCat := Totals(results, compactOnly)
+		if all.Facts == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s\n\n| category | facts |", title)
+		for _, c := range cands {
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(cands)) + "\n")
+		for _, cat := range Categories {
+			t := byCat[cat]
+			if t.Facts == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %d |", cat, t.Facts)
+			for _, c := range cands {
+				fmt.Fprintf(&b, " %s |", pct(t, c))
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "| **all** | %d |", all.Facts)
+		for _, c := range cands {
+			fmt.Fprintf(&b, " **%s** |", pct(all, c))
+		}
+		b.WriteString("\n\n")
+	}
+	catTable("All cuts (graft's tape, the hook excerpt, the conversation tail):", false, []string{Graft, Excerpt, Tail})
+	catTable("Cuts at a host compaction (the same facts, and the host's own summary):", true, []string{Graft, Excerpt, Tail, Summary})
+	b.WriteString("Per handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | summary |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		t := newTally()
+		for k := range r.Case.Facts {
+			t.add(r, k)
+		}
+		cut := fmt.Sprintf("line %d", r.Case.Cut.Lines)
+		if r.Case.Cut.CompactBoundary > 0 {
+			cut = fmt.Sprintf("compaction %d", r.Case.Cut.CompactBoundary)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", r.Case.Name, r.Case.Host, cut, t.Facts, r.TapeChars,
+			pct(t, Graft), pct(t, Excerpt), pct(t, Tail), pct(t, Summary))
+	}
+	return b.String()
+}
+
+// Missed lists, per case, the facts graft's tape did not carry.
+func Missed(results []*Result) string {
+	var b strings.Builder
+	for _, r := range results {
+		for k, f := range r.Case.Facts {
+			if !r.Carried[Graft][k] {
+				fmt.Fprintf(&b, "%s %s [%s] %s — %q\n", r.Case.Name, f.ID, f.Category, f.Fact, f.Evidence)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Lead checks the goal of issue 23 on results: graft's overall recall is
+// at least min, and in every category graft is ahead of every baseline it
+// was scored beside (a tie counts as ahead only at 100 %). It returns what
+// fails, one line each.
+func Lead(results []*Result, min float64) []string {
+	var out []string
+	all, _ := Totals(results, false)
+	if r, _ := all.Recall(Graft); r < min {
+		out = append(out, fmt.Sprintf("graft carries %.1f %% of all facts: want at least %.0f %%", 100*r, 100*min))
+	}
+	for _, compactOnly := range []bool{false, true} {
+		_, byCat := Totals(results, compactOnly)
+		where := "all cuts"
+		if compactOnly {
+			where = "compaction cuts"
+		}
+		for _, cat := range Categories {
+			t := byCat[cat]
+			if t.Facts == 0 {
+				continue
+			}
+			g, _ := t.Recall(Graft)
+			for _, cand := range Candidates[1:] {
+				if cand == Summary && !compactOnly {
+					continue // the summary is scored on compaction cuts only
+				}
+				v, ok := t.Recall(cand)
+				if !ok {
+					continue
+				}
+				if g < v || (g == v && g < 1) {
+					out = append(out, fmt.Sprintf("%s, %s: graft %.0f %% is not ahead of %s %.0f %%", where, cat, 100*g, cand, 100*v))
+				}
+			}
+		}
+	}
+	return out
+}
