@@ -13,6 +13,7 @@ import (
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
+	"github.com/graft-project/graft/vfs"
 )
 
 // DefaultTTL is how long a prepared review stays committable.
@@ -72,11 +73,12 @@ func (s *Service) build(source string, opts tape.Options, leftovers []tape.Lefto
 
 // buildContext is build, cancelled with ctx (see foldOpen).
 func (s *Service) buildContext(ctx context.Context, source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
-	fo, err := s.foldSourceContext(ctx, source)
-	if err != nil {
-		return nil, err
-	}
-	t, err := fo.b.Build(opts, leftovers)
+	var t *tape.Tape
+	fo, err := s.foldSourceThen(ctx, source, func(fo *sourceFold, f vfs.File) error {
+		var err error
+		t, err = fo.b.BuildFrom(opts, leftovers, logOutputs{f: f, path: s.store.Path(source)})
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

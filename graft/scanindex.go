@@ -2,6 +2,7 @@ package graft
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -70,15 +71,64 @@ func (s *Service) foldSource(source string) (*sourceFold, error) {
 // foldSourceContext is foldSource, cancelled with ctx: the fold checks it
 // every foldCheckEvents events or foldCheckBytes bytes.
 func (s *Service) foldSourceContext(ctx context.Context, source string) (*sourceFold, error) {
+	return s.foldSourceThen(ctx, source, nil)
+}
+
+// foldSourceThen is foldSourceContext calling then, when the fold
+// succeeded, with the log still open: the tape reads the outputs it
+// quotes from the very file it folded (logOutputs).
+func (s *Service) foldSourceThen(ctx context.Context, source string, then func(fo *sourceFold, f vfs.File) error) (*sourceFold, error) {
 	f, fi, err := s.store.OpenLog(source)
 	if err != nil {
 		return nil, err
 	}
 	fo, err := s.foldOpen(ctx, source, f, fi)
+	if err == nil && then != nil {
+		err = then(fo, f)
+	}
 	if cerr := f.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("graft: closing %s: %w", f.Name(), cerr)
 	}
 	return fo, err
+}
+
+// logOutputs reads tool outputs from a session log for the tape
+// (tape.Outputs): the line at an offset the fold recorded, decoded.
+type logOutputs struct {
+	f    vfs.File
+	path string
+}
+
+func (o logOutputs) Output(seq, off int64, size int) (string, error) {
+	ev, err := o.read(seq, off, size)
+	if err != nil {
+		return "", err
+	}
+	return ev.Tool.Output, nil
+}
+
+func (o logOutputs) Input(seq, off int64, size int) (json.RawMessage, error) {
+	ev, err := o.read(seq, off, size)
+	if err != nil {
+		return nil, err
+	}
+	return ev.Tool.Input, nil
+}
+
+// read decodes the tool event seq from its line, size bytes at off.
+func (o logOutputs) read(seq, off int64, size int) (*session.Event, error) {
+	buf := make([]byte, size)
+	if _, err := o.f.ReadAt(buf, off); err != nil {
+		return nil, fmt.Errorf("graft: %s: reading seq %d at offset %d: %w", o.path, seq, off, err)
+	}
+	var ev session.Event
+	if err := session.Decode(buf, &ev); err != nil {
+		return nil, fmt.Errorf("graft: %s: the line of seq %d at offset %d does not decode: %w", o.path, seq, off, err)
+	}
+	if ev.Seq != seq || ev.Tool == nil {
+		return nil, fmt.Errorf("graft: %s: the line at offset %d is seq %d, not the tool event seq %d the fold read there", o.path, off, ev.Seq, seq)
+	}
+	return &ev, nil
 }
 
 func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os.FileInfo) (*sourceFold, error) {
@@ -137,7 +187,7 @@ func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os
 		}
 		marks.See(ev.Seq, off)
 		fo.info.Add(ev)
-		return fo.b.AddSum(ev, size, sum)
+		return fo.b.AddSumAt(ev, size, sum, off)
 	})
 	if err != nil {
 		return nil, err

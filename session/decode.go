@@ -705,6 +705,10 @@ func scanFold(r io.Reader, path string, from ScanFrom, sums bool, fn func(ev *Ev
 // a decoder on.
 var decoders = sync.Pool{New: func() any { return new(logscan.Decoder) }}
 
+// Decode decodes one log line (without its '\n') into ev, zeroing it
+// first, as Scan decodes it: the fast path, else encoding/json.
+func Decode(line []byte, ev *Event) error { return decodeLine(line, ev) }
+
 // decodeLine decodes one line into ev, zeroing it first: what Scan and
 // endsAt decode with.
 func decodeLine(line []byte, ev *Event) error {

@@ -83,26 +83,44 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	if cuts := cutLineRE.FindAllString(full.Text, -1); len(cuts) != 1 || !strings.HasPrefix(cuts[0], "[cut: 25 reports; recall seq=14..") {
 		t.Fatalf("cut lines at the largest budget: %q", cuts)
 	}
-	// Just under the full size: only the recall index loses entries.
+	// Just under the full size: only the conversation tail, the lowest
+	// rank, loses events.
 	tight, err := b.Build(Options{Budget: full.TapeChars - 30}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(tight.Events) != len(full.Events) {
+		t.Fatalf("%d blocks at budget %d, %d at the largest", len(tight.Events), full.TapeChars-30, len(full.Events))
+	}
 	for k := range full.Events {
 		title := strings.SplitN(full.Events[k].Text, "\n", 2)[0]
 		same := full.Events[k].Text == tight.Events[k].Text
-		if strings.Contains(title, "[Recall Index]") {
+		if strings.Contains(title, "[Conversation Tail]") {
 			if same {
-				t.Fatalf("recall index not cut at budget %d", full.TapeChars-30)
-			}
-			if !regexp.MustCompile(`\[cut: (1 entry|\d+ entries); recall seq=1(\.\.\d+)?\]`).MatchString(tight.Events[k].Text) {
-				t.Fatalf("recall cut line:\n%s", tight.Events[k].Text)
+				t.Fatalf("conversation tail not cut at budget %d", full.TapeChars-30)
 			}
 			continue
 		}
 		if !same {
-			t.Fatalf("block %s changed though the recall index could absorb the cut", title)
+			t.Fatalf("block %s changed though the conversation tail could absorb the cut", title)
 		}
+	}
+	// Next the recall index, once the tail is gone whole.
+	noTail := 0
+	for _, ev := range full.Events {
+		if strings.Contains(ev.Text, "[Conversation Tail]") {
+			noTail = full.TapeChars - len([]rune(ev.Text)) - 2
+		}
+	}
+	recall, err := b.Build(Options{Budget: noTail - 30}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(recall.Text, "[Conversation Tail]") {
+		t.Fatalf("budget %d: the conversation tail is still there", noTail-30)
+	}
+	if !regexp.MustCompile(`\[cut: (1 entry|\d+ entries); recall seq=1(\.\.\d+)?\]`).MatchString(blockText(t, recall, "Recall Index")) {
+		t.Fatalf("budget %d: recall cut line:\n%s", noTail-30, blockText(t, recall, "Recall Index"))
 	}
 	// At the minimum budget everything of lower priority than the
 	// breakpoint is gone, and the breakpoint keeps its newest paragraphs.
@@ -115,18 +133,33 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 			t.Fatalf("%s keeps entries at the minimum budget:\n%s", title, blk)
 		}
 	}
+	// The anchor line survives every cut.
+	if !strings.Contains(blockText(t, min, "Anchor + Hard Constraints"), "[ANCHOR] Core constraints originate from generation 1 session big, seq=1;") {
+		t.Fatal("anchor line cut")
+	}
 	bp := blockText(t, min, "Breakpoint")
 	m := regexp.MustCompile(`\[cut: (\d+) paragraphs; recall seq=(\d+)\.\.(\d+)\]`).FindStringSubmatch(bp)
 	if m == nil {
 		t.Fatalf("breakpoint not cut at the minimum budget:\n%s", bp)
 	}
 	// The open turn has 44 paragraphs (4 steps before its todo write, 40
-	// after). The cut starts at its first paragraph and ends just before
-	// the first one still shown.
+	// after), the last one shown whole as the last message. The cut starts
+	// at its first paragraph and ends just before the first one still
+	// shown.
+	// The last assistant message is shown whole, before the paragraphs.
 	last := full.LastSeq
+	if !strings.Contains(bp, fmt.Sprintf("Last assistant message, seq=%d (whole):", last)) {
+		t.Fatalf("breakpoint at the minimum budget lost the last message:\n%s", bp)
+	}
+	last--
 	shown := regexp.MustCompile(`(?m)^seq=(\d+): `).FindAllStringSubmatch(bp, -1)
 	if len(shown) == 0 {
-		t.Fatalf("breakpoint kept no paragraph:\n%s", bp)
+		// No room left for any: the cut line names them all.
+		shown = [][]string{{"", strconv.FormatInt(last+1, 10)}}
+		if !strings.Contains(bp, fmt.Sprintf("[cut: 43 paragraphs; recall seq=%d..%d]", full.BoundarySeq+1, last)) {
+			t.Fatalf("breakpoint cut line at the minimum budget:\n%s", bp)
+		}
+		return
 	}
 	num := func(s string) int64 {
 		t.Helper()
@@ -137,12 +170,8 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 		return v
 	}
 	firstShown, cutTo, cutFrom, n := num(shown[0][1]), num(m[3]), num(m[2]), int(num(m[1]))
-	if cutFrom != full.BoundarySeq+1 || cutTo != firstShown-1 || n+len(shown) != 44 || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
+	if cutFrom != full.BoundarySeq+1 || cutTo != firstShown-1 || n+len(shown) != 43 || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
 		t.Fatalf("cut %d paragraphs seq=%d..%d, shown from seq=%s to %s (boundary %d, last %d)", n, cutFrom, cutTo, shown[0][1], shown[len(shown)-1][1], full.BoundarySeq, last)
-	}
-	// The anchor line survives every cut.
-	if !strings.Contains(blockText(t, min, "Anchor + Hard Constraints"), "[ANCHOR] Core constraints originate from generation 1 session big, seq=1;") {
-		t.Fatal("anchor line cut")
 	}
 }
 

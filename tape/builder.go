@@ -34,13 +34,22 @@ const (
 	maxFiles           = 500
 	maxOpenCalls       = 256
 	labelRunes         = 60
+	maxHumanRunes      = 6000 // one human instruction kept for the Goal block (head and end)
+	humanCoreRunes     = 2000 // what the Goal block shows of one before its middle parts
+	keptHumans         = 30
+	maxReplyRunes      = 4000 // the last assistant message of the open turn
+	maxTurnEndRunes    = 1500 // the last assistant message of a closed turn
+	keptTurnEnds       = 6
+	maxPlanRunes       = 2500
+	maxSummaryRunes    = 12000 // the host's compaction summary
 )
 
 const (
 	prefixVersion = "graft-prefix-v2"
 	// 1 held graft-prefix-v1 hash states; 2 kept every constraint; 3 kept
-	// no line digests of cited origins (Lines, Relied).
-	snapshotVersion = 4
+	// no line digests of cited origins (Lines, Relied); 4 kept no actions,
+	// human words, model-written texts or working directory (tape v1).
+	snapshotVersion = 5
 )
 
 // MaxConstraints is how many constraints the fold keeps (tape/doc.go,
@@ -62,6 +71,11 @@ type Builder struct {
 	// cons indexes st.Constraints for the next human instruction; nil
 	// until one comes (and after st.Constraints is replaced).
 	cons *anchors.Set
+	// lastWhat is callWhat of the tool call just added, for its tail entry.
+	lastWhat string
+	// goalMore is the Goal block's section of middle parts, set by
+	// goalBlock for the budget's ranking of one Build.
+	goalMore *section
 }
 
 // state is the whole fold; Snapshot writes it as JSON.
@@ -112,6 +126,28 @@ type state struct {
 	RecallDropped seqRange      `json:"recallDropped"`
 
 	Warnings []string `json:"warnings,omitempty"`
+
+	// Tape v2 (issue 23): where the person works, their words, what was
+	// done last, and the model-written texts, each labelled as such.
+	Cwd        string          `json:"cwd,omitempty"`
+	Humans     []session.Quote `json:"humans,omitempty"`
+	Actions    []action        `json:"actions,omitempty"`
+	Milestones []action        `json:"milestones,omitempty"`
+	// Answers are the person's answers to the assistant's questions
+	// (isAnswerTool), quoted with the user's words.
+	Answers []action `json:"answers,omitempty"`
+	// Tail are the last events as a conversation shows them, for the room
+	// the budget leaves.
+	Tail []tailEntry `json:"tail,omitempty"`
+	Refs       []action        `json:"refs,omitempty"`
+	UserTokens []string        `json:"userTokens,omitempty"`
+	Fixed      int             `json:"fixed,omitempty"`
+	// LastReply is the last assistant message of the open turn;
+	// TurnEnds the last one of each of the last closed turns.
+	LastReply   *message  `json:"lastReply,omitempty"`
+	TurnEnds    []message `json:"turnEnds,omitempty"`
+	Plan        *plan     `json:"plan,omitempty"`
+	HostSummary *message  `json:"hostSummary,omitempty"`
 
 	// Relied are the prefixes the graft/origin at seq 1 relied on; Lines the
 	// line digests of cited origins, by originKey: handed down by the
@@ -164,18 +200,57 @@ type fileEntry struct {
 	Write int64 `json:"write,omitempty"`
 	Edit  int64 `json:"edit,omitempty"`
 	Last  int64 `json:"last"`
+	// Symbols are the names the last write or edit defined, Change its
+	// first lines, read at once (Add); or Call locates that call's line,
+	// read at Build.
+	Symbols []string `json:"symbols,omitempty"`
+	Change  string   `json:"change,omitempty"`
+	Call    *callRef `json:"call,omitempty"`
 }
 
-// openCall is a file-tool call waiting for its result.
+// callRef locates a tool/call line for Build to read its input.
+type callRef struct {
+	Seq  int64  `json:"seq"`
+	Tool string `json:"tool"`
+	Off  int64  `json:"off"`
+	Size int    `json:"size"`
+}
+
+// openCall is a tool call waiting for its result.
 type openCall struct {
 	Seq     int64       `json:"seq"`
 	Touches []fileTouch `json:"touches,omitempty"`
+	Tool    string      `json:"tool,omitempty"`
+	What    string      `json:"what,omitempty"`
+	Symbols []string    `json:"symbols,omitempty"`
+	Change  string      `json:"change,omitempty"`
+	// Off and Size locate a write's or an edit's call line, whose input
+	// Build reads for Symbols and Change (-1: they were read at once).
+	Off  int64 `json:"off,omitempty"`
+	Size int   `json:"size,omitempty"`
+	// Ref: the call names something the user named (userTokens).
+	Ref  bool `json:"ref,omitempty"`
+	File bool `json:"file,omitempty"`
 }
 
 type failure struct {
 	Seq  int64  `json:"seq"` // of the tool/result
 	Tool string `json:"tool"`
 	Line string `json:"line"`
+	What string `json:"what,omitempty"`
+	Off  int64  `json:"off"`
+	Size int    `json:"size,omitempty"`
+	// Key are its key lines when the fold had the output (Add).
+	Key []string `json:"key,omitempty"`
+}
+
+// plan is a plan the assistant proposed (Claude Code ExitPlanMode) and
+// whether the person approved it.
+type plan struct {
+	Seq    int64  `json:"seq"`
+	CallID string `json:"callId,omitempty"`
+	Text   string `json:"text"`
+	State  string `json:"state,omitempty"` // "approved", "not approved", "" (no answer yet)
 }
 
 type report struct {
@@ -235,6 +310,14 @@ func (b *Builder) Add(ev *session.Event, raw []byte) error {
 // length (size, without the '\n') and its session.LineSum (as
 // session.ScanFoldSums hands them over); sum must be session.SumLine(raw).
 func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error {
+	return b.AddSumAt(ev, size, sum, -1)
+}
+
+// AddSumAt is AddSum given the byte offset of the event's log line, as a
+// scan of the log hands it over. The output of a tool/result is then read
+// at Build (Outputs), for the few the tape quotes; without an offset
+// (-1), the event's own Tool.Output is read now.
+func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off int64) error {
 	st := &b.st
 	if ev.Seq != st.LastSeq+1 {
 		return fmt.Errorf("tape: %s: event seq %d after seq %d: want seq %d", st.SessionID, ev.Seq, st.LastSeq, st.LastSeq+1)
@@ -252,13 +335,22 @@ func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error
 	}
 	writeLine(b.running, size, sum)
 	st.LastSeq = ev.Seq
+	if cwd := ev.Meta["cwd"]; cwd != "" {
+		st.Cwd = cwd
+	}
 
 	switch ev.Type {
 	case session.TypeGraftOrigin:
 		b.addOrigin(ev)
 	case session.TypeUserMessage:
-		if ev.IsHumanInstruction() && b.addHuman(ev) {
-			b.noteLine(ev.Seq, size, sum)
+		if ev.IsHumanInstruction() {
+			if b.addHuman(ev) {
+				b.noteLine(ev.Seq, size, sum)
+			}
+		} else if ev.Source.Kind == session.KindSystem && (ev.Source.Name == "compact-summary" || ev.Source.Name == "compacted") {
+			// The host's own compaction summary: model-written, and what
+			// the person's previous window worked from.
+			st.HostSummary = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
 		}
 	case session.TypeAssistantMessage:
 		// graft's own acknowledgement is not a step of the work.
@@ -266,9 +358,9 @@ func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error
 			b.addAssistant(ev)
 		}
 	case session.TypeToolCall:
-		b.addCall(ev)
+		b.addCall(ev, size, off)
 	case session.TypeToolResult:
-		b.addResult(ev)
+		b.addResult(ev, size, off)
 	case session.TypeTodoWrite:
 		st.Todos = make([]session.Todo, len(ev.Todos))
 		for k, td := range ev.Todos {
@@ -280,6 +372,7 @@ func (b *Builder) AddSum(ev *session.Event, size int, sum session.LineSum) error
 	case session.TypeSubagentReport:
 		b.addReport(ev)
 	}
+	b.addTail(ev, size, off)
 	st.Open.End = ev.Seq
 	return nil
 }
@@ -340,8 +433,18 @@ func anchorsCopy(cs []session.Constraint) []session.Constraint {
 func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st := &b.st
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
-	q := session.Quote{Text: clipAtSeq(strings.TrimSpace(ev.Text), maxQuoteRunes, st.SessionID+" ", ev.Seq), Origin: origin}
-	if st.FirstGoal == nil {
+	q := session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQuoteRunes, st.SessionID+" ", ev.Seq), Origin: origin}
+	hostCommand := isHostCommand(ev.Text)
+	if !hostCommand {
+		st.Humans = append(st.Humans, session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxHumanRunes, "", ev.Seq), Origin: origin})
+		if len(st.Humans) > keptHumans {
+			st.Humans = keepLast(st.Humans, keptHumans)
+		}
+		for _, tok := range userTokens(ev.Text) {
+			st.UserTokens = addToken(st.UserTokens, tok)
+		}
+	}
+	if st.FirstGoal == nil && !hostCommand {
 		if st.Generation > 1 {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("graft/origin carries no first goal of generation 1: the goal starts at this session's first instruction, seq %d", ev.Seq))
 		}
@@ -364,6 +467,15 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	cited = cited || keptSaying(ev.Text, dropped)
 
 	// The open turn closes; this instruction opens the next one.
+	if st.LastReply != nil {
+		end := *st.LastReply
+		end.Text = clipAtSeq(end.Text, maxTurnEndRunes, "", end.Seq)
+		st.TurnEnds = append(st.TurnEnds, end)
+		if len(st.TurnEnds) > keptTurnEnds {
+			st.TurnEnds = keepLast(st.TurnEnds, keptTurnEnds)
+		}
+		st.LastReply = nil
+	}
 	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
 		st.Closed = append(st.Closed, st.Open)
 		if len(st.Closed) > MaxRecentTurns {
@@ -421,6 +533,9 @@ func (t *turn) add(m message) {
 
 func (b *Builder) addAssistant(ev *session.Event) {
 	st := &b.st
+	if ev.Source.Name != "thinking" && strings.TrimSpace(ev.Text) != "" {
+		st.LastReply = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxReplyRunes, "", ev.Seq)}
+	}
 	st.Open.add(message{Seq: ev.Seq, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
 	p := lastParagraph(ev.Text)
 	if p == "" {
@@ -442,20 +557,52 @@ func (b *Builder) addAssistant(ev *session.Event) {
 	}
 }
 
-func (b *Builder) addCall(ev *session.Event) {
+func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	st := &b.st
 	st.Open.ToolCalls++
-	if ev.Tool == nil || ev.Tool.CallID == "" {
+	b.lastWhat = ""
+	if ev.Tool == nil {
 		return
 	}
-	touches, ok := fileTouches(ev.Tool.Name, ev.Tool.Input)
-	if !ok {
+	name := ev.Tool.Name
+	if strings.EqualFold(name, "ExitPlanMode") {
+		var in struct {
+			Plan string `json:"plan"`
+		}
+		if json.Unmarshal(ev.Tool.Input, &in) == nil && strings.TrimSpace(in.Plan) != "" {
+			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipAtSeq(strings.TrimSpace(in.Plan), maxPlanRunes, "", ev.Seq)}
+		}
+	}
+	c := openCall{Seq: ev.Seq, Tool: name, What: callWhat(name, ev.Tool.Input, st.Cwd)}
+	b.lastWhat = c.What
+	if ev.Tool.CallID == "" {
 		return
 	}
+	if touches, ok := fileTouches(name, ev.Tool.Input); ok {
+		c.File, c.Touches = true, touches
+		if op, _ := toolOp(name); op != OpRead {
+			c.Off, c.Size = -1, 0
+			if off >= 0 {
+				c.Off, c.Size = off, size // read at Build, for the files it shows
+			} else {
+				c.Symbols, c.Change = editSymbols(name, ev.Tool.Input), editChange(name, ev.Tool.Input)
+			}
+		}
+	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
+		for _, tok := range st.UserTokens {
+			if strings.Contains(c.What, tok) {
+				// A look-up of what the user named; a commit or a
+				// tracker update naming it is a milestone, not a look-up.
+				c.Ref = milestoneKind(c.What) != "vcs"
+				break
+			}
+		}
+	}
+	b.lastWhat = c.What
 	if st.Calls == nil {
 		st.Calls = map[string]openCall{}
 	}
-	st.Calls[ev.Tool.CallID] = openCall{Seq: ev.Seq, Touches: touches}
+	st.Calls[ev.Tool.CallID] = c
 	if len(st.Calls) > maxOpenCalls {
 		// Calls that never got a result: forget the oldest; its late
 		// result, if any, is counted as unattributed.
@@ -470,7 +617,7 @@ func (b *Builder) addCall(ev *session.Event) {
 	}
 }
 
-func (b *Builder) addResult(ev *session.Event) {
+func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	st := &b.st
 	name := ""
 	var call openCall
@@ -482,20 +629,86 @@ func (b *Builder) addResult(ev *session.Event) {
 			delete(st.Calls, ev.Tool.CallID)
 		}
 	}
-	if !ev.OKResult() {
+	what := call.What
+	if !haveCall && ev.Tool != nil {
+		what = callWhat(name, ev.Tool.Input, st.Cwd)
+	}
+	ok := ev.OKResult()
+	if p := st.Plan; p != nil && ev.Tool != nil && p.CallID != "" && p.CallID == ev.Tool.CallID {
+		p.State = "approved"
+		if !ok {
+			p.State = "not approved"
+		}
+	}
+	var key []string
+	quote := !ok || quotesOutput(name)
+	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
+		key = keyLines(headTail(ev.Tool.Output), ok)
+	}
+	aoff, asize := off, size
+	if !quote {
+		aoff, asize = -1, 0 // nothing of it is quoted: not read at Build
+	}
+	if !isTodoTool(name) {
+		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key}
+		st.Actions = keepActions(append(st.Actions, a), keptActions)
+		if quote {
+			if a.Kind = milestoneKind(what); a.Kind != "" {
+				st.Milestones = keepMilestones(append(st.Milestones, a))
+			}
+		}
+	}
+	if !ok {
 		line := ""
 		if ev.Tool != nil {
 			line = firstLine(ev.Tool.Output, maxFailureRunes)
 		}
-		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line})
+		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key})
 		if len(st.Failures) > keptFailures {
-			st.Failures = append(st.Failures[:0:0], st.Failures[len(st.Failures)-keptFailures:]...)
+			st.Failures = keepLast(st.Failures, keptFailures)
 		}
 		st.OpenFailures++
 		st.Open.ToolFailures++
 		return
 	}
-	if !todoTools[strings.ToLower(name)] {
+	if what != "" && len(st.Failures) > 0 {
+		// A failure that a later run of the same call fixed is not pending.
+		var later map[string]bool
+		kept := st.Failures[:0]
+		for _, f := range st.Failures {
+			if f.Tool == name {
+				if later == nil {
+					later = commandWords(what)
+				}
+				if sameRunWords(f.What, what, later) {
+					st.Fixed++
+					continue
+				}
+			}
+			kept = append(kept, f)
+		}
+		clear(st.Failures[len(kept):])
+		st.Failures = kept
+	}
+	if isAnswerTool(name) {
+		st.Answers = append(st.Answers, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})
+		if len(st.Answers) > keptAnswers {
+			st.Answers = keepLast(st.Answers, keptAnswers)
+		}
+	}
+	if call.Ref && size >= minRefRunes+refLineOverhead {
+		kept := st.Refs[:0:0]
+		for _, r := range st.Refs {
+			if r.What != what { // looked up again: the later output is the one
+				kept = append(kept, r)
+			}
+		}
+		st.Refs = append(kept, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})
+		if len(st.Refs) > keptRefs {
+			st.Refs = keepLast(st.Refs, keptRefs)
+		}
+	}
+	if !isTodoTool(name) {
 		st.OKSinceTodo++
 	}
 	touches, isFileTool := fileTouches(name, nil)
@@ -512,11 +725,56 @@ func (b *Builder) addResult(ev *session.Event) {
 		return
 	}
 	for _, t := range touches {
-		b.touch(t, ev.Seq)
+		b.touch(t, ev.Seq, call)
 	}
 }
 
-func (b *Builder) touch(t fileTouch, seq int64) {
+// refKey is a look-up's output when the fold has it in hand (Add): its
+// head, one entry.
+func refKey(off int64, size int, ev *session.Event) []string {
+	if off >= 0 || ev.Tool == nil || size > MaxOutputLine {
+		return nil
+	}
+	return []string{refText(ev.Tool.Output)}
+}
+
+// refText is the head of a look-up's output.
+func refText(out string) string {
+	return clipRunes(strings.TrimSpace(out), refRunes, "the look-up's seq")
+}
+
+// headTail bounds an output the fold holds to its first 8 KiB and last
+// 32 KiB, on line boundaries: key lines are read there.
+func headTail(out string) string {
+	const head, tail = 8 << 10, 32 << 10
+	if len(out) <= head+tail {
+		return out
+	}
+	h := out[:head]
+	if i := strings.LastIndexByte(h, '\n'); i > 0 {
+		h = h[:i]
+	}
+	t := out[len(out)-tail:]
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[i+1:]
+	}
+	return h + "\n" + t
+}
+
+func addToken(toks []string, tok string) []string {
+	for k, t := range toks {
+		if t == tok {
+			return append(append(toks[:k:k], toks[k+1:]...), tok)
+		}
+	}
+	toks = append(toks, tok)
+	if len(toks) > keptUserTokens {
+		toks = append(toks[:0:0], toks[len(toks)-keptUserTokens:]...)
+	}
+	return toks
+}
+
+func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 	st := &b.st
 	if st.Files == nil {
 		st.Files = map[string]*fileEntry{}
@@ -533,6 +791,12 @@ func (b *Builder) touch(t fileTouch, seq int64) {
 		f.Write = seq
 	case OpEdit:
 		f.Edit = seq
+	}
+	if t.Op != OpRead && call.Seq > 0 {
+		f.Symbols, f.Change, f.Call = call.Symbols, call.Change, nil
+		if call.Off >= 0 && call.Size > 0 {
+			f.Call = &callRef{Seq: call.Seq, Tool: call.Tool, Off: call.Off, Size: call.Size}
+		}
 	}
 	f.Last = seq
 	if len(st.Files) > maxFiles {

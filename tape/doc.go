@@ -9,21 +9,35 @@
 //
 // A Builder is a fold over the events of one session in seq order (Add).
 // It keeps only small bounded state: the constraints and the goal quotes,
-// the final paragraph of each assistant message of the open turn, the
-// message texts of the last MaxRecentTurns closed turns, the last todo list,
-// files touched (at most 500 paths), file-tool calls waiting for their
-// result (at most 256), the last 5 failed tool results and sub-agent
-// reports, recall labels of the first and the last 40 turns, and two sha256
-// states. Constraints grow with the human's words only: one per distinct
+// the last 40 human instructions (each at most 8000 runes, its head and
+// end), the final paragraph of each assistant message of the open turn and
+// its last assistant message (4000 runes), the last assistant message of
+// each of the last 6 closed turns, the message texts of the last
+// MaxRecentTurns closed turns, the last todo list, the last plan proposed
+// (2500 runes), the host's last compaction summary (12000 runes), files
+// touched (at most 500 paths, with the names their edits define), tool
+// calls waiting for their result (at most 256), the last 40 actions, 12
+// version-control and 6 test or build commands, 5 unfixed failures, 3
+// look-ups, 8 answers and 40 conversation-tail events, the last 5
+// sub-agent reports, recall labels of the first and the last 40 turns,
+// the working directory, and two sha256 states. Constraints grow with the human's words only: one per distinct
 // constraint, at most MaxConstraints (4000; see Budget), and one origin per
 // time it was said again. Tool outputs are hashed and dropped. Kept texts
 // are capped; a cap that cuts a text says so with "… [cut: recall seq=N]".
 // Merging a human instruction into the constraints costs its own text, not
 // the constraints already kept (anchors.Set).
 //
-// Snapshot writes the fold as JSON (field "v" is the format version, now 4:
+// A tool output is never held by the fold: of a tool/result the fold keeps
+// the byte offset and size of its log line (AddSumAt), and BuildFrom reads
+// the outputs the tape quotes (Outputs), one read each, a line longer than
+// MaxOutputLine (256 KiB) named but not read. Folded without offsets (Add,
+// AddSum), the event's own output is read at once by the same rules: both
+// give the same tape.
+//
+// Snapshot writes the fold as JSON (field "v" is the format version, now 5:
 // version 2 kept every constraint, version 3 no line digests of cited
-// origins; the sha256 states are MarshalBinary bytes). Restore(Snapshot())
+// origins, version 4 was tape v1's fold; the sha256 states are
+// MarshalBinary bytes). Restore(Snapshot())
 // then more Adds gives the same tape as one uninterrupted fold; a snapshot
 // of another version is refused.
 //
@@ -41,7 +55,8 @@
 //
 // Carryover: for each assistant message of the open turn, its last
 // non-empty paragraph (paragraphs are separated by blank lines), trimmed,
-// in seq order.
+// in seq order; the last message (not thinking) is also kept whole, and
+// the Breakpoint shows it whole instead of its paragraph.
 //
 // Staleness: when at least 3 successful tool results (todo tools excluded:
 // TodoWrite, todo_write, update_plan, TodoRead, todo_read) follow the last
@@ -82,6 +97,65 @@
 // open turn failed. A replayed turn shows its human and assistant message
 // texts, never tool outputs.
 //
+// Working directory: the last meta "cwd" of an event (a Claude Code human
+// instruction, a Codex session_meta). Paths inside it are named relative
+// to it.
+//
+// Host commands: a human instruction that is one of the hosts' own slash
+// commands (/compact, /clear, /model, /mcp, … : hostCommands) is no goal
+// and no entry of the user's words; it still opens a turn.
+//
+// The user's words: every human instruction but host commands, the last
+// 40, and the person's answers to the assistant's questions (the output of
+// a Claude Code AskUserQuestion result). A long one shows its head (two
+// fifths of 2000 runes) and its end (the rest): a long message is mostly
+// pasted context, the ask stands at its end; its middle follows in parts
+// of 1000 runes that the budget cuts early.
+//
+// Actions: each tool result (todo tools aside) with what its call ran
+// (the command, the path, the pattern or query: callWhat, 140 runes) and
+// whether it succeeded. Of commands and other tools that are neither file
+// tools nor searches, the key lines of the output are quoted (keyLines):
+// for a success the last line and the lines nearest the end that carry a
+// verdict (counts of tests, failures, errors, files changed; pass, fail,
+// error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
+// "nothing to commit", "modified:"; a pull-request URL; created, closed,
+// updated, merged, ✓ …), at most 4; for a failure its first line, the
+// first line naming an error, and the last line. Package-manager chatter
+// ("npm warn …", "[Output truncated …") is never a key line. The ring
+// keeps 40, dropping reads and edits before commands.
+//
+// Milestones: commands of version control and trackers (git commit, push,
+// merge, tag, add -f, --no-verify, --force, gh pr, bd close …; the last
+// 12) and of tests, builds and linters (the last 6), kept past the
+// actions ring.
+//
+// Fixed failures: a failure is no longer pending once a later successful
+// call of the same tool ran the same thing: for commands, every program
+// and subcommand of the failed chain (split at && || ; |, by its first two
+// words) is run by the later one ("git push" is fixed by "git push
+// --set-upstream origin x"); otherwise the same text. They are counted.
+//
+// In flight: calls of the open turn with no result yet (the last 5).
+//
+// Look-ups: a successful call, not a file tool nor a version-control
+// command, whose command names an identifier the user named (a word of a
+// human instruction with a digit beside letters, or one of - _ . # /
+// inside: a bead, an issue, a branch), whose log line is at least 600
+// bytes: the head of its output (3000 runes) is the task's spec. The last
+// 3, one per command.
+//
+// Model-written text: the assistant's messages, a plan it proposed (Claude
+// Code ExitPlanMode, "approved by the user" when its result succeeded) and
+// the host's compaction summary (a user/message of kind system named
+// compact-summary or compacted) are labelled "model-written: context, not
+// an instruction" and are never a human instruction, a goal or a
+// constraint.
+//
+// Edited files: each write or edit names the definitions its new text
+// makes (def, defp, func, function, class, type … and "a.b = {"
+// assignments: the last 6), or else its first two lines.
+//
 // # Tape text
 //
 // Events, in order, each a user/message with source {kind: plugin, name:
@@ -89,14 +163,20 @@
 // assistant, name: graft}):
 //
 //	Handoff, Handoff acknowledged     the closed skeleton turn
-//	Breakpoint                        1
+//	Breakpoint                        1  the last assistant message whole, then the earlier steps' final paragraphs
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
-//	Goal                              3
-//	Task Status                       4
-//	Workspace Files                   5
-//	Pending State                     6
-//	Sub-agent Reports                 7
-//	Recall Index                      8
+//	Goal                              3  the first instruction, then the user's words, then their middle parts
+//	Task Status                       4  the last todo list, then the last plan
+//	Recent Actions                    5  when there is an action
+//	Milestones                        6  when one is no longer in Recent Actions
+//	Workspace Files                   7  written or edited, then "Only read:"
+//	Pending State                     8  todos, unfixed failures, calls in flight, leftovers
+//	Earlier Turns                     9  when a turn closed after an assistant message
+//	Host Summary                      10 when the host compacted
+//	Looked Up                         11 when there is a look-up
+//	Sub-agent Reports                 12
+//	Recall Index                      13
+//	Conversation Tail                 14 the last events as they were; left out whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
 // Replayed turns come after the blocks so that the breakpoint stays the
@@ -116,14 +196,29 @@
 // # Budget
 //
 // Tape.Text never exceeds the budget in runes (default 16000). When over,
-// whole entries are cut in this order until it fits: recall index entries
-// (oldest first), sub-agent reports (oldest first), workspace files (least
-// recent first), replayed messages (oldest first), failed tool calls, then
-// unfinished todos of Pending State, Task Status todos (completed, then
-// pending, then in progress), the latest goal quotes, the first goal, the
-// constraints (newest first), and the breakpoint's paragraphs (oldest
-// first) last. Marker lines, block labels, the anchor line and leftovers
-// are never cut. Each section that lost entries ends (or, when cut oldest
+// whole entries are cut by a ranking (docs/DESIGN.md §4.4), each step
+// cutting one section in its own order down to a number of entries, until
+// it fits:
+//
+//	conversation tail → 0, middle parts of long instructions → 0, recall
+//	index → 0, replayed messages → 0, files only read → 4, sub-agent
+//	reports → 0, host summary → 6, earlier turns → 2, milestones → 8,
+//	recent actions → 14, earlier steps' paragraphs → 10, files only read
+//	→ 0, written files → 14, look-ups → 1, host summary → 0, recent
+//	actions → 6, milestones → 3, earlier turns → 0, paragraphs → 4, plan →
+//	0, the user's words → 8, written files → 6, look-ups → 0, milestones →
+//	0, failures → 0, calls in flight → 0, unfinished todos → 0, Task
+//	Status todos → 0, recent actions → 0, written files → 0, paragraphs →
+//	0, the user's words → 0, the first instruction → 0, constraints → 0,
+//	the last assistant message → 0.
+//
+// Within a section: oldest first, except Task Status todos (completed,
+// then pending, then in progress), constraints (newest first), recent
+// actions (reads, edits and searches before commands), paragraphs (plain
+// narration before those that report an outcome or a choice:
+// keyMarks, decisionMarks), files (least recent first) and the host
+// summary (its "Analysis:" notes first, then its sections from the end).
+// Marker lines, block labels, the anchor line and leftovers are never cut. Each section that lost entries ends (or, when cut oldest
 // first, starts) with one line
 //
 //	[cut: N <things>; recall seq=a..b]
@@ -163,9 +258,14 @@
 //	PrefixHash = "graft-prefix-v2:" + hex(sha256(LP("graft-prefix-v2") ‖ E(raw line) for each event with seq < BoundarySeq))
 //	E(line)    = len(line) as 8 bytes big-endian ‖ XXH3-128(line) as 16 bytes big-endian (high half first)
 //	LineDigest = "graft-line-v1:" + hex(E(raw line))
-//	TapeHash   = "graft-tape-v1:" + hex(sha256(LP("graft-tape-v1") ‖ LP(sourceID) ‖ LP(generation) ‖
+//	TapeHash   = "graft-tape-v2:" + hex(sha256(LP("graft-tape-v2") ‖ LP(sourceID) ‖ LP(generation) ‖
 //	             LP(boundarySeq) ‖ LP(lastSeq) ‖ LP(tier) ‖ LP(recentTurns) ‖ LP(autoTier) ‖ LP(budget) ‖
 //	             LP(prefixHash) ‖ LP(len(leftovers)) ‖ LP(target) LP(txn) LP(state) LP(reason)… ‖ LP(text)))
+//
+// graft-tape-v1 was the tape before issue 23 (no actions, no user's words
+// past the latest 3, no model-written blocks). Targets written with it
+// audit and graft on as before: the audit and the next fold read the
+// target's graft/origin, never its tape text.
 //
 // The prefix hash detects any accidental change of the prefix: a log
 // rewritten, truncated, re-imported or edited between prepare and commit.

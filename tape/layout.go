@@ -69,6 +69,24 @@ func (s *section) init() {
 
 func (s *section) canCut() bool { return s.next < len(s.order) }
 
+// runesOrZero is runes, 0 for a nil section.
+func (s *section) runesOrZero() int {
+	if s == nil {
+		return 0
+	}
+	return s.runes()
+}
+
+// liveItems is how many items are not cut.
+func (s *section) liveItems() int { return len(s.items) - s.ncut }
+
+// cutStep is one step of the budget's ranking: cut sec, in its own order,
+// down to keep items.
+type cutStep struct {
+	sec  *section
+	keep int
+}
+
 func (s *section) cutNext() {
 	k := s.order[s.next]
 	s.next++
@@ -160,6 +178,9 @@ func (s *section) lines() []string {
 // block is one event of the tape: a marker line, head lines the budget
 // never cuts, and sections.
 type block struct {
+	// optional: left out whole, head and cut lines too, once every item of
+	// its sections is cut (the conversation tail: nothing but room).
+	optional bool
 	title    string
 	kind     string // session.TypeUserMessage or TypeAssistantMessage
 	head     []string
@@ -188,6 +209,29 @@ func (b *block) addSection(s *section) *section {
 // markerLen is the rune length of "[graft:tape xxxxxxxx] [title]".
 func (b *block) markerLen() int {
 	return utf8.RuneCountInString(session.GraftMarker) + 1 + shortHashLen + 3 + utf8.RuneCountInString(b.title) + 1
+}
+
+// vanished: an optional block whose items are all cut.
+func (b *block) vanished() bool {
+	if !b.optional || len(b.sections) == 0 {
+		return false
+	}
+	for _, s := range b.sections {
+		if s.liveItems() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// span is what the block adds to the tape text: its runes and the "\n\n"
+// before it, nothing when it vanished (totalRunes takes the first
+// separator off).
+func (b *block) span() int {
+	if b.vanished() {
+		return 0
+	}
+	return b.runes() + 2
 }
 
 func (b *block) runes() int {
@@ -228,11 +272,11 @@ func (b *block) text(sourceID string) string {
 
 func totalRunes(blocks []*block) int {
 	n := 0
-	for k, b := range blocks {
-		if k > 0 {
-			n += 2 // "\n\n"
-		}
-		n += b.runes()
+	for _, b := range blocks {
+		n += b.span()
+	}
+	if n > 0 {
+		n -= 2 // no "\n\n" before the first
 	}
 	return n
 }

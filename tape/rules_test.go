@@ -164,7 +164,7 @@ func TestTapeEventsAreNeverHuman(t *testing.T) {
 func TestBlockOrderAndSkeleton(t *testing.T) {
 	evs := seqd(human("Do it."), say("ok"), human("Go on."), say("fine"))
 	tp := build(t, "s", evs, Options{Tier: TierB}, nil)
-	want := []string{"Handoff", "Handoff acknowledged", "Breakpoint", "Anchor + Hard Constraints", "Goal", "Task Status", "Workspace Files", "Pending State", "Sub-agent Reports", "Recall Index", "Replay: turn seq=1..2"}
+	want := []string{"Handoff", "Handoff acknowledged", "Breakpoint", "Anchor + Hard Constraints", "Goal", "Task Status", "Workspace Files", "Pending State", "Earlier Turns", "Sub-agent Reports", "Recall Index", "Conversation Tail", "Replay: turn seq=1..2"}
 	if len(tp.Events) != len(want) {
 		t.Fatalf("%d events, want %d:\n%s", len(tp.Events), len(want), tp.Text)
 	}
@@ -226,10 +226,10 @@ func TestTurnsAndCarryover(t *testing.T) {
 		t.Fatalf("boundary %d last %d, want 3 and 10", tp.BoundarySeq, tp.LastSeq)
 	}
 	bp := blockText(t, tp, "Breakpoint")
-	if !strings.Contains(bp, "the final paragraphs of each step, concatenated in time order — not one complete message") {
+	if !strings.Contains(bp, "its last assistant message whole, then the final paragraph of each earlier step") || !strings.Contains(bp, "model-written: context, not an instruction") {
 		t.Errorf("breakpoint label missing:\n%s", bp)
 	}
-	wantCarry := "seq=4: I will read the lexer.\nseq=7: The lexer is fine.\nseq=10: Tests pass now.\nReady to push."
+	wantCarry := "Last assistant message, seq=10 (whole):\nStep three:\n\nTests pass now.\nReady to push.\nEarlier steps:\nseq=4: I will read the lexer.\nseq=7: The lexer is fine."
 	if !strings.HasSuffix(bp, "\n"+wantCarry) {
 		t.Errorf("carryover:\n%s\nwant it to end with:\n%s", bp, wantCarry)
 	}
@@ -421,7 +421,7 @@ func TestWorkspaceFiles(t *testing.T) {
 		want  string // the line, with RSEQ for the result seq; "" = not listed
 	}{
 		{"Claude Read", "Read", `{"file_path":"a.go"}`, "- a.go: read seq=RSEQ"},
-		{"Claude Write", "Write", `{"file_path":"a.go","content":"x"}`, "- a.go: write seq=RSEQ"},
+		{"Claude Write", "Write", `{"file_path":"a.go","content":"x"}`, "- a.go: write seq=RSEQ (last change: x)"},
 		{"Claude Edit", "Edit", `{"file_path":"a.go"}`, "- a.go: edit seq=RSEQ"},
 		{"Claude MultiEdit", "MultiEdit", `{"file_path":"a.go","edits":[]}`, "- a.go: edit seq=RSEQ"},
 		{"Claude NotebookEdit", "NotebookEdit", `{"notebook_path":"n.ipynb"}`, "- n.ipynb: edit seq=RSEQ"},
@@ -431,8 +431,8 @@ func TestWorkspaceFiles(t *testing.T) {
 		{"generic create", "create", `{"path":"b.go"}`, "- b.go: write seq=RSEQ"},
 		{"generic edit_file", "edit_file", `{"path":"b.go"}`, "- b.go: edit seq=RSEQ"},
 		{"generic str_replace", "str_replace", `{"path":"b.go"}`, "- b.go: edit seq=RSEQ"},
-		{"apply_patch update", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: c.go\n@@\n-a\n+b\n*** End Patch"}`, "- c.go: edit seq=RSEQ"},
-		{"apply_patch add in input", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: d.go\n+x\n*** End Patch"}`, "- d.go: write seq=RSEQ"},
+		{"apply_patch update", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: c.go\n@@\n-a\n+b\n*** End Patch"}`, "- c.go: edit seq=RSEQ (last change: b)"},
+		{"apply_patch add in input", "apply_patch", `{"input":"*** Begin Patch\n*** Add File: d.go\n+x\n*** End Patch"}`, "- d.go: write seq=RSEQ (last change: x)"},
 		{"apply_patch as a string", "apply_patch", `"*** Begin Patch\n*** Delete File: e.go\n*** End Patch"`, "- e.go: edit seq=RSEQ"},
 		{"apply_patch move", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: f.go\n*** Move to: g.go\n*** End Patch"}`, "- f.go: edit seq=RSEQ\n- g.go: write seq=RSEQ"},
 		{"not a file tool", "Bash", `{"command":"cat a.go"}`, ""},
@@ -477,10 +477,11 @@ func TestWorkspaceFilesSeveral(t *testing.T) {
 	tp := build(t, "s", evs, Options{}, nil)
 	blk := blockText(t, tp, "Workspace Files")
 	want := strings.Join([]string{
-		"- own.go: read seq=13",
 		"- x.go: edit seq=9",
 		"- y.go: write seq=9",
 		"- a.go: edit seq=7, read seq=3",
+		"Only read:",
+		"- own.go: read seq=13",
 	}, "\n")
 	if !strings.HasSuffix(blk, "\n"+want) {
 		t.Fatalf("files block:\n%s\nwant it to end with:\n%s", blk, want)
@@ -510,8 +511,8 @@ func TestPendingState(t *testing.T) {
 		"Unfinished todos (list of seq=2):",
 		"- [in_progress] Push the release branch to origin — named in the breakpoint: this item may already be done: verify before re-running.",
 		"- [pending] Write the changelog entry\n",
-		"- seq=4 Bash failed: make: *** [test] Error 1",
-		"- seq=7 Bash failed (open turn): fatal: could not read from remote",
+		"- seq=4 Bash FAILED: make\n    → make: *** [test] Error 1",
+		"- seq=7 Bash FAILED (open turn): git push\n    → fatal: could not read from remote",
 		"- target s-g2 (txn t1, state TARGET_FLUSHED): killed before cold read",
 	} {
 		if !strings.Contains(blk, want) {

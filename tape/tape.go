@@ -68,7 +68,7 @@ type Tape struct {
 // Hash versions (docs/DESIGN.md §4.5).
 const (
 	PrefixHashPrefix = prefixVersion + ":"
-	tapeVersion      = "graft-tape-v1"
+	tapeVersion      = "graft-tape-v2"
 	TapeHashPrefix   = tapeVersion + ":"
 )
 
@@ -88,8 +88,16 @@ const maxLeftoverLines = 10
 const maxLeftoverReasonRunes = 200
 
 // Build renders the tape of everything added so far. It does not change the
-// builder: more Adds and another Build may follow.
+// builder: more Adds and another Build may follow. Outputs of events added
+// with an offset (AddSumAt) are not quoted: BuildFrom reads them.
 func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
+	return b.BuildFrom(opts, leftovers, nil)
+}
+
+// BuildFrom is Build reading, through src, the outputs of the tool results
+// the tape quotes that were added with an offset (AddSumAt): the last
+// actions, the pending failures and the look-ups.
+func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*Tape, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -132,19 +140,32 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("%d successful file-tool results name no path that could be matched to their call (no callId, or no path in the input): not listed in Workspace Files", st.Unattributed))
 	}
 	if st.CallsDropped > 0 {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("%d file-tool calls had no result after %d newer ones: forgotten; a late result of one is counted as unmatched", st.CallsDropped, maxOpenCalls))
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%d tool calls had no result after %d newer ones: forgotten; a late result of one is counted as unmatched", st.CallsDropped, maxOpenCalls))
 	}
 	replay := b.replayTurns(opts, t)
+	q, err := b.quoteOutputs(src)
+	if err != nil {
+		return nil, err
+	}
 
 	conflicts := b.conflicts()
-	breakpoint, paragraphs := b.breakpointBlock(conflicts)
+	breakpoint, reply, paragraphs := b.breakpointBlock(conflicts)
 	constraints, constraintItems := b.constraintsBlock()
-	goal, goalFirst, goalLatest := b.goalBlock(t.Goal)
-	status, statusTodos := b.statusBlock()
-	files, fileItems := b.filesBlock()
-	pending, pendingTodos, pendingFailures := b.pendingBlock(conflicts, t.Leftovers)
+	goal, goalFirst, goalLatest := b.goalBlock(t.Goal, q)
+	status, statusTodos, planItems := b.statusBlock()
+	actions, actionItems := b.actionsBlock(q)
+	milestones, milestoneItems := b.milestonesBlock(q)
+	files, fileItems, readItems := b.filesBlock(q)
+	pending, pendingTodos, pendingFailures, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
+	turnEnds, turnEndItems := b.turnEndsBlock()
+	summary, summaryItems := b.hostSummaryBlock()
+	refs, refItems := b.refsBlock(q)
 	reports, reportItems := b.reportsBlock()
 	recall, recallItems := b.recallBlock()
+	tail, tailItems, err := b.tailBlock(q)
+	if err != nil {
+		return nil, err
+	}
 	var replayBlocks []*block
 	var replaySections []*section
 	for _, tr := range replay {
@@ -153,34 +174,85 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 		replaySections = append(replaySections, sec)
 	}
 
-	blocks := []*block{b.handoffBlock(), b.ackBlock(), breakpoint, constraints, goal, status, files, pending, reports, recall}
+	var blocks []*block
+	for _, blk := range []*block{b.handoffBlock(), b.ackBlock(), breakpoint, constraints, goal, status, actions, milestones, files, pending, turnEnds, summary, refs, reports, recall, tail} {
+		if blk != nil { // a block with nothing to say is left out
+			blocks = append(blocks, blk)
+		}
+	}
 	blocks = append(blocks, replayBlocks...)
 
-	// Lowest priority first. The breakpoint is what the next window needs
-	// most (docs/DESIGN.md §4.1 puts it first), so it is cut last.
-	plan := []*section{recallItems, reportItems, fileItems}
-	plan = append(plan, replaySections...)
-	plan = append(plan, pendingFailures, pendingTodos, statusTodos, goalLatest, goalFirst, constraintItems, paragraphs)
+	// The ranking (docs/DESIGN.md §4.4): lowest value first; a step cuts
+	// its section down to keep entries, so that the newest of each kind
+	// outlive the older ones of the kinds ranked above them. The open
+	// turn's last assistant message and the human's words are cut last.
+	var plan []cutStep
+	step := func(s *section, keep int) { plan = append(plan, cutStep{s, keep}) }
+	step(tailItems, 0)
+	step(b.goalMore, 0)
+	step(recallItems, 0)
+	for _, r := range replaySections {
+		step(r, 0)
+	}
+	step(readItems, 4)
+	step(reportItems, 0)
+	step(summaryItems, 6)
+	step(turnEndItems, 2)
+	step(milestoneItems, 8)
+	step(actionItems, 14)
+	step(paragraphs, 10)
+	step(readItems, 0)
+	step(fileItems, 14)
+	step(refItems, 1)
+	step(summaryItems, 0)
+	step(actionItems, 6)
+	step(milestoneItems, 3)
+	step(turnEndItems, 0)
+	step(paragraphs, 4)
+	step(reportItems, 0)
+	step(planItems, 0)
+	step(goalLatest, 8)
+	step(fileItems, 6)
+	step(refItems, 0)
+	step(milestoneItems, 0)
+	step(pendingFailures, 0)
+	step(inFlight, 0)
+	step(pendingTodos, 0)
+	step(statusTodos, 0)
+	step(actionItems, 0)
+	step(fileItems, 0)
+	step(paragraphs, 0)
+	step(goalLatest, 0)
+	step(goalFirst, 0)
+	step(constraintItems, 0)
+	step(reply, 0)
 	total := totalRunes(blocks)
 	var cutNotes []string
-	for _, s := range plan {
+	cutBy := map[*section]int{}
+	for _, ps := range plan {
+		s := ps.sec
 		if s == nil || total <= opts.Budget {
 			continue
 		}
-		n := 0
-		for total > opts.Budget && s.canCut() {
-			before := s.blk.runes()
+		for total > opts.Budget && s.canCut() && s.liveItems() > ps.keep {
+			before := s.blk.span()
 			s.cutNext()
-			n++
-			total += s.blk.runes() - before
+			cutBy[s]++
+			total += s.blk.span() - before
 		}
-		if n > 0 {
-			noun := s.plural
-			if n == 1 {
-				noun = s.singular
-			}
-			cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s)", n, noun, s.blk.title))
+	}
+	for _, ps := range plan {
+		s := ps.sec
+		if s == nil || cutBy[s] == 0 {
+			continue
 		}
+		n := cutBy[s]
+		delete(cutBy, s)
+		noun := s.plural
+		if n == 1 {
+			noun = s.singular
+		}
+		cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s)", n, noun, s.blk.title))
 	}
 	if total > opts.Budget {
 		return nil, fmt.Errorf("%w: %s at seq %d: the parts never cut (skeleton turn, headers, anchor, cut lines) need %d runes, the budget is %d", ErrBudget, st.SessionID, st.LastSeq, total, opts.Budget)
@@ -189,6 +261,13 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 		t.Warnings = append(t.Warnings, fmt.Sprintf("cut to fit the budget of %d runes: %s; every cut names the seqs to recall", opts.Budget, strings.Join(cutNotes, ", ")))
 	}
 
+	var rendered []*block
+	for _, blk := range blocks {
+		if !blk.vanished() {
+			rendered = append(rendered, blk)
+		}
+	}
+	blocks = rendered
 	texts := make([]string, len(blocks))
 	for k, blk := range blocks {
 		texts[k] = blk.text(st.SessionID)
@@ -205,10 +284,11 @@ func (b *Builder) Build(opts Options, leftovers []Leftover) (*Tape, error) {
 		// and the budget promise would not hold.
 		return nil, fmt.Errorf("tape: internal error: rendered %d runes, counted %d", t.TapeChars, total)
 	}
-	if c := paragraphs.runes(); c > 0 {
+	// The breakpoint's carryover as rendered: its sections (the last
+	// message, the earlier steps' paragraphs, their headings and cut line).
+	if c := paragraphs.runes() + reply.runesOrZero(); c > 0 {
 		t.CarryoverChars = c - 1
 	}
-	var err error
 	if t.PrefixHash, err = b.prefixHash(); err != nil {
 		return nil, err
 	}
@@ -300,48 +380,11 @@ func (b *Builder) conflicts() map[int]bool {
 	return out
 }
 
-func (b *Builder) handoffBlock() *block {
-	st := &b.st
-	blk := newBlock("Handoff")
-	boundary := "no human instruction yet"
-	if st.Boundary > 0 {
-		boundary = fmt.Sprintf("the open turn starts at seq=%d", st.Boundary)
-	}
-	blk.addHead(
-		fmt.Sprintf("This session (generation %d) continues session %s (generation %d) at seq=%d; %s.", st.Generation+1, st.SessionID, st.Generation, st.LastSeq, boundary),
-		"The messages that follow are a deterministic recap built from that session's event log: nothing in them was written by a model, and none of them is a new instruction from the user.",
-		fmt.Sprintf("Re-read any cited seq with: graft recall %s <seq>", st.SessionID),
-	)
-	return blk
-}
-
 func (b *Builder) ackBlock() *block {
 	blk := newBlock("Handoff acknowledged")
 	blk.kind = session.TypeAssistantMessage
 	blk.addHead("Understood. I resume from the breakpoint, keep the hard constraints, and verify pending items before re-running them.")
 	return blk
-}
-
-func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section) {
-	st := &b.st
-	blk := newBlock("Breakpoint")
-	if st.Boundary > 0 {
-		blk.addHead(fmt.Sprintf("The open turn, from the human instruction at seq=%d to seq=%d: the final paragraphs of each step, concatenated in time order — not one complete message.", st.Boundary, st.LastSeq))
-	} else {
-		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is the whole session, seq=1 to seq=%d. Below: the final paragraphs of each step, concatenated in time order — not one complete message.", st.LastSeq))
-	}
-	if n := len(conflicts); n > 0 {
-		blk.addHead(fmt.Sprintf("Pending state conflicts with this breakpoint: %s named in it (see Pending State): this item may already be done: verify before re-running.", count(n, "unfinished todo is", "unfinished todos are")))
-	}
-	c := st.Carry
-	if len(c.Paragraphs) == 0 && c.Dropped.N == 0 {
-		blk.addHead("(No assistant message in the open turn yet.)")
-	}
-	sec := &section{singular: "paragraph", plural: "paragraphs", cutFront: true, pre: c.Dropped}
-	for _, p := range c.Paragraphs {
-		sec.items = append(sec.items, newItem(fmt.Sprintf("seq=%d: %s", p.Seq, p.Text), "", p.Seq, p.Seq))
-	}
-	return blk, blk.addSection(sec)
 }
 
 func originText(o session.Origin) string {
@@ -407,150 +450,8 @@ func (b *Builder) constraintsBlock() (*block, *section) {
 	return blk, blk.addSection(sec)
 }
 
-func (b *Builder) goalBlock(goal []session.Quote) (*block, *section, *section) {
-	blk := newBlock("Goal")
-	if len(goal) == 0 {
-		blk.addHead("No human instruction yet: no goal was stated.")
-		return blk, nil, nil
-	}
-	blk.addHead("The user's goal, quoted from human instructions: the first one, then the latest ones.")
-	first := &section{singular: "instruction", plural: "instructions"}
-	q := goal[0]
-	first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
-	blk.addSection(first)
-	if len(goal) == 1 {
-		return blk, first, nil
-	}
-	latest := &section{singular: "instruction", plural: "instructions", cutFront: true}
-	for k, q := range goal[1:] {
-		label := "Recent instruction"
-		if k == len(goal)-2 {
-			label = "Latest instruction"
-		}
-		latest.items = append(latest.items, newItem(fmt.Sprintf("%s (%s):\n%s", label, originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
-	}
-	return blk, first, blk.addSection(latest)
-}
-
-func (b *Builder) statusBlock() (*block, *section) {
-	st := &b.st
-	blk := newBlock("Task Status")
-	if len(st.Todos) == 0 {
-		blk.addHead("No todo list was written.")
-		return blk, nil
-	}
-	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
-	if st.OKSinceTodo >= staleAfter {
-		blk.addHead(fmt.Sprintf("Stale: an item may already be complete (%d successful tool calls since the list was written): verify before re-running.", st.OKSinceTodo))
-	}
-	sec := &section{singular: "todo", plural: "todos"}
-	// Cut completed items first, then pending, then in progress.
-	for _, status := range []string{session.TodoCompleted, session.TodoPending, session.TodoInProgress} {
-		for k, td := range st.Todos {
-			if td.Status == status {
-				sec.order = append(sec.order, k)
-			}
-		}
-	}
-	for k, td := range st.Todos {
-		if !isKnownStatus(td.Status) {
-			sec.order = append(sec.order, k)
-		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("- [%s] %s", td.Status, td.Content), "", st.TodoSeq, st.TodoSeq))
-	}
-	return blk, blk.addSection(sec)
-}
-
 func isKnownStatus(s string) bool {
 	return s == session.TodoCompleted || s == session.TodoPending || s == session.TodoInProgress
-}
-
-func (b *Builder) filesBlock() (*block, *section) {
-	st := &b.st
-	blk := newBlock("Workspace Files")
-	if len(st.Files) == 0 && st.FilesDropped.N == 0 {
-		blk.addHead("No file was read, written or edited by a tool.")
-		return blk, nil
-	}
-	blk.addHead("Files read, written or edited, most recent first; each op cites the seq of its tool/result (recall it for the payload).")
-	paths := make([]string, 0, len(st.Files))
-	for p := range st.Files {
-		paths = append(paths, p)
-	}
-	sort.Slice(paths, func(i, j int) bool {
-		a, c := st.Files[paths[i]], st.Files[paths[j]]
-		if a.Last != c.Last {
-			return a.Last > c.Last
-		}
-		return paths[i] < paths[j]
-	})
-	sec := &section{singular: "file", plural: "files", pre: st.FilesDropped}
-	for _, p := range paths {
-		f := st.Files[p]
-		var ops []string
-		for _, op := range []struct {
-			name string
-			seq  int64
-		}{{OpWrite, f.Write}, {OpEdit, f.Edit}, {OpRead, f.Read}} {
-			if op.seq != 0 {
-				ops = append(ops, fmt.Sprintf("%s seq=%d", op.name, op.seq))
-			}
-		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("- %s: %s", p, strings.Join(ops, ", ")), "", f.firstSeq(), f.Last))
-	}
-	return blk, blk.addSection(sec)
-}
-
-func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover) (*block, *section, *section) {
-	st := &b.st
-	blk := newBlock("Pending State")
-	var todos, fails *section
-	if unfinished(st.Todos) > 0 {
-		todos = &section{heading: fmt.Sprintf("Unfinished todos (list of seq=%d):", st.TodoSeq), singular: "todo", plural: "todos"}
-		for k, td := range st.Todos {
-			if td.Status == session.TodoCompleted {
-				continue
-			}
-			line := fmt.Sprintf("- [%s] %s", td.Status, td.Content)
-			if conflicts[k] {
-				line += " — named in the breakpoint: this item may already be done: verify before re-running."
-			}
-			todos.items = append(todos.items, newItem(line, "", st.TodoSeq, st.TodoSeq))
-		}
-		blk.addSection(todos)
-	}
-	if len(st.Failures) > 0 {
-		fails = &section{heading: "Recent failed tool calls (seq of the tool/result):", singular: "failure", plural: "failures", cutFront: true}
-		for _, f := range st.Failures {
-			where := ""
-			if f.Seq > st.Boundary {
-				where = " (open turn)"
-			}
-			line := fmt.Sprintf("- seq=%d %s failed%s", f.Seq, f.Tool, where)
-			if f.Line != "" {
-				line += ": " + f.Line
-			}
-			fails.items = append(fails.items, newItem(line, "", f.Seq, f.Seq))
-		}
-		blk.addSection(fails)
-	}
-	if len(leftovers) > 0 {
-		// Not in the budget plan: leftovers are never cut, only capped.
-		left := &section{heading: "Leftovers of earlier crashed grafts of this source (abandoned targets: do not resume them):", singular: "leftover", plural: "leftovers"}
-		for k, l := range leftovers {
-			if k == maxLeftoverLines {
-				left.items = append(left.items, newItem(fmt.Sprintf("… and %s: see the review of graft prepare %s", count(len(leftovers)-maxLeftoverLines, "more leftover", "more leftovers"), st.SessionID), "", 0, 0))
-				break
-			}
-			reason := clipRunes(l.Reason, maxLeftoverReasonRunes, "the review's leftovers")
-			left.items = append(left.items, newItem(fmt.Sprintf("- target %s (txn %s, state %s): %s", l.Target, l.Txn, l.State, reason), "", 0, 0))
-		}
-		blk.addSection(left)
-	}
-	if todos == nil && fails == nil && len(leftovers) == 0 {
-		blk.addHead("Nothing pending: no unfinished todo, no failed tool call, no leftover of a crashed graft.")
-	}
-	return blk, todos, fails
 }
 
 func (b *Builder) reportsBlock() (*block, *section) {

@@ -47,6 +47,20 @@ func clipAtSeq(s string, n int, prefix string, seq int64) string {
 	return head + " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "]"
 }
 
+// clipHeadTail cuts s to at most n runes keeping its head (two fifths), a
+// cut mark and its end (the rest), for a human instruction: a long message is
+// mostly pasted context, and what the person asks stands at its end.
+func clipHeadTail(s string, n int, prefix string, seq int64) string {
+	if _, cut := prefixRunes(s, n); !cut {
+		return s
+	}
+	r := []rune(s)
+	mark := " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
+	head := n * 2 / 5
+	tail := max(0, n-head-utf8.RuneCountInString(mark)) // the whole fits in n runes
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
 // firstLine is the first non-blank line of s, trimmed, at most n runes.
 func firstLine(s string, n int) string {
 	for len(s) > 0 {

@@ -1,0 +1,657 @@
+package tape
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
+)
+
+// Bounds of the action memory (tape/doc.go, Recent Actions).
+const (
+	keptActions    = 40  // the last tool calls with their results
+	keptVCS        = 12  // the last commands of version control and trackers
+	keptChecks     = 6   // the last runs of tests, builds and linters
+	refLineOverhead = 200 // bytes of a tool/result log line besides its output
+	keptRefs       = 3   // outputs of look-ups of what the user named
+	keptUserTokens = 60  // identifiers the user named
+	whatRunes      = 140 // the command, path or query of one call
+	keyLineRunes   = 180 // one key line of an output
+	maxKeyLines    = 4   // key lines quoted of one output
+	refRunes       = 3000
+	keptAnswers    = 8
+	answerRunes    = 1500
+	minRefRunes    = 400 // a shorter look-up output is a state line: Recent Actions has it
+	maxSymbols     = 6 // definitions named per edited file
+	symbolScan     = 8 << 10
+	maxEditInput   = 256 << 10 // a write or edit input past it names no definition
+	// MaxOutputLine is the longest tool/result log line whose output the
+	// tape quotes (key lines, a look-up): a longer one is named, not read.
+	MaxOutputLine = 256 << 10
+)
+
+// action is one tool call and its result.
+type action struct {
+	Seq  int64  `json:"seq"`            // of the tool/result
+	Off  int64  `json:"off"`            // byte offset of the result's log line; -1 when the fold had no file
+	Size int    `json:"size,omitempty"` // bytes of that line
+	Tool string `json:"tool"`
+	What string `json:"what,omitempty"`
+	OK   bool   `json:"ok"`
+	// Kind is the milestone kind of what it ran (milestoneKind).
+	Kind string `json:"kind,omitempty"`
+	// Key are the key lines of the output when the fold had it in hand
+	// (Add); with an offset they are read at Build (Outputs).
+	Key []string `json:"key,omitempty"`
+}
+
+// callWhat is the one line that says what a call did: the command, the
+// path, the pattern or the query it named.
+func callWhat(name string, input json.RawMessage, cwd string) string {
+	if len(input) == 0 {
+		return ""
+	}
+	// The fast reader skips the other values (a Write's whole file); a
+	// list (a Codex shell command) or anything unusual goes to encoding/json.
+	if vals, ok := session.StringFields(input, whatKeys...); ok {
+		for k, v := range vals {
+			if strings.TrimSpace(v) == "" {
+				continue
+			}
+			return whatOf(whatKeys[k], v, cwd)
+		}
+		return ""
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(input, &in) != nil {
+		var s string
+		if json.Unmarshal(input, &s) == nil {
+			return clipLine(s, whatRunes)
+		}
+		return ""
+	}
+	for _, key := range whatKeys {
+		raw, ok := in[key]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
+			return whatOf(key, s, cwd)
+		}
+		var parts []string
+		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+			// Codex shell: ["bash", "-lc", "cargo test"].
+			if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
+				parts = parts[2:]
+			}
+			return clipLine(strings.Join(parts, " "), whatRunes)
+		}
+	}
+	return ""
+}
+
+// whatKeys are the input fields that say what a call did, in the order
+// callWhat looks for them.
+var whatKeys = []string{"command", "cmd", "file_path", "path", "notebook_path", "pattern", "query", "url", "description", "prompt", "patch", "input"}
+
+// whatOf is callWhat's line for the value s of field key.
+func whatOf(key, s, cwd string) string {
+	if key == "file_path" || key == "path" || key == "notebook_path" {
+		s = relPath(s, cwd)
+	}
+	if key == "patch" || key == "input" {
+		if ts := patchTouches(s); len(ts) > 0 {
+			var ps []string
+			for _, t := range ts {
+				ps = append(ps, relPath(t.Path, cwd))
+			}
+			return clipLine("patch "+strings.Join(ps, ", "), whatRunes)
+		}
+	}
+	return clipLine(s, whatRunes)
+}
+
+// clipLine is s on one line (its first non-blank line, with " …" when more
+// followed), at most n runes.
+func clipLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	first := firstLine(s, n)
+	if first != s && !strings.HasSuffix(first, "…") {
+		first += " …"
+	}
+	return first
+}
+
+// relPath names p relative to the working directory when it lies inside it.
+func relPath(p, cwd string) string {
+	if cwd == "" {
+		return p
+	}
+	c := strings.TrimSuffix(cwd, "/")
+	if rest, ok := strings.CutPrefix(p, c+"/"); ok && rest != "" {
+		return rest
+	}
+	return p
+}
+
+// noiseDirs are folders of dependencies, builds and caches: files read
+// there are not the work (tape/doc.go, Workspace files).
+var noiseDirs = map[string]bool{
+	"node_modules": true, "deps": true, "_build": true, ".git": true, "vendor": true, "dist": true,
+	"target": true, "__pycache__": true, ".venv": true, "venv": true, "site-packages": true,
+	".next": true, ".cache": true, ".elixir_ls": true, ".gradle": true, "coverage": true, ".tox": true,
+	".mypy_cache": true, ".pytest_cache": true, "bower_components": true, ".cargo": true, "pkg": false,
+}
+
+// isNoise: a path under a dependency, build or cache folder.
+func isNoise(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if noiseDirs[seg] {
+			return true
+		}
+	}
+	return false
+}
+
+// definition finds the name a line of code defines, in the usual forms
+// of the common languages (def, defp, defmodule, func, function, fn,
+// class, interface, type, struct, enum, trait, module, const/let/var …).
+var assignment = regexp.MustCompile(`^\s*[+]?\s*(?:export\s+)?(?:const\s+|let\s+|var\s+)?([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)\s*=\s*(?:\{|function|async|\(|class)`)
+
+var definition = regexp.MustCompile(`^\s*[+]?\s*(?:export\s+|pub(?:\([a-z]+\))?\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|default\s+)*(?:def|defp|defmodule|defmacro|defmacrop|func|function|fn|class|interface|type|struct|enum|trait|module|const|let|var|val|object|impl)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$.?!]*)`)
+
+// editSymbols are the names an edit's new text defines, in order, at most
+// maxSymbols.
+func editSymbols(name string, input json.RawMessage) []string {
+	texts := editTexts(name, input)
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if len(t) > symbolScan {
+			t = t[:symbolScan]
+		}
+		for line := range strings.SplitSeq(t, "\n") {
+			if len(out) == maxSymbols {
+				return out
+			}
+			if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") || !mayDefine(line) {
+				continue
+			}
+			m := definition.FindStringSubmatch(line)
+			if m == nil {
+				m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
+			}
+			if m == nil || seen[m[1]] || len(m[1]) < 3 {
+				continue
+			}
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// keyMarks make a line of output a key line: verdicts of tests, builds
+// and linters, version control, trackers, errors (tape/doc.go, Recent
+// Actions).
+var keyMarks = regexp.MustCompile(`(?i)(\b\d+\s+(tests?|examples?|specs?|doctests?|properties|passed|passing|failed|failing|failures?|errors?|skipped|pending|warnings?|files? changed|insertions?|deletions?|issues?|problems?|offenses?)\b|\b(pass|passed|fail|failed|failure|error|errors|panic|fatal|exception|traceback|denied|refused|cannot|could not|unable|not found|no such|undefined|timed? ?out|warning)\b|^\s*(ok|FAIL|PASS|---)\s|\b[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}\b|^\[[\w./-]+ [0-9a-f]{7,40}\]|nothing to commit|working tree clean|^\s*(modified|new file|deleted|renamed|both modified):|untracked files|your branch|on branch|\bbranch\b.*\b(set up|tracking|ahead|behind)|->|https?://\S+/(pull|merge_requests|issues)/|\bcreated\b|\bclosed\b|\bupdated\b|\bmerged\b|\bcompiled\b|\bfinished\b|\bsuccess|\bsucceeded\b|all .* (pass|green|clean)|✓|✗|✔|✘)`)
+
+// noiseLine: output lines that look like key lines but say nothing of the
+// outcome (package-manager chatter).
+func noiseLine(l string) bool {
+	t := strings.TrimSpace(l)
+	if len(t) > 40 {
+		t = t[:40] // every prefix below is shorter
+	}
+	t = strings.ToLower(t)
+	for _, p := range []string{"npm warn", "npm notice", "warn deprecated", "(node:", "debugger attached", "waiting for the debugger", "[output truncated", "(use \"git "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorMarks find the line that says what went wrong in a failed output.
+var errorMarks = regexp.MustCompile(`(?i)(\b\w*(error|exception)\b|\bfatal\b|\bpanic\b|\bfail(ed|ure)?\b|\btraceback\b|\bcannot\b|\bcould not\b|\bunable\b|\bnot found\b|\bno such\b|\bdenied\b|\brefused\b|\bundefined\b|exit code [1-9])`)
+
+// keyLines are the lines of an output the next window needs of it (at
+// most maxKeyLines, in output order): for a failure the first line that
+// names an error and the last line; for a success the key lines (keyMarks)
+// nearest the end and the last line.
+func keyLines(out string, ok bool) []string {
+	var lines []string
+	for l := range strings.SplitSeq(out, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !noiseLine(t) {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	pick := map[int]bool{len(lines) - 1: true}
+	if !ok {
+		for k, l := range lines {
+			if errorMarks.MatchString(l) {
+				pick[k] = true
+				break
+			}
+		}
+		pick[0] = true
+	}
+	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
+		if keyMarks.MatchString(lines[k]) {
+			pick[k] = true
+		}
+	}
+	if len(lines) <= 3 {
+		for k := range lines {
+			pick[k] = true
+		}
+	}
+	var outLines []string
+	for k, l := range lines {
+		if pick[k] {
+			outLines = append(outLines, firstLine(l, keyLineRunes))
+		}
+	}
+	if len(outLines) > maxKeyLines {
+		outLines = outLines[len(outLines)-maxKeyLines:]
+	}
+	return outLines
+}
+
+// userTokens are the identifiers a human instruction names (a bead, an
+// issue, a branch, a file): words with a digit beside letters or one of
+// - _ . # / inside, 4 to 80 characters, trimmed of punctuation.
+func userTokens(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for w := range strings.FieldsSeq(text) {
+		w = strings.Trim(w, "`'\"()[]{}<>,;:!?.")
+		n := utf8.RuneCountInString(w)
+		if n < 4 || n > 80 || seen[w] || strings.Contains(w, "://") {
+			continue
+		}
+		hasLetter, hasDigit, hasMark := false, false, false
+		for _, r := range w {
+			switch {
+			case r >= '0' && r <= '9':
+				hasDigit = true
+			case r == '-' || r == '_' || r == '.' || r == '#' || r == '/':
+				hasMark = true
+			case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+				hasLetter = true
+			}
+		}
+		if hasLetter && (hasDigit || hasMark) {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hostCommands are the hosts' own slash commands: they steer the host,
+// they are not the work (compaction, model, login …), so they are not a
+// goal.
+var hostCommands = map[string]bool{
+	"compact": true, "clear": true, "exit": true, "quit": true, "model": true, "cost": true, "help": true,
+	"config": true, "status": true, "context": true, "resume": true, "login": true, "logout": true,
+	"doctor": true, "memory": true, "permissions": true, "hooks": true, "agents": true, "mcp": true,
+	"ide": true, "vim": true, "theme": true, "terminal-setup": true, "export": true, "usage": true,
+	"statusline": true, "rewind": true, "add-dir": true, "bashes": true, "privacy-settings": true,
+	"upgrade": true, "release-notes": true, "feedback": true, "bug": true, "approvals": true,
+	"new": true, "diff": true, "mention": true, "fork": true, "output-style": true, "plugin": true,
+}
+
+// isHostCommand: a human instruction that is one of the hosts' own slash
+// commands.
+func isHostCommand(text string) bool {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "/") {
+		return false
+	}
+	name, _, _ := strings.Cut(t[1:], " ")
+	name, _, _ = strings.Cut(name, "\n")
+	return hostCommands[strings.ToLower(name)]
+}
+
+// Outputs reads, at Build, what the fold only located: the output of a
+// tool/result, or the input of a tool/call (a file's last write or edit),
+// from the log line of seq, size bytes at byte offset off. The tape quotes
+// key lines of the outputs of its last actions, failures and look-ups and
+// the definitions of the files it lists; the fold itself never holds an
+// output (session.ScanFoldSums), nor a write's content.
+type Outputs interface {
+	Output(seq, off int64, size int) (string, error)
+	Input(seq, off int64, size int) (json.RawMessage, error)
+}
+
+// outputOf is the output of a, read through src when the fold did not
+// have it; "" (and a note) when it cannot be quoted.
+func outputOf(src Outputs, seq, off int64, size int) (string, string, error) {
+	if size > MaxOutputLine {
+		// Whether the fold had it in hand or not: the same tape.
+		return "", fmt.Sprintf("output of %d KiB not quoted: recall seq=%d", size>>10, seq), nil
+	}
+	if off < 0 || src == nil {
+		return "", "", nil
+	}
+	out, err := src.Output(seq, off, size)
+	if err != nil {
+		return "", "", fmt.Errorf("tape: reading the output of seq %d: %w", seq, err)
+	}
+	return out, "", nil
+}
+
+// isTodoTool: the todo tools, whose results are not actions.
+func isTodoTool(name string) bool {
+	switch name {
+	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read":
+		return true
+	}
+	if len(name) < 8 || len(name) > 11 {
+		return false // no todo tool's name has another length
+	}
+	return todoTools[strings.ToLower(name)]
+}
+
+var _ = session.TypeToolResult
+
+// quotesOutput: the tools whose outputs say how things went (shell
+// commands, and any tool that is neither a file tool nor a search): their
+// key lines are quoted. A file read, an edit's acknowledgement, a search
+// listing say nothing the call does not.
+func quotesOutput(name string) bool {
+	if _, file := toolOp(name); file {
+		return false
+	}
+	switch strings.ToLower(name) {
+	case "grep", "glob", "ls", "list_dir", "find", "search", "websearch", "web_search", "webfetch", "notebookread", "todowrite", "todoread", "update_plan":
+		return false
+	}
+	return true
+}
+
+// sameRun: a later call that runs what a failed one ran. For commands,
+// every program and subcommand of the failed one (each command of a chain
+// split at &&, ||, ; and |, by its first two words) is run by the later
+// one: "git push" is fixed by "git push --set-upstream origin b", "git
+// commit -m …" by "git add x && git commit -m …". Otherwise the same text.
+func sameRun(failed, later string) bool { return sameRunWords(failed, later, commandWords(later)) }
+
+// sameRunWords is sameRun given commandWords(later).
+func sameRunWords(failed, later string, lw map[string]bool) bool {
+	if failed == later {
+		return true
+	}
+	fw := commandWords(failed)
+	if len(fw) == 0 || len(lw) == 0 {
+		return false
+	}
+	for w := range fw {
+		if !lw[w] {
+			return false
+		}
+	}
+	return true
+}
+
+var chainSplit = regexp.MustCompile(`&&|\|\||;|\|`)
+
+// commandWords are the first two words of each command of a chain, with
+// leading variable assignments and "cd dir" commands left out.
+func commandWords(cmd string) map[string]bool {
+	out := map[string]bool{}
+	eachCommand(cmd, func(w string) bool { out[w] = true; return true })
+	return out
+}
+
+// eachCommand calls fn with the first two words of each command of the
+// chain cmd (split at && || ; |), as commandWords names them, until fn
+// says stop; it builds no list.
+func eachCommand(cmd string, fn func(words string) bool) {
+	cmd = strings.TrimSuffix(strings.TrimSpace(cmd), " …")
+	for cmd != "" {
+		part := cmd
+		if i := strings.IndexAny(cmd, "&|;"); i >= 0 {
+			part, cmd = cmd[:i], strings.TrimLeft(cmd[i:], "&|;")
+		} else {
+			cmd = ""
+		}
+		rest := part
+		var w1, w2 string
+		for {
+			w1, rest = nextWord(rest)
+			if w1 == "" || !strings.Contains(w1, "=") || strings.HasPrefix(w1, "-") {
+				break // leading NAME=value assignments are not the command
+			}
+		}
+		if w1 == "" || w1 == "cd" || strings.HasPrefix(w1, "2>") {
+			continue
+		}
+		w2, _ = nextWord(rest)
+		w := w1
+		if w2 != "" && !strings.HasPrefix(w2, "-") && !strings.ContainsAny(w2, "\"'$<>") {
+			w = w1 + " " + w2
+		}
+		if !fn(w) {
+			return
+		}
+	}
+}
+
+// nextWord is the first space-separated word of s and what follows it.
+func nextWord(s string) (string, string) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	i := strings.IndexAny(s, " \t\r\n")
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
+}
+
+// keepActions drops, past n, the oldest action whose output is not quoted
+// (a read, an edit, a search), else the oldest: the commands outlive them.
+func keepActions(as []action, n int) []action {
+	for len(as) > n {
+		drop := 0 // the oldest, unless a quiet one comes first
+		for k, a := range as {
+			if a.Off < 0 && len(a.Key) == 0 {
+				drop = k
+				break
+			}
+		}
+		copy(as[drop:], as[drop+1:]) // in place: a fold of 200,000 results allocates no ring each time
+		as[len(as)-1] = action{}
+		as = as[:len(as)-1]
+	}
+	return as
+}
+
+// keepLast is the last n of x, moved down in place (a ring the fold
+// appends to once per event must not allocate once per event).
+func keepLast[T any](x []T, n int) []T {
+	if len(x) <= n {
+		return x
+	}
+	k := len(x) - n
+	copy(x, x[k:])
+	clear(x[n:])
+	return x[:n]
+}
+
+// Milestone commands are the checkpoints of the work: version control,
+// pull requests and trackers ("vcs"); tests, builds, linters and type
+// checkers ("check"). A command is read by the first two words of each
+// command of its chain (commandWords), so no pattern runs over it.
+var (
+	vcsPairs = map[string]bool{
+		"git commit": true, "git push": true, "git merge": true, "git rebase": true, "git tag": true,
+		"git cherry-pick": true, "git revert": true, "git stash": true, "git rm": true, "git reset": true,
+		"gh pr": true, "gh issue": true, "gh release": true, "glab mr": true, "glab issue": true,
+		"bd close": true, "bd create": true, "bd update": true, "bd sync": true,
+	}
+	vcsFlags   = []string{"--no-verify", "--force", "git add -f", "git checkout -b", "git switch -c", "git reset --hard"}
+	checkFirst = map[string]bool{
+		"pytest": true, "jest": true, "vitest": true, "rspec": true, "phpunit": true, "ctest": true, "tsc": true,
+		"mypy": true, "ruff": true, "eslint": true, "golangci-lint": true, "make": true, "gradle": true,
+		"./gradlew": true, "mvn": true, "credo": true, "dialyzer": true, "tox": true, "nox": true, "bazel": true,
+	}
+	checkPairs = map[string]bool{
+		"go test": true, "go vet": true, "go build": true, "cargo test": true, "cargo build": true,
+		"cargo check": true, "cargo clippy": true, "mix test": true, "mix compile": true, "mix credo": true,
+		"mix dialyzer": true, "npm test": true, "npm run": true, "pnpm test": true, "pnpm run": true,
+		"yarn test": true, "yarn build": true, "yarn lint": true, "dotnet test": true, "dotnet build": true,
+		"bun test": true, "deno test": true, "swift test": true, "swift build": true, "python -m": true,
+		"npx vitest": true, "npx jest": true, "npx tsc": true, "uv run": true, "poetry run": true,
+	}
+)
+
+// milestoneKind is "vcs", "check" or "" for a command.
+func milestoneKind(what string) string {
+	if what == "" {
+		return ""
+	}
+	for _, f := range vcsFlags {
+		if strings.Contains(what, f) {
+			return "vcs"
+		}
+	}
+	kind := ""
+	eachCommand(what, func(w string) bool {
+		if vcsPairs[w] {
+			kind = "vcs"
+			return false
+		}
+		first, _, _ := strings.Cut(w, " ")
+		if kind == "" && (checkPairs[w] || checkFirst[first] || strings.Contains(first, "test")) {
+			kind = "check"
+		}
+		return true
+	})
+	return kind
+}
+
+// editChange is the first lines of what an edit or a write puts in, for a
+// file whose edits define no name: at most two non-blank lines.
+func editChange(name string, input json.RawMessage) string {
+	text := ""
+	for _, t := range editTexts(name, input) {
+		if strings.TrimSpace(t) != "" {
+			text = t
+			break
+		}
+	}
+	if len(text) > symbolScan {
+		text = text[:symbolScan]
+	}
+	patch := strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
+	var lines []string
+	for l := range strings.SplitSeq(text, "\n") {
+		if patch {
+			// Of a patch, the lines it adds.
+			if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
+				continue
+			}
+			l = l[1:]
+		}
+		if t := strings.TrimSpace(l); t != "" {
+			lines = append(lines, t)
+			if len(lines) == 2 {
+				break
+			}
+		}
+	}
+	return firstLine(strings.Join(lines, " ⏎ "), changeRunes)
+}
+
+const changeRunes = 160
+
+// decisionMarks make a paragraph of the assistant's carry a choice or its
+// reason: such paragraphs outlive plain narration under the budget.
+var decisionMarks = regexp.MustCompile(`(?i)\b(instead|because|since|so that|decid\w*|chose|choos\w*|approach|rather than|won't|will not|no need|not needed|ignored|workaround|root cause|the fix|the problem|the issue)\b`)
+
+// isAnswerTool: a tool whose result carries the person's own answer
+// (Claude Code AskUserQuestion): the tape quotes it with the user's words.
+func isAnswerTool(name string) bool { return strings.EqualFold(name, "AskUserQuestion") }
+
+// keepMilestones keeps the last keptVCS version-control and tracker
+// commands and the last keptChecks test and build runs, in seq order.
+func keepMilestones(ms []action) []action {
+	vcs, checks := 0, 0
+	keep := make([]bool, len(ms))
+	for k := len(ms) - 1; k >= 0; k-- {
+		if ms[k].Kind == "vcs" {
+			if vcs < keptVCS {
+				vcs++
+				keep[k] = true
+			}
+		} else if checks < keptChecks {
+			checks++
+			keep[k] = true
+		}
+	}
+	out := ms[:0:0]
+	for k, m := range ms {
+		if keep[k] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// editTexts are the new texts of a write or an edit: new_string,
+// content, patch, input, then each of MultiEdit's edits; read with the
+// fast reader, which skips what it does not want (the file a Write
+// carries is validated, not built, past symbolScan… it is built: only
+// what is read here).
+func editTexts(name string, input json.RawMessage) []string {
+	if len(input) == 0 || len(input) > maxEditInput {
+		return nil // a large write's definitions are not worth building it
+	}
+	if !strings.EqualFold(name, "multiedit") {
+		if vals, ok := session.StringFields(input, "new_string", "content", "patch", "input"); ok {
+			return vals
+		}
+	}
+	var in struct {
+		NewString string `json:"new_string"`
+		Content   string `json:"content"`
+		Edits     []struct {
+			NewString string `json:"new_string"`
+		} `json:"edits"`
+		Patch string `json:"patch"`
+		Input string `json:"input"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		var s string
+		if strings.EqualFold(name, "apply_patch") && json.Unmarshal(input, &s) == nil {
+			return []string{s}
+		}
+		return nil
+	}
+	texts := []string{in.NewString, in.Content, in.Patch, in.Input}
+	for _, e := range in.Edits {
+		texts = append(texts, e.NewString)
+	}
+	return texts
+}
+
+// defineWords open the lines definition and assignment can match: a line
+// without one is not given to the patterns.
+var defineWords = []string{"def", "func", "fn ", "class", "type ", "interface", "struct", "enum", "trait", "module", "const", "let ", "var ", "val ", "object", "impl", " = "}
+
+func mayDefine(line string) bool {
+	for _, w := range defineWords {
+		if strings.Contains(line, w) {
+			return true
+		}
+	}
+	return false
+}

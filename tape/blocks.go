@@ -1,0 +1,718 @@
+package tape
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/graft-project/graft/session"
+)
+
+// modelWritten labels every block or entry that quotes a model (the
+// assistant's prose, a plan it proposed, the host's summary): context the
+// next window may use, never an instruction or a constraint.
+const modelWritten = "model-written: context, not an instruction"
+
+// quoted are the outputs BuildFrom read for the tape: the key lines of
+// each quoted tool result and the head of each look-up, by seq.
+type quoted struct {
+	key    map[int64][]string
+	ref    map[int64]string
+	answer map[int64]string
+	// symbols and change of the files listed, by path (read at Build).
+	symbols map[string][]string
+	change  map[string]string
+	// get reads an output once (the tail reads what the actions read).
+	get func(seq, off int64, size int) (string, bool, error)
+	notes map[int64]string
+}
+
+// quoteOutputs reads, once each, the outputs the tape quotes: of the last
+// actions, the pending failures and the look-ups.
+func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
+	st := &b.st
+	q := &quoted{key: map[int64][]string{}, ref: map[int64]string{}, answer: map[int64]string{}, notes: map[int64]string{},
+		symbols: map[string][]string{}, change: map[string]string{}}
+	if err := b.readEdits(src, q); err != nil {
+		return nil, err
+	}
+	read := map[int64]string{}
+	get := func(seq, off int64, size int) (string, bool, error) {
+		if out, ok := read[seq]; ok {
+			return out, true, nil
+		}
+		if _, noted := q.notes[seq]; noted {
+			return "", false, nil
+		}
+		out, note, err := outputOf(src, seq, off, size)
+		if err != nil {
+			return "", false, err
+		}
+		if note != "" {
+			q.notes[seq] = note
+			return "", false, nil
+		}
+		if off < 0 || src == nil {
+			return "", false, nil
+		}
+		read[seq] = out
+		return out, true, nil
+	}
+	q.get = get
+	for _, a := range append(append([]action(nil), st.Actions...), st.Milestones...) {
+		if _, done := q.key[a.Seq]; done {
+			continue
+		}
+		if a.Off < 0 && a.Size <= MaxOutputLine {
+			q.key[a.Seq] = a.Key
+			continue
+		}
+		out, ok, err := get(a.Seq, a.Off, a.Size)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			q.key[a.Seq] = keyLines(headTail(out), a.OK)
+		}
+	}
+	for _, f := range st.Failures {
+		if _, done := q.key[f.Seq]; done {
+			continue
+		}
+		if f.Off < 0 && f.Size <= MaxOutputLine {
+			q.key[f.Seq] = f.Key
+			continue
+		}
+		out, ok, err := get(f.Seq, f.Off, f.Size)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			q.key[f.Seq] = keyLines(headTail(out), false)
+		}
+	}
+	for _, a := range st.Answers {
+		if a.Off < 0 && a.Size <= MaxOutputLine {
+			if len(a.Key) > 0 {
+				q.answer[a.Seq] = clipRunes(a.Key[0], answerRunes, "the answer's seq")
+			}
+			continue
+		}
+		out, ok, err := get(a.Seq, a.Off, a.Size)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			q.answer[a.Seq] = clipRunes(strings.TrimSpace(out), answerRunes, "the answer's seq")
+		}
+	}
+	for _, r := range st.Refs {
+		if r.Off < 0 && r.Size <= MaxOutputLine {
+			if len(r.Key) > 0 {
+				q.ref[r.Seq] = r.Key[0]
+			}
+			continue
+		}
+		out, ok, err := get(r.Seq, r.Off, r.Size)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			q.ref[r.Seq] = refText(out)
+		}
+	}
+	return q, nil
+}
+
+func (b *Builder) handoffBlock() *block {
+	st := &b.st
+	blk := newBlock("Handoff")
+	boundary := "no human instruction yet"
+	if st.Boundary > 0 {
+		boundary = fmt.Sprintf("the open turn starts at seq=%d", st.Boundary)
+	}
+	blk.addHead(
+		fmt.Sprintf("This session (generation %d) continues session %s (generation %d) at seq=%d; %s.", st.Generation+1, st.SessionID, st.Generation, st.LastSeq, boundary),
+		"What follows is a deterministic recap of that session's event log, each entry citing its seq: the user's words quoted as said, what a model wrote marked \""+modelWritten+"\". None of it is a new instruction from the user.",
+		fmt.Sprintf("Re-read any cited seq with: graft recall %s <seq>", st.SessionID),
+	)
+	return blk
+}
+
+// breakpointBlock: the open turn's last assistant message whole, then the
+// final paragraphs of its earlier steps.
+func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *section) {
+	st := &b.st
+	blk := newBlock("Breakpoint")
+	if st.Boundary > 0 {
+		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s): its last assistant message whole, then the final paragraph of each earlier step.", st.Boundary, st.LastSeq, modelWritten))
+	} else {
+		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is seq=1 to seq=%d (%s): its last assistant message whole, then the final paragraph of each earlier step.", st.LastSeq, modelWritten))
+	}
+	if n := len(conflicts); n > 0 {
+		blk.addHead(fmt.Sprintf("Pending state conflicts with this breakpoint: %s named in it (see Pending State): this item may already be done: verify before re-running.", count(n, "unfinished todo is", "unfinished todos are")))
+	}
+	c := st.Carry
+	if len(c.Paragraphs) == 0 && c.Dropped.N == 0 && st.LastReply == nil {
+		blk.addHead("(No assistant message in the open turn yet.)")
+	}
+	sec := &section{heading: "Earlier steps:", singular: "paragraph", plural: "paragraphs", cutFront: true, pre: c.Dropped}
+	for _, p := range c.Paragraphs {
+		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
+			continue
+		}
+		sec.items = append(sec.items, newItem(fmt.Sprintf("seq=%d: %s", p.Seq, p.Text), "", p.Seq, p.Seq))
+	}
+	if len(sec.items) == 0 && sec.pre.N == 0 {
+		sec.heading = ""
+	}
+	// Cut narration first ("Let me check…"), oldest first; then the
+	// paragraphs that report an outcome (keyMarks), oldest first.
+	for _, marked := range []bool{false, true} {
+		for k, it := range sec.items {
+			if (keyMarks.MatchString(it.text) || decisionMarks.MatchString(it.text)) == marked {
+				sec.order = append(sec.order, k)
+			}
+		}
+	}
+	paragraphs := blk.addSection(sec)
+	var reply *section
+	if r := st.LastReply; r != nil {
+		reply = &section{singular: "message", plural: "messages"}
+		reply.items = append(reply.items, newItem(fmt.Sprintf("Last assistant message, seq=%d (whole):\n%s", r.Seq, r.Text), "", r.Seq, r.Seq))
+		// The last message reads first: the sections render in order.
+		blk.sections = nil
+		blk.addSection(reply)
+		blk.addSection(paragraphs)
+	}
+	return blk, reply, paragraphs
+}
+
+// goalBlock: the first instruction, then every later one the fold keeps
+// (host commands left out), oldest first.
+func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, *section) {
+	st := &b.st
+	blk := newBlock("Goal")
+	if len(goal) == 0 && len(st.Humans) == 0 && len(q.answer) == 0 {
+		blk.addHead("No human instruction yet: no goal was stated.")
+		return blk, nil, nil
+	}
+	blk.addHead("The user's own words: the first instruction, then each later one, oldest first.")
+	// A long instruction shows its head and end; the middle parts follow
+	// in a section of their own, which the budget cuts early.
+	more := &section{heading: "Middle parts of the long instructions above:", singular: "part", plural: "parts"}
+	full := map[session.Origin]string{}
+	for _, h := range st.Humans {
+		full[h.Origin] = h.Text
+	}
+	addMore := func(o session.Origin, text string) {
+		for k, part := range middleParts(text, humanCoreRunes, humanPartRunes) {
+			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", originText(o), k+1, quoteLines(part)), b.refSession(o), o.Seq, o.Seq))
+		}
+	}
+	var first *section
+	if len(goal) > 0 {
+		first = &section{singular: "instruction", plural: "instructions"}
+		q := goal[0]
+		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
+		blk.addSection(first)
+		if t, ok := full[q.Origin]; ok {
+			addMore(q.Origin, t)
+		}
+	}
+	var later []session.Quote
+	var prev string
+	for _, q := range st.Humans {
+		if len(goal) > 0 && q.Origin == goal[0].Origin {
+			continue
+		}
+		if n := strings.Join(strings.Fields(strings.ToLower(q.Text)), " "); n == prev {
+			continue // said twice in a row (a queued message delivered again)
+		} else {
+			prev = n
+		}
+		later = append(later, q)
+	}
+	type said struct {
+		seq  int64
+		text string
+		sess string
+	}
+	var all []said
+	for k, h := range later {
+		label := "Then"
+		if k == len(later)-1 {
+			label = "Latest instruction"
+		}
+		all = append(all, said{h.Origin.Seq, fmt.Sprintf("%s (%s):\n%s", label, originText(h.Origin), quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))), b.refSession(h.Origin)})
+		addMore(h.Origin, h.Text)
+	}
+	for _, a := range st.Answers {
+		if text := q.answer[a.Seq]; text != "" {
+			all = append(all, said{a.Seq, fmt.Sprintf("The user's answer to the assistant's question (tool result seq %d):\n%s", a.Seq, quoteLines(text)), ""})
+		}
+	}
+	var latest *section
+	if len(all) > 0 {
+		sort.SliceStable(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+		latest = &section{singular: "instruction", plural: "instructions", cutFront: true}
+		for _, w := range all {
+			latest.items = append(latest.items, newItem(w.text, w.sess, w.seq, w.seq))
+		}
+		blk.addSection(latest)
+	}
+	if len(more.items) > 0 {
+		b.goalMore = blk.addSection(more)
+	} else {
+		b.goalMore = nil
+	}
+	return blk, first, latest
+}
+
+// humanPartRunes is the size of one middle part of a long instruction.
+const humanPartRunes = 1000
+
+// middleParts is what clipHeadTail(text, core) leaves out, in parts of
+// about n runes (at line ends where it can).
+func middleParts(text string, core, n int) []string {
+	r := []rune(text)
+	if len(r) <= core {
+		return nil
+	}
+	head, tail := core*2/5, core*3/5
+	mid := r[head : len(r)-tail]
+	var out []string
+	for len(mid) > 0 {
+		k := min(n, len(mid))
+		if k < len(mid) {
+			// End the part at a line end in its last fifth, if there is one.
+			for j := k; j > k*4/5; j-- {
+				if mid[j-1] == '\n' {
+					k = j
+					break
+				}
+			}
+		}
+		if p := strings.TrimSpace(string(mid[:k])); p != "" {
+			out = append(out, p)
+		}
+		mid = mid[k:]
+	}
+	return out
+}
+
+func (b *Builder) statusBlock() (*block, *section, *section) {
+	st := &b.st
+	blk := newBlock("Task Status")
+	var planSec *section
+	if p := st.Plan; p != nil {
+		state := "no answer yet"
+		if p.State != "" {
+			state = p.State + " by the user"
+		}
+		planSec = &section{singular: "plan", plural: "plans"}
+		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d (%s; %s):\n%s", p.Seq, state, modelWritten, p.Text), "", p.Seq, p.Seq))
+	}
+	if len(st.Todos) == 0 {
+		blk.addHead("No todo list was written.")
+		if planSec != nil {
+			blk.addSection(planSec)
+		}
+		return blk, nil, planSec
+	}
+	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
+	if st.OKSinceTodo >= staleAfter {
+		blk.addHead(fmt.Sprintf("Stale: an item may already be complete (%d successful tool calls since the list was written): verify before re-running.", st.OKSinceTodo))
+	}
+	sec := &section{singular: "todo", plural: "todos"}
+	// Cut completed items first, then pending, then in progress.
+	for _, status := range []string{session.TodoCompleted, session.TodoPending, session.TodoInProgress} {
+		for k, td := range st.Todos {
+			if td.Status == status {
+				sec.order = append(sec.order, k)
+			}
+		}
+	}
+	for k, td := range st.Todos {
+		if !isKnownStatus(td.Status) {
+			sec.order = append(sec.order, k)
+		}
+		sec.items = append(sec.items, newItem(fmt.Sprintf("- [%s] %s", td.Status, td.Content), "", st.TodoSeq, st.TodoSeq))
+	}
+	todos := blk.addSection(sec)
+	if planSec != nil {
+		blk.addSection(planSec)
+	}
+	return blk, todos, planSec
+}
+
+// actionLine is one action: its seq, tool, what it ran, its outcome and
+// the key lines of its output.
+func actionLine(seq int64, tool, what string, ok bool, key []string, note string) string {
+	status := "ok"
+	if !ok {
+		status = "FAILED"
+	}
+	line := fmt.Sprintf("- seq=%d %s %s", seq, tool, status)
+	if what != "" {
+		line += ": " + what
+	}
+	for _, k := range key {
+		line += "\n    → " + k
+	}
+	if note != "" {
+		line += "\n    (" + note + ")"
+	}
+	return line
+}
+
+func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
+	st := &b.st
+	if len(st.Actions) == 0 {
+		return nil, nil
+	}
+	blk := newBlock("Recent Actions")
+	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(st.Actions), "tool call", "tool calls")))
+	sec := &section{singular: "action", plural: "actions", cutFront: true}
+	// Cut the calls whose output says nothing (reads, edits, searches)
+	// first, oldest first; then the commands, oldest first.
+	for _, quoted := range []bool{false, true} {
+		for k, a := range st.Actions {
+			if (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
+				sec.order = append(sec.order, k)
+			}
+		}
+	}
+	for _, a := range st.Actions {
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
+	}
+	return blk, blk.addSection(sec)
+}
+
+// milestonesBlock: the outcomes of the last version-control, tracker,
+// test and build commands of the session that Recent Actions no longer
+// holds, oldest first, each by its key lines.
+func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
+	st := &b.st
+	recent := map[int64]bool{}
+	for _, a := range st.Actions {
+		recent[a.Seq] = true
+	}
+	sec := &section{singular: "milestone", plural: "milestones", cutFront: true}
+	for _, a := range st.Milestones {
+		if recent[a.Seq] {
+			continue
+		}
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
+	}
+	if len(sec.items) == 0 {
+		return nil, nil
+	}
+	blk := newBlock("Milestones")
+	blk.addHead("Earlier commits, pushes, tracker updates, tests and builds, oldest first.")
+	return blk, blk.addSection(sec)
+}
+
+func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
+	st := &b.st
+	blk := newBlock("Workspace Files")
+	if len(st.Files) == 0 && st.FilesDropped.N == 0 {
+		blk.addHead("No file was read, written or edited by a tool.")
+		return blk, nil, nil
+	}
+	paths := make([]string, 0, len(st.Files))
+	noise := 0
+	for p := range st.Files {
+		if isNoise(relPath(p, st.Cwd)) {
+			noise++
+			continue
+		}
+		paths = append(paths, p)
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		a, c := st.Files[paths[i]], st.Files[paths[j]]
+		if a.Last != c.Last {
+			return a.Last > c.Last
+		}
+		return paths[i] < paths[j]
+	})
+	where := ""
+	if st.Cwd != "" {
+		where = " Relative to " + st.Cwd + "."
+	}
+	blk.addHead("Files written or edited, then only read, most recent first; each op cites its tool/result seq." + where)
+	if noise > 0 {
+		blk.addHead(fmt.Sprintf("Left out: %s in dependency, build or cache folders.", count(noise, "file", "files")))
+	}
+	named := b.namedFiles()
+	changed := &section{singular: "file", plural: "files", pre: st.FilesDropped}
+	read := &section{heading: "Only read:", singular: "file", plural: "files"}
+	for _, p := range paths {
+		f := st.Files[p]
+		var ops []string
+		for _, op := range []struct {
+			name string
+			seq  int64
+		}{{OpWrite, f.Write}, {OpEdit, f.Edit}, {OpRead, f.Read}} {
+			if op.seq != 0 {
+				ops = append(ops, fmt.Sprintf("%s seq=%d", op.name, op.seq))
+			}
+		}
+		line := fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", "))
+		symbols, change := f.Symbols, f.Change
+		if f.Call != nil {
+			symbols, change = q.symbols[p], q.change[p]
+		}
+		if !named[p] {
+			symbols, change = nil, ""
+		}
+		if len(symbols) > 0 {
+			line += " (defines " + strings.Join(symbols, ", ") + ")"
+		} else if change != "" {
+			line += " (last change: " + change + ")"
+		}
+		it := newItem(line, "", f.firstSeq(), f.Last)
+		if f.Write == 0 && f.Edit == 0 {
+			read.items = append(read.items, it)
+		} else {
+			changed.items = append(changed.items, it)
+		}
+	}
+	changedSec := blk.addSection(changed)
+	var readSec *section
+	if len(read.items) > 0 {
+		readSec = blk.addSection(read)
+	}
+	return blk, changedSec, readSec
+}
+
+func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *quoted) (*block, *section, *section, *section) {
+	st := &b.st
+	blk := newBlock("Pending State")
+	var todos, fails, flight *section
+	if unfinished(st.Todos) > 0 {
+		todos = &section{heading: fmt.Sprintf("Unfinished todos (list of seq=%d):", st.TodoSeq), singular: "todo", plural: "todos"}
+		for k, td := range st.Todos {
+			if td.Status == session.TodoCompleted {
+				continue
+			}
+			line := fmt.Sprintf("- [%s] %s", td.Status, td.Content)
+			if conflicts[k] {
+				line += " — named in the breakpoint: this item may already be done: verify before re-running."
+			}
+			todos.items = append(todos.items, newItem(line, "", st.TodoSeq, st.TodoSeq))
+		}
+		blk.addSection(todos)
+	}
+	if st.Fixed > 0 {
+		blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
+	}
+	if len(st.Failures) > 0 {
+		fails = &section{heading: "Failed tool calls not fixed since:", singular: "failure", plural: "failures", cutFront: true}
+		for _, f := range st.Failures {
+			where := ""
+			if f.Seq > st.Boundary {
+				where = " (open turn)"
+			}
+			key := q.key[f.Seq]
+			if len(key) == 0 && f.Line != "" {
+				key = []string{f.Line}
+			}
+			if len(key) > 2 {
+				key = key[:2] // the error line and the next: Recent Actions may have the rest
+			}
+			line := actionLine(f.Seq, f.Tool, f.What, false, key, q.notes[f.Seq])
+			line = strings.Replace(line, " FAILED", " FAILED"+where, 1)
+			fails.items = append(fails.items, newItem(line, "", f.Seq, f.Seq))
+		}
+		blk.addSection(fails)
+	}
+	var open []openCall
+	for _, c := range st.Calls {
+		if c.Seq > st.Boundary && !isTodoTool(c.Tool) {
+			open = append(open, c)
+		}
+	}
+	if len(open) > 0 {
+		sort.Slice(open, func(i, j int) bool { return open[i].Seq < open[j].Seq })
+		if len(open) > maxInFlight {
+			open = open[len(open)-maxInFlight:]
+		}
+		flight = &section{heading: "In flight at the cut (no result yet: check whether they ran):", singular: "call", plural: "calls", cutFront: true}
+		for _, c := range open {
+			line := fmt.Sprintf("- seq=%d %s", c.Seq, c.Tool)
+			if c.What != "" {
+				line += ": " + c.What
+			}
+			flight.items = append(flight.items, newItem(line, "", c.Seq, c.Seq))
+		}
+		blk.addSection(flight)
+	}
+	if len(leftovers) > 0 {
+		// Not in the budget plan: leftovers are never cut, only capped.
+		left := &section{heading: "Leftovers of earlier crashed grafts of this source (abandoned targets: do not resume them):", singular: "leftover", plural: "leftovers"}
+		for k, l := range leftovers {
+			if k == maxLeftoverLines {
+				left.items = append(left.items, newItem(fmt.Sprintf("… and %s: see the review of graft prepare %s", count(len(leftovers)-maxLeftoverLines, "more leftover", "more leftovers"), st.SessionID), "", 0, 0))
+				break
+			}
+			reason := clipRunes(l.Reason, maxLeftoverReasonRunes, "the review's leftovers")
+			left.items = append(left.items, newItem(fmt.Sprintf("- target %s (txn %s, state %s): %s", l.Target, l.Txn, l.State, reason), "", 0, 0))
+		}
+		blk.addSection(left)
+	}
+	if todos == nil && fails == nil && flight == nil && len(leftovers) == 0 {
+		blk.addHead("Nothing pending: no unfinished todo, no failed tool call, no call in flight, no leftover of a crashed graft.")
+	}
+	return blk, todos, fails, flight
+}
+
+// maxInFlight is how many calls without a result the Pending State names.
+const maxInFlight = 5
+
+func (b *Builder) turnEndsBlock() (*block, *section) {
+	st := &b.st
+	if len(st.TurnEnds) == 0 {
+		return nil, nil
+	}
+	blk := newBlock("Earlier Turns")
+	blk.addHead(fmt.Sprintf("The assistant's last message of each of the last %s (%s).", count(len(st.TurnEnds), "closed turn", "closed turns"), modelWritten))
+	sec := &section{singular: "message", plural: "messages", cutFront: true}
+	for _, m := range st.TurnEnds {
+		sec.items = append(sec.items, newItem(fmt.Sprintf("- seq=%d:\n%s", m.Seq, m.Text), "", m.Seq, m.Seq))
+	}
+	return blk, blk.addSection(sec)
+}
+
+func (b *Builder) hostSummaryBlock() (*block, *section) {
+	st := &b.st
+	hs := st.HostSummary
+	if hs == nil {
+		return nil, nil
+	}
+	blk := newBlock("Host Summary")
+	blk.addHead(fmt.Sprintf("The host's own compaction summary, seq=%d, what the previous window worked from (%s):", hs.Seq, modelWritten))
+	// Cut from its end: what the summary alone still carries is the older
+	// context (the request, the constraints, the decisions); the state at
+	// its end is the one the blocks above have newer.
+	// Claude Code's summary opens with the model's "Analysis:" notes, then
+	// "Summary:" and its sections: the notes are cut first.
+	sec := &section{singular: "paragraph", plural: "paragraphs"}
+	ps := paragraphsOf(hs.Text)
+	summaryAt := -1
+	for k, p := range ps {
+		if strings.HasPrefix(p, "Summary:") || strings.HasPrefix(p, "<summary>") {
+			summaryAt = k
+			break
+		}
+	}
+	for k, p := range ps {
+		sec.items = append(sec.items, newItem(p, "", hs.Seq, hs.Seq))
+		if summaryAt > 0 && k > 0 && k < summaryAt {
+			sec.order = append(sec.order, k)
+		}
+	}
+	for k := len(ps) - 1; k >= 0; k-- {
+		if summaryAt <= 0 || k == 0 || k >= summaryAt {
+			sec.order = append(sec.order, k)
+		}
+	}
+	return blk, blk.addSection(sec)
+}
+
+// paragraphsOf splits text at blank lines, each paragraph trimmed.
+func paragraphsOf(text string) []string {
+	var out []string
+	for p := range strings.SplitSeq(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (b *Builder) refsBlock(q *quoted) (*block, *section) {
+	st := &b.st
+	var items []item
+	for k, r := range st.Refs {
+		if later := st.Refs[k+1:]; len(later) > 0 && slicesHasWhat(later, r.What) {
+			continue // looked up again later: the later output is quoted
+		}
+		text, ok := q.ref[r.Seq]
+		if !ok || text == "" {
+			continue
+		}
+		items = append(items, newItem(fmt.Sprintf("- seq=%d %s: %s\n%s", r.Seq, r.Tool, r.What, text), "", r.Seq, r.Seq))
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	blk := newBlock("Looked Up")
+	blk.addHead("Look-ups of what the user named (a task, an issue, a file): the head of each output.")
+	sec := &section{singular: "look-up", plural: "look-ups", cutFront: true, items: items}
+	return blk, blk.addSection(sec)
+}
+
+func slicesHasWhat(as []action, what string) bool {
+	for _, a := range as {
+		if a.What == what {
+			return true
+		}
+	}
+	return false
+}
+
+// maxEditReads is how many written or edited files, most recent first,
+// have the input of their last write or edit read at Build (no budget
+// shows more files than that with room for their definitions).
+const maxEditReads = 40
+
+// readEdits reads the last write or edit of the most recently changed
+// files the fold only located (fileEntry.Call), for their definitions.
+func (b *Builder) readEdits(src Outputs, q *quoted) error {
+	st := &b.st
+	if src == nil {
+		return nil
+	}
+	for p := range b.namedFiles() {
+		c := st.Files[p].Call
+		if c == nil {
+			continue
+		}
+		if c.Size > maxEditInput+64<<10 {
+			continue // its input is past maxEditInput: editTexts names nothing of it
+		}
+		in, err := src.Input(c.Seq, c.Off, c.Size)
+		if err != nil {
+			return fmt.Errorf("tape: reading the input of seq %d: %w", c.Seq, err)
+		}
+		q.symbols[p], q.change[p] = editSymbols(c.Tool, in), editChange(c.Tool, in)
+	}
+	return nil
+}
+
+// namedFiles are the files whose definitions the tape names: the
+// maxEditReads most recently changed ones (written or edited, not under a
+// dependency folder), whether the fold read their last change at once or
+// Build reads it (readEdits).
+func (b *Builder) namedFiles() map[string]bool {
+	st := &b.st
+	var paths []string
+	for p, f := range st.Files {
+		if (f.Write != 0 || f.Edit != 0) && !isNoise(relPath(p, st.Cwd)) {
+			paths = append(paths, p)
+		}
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		a, c := st.Files[paths[i]], st.Files[paths[j]]
+		if a.Last != c.Last {
+			return a.Last > c.Last
+		}
+		return paths[i] < paths[j]
+	})
+	named := map[string]bool{}
+	for _, p := range paths[:min(len(paths), maxEditReads)] {
+		named[p] = true
+	}
+	return named
+}

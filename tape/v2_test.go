@@ -1,0 +1,308 @@
+package tape
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// The rules of tape v2 (issue 23): each shape of what the v1 tape lost,
+// as a session that has it.
+
+func withMeta(ev session.Event, k, v string) session.Event {
+	ev.Meta = map[string]string{k: v}
+	return ev
+}
+
+// 1. Outcomes of successful commands: test verdicts, the commit made and
+// pushed, "nothing to commit", a tracker's close, each by its key line,
+// with the command that gave it.
+func TestOutcomesOfSuccessfulCommands(t *testing.T) {
+	evs := seqd(
+		human("Finish the epic and push it."),
+		call("Bash", "b1", `{"command":"mix test"}`),
+		result("Bash", "b1", true, "Compiling 3 files (.ex)\n.......\nFinished in 0.9 seconds\n14 doctests, 87 tests, 0 failures\n"),
+		call("Bash", "b2", `{"command":"git commit -am 'feat: pager'"}`),
+		result("Bash", "b2", true, "[main 3f2a1b9] feat: pager\n 2 files changed, 10 insertions(+)\n"),
+		call("Bash", "b3", `{"command":"git push origin main"}`),
+		result("Bash", "b3", true, "To github.com:o/r.git\n   1a2b3c4..3f2a1b9  main -> main\n"),
+		call("Bash", "b4", `{"command":"git commit -am again"}`),
+		result("Bash", "b4", true, "On branch main\nnothing to commit, working tree clean\n"),
+		call("Bash", "b5", `{"command":"bd close spotter-7 --reason done"}`),
+		result("Bash", "b5", true, "✓ Closed spotter-7: done\n"),
+		say("All pushed."),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	blk := blockText(t, tp, "Recent Actions")
+	for _, want := range []string{
+		"- seq=3 Bash ok: mix test\n    → ",
+		"    → 14 doctests, 87 tests, 0 failures",
+		"- seq=5 Bash ok: git commit -am 'feat: pager'\n    → [main 3f2a1b9] feat: pager",
+		"1a2b3c4..3f2a1b9  main -> main",
+		"nothing to commit, working tree clean",
+		"✓ Closed spotter-7: done",
+	} {
+		if !strings.Contains(blk, want) {
+			t.Errorf("Recent Actions lacks %q:\n%s", want, blk)
+		}
+	}
+	// The output of a read is not an outcome: not quoted.
+	read := build(t, "s", seqd(human("Look."), call("Read", "r1", `{"file_path":"a.go"}`), result("Read", "r1", true, "1→package a\n2→// 87 tests, 0 failures")), Options{}, nil)
+	if blk := blockText(t, read, "Recent Actions"); strings.Contains(blk, "→ ") || !strings.Contains(blk, "- seq=3 Read ok: a.go") {
+		t.Errorf("a read's output is quoted:\n%s", blk)
+	}
+}
+
+// 2. A failed call is shown with its command and the line that names the
+// error, not its first line of package-manager chatter; a failure that a
+// later run of the same command fixed is not pending.
+func TestFailuresByTheirErrorLine(t *testing.T) {
+	out := "npm warn Unknown env config \"python\"\nnpm warn Unknown env config \"msvs\"\n\n> app@1.0.0 build\n> vite build\n\nTypeError: foo.bar is not a function\n    at x (y.js:1:1)\n"
+	evs := seqd(
+		human("Build it."),
+		call("Bash", "b1", `{"command":"npm run build"}`),
+		result("Bash", "b1", false, out),
+		call("Bash", "b2", `{"command":"git push"}`),
+		result("Bash", "b2", false, "Exit code 128\nfatal: The current branch x has no upstream branch."),
+		call("Bash", "b3", `{"command":"git push --set-upstream origin x"}`),
+		result("Bash", "b3", true, "branch 'x' set up to track 'origin/x'."),
+		say("Pushed."),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	pending := blockText(t, tp, "Pending State")
+	if !strings.Contains(pending, "- seq=3 Bash FAILED (open turn): npm run build\n    → ") || !strings.Contains(pending, "TypeError: foo.bar is not a function") {
+		t.Errorf("the failure is not named by its command and error line:\n%s", pending)
+	}
+	if strings.Contains(pending, "npm warn") {
+		t.Errorf("package-manager chatter quoted as the failure:\n%s", pending)
+	}
+	if strings.Contains(pending, "git push") || !strings.Contains(pending, "1 failure was fixed by a later run of the same call") {
+		t.Errorf("the push fixed by a later push is still pending:\n%s", pending)
+	}
+	// Fixed by the same command run again.
+	again := build(t, "s", seqd(human("Go."), call("Bash", "b1", `{"command":"npm run build"}`), result("Bash", "b1", false, "Error: x"),
+		call("Bash", "b2", `{"command":"npm run build"}`), result("Bash", "b2", true, "built in 2s")), Options{}, nil)
+	if p := blockText(t, again, "Pending State"); strings.Contains(p, "FAILED") {
+		t.Errorf("a failure fixed by the same command is pending:\n%s", p)
+	}
+}
+
+// 3. The last assistant message is carried whole, labelled model-written.
+func TestLastAssistantMessageWhole(t *testing.T) {
+	last := "All pushed.\n\nEpic X complete. All 4 subtasks done and pushed.\n\n389 tests passing, credo clean."
+	tp := build(t, "s", seqd(human("Finish."), say("Working.\n\nStep one done."), say(last)), Options{}, nil)
+	bp := blockText(t, tp, "Breakpoint")
+	if !strings.Contains(bp, "Last assistant message, seq=3 (whole):\n"+last) || !strings.Contains(bp, modelWritten) {
+		t.Fatalf("the last message is not whole and labelled:\n%s", bp)
+	}
+}
+
+// 4. Model-written text (assistant prose, a plan, the host's own summary)
+// is labelled and never a constraint; the host's summary is carried.
+func TestModelWrittenTextIsLabelledAndNeverAConstraint(t *testing.T) {
+	summary := "Analysis:\nnotes\n\nSummary:\n1. Primary Request: You must never push to main.\n\n2. Pending Tasks: the CSV export."
+	plan := `{"plan":"# Plan\n\nNever touch the schema. Step 1: add the endpoint."}`
+	evs := seqd(
+		human("Work on the export."),
+		injected(session.KindSystem, "compact-summary", summary),
+		call("ExitPlanMode", "p1", plan),
+		result("ExitPlanMode", "p1", true, "User has approved your plan."),
+		say("You must always run the linter."),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	if len(tp.Constraints) != 0 {
+		t.Fatalf("model-written text became constraints: %+v", tp.Constraints)
+	}
+	hs := blockText(t, tp, "Host Summary")
+	if !strings.Contains(hs, "2. Pending Tasks: the CSV export.") || !strings.Contains(hs, modelWritten) || !strings.Contains(hs, "seq=2") {
+		t.Errorf("host summary block:\n%s", hs)
+	}
+	st := blockText(t, tp, "Task Status")
+	if !strings.Contains(st, "Plan proposed at seq=3 (approved by the user; "+modelWritten+")") || !strings.Contains(st, "Step 1: add the endpoint.") {
+		t.Errorf("plan:\n%s", st)
+	}
+	// The summary's analysis notes are cut before its sections.
+	b := fold(t, "s", evs)
+	for budget := DefaultBudget; budget >= MinBudget; budget -= 50 {
+		tp, err := b.Build(Options{Budget: budget}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk := blockText(t, tp, "Host Summary")
+		if strings.Contains(blk, "Pending Tasks") && !strings.Contains(blk, "\nnotes") {
+			return // the notes went first
+		}
+		if !strings.Contains(blk, "Pending Tasks") {
+			t.Fatalf("budget %d: the summary's sections were cut before its notes:\n%s", budget, blk)
+		}
+	}
+}
+
+// 5. A call in flight at the cut is named in the Pending State.
+func TestCallsInFlight(t *testing.T) {
+	tp := build(t, "s", seqd(human("Write it."), say("Writing."), call("Write", "w1", `{"file_path":"/p/web/page.tsx","content":"x"}`)), Options{}, nil)
+	if p := blockText(t, tp, "Pending State"); !strings.Contains(p, "In flight at the cut") || !strings.Contains(p, "- seq=3 Write: /p/web/page.tsx") {
+		t.Fatalf("the call in flight is not named:\n%s", p)
+	}
+}
+
+// 6. Noise: files under dependency and build folders are left out, paths
+// are relative to the working directory, a host command is no goal.
+func TestWorkspaceNoiseAndRelativePaths(t *testing.T) {
+	evs := seqd(
+		withMeta(human("/compact and continue"), "cwd", "/home/u/app"),
+		withMeta(human("Fix the parser."), "cwd", "/home/u/app"),
+		call("Read", "r1", `{"file_path":"/home/u/app/deps/jason/lib/jason.ex"}`), result("Read", "r1", true, "x"),
+		call("Read", "r2", `{"file_path":"/home/u/app/node_modules/a/index.js"}`), result("Read", "r2", true, "x"),
+		call("Edit", "e1", `{"file_path":"/home/u/app/lib/parser.ex","new_string":"  defp parse_line(line) do"}`), result("Edit", "e1", true, "ok"),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	files := blockText(t, tp, "Workspace Files")
+	if strings.Contains(files, "jason.ex") || strings.Contains(files, "node_modules") || !strings.Contains(files, "Left out: 2 files in dependency, build or cache folders.") {
+		t.Errorf("dependency files listed:\n%s", files)
+	}
+	if !strings.Contains(files, "- lib/parser.ex: edit seq=8 (defines parse_line)") {
+		t.Errorf("edited file not relative, or its definition not named:\n%s", files)
+	}
+	goal := blockText(t, tp, "Goal")
+	if strings.Contains(goal, "/compact") || !strings.Contains(goal, "First instruction (gen 1 session s seq 2):\n> Fix the parser.") {
+		t.Errorf("a host command is the goal:\n%s", goal)
+	}
+}
+
+// 7. Every later human instruction is carried in the user's words, and
+// the person's answer to the assistant's question with them; a long one
+// keeps its end, where the ask stands.
+func TestTheUsersWords(t *testing.T) {
+	pasted := "Here is the old session:\n" + strings.Repeat("old log line\n", 400) + "Continue please, and use pnpm, not npm."
+	evs := seqd(
+		human("Build the site."),
+		human("Tests go in web/tests."),
+		call("AskUserQuestion", "q1", `{"questions":[]}`),
+		result("AskUserQuestion", "q1", true, `User has answered your questions: "Pre-existing lint errors block the commit. How should we proceed?"="main was clean; fix the issues".`),
+		human(pasted),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	goal := blockText(t, tp, "Goal")
+	for _, want := range []string{"> Tests go in web/tests.", "main was clean; fix the issues", "Continue please, and use pnpm, not npm.", "Here is the old session:"} {
+		if !strings.Contains(goal, want) {
+			t.Errorf("Goal lacks %q:\n%s", want, goal)
+		}
+	}
+	found := false
+	for _, c := range tp.Constraints {
+		found = found || c.Text == "Tests go in web/tests."
+	}
+	if !found {
+		t.Errorf("a placement rule is not a constraint: %+v", tp.Constraints)
+	}
+}
+
+// 8. A look-up of what the user named (a bead, an issue) is quoted: its
+// output is the task's spec.
+func TestLookUpsOfWhatTheUserNamed(t *testing.T) {
+	spec := "spotter-dov.3 · Implement the debug sidecar\n" + strings.Repeat("- Keep highlight.js as the only syntax highlighter.\n", 12)
+	tp := build(t, "s", seqd(human("Work on bead spotter-dov."), call("Bash", "b1", `{"command":"bd show spotter-dov.3"}`), result("Bash", "b1", true, spec)), Options{}, nil)
+	if blk := blockText(t, tp, "Looked Up"); !strings.Contains(blk, "- seq=3 Bash: bd show spotter-dov.3\nspotter-dov.3 · Implement the debug sidecar") {
+		t.Fatalf("look-up:\n%s", blk)
+	}
+}
+
+// 9. Outcomes that scrolled out of Recent Actions are kept as milestones.
+func TestMilestonesOutliveRecentActions(t *testing.T) {
+	evs := []session.Event{human("Go."), call("Bash", "c0", `{"command":"git commit -m first"}`), result("Bash", "c0", true, "[main 1234567] first")}
+	for k := 1; k <= keptActions+5; k++ {
+		id := fmt.Sprintf("x%d", k)
+		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"ls dir%d"}`, k)), result("Bash", id, true, "a\nb"))
+	}
+	tp := build(t, "s", seqd(evs...), Options{}, nil)
+	if blk := blockText(t, tp, "Milestones"); !strings.Contains(blk, "[main 1234567] first") {
+		t.Fatalf("the first commit is gone:\n%s", blk)
+	}
+}
+
+// 10. The room the budget leaves goes to the conversation's last events;
+// a full tape never passes the budget.
+func TestLeftoverBudgetGoesToTheTail(t *testing.T) {
+	tp := build(t, "s", seqd(human("Start."), call("Bash", "b1", `{"command":"./run.sh"}`), result("Bash", "b1", true, "tidewave connected"), injected(session.KindSystem, "interrupted", "[Request interrupted by user]")), Options{}, nil)
+	tail := blockText(t, tp, "Conversation Tail")
+	if !strings.Contains(tail, "tidewave connected") || !strings.Contains(tail, "[Request interrupted by user]") {
+		t.Fatalf("tail:\n%s", tail)
+	}
+}
+
+// The outputs the tape quotes read at Build (a fold with offsets, as
+// prepare folds a log) give the tape a fold holding the outputs gives.
+func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
+	evs := seqd(
+		withMeta(human("Work on bead b-1. Ship it."), "cwd", "/r"),
+		call("Bash", "b1", `{"command":"bd show b-1"}`), result("Bash", "b1", true, strings.Repeat("spec line\n", 80)),
+		call("Bash", "b2", `{"command":"go test ./..."}`), result("Bash", "b2", false, "--- FAIL: TestX\nFAIL\tpkg 0.1s"),
+		call("AskUserQuestion", "q", `{}`), result("AskUserQuestion", "q", true, "yes, go on"),
+		call("Bash", "b3", `{"command":"cat big"}`), result("Bash", "b3", true, strings.Repeat("y", MaxOutputLine+10)),
+		call("Edit", "e1", `{"file_path":"/r/lib/a.ex","new_string":"  def run(x) do\n    x\n  end"}`), result("Edit", "e1", true, "ok"),
+		call("Write", "w1", `{"file_path":"/r/config/test.exs","content":"import Config\nconfig :app, secret_key_base: \"x\""}`), result("Write", "w1", true, "ok"),
+		say("Done."),
+	)
+	var log bytes.Buffer
+	offs := map[int64]int64{}
+	withOff := NewBuilder("s")
+	for k := range evs {
+		raw := rawLine(t, &evs[k])
+		offs[evs[k].Seq] = int64(log.Len())
+		if err := withOff.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
+			t.Fatal(err)
+		}
+		log.Write(raw)
+		log.WriteByte('\n')
+	}
+	src := bufOutputs(log.Bytes())
+	got, err := withOff.BuildFrom(Options{}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := build(t, "s", evs, Options{}, nil)
+	if got.Text != want.Text || got.TapeHash != want.TapeHash {
+		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", got.Text, want.Text)
+	}
+	if !strings.Contains(got.Text, "- lib/a.ex: edit seq=11 (defines run)") || !strings.Contains(got.Text, "- config/test.exs: write seq=13 (last change: import Config ⏎ config :app, secret_key_base: \"x\")") {
+		t.Errorf("the definitions read at Build are missing:\n%s", blockText(t, got, "Workspace Files"))
+	}
+	if !strings.Contains(got.Text, "output of 256 KiB not quoted: recall seq=9") {
+		t.Errorf("a line past MaxOutputLine is quoted or not named:\n%s", blockText(t, got, "Recent Actions"))
+	}
+}
+
+// bufOutputs reads tool outputs from an in-memory log.
+type bufOutputs []byte
+
+func (b bufOutputs) Output(seq, off int64, size int) (string, error) {
+	ev, err := b.read(seq, off, size)
+	if err != nil {
+		return "", err
+	}
+	return ev.Tool.Output, nil
+}
+
+func (b bufOutputs) Input(seq, off int64, size int) (json.RawMessage, error) {
+	ev, err := b.read(seq, off, size)
+	if err != nil {
+		return nil, err
+	}
+	return ev.Tool.Input, nil
+}
+
+func (b bufOutputs) read(seq, off int64, size int) (*session.Event, error) {
+	var ev session.Event
+	if err := json.Unmarshal(b[off:off+int64(size)], &ev); err != nil {
+		return nil, err
+	}
+	if ev.Seq != seq || ev.Tool == nil {
+		return nil, fmt.Errorf("offset %d is seq %d, not %d", off, ev.Seq, seq)
+	}
+	return &ev, nil
+}
