@@ -27,10 +27,10 @@ const (
 	minRefRunes    = 400 // a shorter look-up output is a state line: Recent Actions has it
 	maxSymbols     = 6 // definitions named per edited file
 	symbolScan     = 8 << 10
-	maxEditInput   = 256 << 10 // a write or edit input past it names no definition
+	maxEditInput   = 64 << 10 // a write or edit input past it names no definition
 	// MaxOutputLine is the longest tool/result log line whose output the
 	// tape quotes (key lines, a look-up): a longer one is named, not read.
-	MaxOutputLine = 256 << 10
+	MaxOutputLine = 96 << 10
 )
 
 // action is one tool call and its result.
@@ -195,11 +195,6 @@ func editSymbols(name string, input json.RawMessage) []string {
 	return out
 }
 
-// keyMarks make a line of output a key line: verdicts of tests, builds
-// and linters, version control, trackers, errors (tape/doc.go, Recent
-// Actions).
-var keyMarks = regexp.MustCompile(`(?i)(\b\d+\s+(tests?|examples?|specs?|doctests?|properties|passed|passing|failed|failing|failures?|errors?|skipped|pending|warnings?|files? changed|insertions?|deletions?|issues?|problems?|offenses?)\b|\b(pass|passed|fail|failed|failure|error|errors|panic|fatal|exception|traceback|denied|refused|cannot|could not|unable|not found|no such|undefined|timed? ?out|warning)\b|^\s*(ok|FAIL|PASS|---)\s|\b[0-9a-f]{7,40}\.\.\.?[0-9a-f]{7,40}\b|^\[[\w./-]+ [0-9a-f]{7,40}\]|nothing to commit|working tree clean|^\s*(modified|new file|deleted|renamed|both modified):|untracked files|your branch|on branch|\bbranch\b.*\b(set up|tracking|ahead|behind)|->|https?://\S+/(pull|merge_requests|issues)/|\bcreated\b|\bclosed\b|\bupdated\b|\bmerged\b|\bcompiled\b|\bfinished\b|\bsuccess|\bsucceeded\b|all .* (pass|green|clean)|✓|✗|✔|✘)`)
-
 // noiseLine: output lines that look like key lines but say nothing of the
 // outcome (package-manager chatter).
 func noiseLine(l string) bool {
@@ -216,12 +211,9 @@ func noiseLine(l string) bool {
 	return false
 }
 
-// errorMarks find the line that says what went wrong in a failed output.
-var errorMarks = regexp.MustCompile(`(?i)(\b\w*(error|exception)\b|\bfatal\b|\bpanic\b|\bfail(ed|ure)?\b|\btraceback\b|\bcannot\b|\bcould not\b|\bunable\b|\bnot found\b|\bno such\b|\bdenied\b|\brefused\b|\bundefined\b|exit code [1-9])`)
-
 // keyLines are the lines of an output the next window needs of it (at
 // most maxKeyLines, in output order): for a failure the first line that
-// names an error and the last line; for a success the key lines (keyMarks)
+// names an error and the last line; for a success the key lines (isKeyLine)
 // nearest the end and the last line.
 func keyLines(out string, ok bool) []string {
 	var lines []string
@@ -236,7 +228,7 @@ func keyLines(out string, ok bool) []string {
 	pick := map[int]bool{len(lines) - 1: true}
 	if !ok {
 		for k, l := range lines {
-			if errorMarks.MatchString(l) {
+			if isErrorLine(l) {
 				pick[k] = true
 				break
 			}
@@ -244,7 +236,7 @@ func keyLines(out string, ok bool) []string {
 		pick[0] = true
 	}
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
-		if keyMarks.MatchString(lines[k]) {
+		if isKeyLine(lines[k]) {
 			pick[k] = true
 		}
 	}
@@ -378,6 +370,35 @@ func quotesOutput(name string) bool {
 	return true
 }
 
+// readCommands only read or list: a shell command made of them alone (cat,
+// sed -n, nl, rg, ls …, as Codex reads files) is a read, its output the
+// file, not an outcome.
+var readCommands = map[string]bool{
+	"cat": true, "head": true, "tail": true, "nl": true, "less": true, "more": true, "rg": true, "grep": true,
+	"ag": true, "find": true, "fd": true, "ls": true, "tree": true, "wc": true, "file": true, "stat": true,
+	"pwd": true, "echo": true, "which": true, "type": true, "sort": true, "uniq": true, "cut": true,
+	"sed": true, "awk": true, "jq": true, "printf": true, "du": true, "realpath": true, "basename": true, "dirname": true,
+}
+
+// readsOnly: every command of the chain is a readCommand (sed only with
+// -n, which prints and does not edit).
+func readsOnly(what string) bool {
+	if what == "" {
+		return false
+	}
+	all, any := true, false
+	eachCommand(what, func(w string) bool {
+		first, _, _ := strings.Cut(w, " ")
+		if !readCommands[first] || first == "sed" && !strings.Contains(what, "sed -n") {
+			all = false
+			return false
+		}
+		any = true
+		return true
+	})
+	return all && any
+}
+
 // sameRun: a later call that runs what a failed one ran. For commands,
 // every program and subcommand of the failed one (each command of a chain
 // split at &&, ||, ; and |, by its first two words) is run by the later
@@ -402,7 +423,6 @@ func sameRunWords(failed, later string, lw map[string]bool) bool {
 	return true
 }
 
-var chainSplit = regexp.MustCompile(`&&|\|\||;|\|`)
 
 // commandWords are the first two words of each command of a chain, with
 // leading variable assignments and "cd dir" commands left out.
@@ -572,10 +592,6 @@ func editChange(name string, input json.RawMessage) string {
 }
 
 const changeRunes = 160
-
-// decisionMarks make a paragraph of the assistant's carry a choice or its
-// reason: such paragraphs outlive plain narration under the budget.
-var decisionMarks = regexp.MustCompile(`(?i)\b(instead|because|since|so that|decid\w*|chose|choos\w*|approach|rather than|won't|will not|no need|not needed|ignored|workaround|root cause|the fix|the problem|the issue)\b`)
 
 // isAnswerTool: a tool whose result carries the person's own answer
 // (Claude Code AskUserQuestion): the tape quotes it with the user's words.

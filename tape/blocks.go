@@ -166,11 +166,21 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *se
 	if len(sec.items) == 0 && sec.pre.N == 0 {
 		sec.heading = ""
 	}
-	// Cut narration first ("Let me check…"), oldest first; then the
-	// paragraphs that report an outcome (keyMarks), oldest first.
-	for _, marked := range []bool{false, true} {
-		for k, it := range sec.items {
-			if (keyMarks.MatchString(it.text) || decisionMarks.MatchString(it.text)) == marked {
+	// Cut the paragraphs older than the newest markedParagraphs first,
+	// oldest first; then, of the newest, narration ("Let me check…") before
+	// those that report an outcome or a choice (isKeyLine, isDecision),
+	// oldest first.
+	old := max(0, len(sec.items)-markedParagraphs)
+	marked := make([]bool, len(sec.items))
+	for k := old; k < len(sec.items); k++ {
+		marked[k] = isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text)
+	}
+	for k := 0; k < old; k++ {
+		sec.order = append(sec.order, k)
+	}
+	for _, m := range []bool{false, true} {
+		for k := old; k < len(sec.items); k++ {
+			if marked[k] == m {
 				sec.order = append(sec.order, k)
 			}
 		}
@@ -205,8 +215,12 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	for _, h := range st.Humans {
 		full[h.Origin] = h.Text
 	}
-	addMore := func(o session.Origin, text string) {
+	var mainParts []int // of the first and the latest instruction: the task's own definition
+	addMore := func(o session.Origin, text string, main bool) {
 		for k, part := range middleParts(text, humanCoreRunes, humanPartRunes) {
+			if main {
+				mainParts = append(mainParts, len(more.items))
+			}
 			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", originText(o), k+1, quoteLines(part)), b.refSession(o), o.Seq, o.Seq))
 		}
 	}
@@ -217,7 +231,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		if t, ok := full[q.Origin]; ok {
-			addMore(q.Origin, t)
+			addMore(q.Origin, t, true)
 		}
 	}
 	var later []session.Quote
@@ -245,7 +259,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			label = "Latest instruction"
 		}
 		all = append(all, said{h.Origin.Seq, fmt.Sprintf("%s (%s):\n%s", label, originText(h.Origin), quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))), b.refSession(h.Origin)})
-		addMore(h.Origin, h.Text)
+		addMore(h.Origin, h.Text, k == len(later)-1)
 	}
 	for _, a := range st.Answers {
 		if text := q.answer[a.Seq]; text != "" {
@@ -261,10 +275,22 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		}
 		blk.addSection(latest)
 	}
+	b.goalMore, b.goalMoreMain = nil, 0
 	if len(more.items) > 0 {
-		b.goalMore = blk.addSection(more)
-	} else {
-		b.goalMore = nil
+		// The middle parts of earlier instructions go first, then those of
+		// the first and the latest, oldest first.
+		isMain := map[int]bool{}
+		for _, k := range mainParts {
+			isMain[k] = true
+		}
+		for _, m := range []bool{false, true} {
+			for k := range more.items {
+				if isMain[k] == m {
+					more.order = append(more.order, k)
+				}
+			}
+		}
+		b.goalMore, b.goalMoreMain = blk.addSection(more), len(mainParts)
 	}
 	return blk, first, latest
 }
@@ -566,6 +592,10 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	}
 	return blk, todos, fails, flight
 }
+
+// markedParagraphs is how many of the newest paragraphs are read for an
+// outcome or a choice, which keeps them past plain narration.
+const markedParagraphs = 60
 
 // maxInFlight is how many calls without a result the Pending State names.
 const maxInFlight = 5

@@ -76,6 +76,9 @@ type Builder struct {
 	// goalMore is the Goal block's section of middle parts, set by
 	// goalBlock for the budget's ranking of one Build.
 	goalMore *section
+	// goalMoreMain is how many of its parts are of the first and the
+	// latest instruction (ranked above the others).
+	goalMoreMain int
 }
 
 // state is the whole fold; Snapshot writes it as JSON.
@@ -641,7 +644,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		}
 	}
 	var key []string
-	quote := !ok || quotesOutput(name)
+	quote := !ok || quotesOutput(name) && !readsOnly(what)
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}

@@ -30,7 +30,7 @@
 // A tool output is never held by the fold: of a tool/result the fold keeps
 // the byte offset and size of its log line (AddSumAt), and BuildFrom reads
 // the outputs the tape quotes (Outputs), one read each, a line longer than
-// MaxOutputLine (256 KiB) named but not read. Folded without offsets (Add,
+// MaxOutputLine (96 KiB: a Claude Code Bash output is cut at 30,000 characters) named but not read. Folded without offsets (Add,
 // AddSum), the event's own output is read at once by the same rules: both
 // give the same tape.
 //
@@ -216,7 +216,7 @@
 // then pending, then in progress), constraints (newest first), recent
 // actions (reads, edits and searches before commands), paragraphs (plain
 // narration before those that report an outcome or a choice:
-// keyMarks, decisionMarks), files (least recent first) and the host
+// isKeyLine, isDecision), files (least recent first) and the host
 // summary (its "Analysis:" notes first, then its sections from the end).
 // Marker lines, block labels, the anchor line and leftovers are never cut. Each section that lost entries ends (or, when cut oldest
 // first, starts) with one line

@@ -189,7 +189,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	var plan []cutStep
 	step := func(s *section, keep int) { plan = append(plan, cutStep{s, keep}) }
 	step(tailItems, 0)
-	step(b.goalMore, 0)
+	step(b.goalMore, b.goalMoreMain)
 	step(recallItems, 0)
 	for _, r := range replaySections {
 		step(r, 0)
@@ -206,6 +206,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(refItems, 1)
 	step(summaryItems, 0)
 	step(actionItems, 6)
+	step(b.goalMore, 0)
 	step(milestoneItems, 3)
 	step(turnEndItems, 0)
 	step(paragraphs, 4)

@@ -217,7 +217,7 @@ func TestMilestonesOutliveRecentActions(t *testing.T) {
 	evs := []session.Event{human("Go."), call("Bash", "c0", `{"command":"git commit -m first"}`), result("Bash", "c0", true, "[main 1234567] first")}
 	for k := 1; k <= keptActions+5; k++ {
 		id := fmt.Sprintf("x%d", k)
-		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"ls dir%d"}`, k)), result("Bash", id, true, "a\nb"))
+		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"./gen.sh part%d"}`, k)), result("Bash", id, true, "a\nb"))
 	}
 	tp := build(t, "s", seqd(evs...), Options{}, nil)
 	if blk := blockText(t, tp, "Milestones"); !strings.Contains(blk, "[main 1234567] first") {
@@ -272,7 +272,7 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 	if !strings.Contains(got.Text, "- lib/a.ex: edit seq=11 (defines run)") || !strings.Contains(got.Text, "- config/test.exs: write seq=13 (last change: import Config ⏎ config :app, secret_key_base: \"x\")") {
 		t.Errorf("the definitions read at Build are missing:\n%s", blockText(t, got, "Workspace Files"))
 	}
-	if !strings.Contains(got.Text, "output of 256 KiB not quoted: recall seq=9") {
+	if !strings.Contains(got.Text, "output of 96 KiB not quoted: recall seq=9") {
 		t.Errorf("a line past MaxOutputLine is quoted or not named:\n%s", blockText(t, got, "Recent Actions"))
 	}
 }

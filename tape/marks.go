@@ -1,0 +1,187 @@
+package tape
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The marks of key lines, error lines and decisions (tape/doc.go,
+// Actions): word lists read by one scan of a line's words, lower-cased,
+// with no pattern run over it (a fold and a Build read thousands of lines).
+
+// countWords follow a number in a verdict: "87 tests", "0 failures",
+// "2 files changed".
+var countWords = markWords("test tests example examples spec specs doctest doctests properties passed passing failed failing failure failures error errors skipped pending warning warnings file files insertion insertions deletion deletions issue issues problem problems offense offenses")
+
+// verdictWords make a line a key line wherever they stand.
+var verdictWords = markWords("pass passed fail failed failure error errors panic fatal exception traceback denied refused cannot unable undefined timeout warning created closed updated merged compiled finished success successful successfully succeeded")
+
+// errorWords make a line the error line of a failure (also any word
+// ending in "error" or "exception": TypeError, ENOENT… are words).
+var errorWords = markWords("fatal panic fail failed failure traceback cannot unable denied refused undefined")
+
+// decisionWords make a paragraph carry a choice or its reason.
+var decisionWords = markWords("instead because since chose approach ignored workaround")
+
+func markWords(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// keyPhrases are substrings of a lower-cased line that make it a key line.
+var keyPhrases = []string{"could not", "not found", "no such", "timed out", "nothing to commit", "working tree clean",
+	"untracked files", "your branch", "on branch", "->", "/pull/", "/merge_requests/", "/issues/", "✓", "✗", "✔", "✘"}
+
+// keyOpeners open a key line (trimmed, as written).
+var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- ", "modified:", "new file:", "deleted:", "renamed:", "both modified:"}
+
+// decisionPhrases are substrings of a lower-cased paragraph that carry a
+// choice or its reason.
+var decisionPhrases = []string{"so that", "rather than", "won't", "will not", "no need", "not needed", "root cause", "the fix", "the problem", "the issue", "decid", "choos"}
+
+// eachWord calls fn with each run of letters and digits of s, lower-cased
+// ASCII (other runes kept), and whether a number came just before it.
+func eachWord(s string, fn func(w string, afterNumber bool) bool) {
+	var buf [48]byte
+	prevNumber := false
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			i += n
+			continue
+		}
+		j, w, number := i, buf[:0], true
+		for j < len(s) {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				break
+			}
+			if r < utf8.RuneSelf {
+				c := byte(r)
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				if c < '0' || c > '9' {
+					number = false
+				}
+				w = append(w, c)
+			} else {
+				number = false
+				w = utf8.AppendRune(w, unicode.ToLower(r))
+			}
+			j += n
+		}
+		if !fn(string(w), prevNumber) {
+			return
+		}
+		prevNumber = number
+		i = j
+	}
+}
+
+// isKeyLine: a line of output that says how a command went: a verdict
+// with its count, a word of success or failure, version control (a commit
+// "[branch hash]", a push "a..b", "nothing to commit", "modified:"), a
+// tracker's closed or created, a pull-request URL.
+func isKeyLine(line string) bool {
+	t := strings.TrimSpace(line)
+	for _, o := range keyOpeners {
+		if strings.HasPrefix(t, o) {
+			return true
+		}
+	}
+	if commitLine(t) || strings.Contains(t, "..") && hexRange(t) {
+		return true
+	}
+	lower := strings.ToLower(t)
+	for _, p := range keyPhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	if strings.Contains(lower, "branch") && (strings.Contains(lower, "set up") || strings.Contains(lower, "tracking") || strings.Contains(lower, "ahead") || strings.Contains(lower, "behind")) {
+		return true
+	}
+	found := false
+	eachWord(t, func(w string, afterNumber bool) bool {
+		found = verdictWords[w] || afterNumber && countWords[w]
+		return !found
+	})
+	return found
+}
+
+// isErrorLine: a line that names what went wrong.
+func isErrorLine(line string) bool {
+	lower := strings.ToLower(line)
+	for _, p := range []string{"could not", "not found", "no such"} {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	if i := strings.Index(lower, "exit code "); i >= 0 && i+10 < len(lower) && lower[i+10] >= '1' && lower[i+10] <= '9' {
+		return true
+	}
+	found := false
+	eachWord(line, func(w string, _ bool) bool {
+		found = errorWords[w] || strings.HasSuffix(w, "error") || strings.HasSuffix(w, "exception")
+		return !found
+	})
+	return found
+}
+
+// isDecision: a paragraph that carries a choice or its reason.
+func isDecision(p string) bool {
+	lower := strings.ToLower(p)
+	for _, d := range decisionPhrases {
+		if strings.Contains(lower, d) {
+			return true
+		}
+	}
+	found := false
+	eachWord(p, func(w string, _ bool) bool {
+		found = decisionWords[w]
+		return !found
+	})
+	return found
+}
+
+// commitLine: "[branch 3f2a1b9] message", as git commit prints it.
+func commitLine(t string) bool {
+	if !strings.HasPrefix(t, "[") {
+		return false
+	}
+	end := strings.IndexByte(t, ']')
+	if end < 0 {
+		return false
+	}
+	f := strings.Fields(t[1:end])
+	return len(f) >= 2 && isHex(f[len(f)-1], 7)
+}
+
+// hexRange: a word "a..b" or "a...b" of two hex hashes, as git push prints.
+func hexRange(t string) bool {
+	for _, w := range strings.Fields(t) {
+		a, b, ok := strings.Cut(w, "..")
+		if ok && isHex(a, 7) && isHex(strings.TrimPrefix(b, "."), 7) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(s string, min int) bool {
+	if len(s) < min || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
