@@ -12,22 +12,22 @@ import (
 
 // Bounds of the action memory (tape/doc.go, Recent Actions).
 const (
-	keptActions    = 40  // the last tool calls with their results
-	keptVCS        = 12  // the last commands of version control and trackers
-	keptChecks     = 6   // the last runs of tests, builds and linters
+	keptActions     = 40  // the last tool calls with their results
+	keptVCS         = 12  // the last commands of version control and trackers
+	keptChecks      = 6   // the last runs of tests, builds and linters
 	refLineOverhead = 200 // bytes of a tool/result log line besides its output
-	keptRefs       = 3   // outputs of look-ups of what the user named
-	keptUserTokens = 60  // identifiers the user named
-	whatRunes      = 140 // the command, path or query of one call
-	keyLineRunes   = 180 // one key line of an output
-	maxKeyLines    = 4   // key lines quoted of one output
-	refRunes       = 3000
-	keptAnswers    = 8
-	answerRunes    = 1500
-	minRefRunes    = 400 // a shorter look-up output is a state line: Recent Actions has it
-	maxSymbols     = 6 // definitions named per edited file
-	symbolScan     = 8 << 10
-	maxEditInput   = 64 << 10 // a write or edit input past it names no definition
+	keptRefs        = 3   // outputs of look-ups of what the user named
+	keptUserTokens  = 60  // identifiers the user named
+	whatRunes       = 140 // the command, path or query of one call
+	keyLineRunes    = 180 // one key line of an output
+	maxKeyLines     = 4   // key lines quoted of one output
+	refRunes        = 3000
+	keptAnswers     = 8
+	answerRunes     = 1500
+	minRefRunes     = 400 // a shorter look-up output is a state line: Recent Actions has it
+	maxSymbols      = 6   // definitions named per edited file
+	symbolScan      = 8 << 10
+	maxEditInput    = 64 << 10 // a write or edit input past it names no definition
 	// MaxOutputLine is the longest tool/result log line whose output the
 	// tape quotes (key lines, a look-up): a longer one is named, not read.
 	MaxOutputLine = 96 << 10
@@ -422,7 +422,6 @@ func sameRunWords(failed, later string, lw map[string]bool) bool {
 	}
 	return true
 }
-
 
 // commandWords are the first two words of each command of a chain, with
 // leading variable assignments and "cd dir" commands left out.

@@ -23,7 +23,7 @@ type quoted struct {
 	symbols map[string][]string
 	change  map[string]string
 	// get reads an output once (the tail reads what the actions read).
-	get func(seq, off int64, size int) (string, bool, error)
+	get   func(seq, off int64, size int) (string, bool, error)
 	notes map[int64]string
 }
 

@@ -141,10 +141,10 @@ type state struct {
 	Answers []action `json:"answers,omitempty"`
 	// Tail are the last events as a conversation shows them, for the room
 	// the budget leaves.
-	Tail []tailEntry `json:"tail,omitempty"`
-	Refs       []action        `json:"refs,omitempty"`
-	UserTokens []string        `json:"userTokens,omitempty"`
-	Fixed      int             `json:"fixed,omitempty"`
+	Tail       []tailEntry `json:"tail,omitempty"`
+	Refs       []action    `json:"refs,omitempty"`
+	UserTokens []string    `json:"userTokens,omitempty"`
+	Fixed      int         `json:"fixed,omitempty"`
 	// LastReply is the last assistant message of the open turn;
 	// TurnEnds the last one of each of the last closed turns.
 	LastReply   *message  `json:"lastReply,omitempty"`
