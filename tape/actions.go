@@ -12,7 +12,8 @@ import (
 
 // Bounds of the action memory (tape/doc.go, Recent Actions).
 const (
-	keptActions     = 40  // the last tool calls with their results
+	keptCommands    = 26  // the last calls whose output is quoted (commands), with their results
+	keptQuiet       = 14  // the last other calls (reads, edits, searches)
 	keptVCS         = 12  // the last commands of version control and trackers
 	keptChecks      = 6   // the last runs of tests, builds and linters
 	refLineOverhead = 200 // bytes of a tool/result log line besides its output
@@ -360,6 +361,12 @@ var _ = session.TypeToolResult
 // key lines are quoted. A file read, an edit's acknowledgement, a search
 // listing say nothing the call does not.
 func quotesOutput(name string) bool {
+	switch name {
+	case "Bash", "shell", "exec_command", "local_shell", "container.exec":
+		return true // the commands, by far the most calls: no lower-casing
+	case "Grep", "Glob", "LS", "WebSearch", "WebFetch", "NotebookRead", "TodoWrite", "TodoRead", "update_plan":
+		return false
+	}
 	if _, file := toolOp(name); file {
 		return false
 	}
@@ -387,9 +394,8 @@ func readsOnly(what string) bool {
 		return false
 	}
 	all, any := true, false
-	eachCommand(what, func(w string) bool {
-		first, _, _ := strings.Cut(w, " ")
-		if !readCommands[first] || first == "sed" && !strings.Contains(what, "sed -n") {
+	eachCommand(what, func(w1, _ string) bool {
+		if !readCommands[w1] || w1 == "sed" && !strings.Contains(what, "sed -n") {
 			all = false
 			return false
 		}
@@ -404,37 +410,66 @@ func readsOnly(what string) bool {
 // split at &&, ||, ; and |, by its first two words) is run by the later
 // one: "git push" is fixed by "git push --set-upstream origin b", "git
 // commit -m …" by "git add x && git commit -m …". Otherwise the same text.
-func sameRun(failed, later string) bool { return sameRunWords(failed, later, commandWords(later)) }
+func sameRun(failed, later string) bool { return sameRunWords(failed, later, commandList(later)) }
 
-// sameRunWords is sameRun given commandWords(later).
-func sameRunWords(failed, later string, lw map[string]bool) bool {
+// sameRunWords is sameRun given commandList(later).
+func sameRunWords(failed, later string, lw []string) bool {
 	if failed == later {
 		return true
 	}
-	fw := commandWords(failed)
-	if len(fw) == 0 || len(lw) == 0 {
+	if len(lw) == 0 {
 		return false
 	}
-	for w := range fw {
-		if !lw[w] {
-			return false
+	n := 0
+	ok := true
+	eachCommand(failed, func(w1, w2 string) bool {
+		n++
+		for _, l := range lw {
+			if sameWords(l, w1, w2) {
+				return true
+			}
 		}
+		ok = false
+		return false
+	})
+	return ok && n > 0
+}
+
+// sameWords: l is joinWords(w1, w2), compared without building it.
+func sameWords(l, w1, w2 string) bool {
+	if w2 == "" {
+		return l == w1
 	}
-	return true
+	return len(l) == len(w1)+1+len(w2) && l[:len(w1)] == w1 && l[len(w1)] == ' ' && l[len(w1)+1:] == w2
+}
+
+// commandList is commandWords as a list, in order, repeats kept.
+func commandList(cmd string) []string {
+	var out []string
+	eachCommand(cmd, func(w1, w2 string) bool { out = append(out, joinWords(w1, w2)); return true })
+	return out
 }
 
 // commandWords are the first two words of each command of a chain, with
 // leading variable assignments and "cd dir" commands left out.
 func commandWords(cmd string) map[string]bool {
 	out := map[string]bool{}
-	eachCommand(cmd, func(w string) bool { out[w] = true; return true })
+	eachCommand(cmd, func(w1, w2 string) bool { out[joinWords(w1, w2)] = true; return true })
 	return out
 }
 
+func joinWords(w1, w2 string) string {
+	if w2 == "" {
+		return w1
+	}
+	return w1 + " " + w2
+}
+
 // eachCommand calls fn with the first two words of each command of the
-// chain cmd (split at && || ; |), as commandWords names them, until fn
-// says stop; it builds no list.
-func eachCommand(cmd string, fn func(words string) bool) {
+// chain cmd (split at && || ; |), as commandWords names them (w2 is ""
+// when the second word is a flag, a quote or absent), until fn says stop;
+// it builds nothing.
+func eachCommand(cmd string, fn func(w1, w2 string) bool) {
 	cmd = strings.TrimSuffix(strings.TrimSpace(cmd), " …")
 	for cmd != "" {
 		part := cmd
@@ -455,11 +490,10 @@ func eachCommand(cmd string, fn func(words string) bool) {
 			continue
 		}
 		w2, _ = nextWord(rest)
-		w := w1
-		if w2 != "" && !strings.HasPrefix(w2, "-") && !strings.ContainsAny(w2, "\"'$<>") {
-			w = w1 + " " + w2
+		if strings.HasPrefix(w2, "-") || strings.ContainsAny(w2, "\"'$<>") {
+			w2 = ""
 		}
-		if !fn(w) {
+		if !fn(w1, w2) {
 			return
 		}
 	}
@@ -475,22 +509,24 @@ func nextWord(s string) (string, string) {
 	return s[:i], s[i:]
 }
 
-// keepActions drops, past n, the oldest action whose output is not quoted
-// (a read, an edit, a search), else the oldest: the commands outlive them.
-func keepActions(as []action, n int) []action {
-	for len(as) > n {
-		drop := 0 // the oldest, unless a quiet one comes first
-		for k, a := range as {
-			if a.Off < 0 && len(a.Key) == 0 {
-				drop = k
-				break
-			}
-		}
-		copy(as[drop:], as[drop+1:]) // in place: a fold of 200,000 results allocates no ring each time
-		as[len(as)-1] = action{}
-		as = as[:len(as)-1]
+// appendRing appends e to a ring of the last n: past 2n entries the ring
+// is cut to its last n in one copy, so a fold of 200,000 events moves a
+// ring once per n appends, not once per append. The ring's own last n
+// are the same whenever it is cut (ringLast).
+func appendRing[T any](x []T, e T, n int) []T {
+	x = append(x, e)
+	if len(x) > 2*n {
+		x = keepLast(x, n)
 	}
-	return as
+	return x
+}
+
+// ringLast is the last n of a ring appendRing keeps.
+func ringLast[T any](x []T, n int) []T {
+	if len(x) > n {
+		return x[len(x)-n:]
+	}
+	return x
 }
 
 // keepLast is the last n of x, moved down in place (a ring the fold
@@ -510,11 +546,11 @@ func keepLast[T any](x []T, n int) []T {
 // checkers ("check"). A command is read by the first two words of each
 // command of its chain (commandWords), so no pattern runs over it.
 var (
-	vcsPairs = map[string]bool{
-		"git commit": true, "git push": true, "git merge": true, "git rebase": true, "git tag": true,
-		"git cherry-pick": true, "git revert": true, "git stash": true, "git rm": true, "git reset": true,
-		"gh pr": true, "gh issue": true, "gh release": true, "glab mr": true, "glab issue": true,
-		"bd close": true, "bd create": true, "bd update": true, "bd sync": true,
+	vcsPairs = map[[2]string]bool{
+		{"git", "commit"}: true, {"git", "push"}: true, {"git", "merge"}: true, {"git", "rebase"}: true, {"git", "tag"}: true,
+		{"git", "cherry-pick"}: true, {"git", "revert"}: true, {"git", "stash"}: true, {"git", "rm"}: true, {"git", "reset"}: true,
+		{"gh", "pr"}: true, {"gh", "issue"}: true, {"gh", "release"}: true, {"glab", "mr"}: true, {"glab", "issue"}: true,
+		{"bd", "close"}: true, {"bd", "create"}: true, {"bd", "update"}: true, {"bd", "sync"}: true,
 	}
 	vcsFlags   = []string{"--no-verify", "--force", "git add -f", "git checkout -b", "git switch -c", "git reset --hard"}
 	checkFirst = map[string]bool{
@@ -522,13 +558,13 @@ var (
 		"mypy": true, "ruff": true, "eslint": true, "golangci-lint": true, "make": true, "gradle": true,
 		"./gradlew": true, "mvn": true, "credo": true, "dialyzer": true, "tox": true, "nox": true, "bazel": true,
 	}
-	checkPairs = map[string]bool{
-		"go test": true, "go vet": true, "go build": true, "cargo test": true, "cargo build": true,
-		"cargo check": true, "cargo clippy": true, "mix test": true, "mix compile": true, "mix credo": true,
-		"mix dialyzer": true, "npm test": true, "npm run": true, "pnpm test": true, "pnpm run": true,
-		"yarn test": true, "yarn build": true, "yarn lint": true, "dotnet test": true, "dotnet build": true,
-		"bun test": true, "deno test": true, "swift test": true, "swift build": true, "python -m": true,
-		"npx vitest": true, "npx jest": true, "npx tsc": true, "uv run": true, "poetry run": true,
+	checkPairs = map[[2]string]bool{
+		{"go", "test"}: true, {"go", "vet"}: true, {"go", "build"}: true, {"cargo", "test"}: true, {"cargo", "build"}: true,
+		{"cargo", "check"}: true, {"cargo", "clippy"}: true, {"mix", "test"}: true, {"mix", "compile"}: true, {"mix", "credo"}: true,
+		{"mix", "dialyzer"}: true, {"npm", "test"}: true, {"npm", "run"}: true, {"pnpm", "test"}: true, {"pnpm", "run"}: true,
+		{"yarn", "test"}: true, {"yarn", "build"}: true, {"yarn", "lint"}: true, {"dotnet", "test"}: true, {"dotnet", "build"}: true,
+		{"bun", "test"}: true, {"deno", "test"}: true, {"swift", "test"}: true, {"swift", "build"}: true, {"python", "-m"}: true,
+		{"npx", "vitest"}: true, {"npx", "jest"}: true, {"npx", "tsc"}: true, {"uv", "run"}: true, {"poetry", "run"}: true,
 	}
 )
 
@@ -543,13 +579,12 @@ func milestoneKind(what string) string {
 		}
 	}
 	kind := ""
-	eachCommand(what, func(w string) bool {
-		if vcsPairs[w] {
+	eachCommand(what, func(w1, w2 string) bool {
+		if vcsPairs[[2]string{w1, w2}] {
 			kind = "vcs"
 			return false
 		}
-		first, _, _ := strings.Cut(w, " ")
-		if kind == "" && (checkPairs[w] || checkFirst[first] || strings.Contains(first, "test")) {
+		if kind == "" && (checkPairs[[2]string{w1, w2}] || checkFirst[w1] || strings.Contains(w1, "test")) {
 			kind = "check"
 		}
 		return true
@@ -596,29 +631,30 @@ const changeRunes = 160
 // (Claude Code AskUserQuestion): the tape quotes it with the user's words.
 func isAnswerTool(name string) bool { return strings.EqualFold(name, "AskUserQuestion") }
 
-// keepMilestones keeps the last keptVCS version-control and tracker
-// commands and the last keptChecks test and build runs, in seq order.
-func keepMilestones(ms []action) []action {
-	vcs, checks := 0, 0
-	keep := make([]bool, len(ms))
-	for k := len(ms) - 1; k >= 0; k-- {
-		if ms[k].Kind == "vcs" {
-			if vcs < keptVCS {
-				vcs++
-				keep[k] = true
+// addMilestone appends m and keeps the last keptVCS version-control and
+// tracker commands and the last keptChecks test and build runs, in seq
+// order: past its kind's count, the oldest of that kind goes.
+func addMilestone(ms []action, m action) []action {
+	ms = append(ms, m)
+	limit := keptChecks
+	if m.Kind == "vcs" {
+		limit = keptVCS
+	}
+	n, oldest := 0, -1
+	for k, x := range ms {
+		if (x.Kind == "vcs") == (m.Kind == "vcs") {
+			if oldest < 0 {
+				oldest = k
 			}
-		} else if checks < keptChecks {
-			checks++
-			keep[k] = true
+			n++
 		}
 	}
-	out := ms[:0:0]
-	for k, m := range ms {
-		if keep[k] {
-			out = append(out, m)
-		}
+	if n > limit {
+		copy(ms[oldest:], ms[oldest+1:])
+		ms[len(ms)-1] = action{}
+		ms = ms[:len(ms)-1]
 	}
-	return out
+	return ms
 }
 
 // editTexts are the new texts of a write or an edit: new_string,
@@ -669,4 +705,19 @@ func mayDefine(line string) bool {
 		}
 	}
 	return false
+}
+
+// touchesWhat is what a file tool's call names: its paths, relative.
+func touchesWhat(ts []fileTouch, cwd string) string {
+	switch len(ts) {
+	case 0:
+		return ""
+	case 1:
+		return relPath(ts[0].Path, cwd)
+	}
+	var ps []string
+	for _, t := range ts {
+		ps = append(ps, relPath(t.Path, cwd))
+	}
+	return clipLine("patch "+strings.Join(ps, ", "), whatRunes)
 }

@@ -59,7 +59,7 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		return out, true, nil
 	}
 	q.get = get
-	for _, a := range append(append([]action(nil), st.Actions...), st.Milestones...) {
+	for _, a := range append(append(b.actions(), st.Milestones...), ringLast(st.Quiet, keptQuiet)...) {
 		if _, done := q.key[a.Seq]; done {
 			continue
 		}
@@ -393,23 +393,23 @@ func actionLine(seq int64, tool, what string, ok bool, key []string, note string
 }
 
 func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
-	st := &b.st
-	if len(st.Actions) == 0 {
+	as := b.actions()
+	if len(as) == 0 {
 		return nil, nil
 	}
 	blk := newBlock("Recent Actions")
-	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(st.Actions), "tool call", "tool calls")))
+	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(as), "tool call", "tool calls")))
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	// Cut the calls whose output says nothing (reads, edits, searches)
 	// first, oldest first; then the commands, oldest first.
 	for _, quoted := range []bool{false, true} {
-		for k, a := range st.Actions {
+		for k, a := range as {
 			if (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
 				sec.order = append(sec.order, k)
 			}
 		}
 	}
-	for _, a := range st.Actions {
+	for _, a := range as {
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	return blk, blk.addSection(sec)
@@ -421,7 +421,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 	st := &b.st
 	recent := map[int64]bool{}
-	for _, a := range st.Actions {
+	for _, a := range b.actions() {
 		recent[a.Seq] = true
 	}
 	sec := &section{singular: "milestone", plural: "milestones", cutFront: true}
@@ -745,4 +745,22 @@ func (b *Builder) namedFiles() map[string]bool {
 		named[p] = true
 	}
 	return named
+}
+
+// actions are the last commands and the last other calls, in seq order.
+func (b *Builder) actions() []action {
+	st := &b.st
+	cmds, quiet := ringLast(st.Actions, keptCommands), ringLast(st.Quiet, keptQuiet)
+	out := make([]action, 0, len(cmds)+len(quiet))
+	i, j := 0, 0
+	for i < len(cmds) || j < len(quiet) {
+		if j == len(quiet) || i < len(cmds) && cmds[i].Seq < quiet[j].Seq {
+			out = append(out, cmds[i])
+			i++
+		} else {
+			out = append(out, quiet[j])
+			j++
+		}
+	}
+	return out
 }

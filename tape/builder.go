@@ -132,10 +132,13 @@ type state struct {
 
 	// Tape v2 (issue 23): where the person works, their words, what was
 	// done last, and the model-written texts, each labelled as such.
-	Cwd        string          `json:"cwd,omitempty"`
-	Humans     []session.Quote `json:"humans,omitempty"`
-	Actions    []action        `json:"actions,omitempty"`
-	Milestones []action        `json:"milestones,omitempty"`
+	Cwd    string          `json:"cwd,omitempty"`
+	Humans []session.Quote `json:"humans,omitempty"`
+	// Actions are the last keptCommands calls whose output is quoted,
+	// Quiet the last keptQuiet others; both rings (appendRing).
+	Actions    []action `json:"actions,omitempty"`
+	Quiet      []action `json:"quiet,omitempty"`
+	Milestones []action `json:"milestones,omitempty"`
 	// Answers are the person's answers to the assistant's questions
 	// (isAnswerTool), quoted with the user's words.
 	Answers []action `json:"answers,omitempty"`
@@ -576,12 +579,18 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipAtSeq(strings.TrimSpace(in.Plan), maxPlanRunes, "", ev.Seq)}
 		}
 	}
-	c := openCall{Seq: ev.Seq, Tool: name, What: callWhat(name, ev.Tool.Input, st.Cwd)}
+	c := openCall{Seq: ev.Seq, Tool: name}
+	touches, file := fileTouches(name, ev.Tool.Input)
+	if file {
+		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
+	} else {
+		c.What = callWhat(name, ev.Tool.Input, st.Cwd)
+	}
 	b.lastWhat = c.What
 	if ev.Tool.CallID == "" {
 		return
 	}
-	if touches, ok := fileTouches(name, ev.Tool.Input); ok {
+	if file {
 		c.File, c.Touches = true, touches
 		if op, _ := toolOp(name); op != OpRead {
 			c.Off, c.Size = -1, 0
@@ -645,6 +654,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	var key []string
 	quote := !ok || quotesOutput(name) && !readsOnly(what)
+	// (readsOnly and milestoneKind each read the command's words once.)
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -654,10 +664,14 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	if !isTodoTool(name) {
 		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key}
-		st.Actions = keepActions(append(st.Actions, a), keptActions)
+		if quote {
+			st.Actions = appendRing(st.Actions, a, keptCommands)
+		} else {
+			st.Quiet = appendRing(st.Quiet, a, keptQuiet)
+		}
 		if quote {
 			if a.Kind = milestoneKind(what); a.Kind != "" {
-				st.Milestones = keepMilestones(append(st.Milestones, a))
+				st.Milestones = addMilestone(st.Milestones, a)
 			}
 		}
 	}
@@ -676,19 +690,20 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	if what != "" && len(st.Failures) > 0 {
 		// A failure that a later run of the same call fixed is not pending.
-		var later map[string]bool
+		var later []string
 		kept := st.Failures[:0]
-		for _, f := range st.Failures {
+		for k := range st.Failures {
+			f := &st.Failures[k]
 			if f.Tool == name {
 				if later == nil {
-					later = commandWords(what)
+					later = commandList(what)
 				}
 				if sameRunWords(f.What, what, later) {
 					st.Fixed++
 					continue
 				}
 			}
-			kept = append(kept, f)
+			kept = append(kept, *f)
 		}
 		clear(st.Failures[len(kept):])
 		st.Failures = kept

@@ -18,12 +18,17 @@ const (
 // text, a tool call with what it ran, a tool result by its offset (its
 // output is read at Build).
 type tailEntry struct {
-	Seq  int64  `json:"seq"`
-	Who  string `json:"who"`
-	Text string `json:"text,omitempty"`
-	Off  int64  `json:"off,omitempty"`
-	Size int    `json:"size,omitempty"`
-	OK   bool   `json:"ok,omitempty"`
+	Seq int64 `json:"seq"`
+	// Who is "user", "assistant", or the tool's name (Call or Result);
+	// an injected message is "user" with Source.
+	Who    string `json:"who"`
+	Source string `json:"source,omitempty"`
+	Call   bool   `json:"call,omitempty"`
+	Result bool   `json:"result,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Off    int64  `json:"off,omitempty"`
+	Size   int    `json:"size,omitempty"`
+	OK     bool   `json:"ok,omitempty"`
 }
 
 func (b *Builder) addTail(ev *session.Event, size int, off int64) {
@@ -34,11 +39,10 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 		if strings.Contains(ev.Text, session.GraftMarker) {
 			return
 		}
-		who := "user"
+		e = tailEntry{Seq: ev.Seq, Who: "user", Text: clipAtSeq(strings.TrimSpace(ev.Text), tailTextRunes, "", ev.Seq)}
 		if !ev.IsHumanInstruction() {
-			who = "injected (" + ev.Source.Kind + " " + ev.Source.Name + ")"
+			e.Source = ev.Source.Kind + " " + ev.Source.Name
 		}
-		e = tailEntry{Seq: ev.Seq, Who: who, Text: clipAtSeq(strings.TrimSpace(ev.Text), tailTextRunes, "", ev.Seq)}
 	case session.TypeAssistantMessage:
 		if strings.Contains(ev.Text, session.GraftMarker) || ev.Source.Name == "thinking" {
 			return
@@ -48,22 +52,19 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 		if ev.Tool == nil || isTodoTool(ev.Tool.Name) {
 			return
 		}
-		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name + " call", Text: b.lastWhat}
+		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name, Call: true, Text: b.lastWhat}
 	case session.TypeToolResult:
 		if ev.Tool == nil || isTodoTool(ev.Tool.Name) {
 			return
 		}
-		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name + " result", Off: off, Size: size, OK: ev.OKResult()}
+		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name, Result: true, Off: off, Size: size, OK: ev.OKResult()}
 		if off < 0 && size <= MaxOutputLine {
 			e.Text = lastRunesOf(strings.TrimSpace(ev.Tool.Output), tailOutputRunes)
 		}
 	default:
 		return
 	}
-	st.Tail = append(st.Tail, e)
-	if len(st.Tail) > keptTail {
-		st.Tail = keepLast(st.Tail, keptTail)
-	}
+	st.Tail = appendRing(st.Tail, e, keptTail)
 }
 
 // lastRunesOf is the end of s, at most n runes, from a line start when
@@ -83,17 +84,26 @@ func lastRunesOf(s string, n int) string {
 // tailBlock renders the tail; the outputs of its results come from src.
 func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 	st := &b.st
-	if len(st.Tail) == 0 {
+	tail := ringLast(st.Tail, keptTail)
+	if len(tail) == 0 {
 		return nil, nil, nil
 	}
 	blk := newBlock("Conversation Tail")
 	blk.optional = true
 	blk.addHead("The last events as they were, as far as the budget leaves room (the assistant's are " + modelWritten + "):")
 	sec := &section{singular: "event", plural: "events", cutFront: true}
-	for _, e := range st.Tail {
+	for _, e := range tail {
 		text := e.Text
 		who := e.Who
-		if strings.HasSuffix(who, " result") {
+		switch {
+		case e.Source != "":
+			who = "injected (" + e.Source + ")"
+		case e.Call:
+			who += " call"
+		case e.Result:
+			who += " result"
+		}
+		if e.Result {
 			if !e.OK {
 				who += " (failed)"
 			}

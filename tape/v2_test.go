@@ -215,7 +215,7 @@ func TestLookUpsOfWhatTheUserNamed(t *testing.T) {
 // 9. Outcomes that scrolled out of Recent Actions are kept as milestones.
 func TestMilestonesOutliveRecentActions(t *testing.T) {
 	evs := []session.Event{human("Go."), call("Bash", "c0", `{"command":"git commit -m first"}`), result("Bash", "c0", true, "[main 1234567] first")}
-	for k := 1; k <= keptActions+5; k++ {
+	for k := 1; k <= keptCommands+5; k++ {
 		id := fmt.Sprintf("x%d", k)
 		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"./gen.sh part%d"}`, k)), result("Bash", id, true, "a\nb"))
 	}
