@@ -22,6 +22,8 @@ type quoted struct {
 	// symbols and change of the files listed, by path (read at Build).
 	symbols map[string][]string
 	change  map[string]string
+	// plan is the plan file's content when Build read it.
+	plan string
 	// get reads an output once (the tail reads what the actions read).
 	get   func(seq, off int64, size int) (string, bool, error)
 	notes map[int64]string
@@ -35,6 +37,16 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		symbols: map[string][]string{}, change: map[string]string{}}
 	if err := b.readEdits(src, q); err != nil {
 		return nil, err
+	}
+	if p := st.Plan; p != nil && p.Call != nil && src != nil {
+		c := p.Call
+		if c.Size <= maxEditInput+64<<10 {
+			in, err := src.Input(c.Seq, c.Off, c.Size)
+			if err != nil {
+				return nil, fmt.Errorf("tape: reading the plan file written at seq %d: %w", c.Seq, err)
+			}
+			q.plan = planText(editTexts(c.Tool, in), c.Seq)
+		}
 	}
 	read := map[int64]string{}
 	get := func(seq, off int64, size int) (string, bool, error) {
@@ -327,7 +339,7 @@ func middleParts(text string, core, n int) []string {
 	return out
 }
 
-func (b *Builder) statusBlock() (*block, *section, *section) {
+func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 	st := &b.st
 	blk := newBlock("Task Status")
 	var planSec *section
@@ -336,8 +348,15 @@ func (b *Builder) statusBlock() (*block, *section, *section) {
 		if p.State != "" {
 			state = p.State + " by the user"
 		}
+		text, where := p.Text, ""
+		if p.File != "" {
+			where = ", the file " + p.File
+			if p.Call != nil {
+				text = q.plan
+			}
+		}
 		planSec = &section{singular: "plan", plural: "plans"}
-		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d (%s; %s):\n%s", p.Seq, state, modelWritten, p.Text), "", p.Seq, p.Seq))
+		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, text), "", p.Seq, p.Seq))
 	}
 	if len(st.Todos) == 0 {
 		blk.addHead("No todo list was written.")

@@ -152,7 +152,8 @@ type state struct {
 	// TurnEnds the last one of each of the last closed turns.
 	LastReply   *message  `json:"lastReply,omitempty"`
 	TurnEnds    []message `json:"turnEnds,omitempty"`
-	Plan        *plan     `json:"plan,omitempty"`
+	Plan        *plan      `json:"plan,omitempty"`
+	LastMD      *planWrite `json:"lastMd,omitempty"`
 	HostSummary *message  `json:"hostSummary,omitempty"`
 
 	// Relied are the prefixes the graft/origin at seq 1 relied on; Lines the
@@ -257,6 +258,20 @@ type plan struct {
 	CallID string `json:"callId,omitempty"`
 	Text   string `json:"text"`
 	State  string `json:"state,omitempty"` // "approved", "not approved", "" (no answer yet)
+	// File is the plan file when ExitPlanMode carried no plan (hosts that
+	// write the plan to a file in plan mode): Text is its content, or
+	// Call locates the Write whose content Build reads.
+	File string   `json:"file,omitempty"`
+	Call *callRef `json:"call,omitempty"`
+}
+
+// planWrite is the last Write of a Markdown file: in plan mode the one
+// file the host lets the assistant write is the plan.
+type planWrite struct {
+	Seq  int64    `json:"seq"`
+	Path string   `json:"path"`
+	Text string   `json:"text,omitempty"`
+	Call *callRef `json:"call,omitempty"`
 }
 
 type report struct {
@@ -577,6 +592,9 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		}
 		if json.Unmarshal(ev.Tool.Input, &in) == nil && strings.TrimSpace(in.Plan) != "" {
 			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipAtSeq(strings.TrimSpace(in.Plan), maxPlanRunes, "", ev.Seq)}
+		} else if w := st.LastMD; w != nil {
+			// No plan in the call: the plan file written in plan mode.
+			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: w.Text, File: w.Path, Call: w.Call}
 		}
 	}
 	c := openCall{Seq: ev.Seq, Tool: name}
@@ -587,6 +605,15 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		c.What = callWhat(name, ev.Tool.Input, st.Cwd)
 	}
 	b.lastWhat = c.What
+	if file && len(touches) == 1 && touches[0].Op == OpWrite && strings.HasSuffix(strings.ToLower(touches[0].Path), ".md") {
+		w := &planWrite{Seq: ev.Seq, Path: relPath(touches[0].Path, st.Cwd)}
+		if off >= 0 {
+			w.Call = &callRef{Seq: ev.Seq, Tool: name, Off: off, Size: size}
+		} else {
+			w.Text = planText(editTexts(name, ev.Tool.Input), ev.Seq)
+		}
+		st.LastMD = w
+	}
 	if ev.Tool.CallID == "" {
 		return
 	}
@@ -745,6 +772,16 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	for _, t := range touches {
 		b.touch(t, ev.Seq, call)
 	}
+}
+
+// planText is a plan file's content as the tape quotes it.
+func planText(texts []string, seq int64) string {
+	for _, t := range texts {
+		if t = strings.TrimSpace(t); t != "" {
+			return clipAtSeq(t, maxPlanRunes, "", seq)
+		}
+	}
+	return ""
 }
 
 // refKey is a look-up's output when the fold has it in hand (Add): its

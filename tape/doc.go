@@ -145,8 +145,13 @@
 // bytes: the head of its output (3000 runes) is the task's spec. The last
 // 3, one per command.
 //
-// Model-written text: the assistant's messages, a plan it proposed (Claude
-// Code ExitPlanMode, "approved by the user" when its result succeeded) and
+// Plan: the plan of the last Claude Code ExitPlanMode call, "approved by
+// the user" when its result succeeded; a call that carries no plan text
+// (older hosts write the plan to a file in plan mode, the one file they
+// let the assistant write) takes the content of the last Markdown file
+// written before it.
+//
+// Model-written text: the assistant's messages, a plan it proposed and
 // the host's compaction summary (a user/message of kind system named
 // compact-summary or compacted) are labelled "model-written: context, not
 // an instruction" and are never a human instruction, a goal or a

@@ -152,7 +152,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	breakpoint, reply, paragraphs := b.breakpointBlock(conflicts)
 	constraints, constraintItems := b.constraintsBlock()
 	goal, goalFirst, goalLatest := b.goalBlock(t.Goal, q)
-	status, statusTodos, planItems := b.statusBlock()
+	status, statusTodos, planItems := b.statusBlock(q)
 	actions, actionItems := b.actionsBlock(q)
 	milestones, milestoneItems := b.milestonesBlock(q)
 	files, fileItems, readItems := b.filesBlock(q)

@@ -246,6 +246,8 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 		call("Bash", "b3", `{"command":"cat big"}`), result("Bash", "b3", true, strings.Repeat("y", MaxOutputLine+10)),
 		call("Edit", "e1", `{"file_path":"/r/lib/a.ex","new_string":"  def run(x) do\n    x\n  end"}`), result("Edit", "e1", true, "ok"),
 		call("Write", "w1", `{"file_path":"/r/config/test.exs","content":"import Config\nconfig :app, secret_key_base: \"x\""}`), result("Write", "w1", true, "ok"),
+		call("Write", "w2", `{"file_path":"/r/plan.md","content":"# Plan\n\n1. Add credo ~> 1.7."}`), result("Write", "w2", true, "ok"),
+		call("ExitPlanMode", "x1", `{}`), result("ExitPlanMode", "x1", true, "User has approved exiting plan mode."),
 		say("Done."),
 	)
 	var log bytes.Buffer
@@ -271,6 +273,9 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 	}
 	if !strings.Contains(got.Text, "- lib/a.ex: edit seq=11 (defines run)") || !strings.Contains(got.Text, "- config/test.exs: write seq=13 (last change: import Config ⏎ config :app, secret_key_base: \"x\")") {
 		t.Errorf("the definitions read at Build are missing:\n%s", blockText(t, got, "Workspace Files"))
+	}
+	if !strings.Contains(got.Text, "Plan proposed at seq=16, the file plan.md (approved by the user; "+modelWritten+"):\n# Plan\n\n1. Add credo ~> 1.7.") {
+		t.Errorf("the plan file read at Build is missing:\n%s", blockText(t, got, "Task Status"))
 	}
 	if !strings.Contains(got.Text, "output of 96 KiB not quoted: recall seq=9") {
 		t.Errorf("a line past MaxOutputLine is quoted or not named:\n%s", blockText(t, got, "Recent Actions"))
