@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +126,8 @@ func figures(d *mdDoc) []figure {
 			out = append(out, figure{line: t.line, kind: "cluster", tbl: t})
 		case t.header[0] == "measure":
 			out = append(out, figure{line: t.line, kind: "bench", tbl: t})
+		case (t.header[0] == "category" || t.header[0] == "handoff") && slices.Contains(t.header, "graft") && slices.Contains(t.header, "excerpt"):
+			out = append(out, figure{line: t.line, kind: "fidelity", tbl: t})
 		}
 	}
 	for _, b := range d.codeBlocks(d.all()) {
@@ -225,6 +228,8 @@ func checkFigures(c *checker, ds *docs, k *code) {
 				checkBenchTable(c, d, fg.tbl, rows, benchLines, ds.bench)
 			case "cluster":
 				checkClusterTable(c, d, fg.tbl, clusterLines)
+			case "fidelity":
+				checkFidelityTable(c, d, fg.tbl, lab.cmd, k.root)
 			}
 		}
 		for _, l := range labels {

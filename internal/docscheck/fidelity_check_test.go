@@ -1,0 +1,72 @@
+package docscheck
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/graft-project/graft/internal/fidelity"
+)
+
+// The fidelity tables the documents print under a `make fidelity` Run:
+// line are the tables make fidelity prints today: each row, cell for cell.
+// A table under another command (a run at an earlier commit, kept as
+// history) is not recomputed.
+
+var fidelityOnce struct {
+	sync.Once
+	rows map[string]bool
+	err  error
+}
+
+// fidelityRows runs the truth set once and returns every table row
+// fidelity.Tables renders, cells trimmed and joined by "|".
+func fidelityRows(root string) (map[string]bool, error) {
+	fidelityOnce.Do(func() {
+		cases, err := fidelity.Load(filepath.Join(root, "testdata", "fidelity"))
+		if err != nil {
+			fidelityOnce.err = err
+			return
+		}
+		tmp, err := os.MkdirTemp("", "docscheck-fidelity-")
+		if err != nil {
+			fidelityOnce.err = err
+			return
+		}
+		defer os.RemoveAll(tmp)
+		var results []*fidelity.Result
+		for _, c := range cases {
+			r, err := fidelity.Run(context.Background(), root, tmp, c)
+			if err != nil {
+				fidelityOnce.err = err
+				return
+			}
+			results = append(results, r)
+		}
+		rows := map[string]bool{}
+		for _, l := range strings.Split(fidelity.Tables(results), "\n") {
+			if strings.HasPrefix(l, "|") {
+				rows[strings.Join(splitRow(l), "|")] = true
+			}
+		}
+		fidelityOnce.rows = rows
+	})
+	return fidelityOnce.rows, fidelityOnce.err
+}
+
+// checkFidelityTable checks a fidelity table under a Run: line of cmd.
+func checkFidelityTable(c *checker, d *mdDoc, t mdTable, cmd, root string) {
+	if cmd != "make fidelity" {
+		return // history: a run at another commit
+	}
+	rows, err := fidelityRows(root)
+	if !c.fact("fidelity table", d, t.line, err == nil, "the truth set does not run: %v", err) {
+		return
+	}
+	c.fact("fidelity table", d, t.line, rows[strings.Join(t.header, "|")], "make fidelity prints no table headed %q", strings.Join(t.header, " | "))
+	for _, r := range t.rows {
+		c.fact("fidelity table", d, r.line, rows[strings.Join(r.cells, "|")], "make fidelity prints no such row today: %q", strings.Join(r.cells, " | "))
+	}
+}
