@@ -150,11 +150,11 @@ type state struct {
 	Fixed      int         `json:"fixed,omitempty"`
 	// LastReply is the last assistant message of the open turn;
 	// TurnEnds the last one of each of the last closed turns.
-	LastReply   *message  `json:"lastReply,omitempty"`
-	TurnEnds    []message `json:"turnEnds,omitempty"`
+	LastReply   *message   `json:"lastReply,omitempty"`
+	TurnEnds    []message  `json:"turnEnds,omitempty"`
 	Plan        *plan      `json:"plan,omitempty"`
 	LastMD      *planWrite `json:"lastMd,omitempty"`
-	HostSummary *message  `json:"hostSummary,omitempty"`
+	HostSummary *message   `json:"hostSummary,omitempty"`
 
 	// Relied are the prefixes the graft/origin at seq 1 relied on; Lines the
 	// line digests of cited origins, by originKey: handed down by the
@@ -692,14 +692,13 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !isTodoTool(name) {
 		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key}
 		if quote {
+			a.Kind = milestoneKind(what)
 			st.Actions = appendRing(st.Actions, a, keptCommands)
-		} else {
-			st.Quiet = appendRing(st.Quiet, a, keptQuiet)
-		}
-		if quote {
-			if a.Kind = milestoneKind(what); a.Kind != "" {
+			if a.Kind != "" {
 				st.Milestones = addMilestone(st.Milestones, a)
 			}
+		} else {
+			st.Quiet = appendRing(st.Quiet, a, keptQuiet)
 		}
 	}
 	if !ok {
