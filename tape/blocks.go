@@ -71,36 +71,33 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		return out, true, nil
 	}
 	q.get = get
-	for _, a := range append(append(b.actions(), st.Milestones...), ringLast(st.Quiet, keptQuiet)...) {
-		if _, done := q.key[a.Seq]; done {
-			continue
+	// keyOf quotes one result's key lines: in hand (added without an
+	// offset), or read once.
+	keyOf := func(seq, off int64, size int, inHand []string, ok bool) error {
+		if _, done := q.key[seq]; done {
+			return nil
 		}
-		if a.Off < 0 && a.Size <= MaxOutputLine {
-			q.key[a.Seq] = a.Key
-			continue
+		if off < 0 && size <= MaxOutputLine {
+			q.key[seq] = inHand
+			return nil
 		}
-		out, ok, err := get(a.Seq, a.Off, a.Size)
+		out, read, err := get(seq, off, size)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if ok {
-			q.key[a.Seq] = keyLines(headTail(out), a.OK)
+		if read {
+			q.key[seq] = keyLines(headTail(out), ok)
+		}
+		return nil
+	}
+	for _, a := range append(append(b.actions(), st.Milestones...), ringLast(st.Quiet, keptQuiet)...) {
+		if err := keyOf(a.Seq, a.Off, a.Size, a.Key, a.OK); err != nil {
+			return nil, err
 		}
 	}
 	for _, f := range st.Failures {
-		if _, done := q.key[f.Seq]; done {
-			continue
-		}
-		if f.Off < 0 && f.Size <= MaxOutputLine {
-			q.key[f.Seq] = f.Key
-			continue
-		}
-		out, ok, err := get(f.Seq, f.Off, f.Size)
-		if err != nil {
+		if err := keyOf(f.Seq, f.Off, f.Size, f.Key, false); err != nil {
 			return nil, err
-		}
-		if ok {
-			q.key[f.Seq] = keyLines(headTail(out), false)
 		}
 	}
 	for _, a := range st.Answers {
