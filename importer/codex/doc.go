@@ -72,8 +72,13 @@
 // The twin comes after its response_item, so a response_item user message
 // is held until the next line that decides: the twin (the human's), or any
 // other line but bookkeeping (turn_context, world_state,
-// token_usage_record, event_msg token_count, task_started, task_complete,
-// and malformed lines, which decide nothing). It is then emitted, in
+// token_usage_record, event_msg token_count, task_complete, and malformed
+// lines, which decide nothing). User messages in a row are held together:
+// a twin is the last one's, and the ones before it, without a twin, are
+// injected. An event_msg task_started decides too: what is held stood
+// outside a turn (Codex Desktop 0.104 writes its AGENTS.md and its
+// environment as user items before the first task_started) and is
+// injected, whatever its text (issue 24, item 13). It is then emitted, in
 // order, with meta "line" of its own line. A twin met with nothing held
 // makes the next user message the human's if it comes before any other
 // deciding line. What is held, and whether a twin was seen, is kept in the

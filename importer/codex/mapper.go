@@ -36,6 +36,10 @@ type Mapper struct {
 	// the user message that comes next.
 	held      *heldMessage
 	twinAhead bool
+	// pending are user messages held before held, in a row with no line
+	// between them that decides (a rollout may write several before the
+	// human's and its twin).
+	pending []heldMessage
 }
 
 // heldMessage is a response_item user message not yet emitted.
@@ -61,12 +65,13 @@ type mapperState struct {
 	Twins     bool              `json:"twins,omitempty"`
 	Held      *heldMessage      `json:"held,omitempty"`
 	TwinAhead bool              `json:"twinAhead,omitempty"`
+	Pending   []heldMessage     `json:"pending,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending})
 }
 
 // Held implements importer.Holder: the user message that waits for the
@@ -74,6 +79,9 @@ func (m *Mapper) SaveState() (json.RawMessage, error) {
 func (m *Mapper) Held() string {
 	if m.held == nil {
 		return ""
+	}
+	if len(m.pending) > 0 {
+		return fmt.Sprintf("lines %d-%d: %d user messages wait for the next line of the rollout to tell whether the human wrote the last (its twin); they are imported then", m.pending[0].Line, m.held.Line, len(m.pending)+1)
 	}
 	return fmt.Sprintf("line %d: a user message waits for the next line of the rollout to tell whether the human wrote it (its twin); it is imported then", m.held.Line)
 }
@@ -91,7 +99,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	for id, name := range st.OpenCalls {
 		m.open[id] = name
 	}
-	m.twins, m.held, m.twinAhead = st.Twins, st.Held, st.TwinAhead
+	m.twins, m.held, m.twinAhead, m.pending = st.Twins, st.Held, st.TwinAhead, st.Pending
 	return nil
 }
 
@@ -402,6 +410,7 @@ const (
 	lineHeld           // a response_item user message, now held
 	lineTwin           // a twin: the held message is the human's
 	lineNeutral        // bookkeeping, malformed: decides nothing
+	lineTurnStart      // task_started: what is held stood outside a turn
 )
 
 // whoWrote sees each line before it is mapped: it holds a response_item
@@ -409,22 +418,40 @@ const (
 func (m *Mapper) whoWrote(l importer.Line, rl *rolloutLine, payload json.RawMessage, out *importer.Output) int {
 	kind, texts := classify(rl, payload, out)
 	switch kind {
+	case lineTurnStart:
+		// User messages held before a turn starts stand outside a turn:
+		// the host's, whatever their text.
+		if m.held != nil {
+			m.releasePending(true, out)
+			m.release(true, out)
+		}
+		return lineNeutral
 	case lineNeutral:
 		return kind
 	case lineTwin:
 		m.twins = true
 		if m.held != nil {
+			// The twin is the last held message's; those before it have
+			// none.
+			m.releasePending(true, out)
 			m.release(false, out)
 		} else {
 			m.twinAhead = true
 		}
 		return kind
 	}
-	if m.held != nil {
-		m.release(m.twins, out)
-	}
 	ahead := m.twinAhead
 	m.twinAhead = false
+	if kind == lineHeld && !ahead && m.held != nil {
+		// Another user message in a row: both wait for what decides.
+		m.pending = append(m.pending, *m.held)
+		m.held = &heldMessage{Line: l.Num, Timestamp: rl.Timestamp, Texts: texts}
+		return kind
+	}
+	if m.held != nil {
+		m.releasePending(m.twins, out)
+		m.release(m.twins, out)
+	}
 	if kind != lineHeld {
 		return kind
 	}
@@ -435,6 +462,14 @@ func (m *Mapper) whoWrote(l importer.Line, rl *rolloutLine, payload json.RawMess
 	}
 	m.held = &heldMessage{Line: l.Num, Timestamp: rl.Timestamp, Texts: texts}
 	return kind
+}
+
+// releasePending emits the messages held before the last one, in order.
+func (m *Mapper) releasePending(injected bool, out *importer.Output) {
+	for _, h := range m.pending {
+		m.userMessage(&rolloutLine{Timestamp: h.Timestamp}, h.Texts, injected, h.Line, out)
+	}
+	m.pending = nil
 }
 
 // release emits the held user message: the human's (split by the
@@ -465,7 +500,9 @@ func classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (i
 		switch {
 		case em.Type == "user_message", em.Type == "item_completed" && em.Item.Type == "UserMessage":
 			return lineTwin, nil
-		case em.Type == "token_count", em.Type == "task_started", em.Type == "task_complete":
+		case em.Type == "task_started":
+			return lineTurnStart, nil
+		case em.Type == "token_count", em.Type == "task_complete":
 			return lineNeutral, nil
 		}
 	case "response_item":

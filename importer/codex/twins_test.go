@@ -124,6 +124,39 @@ func TestTwinsDecideWhoSpoke(t *testing.T) {
 			},
 		},
 		{
+			// Issue 24, item 13: Codex Desktop 0.104 writes two user items
+			// (its AGENTS.md and environment context) before the first
+			// task_started; unrecognisable (redacted, another language, a
+			// new template), they are still not the human's: they stand
+			// outside a turn.
+			"user items before the first task_started are outside a turn",
+			new(rolloutBuilder).meta().
+				user("Instrucciones del repositorio: usa siempre pnpm.").                                      // 2
+				user("[entorno redactado]").                                                                   // 3
+				add("event_msg", map[string]any{"type": "task_started"}).                                      // 4
+				user("Fix the login bug. Never push to main.").twin("Fix the login bug. Never push to main."), // 5, 6
+			[]string{
+				"2 system/injected Instrucciones del repositorio: usa siempre pnpm.",
+				"3 system/injected [entorno redactado]",
+				"5 user Fix the login bug. Never push to main.",
+			},
+		},
+		{
+			// A rollout without task_started (0.58): user items in a row,
+			// the last with its twin; the others have none, so they are
+			// injected once the twin shows the rollout has twins.
+			"consecutive user items: only the one its twin follows is the human's",
+			new(rolloutBuilder).meta().
+				user("Reglas del proyecto: nunca borres datos.").      // 2
+				user("[redacted environment]").                        // 3
+				user("Generate tasks.md.").twin("Generate tasks.md."), // 4, 5
+			[]string{
+				"2 system/injected Reglas del proyecto: nunca borres datos.",
+				"3 system/injected [redacted environment]",
+				"4 user Generate tasks.md.",
+			},
+		},
+		{
 			"a twin written before its response_item",
 			new(rolloutBuilder).meta().
 				twin("first").user("first"). // 2, 3
@@ -173,6 +206,10 @@ func TestTwinsAcrossResumes(t *testing.T) {
 		user("injected without a twin").
 		assistant("ok").
 		user("second").twin("second").
+		// Held together across a cut: two user items, then a turn.
+		user("Reglas: nunca borres datos.").user("[redacted]").
+		add("event_msg", map[string]any{"type": "task_started"}).
+		user("third").twin("third").
 		user("last, its twin not written yet")
 	whole := b.write(t)
 	st, home := testfixtures.NewStore(t)
@@ -217,6 +254,9 @@ func TestTwinsAcrossResumes(t *testing.T) {
 		"3 user hello",
 		"6 system/injected injected without a twin",
 		"8 user second",
+		"10 system/injected Reglas: nunca borres datos.",
+		"11 system/injected [redacted]",
+		"13 user third",
 	}) {
 		t.Fatalf("whole import: %q", got)
 	}
