@@ -406,11 +406,11 @@ func (m *Mapper) userMessage(rl *rolloutLine, texts []string, injected bool, lin
 // What a line does to a held user message (doc.go, "Who wrote a user
 // message").
 const (
-	lineOther   = iota // decides: a held message has no twin
-	lineHeld           // a response_item user message, now held
-	lineTwin           // a twin: the held message is the human's
-	lineNeutral        // bookkeeping, malformed: decides nothing
-	lineTurnStart      // task_started: what is held stood outside a turn
+	lineOther     = iota // decides: a held message has no twin
+	lineHeld             // a response_item user message, now held
+	lineTwin             // a twin: the held message is the human's
+	lineNeutral          // bookkeeping, malformed: decides nothing
+	lineTurnStart        // task_started: what is held stood outside a turn
 )
 
 // whoWrote sees each line before it is mapped: it holds a response_item
