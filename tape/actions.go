@@ -721,3 +721,82 @@ func touchesWhat(ts []fileTouch, cwd string) string {
 	}
 	return clipLine("patch "+strings.Join(ps, ", "), whatRunes)
 }
+
+// editAdds are the identifiers an edit puts in that its old text did not
+// have (snake_case, camelCase or dotted names of 6 runes or more: the
+// functions, fields and modules the change introduced), at most maxAdds,
+// in the order they appear; none for a write, whose definitions say it.
+func editAdds(name string, input json.RawMessage) []string {
+	if len(input) == 0 || len(input) > maxEditInput {
+		return nil
+	}
+	var in struct {
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Edits     []struct {
+			OldString string `json:"old_string"`
+			NewString string `json:"new_string"`
+		} `json:"edits"`
+	}
+	var olds, news []string
+	if vals, ok := session.StringFields(input, "old_string", "new_string"); ok && !strings.EqualFold(name, "multiedit") {
+		olds, news = []string{vals[0]}, []string{vals[1]}
+	} else if json.Unmarshal(input, &in) == nil {
+		olds, news = []string{in.OldString}, []string{in.NewString}
+		for _, e := range in.Edits {
+			olds, news = append(olds, e.OldString), append(news, e.NewString)
+		}
+	}
+	old := map[string]bool{}
+	for _, t := range olds {
+		eachIdent(t, func(w string) { old[w] = true })
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range news {
+		eachIdent(t, func(w string) {
+			if len(out) < maxAdds && !old[w] && !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		})
+	}
+	return out
+}
+
+const maxAdds = 6
+
+// eachIdent calls fn with each identifier of s that names something of
+// the code: letters, digits, _ and inner dots, 6 runes or more, with an
+// _ , a dot or a capital past its first rune.
+func eachIdent(s string, fn func(string)) {
+	if len(s) > symbolScan {
+		s = s[:symbolScan]
+	}
+	isID := func(c byte) bool { return c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	for i := 0; i < len(s); {
+		if !isID(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isID(s[j]) {
+			j++
+		}
+		w := strings.Trim(s[i:j], ".")
+		i = j
+		if len(w) < 6 || w[0] >= '0' && w[0] <= '9' {
+			continue
+		}
+		marked := false
+		for k := 1; k < len(w); k++ {
+			if c := w[k]; c == '_' || c == '.' || 'A' <= c && c <= 'Z' {
+				marked = true
+				break
+			}
+		}
+		if marked {
+			fn(w)
+		}
+	}
+}

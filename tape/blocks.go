@@ -19,9 +19,10 @@ type quoted struct {
 	key    map[int64][]string
 	ref    map[int64]string
 	answer map[int64]string
-	// symbols and change of the files listed, by path (read at Build).
+	// symbols, change and adds of the files listed, by path (read at Build).
 	symbols map[string][]string
 	change  map[string]string
+	adds    map[string][]string
 	// plan is the plan file's content when Build read it.
 	plan string
 	// get reads an output once (the tail reads what the actions read).
@@ -34,7 +35,7 @@ type quoted struct {
 func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	st := &b.st
 	q := &quoted{key: map[int64][]string{}, ref: map[int64]string{}, answer: map[int64]string{}, notes: map[int64]string{},
-		symbols: map[string][]string{}, change: map[string]string{}}
+		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}}
 	if err := b.readEdits(src, q); err != nil {
 		return nil, err
 	}
@@ -501,17 +502,20 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			}
 		}
 		line := fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", "))
-		symbols, change := f.Symbols, f.Change
+		symbols, change, adds := f.Symbols, f.Change, f.Adds
 		if f.Call != nil {
-			symbols, change = q.symbols[p], q.change[p]
+			symbols, change, adds = q.symbols[p], q.change[p], q.adds[p]
 		}
 		if !named[p] {
-			symbols, change = nil, ""
+			symbols, change, adds = nil, "", nil
 		}
 		if len(symbols) > 0 {
 			line += " (defines " + strings.Join(symbols, ", ") + ")"
-		} else if change != "" {
+		} else if change != "" && len(adds) == 0 {
 			line += " (last change: " + change + ")"
+		}
+		if len(adds) > 0 {
+			line += " (its last edit adds " + strings.Join(adds, ", ") + ")"
 		}
 		it := newItem(line, "", f.firstSeq(), f.Last)
 		if f.Write == 0 && f.Edit == 0 {
@@ -732,7 +736,7 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 		if err != nil {
 			return fmt.Errorf("tape: reading the input of seq %d: %w", c.Seq, err)
 		}
-		q.symbols[p], q.change[p] = editSymbols(c.Tool, in), editChange(c.Tool, in)
+		q.symbols[p], q.change[p], q.adds[p] = editSymbols(c.Tool, in), editChange(c.Tool, in), editAdds(c.Tool, in)
 	}
 	return nil
 }

@@ -212,6 +212,7 @@ type fileEntry struct {
 	// read at Build.
 	Symbols []string `json:"symbols,omitempty"`
 	Change  string   `json:"change,omitempty"`
+	Adds    []string `json:"adds,omitempty"`
 	Call    *callRef `json:"call,omitempty"`
 }
 
@@ -231,6 +232,7 @@ type openCall struct {
 	What    string      `json:"what,omitempty"`
 	Symbols []string    `json:"symbols,omitempty"`
 	Change  string      `json:"change,omitempty"`
+	Adds    []string    `json:"adds,omitempty"`
 	// Off and Size locate a write's or an edit's call line, whose input
 	// Build reads for Symbols and Change (-1: they were read at once).
 	Off  int64 `json:"off,omitempty"`
@@ -624,7 +626,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 			if off >= 0 {
 				c.Off, c.Size = off, size // read at Build, for the files it shows
 			} else {
-				c.Symbols, c.Change = editSymbols(name, ev.Tool.Input), editChange(name, ev.Tool.Input)
+				c.Symbols, c.Change, c.Adds = editSymbols(name, ev.Tool.Input), editChange(name, ev.Tool.Input), editAdds(name, ev.Tool.Input)
 			}
 		}
 	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
@@ -847,7 +849,7 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 		f.Edit = seq
 	}
 	if t.Op != OpRead && call.Seq > 0 {
-		f.Symbols, f.Change, f.Call = call.Symbols, call.Change, nil
+		f.Symbols, f.Change, f.Adds, f.Call = call.Symbols, call.Change, call.Adds, nil
 		if call.Off >= 0 && call.Size > 0 {
 			f.Call = &callRef{Seq: call.Seq, Tool: call.Tool, Off: call.Off, Size: call.Size}
 		}

@@ -157,9 +157,12 @@
 // an instruction" and are never a human instruction, a goal or a
 // constraint.
 //
-// Edited files: each write or edit names the definitions its new text
-// makes (def, defp, func, function, class, type … and "a.b = {"
-// assignments: the last 6), or else its first two lines.
+// Edited files: the last write or edit of each of the 40 most recently
+// changed files names the definitions its new text makes (def, defp,
+// func, function, class, type … and "a.b = {" assignments: at most 6),
+// or else its first two lines; and an edit the identifiers it adds that
+// its old text lacked (snake_case, camelCase or dotted, 6 runes or more:
+// at most 6).
 //
 // # Tape text
 //

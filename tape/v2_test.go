@@ -311,3 +311,17 @@ func (b bufOutputs) read(seq, off int64, size int) (*session.Event, error) {
 	}
 	return &ev, nil
 }
+
+// An edit names the identifiers it puts in that the old text lacked: the
+// functions, fields and modules the change introduced.
+func TestEditNamesWhatItAdds(t *testing.T) {
+	in := `{"file_path":"/r/lib/live.ex","old_string":"  use Phoenix.LiveView\n  def mount(_p, _s, socket)","new_string":"  use Phoenix.LiveView\n  attach_computer(SpotterWeb.Live.TranscriptComputers, :transcript_view)\n  def mount(_p, _s, socket)"}`
+	tp := build(t, "s", seqd(withMeta(human("Share the computer."), "cwd", "/r"), call("Edit", "e1", in), result("Edit", "e1", true, "ok")), Options{}, nil)
+	files := blockText(t, tp, "Workspace Files")
+	if !strings.Contains(files, "- lib/live.ex: edit seq=3 (defines mount) (its last edit adds attach_computer, SpotterWeb.Live.TranscriptComputers, transcript_view)") {
+		t.Fatalf("the edit's new names:\n%s", files)
+	}
+	if strings.Contains(files, "Phoenix.LiveView") {
+		t.Fatalf("a name the old text had is named as added:\n%s", files)
+	}
+}
