@@ -188,6 +188,11 @@ func Path() (file string, explicit bool) {
 func Load(file string, required bool) (Config, Sources, error) {
 	c := Default()
 	src := Sources{File: file, Keys: map[string]Source{}}
+	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		// A named pipe or a device would block the read, and every
+		// command and hook with it (issue 24, item 8).
+		return Config{}, Sources{}, &Error{File: file, Msg: fmt.Sprintf("not a regular file (%s): graft reads its settings only from a regular file", fileKind(fi.Mode()))}
+	}
 	data, err := os.ReadFile(file)
 	switch {
 	case err == nil:
@@ -215,6 +220,19 @@ func Load(file string, required bool) (Config, Sources, error) {
 		src.Set("store", Source{Kind: FromEnv, Name: "GRAFT_STORE"})
 	}
 	return c, src, nil
+}
+
+// fileKind names what a non-regular file is, for the error.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return m.Type().String()
 }
 
 // key is one key of the file: its name, what it takes, how it is read from

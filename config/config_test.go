@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/graft-project/graft/tape"
 )
@@ -309,5 +311,29 @@ func TestGet(t *testing.T) {
 	}
 	if c.Get("nope") != nil {
 		t.Error("Get of an unknown key is not nil")
+	}
+}
+
+// Issue 24, item 8: a config file that is not a regular file (a named
+// pipe, a device) is refused at once: reading a FIFO would wait for a
+// writer, and every command, the hooks included, would hang.
+func TestNotARegularFile(t *testing.T) {
+	cleanEnv(t)
+	fifo := filepath.Join(t.TempDir(), FileName)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipe here (%v); the directory case of TestUnreadable still runs", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := Load(fifo, false)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") || !strings.Contains(err.Error(), fifo) {
+			t.Fatalf("a named pipe as the config file: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Load of a named pipe still waits after 5 s")
 	}
 }
