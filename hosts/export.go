@@ -41,8 +41,9 @@ type ExportResult struct {
 	ResumeCommand string `json:"resumeCommand"`
 	Session       string `json:"session"`
 	Cwd           string `json:"cwd"`
-	// Created is false when an earlier export of the same target had
-	// written the same transcript.
+	// Created is true when this export wrote the host file: the first
+	// export, or one after the file was deleted; false when the file was
+	// there with the same bytes.
 	Created bool `json:"created"`
 }
 
@@ -265,7 +266,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Created = created && prior == nil
+	res.Created = created
 	if prior != nil {
 		return res, nil
 	}

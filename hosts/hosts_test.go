@@ -136,6 +136,18 @@ func TestExportClaudeCode(t *testing.T) {
 	if data2, _ := os.ReadFile(res.Path); !bytes.Equal(data, data2) {
 		t.Fatal("second export changed the transcript")
 	}
+	// Issue 24, item 4: the host file deleted, a re-export writes it again
+	// and says it created it.
+	if err := os.Remove(res.Path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := hosts.Export(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data3, _ := os.ReadFile(res.Path); !back.Created || !bytes.Equal(data, data3) {
+		t.Fatalf("re-export after the host file was deleted: created %v, the same bytes %v", back.Created, bytes.Equal(data, data3))
+	}
 	// Into the other host: refused (one target, one host session).
 	o.Host = hosts.Codex
 	o.CodexHome = t.TempDir()

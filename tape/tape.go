@@ -249,9 +249,23 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 		n := cutBy[s]
 		delete(cutBy, s)
+		// The count the section's cut line gives: the budget's cuts and
+		// what the fold itself did not keep (the constraints past its cap).
+		pre := s.pre.N
+		for _, r := range s.preOthers {
+			pre += r.N
+		}
 		noun := s.plural
-		if n == 1 {
+		if n+pre == 1 {
 			noun = s.singular
+		}
+		if pre > 0 && s == constraintItems {
+			cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s: %d cut to fit, %d past the fold's cap of %d)", n+pre, noun, s.blk.title, n, pre, keptConstraints))
+			continue
+		}
+		if pre > 0 {
+			cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s: %d cut to fit, %d not kept by the fold)", n+pre, noun, s.blk.title, n, pre))
+			continue
 		}
 		cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s)", n, noun, s.blk.title))
 	}

@@ -325,3 +325,31 @@ func TestEditNamesWhatItAdds(t *testing.T) {
 		t.Fatalf("a name the old text had is named as added:\n%s", files)
 	}
 }
+
+// Issue 24, item 4: the review's warning and the tape's cut line give the
+// same count of constraints cut: the budget's cuts and the sayings past
+// the fold's cap, the warning naming how many are which.
+func TestConstraintCutCountsAgree(t *testing.T) {
+	old := keptConstraints
+	keptConstraints = 40
+	defer func() { keptConstraints = old }()
+	var evs []session.Event
+	for k := 0; k < 200; k++ {
+		evs = append(evs, human(fmt.Sprintf("You must keep rule number %d of the long list of rules in mind.", k)))
+	}
+	tp := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	m := cutLineRE.FindStringSubmatch(blockText(t, tp, "Anchor + Hard Constraints"))
+	if m == nil {
+		t.Fatalf("no cut line:\n%s", blockText(t, tp, "Anchor + Hard Constraints"))
+	}
+	var warn string
+	for _, w := range tp.Warnings {
+		if strings.HasPrefix(w, "cut to fit") {
+			warn = w
+		}
+	}
+	want := m[1] + " constraints (Anchor + Hard Constraints: "
+	if !strings.Contains(warn, want) || !strings.Contains(warn, "160 past the fold's cap of 40") {
+		t.Fatalf("cut line %q; warning %q: want it to count %s and say how many are past the cap", m[0], warn, want)
+	}
+}
