@@ -773,7 +773,9 @@ func eachIdent(s string, fn func(string)) {
 	if len(s) > symbolScan {
 		s = s[:symbolScan]
 	}
-	isID := func(c byte) bool { return c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	isID := func(c byte) bool {
+		return c == '_' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
 	for i := 0; i < len(s); {
 		if !isID(s[i]) {
 			i++
