@@ -8,6 +8,7 @@ import (
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/journal"
+	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/recovery"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/txn"
@@ -37,7 +38,7 @@ var codes = []ExitCode{
 	{"boundary_drift", 14, "a new human instruction arrived or the prefix changed: prepare again", txn.ErrBoundaryDrift},
 	{"already_grafted", 15, "the source is retired: use its target, or --allow-reslice", txn.ErrAlreadyGrafted},
 	{"target_exists", 16, "the target id is taken: choose another --target", txn.ErrTargetExists},
-	{"locked", 17, "another process holds the source or target lock: retry", txn.ErrLocked},
+	{"locked", 17, "another process holds the source or target lock, or the session's (an import, a hook): retry", txn.ErrLocked},
 	{"cold_verify_failed", 18, "the target read back from disk did not match: nothing was committed", txn.ErrColdVerify},
 	{"no_space", 19, "the disk is full (ENOSPC): nothing was committed", errNoSpace},
 	{"permission_denied", 20, "a write was denied (EACCES/EROFS): nothing was committed", errPermission},
@@ -93,6 +94,11 @@ var (
 func CodeOf(err error) (Code, int) {
 	if err == nil {
 		return "", 0
+	}
+	if errors.Is(err, lockfile.ErrLocked) && !errors.Is(err, importer.ErrBusy) {
+		// A session lock held (an import, a hook, a graft append waits
+		// for it): the same answer as a graft blocked by one.
+		err = errors.Join(err, txn.ErrLocked)
 	}
 	for _, c := range codes {
 		switch c.err {

@@ -150,6 +150,13 @@ type HostSession struct {
 // Claude Code) the newest transcript of cwd's project folder.
 func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cwd string) (*HostSession, error) {
 	hs := &HostSession{Host: host, Picked: "given"}
+	if hostSessionID != "" {
+		// The same rule as a hook's: a lower-case uuid, as the hosts name
+		// their sessions.
+		if err := hosts.ValidHostSessionID(hostSessionID); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case transcript != "":
 		hs.Transcript = transcript

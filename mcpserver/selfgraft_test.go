@@ -43,6 +43,8 @@ func TestSelfGraftFromTheHostSession(t *testing.T) {
 	f.fails(ToolPrepare, map[string]any{"transcript": transcript}, string(CodeInvalidInput))
 	f.fails(ToolPrepare, map[string]any{"host": "aider"}, string(CodeInvalidInput))
 	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "transcript": filepath.Join(cwd, "missing-"+selfUUID+".jsonl")}, "bad_host_session_id")
+	// Issue 24, item 12: an upper-case id is refused, as the hook refuses it.
+	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "hostSessionId": strings.ToUpper(selfUUID)}, "bad_host_session_id")
 
 	// No hooks: the newest transcript of the directory, and the review says so.
 	rv := f.prepare(map[string]any{"host": "claude-code"})

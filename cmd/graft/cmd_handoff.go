@@ -95,6 +95,10 @@ committed (exit 2).`,
 			ctx, stop := interruptible(cmd)
 			defer stop()
 			res, err := svc.Handoff(ctx, o)
+			var self *graft.TargetIsSourceError
+			if errors.As(err, &self) {
+				return usageError{errors.New(self.Usage("--target"))} // as graft commit says it
+			}
 			if err != nil {
 				return err
 			}
