@@ -15,6 +15,13 @@
 // Input that is not such an object, or an event graft does not act on,
 // writes nothing: one line on stderr, exit 0.
 //
+// transcript_path is taken only for a regular file (not a symlink) under
+// the host's own transcript root, $CLAUDE_CONFIG_DIR/projects/… or
+// $CODEX_HOME/sessions/…, real paths compared, named for the event's
+// session (hosts.CheckTranscriptPath). Another path is refused on stderr,
+// read for nothing and bound to nothing; the host's own transcript of the
+// session id is looked up instead (issue 24, item 6).
+//
 // # Events
 //
 //	SessionStart       the recovery scan (opening the service runs it); follow the

@@ -142,15 +142,24 @@ type handler struct {
 // its session id. "" when there is none yet (a session's file appears
 // after the first reply).
 func (h *handler) transcript() string {
-	if p := h.in.TranscriptPath; p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		return ""
-	}
 	dir := h.set.ClaudeConfigDir
 	if h.host == hosts.Codex {
 		dir = h.set.CodexHome
+	}
+	if p := h.in.TranscriptPath; p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "" // not written yet (or gone): nothing to follow
+		}
+		why := hosts.CheckTranscriptPath(h.host, p, h.in.SessionID, dir)
+		if why == "" {
+			return p
+		}
+		// Never read, never bound: a hook input naming another file
+		// would tie the session id to it for good (issue 24, item 6).
+		h.out.warn("%s: transcript_path %s refused: %s; the host's own transcript of the session is followed instead", h.in.HookEventName, p, why)
+		if h.in.SessionID == "" {
+			return ""
+		}
 	}
 	p, err := hosts.FindTranscript(h.host, h.in.SessionID, h.in.Cwd, dir)
 	if errors.Is(err, hosts.ErrNoTranscript) {

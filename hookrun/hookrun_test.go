@@ -20,18 +20,31 @@ func transcript(t *testing.T) string {
 	return transcriptOf(t, "tool_heavy.jsonl")
 }
 
+// transcriptOf copies a fixture where Claude Code keeps its transcripts:
+// <config>/projects/<folder>/<uuid>.jsonl, with CLAUDE_CONFIG_DIR set to
+// <config> for the test (a hook takes transcript_path only under the
+// host's own root).
 func transcriptOf(t *testing.T, fixture string) string {
 	t.Helper()
 	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), uuid+".jsonl")
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	proj := filepath.Join(cfg, "projects", "-w")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(proj, uuid+".jsonl")
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
+
+// configOf is the Claude Code config directory transcriptOf put path in.
+func configOf(path string) string { return filepath.Dir(filepath.Dir(filepath.Dir(path))) }
 
 func opener(home string) func() (*graft.Service, error) {
 	return func() (*graft.Service, error) { return graft.Open(home, graft.Options{}) }
@@ -118,7 +131,7 @@ func TestStopFollowsAndSuggestsAHandoffPastAutoGraft(t *testing.T) {
 
 func TestPreCompactInterceptsWithAHandoff(t *testing.T) {
 	home, path := t.TempDir(), transcript(t)
-	cfg := t.TempDir()
+	cfg := configOf(path)
 	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.PreCompact, path, `,"trigger":"manual"`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -193,4 +206,54 @@ func mustOpen(t *testing.T, home string) *graft.Service {
 		t.Fatal(err)
 	}
 	return svc
+}
+
+// Issue 24, item 6: a hook takes transcript_path only for a regular file
+// under the host's own transcript root, named for the event's session: a
+// path elsewhere (/etc/passwd, a symlink to a file outside) is refused and
+// bound to nothing, so the host's real transcript is followed after it.
+func TestTranscriptPathOutsideTheHostsRootIsRefused(t *testing.T) {
+	home, cfg := t.TempDir(), t.TempDir()
+	outside := filepath.Join(t.TempDir(), uuid+".jsonl")
+	if err := os.WriteFile(outside, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(cfg, "projects", "-w")
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(proj, "link-"+uuid+".jsonl")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{outside, "/etc/passwd", link} {
+		in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.Stop, bad, ""), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg})
+		if out.Session != "" || len(out.Stderr) == 0 || !strings.Contains(strings.Join(out.Stderr, "\n"), "transcript_path "+bad+" refused") {
+			t.Fatalf("transcript_path %s: session %q, stderr %q: want it refused and nothing followed", bad, out.Session, out.Stderr)
+		}
+	}
+	bs, err := hosts.List(mustOpen(t, home).Store().FS, home)
+	if err != nil || len(bs) != 0 {
+		t.Fatalf("bindings %+v (%v) after refused paths: want none", bs, err)
+	}
+	// The real transcript under the root: followed, not source_rewritten.
+	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(proj, uuid+".jsonl")
+	if err := os.WriteFile(real, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.Stop, real, ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg}); out.Session != uuid || len(out.Stderr) != 0 {
+		t.Fatalf("the real transcript: session %q stderr %q, want it followed into %s", out.Session, out.Stderr, uuid)
+	}
 }

@@ -116,3 +116,57 @@ func NewestClaudeTranscript(cwd, dir string) (string, error) {
 	}
 	return best, nil
 }
+
+// CheckTranscriptPath says why path is not host's own transcript of the
+// session id ("" when it is): a regular file, not a symlink, under the
+// host's transcript root (Claude Code: <config>/projects/<folder>/,
+// Codex: <home>/sessions/…) as the real paths go, named for the session
+// (<id>.jsonl; Codex rollout-…-<id>.jsonl) when id is given. dir is the
+// config or home directory ("" for the environment's).
+func CheckTranscriptPath(host Host, path, id, dir string) string {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err.Error()
+	}
+	if !fi.Mode().IsRegular() {
+		return "not a regular file (a symlink, a directory or a device)"
+	}
+	var root string
+	switch host {
+	case ClaudeCode:
+		if dir == "" {
+			if dir, err = ClaudeConfigDir(); err != nil {
+				return err.Error()
+			}
+		}
+		root = filepath.Join(dir, "projects")
+	case Codex:
+		if dir == "" {
+			if dir, err = CodexHome(); err != nil {
+				return err.Error()
+			}
+		}
+		root = filepath.Join(dir, "sessions")
+	default:
+		return fmt.Sprintf("unknown host %q", host)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Sprintf("the host's transcript root %s: %v", root, err)
+	}
+	realDir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return err.Error()
+	}
+	if rel, err := filepath.Rel(realRoot, realDir); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "not under the host's transcript root " + root
+	}
+	if id != "" {
+		base := strings.ToLower(filepath.Base(path))
+		want := strings.ToLower(id) + ".jsonl"
+		if host == ClaudeCode && base != want || host == Codex && !strings.HasSuffix(base, "-"+want) {
+			return fmt.Sprintf("its name is not that of session %s", id)
+		}
+	}
+	return ""
+}
