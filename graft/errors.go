@@ -78,6 +78,7 @@ var codes = []ExitCode{
 	{"store_mismatch", 54, "the home belongs to the other store (file or etcd, or another etcd prefix): the message says what to do", etcdstore.ErrHome},
 	{"bad_store_url", 55, "--store (or GRAFT_STORE, or config key store) is not file or etcd://host:port[,…]/prefix", etcdstore.ErrURL},
 	{"store_format", 56, "the etcd prefix holds another format than this graft's: use another prefix", etcdstore.ErrFormat},
+	{"ambiguous_host_session", 57, "more than one host session was active in the directory lately: name the one (its id or transcript)", ErrAmbiguousHostSession},
 }
 
 var (
@@ -87,6 +88,9 @@ var (
 	ErrAuditFailed = errors.New("graft: audit failed")
 	// ErrInvalidOptions: bad prepare options.
 	ErrInvalidOptions = errors.New("graft: invalid options")
+	// ErrAmbiguousHostSession: a host session to find by the directory
+	// alone, and the hooks followed more than one there lately.
+	ErrAmbiguousHostSession = errors.New("graft: more than one host session active here")
 )
 
 // CodeOf returns the stable code and exit code of err ("error", 1 when it

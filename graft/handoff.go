@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/session"
@@ -186,6 +187,16 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 		return nil, err
 	}
 	if b := hosts.Recent(all, host, real); b != nil {
+		if others := activeBeside(all, host, real, b); len(others) > 0 {
+			// Two terminals in one directory: which one this agent runs in
+			// is not for graft to guess (issue 24, item 7).
+			list := []string{fmt.Sprintf("%s (last active %s)", b.HostSessionID, b.LastSeen)}
+			for _, o := range others {
+				list = append(list, fmt.Sprintf("%s (last active %s)", o.HostSessionID, o.LastSeen))
+			}
+			return nil, fmt.Errorf("%w: %d %s sessions were active in %s within %s of each other: %s; name the one this agent runs in (its host session id or its transcript)",
+				ErrAmbiguousHostSession, len(list), host, real, ambiguousWithin, strings.Join(list, ", "))
+		}
 		hs.Transcript, hs.HostSessionID, hs.Picked = b.Path, b.HostSessionID, "hooks: the "+string(host)+" session followed last in "+real+" ("+b.LastSeen+")"
 		return hs, nil
 	}
@@ -221,4 +232,31 @@ func (s *Service) ExportToHost(source, target, cwd string) (*hosts.ExportResult,
 		}
 	}
 	return s.Export(target, b.Host, cwd, "", "")
+}
+
+// ambiguousWithin is how close two host sessions' last activity in one
+// directory must be for FindHostSession not to pick the later one alone.
+const ambiguousWithin = 10 * time.Minute
+
+// activeBeside are the other host sessions of host the hooks followed in
+// cwd within ambiguousWithin of b's last activity.
+func activeBeside(all []hosts.Binding, host hosts.Host, cwd string, b *hosts.Binding) []hosts.Binding {
+	last, err := time.Parse(time.RFC3339Nano, b.LastSeen)
+	if err != nil {
+		return nil
+	}
+	var out []hosts.Binding
+	seen := map[string]bool{b.HostSessionID: true}
+	for _, o := range all {
+		if o.Host != host || o.Cwd != cwd || o.LastSeen == "" || seen[o.HostSessionID] {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, o.LastSeen)
+		if err != nil || last.Sub(t) > ambiguousWithin {
+			continue
+		}
+		seen[o.HostSessionID] = true
+		out = append(out, o)
+	}
+	return out
 }

@@ -79,3 +79,42 @@ func TestSelfGraftFromTheHostSession(t *testing.T) {
 		t.Fatalf("commit of a session in no host: %+v %q, want no export", plain.HostSession, plain.ExportError)
 	}
 }
+
+// Issue 24, item 7: two terminals in one directory, each followed by the
+// hooks within minutes of the other: graft_prepare {host} does not guess
+// which one the agent runs in; it refuses and lists both (ids, last
+// activity); naming one prepares it.
+func TestTwoRecentHostSessionsInOneDirectoryAreNotGuessed(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	cwd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(cwd))
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+	other := "8c2e3d4f-5061-4b7c-9d8e-0f1a2b3c4d5e"
+	for _, id := range []string{selfUUID, other} {
+		p := filepath.Join(folder, id+".jsonl")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Follow(hosts.ClaudeCode, p, id, cwd, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msg := f.fails(ToolPrepare, map[string]any{"host": "claude-code"}, "ambiguous_host_session")
+	mustContain(t, "refusal", msg, selfUUID)
+	mustContain(t, "refusal", msg, other)
+	rv := f.prepare(map[string]any{"host": "claude-code", "hostSessionId": other})
+	if rv.Source != other {
+		t.Fatalf("prepare naming %s prepared %s", other, rv.Source)
+	}
+}
