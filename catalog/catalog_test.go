@@ -413,34 +413,6 @@ func TestMarkPreparedUsed(t *testing.T) {
 	})
 }
 
-func TestClaimPrepared(t *testing.T) {
-	eachBackend(t, func(t *testing.T, db *DB) {
-		p := prepared("prep-1")
-		if err := db.PutPrepared(p); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.ClaimPrepared("prep-1", "txn-1", p.Expires); !errors.Is(err, ErrExpiredPrepared) {
-			t.Fatalf("claiming an expired review: %v", err)
-		}
-		if got, err := db.PeekPrepared("prep-1"); err != nil || got.UsedBy != "" {
-			t.Fatalf("a refused claim marked the review: %+v, %v", got, err)
-		}
-		got, err := db.ClaimPrepared("prep-1", "txn-1", t0)
-		if err != nil || got.UsedBy != "txn-1" || got.TapeHash != p.TapeHash {
-			t.Fatalf("claim: %+v, %v", got, err)
-		}
-		if _, err := db.ClaimPrepared("prep-1", "txn-1", t0); err != nil {
-			t.Fatalf("claiming again with the same txn: %v", err)
-		}
-		if _, err := db.ClaimPrepared("prep-1", "txn-2", t0); !errors.Is(err, ErrUsedPrepared) {
-			t.Fatalf("claiming a claimed review: %v", err)
-		}
-		if _, err := db.ClaimPrepared("prep-nope", "txn-2", t0); !errors.Is(err, ErrUnknownPrepared) {
-			t.Fatalf("claiming an unknown review: %v", err)
-		}
-	})
-}
-
 func TestPurgeExpired(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		now := t0.Add(48 * time.Hour)

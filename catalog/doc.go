@@ -115,9 +115,11 @@
 //
 //   - A prepared review expires when now >= expires; one with usedBy set is
 //     used. GetPrepared refuses both (ErrExpiredPrepared, ErrUsedPrepared),
-//     and an id not in the bucket is ErrUnknownPrepared. ClaimPrepared checks
-//     and marks in one write transaction, so two commits cannot both take
-//     one review. PurgeExpired deletes expired reviews, used or not.
+//     and an id not in the bucket is ErrUnknownPrepared. The lineage record
+//     of a commit marks its review used in the same write transaction, so
+//     two commits cannot both take one review. PurgeExpired deletes expired
+//     reviews, used or not, with their tapes: every prepare runs it, and
+//     graft recover.
 //   - A leftover is recorded once per (source, txn); recording it again
 //     keeps the first record.
 //   - PutNode merges children and adds the node to its parent's children,

@@ -74,7 +74,7 @@ func (db *DB) PutNode(n Node) error {
 
 // RecordCommit is what a committed graft writes, in one write transaction
 // (one pair of fdatasyncs, not two): n's lineage as PutNode does, and, when
-// preparedID is set, the review marked used by txn as MarkPreparedUsed does.
+// preparedID is set, the review marked used by txn (markUsed).
 // A review that is gone (purged) is not an error: the lineage is the point.
 func (db *DB) RecordCommit(n Node, preparedID, txn string) error {
 	if err := n.validate(); err != nil {

@@ -74,23 +74,6 @@ func (p Prepared) validate() error {
 	return nil
 }
 
-// PutPrepared stores (or replaces) a prepared review's record. A stored
-// tape stays while the review keeps its Seal and goes when it has none.
-func (db *DB) PutPrepared(p Prepared) error {
-	if err := p.validate(); err != nil {
-		return err
-	}
-	return db.update("putting prepared "+p.ID, func(tx Tx) error {
-		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
-			return err
-		}
-		if p.Seal == nil {
-			return tx.Delete(bucketPreparedTape, p.ID)
-		}
-		return nil
-	})
-}
-
 // PutReview stores (or replaces) a prepared review and, when p has a Seal,
 // the tape built for it (opaque bytes here: index.EncodeSealedTape) in bucket
 // preparedtape, in one transaction. A review without a Seal has no tape.
@@ -172,41 +155,9 @@ func (db *DB) GetPrepared(id string, now time.Time) (Prepared, error) {
 	return p, nil
 }
 
-// ClaimPrepared is GetPrepared and MarkPreparedUsed in one transaction, so
-// two commits racing for one review cannot both get it. Claiming again
-// with the same txn succeeds (a retried step).
-func (db *DB) ClaimPrepared(id, txn string, now time.Time) (Prepared, error) {
-	if err := session.ValidID(txn); err != nil {
-		return Prepared{}, fmt.Errorf("%w: claiming prepared %s: txn: %w", ErrInvalid, id, err)
-	}
-	var p Prepared
-	err := db.update("claiming prepared "+id, func(tx Tx) error {
-		var err error
-		if p, err = db.loadPrepared(tx, id); err != nil {
-			return err
-		}
-		if err := usable(p, txn, now); err != nil {
-			return err
-		}
-		p.UsedBy = txn
-		return putJSON(tx, bucketPrepared, id, p)
-	})
-	if err != nil {
-		return Prepared{}, err
-	}
-	return p, nil
-}
-
-// MarkPreparedUsed records that transaction txn consumed the review. Marking
-// again with the same txn is a no-op; with another txn it is a
-// *UsedPreparedError. Expiry is not checked: the commit already did.
-func (db *DB) MarkPreparedUsed(id, txn string) error {
-	if err := session.ValidID(txn); err != nil {
-		return fmt.Errorf("%w: marking prepared %s used: txn: %w", ErrInvalid, id, err)
-	}
-	return db.update("marking prepared "+id+" used", func(tx Tx) error { return db.markUsed(tx, id, txn) })
-}
-
+// markUsed records that transaction txn consumed the review (lineage
+// records it with the node): again with the same txn a no-op, with
+// another a *UsedPreparedError.
 func (db *DB) markUsed(tx Tx, id, txn string) error {
 	p, err := db.loadPrepared(tx, id)
 	if err != nil {

@@ -40,7 +40,7 @@ func (h *flowHome) unseal(id string) {
 	h.t.Helper()
 	p := h.prepared(id)
 	p.Seal = nil
-	err := catalog.With(h.home, catalog.DefaultTimeout, func(db *catalog.DB) error { return db.PutPrepared(p) })
+	err := catalog.With(h.home, catalog.DefaultTimeout, func(db *catalog.DB) error { return db.PutReview(p, nil) })
 	if err != nil {
 		h.t.Fatal(err)
 	}

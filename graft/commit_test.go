@@ -147,7 +147,11 @@ func TestReviewWithAnOlderPrefixHashIsStale(t *testing.T) {
 			return err
 		}
 		p.PrefixHash = "graft-prefix-v1:" + strings.Repeat("ab", 32)
-		return db.PutPrepared(p)
+		tp, _, err := db.PreparedTape(p.ID)
+		if err != nil {
+			return err
+		}
+		return db.PutReview(p, tp)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -195,6 +195,12 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 		return nil, err
 	}
 	err = s.cat().With(func(db *catalog.DB) error {
+		// Reviews are not kept for ever: the expired ones go (a hook past
+		// autoGraft prepares one a turn). A purge that fails leaves them
+		// and says so; the new review is stored all the same.
+		if _, perr := db.PurgeExpired(now); perr != nil {
+			s.degrade("expired reviews were not purged from catalog.db: %s", catalogProblem(perr))
+		}
 		return db.PutReview(catalog.Prepared{
 			ID: rv.PreparedID, Source: source,
 			Tier: o.Tape.Tier, RecentTurns: o.Tape.RecentTurns, AutoTier: o.Tape.AutoTier, Budget: o.Tape.Budget,
@@ -208,6 +214,18 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 		return nil, catalogNeeded(fmt.Sprintf("the review of %s could not be stored in catalog.db, where commit reads it", source), err)
 	}
 	return rv, nil
+}
+
+// PurgeReviews deletes the expired reviews from catalog.db and says how
+// many (graft recover; every prepare purges them too).
+func (s *Service) PurgeReviews() (int, error) {
+	n := 0
+	err := s.cat().With(func(db *catalog.DB) error {
+		var err error
+		n, err = db.PurgeExpired(s.Now())
+		return err
+	})
+	return n, err
 }
 
 // PreparedReview returns a stored review (expired or used ones too).

@@ -53,8 +53,13 @@ the prepared reviews it held are not carried over (prepare again).`,
 			if rep == nil {
 				return err
 			}
+			// Expired reviews go (every prepare purges them too).
+			purged, perr := svc.PurgeReviews()
+			if perr != nil {
+				fmt.Fprintf(a.stderr, "expired reviews were not purged from catalog.db: %v\n", perr)
+			}
 			if asJSON {
-				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "errors": rep.Errors}
+				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "errors": rep.Errors, "purgedReviews": purged}
 				if rb != nil {
 					out["rebuild"] = rb
 				}
@@ -64,6 +69,9 @@ the prepared reviews it held are not carried over (prepare again).`,
 				return err
 			}
 			fmt.Fprintf(a.stdout, "recovery: scanned=%d rolledForward=%d rolledBack=%d busy=%d\n", rep.Scanned, rep.RolledForward, rep.RolledBack, rep.Busy)
+			if purged > 0 {
+				fmt.Fprintf(a.stdout, "  purged %d expired review(s) from catalog.db\n", purged)
+			}
 			for _, l := range rep.Leftovers {
 				fmt.Fprintf(a.stdout, "  leftover: %s\n", l)
 			}
