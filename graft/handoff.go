@@ -75,8 +75,17 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 	}
 	res := &HandoffResult{Host: o.Host, Follow: fr}
 	if fr.HandedOffTo != "" {
-		return res, fmt.Errorf("%w: %s session %s continues graft session %s, which was already handed off: the work goes on in %s (see graft status); hand off that session instead. New lines of this one are not merged",
-			session.ErrRetired, o.Host, fr.HostSessionID, fr.Session, fr.HandedOffTo)
+		// The person needs the host session to resume, not graft's id.
+		where := fmt.Sprintf("hand off graft session %s instead, or export it (graft export %s %s)", fr.HandedOffTo, o.Host, fr.HandedOffTo)
+		if all, lerr := s.Bindings().List(); lerr == nil {
+			for _, b := range hosts.OfSession(all, fr.HandedOffTo) {
+				if b.Role == hosts.RoleExported {
+					where = "resume it there: " + hosts.ResumeCommand(b.Host, b.HostSessionID)
+				}
+			}
+		}
+		return res, fmt.Errorf("%w: %s session %s continues graft session %s, which was already handed off: the work goes on in %s (see graft status); %s. New lines of this one are not merged",
+			session.ErrRetired, o.Host, fr.HostSessionID, fr.Session, fr.HandedOffTo, where)
 	}
 	rv, err := s.Prepare(ctx, fr.Session, o.Prepare)
 	if err != nil {

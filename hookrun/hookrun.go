@@ -275,7 +275,7 @@ func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
 	}
 	for _, b := range hosts.OfSession(all, fr.HandedOffTo) {
 		if b.Role == hosts.RoleExported {
-			note += fmt.Sprintf(", resumed with: %s", map[hosts.Host]string{hosts.ClaudeCode: "claude --resume ", hosts.Codex: "codex resume "}[b.Host]+b.HostSessionID)
+			note += ", resumed with: " + hosts.ResumeCommand(b.Host, b.HostSessionID)
 		}
 	}
 	return note + ". What is said here is not carried over: tell the user to continue there."

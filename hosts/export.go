@@ -178,7 +178,7 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 		if err != nil {
 			return nil, err
 		}
-		return &layout{sid: sid, data: data, resume: "claude --resume " + sid,
+		return &layout{sid: sid, data: data, resume: ResumeCommand(ClaudeCode, sid),
 			path:   filepath.Join(cfg, "projects", ClaudeProjectDirName(cwd), sid+".jsonl"),
 			mapper: mapperOf(o.Host)}, nil
 	case Codex:
@@ -196,7 +196,7 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 		}
 		at := t.at.UTC()
 		name := "rollout-" + at.Format("2006-01-02T15-04-05") + "-" + sid + ".jsonl"
-		return &layout{sid: sid, data: data, resume: "codex resume " + sid,
+		return &layout{sid: sid, data: data, resume: ResumeCommand(Codex, sid),
 			path:   filepath.Join(home, "sessions", at.Format("2006"), at.Format("01"), at.Format("02"), name),
 			mapper: mapperOf(o.Host)}, nil
 	}
@@ -435,4 +435,15 @@ func (o *ExportOptions) bindings() Bindings {
 		return o.Bindings
 	}
 	return Files(o.Store.FS, o.Home)
+}
+
+// ResumeCommand is the command that resumes host session id in host.
+func ResumeCommand(host Host, id string) string {
+	switch host {
+	case ClaudeCode:
+		return "claude --resume " + id
+	case Codex:
+		return "codex resume " + id
+	}
+	return ""
 }
