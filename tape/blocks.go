@@ -472,13 +472,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		}
 		paths = append(paths, p)
 	}
-	sort.Slice(paths, func(i, j int) bool {
-		a, c := st.Files[paths[i]], st.Files[paths[j]]
-		if a.Last != c.Last {
-			return a.Last > c.Last
-		}
-		return paths[i] < paths[j]
-	})
+	b.byRecency(paths)
 	where := ""
 	if st.Cwd != "" {
 		where = " Relative to " + st.Cwd + "."
@@ -753,13 +747,7 @@ func (b *Builder) namedFiles() map[string]bool {
 			paths = append(paths, p)
 		}
 	}
-	sort.Slice(paths, func(i, j int) bool {
-		a, c := st.Files[paths[i]], st.Files[paths[j]]
-		if a.Last != c.Last {
-			return a.Last > c.Last
-		}
-		return paths[i] < paths[j]
-	})
+	b.byRecency(paths)
 	named := map[string]bool{}
 	for _, p := range paths[:min(len(paths), maxEditReads)] {
 		named[p] = true
@@ -783,4 +771,16 @@ func (b *Builder) actions() []action {
 		}
 	}
 	return out
+}
+
+// byRecency sorts file paths most recently touched first, then by name.
+func (b *Builder) byRecency(paths []string) {
+	files := b.st.Files
+	sort.Slice(paths, func(i, j int) bool {
+		a, c := files[paths[i]], files[paths[j]]
+		if a.Last != c.Last {
+			return a.Last > c.Last
+		}
+		return paths[i] < paths[j]
+	})
 }
