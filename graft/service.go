@@ -24,6 +24,11 @@ type Service struct {
 	FS             vfs.FS
 	Now            func() time.Time
 	CatalogTimeout time.Duration
+	// Deadline, when set, ends every wait for catalog.db by it (a wait
+	// past it still gets minCatalogWait): a hook's budget when graft's
+	// state is busy, so that a held catalog.db costs it that, not a
+	// CatalogTimeout per access.
+	Deadline time.Time
 	// Hook and Faults reach the transaction (tests only).
 	Hook   func(txn.Point)
 	Faults txn.Faults
@@ -163,7 +168,19 @@ func (s *Service) cat() catalog.Opener {
 	if s.coord != nil {
 		return s.coord.Catalog()
 	}
-	return catalog.Files(s.Home, s.CatalogTimeout)
+	return catalog.Files(s.Home, s.catalogWait())
+}
+
+// minCatalogWait is the least a wait for catalog.db gets past Deadline:
+// an unheld catalog opens in well under a millisecond.
+const minCatalogWait = 100 * time.Millisecond
+
+// catalogWait is CatalogTimeout, cut to what is left before Deadline.
+func (s *Service) catalogWait() time.Duration {
+	if s.Deadline.IsZero() {
+		return s.CatalogTimeout
+	}
+	return min(s.CatalogTimeout, max(time.Until(s.Deadline), minCatalogWait))
 }
 
 // Store is the session store.
@@ -178,7 +195,7 @@ func (s *Service) TxnJournal() txn.Journal { return s.txnJournal }
 
 // Env is the transaction environment of this service.
 func (s *Service) Env() *txn.Env {
-	env := &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.txnJournal, Now: s.Now, CatalogTimeout: s.CatalogTimeout, Hook: s.Hook, Faults: s.Faults, Catalog: s.cat()}
+	env := &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.txnJournal, Now: s.Now, CatalogTimeout: s.catalogWait(), Hook: s.Hook, Faults: s.Faults, Catalog: s.cat()}
 	if s.coord != nil {
 		env.Coord = s.coord
 	}

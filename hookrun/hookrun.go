@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
@@ -118,6 +119,9 @@ func Run(host hosts.Host, in *Input, open func() (*graft.Service, error), set Se
 		out.warn("%s: opening the graft home: %v", in.HookEventName, err)
 		return out
 	}
+	// A held catalog.db costs the host session about BusyBudget in all,
+	// then the hook says graft is busy and lets the host go on.
+	svc.Deadline = time.Now().Add(BusyBudget)
 	h := &handler{host: host, in: in, svc: svc, set: set, out: &out}
 	switch in.HookEventName {
 	case SessionStart:
@@ -129,6 +133,10 @@ func Run(host hosts.Host, in *Input, open func() (*graft.Service, error), set Se
 	}
 	return out
 }
+
+// BusyBudget bounds a hook's waits for graft's state (catalog.db) held by
+// another process (issue 24, item 10).
+const BusyBudget = 2 * time.Second
 
 type handler struct {
 	host hosts.Host

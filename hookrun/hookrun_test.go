@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hookrun"
 	"github.com/graft-project/graft/hosts"
@@ -256,4 +258,38 @@ func TestTranscriptPathOutsideTheHostsRootIsRefused(t *testing.T) {
 	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg}); out.Session != uuid || len(out.Stderr) != 0 {
 		t.Fatalf("the real transcript: session %q stderr %q, want it followed into %s", out.Session, out.Stderr, uuid)
 	}
+}
+
+// Issue 24, item 10: catalog.db held by another process (a long commit, a
+// stuck graft) costs a hook at most about its busy budget, not a catalog
+// timeout per access: the hook says graft is busy and lets the host go on
+// (here: the compaction is not blocked).
+func TestAHeldCatalogCostsTheHookLittle(t *testing.T) {
+	home, path := t.TempDir(), transcript(t)
+	svc := mustOpen(t, home) // creates catalog.db
+	svc.Close()
+	held, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		_ = catalog.With(home, 10*time.Second, func(*catalog.DB) error {
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+	defer close(release)
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.PreCompact, path, `,"trigger":"auto"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: configOf(path), InterceptCompaction: true})
+	took := time.Since(start)
+	if took > hookrun.BusyBudget+1500*time.Millisecond {
+		t.Fatalf("the hook took %v with catalog.db held, want about its busy budget %v", took, hookrun.BusyBudget)
+	}
+	if len(out.Stdout) != 0 || !strings.Contains(strings.Join(out.Stderr, "\n"), "the compaction goes on") {
+		t.Fatalf("stdout %s stderr %q: want no block and the reason on stderr", out.Stdout, out.Stderr)
+	}
+	t.Logf("PreCompact with catalog.db held: %v; stderr %q", took, out.Stderr)
 }
