@@ -41,9 +41,11 @@ func Command(host Host, program string, flags ...string) string {
 // IsGraftCommand reports whether a hook command is graft's hook for host:
 // it equals installing (the command being installed, if any), or its
 // program — the first word after any VAR=value assignments — has the base
-// name "graft" and its words hold "hook" followed by the host's name
+// name "graft" and the words after it are what Command writes and nothing
+// else: --home and --config with their values, "hook", the host's name
 // ("claude-code" or "codex"). Words are split the way a POSIX shell splits
-// plain words, with '…', "…" and backslash quoting.
+// plain words, with '…', "…" and backslash quoting; a shell operator is a
+// word of its own, so "graft hook claude-code && backup" is not graft's.
 func IsGraftCommand(host Host, command, installing string) bool {
 	if installing != "" && strings.TrimSpace(command) == strings.TrimSpace(installing) {
 		return true
@@ -61,9 +63,21 @@ func IsGraftCommand(host Host, command, installing string) bool {
 	if base := strings.TrimSuffix(path.Base(strings.ReplaceAll(words[0], `\`, "/")), ".exe"); base != "graft" {
 		return false
 	}
-	for i := 1; i+1 < len(words); i++ {
-		if words[i] == "hook" && words[i+1] == string(host) {
-			return true
+	// Then exactly what Command writes: --home and --config with their
+	// values, "hook", the host, nothing after (issue 24, item 3: a
+	// user's "graft hook claude-code && backup" is the user's).
+	rest := words[1:]
+	for len(rest) > 0 {
+		switch w := rest[0]; {
+		case w == "--home" || w == "--config":
+			if len(rest) < 2 {
+				return false
+			}
+			rest = rest[2:]
+		case strings.HasPrefix(w, "--home=") || strings.HasPrefix(w, "--config="):
+			rest = rest[1:]
+		default:
+			return len(rest) == 2 && rest[0] == "hook" && rest[1] == string(host)
 		}
 	}
 	return false

@@ -30,8 +30,11 @@
 // or absent) is graft's when its "command" equals the command being
 // installed, or when its program — the first word after any NAME=value
 // assignments, words split as a POSIX shell splits them — has the base name
-// "graft" and its words hold "hook" followed by the host's name. Hook entries
-// for the other host, and every other hook, are never touched.
+// "graft" and the words after it are exactly what graft writes: --home and
+// --config with their values, then "hook" and the host's name, nothing
+// after. A user's own hook that runs graft among other things ("graft hook
+// claude-code && backup", "… | tee log") is the user's. Hook entries for the
+// other host, and every other hook, are never touched.
 //
 // Install, per event:
 //   - no graft hook: the group above is appended (added);

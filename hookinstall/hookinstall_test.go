@@ -709,7 +709,15 @@ func TestIsGraftCommand(t *testing.T) {
 		{ClaudeCode, "graft hook claude-code", true},
 		{ClaudeCode, "/usr/local/bin/graft --home /h hook claude-code", true},
 		{ClaudeCode, "'/my dir/graft' --home '/a b' hook claude-code", true},
-		{ClaudeCode, `"/my dir/graft" hook claude-code --verbose`, true},
+		{ClaudeCode, `"/my dir/graft" hook claude-code`, true},
+		{ClaudeCode, "graft --config /c/g.toml --home=/h hook claude-code", true},
+		// Issue 24, item 3: only the command graft writes is graft's; a
+		// user's own hook that merely runs graft is the user's.
+		{ClaudeCode, `"/my dir/graft" hook claude-code --verbose`, false},
+		{ClaudeCode, "graft hook claude-code && /usr/local/bin/backup-my-work", false},
+		{ClaudeCode, "graft hook claude-code | tee -a /tmp/hook.log", false},
+		{ClaudeCode, "graft hook claude-code; notify-send done", false},
+		{ClaudeCode, "graft --verbose hook claude-code", false},
 		{ClaudeCode, `/my\ dir/graft hook claude-code`, true},
 		{ClaudeCode, "GRAFT_HOME=/h graft hook claude-code", true},
 		{ClaudeCode, "graft hook codex", false},
@@ -840,5 +848,42 @@ func TestUninstallReportsMovedHooks(t *testing.T) {
 	write(t, path, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "graft hook claude-code"}]}, {"hooks": [{"type": "command", "command": "mine"}]}]}}`, 0o600)
 	if r, err = Uninstall(ClaudeCode, path, ""); err != nil || !slices.Equal(r.Moved, []string{"Stop"}) || len(r.Notes) != 0 {
 		t.Fatalf("%+v %v", r, err)
+	}
+}
+
+// Issue 24, item 3: a user's own hook that merely runs graft is the
+// user's: install adds graft's beside it, uninstall takes only graft's,
+// and the file comes back as it was.
+func TestAUsersHookThatRunsGraftIsTheUsers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	mine := `{
+  "hooks": {
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "graft hook claude-code && /usr/local/bin/backup-my-work"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	write(t, path, mine, 0o600)
+	r, err := Install(ClaudeCode, path, cmdA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, path)
+	if !strings.Contains(got, "graft hook claude-code && /usr/local/bin/backup-my-work") || !slices.Equal(r.Added, Events) {
+		t.Fatalf("install replaced the user's hook or did not add graft's (added %v):\n%s", r.Added, got)
+	}
+	if _, err := Uninstall(ClaudeCode, path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != mine {
+		t.Fatalf("after uninstall:\n%s\nwant the user's file as it was:\n%s", got, mine)
 	}
 }
