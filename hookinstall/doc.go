@@ -67,7 +67,11 @@
 //
 // # Writing
 //
-// Nothing is written when nothing changes. Before an existing file changes,
+// An install or uninstall holds an exclusive flock(2) on the file's
+// directory from its read to its write, so that graft's own edits of one
+// file follow each other (eight installs at once: one backup, one change).
+// Nothing is written when nothing changes. A file with no write bit
+// (0444) is refused, not replaced. Before an existing file changes,
 // its bytes are copied to <file>.graft-backup, or, when that exists,
 // <file>.graft-backup.1, .2, … — a backup is never overwritten — with the
 // file's mode, fsynced with its directory. The new file is then written

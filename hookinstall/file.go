@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"github.com/graft-project/graft/vfs"
 )
@@ -47,6 +48,13 @@ func edit(host Host, path, command string, change func(*settings, *Result) bool)
 		return Result{}, err
 	}
 	r := newResult(host, file, command)
+	// One graft edit of the directory at a time: eight installs at once
+	// must leave one backup, and the later ones find graft's hooks there.
+	unlock, err := lockDir(filepath.Dir(file))
+	if err != nil {
+		return r, err
+	}
+	defer unlock()
 	data, perm, exists, err := readFile(file)
 	if err != nil {
 		return r, err
@@ -57,6 +65,11 @@ func edit(host Host, path, command string, change func(*settings, *Result) bool)
 	}
 	if !change(s, &r) {
 		return r, nil
+	}
+	if exists && perm&0o222 == 0 {
+		// Made read-only by its owner: an atomic rename would replace it
+		// whatever its mode (issue 24, item 3).
+		return r, fmt.Errorf("%s is read-only (mode %04o): graft does not replace it; make it writable (chmod u+w) or add graft's hooks by hand", file, perm)
 	}
 	out, err := s.render()
 	if err != nil {
@@ -142,4 +155,27 @@ func backup(file string, data []byte, perm os.FileMode) (string, error) {
 		return name, nil
 	}
 	return "", fmt.Errorf("back up %s: %s through %s.9999 all exist; remove old backups", file, file+BackupSuffix, file+BackupSuffix)
+}
+
+// lockDir takes an exclusive flock(2) on dir (advisory: graft's own
+// installs and uninstalls wait for each other; the host does not take it)
+// and returns its release. A directory that does not exist yet is not
+// locked: nothing there to back up.
+func lockDir(dir string) (func(), error) {
+	d, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s to lock it: %w", dir, err)
+	}
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX); err != nil {
+		_ = d.Close() // the lock's error is the one to report
+		return nil, fmt.Errorf("lock %s: %w", dir, err)
+	}
+	return func() {
+		// Closing the descriptor releases the lock; a read-only
+		// descriptor of a directory has nothing to flush.
+		_ = d.Close()
+	}, nil
 }

@@ -887,3 +887,51 @@ func TestAUsersHookThatRunsGraftIsTheUsers(t *testing.T) {
 		t.Fatalf("after uninstall:\n%s\nwant the user's file as it was:\n%s", got, mine)
 	}
 }
+
+// Issue 24, item 3: a read-only settings file (0444) is the person's
+// choice: refused, not replaced (a rename would replace it whatever its
+// mode), nothing written, no backup.
+func TestAReadOnlySettingsFileIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	write(t, path, existing, 0o444)
+	if _, err := Install(ClaudeCode, path, cmdA); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Fatalf("install into a 0444 file: %v, want a refusal naming it read-only", err)
+	}
+	if got := read(t, path); got != existing {
+		t.Fatalf("the read-only file changed:\n%s", got)
+	}
+	if _, err := os.Stat(path + ".graft-backup"); !os.IsNotExist(err) {
+		t.Fatalf("a backup was written for a refused install: %v", err)
+	}
+}
+
+// Issue 24, item 3: eight installs at once leave one backup, not seven:
+// an install holds the settings file's directory while it reads, backs up
+// and writes.
+func TestConcurrentInstallsLeaveOneBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	write(t, path, existing, 0o600)
+	errs := make(chan error, 8)
+	for k := 0; k < 8; k++ {
+		go func() {
+			_, err := Install(ClaudeCode, path, cmdA)
+			errs <- err
+		}()
+	}
+	for k := 0; k < 8; k++ {
+		if err := <-errs; err != nil {
+			t.Errorf("install %d: %v", k, err)
+		}
+	}
+	backups, err := filepath.Glob(path + ".graft-backup*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(backups) != 1 || read(t, backups[0]) != existing {
+		t.Fatalf("backups %v: want one, holding the original", backups)
+	}
+	if got := read(t, path); got != existingInstalled {
+		t.Fatalf("after 8 installs:\n%s", got)
+	}
+}
