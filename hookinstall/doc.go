@@ -57,7 +57,11 @@
 // own indent unit (the blanks that open its second line, else two spaces, as
 // both hosts write), so a file in that style differs only in graft's
 // entries, and it ends in a newline exactly when it did before. An empty
-// file is taken as {}.
+// file is taken as {}. Uninstall gives a file back byte for byte: when one
+// of graft's backups of it (newest first) holds, compacted, exactly the
+// JSON left once graft's hooks are out, the backup's own bytes are written
+// (its indentation and spacing too); when the person changed the file
+// since, graft's rendering of it is.
 //
 // Refused, with an error naming the file, line, column and byte offset and
 // nothing written: a file that is not valid JSON, whose top level or "hooks"

@@ -2,12 +2,15 @@ package hookinstall
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/graft-project/graft/vfs"
@@ -43,6 +46,15 @@ func resolve(path string) (string, error) {
 // edit reads the settings file, lets change edit it, and when change
 // reports a change writes the backup and then the new file.
 func edit(host Host, path, command string, change func(*settings, *Result) bool) (Result, error) {
+	return editFile(host, path, command, false, change)
+}
+
+// editFile is edit; with restore (uninstall), when graft's backup of the
+// file holds the same settings as the edited ones, to the byte once
+// compacted, the backup's own bytes are written: a file graft only
+// installed into and uninstalled from comes back exactly as it was, its
+// indentation and spacing included.
+func editFile(host Host, path, command string, restore bool, change func(*settings, *Result) bool) (Result, error) {
 	file, err := resolve(path)
 	if err != nil {
 		return Result{}, err
@@ -74,6 +86,13 @@ func edit(host Host, path, command string, change func(*settings, *Result) bool)
 	out, err := s.render()
 	if err != nil {
 		return r, err
+	}
+	if restore {
+		if orig, ok, err := sameAsBackup(file, out); err != nil {
+			return r, err
+		} else if ok {
+			out = orig
+		}
 	}
 	if exists {
 		if r.Backup, err = backup(file, data, perm); err != nil {
@@ -178,4 +197,49 @@ func lockDir(dir string) (func(), error) {
 		// descriptor of a directory has nothing to flush.
 		_ = d.Close()
 	}, nil
+}
+
+// sameAsBackup finds, newest first, a backup of file (file.graft-backup,
+// .1, …) whose JSON, compacted, is out's: its bytes, and ok.
+func sameAsBackup(file string, out []byte) ([]byte, bool, error) {
+	var want bytes.Buffer
+	if err := json.Compact(&want, out); err != nil {
+		return nil, false, nil
+	}
+	names, err := filepath.Glob(file + BackupSuffix + "*")
+	if err != nil {
+		return nil, false, err
+	}
+	sort.Slice(names, func(i, j int) bool { return backupNumber(file, names[i]) > backupNumber(file, names[j]) })
+	for _, name := range names {
+		if backupNumber(file, name) < 0 {
+			continue
+		}
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, false, fmt.Errorf("read the backup %s: %w", name, err)
+		}
+		var got bytes.Buffer
+		if json.Compact(&got, data) == nil && bytes.Equal(got.Bytes(), want.Bytes()) {
+			return data, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// backupNumber is n of file.graft-backup.n (0 for file.graft-backup), -1
+// for another name.
+func backupNumber(file, name string) int {
+	rest, ok := strings.CutPrefix(name, file+BackupSuffix)
+	if !ok {
+		return -1
+	}
+	if rest == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(rest, "."))
+	if err != nil || !strings.HasPrefix(rest, ".") || n <= 0 {
+		return -1
+	}
+	return n
 }

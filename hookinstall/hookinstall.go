@@ -490,7 +490,7 @@ func Uninstall(host Host, path, command string) (Result, error) {
 	if _, err := ParseHost(string(host)); err != nil {
 		return Result{}, err
 	}
-	return edit(host, path, command, func(s *settings, r *Result) bool {
+	return editFile(host, path, command, true, func(s *settings, r *Result) bool {
 		ch := s.uninstall(host, command, r)
 		s.notes(host, false, r)
 		return ch

@@ -935,3 +935,34 @@ func TestConcurrentInstallsLeaveOneBackup(t *testing.T) {
 		t.Fatalf("after 8 installs:\n%s", got)
 	}
 }
+
+// Issue 24, item 3: install then uninstall gives a hand-formatted file
+// back byte for byte (graft re-indents what it writes; the file it took
+// graft's hooks out of is the one its backup holds, so that is written).
+func TestInstallThenUninstallIsByteExact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	mine := "{\n    \"model\":   \"opus\",\n\t\"permissions\": {\"allow\": [\"Bash(git status)\"] },\n    \"env\": {\"A\": \"1\"}\n}"
+	write(t, path, mine, 0o600)
+	if _, err := Install(ClaudeCode, path, cmdA); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Uninstall(ClaudeCode, path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != mine {
+		t.Fatalf("after install and uninstall:\n%q\nwant the file as it was:\n%q", got, mine)
+	}
+	// A setting the person changed meanwhile is kept (then graft's own
+	// rendering stands).
+	if _, err := Install(ClaudeCode, path, cmdA); err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(read(t, path), `"opus"`, `"sonnet"`, 1)
+	write(t, path, changed, 0o600)
+	if _, err := Uninstall(ClaudeCode, path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); !strings.Contains(got, `"sonnet"`) || strings.Contains(got, "hook claude-code") {
+		t.Fatalf("uninstall after a change of the person's lost it or kept graft's hooks:\n%s", got)
+	}
+}
