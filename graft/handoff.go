@@ -122,7 +122,7 @@ func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, c
 // continues (hosts.Follow).
 // cwd, when set, records the host session as last seen there (hooks).
 func (s *Service) Follow(host hosts.Host, path, hostSessionID, cwd string, progress func(read, total int64)) (*hosts.FollowResult, error) {
-	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Host: host, Path: path, HostSessionID: hostSessionID, Cwd: cwd, Now: s.Now, Progress: progress})
+	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Host: host, Path: path, HostSessionID: hostSessionID, Cwd: cwd, Now: s.Now, Progress: progress, LockWait: s.lockWait()})
 }
 
 // ConstraintsBlock is the Anchor + Hard Constraints block of source's tape

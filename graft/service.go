@@ -24,10 +24,10 @@ type Service struct {
 	FS             vfs.FS
 	Now            func() time.Time
 	CatalogTimeout time.Duration
-	// Deadline, when set, ends every wait for catalog.db by it (a wait
-	// past it still gets minCatalogWait): a hook's budget when graft's
-	// state is busy, so that a held catalog.db costs it that, not a
-	// CatalogTimeout per access.
+	// Deadline, when set, ends every wait for catalog.db and for a
+	// session's lock in an import by it (a wait past it still gets
+	// minCatalogWait): a hook's budget when graft's state is busy, so that
+	// a held catalog.db or session costs it that, not a timeout per wait.
 	Deadline time.Time
 	// Hook and Faults reach the transaction (tests only).
 	Hook   func(txn.Point)
@@ -174,6 +174,16 @@ func (s *Service) cat() catalog.Opener {
 // minCatalogWait is the least a wait for catalog.db gets past Deadline:
 // an unheld catalog opens in well under a millisecond.
 const minCatalogWait = 100 * time.Millisecond
+
+// lockWait is how long an import may wait for a session's lock: what is
+// left before Deadline (at least minCatalogWait), or the importer's
+// default (0) when there is no Deadline.
+func (s *Service) lockWait() time.Duration {
+	if s.Deadline.IsZero() {
+		return 0
+	}
+	return max(time.Until(s.Deadline), minCatalogWait)
+}
 
 // catalogWait is CatalogTimeout, cut to what is left before Deadline.
 func (s *Service) catalogWait() time.Duration {

@@ -22,10 +22,10 @@
 // read for nothing and bound to nothing; the host's own transcript of the
 // session id is looked up instead (issue 24, item 6).
 //
-// The waits for catalog.db held by another process end by BusyBudget (2 s)
-// after the hook opened the home, all of them together (graft.Service
-// Deadline): then the hook says graft is busy and lets the host go on
-// (issue 24, item 10).
+// The waits for catalog.db or for a session's lock held by another process
+// end by BusyBudget (2 s) after the hook opened the home, all of them
+// together (graft.Service Deadline): then the hook says graft is busy and
+// lets the host go on (issue 24, item 10).
 //
 // # Events
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/graft-project/graft/hookrun"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/lockfile"
 )
 
 const uuid = "0f3c9a52-6f0e-4c1b-9a57-1d2e3f4a5b6c"
@@ -292,4 +293,42 @@ func TestAHeldCatalogCostsTheHookLittle(t *testing.T) {
 		t.Fatalf("stdout %s stderr %q: want no block and the reason on stderr", out.Stdout, out.Stderr)
 	}
 	t.Logf("PreCompact with catalog.db held: %v; stderr %q", took, out.Stderr)
+}
+
+// Issue 24, item 10: the session's lock held by another graft process (a
+// long import, a commit) costs a hook about its busy budget too, not the
+// importer's 10 s wait.
+func TestAHeldSessionLockCostsTheHookLittle(t *testing.T) {
+	home, path := t.TempDir(), transcript(t)
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.Stop, path, ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{}); out.Session != uuid {
+		t.Fatalf("first follow: %+v", out)
+	}
+	// The transcript grows, and the session's lock is held meanwhile.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"type":"user","uuid":"u-more","timestamp":"2026-02-12T20:00:00.000Z","message":{"role":"user","content":"one more thing"}}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	held, err := lockfile.TryLock(home, uuid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	start := time.Now()
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
+	if took := time.Since(start); took > hookrun.BusyBudget+1500*time.Millisecond {
+		t.Fatalf("the hook took %v with the session's lock held, want about %v", took, hookrun.BusyBudget)
+	}
+	if len(out.Stderr) == 0 || !strings.Contains(strings.Join(out.Stderr, "\n"), "lock") {
+		t.Fatalf("stderr %q: want the held lock named", out.Stderr)
+	}
 }

@@ -32,6 +32,9 @@ type FollowOptions struct {
 	Cwd      string
 	Now      func() time.Time
 	Progress func(read, total int64)
+	// LockWait bounds each wait for the session's lock (0: the
+	// importer's default): a hook's budget.
+	LockWait time.Duration
 }
 
 // FollowResult says where a host transcript went.
@@ -136,14 +139,14 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 	var sum *importer.Summary
 	switch o.Host {
 	case ClaudeCode:
-		sum, err = claudecode.Import(claudecode.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session,
+		sum, err = claudecode.Import(claudecode.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, LockWait: o.LockWait,
 			Progress: func(_ string, read, total int64) {
 				if o.Progress != nil {
 					o.Progress(read, total)
 				}
 			}})
 	case Codex:
-		sum, err = codex.Import(codex.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, Progress: o.Progress})
+		sum, err = codex.Import(codex.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, Progress: o.Progress, LockWait: o.LockWait})
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
@@ -30,6 +31,8 @@ type Options struct {
 	Progress func(path string, read, total int64)
 	// Ctx, when set, cancels the import (importer.Options.Ctx).
 	Ctx context.Context
+	// LockWait bounds each wait for the session's lock (importer.Options).
+	LockWait time.Duration
 }
 
 // SubAgent is a sub-agent transcript found next to a transcript.
@@ -179,7 +182,7 @@ func Import(o Options) (*importer.Summary, error) {
 }
 
 func runOptions(o Options, id, path string) importer.Options {
-	ro := importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path, Ctx: o.Ctx}
+	ro := importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path, Ctx: o.Ctx, LockWait: o.LockWait}
 	if o.Progress != nil {
 		ro.Progress = func(read, total int64) { o.Progress(path, read, total) }
 	}

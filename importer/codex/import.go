@@ -2,6 +2,7 @@ package codex
 
 import (
 	"context"
+	"time"
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
@@ -20,6 +21,8 @@ type Options struct {
 	Progress func(read, total int64)
 	// Ctx, when set, cancels the import (importer.Options.Ctx).
 	Ctx context.Context
+	// LockWait bounds each wait for the session's lock (importer.Options).
+	LockWait time.Duration
 }
 
 // Import imports a Codex rollout into session o.ID incrementally
@@ -32,6 +35,6 @@ func Import(o Options) (*importer.Summary, error) {
 			return nil, err
 		}
 	}
-	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx},
+	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait},
 		NewMapper(Config{KeepThinking: o.KeepThinking}))
 }
