@@ -405,14 +405,12 @@ func readsOnly(what string) bool {
 	return all && any
 }
 
-// sameRun: a later call that runs what a failed one ran. For commands,
-// every program and subcommand of the failed one (each command of a chain
-// split at &&, ||, ; and |, by its first two words) is run by the later
-// one: "git push" is fixed by "git push --set-upstream origin b", "git
-// commit -m …" by "git add x && git commit -m …". Otherwise the same text.
-func sameRun(failed, later string) bool { return sameRunWords(failed, later, commandList(later)) }
-
-// sameRunWords is sameRun given commandList(later).
+// sameRunWords: a later call that runs what a failed one ran, given
+// lw = commandList(later). For commands, every program and subcommand of
+// the failed one (each command of a chain split at &&, ||, ; and |, by its
+// first two words) is run by the later one: "git push" is fixed by "git
+// push --set-upstream origin b", "git commit -m …" by "git add x && git
+// commit -m …". Otherwise the same text.
 func sameRunWords(failed, later string, lw []string) bool {
 	if failed == later {
 		return true
@@ -443,18 +441,11 @@ func sameWords(l, w1, w2 string) bool {
 	return len(l) == len(w1)+1+len(w2) && l[:len(w1)] == w1 && l[len(w1)] == ' ' && l[len(w1)+1:] == w2
 }
 
-// commandList is commandWords as a list, in order, repeats kept.
+// commandList is the first two words of each command of the chain cmd
+// (eachCommand), in order, repeats kept.
 func commandList(cmd string) []string {
 	var out []string
 	eachCommand(cmd, func(w1, w2 string) bool { out = append(out, joinWords(w1, w2)); return true })
-	return out
-}
-
-// commandWords are the first two words of each command of a chain, with
-// leading variable assignments and "cd dir" commands left out.
-func commandWords(cmd string) map[string]bool {
-	out := map[string]bool{}
-	eachCommand(cmd, func(w1, w2 string) bool { out[joinWords(w1, w2)] = true; return true })
 	return out
 }
 
@@ -466,9 +457,9 @@ func joinWords(w1, w2 string) string {
 }
 
 // eachCommand calls fn with the first two words of each command of the
-// chain cmd (split at && || ; |), as commandWords names them (w2 is ""
-// when the second word is a flag, a quote or absent), until fn says stop;
-// it builds nothing.
+// chain cmd (split at && || ; |; leading NAME=value assignments and "cd
+// dir" commands left out; w2 is "" when the second word is a flag, a quote
+// or absent), until fn says stop; it builds nothing.
 func eachCommand(cmd string, fn func(w1, w2 string) bool) {
 	cmd = strings.TrimSuffix(strings.TrimSpace(cmd), " …")
 	for cmd != "" {
@@ -544,7 +535,7 @@ func keepLast[T any](x []T, n int) []T {
 // Milestone commands are the checkpoints of the work: version control,
 // pull requests and trackers ("vcs"); tests, builds, linters and type
 // checkers ("check"). A command is read by the first two words of each
-// command of its chain (commandWords), so no pattern runs over it.
+// command of its chain (eachCommand), so no pattern runs over it.
 var (
 	vcsPairs = map[[2]string]bool{
 		{"git", "commit"}: true, {"git", "push"}: true, {"git", "merge"}: true, {"git", "rebase"}: true, {"git", "tag"}: true,
