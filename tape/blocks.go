@@ -678,10 +678,7 @@ func paragraphsOf(text string) []string {
 func (b *Builder) refsBlock(q *quoted) (*block, *section) {
 	st := &b.st
 	var items []item
-	for k, r := range st.Refs {
-		if later := st.Refs[k+1:]; len(later) > 0 && slicesHasWhat(later, r.What) {
-			continue // looked up again later: the later output is quoted
-		}
+	for _, r := range st.Refs { // one per What: the fold keeps the latest look-up
 		text, ok := q.ref[r.Seq]
 		if !ok || text == "" {
 			continue
@@ -695,15 +692,6 @@ func (b *Builder) refsBlock(q *quoted) (*block, *section) {
 	blk.addHead("Look-ups of what the user named (a task, an issue, a file): the head of each output.")
 	sec := &section{singular: "look-up", plural: "look-ups", cutFront: true, items: items}
 	return blk, blk.addSection(sec)
-}
-
-func slicesHasWhat(as []action, what string) bool {
-	for _, a := range as {
-		if a.What == what {
-			return true
-		}
-	}
-	return false
 }
 
 // maxEditReads is how many written or edited files, most recent first,

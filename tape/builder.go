@@ -460,9 +460,7 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	hostCommand := isHostCommand(ev.Text)
 	if !hostCommand {
 		st.Humans = append(st.Humans, session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxHumanRunes, "", ev.Seq), Origin: origin})
-		if len(st.Humans) > keptHumans {
-			st.Humans = keepLast(st.Humans, keptHumans)
-		}
+		st.Humans = keepLast(st.Humans, keptHumans)
 		for _, tok := range userTokens(ev.Text) {
 			st.UserTokens = addToken(st.UserTokens, tok)
 		}
@@ -494,9 +492,7 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 		end := *st.LastReply
 		end.Text = clipAtSeq(end.Text, maxTurnEndRunes, "", end.Seq)
 		st.TurnEnds = append(st.TurnEnds, end)
-		if len(st.TurnEnds) > keptTurnEnds {
-			st.TurnEnds = keepLast(st.TurnEnds, keptTurnEnds)
-		}
+		st.TurnEnds = keepLast(st.TurnEnds, keptTurnEnds)
 		st.LastReply = nil
 	}
 	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
@@ -639,7 +635,6 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 			}
 		}
 	}
-	b.lastWhat = c.What
 	if st.Calls == nil {
 		st.Calls = map[string]openCall{}
 	}
@@ -683,7 +678,6 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	var key []string
 	quote := !ok || quotesOutput(name) && !readsOnly(what)
-	// (readsOnly and milestoneKind each read the command's words once.)
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -709,9 +703,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 			line = firstLine(ev.Tool.Output, maxFailureRunes)
 		}
 		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key})
-		if len(st.Failures) > keptFailures {
-			st.Failures = keepLast(st.Failures, keptFailures)
-		}
+		st.Failures = keepLast(st.Failures, keptFailures)
 		st.OpenFailures++
 		st.Open.ToolFailures++
 		return
@@ -738,9 +730,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	if isAnswerTool(name) {
 		st.Answers = append(st.Answers, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})
-		if len(st.Answers) > keptAnswers {
-			st.Answers = keepLast(st.Answers, keptAnswers)
-		}
+		st.Answers = keepLast(st.Answers, keptAnswers)
 	}
 	if call.Ref && size >= minRefRunes+refLineOverhead {
 		kept := st.Refs[:0:0]
@@ -750,9 +740,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 			}
 		}
 		st.Refs = append(kept, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})
-		if len(st.Refs) > keptRefs {
-			st.Refs = keepLast(st.Refs, keptRefs)
-		}
+		st.Refs = keepLast(st.Refs, keptRefs)
 	}
 	if !isTodoTool(name) {
 		st.OKSinceTodo++
