@@ -26,7 +26,7 @@ type ExitCode struct {
 	Code Code
 	Exit int
 	Doc  string
-	err  error // what CodeOf matches (errNoSpace/errPermission: by errno)
+	err  error // what CodeOf matches (errNoSpace/errPermission: by errno; errLocked: either lock)
 }
 
 // Codes and their exit codes. Stable: never renumber, only add.
@@ -38,7 +38,7 @@ var codes = []ExitCode{
 	{"boundary_drift", 14, "a new human instruction arrived or the prefix changed: prepare again", txn.ErrBoundaryDrift},
 	{"already_grafted", 15, "the source is retired: use its target, or --allow-reslice", txn.ErrAlreadyGrafted},
 	{"target_exists", 16, "the target id is taken: choose another --target", txn.ErrTargetExists},
-	{"locked", 17, "another process holds the source or target lock, or the session's (an import, a hook): retry", txn.ErrLocked},
+	{"locked", 17, "another process holds the source or target lock, or the session's (an import, a hook): retry", errLocked},
 	{"cold_verify_failed", 18, "the target read back from disk did not match: nothing was committed", txn.ErrColdVerify},
 	{"no_space", 19, "the disk is full (ENOSPC): nothing was committed", errNoSpace},
 	{"permission_denied", 20, "a write was denied (EACCES/EROFS): nothing was committed", errPermission},
@@ -84,6 +84,10 @@ var codes = []ExitCode{
 var (
 	errNoSpace    = errors.New("no space")
 	errPermission = errors.New("permission")
+	// errLocked: a graft lock held (txn.ErrLocked, the file or etcd
+	// store's) or a session's lock file held (lockfile.ErrLocked: an
+	// import, a hook, an append waits for it) answer alike.
+	errLocked = errors.New("locked")
 	// ErrAuditFailed: graft audit found a broken origin chain.
 	ErrAuditFailed = errors.New("graft: audit failed")
 	// ErrInvalidOptions: bad prepare options.
@@ -99,11 +103,6 @@ func CodeOf(err error) (Code, int) {
 	if err == nil {
 		return "", 0
 	}
-	if errors.Is(err, lockfile.ErrLocked) && !errors.Is(err, importer.ErrBusy) {
-		// A session lock held (an import, a hook, a graft append waits
-		// for it): the same answer as a graft blocked by one.
-		err = errors.Join(err, txn.ErrLocked)
-	}
 	for _, c := range codes {
 		switch c.err {
 		case errNoSpace:
@@ -112,6 +111,10 @@ func CodeOf(err error) (Code, int) {
 			}
 		case errPermission:
 			if txn.IsPermission(err) {
+				return c.Code, c.Exit
+			}
+		case errLocked:
+			if errors.Is(err, txn.ErrLocked) || errors.Is(err, lockfile.ErrLocked) {
 				return c.Code, c.Exit
 			}
 		default:
