@@ -13,25 +13,34 @@ import (
 
 const selfUUID = "7b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d"
 
-// TestSelfGraftFromTheHostSession: an agent in Claude Code grafts its own
-// session: graft_prepare {host} finds it (given, by the hooks' record, or
-// the newest transcript of the directory), graft_commit returns the new
-// host session and its resume command.
-func TestSelfGraftFromTheHostSession(t *testing.T) {
+// claudeProject points CLAUDE_CONFIG_DIR at a throw-away directory and
+// makes the project folder Claude Code keeps a working directory's
+// transcripts in; data is a real transcript to put there.
+func claudeProject(t *testing.T) (cwd, folder string, data []byte) {
+	t.Helper()
 	cfg := t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	cwd, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
+	data, err = os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	folder := filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(cwd))
+	folder = filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(cwd))
 	if err := os.MkdirAll(folder, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	return cwd, folder, data
+}
+
+// TestSelfGraftFromTheHostSession: an agent in Claude Code grafts its own
+// session: graft_prepare {host} finds it (given, by the hooks' record, or
+// the newest transcript of the directory), graft_commit returns the new
+// host session and its resume command.
+func TestSelfGraftFromTheHostSession(t *testing.T) {
+	cwd, folder, data := claudeProject(t)
 	transcript := filepath.Join(folder, selfUUID+".jsonl")
 	if err := os.WriteFile(transcript, data, 0o600); err != nil {
 		t.Fatal(err)
@@ -85,20 +94,7 @@ func TestSelfGraftFromTheHostSession(t *testing.T) {
 // which one the agent runs in; it refuses and lists both (ids, last
 // activity); naming one prepares it.
 func TestTwoRecentHostSessionsInOneDirectoryAreNotGuessed(t *testing.T) {
-	cfg := t.TempDir()
-	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
-	cwd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	folder := filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(cwd))
-	if err := os.MkdirAll(folder, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	cwd, folder, data := claudeProject(t)
 	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
 	other := "8c2e3d4f-5061-4b7c-9d8e-0f1a2b3c4d5e"
 	for _, id := range []string{selfUUID, other} {
