@@ -149,48 +149,65 @@ func (b *Builder) handoffBlock() *block {
 	return blk
 }
 
-// breakpointBlock: the open turn's last assistant message whole, then the
-// final paragraphs of its earlier steps.
+// breakpointBlock: the last assistant message whole, then the assistant's
+// earlier messages of the carryover (across turns, a line marking where the
+// user spoke).
 func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *section) {
 	st := &b.st
 	blk := newBlock("Breakpoint")
+	const what = "its last assistant message whole, then the assistant's earlier messages, oldest first, across the last turns (a line marks where the user spoke: their words are in the Goal)"
 	if st.Boundary > 0 {
-		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s): its last assistant message whole, then the final paragraph of each earlier step.", st.Boundary, st.LastSeq, modelWritten))
+		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s): %s.", st.Boundary, st.LastSeq, modelWritten, what))
 	} else {
-		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is seq=1 to seq=%d (%s): its last assistant message whole, then the final paragraph of each earlier step.", st.LastSeq, modelWritten))
+		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is seq=1 to seq=%d (%s): %s.", st.LastSeq, modelWritten, what))
 	}
 	if n := len(conflicts); n > 0 {
 		blk.addHead(fmt.Sprintf("Pending state conflicts with this breakpoint: %s named in it (see Pending State): this item may already be done: verify before re-running.", count(n, "unfinished todo is", "unfinished todos are")))
 	}
 	c := st.Carry
-	if len(c.Paragraphs) == 0 && c.Dropped.N == 0 && st.LastReply == nil {
+	if st.LastReply == nil {
 		blk.addHead("(No assistant message in the open turn yet.)")
 	}
-	sec := &section{heading: "Earlier steps:", singular: "paragraph", plural: "paragraphs", cutFront: true, pre: c.Dropped}
+	sec := &section{heading: "Earlier messages:", singular: "message", plural: "messages", cutFront: true, pre: c.Dropped}
+	var marks, steps []bool
 	for _, p := range c.Paragraphs {
 		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
 			continue
 		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("seq=%d: %s", p.Seq, p.Text), "", p.Seq, p.Seq))
+		text := fmt.Sprintf("seq=%d: %s", p.Seq, p.Text)
+		if p.User {
+			text = fmt.Sprintf("— seq=%d the user: %s", p.Seq, p.Text)
+		}
+		sec.items = append(sec.items, newItem(text, "", p.Seq, p.Seq))
+		marks = append(marks, p.User)
+		steps = append(steps, p.Step)
 	}
 	if len(sec.items) == 0 && sec.pre.N == 0 {
 		sec.heading = ""
 	}
-	// Cut the paragraphs older than the newest markedParagraphs first,
-	// oldest first; then, of the newest, narration ("Let me check…") before
-	// those that report an outcome or a choice (isKeyLine, isDecision),
-	// oldest first.
+	// Cut first the messages that only announced the tool call after them
+	// (the call is in Recent Actions), oldest first; then the others older
+	// than the newest markedParagraphs, oldest first; then, of the newest,
+	// the marks of the user's turns and narration before those that report
+	// an outcome or a choice (isKeyLine, isDecision), oldest first.
 	old := max(0, len(sec.items)-markedParagraphs)
 	marked := make([]bool, len(sec.items))
 	for k := old; k < len(sec.items); k++ {
-		marked[k] = isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text)
+		marked[k] = !marks[k] && (isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
+	}
+	for k := range sec.items {
+		if steps[k] && !marked[k] {
+			sec.order = append(sec.order, k)
+		}
 	}
 	for k := 0; k < old; k++ {
-		sec.order = append(sec.order, k)
+		if !steps[k] {
+			sec.order = append(sec.order, k)
+		}
 	}
 	for _, m := range []bool{false, true} {
 		for k := old; k < len(sec.items); k++ {
-			if marked[k] == m {
+			if marked[k] == m && (!steps[k] || marked[k]) {
 				sec.order = append(sec.order, k)
 			}
 		}
@@ -417,11 +434,18 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	blk := newBlock("Recent Actions")
 	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(as), "tool call", "tool calls")))
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
-	// Cut the calls whose output says nothing (reads, edits, searches)
-	// first, oldest first; then the commands, oldest first.
+	// Cut first the calls a later call ran again the same (its outcome is
+	// the newer one's), then the calls whose output says nothing (reads,
+	// edits, searches), then the commands, each oldest first.
+	again := superseded(as)
+	for k := range as {
+		if again[k] {
+			sec.order = append(sec.order, k)
+		}
+	}
 	for _, quoted := range []bool{false, true} {
 		for k, a := range as {
-			if (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
+			if !again[k] && (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
 				sec.order = append(sec.order, k)
 			}
 		}
@@ -430,6 +454,25 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	return blk, blk.addSection(sec)
+}
+
+// superseded marks the successful actions that a later successful one
+// of the same tool ran again with the same call (the same command, path
+// or pattern): the newer outcome stands for both. A failure is never
+// superseded: what failed, and how, is part of the story.
+func superseded(as []action) []bool {
+	out := make([]bool, len(as))
+	seen := map[string]bool{}
+	for k := len(as) - 1; k >= 0; k-- {
+		a := as[k]
+		if a.What == "" || !a.OK {
+			continue
+		}
+		key := a.Tool + "\x00" + a.What
+		out[k] = seen[key]
+		seen[key] = true
+	}
+	return out
 }
 
 // milestonesBlock: the outcomes of the last version-control, tracker,
@@ -614,20 +657,6 @@ const markedParagraphs = 60
 // maxInFlight is how many calls without a result the Pending State names.
 const maxInFlight = 5
 
-func (b *Builder) turnEndsBlock() (*block, *section) {
-	st := &b.st
-	if len(st.TurnEnds) == 0 {
-		return nil, nil
-	}
-	blk := newBlock("Earlier Turns")
-	blk.addHead(fmt.Sprintf("The assistant's last message of each of the last %s (%s).", count(len(st.TurnEnds), "closed turn", "closed turns"), modelWritten))
-	sec := &section{singular: "message", plural: "messages", cutFront: true}
-	for _, m := range st.TurnEnds {
-		sec.items = append(sec.items, newItem(fmt.Sprintf("- seq=%d:\n%s", m.Seq, m.Text), "", m.Seq, m.Seq))
-	}
-	return blk, blk.addSection(sec)
-}
-
 func (b *Builder) hostSummaryBlock() (*block, *section) {
 	st := &b.st
 	hs := st.HostSummary
@@ -636,11 +665,13 @@ func (b *Builder) hostSummaryBlock() (*block, *section) {
 	}
 	blk := newBlock("Host Summary")
 	blk.addHead(fmt.Sprintf("The host's own compaction summary, seq=%d, what the previous window worked from (%s):", hs.Seq, modelWritten))
-	// Cut from its end: what the summary alone still carries is the older
-	// context (the request, the constraints, the decisions); the state at
-	// its end is the one the blocks above have newer.
+	// Cut first what the summary holds that is no account of the work:
 	// Claude Code's summary opens with the model's "Analysis:" notes, then
-	// "Summary:" and its sections: the notes are cut first.
+	// "Summary:" and its sections, and quotes code, which the files hold:
+	// the notes and the code blocks go first, then the paragraphs from the
+	// end (what the summary alone still carries is the older context: the
+	// request, the constraints, the decisions; the state at its end is the
+	// one the blocks above have newer).
 	sec := &section{singular: "paragraph", plural: "paragraphs"}
 	ps := paragraphsOf(hs.Text)
 	summaryAt := -1
@@ -650,18 +681,43 @@ func (b *Builder) hostSummaryBlock() (*block, *section) {
 			break
 		}
 	}
+	first := map[int]bool{}
 	for k, p := range ps {
 		sec.items = append(sec.items, newItem(p, "", hs.Seq, hs.Seq))
-		if summaryAt > 0 && k > 0 && k < summaryAt {
+		if summaryAt > 0 && k > 0 && k < summaryAt || k > 0 && isCodeParagraph(p) {
 			sec.order = append(sec.order, k)
+			first[k] = true
 		}
 	}
 	for k := len(ps) - 1; k >= 0; k-- {
-		if summaryAt <= 0 || k == 0 || k >= summaryAt {
+		if !first[k] {
 			sec.order = append(sec.order, k)
 		}
 	}
 	return blk, blk.addSection(sec)
+}
+
+// isCodeParagraph: a paragraph most of whose lines are code: inside a
+// fence, or indented deeper than the list lines around them (a summary
+// quotes code that way).
+func isCodeParagraph(p string) bool {
+	lines := strings.Split(p, "\n")
+	if len(lines) < 3 {
+		return false
+	}
+	code, fence := 0, false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fence = !fence
+			code++
+			continue
+		}
+		if fence || len(l)-len(strings.TrimLeft(l, " \t")) >= 6 && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") {
+			code++
+		}
+	}
+	return code*3 >= len(lines)*2
 }
 
 // paragraphsOf splits text at blank lines, each paragraph trimmed.

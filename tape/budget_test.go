@@ -138,15 +138,16 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 		t.Fatal("anchor line cut")
 	}
 	bp := blockText(t, min, "Breakpoint")
-	m := regexp.MustCompile(`\[cut: (\d+) paragraphs; recall seq=(\d+)\.\.(\d+)\]`).FindStringSubmatch(bp)
+	m := regexp.MustCompile(`\[cut: (\d+) messages; recall seq=(\d+)\.\.(\d+)\]`).FindStringSubmatch(bp)
 	if m == nil {
 		t.Fatalf("breakpoint not cut at the minimum budget:\n%s", bp)
 	}
-	// The open turn has 44 paragraphs (4 steps before its todo write, 40
-	// after), the last one shown whole as the last message. The cut starts
-	// at its first paragraph and ends just before the first one still
-	// shown.
-	// The last assistant message is shown whole, before the paragraphs.
+	// The carryover runs across the turns: 30 turns of 4 messages, 40
+	// more in the open turn, and a mark for each of turns 2 to 30 where
+	// the user spoke: 189 entries, the last shown whole as the last
+	// message. The cut starts at the first message (seq 2) and ends just
+	// before the first one still shown.
+	const carried = 30*4 + 40 + 29 - 1
 	last := full.LastSeq
 	if !strings.Contains(bp, fmt.Sprintf("Last assistant message, seq=%d (whole):", last)) {
 		t.Fatalf("breakpoint at the minimum budget lost the last message:\n%s", bp)
@@ -155,8 +156,7 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	shown := regexp.MustCompile(`(?m)^seq=(\d+): `).FindAllStringSubmatch(bp, -1)
 	if len(shown) == 0 {
 		// No room left for any: the cut line names them all.
-		shown = [][]string{{"", strconv.FormatInt(last+1, 10)}}
-		if !strings.Contains(bp, fmt.Sprintf("[cut: 43 paragraphs; recall seq=%d..%d]", full.BoundarySeq+1, last)) {
+		if !strings.Contains(bp, fmt.Sprintf("[cut: %d messages; recall seq=2..%d]", carried, last)) {
 			t.Fatalf("breakpoint cut line at the minimum budget:\n%s", bp)
 		}
 		return
@@ -170,8 +170,8 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 		return v
 	}
 	firstShown, cutTo, cutFrom, n := num(shown[0][1]), num(m[3]), num(m[2]), int(num(m[1]))
-	if cutFrom != full.BoundarySeq+1 || cutTo != firstShown-1 || n+len(shown) != 43 || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
-		t.Fatalf("cut %d paragraphs seq=%d..%d, shown from seq=%s to %s (boundary %d, last %d)", n, cutFrom, cutTo, shown[0][1], shown[len(shown)-1][1], full.BoundarySeq, last)
+	if cutFrom != 2 || cutTo != firstShown-1 || n+len(shown) != carried || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
+		t.Fatalf("cut %d messages seq=%d..%d, shown from seq=%s to %s (boundary %d, last %d)", n, cutFrom, cutTo, shown[0][1], shown[len(shown)-1][1], full.BoundarySeq, last)
 	}
 }
 

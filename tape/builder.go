@@ -38,8 +38,6 @@ const (
 	humanCoreRunes     = 2000 // what the Goal block shows of one before its middle parts
 	keptHumans         = 30
 	maxReplyRunes      = 4000 // the last assistant message of the open turn
-	maxTurnEndRunes    = 1500 // the last assistant message of a closed turn
-	keptTurnEnds       = 6
 	maxPlanRunes       = 2500
 	maxSummaryRunes    = 12000 // the host's compaction summary
 )
@@ -48,8 +46,10 @@ const (
 	prefixVersion = "graft-prefix-v2"
 	// 1 held graft-prefix-v1 hash states; 2 kept every constraint; 3 kept
 	// no line digests of cited origins (Lines, Relied); 4 kept no actions,
-	// human words, model-written texts or working directory (tape v1).
-	snapshotVersion = 5
+	// human words, model-written texts or working directory (tape v1); 5
+	// kept the final paragraph of each message of the open turn and the
+	// last message of each closed turn.
+	snapshotVersion = 6
 )
 
 // MaxConstraints is how many constraints the fold keeps (tape/doc.go,
@@ -149,9 +149,7 @@ type state struct {
 	UserTokens []string    `json:"userTokens,omitempty"`
 	Fixed      int         `json:"fixed,omitempty"`
 	// LastReply is the last assistant message of the open turn;
-	// TurnEnds the last one of each of the last closed turns.
 	LastReply   *message   `json:"lastReply,omitempty"`
-	TurnEnds    []message  `json:"turnEnds,omitempty"`
 	Plan        *plan      `json:"plan,omitempty"`
 	LastMD      *planWrite `json:"lastMd,omitempty"`
 	HostSummary *message   `json:"hostSummary,omitempty"`
@@ -170,16 +168,27 @@ type quote struct {
 	Text string `json:"text"`
 }
 
-// paragraph is the final paragraph of one assistant message of the open turn.
+// paragraph is one assistant message of the carryover (its text whole up
+// to maxParagraphRunes; of a thinking block, its final paragraph), or,
+// with User set, the mark of a human instruction that opened a turn (Text
+// is its first line).
 type paragraph struct {
 	Seq  int64  `json:"seq"`
 	Text string `json:"text"`
+	User bool   `json:"user,omitempty"`
+	// Step: a short message the assistant wrote just before a tool call,
+	// announcing that step ("Let me run the tests."): the call says the
+	// same, so such messages are cut first.
+	Step bool `json:"step,omitempty"`
 }
 
 type carryover struct {
 	Paragraphs []paragraph `json:"paragraphs,omitempty"`
-	Runes      int         `json:"runes,omitempty"`
-	Dropped    seqRange    `json:"dropped"`
+	// Announce is the seq of the last entry when it may announce the next
+	// tool call (short, one paragraph, nothing but thinking after it).
+	Announce int64    `json:"announce,omitempty"`
+	Runes    int      `json:"runes,omitempty"`
+	Dropped  seqRange `json:"dropped"`
 }
 
 // message is a human or assistant text of a turn, kept for replay.
@@ -362,6 +371,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		st.Cwd = cwd
 	}
 
+	b.announces(ev)
 	switch ev.Type {
 	case session.TypeGraftOrigin:
 		b.addOrigin(ev)
@@ -487,14 +497,9 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	}
 	cited = cited || keptSaying(ev.Text, dropped)
 
-	// The open turn closes; this instruction opens the next one.
-	if st.LastReply != nil {
-		end := *st.LastReply
-		end.Text = clipAtSeq(end.Text, maxTurnEndRunes, "", end.Seq)
-		st.TurnEnds = append(st.TurnEnds, end)
-		st.TurnEnds = keepLast(st.TurnEnds, keptTurnEnds)
-		st.LastReply = nil
-	}
+	// The open turn closes; this instruction opens the next one (its last
+	// message stays in the carryover).
+	st.LastReply = nil
 	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
 		st.Closed = append(st.Closed, st.Open)
 		if len(st.Closed) > MaxRecentTurns {
@@ -504,7 +509,10 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st.Open = turn{Start: ev.Seq, End: ev.Seq}
 	st.Open.add(message{Seq: ev.Seq, Human: true, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
 	st.Boundary = ev.Seq
-	st.Carry = carryover{}
+	if !hostCommand && len(st.Carry.Paragraphs) > 0 {
+		// The carryover runs on across turns: a mark says where the user spoke.
+		b.carry(paragraph{Seq: ev.Seq, User: true, Text: firstLine(ev.Text, labelRunes)})
+	}
 	st.OpenFailures = 0
 
 	entry := recallEntry{Seq: ev.Seq, Label: "human instruction: " + firstLine(ev.Text, labelRunes)}
@@ -556,14 +564,48 @@ func (b *Builder) addAssistant(ev *session.Event) {
 		st.LastReply = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxReplyRunes, "", ev.Seq)}
 	}
 	st.Open.add(message{Seq: ev.Seq, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
-	p := lastParagraph(ev.Text)
+	// The carryover keeps each message whole (up to maxParagraphRunes):
+	// what the assistant said of its steps, its findings and its choices;
+	// of a thinking block only its final paragraph, where it concludes.
+	p := strings.TrimSpace(ev.Text)
+	if ev.Source.Name == "thinking" {
+		p = lastParagraph(ev.Text)
+	}
 	if p == "" {
 		return
 	}
-	p = clipAtSeq(p, maxParagraphRunes, "", ev.Seq)
-	c := &st.Carry
-	c.Paragraphs = append(c.Paragraphs, paragraph{Seq: ev.Seq, Text: p})
-	c.Runes += utf8.RuneCountInString(p)
+	b.carry(paragraph{Seq: ev.Seq, Text: clipAtSeq(p, maxParagraphRunes, "", ev.Seq)})
+	if ev.Source.Name != "thinking" && utf8.RuneCountInString(p) <= maxAnnounceRunes && !strings.Contains(p, "\n\n") {
+		b.st.Carry.Announce = ev.Seq
+	}
+}
+
+// maxAnnounceRunes bounds a message that announces a step.
+const maxAnnounceRunes = 200
+
+// announces marks the carryover's last entry a Step when ev is the tool
+// call it announced; any other event but thinking ends the chance.
+func (b *Builder) announces(ev *session.Event) {
+	c := &b.st.Carry
+	if c.Announce == 0 {
+		return
+	}
+	switch {
+	case ev.Type == session.TypeToolCall:
+		if n := len(c.Paragraphs); n > 0 && c.Paragraphs[n-1].Seq == c.Announce {
+			c.Paragraphs[n-1].Step = true
+		}
+	case ev.Type == session.TypeAssistantMessage && ev.Source.Name == "thinking":
+		return
+	}
+	c.Announce = 0
+}
+
+// carry appends to the carryover, dropping the oldest entries past its caps.
+func (b *Builder) carry(p paragraph) {
+	c := &b.st.Carry
+	c.Paragraphs = append(c.Paragraphs, p)
+	c.Runes += utf8.RuneCountInString(p.Text)
 	drop := 0
 	for (c.Runes > MaxBudget || len(c.Paragraphs)-drop > maxCarryParagraphs) && len(c.Paragraphs)-drop > 1 {
 		gone := c.Paragraphs[drop]
@@ -571,9 +613,9 @@ func (b *Builder) addAssistant(ev *session.Event) {
 		c.Runes -= utf8.RuneCountInString(gone.Text)
 		drop++
 	}
-	if drop > 0 {
-		c.Paragraphs = append(c.Paragraphs[:0:0], c.Paragraphs[drop:]...)
-	}
+	// Re-slicing forward costs nothing per event; the next append that
+	// outgrows the array copies only the live entries.
+	c.Paragraphs = c.Paragraphs[drop:]
 }
 
 func (b *Builder) addCall(ev *session.Event, size int, off int64) {

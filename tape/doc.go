@@ -10,9 +10,9 @@
 // A Builder is a fold over the events of one session in seq order (Add).
 // It keeps only small bounded state: the constraints and the goal quotes,
 // the last 40 human instructions (each at most 8000 runes, its head and
-// end), the final paragraph of each assistant message of the open turn and
-// its last assistant message (4000 runes), the last assistant message of
-// each of the last 6 closed turns, the message texts of the last
+// end), the carryover (each assistant message up to 1500 runes, across
+// turns, at most MaxBudget runes and 1000 entries) and the open turn's
+// last assistant message (4000 runes), the message texts of the last
 // MaxRecentTurns closed turns, the last todo list, the last plan proposed
 // (2500 runes), the host's last compaction summary (12000 runes), files
 // touched (at most 500 paths, with the names their edits define), tool
@@ -34,9 +34,10 @@
 // AddSum), the event's own output is read at once by the same rules: both
 // give the same tape.
 //
-// Snapshot writes the fold as JSON (field "v" is the format version, now 5:
+// Snapshot writes the fold as JSON (field "v" is the format version, now 6:
 // version 2 kept every constraint, version 3 no line digests of cited
-// origins, version 4 was tape v1's fold; the sha256 states are
+// origins, version 4 was tape v1's fold, version 5 kept final paragraphs
+// of the open turn and the ends of closed turns; the sha256 states are
 // MarshalBinary bytes). Restore(Snapshot())
 // then more Adds gives the same tape as one uninterrupted fold; a snapshot
 // of another version is refused.
@@ -53,10 +54,15 @@
 // turn runs from it to the last event; with no human instruction it is the
 // whole session.
 //
-// Carryover: for each assistant message of the open turn, its last
-// non-empty paragraph (paragraphs are separated by blank lines), trimmed,
-// in seq order; the last message (not thinking) is also kept whole, and
-// the Breakpoint shows it whole instead of its paragraph.
+// Carryover: each assistant message, trimmed, whole up to 1500 runes (of
+// a thinking block, its last non-empty paragraph; paragraphs are separated
+// by blank lines), in seq order, across turns: a human instruction (not a
+// host command) adds a mark "— seq=N the user: <first line>" once the
+// carryover holds anything. The open turn's last message (not thinking)
+// is kept whole up to 4000 runes and the Breakpoint shows it first,
+// instead of its entry. A message of at most 200 runes and one paragraph
+// followed by a tool call with nothing but thinking between is a step: it
+// announced that call. Conflicts (below) read the open turn's entries only.
 //
 // Staleness: when at least 3 successful tool results (todo tools excluded:
 // TodoWrite, todo_write, update_plan, TodoRead, todo_read) follow the last
@@ -65,7 +71,7 @@
 // re-running".
 //
 // Conflict with the breakpoint: an unfinished todo whose significant words
-// are named in the carryover: at least two thirds (rounded up) of its words
+// are named in the open turn's carryover entries: at least two thirds (rounded up) of its words
 // of four or more runes that are not stop words (for Han text: its
 // two-character windows) occur in the carryover's paragraphs. Such a todo
 // is flagged in Pending State with "this item may already be done: verify
@@ -171,7 +177,7 @@
 // assistant, name: graft}):
 //
 //	Handoff, Handoff acknowledged     the closed skeleton turn
-//	Breakpoint                        1  the last assistant message whole, then the earlier steps' final paragraphs
+//	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction, then the user's words, then their middle parts
 //	Task Status                       4  the last todo list, then the last plan
@@ -179,12 +185,11 @@
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls in flight, leftovers
-//	Earlier Turns                     9  when a turn closed after an assistant message
-//	Host Summary                      10 when the host compacted
-//	Looked Up                         11 when there is a look-up
-//	Sub-agent Reports                 12
-//	Recall Index                      13
-//	Conversation Tail                 14 the last events as they were; left out whole once all are cut
+//	Host Summary                      9  when the host compacted
+//	Looked Up                         10 when there is a look-up
+//	Sub-agent Reports                 11
+//	Recall Index                      12
+//	Conversation Tail                 13 the last events as they were; left out whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
 // Replayed turns come after the blocks so that the breakpoint stays the
@@ -205,27 +210,31 @@
 //
 // Tape.Text never exceeds the budget in runes (default 16000). When over,
 // whole entries are cut by a ranking (docs/DESIGN.md §4.4), each step
-// cutting one section in its own order down to a number of entries, until
-// it fits:
+// cutting one section in its own order down to a number of entries (or,
+// for the carryover's floor, of runes), until it fits:
 //
-//	conversation tail → 0, middle parts of long instructions → 0, recall
-//	index → 0, replayed messages → 0, files only read → 4, sub-agent
-//	reports → 0, host summary → 6, earlier turns → 2, milestones → 8,
-//	recent actions → 14, earlier steps' paragraphs → 10, files only read
-//	→ 0, written files → 14, look-ups → 1, host summary → 0, recent
-//	actions → 6, milestones → 3, earlier turns → 0, paragraphs → 4, plan →
-//	0, the user's words → 8, written files → 6, look-ups → 0, milestones →
-//	0, failures → 0, calls in flight → 0, unfinished todos → 0, Task
-//	Status todos → 0, recent actions → 0, written files → 0, paragraphs →
-//	0, the user's words → 0, the first instruction → 0, constraints → 0,
-//	the last assistant message → 0.
+//	conversation tail → 0, middle parts of long instructions → those of
+//	the first and the latest, recall index → 0, replayed messages → 0,
+//	files only read → 4, sub-agent reports → 0, host summary → 6,
+//	milestones → 8, recent actions → 14, carryover → 6000 runes
+//	(carryFloor), files only read → 0, written files → 14, look-ups → 1,
+//	host summary → 0, recent actions → 6, middle parts → 0, milestones →
+//	3, carryover → 4, plan → 0, the user's words → 8, written files → 6,
+//	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,
+//	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
+//	written files → 0, carryover → 0, the user's words → 0, the first
+//	instruction → 0, constraints → 0, the last assistant message → 0.
 //
 // Within a section: oldest first, except Task Status todos (completed,
 // then pending, then in progress), constraints (newest first), recent
-// actions (reads, edits and searches before commands), paragraphs (plain
-// narration before those that report an outcome or a choice:
-// isKeyLine, isDecision), files (least recent first) and the host
-// summary (its "Analysis:" notes first, then its sections from the end).
+// actions (a successful call that a later successful one of the same tool
+// ran again the same first, then reads, edits and searches, then
+// commands), the carryover (steps first; then entries older than the
+// newest 60; then of those, marks of the user's turns and plain narration
+// before those that report an outcome or a choice: isKeyLine,
+// isDecision), files (least recent first) and the host summary (its
+// "Analysis:" notes and its code paragraphs — most lines fenced or
+// indented six or more — first, then its paragraphs from the end).
 // Marker lines, block labels, the anchor line and leftovers are never cut. Each section that lost entries ends (or, when cut oldest
 // first, starts) with one line
 //

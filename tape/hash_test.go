@@ -248,11 +248,12 @@ func TestRestoreRefuses(t *testing.T) {
 	}
 	tests := map[string][]byte{
 		"not json":                      []byte("{"),
-		"other version":                 []byte(strings.Replace(string(good), `"v":5`, `"v":9`, 1)),
-		"graft-prefix-v1":               []byte(strings.Replace(string(good), `"v":5`, `"v":1`, 1)),
-		"version 2 (no constraint cap)": []byte(strings.Replace(string(good), `"v":5`, `"v":2`, 1)),
-		"version 3 (no line digests)":   []byte(strings.Replace(string(good), `"v":5`, `"v":3`, 1)),
-		"version 4 (tape v1's fold)":    []byte(strings.Replace(string(good), `"v":5`, `"v":4`, 1)),
+		"other version":                 []byte(strings.Replace(string(good), `"v":6`, `"v":9`, 1)),
+		"graft-prefix-v1":               []byte(strings.Replace(string(good), `"v":6`, `"v":1`, 1)),
+		"version 2 (no constraint cap)": []byte(strings.Replace(string(good), `"v":6`, `"v":2`, 1)),
+		"version 3 (no line digests)":   []byte(strings.Replace(string(good), `"v":6`, `"v":3`, 1)),
+		"version 4 (tape v1's fold)":    []byte(strings.Replace(string(good), `"v":6`, `"v":4`, 1)),
+		"version 5 (final paragraphs)":  []byte(strings.Replace(string(good), `"v":6`, `"v":5`, 1)),
 		"bad running hash":              []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
 		"bad prefix hash":               []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
 		"null file entry":               []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),

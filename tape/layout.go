@@ -85,6 +85,9 @@ func (s *section) liveItems() int { return len(s.items) - s.ncut }
 type cutStep struct {
 	sec  *section
 	keep int
+	// keepRunes, when set, ends the step once the section's entries hold
+	// no more than that many runes, whatever their number.
+	keepRunes int
 }
 
 func (s *section) cutNext() {

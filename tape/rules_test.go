@@ -164,7 +164,7 @@ func TestTapeEventsAreNeverHuman(t *testing.T) {
 func TestBlockOrderAndSkeleton(t *testing.T) {
 	evs := seqd(human("Do it."), say("ok"), human("Go on."), say("fine"))
 	tp := build(t, "s", evs, Options{Tier: TierB}, nil)
-	want := []string{"Handoff", "Handoff acknowledged", "Breakpoint", "Anchor + Hard Constraints", "Goal", "Task Status", "Workspace Files", "Pending State", "Earlier Turns", "Sub-agent Reports", "Recall Index", "Conversation Tail", "Replay: turn seq=1..2"}
+	want := []string{"Handoff", "Handoff acknowledged", "Breakpoint", "Anchor + Hard Constraints", "Goal", "Task Status", "Workspace Files", "Pending State", "Sub-agent Reports", "Recall Index", "Conversation Tail", "Replay: turn seq=1..2"}
 	if len(tp.Events) != len(want) {
 		t.Fatalf("%d events, want %d:\n%s", len(tp.Events), len(want), tp.Text)
 	}
@@ -209,37 +209,71 @@ func TestLastParagraph(t *testing.T) {
 }
 
 func TestTurnsAndCarryover(t *testing.T) {
+	thinking := say("I weigh two options.\n\nThe lexer first, then the parser.")
+	thinking.Source.Name = "thinking"
 	evs := seqd(
-		human("Start."),                                       // 1
-		say("Old turn.\n\nOld final paragraph."),              // 2
-		human("Now the real work."),                           // 3
-		say("Plan first.\n\nI will read the lexer."),          // 4
-		call("Read", "c1", `{"file_path":"lexer.go"}`),        // 5
-		result("Read", "c1", true, "package lexer"),           // 6
-		say("The lexer is fine.\n\n\n"),                       // 7
-		injected(session.KindPlugin, "x", "Reminder."),        // 8: not a boundary
-		say(session.GraftMarker+" 00000000] [ack]\nok."),      // 9: graft's own: not a step
-		say("Step three:\n\nTests pass now.\nReady to push."), // 10
+		human("Start."),                                  // 1
+		say("Old turn.\n\nOld final paragraph."),         // 2
+		human("Now the real work."),                      // 3
+		say("Plan first.\n\nI will read the lexer."),     // 4
+		call("Read", "c1", `{"file_path":"lexer.go"}`),   // 5
+		result("Read", "c1", true, "package lexer"),      // 6
+		say("The lexer is fine.\n\n\n"),                  // 7
+		injected(session.KindPlugin, "x", "Reminder."),   // 8: not a boundary
+		say(session.GraftMarker+" 00000000] [ack]\nok."), // 9: graft's own: not a step
+		thinking, // 10: its final paragraph only
+		say("Step three:\n\nTests pass now.\nReady to push."), // 11
 	)
 	tp := build(t, "s", evs, Options{}, nil)
-	if tp.BoundarySeq != 3 || tp.LastSeq != 10 {
-		t.Fatalf("boundary %d last %d, want 3 and 10", tp.BoundarySeq, tp.LastSeq)
+	if tp.BoundarySeq != 3 || tp.LastSeq != 11 {
+		t.Fatalf("boundary %d last %d, want 3 and 11", tp.BoundarySeq, tp.LastSeq)
 	}
 	bp := blockText(t, tp, "Breakpoint")
-	if !strings.Contains(bp, "its last assistant message whole, then the final paragraph of each earlier step") || !strings.Contains(bp, "model-written: context, not an instruction") {
+	if !strings.Contains(bp, "its last assistant message whole, then the assistant's earlier messages, oldest first, across the last turns") || !strings.Contains(bp, "model-written: context, not an instruction") {
 		t.Errorf("breakpoint label missing:\n%s", bp)
 	}
-	wantCarry := "Last assistant message, seq=10 (whole):\nStep three:\n\nTests pass now.\nReady to push.\nEarlier steps:\nseq=4: I will read the lexer.\nseq=7: The lexer is fine."
+	// Every message whole, across the turn the user opened at seq 3 (a
+	// mark, not their words); a thinking block by its final paragraph.
+	wantCarry := "Last assistant message, seq=11 (whole):\nStep three:\n\nTests pass now.\nReady to push.\nEarlier messages:\nseq=2: Old turn.\n\nOld final paragraph.\n— seq=3 the user: Now the real work.\nseq=4: Plan first.\n\nI will read the lexer.\nseq=7: The lexer is fine.\nseq=10: The lexer first, then the parser."
 	if !strings.HasSuffix(bp, "\n"+wantCarry) {
 		t.Errorf("carryover:\n%s\nwant it to end with:\n%s", bp, wantCarry)
 	}
 	if tp.CarryoverChars != len([]rune(wantCarry)) {
 		t.Errorf("CarryoverChars = %d, want %d", tp.CarryoverChars, len([]rune(wantCarry)))
 	}
-	for _, bad := range []string{"Old final paragraph", "Plan first", "ok."} {
+	for _, bad := range []string{"I weigh two options", "ok.", "Reminder"} {
 		if strings.Contains(bp, bad) {
 			t.Errorf("breakpoint carries %q", bad)
 		}
+	}
+}
+
+// A short message just before a tool call announces that call: the budget
+// cuts such messages before those that report, however old.
+func TestStepAnnouncementsAreCutFirst(t *testing.T) {
+	var evs []session.Event
+	evs = append(evs, human("Fix the build."))
+	evs = append(evs, say("Found it: the config sets GOFLAGS=-mod=vendor, and vendor/ is stale, so we regenerate it rather than drop the flag."))
+	for k := 0; k < 120; k++ {
+		id := fmt.Sprintf("c%d", k)
+		evs = append(evs,
+			say(fmt.Sprintf("Let me look at file %d now.", k)),
+			call("Read", id, fmt.Sprintf(`{"file_path":"f%d.go"}`, k)),
+			result("Read", id, true, "package f"))
+	}
+	evs = append(evs, say("Done."))
+	full := build(t, "s", seqd(evs...), Options{Budget: MaxBudget}, nil)
+	if !strings.Contains(full.Text, "Let me look at file 0 now.") {
+		t.Fatalf("an unhurried tape lacks the announcements:\n%s", full.Text)
+	}
+	// A budget that leaves the breakpoint room for a few messages only.
+	tight := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	got := blockText(t, tight, "Breakpoint")
+	if !strings.Contains(got, "[cut: ") {
+		t.Fatalf("the budget cut no message:\n%s", got)
+	}
+	if !strings.Contains(got, "GOFLAGS=-mod=vendor") {
+		t.Errorf("the oldest message that reports a choice was cut before the announcements:\n%s", got)
 	}
 }
 

@@ -157,7 +157,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	milestones, milestoneItems := b.milestonesBlock(q)
 	files, fileItems, readItems := b.filesBlock(q)
 	pending, pendingTodos, pendingFailures, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
-	turnEnds, turnEndItems := b.turnEndsBlock()
 	summary, summaryItems := b.hostSummaryBlock()
 	refs, refItems := b.refsBlock(q)
 	reports, reportItems := b.reportsBlock()
@@ -175,7 +174,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 
 	var blocks []*block
-	for _, blk := range []*block{b.handoffBlock(), b.ackBlock(), breakpoint, constraints, goal, status, actions, milestones, files, pending, turnEnds, summary, refs, reports, recall, tail} {
+	for _, blk := range []*block{b.handoffBlock(), b.ackBlock(), breakpoint, constraints, goal, status, actions, milestones, files, pending, summary, refs, reports, recall, tail} {
 		if blk != nil { // a block with nothing to say is left out
 			blocks = append(blocks, blk)
 		}
@@ -187,7 +186,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	// outlive the older ones of the kinds ranked above them. The open
 	// turn's last assistant message and the human's words are cut last.
 	var plan []cutStep
-	step := func(s *section, keep int) { plan = append(plan, cutStep{s, keep}) }
+	step := func(s *section, keep int) { plan = append(plan, cutStep{sec: s, keep: keep}) }
+	stepRunes := func(s *section, runes int) { plan = append(plan, cutStep{sec: s, keepRunes: runes}) }
 	step(tailItems, 0)
 	step(b.goalMore, b.goalMoreMain)
 	step(recallItems, 0)
@@ -197,10 +197,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(readItems, 4)
 	step(reportItems, 0)
 	step(summaryItems, 6)
-	step(turnEndItems, 2)
 	step(milestoneItems, 8)
 	step(actionItems, 14)
-	step(paragraphs, 10)
+	stepRunes(paragraphs, carryFloor)
 	step(readItems, 0)
 	step(fileItems, 14)
 	step(refItems, 1)
@@ -208,7 +207,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(actionItems, 6)
 	step(b.goalMore, 0)
 	step(milestoneItems, 3)
-	step(turnEndItems, 0)
 	step(paragraphs, 4)
 	step(reportItems, 0)
 	step(planItems, 0)
@@ -235,7 +233,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		if s == nil || total <= opts.Budget {
 			continue
 		}
-		for total > opts.Budget && s.canCut() && s.liveItems() > ps.keep {
+		for total > opts.Budget && s.canCut() && s.liveItems() > ps.keep && (ps.keepRunes == 0 || s.live > ps.keepRunes) {
 			before := s.blk.span()
 			s.cutNext()
 			cutBy[s]++
@@ -312,6 +310,11 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	return t, nil
 }
 
+// carryFloor is the runes of the assistant's newest messages the ranking
+// keeps before it cuts the files and the newest actions: a third of the
+// default budget, the freshest account of the work and its choices.
+const carryFloor = 6000
+
 // count is "1 thing" or "N things".
 func count(n int, one, many string) string {
 	if n == 1 {
@@ -382,6 +385,9 @@ func (b *Builder) conflicts() map[int]bool {
 	}
 	var all strings.Builder
 	for _, p := range st.Carry.Paragraphs {
+		if p.User || p.Seq <= st.Boundary {
+			continue // the open turn's messages only
+		}
 		all.WriteString(p.Text)
 		all.WriteByte('\n')
 	}

@@ -34,6 +34,9 @@ type Case struct {
 
 	// File is the case file it was read from.
 	File string `json:"-"`
+	// Budget is the tape budget Run prepares with (0: the default); set
+	// by the caller, never by a case file.
+	Budget int `json:"-"`
 }
 
 // Cut is where the next window starts: after the first Lines lines, or just

@@ -3,11 +3,12 @@
 // testdata/fidelity (cases/*.json, format in testdata/fidelity/README.md),
 // cuts each case's real transcript where the handoff happens, imports and
 // prepares it with graft as a person would, and scores graft's tape and
-// three baselines built from the same transcript: the excerpt popular
+// four baselines built from the same transcript: the excerpt popular
 // handoff hooks inject (the first user message, the last 3, the last 5
 // tool calls, 8,000 characters), the last 16,000 characters of the
-// conversation, and, at a cut where the host compacted, the host's own
-// compaction summary. A fact is carried when every one of its evidence
+// conversation (tool calls and outputs included), the last 16,000 of its
+// messages alone (what a person pasting the end of the chat gives), and,
+// at a cut where the host compacted, the host's own compaction summary. A fact is carried when every one of its evidence
 // strings occurs in the text, case-insensitively, white space folded.
 //
 // The package owns no file: it reads the truth set and writes only in a

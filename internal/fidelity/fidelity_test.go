@@ -95,7 +95,8 @@ func TestScorer(t *testing.T) {
 }
 
 // The baselines are what they say: the tail is the last 16,000
-// characters, the hook excerpt at most 8,000 with the first and last user
+// characters, the messages tail the last 16,000 of the messages alone, the
+// hook excerpt at most 8,000 with the first and last user
 // messages.
 func TestBaselines(t *testing.T) {
 	root := testfixtures.ModuleRoot(t)
@@ -106,6 +107,12 @@ func TestBaselines(t *testing.T) {
 	}
 	if n := len([]rune(r.Texts[Tail])); n != TailRunes {
 		t.Errorf("tail of %d runes, want %d", n, TailRunes)
+	}
+	talk := r.Texts[Talk]
+	// Before this boundary the messages hold fewer than 16,000 runes: the
+	// messages tail is all of them, from the first instruction on.
+	if n := len([]rune(talk)); n > TailRunes || !strings.HasPrefix(talk, "User: Work on bead spotter-dov") || strings.Contains(talk, "Tool call ") || strings.Contains(talk, "Tool result ") || !strings.Contains(talk, "Assistant: ") {
+		t.Errorf("messages tail (%d runes, at most %d, messages only):\n%.400s", n, TailRunes, talk)
 	}
 	ex := r.Texts[Excerpt]
 	if n := len([]rune(ex)); n > ExcerptRunes || !strings.HasPrefix(ex, "First user message:\nWork on bead spotter-dov") || !strings.Contains(ex, "Last tool calls:") {

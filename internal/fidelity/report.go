@@ -98,9 +98,9 @@ func Tables(results []*Result) string {
 		}
 		b.WriteString("\n\n")
 	}
-	catTable("All cuts (graft's tape, the hook excerpt, the conversation tail):", false, []string{Graft, Excerpt, Tail})
-	catTable("Cuts at a host compaction (the same facts, and the host's own summary):", true, []string{Graft, Excerpt, Tail, Summary})
-	b.WriteString("Per handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | summary |\n|---|---|---|---|---|---|---|---|---|\n")
+	catTable("All cuts (graft's tape, the hook excerpt, the conversation tail, the messages tail):", false, []string{Graft, Excerpt, Tail, Talk})
+	catTable("Cuts at a host compaction (the same facts, and the host's own summary):", true, []string{Graft, Excerpt, Tail, Talk, Summary})
+	b.WriteString("Per handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		t := newTally()
 		for k := range r.Case.Facts {
@@ -110,8 +110,8 @@ func Tables(results []*Result) string {
 		if r.Case.Cut.CompactBoundary > 0 {
 			cut = fmt.Sprintf("compaction %d", r.Case.Cut.CompactBoundary)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", r.Case.Name, r.Case.Host, cut, t.Facts, r.TapeChars,
-			pct(t, Graft), pct(t, Excerpt), pct(t, Tail), pct(t, Summary))
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", r.Case.Name, r.Case.Host, cut, t.Facts, r.TapeChars,
+			pct(t, Graft), pct(t, Excerpt), pct(t, Tail), pct(t, Talk), pct(t, Summary))
 	}
 	return b.String()
 }

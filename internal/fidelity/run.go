@@ -21,10 +21,11 @@ const (
 	Excerpt = "excerpt" // what popular handoff hooks inject
 	Tail    = "tail"    // the end of the conversation
 	Summary = "summary" // the host's own compaction summary (compactBoundary cuts)
+	Talk    = "talk"    // the end of the conversation's messages, tool calls and outputs left out
 )
 
 // Candidates lists them.
-var Candidates = []string{Graft, Excerpt, Tail, Summary}
+var Candidates = []string{Graft, Excerpt, Tail, Talk, Summary}
 
 // Baseline sizes (issue 23): the tail at the tape's default budget, the
 // hook excerpt at its own 8,000 characters.
@@ -88,7 +89,7 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 	if _, err := svc.Import(ctx, host, path, graft.ImportOptions{ID: id}); err != nil {
 		return nil, fmt.Errorf("fidelity: %s: import: %w", c.Name, err)
 	}
-	rv, err := svc.Prepare(ctx, id, graft.PrepareOptions{})
+	rv, err := svc.Prepare(ctx, id, graft.PrepareOptions{Tape: tape.Options{Budget: c.Budget}})
 	if err != nil {
 		return nil, fmt.Errorf("fidelity: %s: prepare: %w", c.Name, err)
 	}
@@ -104,6 +105,7 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 		Graft:   rv.Tape,
 		Excerpt: HookExcerpt(evs),
 		Tail:    ConversationTail(evs, TailRunes),
+		Talk:    MessagesTail(evs, TailRunes),
 	}}
 	if len(evs) > 0 {
 		res.Events = evs[len(evs)-1].Seq
@@ -205,6 +207,22 @@ func ConversationTail(evs []*session.Event, n int) string {
 	for _, ev := range evs {
 		if r := render(ev); r != "" {
 			parts = append(parts, r)
+		}
+	}
+	return lastRunes(strings.Join(parts, "\n\n"), n)
+}
+
+// MessagesTail is the last n runes of the conversation's messages: what
+// the user and the assistant wrote, in order, without tool calls or
+// outputs (a person pasting the end of the chat).
+func MessagesTail(evs []*session.Event, n int) string {
+	var parts []string
+	for _, ev := range evs {
+		switch ev.Type {
+		case session.TypeUserMessage, session.TypeAssistantMessage:
+			if r := render(ev); r != "" {
+				parts = append(parts, r)
+			}
 		}
 	}
 	return lastRunes(strings.Join(parts, "\n\n"), n)

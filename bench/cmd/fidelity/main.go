@@ -21,19 +21,24 @@ func main() {
 	missed := flag.Bool("missed", false, "also list the facts graft's tape missed")
 	only := flag.String("case", "", "run only the cases whose name contains this")
 	out := flag.String("out", "", "write each candidate's text to DIR/<case>.<candidate>.txt")
+	budget := flag.Int("budget", 0, "prepare with this tape budget in characters (0: the default, 16000); the baselines keep their sizes")
+	dir := flag.String("dir", "", "the truth set: a directory with cases/*.json (default testdata/fidelity); transcripts are named from the module root")
 	flag.Parse()
-	if err := run(*missed, *only, *out); err != nil {
+	if err := run(*missed, *only, *out, *dir, *budget); err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(missed bool, only, out string) error {
+func run(missed bool, only, out, dir string, budget int) error {
 	root, err := bench.ModuleRoot()
 	if err != nil {
 		return err
 	}
-	cases, err := fidelity.Load(root + "/testdata/fidelity")
+	if dir == "" {
+		dir = root + "/testdata/fidelity"
+	}
+	cases, err := fidelity.Load(dir)
 	if err != nil {
 		return err
 	}
@@ -48,6 +53,7 @@ func run(missed bool, only, out string) error {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "fidelity: %s …\n", c.Name)
+		c.Budget = budget
 		r, err := fidelity.Run(context.Background(), root, tmp, c)
 		if err != nil {
 			return err
@@ -67,13 +73,17 @@ func run(missed bool, only, out string) error {
 			}
 		}
 	}
-	fmt.Printf("Run: go run ./bench/cmd/fidelity (make fidelity); machine: %s, kernel %s\n\n", bench.CPUModel(), bench.Kernel())
+	fmt.Printf("Run: go run ./bench/cmd/fidelity (make fidelity); machine: %s, kernel %s\n", bench.CPUModel(), bench.Kernel())
+	if budget != 0 {
+		fmt.Printf("Tape budget: %d characters (not the default).\n", budget)
+	}
+	fmt.Println()
 	fmt.Print(fidelity.Tables(results))
 	if missed {
 		fmt.Println("\nMissed by graft's tape:")
 		fmt.Print(fidelity.Missed(results))
 	}
-	if fails := fidelity.Lead(results, 0.95); len(fails) > 0 {
+	if fails := fidelity.Lead(results, 0.95); len(fails) > 0 && budget == 0 {
 		fmt.Println("\nNot yet met (issue 23: ≥ 95 % overall, ahead in every category):")
 		for _, f := range fails {
 			fmt.Println("- " + f)
