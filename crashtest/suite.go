@@ -30,10 +30,13 @@ const (
 	// GroupRecoveryPowerLoss: every crash state of the recovery of a home
 	// killed at each crash point that leaves a journal record.
 	GroupRecoveryPowerLoss = "recovery-power-loss"
+	// GroupHandoff: `graft handoff --yes` killed at every commit point and
+	// every step of its export (txn.ExportPoints).
+	GroupHandoff = "handoff"
 )
 
 // Groups lists every group in the order the suite runs them.
-var Groups = []string{GroupL1, GroupL2, GroupL3, GroupL4, GroupL5, GroupPoints, GroupRandomKills, GroupEIO, GroupTornTails, GroupPowerLoss, GroupRecoveryPowerLoss}
+var Groups = []string{GroupL1, GroupL2, GroupL3, GroupL4, GroupL5, GroupPoints, GroupRandomKills, GroupEIO, GroupTornTails, GroupPowerLoss, GroupRecoveryPowerLoss, GroupHandoff}
 
 // Defaults of Config.
 const (
@@ -142,8 +145,9 @@ func (r *Report) Summary() string {
 	return fmt.Sprintf("crash suite: %d passed, %d failed", r.Counts.Passed, r.Counts.Failed)
 }
 
-// Uncovered lists the points of txn.Points at which no row killed a child:
-// a point added to the list without a case here is a gap in the proof.
+// Uncovered lists the points of txn.Points and txn.ExportPoints at which
+// no row killed a child: a point added to a list without a case here is a
+// gap in the proof.
 func (r *Report) Uncovered() []txn.Point {
 	covered := map[txn.Point]bool{}
 	for _, row := range r.Rows {
@@ -152,7 +156,7 @@ func (r *Report) Uncovered() []txn.Point {
 		}
 	}
 	var out []txn.Point
-	for _, p := range txn.Points {
+	for _, p := range append(append([]txn.Point{}, txn.Points...), txn.ExportPoints...) {
 		if !covered[p] {
 			out = append(out, p)
 		}
@@ -277,6 +281,7 @@ func Run(cfg Config) (rep *Report, err error) {
 	add(GroupTornTails, s.tornJobs)
 	add(GroupPowerLoss, s.powerJobs)
 	add(GroupRecoveryPowerLoss, s.recoveryPowerJobs)
+	add(GroupHandoff, s.handoffJobs)
 
 	rows := s.runJobs(jobs)
 	rep = &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows, TornRecordStride: cfg.TornRecordStride}
@@ -389,6 +394,7 @@ const (
 	familyTornPreparing = familyTorn + "/journal-preparing"
 	familyTornVerified  = familyTorn + "/journal-verified"
 	familyTornRetired   = familyTorn + "/journal-retired"
+	familyHandoff       = "handoff"
 	familyRace          = "L4"
 	familyRaceTarget    = familyRace + "/same-target"
 	familyRaceSource    = familyRace + "/same-source"

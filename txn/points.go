@@ -44,6 +44,10 @@ var Points = []Point{
 	RevertLineage, RevertJournalRemoved,
 }
 
+// ExportPoints are the instants of a handoff after its commit: the steps
+// of the export the commit owes its host (none yet).
+var ExportPoints []Point
+
 // CoordPoints is every crash point of a transaction on a coordinated store
 // (package etcdstore): Points with the fenced commit decision of each.
 var CoordPoints = []Point{
