@@ -104,7 +104,11 @@ func (s *suite) handoffJobs() []job {
 		if slices.Contains(txn.ExportPoints, p) || pointOutcome(p) == targetLive {
 			o = targetLive
 		}
-		r := Row{Family: familyHandoff, Case: "handoff at " + string(p), Injection: fmt.Sprintf("SIGKILL at %s of graft handoff --yes", p)}
+		fam := familyHandoff + "/rolled-back"
+		if o == targetLive {
+			fam = familyHandoff + "/rolled-forward"
+		}
+		r := Row{Family: fam, Case: "handoff at " + string(p), Injection: fmt.Sprintf("SIGKILL at %s of graft handoff --yes", p)}
 		if o == sourceStays {
 			r.Expected = "handoff rolled back: the source usable, the old host session follows into it; recovery twice → scanned=0"
 		} else {

@@ -116,7 +116,7 @@ type Counts struct {
 	Passed          int `json:"passed"`
 	Failed          int `json:"failed"`
 	Skipped         int `json:"skipped"`
-	CrashPoints     int `json:"crashPoints"`     // distinct points of txn.Points killed at
+	CrashPoints     int `json:"crashPoints"`     // distinct points of txn.Points and txn.ExportPoints killed at
 	RandomKills     int `json:"randomKills"`     // commits killed after a random delay
 	PowerLossStates int `json:"powerLossStates"` // crash states recovered and checked
 	// RecoveryPowerLossStates are crash states of a recovery (of a home
