@@ -284,6 +284,9 @@ func Run(cfg Config) (rep *Report, err error) {
 	add(GroupHandoff, s.handoffJobs)
 
 	rows := s.runJobs(jobs)
+	if r := s.noHostWrites(); r != nil {
+		rows = append(rows, *r)
+	}
 	rep = &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows, TornRecordStride: cfg.TornRecordStride}
 	rep.count()
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
@@ -399,3 +402,33 @@ const (
 	familyRaceTarget    = familyRace + "/same-target"
 	familyRaceSource    = familyRace + "/same-source"
 )
+
+// noHostWrites is a failing row when any child wrote into the host folders
+// every child but a handoff case's gets (childEnv): no graft command may
+// write a host transcript it was not asked to; nil when they hold nothing.
+func (s *suite) noHostWrites() *Row {
+	dir := filepath.Join(s.work, "no-host")
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) && len(found) == 0 {
+		return nil
+	}
+	r := Row{Group: GroupHandoff, Case: "host folders of other cases", Injection: "(none)", Expected: "nothing written under CLAUDE_CONFIG_DIR or CODEX_HOME of the children that hand nothing off"}
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		r.Result, r.Observed = Fail, "FAILED: reading "+dir+": "+err.Error()
+	case len(found) > 0:
+		r.Result, r.Observed = Fail, "FAILED: written there: "+strings.Join(found, ", ")
+	default:
+		return nil
+	}
+	return &r
+}
