@@ -3,10 +3,12 @@ package crashtest
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
@@ -118,7 +120,7 @@ func (s *suite) handoffJobs() []job {
 			return []Row{s.inDir(r, func(r Row, dir string) Row { return s.killHandoff(r, dir, p, o) })}
 		}})
 	}
-	return jobs
+	return append(jobs, s.handoffRandomJobs()...)
 }
 
 func (s *suite) killHandoff(r Row, dir string, p txn.Point, o outcome) Row {
@@ -237,4 +239,105 @@ func (c *handoffCase) hostsHold() (problems []string, seen string) {
 		fail("walking %s: %v", c.claude, err)
 	}
 	return problems, seen
+}
+
+// DefaultHandoffKills is how many handoffs the handoff group kills at a
+// random instant (a soak run: a tenth of its random kills, at least this).
+const DefaultHandoffKills = 40
+
+func (s *suite) handoffKills() int {
+	return max(DefaultHandoffKills, s.cfg.RandomKills/10)
+}
+
+// handoffRandomJobs kill `graft handoff --yes` after a delay drawn
+// uniformly from [start, end): start the median time a child takes to
+// reach commit/locked, end the median duration of an unkilled handoff, so
+// the kills land in the commit and the export. A handoff that exited 0
+// before its kill must have left its target live and exported.
+func (s *suite) handoffRandomJobs() []job {
+	start, end, err := s.measureHandoff()
+	if err != nil {
+		return []job{{run: func() []Row {
+			return []Row{failed(Row{Family: familyHandoffKill, Case: "handoff random kill", Injection: "(not run)"}, err)}
+		}}}
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), 0x68616e646f6666))
+	var jobs []job
+	for k := 1; k <= s.handoffKills(); k++ {
+		delay := start + time.Duration(rng.Int64N(int64(end-start)))
+		r := Row{
+			Family: familyHandoffKill, Case: fmt.Sprintf("handoff random kill #%d", k),
+			Injection: fmt.Sprintf("SIGKILL %s after the start of graft handoff --yes, drawn from [%s, %s) (seed %d)", delay.Round(time.Microsecond), start.Round(100*time.Microsecond), end.Round(100*time.Microsecond), s.cfg.Seed),
+			Expected:  "killed: the old host session follows into the source, or the target is live and bound to a host session; finished first: the latter",
+		}
+		jobs = append(jobs, job{run: func() []Row {
+			return []Row{s.inDir(r, func(r Row, dir string) Row { return s.killHandoffAfter(r, dir, delay) })}
+		}})
+	}
+	return jobs
+}
+
+func (s *suite) killHandoffAfter(r Row, dir string, delay time.Duration) Row {
+	c, err := s.newHandoffCase(dir)
+	if err != nil {
+		return failed(r, err)
+	}
+	res, err := s.runChild(child{home: c.home, args: c.args(), killAfter: delay, env: c.env()})
+	if err != nil {
+		return failed(r, err)
+	}
+	exp := expect{tmpl: c.tmpl, outcome: eitherWay, recover: s.recoverWithBinary}
+	var problems []string
+	switch {
+	case res.killed:
+	case res.exit == 0:
+		exp.outcome, exp.target = targetLive, c.tmpl.source()+".g2"
+	default:
+		problems = append(problems, fmt.Sprintf("the handoff failed on its own before the kill: %s", res))
+	}
+	observed, more := check(c.home, exp)
+	hp, seen := c.hostsHold()
+	judge(&r, res.String()+"; "+observed+"; "+seen, append(append(problems, more...), hp...))
+	return r
+}
+
+// measureHandoff returns the median, over three runs each, of the time a
+// handoff takes to reach commit/locked and of an unkilled handoff.
+func (s *suite) measureHandoff() (start, end time.Duration, err error) {
+	measure := func(at txn.Point) (time.Duration, error) {
+		var runs []time.Duration
+		for k := 0; k < 3; k++ {
+			dir, err := s.caseDir("measure-handoff")
+			if err != nil {
+				return 0, err
+			}
+			c, err := s.newHandoffCase(dir)
+			if err != nil {
+				return 0, err
+			}
+			res, err := s.runChild(child{home: c.home, args: c.args(), killAt: at, env: c.env()})
+			if err != nil {
+				return 0, fmt.Errorf("measuring a handoff: %w", err)
+			}
+			if (at == "" && res.exit != 0) || (at != "" && !res.reached) {
+				return 0, fmt.Errorf("measuring a handoff (point %q): %s", at, res)
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				return 0, err
+			}
+			runs = append(runs, res.elapsed)
+		}
+		slices.Sort(runs)
+		return runs[len(runs)/2], nil
+	}
+	if start, err = measure(txn.CommitLocked); err != nil {
+		return 0, 0, err
+	}
+	if end, err = measure(""); err != nil {
+		return 0, 0, err
+	}
+	if end <= start {
+		return 0, 0, fmt.Errorf("measuring a handoff: it took %s, but reaching %s alone took %s", end, txn.CommitLocked, start)
+	}
+	return start, end, nil
 }

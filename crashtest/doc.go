@@ -156,7 +156,12 @@
 //	      bound to it, its file whole under the case's config dir; no
 //	      .graft-export temporary file is left, and every other transcript
 //	      in the config dir is bound to a live target (an unbound one would
-//	      be imported as a new lineage when resumed). Every other child gets
+//	      be imported as a new lineage when resumed). Then random kills of
+//	      the same handoff (DefaultHandoffKills, a tenth of --soak's random
+//	      kills when that is more), after a delay drawn as for commits but
+//	      from a handoff's own start and end, seeded the same way: either
+//	      outcome, with the same checks; one that exited 0 first must have
+//	      left its target live and exported. Every other child gets
 //	      CLAUDE_CONFIG_DIR and CODEX_HOME under the work directory, which
 //	      must stay empty.
 //

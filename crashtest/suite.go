@@ -398,6 +398,7 @@ const (
 	familyTornVerified  = familyTorn + "/journal-verified"
 	familyTornRetired   = familyTorn + "/journal-retired"
 	familyHandoff       = "handoff"
+	familyHandoffKill   = "handoff-random-kill"
 	familyRace          = "L4"
 	familyRaceTarget    = familyRace + "/same-target"
 	familyRaceSource    = familyRace + "/same-source"
