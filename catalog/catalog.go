@@ -43,10 +43,12 @@ const (
 	// only: nothing reads it; PutScanIndex and ClearDerived empty it.
 	bucketSeqIndex = "seqindex"
 	bucketMeta     = "meta"
+	// bucketOwed holds the exports committed handoffs owe their hosts (owed.go).
+	bucketOwed = "owed"
 )
 
 var (
-	allBuckets     = []string{bucketPrepared, bucketPreparedTape, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta}
+	allBuckets     = []string{bucketPrepared, bucketPreparedTape, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta, bucketOwed}
 	derivedBuckets = []string{bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex}
 )
 

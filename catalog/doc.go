@@ -105,6 +105,12 @@
 //	seqindex    key <session id>         seq marks of builds before the index package: read by
 //	                                     nothing (they live in index/<id>.seq alone); PutScanIndex
 //	                                     deletes the session's value
+//	owed        key <target session id>  Owed: target, txn, source, host, cwd, root,
+//	                                     hostSession, recorded — the export a committed
+//	                                     handoff owes its host (journal/doc.go, owe): written
+//	                                     with the commit's lineage, deleted once the export's
+//	                                     binding is written. Not derived: the logs do not
+//	                                     hold it
 //	meta        key <name>               raw bytes, e.g. the last recovery result;
 //	                                     "catalog.format" = "graft-catalog-v1" (written by Open)
 //
@@ -133,5 +139,8 @@
 //     transaction.
 //
 // ClearDerived empties lineage, leftovers, scanindex and seqindex, and
-// keeps prepared and meta.
+// keeps prepared, owed and meta. A damaged catalog moved aside keeps its
+// owed exports as it keeps its reviews: a new catalog starts without them,
+// and graft export finishes such a handoff by hand (graft status shows its
+// target live with no host session).
 package catalog

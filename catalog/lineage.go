@@ -83,19 +83,21 @@ func (db *DB) RecordCommit(n Node, preparedID, txn string) error {
 	if err := session.ValidID(txn); err != nil {
 		return fmt.Errorf("%w: recording commit of %s: txn: %w", ErrInvalid, n.Session, err)
 	}
-	return db.update("recording the commit of "+n.Session, func(tx Tx) error {
-		if err := db.putNode(tx, n); err != nil {
-			return err
-		}
-		if preparedID == "" {
-			return nil
-		}
-		err := db.markUsed(tx, preparedID, txn)
-		if errors.Is(err, ErrUnknownPrepared) {
-			return nil
-		}
+	return db.update("recording the commit of "+n.Session, func(tx Tx) error { return db.recordCommit(tx, n, preparedID, txn) })
+}
+
+func (db *DB) recordCommit(tx Tx, n Node, preparedID, txn string) error {
+	if err := db.putNode(tx, n); err != nil {
 		return err
-	})
+	}
+	if preparedID == "" {
+		return nil
+	}
+	err := db.markUsed(tx, preparedID, txn)
+	if errors.Is(err, ErrUnknownPrepared) {
+		return nil
+	}
+	return err
 }
 
 func (db *DB) putNode(tx Tx, n Node) error {

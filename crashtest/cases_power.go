@@ -168,6 +168,18 @@ func (h *homeFS) Rename(oldname, newname string) error {
 	return h.mem.Rename(o, n)
 }
 
+func (h *homeFS) Link(oldname, newname string) error {
+	o, err := h.path("link", oldname)
+	if err != nil {
+		return err
+	}
+	n, err := h.path("link", newname)
+	if err != nil {
+		return err
+	}
+	return h.mem.Link(o, n)
+}
+
 func (h *homeFS) Remove(name string) error {
 	p, err := h.path("remove", name)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +33,9 @@ type child struct {
 	// asUser runs the child with these credentials (the EACCES case).
 	asUser *syscall.Credential
 	bin    string // overrides the suite's binary
+	// env is added to the child's environment (a handoff's
+	// CLAUDE_CONFIG_DIR).
+	env []string
 }
 
 // childResult is how a child ended.
@@ -115,6 +119,10 @@ func (s *suite) childEnv(home string) []string {
 		}
 	}
 	env = append(env, "GRAFT_HOME="+home)
+	// No child ever writes into a person's host folders: a case that
+	// hands off names its own (child.env, which comes later and wins);
+	// every other child gets these, which must stay empty.
+	env = append(env, "CLAUDE_CONFIG_DIR="+filepath.Join(s.work, "no-host", "claude"), "CODEX_HOME="+filepath.Join(s.work, "no-host", "codex"))
 	var faults []string
 	if s.cfg.Faults.SkipColdRead {
 		faults = append(faults, "skip-cold-read")
@@ -145,7 +153,7 @@ func (s *suite) start(c child) (*running, error) {
 	}
 	args := append([]string{"--home", c.home}, c.args...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = s.childEnv(c.home)
+	cmd.Env = append(s.childEnv(c.home), c.env...)
 	if c.killAt != "" {
 		cmd.Env = append(cmd.Env, "GRAFT_CRASH_POINT="+string(c.killAt))
 	}

@@ -144,6 +144,27 @@
 //	      point's own: rolled back before the commit point, forward at or
 //	      after it. Counted as recovery power-loss states.
 //
+//	handoff
+//	      SIGKILL of `graft handoff claude-code --transcript … --yes` at
+//	      every commit point of txn.Points and every step of its export
+//	      (txn.ExportPoints). Each case writes a Claude Code transcript
+//	      into its own config dir (CLAUDE_CONFIG_DIR of the child) and
+//	      follows it in-process first, as the hooks would have. Besides
+//	      the checker: before the commit point the source is usable and
+//	      following the old transcript goes on in it; at or after it, once
+//	      recovered, the target is live and an exported host session is
+//	      bound to it, its file whole under the case's config dir; no
+//	      .graft-export temporary file is left, and every other transcript
+//	      in the config dir is bound to a live target (an unbound one would
+//	      be imported as a new lineage when resumed). Then random kills of
+//	      the same handoff (DefaultHandoffKills, a tenth of --soak's random
+//	      kills when that is more), after a delay drawn as for commits but
+//	      from a handoff's own start and end, seeded the same way: either
+//	      outcome, with the same checks; one that exited 0 first must have
+//	      left its target live and exported. Every other child gets
+//	      CLAUDE_CONFIG_DIR and CODEX_HOME under the work directory, which
+//	      must stay empty.
+//
 // # Proof that it can fail
 //
 // Config.Faults breaks the protocol on purpose (GRAFT_FAULTS for the

@@ -30,10 +30,13 @@ const (
 	// GroupRecoveryPowerLoss: every crash state of the recovery of a home
 	// killed at each crash point that leaves a journal record.
 	GroupRecoveryPowerLoss = "recovery-power-loss"
+	// GroupHandoff: `graft handoff --yes` killed at every commit point and
+	// every step of its export (txn.ExportPoints).
+	GroupHandoff = "handoff"
 )
 
 // Groups lists every group in the order the suite runs them.
-var Groups = []string{GroupL1, GroupL2, GroupL3, GroupL4, GroupL5, GroupPoints, GroupRandomKills, GroupEIO, GroupTornTails, GroupPowerLoss, GroupRecoveryPowerLoss}
+var Groups = []string{GroupL1, GroupL2, GroupL3, GroupL4, GroupL5, GroupPoints, GroupRandomKills, GroupEIO, GroupTornTails, GroupPowerLoss, GroupRecoveryPowerLoss, GroupHandoff}
 
 // Defaults of Config.
 const (
@@ -113,7 +116,7 @@ type Counts struct {
 	Passed          int `json:"passed"`
 	Failed          int `json:"failed"`
 	Skipped         int `json:"skipped"`
-	CrashPoints     int `json:"crashPoints"`     // distinct points of txn.Points killed at
+	CrashPoints     int `json:"crashPoints"`     // distinct points of txn.Points and txn.ExportPoints killed at
 	RandomKills     int `json:"randomKills"`     // commits killed after a random delay
 	PowerLossStates int `json:"powerLossStates"` // crash states recovered and checked
 	// RecoveryPowerLossStates are crash states of a recovery (of a home
@@ -142,8 +145,9 @@ func (r *Report) Summary() string {
 	return fmt.Sprintf("crash suite: %d passed, %d failed", r.Counts.Passed, r.Counts.Failed)
 }
 
-// Uncovered lists the points of txn.Points at which no row killed a child:
-// a point added to the list without a case here is a gap in the proof.
+// Uncovered lists the points of txn.Points and txn.ExportPoints at which
+// no row killed a child: a point added to a list without a case here is a
+// gap in the proof.
 func (r *Report) Uncovered() []txn.Point {
 	covered := map[txn.Point]bool{}
 	for _, row := range r.Rows {
@@ -152,7 +156,7 @@ func (r *Report) Uncovered() []txn.Point {
 		}
 	}
 	var out []txn.Point
-	for _, p := range txn.Points {
+	for _, p := range append(append([]txn.Point{}, txn.Points...), txn.ExportPoints...) {
 		if !covered[p] {
 			out = append(out, p)
 		}
@@ -277,8 +281,12 @@ func Run(cfg Config) (rep *Report, err error) {
 	add(GroupTornTails, s.tornJobs)
 	add(GroupPowerLoss, s.powerJobs)
 	add(GroupRecoveryPowerLoss, s.recoveryPowerJobs)
+	add(GroupHandoff, s.handoffJobs)
 
 	rows := s.runJobs(jobs)
+	if r := s.noHostWrites(); r != nil {
+		rows = append(rows, *r)
+	}
 	rep = &Report{Seed: cfg.Seed, Bin: cfg.Bin, Rows: rows, TornRecordStride: cfg.TornRecordStride}
 	rep.count()
 	rep.Elapsed = time.Since(start).Round(time.Millisecond).String()
@@ -389,7 +397,39 @@ const (
 	familyTornPreparing = familyTorn + "/journal-preparing"
 	familyTornVerified  = familyTorn + "/journal-verified"
 	familyTornRetired   = familyTorn + "/journal-retired"
+	familyHandoff       = "handoff"
+	familyHandoffKill   = "handoff-random-kill"
 	familyRace          = "L4"
 	familyRaceTarget    = familyRace + "/same-target"
 	familyRaceSource    = familyRace + "/same-source"
 )
+
+// noHostWrites is a failing row when any child wrote into the host folders
+// every child but a handoff case's gets (childEnv): no graft command may
+// write a host transcript it was not asked to; nil when they hold nothing.
+func (s *suite) noHostWrites() *Row {
+	dir := filepath.Join(s.work, "no-host")
+	var found []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if errors.Is(err, os.ErrNotExist) && len(found) == 0 {
+		return nil
+	}
+	r := Row{Group: GroupHandoff, Case: "host folders of other cases", Injection: "(none)", Expected: "nothing written under CLAUDE_CONFIG_DIR or CODEX_HOME of the children that hand nothing off"}
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		r.Result, r.Observed = Fail, "FAILED: reading "+dir+": "+err.Error()
+	case len(found) > 0:
+		r.Result, r.Observed = Fail, "FAILED: written there: "+strings.Join(found, ", ")
+	default:
+		return nil
+	}
+	return &r
+}

@@ -61,7 +61,7 @@ func TestSuite(t *testing.T) {
 	c := rep.Counts
 	t.Logf("%s in %s (seed %d; repeat with -crashtest.seed=%d)", rep.Summary(), time.Since(start).Round(time.Millisecond), rep.Seed, rep.Seed)
 	t.Logf("cases %d: crash points %d/%d, random kills %d, power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d (records: one offset in %d), race rounds %d, skipped %d",
-		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, rep.TornRecordStride, c.RaceRounds, c.Skipped)
+		c.Cases, c.CrashPoints, len(txn.Points)+len(txn.ExportPoints), c.RandomKills, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, rep.TornRecordStride, c.RaceRounds, c.Skipped)
 	for _, row := range rep.Rows {
 		if row.Result == Skip {
 			t.Logf("skipped %s: %s", row.Case, row.Observed)
@@ -71,7 +71,7 @@ func TestSuite(t *testing.T) {
 		t.Errorf("%s\n%s", rep.Summary(), table(t, rep))
 	}
 	if missing := rep.Uncovered(); len(missing) > 0 {
-		t.Errorf("crash points of txn.Points without a case: %v", missing)
+		t.Errorf("crash points of txn.Points and txn.ExportPoints without a case: %v", missing)
 	}
 	if c.RandomKills != DefaultRandomKills || c.RaceRounds != 2*DefaultRaceRounds {
 		t.Errorf("random kills %d (want %d), race rounds %d (want %d)", c.RandomKills, DefaultRandomKills, c.RaceRounds, 2*DefaultRaceRounds)
@@ -88,7 +88,7 @@ func TestSuite(t *testing.T) {
 // a point without a row is named.
 func TestUncoveredNamesAMissingPoint(t *testing.T) {
 	rep := &Report{}
-	for _, p := range txn.Points {
+	for _, p := range append(append([]txn.Point{}, txn.Points...), txn.ExportPoints...) {
 		if p != txn.CommitColdRead {
 			rep.Rows = append(rep.Rows, Row{Case: "point " + string(p), Point: p, Result: Pass})
 		}

@@ -29,7 +29,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	c := r.Counts
 	fmt.Fprintf(&b, "\n%d cases: crash points %d/%d, random kills %d (seed %d), power-loss states %d, recovery power-loss states %d, EIO ops %d, torn writes %d, torn offsets %d (%s), race rounds %d; %d skipped; %s\n",
-		c.Cases, c.CrashPoints, len(txn.Points), c.RandomKills, r.Seed, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, r.strideText(), c.RaceRounds, c.Skipped, r.Elapsed)
+		c.Cases, c.CrashPoints, len(txn.Points)+len(txn.ExportPoints), c.RandomKills, r.Seed, c.PowerLossStates, c.RecoveryPowerLossStates, c.EIOOps, c.TornWrites, c.TornOffsets, r.strideText(), c.RaceRounds, c.Skipped, r.Elapsed)
 	for _, row := range r.Rows {
 		if row.Result == Skip {
 			fmt.Fprintf(&b, "skipped %s: %s\n", row.Case, row.Observed)

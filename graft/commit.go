@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
@@ -71,6 +72,12 @@ func (e *TargetIsSourceError) Unwrap() error { return txn.ErrTargetExists }
 // starts, never after: a commit whose journal record is written runs to its
 // end or its own failure (recovery resolves what a crash leaves).
 func (s *Service) Commit(ctx context.Context, preparedID, tapeHash, target string) (*CommitResult, error) {
+	return s.commit(ctx, preparedID, tapeHash, target, nil)
+}
+
+// commit is Commit; owe, for a handoff, is the host session the target is
+// owed to (txn.Request.Owe).
+func (s *Service) commit(ctx context.Context, preparedID, tapeHash, target string, owe *journal.Owe) (*CommitResult, error) {
 	if err := cancelled(ctx, "commit of "+preparedID); err != nil {
 		return nil, err
 	}
@@ -82,7 +89,7 @@ func (s *Service) Commit(ctx context.Context, preparedID, tapeHash, target strin
 		return nil, err
 	}
 	b := &commitBuild{s: s, p: p}
-	res, err := txn.Commit(s.Env(), txn.Request{PreparedID: preparedID, Source: p.Source, Target: target, Build: b.build})
+	res, err := txn.Commit(s.Env(), txn.Request{PreparedID: preparedID, Source: p.Source, Target: target, Build: b.build, Owe: owe})
 	if err != nil {
 		return nil, err
 	}

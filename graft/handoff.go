@@ -2,10 +2,12 @@ package graft
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
@@ -44,6 +46,11 @@ type HandoffResult struct {
 	Review        *Review             `json:"review,omitempty"`
 	Commit        *CommitResult       `json:"commit,omitempty"`
 	Export        *hosts.ExportResult `json:"export,omitempty"`
+	// Finished is set when this run committed nothing: the same handoff
+	// committed earlier and was stopped before its export (killed), which
+	// this run, or this process's recovery scan, finished. Commit then
+	// describes that earlier commit.
+	Finished *OwedDone `json:"finished,omitempty"`
 }
 
 // Handoff imports what is new in a host transcript (following the session
@@ -75,6 +82,15 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 	}
 	res := &HandoffResult{Host: o.Host, Follow: fr}
 	if fr.HandedOffTo != "" {
+		// The same handoff again, after it was stopped between its commit
+		// and its export: finish that export (issue 24, item 1).
+		d, err := s.ownedBy(o.Host, fr.HostSessionID, fr.HandedOffTo)
+		if err != nil {
+			return res, fmt.Errorf("%s session %s was handed off to %s, whose export is owed but could not be finished: %w", o.Host, fr.HostSessionID, fr.HandedOffTo, err)
+		}
+		if d != nil {
+			return s.finishedHandoff(res, d)
+		}
 		// The person needs the host session to resume, not graft's id.
 		where := fmt.Sprintf("hand off graft session %s instead, or export it (graft export %s %s)", fr.HandedOffTo, o.Host, fr.HandedOffTo)
 		if all, lerr := s.Bindings().List(); lerr == nil {
@@ -98,30 +114,107 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			return res, err
 		}
 	}
-	cr, err := s.Commit(ctx, rv.PreparedID, rv.TapeHash, o.Target)
+	// The export is part of the commit's durable intent: the record, then
+	// the catalog with the lineage, say the target is owed to this host,
+	// so that a kill before the export is finished by whoever comes next.
+	owe, err := oweOf(o.Host, fr.HostSessionID, cwd, o.ClaudeConfigDir, o.CodexHome)
+	if err != nil {
+		return res, err
+	}
+	cr, err := s.commit(ctx, rv.PreparedID, rv.TapeHash, o.Target, owe)
 	if err != nil {
 		return res, err
 	}
 	res.Commit, res.Committed = cr, true
-	ex, err := s.Export(cr.TargetID, o.Host, cwd, o.ClaudeConfigDir, o.CodexHome)
+	owed := catalog.Owed{Target: cr.TargetID, Txn: cr.TxnID, Source: cr.Source, Host: owe.Host, Cwd: owe.Cwd, Root: owe.Root, HostSession: owe.HostSession}
+	d, err := s.finishOwed(owed, exportWait)
 	if err != nil {
-		return res, fmt.Errorf("the graft %s → %s is committed, but exporting it failed (run graft export %s %s once fixed): %w", fr.Session, cr.TargetID, o.Host, cr.TargetID, err)
+		return res, fmt.Errorf("the graft %s → %s is committed, but exporting it failed; the export stays owed (graft status names it) and the next graft command retries it, or run graft export %s %s --cwd %s once fixed: %w", fr.Session, cr.TargetID, o.Host, cr.TargetID, cwd, err)
 	}
-	res.Export = ex
-	res.HostSessionID, res.Path, res.ResumeCommand = ex.HostSessionID, ex.Path, ex.ResumeCommand
+	if d.Export == nil {
+		return res, fmt.Errorf("the graft %s → %s is committed, but not exported: %s", fr.Session, cr.TargetID, d.Void)
+	}
+	res.Export = d.Export
+	res.HostSessionID, res.Path, res.ResumeCommand = d.Export.HostSessionID, d.Export.Path, d.Export.ResumeCommand
 	return res, nil
 }
 
-// Export writes a graft target as a host session (hosts.Export).
-func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, codexHome string) (*hosts.ExportResult, error) {
-	return hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Session: target, Host: host, Cwd: cwd,
+// finishedHandoff is the result of a handoff run that found its own
+// earlier commit owed an export, now written.
+func (s *Service) finishedHandoff(res *HandoffResult, d *OwedDone) (*HandoffResult, error) {
+	info, err := s.store.Info(d.Target)
+	if err != nil {
+		return res, err
+	}
+	cr := &CommitResult{TargetID: d.Target, TxnID: d.Txn, Source: d.Source, Generation: info.Generation(),
+		Notes: []string{fmt.Sprintf("committed earlier (txn %s); that handoff was stopped before its export, which is written now", d.Txn)}}
+	if o := info.Origin; o != nil {
+		cr.TapeHash, cr.TapeEvents, cr.BoundarySeq = o.TapeHash, o.TapeEvents, o.ParentBoundary
+	}
+	res.Commit, res.Committed, res.Finished, res.Export = cr, true, d, d.Export
+	res.HostSessionID, res.Path, res.ResumeCommand = d.Export.HostSessionID, d.Export.Path, d.Export.ResumeCommand
+	return res, nil
+}
+
+// Export writes a graft target as a host session (hosts.Export), under
+// the target's import lock. An export owed to the same host by a handoff
+// is done by it: its owed record is deleted.
+func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, codexHome string) (ex *hosts.ExportResult, err error) {
+	if err := session.ValidID(target); err != nil {
+		return nil, err
+	}
+	l, err := s.importLock(target, exportWait)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if uerr := l.Unlock(); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("graft: releasing the import lock of %s: %w", target, uerr))
+		}
+	}()
+	ex, err = hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Session: target, Host: host, Cwd: cwd,
 		ClaudeConfigDir: claudeConfigDir, CodexHome: codexHome, Now: s.Now})
+	if err != nil {
+		return nil, err
+	}
+	owed, err := s.OwedExports()
+	if err != nil {
+		return ex, fmt.Errorf("graft: %s is exported (%s), but the owed exports were not read: %w", target, ex.ResumeCommand, err)
+	}
+	for _, o := range owed {
+		if o.Target == target && o.Host == string(host) {
+			if err := s.deleteOwed(o); err != nil {
+				return ex, fmt.Errorf("graft: %s is exported (%s), but its owed record was not deleted: %w", target, ex.ResumeCommand, err)
+			}
+		}
+	}
+	return ex, nil
 }
 
 // Follow brings a host transcript's new lines into the session it
 // continues (hosts.Follow).
 // cwd, when set, records the host session as last seen there (hooks).
+//
+// A host session bound to nothing may be the file of an export a handoff
+// owes, written but not bound when the handoff was stopped: that export is
+// finished first, so the file goes on in its graft target instead of
+// starting a new lineage (issue 24, item 2).
 func (s *Service) Follow(host hosts.Host, path, hostSessionID, cwd string, progress func(read, total int64)) (*hosts.FollowResult, error) {
+	hid := strings.ToLower(hostSessionID)
+	if hid == "" {
+		hid, _ = hosts.HostSessionIDFromPath(host, path) // hosts.Follow says why it has none
+	}
+	if hid != "" && hosts.ValidHostSessionID(hid) == nil {
+		_, err := s.Bindings().Load(host, hid)
+		switch {
+		case errors.Is(err, hosts.ErrNoBinding):
+			if err := s.finishOrphan(host, hid); err != nil {
+				return nil, fmt.Errorf("graft: %s session %s is the export a handoff owes, which could not be finished: %w", host, hid, err)
+			}
+		case err != nil:
+			return nil, err
+		}
+	}
 	return hosts.Follow(hosts.FollowOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Host: host, Path: path, HostSessionID: hostSessionID, Cwd: cwd, Now: s.Now, Progress: progress, LockWait: s.lockWait()})
 }
 

@@ -47,6 +47,9 @@ type Service struct {
 	// StartupErr is that scan's error, if any (the service still opens when
 	// only some records were unresolved).
 	StartupErr error
+	// OwedFinished are the exports owed by committed handoffs that this
+	// service's recovery scans finished (owed.go).
+	OwedFinished []OwedDone
 
 	// notes are the reads that fell back to the logs (TakeDegraded).
 	notes notes
@@ -224,7 +227,21 @@ func (s *Service) Recover(ctx context.Context) (*recovery.Report, error) {
 		return nil, err
 	}
 	rep, err := recovery.Run(s.Env())
-	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || err != nil) {
+	if rep != nil && (err == nil || errors.Is(err, recovery.ErrIncomplete)) {
+		// Then the exports committed handoffs still owe their hosts (a
+		// handoff killed between its commit and its export).
+		done, problems := s.finishAllOwed()
+		s.OwedFinished = append(s.OwedFinished, done...)
+		for _, d := range done {
+			if d.Export != nil {
+				rep.Exports = append(rep.Exports, fmt.Sprintf("the handoff %s → %s (txn %s) is exported: %s session %s, resumed with: %s", d.Source, d.Target, d.Txn, d.Host, d.Export.HostSessionID, d.Export.ResumeCommand))
+			} else {
+				rep.Exports = append(rep.Exports, fmt.Sprintf("the handoff %s → %s (txn %s) owes no export any more: %s", d.Source, d.Target, d.Txn, d.Void))
+			}
+		}
+		rep.Warnings = append(rep.Warnings, problems...)
+	}
+	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || len(rep.Exports) > 0 || err != nil) {
 		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil {
 			s.degrade("the recovery report was not remembered in catalog.db (graft status will not show it): %s", catalogProblem(merr))
 		}

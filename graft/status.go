@@ -49,6 +49,10 @@ type Status struct {
 	// ($GRAFT_HOME/hosts/): exported targets, followed transcripts, and
 	// host sessions used after their handoff (stray).
 	HostSessions []hosts.Binding `json:"hostSessions"`
+	// OwedExports are the host sessions committed handoffs still owe
+	// (killed between the commit and the export, or the export failed):
+	// the next graft command writes them, or graft export by hand.
+	OwedExports []catalog.Owed `json:"owedExports"`
 }
 
 // SessionState folds one session for status; an unreadable log is reported
@@ -120,7 +124,7 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{Home: s.Home, Store: "file", Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, Strays: nonNil(strays)}
+	st := &Status{Home: s.Home, Store: "file", Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
@@ -145,6 +149,11 @@ func (s *Service) Status() (*Status, error) {
 			return err
 		}
 		st.Leftovers = append(st.Leftovers, ls...)
+		owed, err := db.OwedExports()
+		if err != nil {
+			return err
+		}
+		st.OwedExports = append(st.OwedExports, owed...)
 		b, ok, err := db.GetMeta("last-recovery")
 		if err != nil {
 			return err
@@ -161,9 +170,9 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		// The catalog is derived: the sessions above come from the logs
 		// and are right; what only the catalog holds is missing.
-		st.Leftovers, st.LastRecovery = []catalog.Leftover{}, nil
+		st.Leftovers, st.LastRecovery, st.OwedExports = []catalog.Leftover{}, nil, []catalog.Owed{}
 		st.CatalogError = catalogProblem(err)
-		s.degrade("status: catalog.db not read, the sessions come from the logs; leftovers and the last recovery scan are not shown: %s", st.CatalogError)
+		s.degrade("status: catalog.db not read, the sessions come from the logs; leftovers, owed exports and the last recovery scan are not shown: %s", st.CatalogError)
 	}
 	return st, nil
 }

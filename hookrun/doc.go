@@ -32,7 +32,9 @@
 //	SessionStart       the recovery scan (opening the service runs it); follow the
 //	                   transcript (import what is new into the session it continues);
 //	                   anything recovery rolled back, forward or left unresolved is said
-//	                   in additionalContext. After a compaction (source "compact") the
+//	                   in additionalContext, and so is an export a handoff owed (killed
+//	                   after its commit) that the scan finished, with its resume
+//	                   command. After a compaction (source "compact") the
 //	                   Anchor + Hard Constraints block of the session, with origins, is
 //	                   injected too, so the constraints outlive the host's summary.
 //	UserPromptSubmit,  follow the transcript; past autoGraft context tokens (the last
@@ -48,7 +50,10 @@
 //	                   {"decision":"block"}; Codex cannot veto a compaction (it reports
 //	                   a block as a failed hook and compacts), so graft answers
 //	                   {"continue":false}, which ends that turn before any model
-//	                   request. Otherwise, or when anything fails: follow only, never
+//	                   request. A PreCompact of a session whose handoff was stopped
+//	                   before its export (the export finished now, by this run or its
+//	                   recovery scan) blocks the same way with the new resume command.
+//	                   Otherwise, or when anything fails: follow only, never
 //	                   block (the failure on stderr).
 //
 // # Never wedge the host

@@ -214,6 +214,11 @@ func (h *handler) sessionStart() {
 			notes = append(notes, "Unresolved (run graft recover): "+e)
 		}
 	}
+	if r := h.svc.Startup; r != nil {
+		for _, e := range r.Exports {
+			notes = append(notes, "graft finished a handoff that was stopped before its export: "+e)
+		}
+	}
 	if err := h.svc.StartupErr; err != nil {
 		notes = append(notes, fmt.Sprintf("graft's recovery scan left records unresolved: %v (run %s recover)", err, h.set.Self))
 	}
@@ -323,6 +328,10 @@ func (h *handler) preCompact() {
 	}
 	reason := fmt.Sprintf("graft handed this session off instead of compacting it: %s → %s (generation %d, tape %d chars, no model tokens). Continue in the new session: %s",
 		res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars, res.ResumeCommand)
+	if res.Finished != nil {
+		reason = fmt.Sprintf("graft handed this session off earlier (%s → %s, generation %d) but was stopped before the new session was written; it is written now. Continue in the new session: %s",
+			res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.ResumeCommand)
+	}
 	h.out.Stderr = append(h.out.Stderr, reason)
 	if h.host == hosts.Codex {
 		// Codex cannot veto a compaction (a "block" decision is reported as

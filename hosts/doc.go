@@ -69,9 +69,17 @@
 // response_item with its event_msg user_message twin, and the assistant's
 // message.
 //
-// A transcript is written to a temporary file in its directory, fsynced,
-// linked to its name (never replacing an existing file) and the directory
-// fsynced; only then is the binding written, and with it the import cursor
-// of the session (importer.Seed), so that following the transcript appends
-// only what the host writes after graft's lines.
+// A transcript is written to a temporary file in its directory
+// (.graft-export-<host session id>.tmp: a killed export's is known by its
+// name, and the next export of the same host session removes it), fsynced,
+// linked to its name (never replacing an existing file), the temporary name
+// removed and the directory fsynced; then the import cursor of the session
+// is seeded (importer.Seed), so that following the transcript appends only
+// what the host writes after graft's lines, and the binding is written.
+// Every file operation goes through the store's vfs.FS (the crash suite's
+// seam); ExportOptions.Hook is called after each step (the crash points
+// export/*, txn/doc.go). ExportID derives the host session id an export of
+// a target gets, which is how graft knows a transcript it wrote but never
+// bound (a handoff killed between the two: graft.Service.Follow finishes
+// the export the handoff owed before following it).
 package hosts

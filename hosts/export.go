@@ -5,14 +5,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
 )
 
 // ExportOptions say which graft target to write for which host, and where.
@@ -31,6 +33,9 @@ type ExportOptions struct {
 	ClaudeConfigDir string
 	CodexHome       string
 	Now             func() time.Time
+	// Hook is called after each step of the export (crash points; nil:
+	// none).
+	Hook func(ExportStep)
 }
 
 // ExportResult is a host session that continues a graft target.
@@ -262,7 +267,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if prior != nil && prior.Path != l.path {
 		return nil, fmt.Errorf("%w: %s was exported to %s (working directory %s), not %s; export from that directory or omit --cwd", ErrBoundElsewhere, o.Session, prior.Path, prior.Cwd, l.path)
 	}
-	created, err := publish(l.path, l.data)
+	created, err := publish(&o, l.sid, l.path, l.data)
 	if err != nil {
 		return nil, err
 	}
@@ -270,24 +275,90 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if prior != nil {
 		return res, nil
 	}
-	fi, err := os.Stat(l.path)
+	fi, err := o.Store.FS.Lstat(l.path)
 	if err != nil {
 		return nil, fmt.Errorf("hosts: stat %s: %w", l.path, err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := index.FileIdentity(fi)
 	if !ok {
 		return nil, fmt.Errorf("hosts: %s: no device and inode on this system", l.path)
 	}
-	if err := seedCursor(&o, l, uint64(st.Dev), st.Ino, info.LastSeq); err != nil {
+	if err := seedCursor(&o, l, dev, ino, info.LastSeq); err != nil {
 		return nil, err
 	}
+	o.at(StepCursor)
 	sum := sha256.Sum256(l.data)
 	b := &Binding{Host: o.Host, HostSessionID: l.sid, Session: o.Session, Role: RoleExported, Path: l.path, Cwd: cwd,
 		Bytes: int64(len(l.data)), SHA256: hex.EncodeToString(sum[:]), Created: o.Now().UTC().Format(time.RFC3339Nano)}
 	if err := o.bindings().Save(b); err != nil {
 		return nil, err
 	}
+	o.at(StepBound)
 	return res, nil
+}
+
+// ExportStep names a step of Export that ExportOptions.Hook is called
+// after (the crash suite's points, txn.ExportPoints).
+type ExportStep string
+
+// The steps of Export, in order.
+const (
+	StepTempSynced ExportStep = "temp-fsync:after" // the transcript under its temporary name, fsynced
+	StepLinked     ExportStep = "link:after"       // linked to its name; directory not yet fsynced
+	StepDirSynced  ExportStep = "dirsync:after"    // temporary name gone, directory fsynced
+	StepCursor     ExportStep = "cursor:after"     // the session's import cursor seeded
+	StepBound      ExportStep = "binding:after"    // the binding written
+)
+
+func (o *ExportOptions) at(step ExportStep) {
+	if o.Hook != nil {
+		o.Hook(step)
+	}
+}
+
+// ExportID is the host session id an export of target session id to host
+// gets (doc.go: derived from the host, the target and its txn): how an
+// unbound transcript graft wrote is recognised.
+func ExportID(st *session.Store, id string, host Host) (string, error) {
+	info, err := st.Info(id)
+	if err != nil {
+		return "", err
+	}
+	t, err := tapeTurn(st, info)
+	if err != nil {
+		return "", err
+	}
+	switch host {
+	case ClaudeCode:
+		return derivedUUID(4, t.at, string(host), info.ID, info.Origin.Txn), nil
+	case Codex:
+		return derivedUUID(7, t.at, string(host), info.ID, info.Origin.Txn), nil
+	}
+	return "", fmt.Errorf("%w %q", ErrUnknownHost, host)
+}
+
+// Root is the folder of host an export goes under: the override given,
+// else $CLAUDE_CONFIG_DIR (~/.claude) or $CODEX_HOME (~/.codex), made
+// absolute.
+func Root(host Host, claudeConfigDir, codexHome string) (string, error) {
+	var dir string
+	var err error
+	switch host {
+	case ClaudeCode:
+		if dir = claudeConfigDir; dir == "" {
+			dir, err = ClaudeConfigDir()
+		}
+	case Codex:
+		if dir = codexHome; dir == "" {
+			dir, err = CodexHome()
+		}
+	default:
+		return "", fmt.Errorf("%w %q", ErrUnknownHost, host)
+	}
+	if err != nil {
+		return "", fmt.Errorf("hosts: finding the %s folder: %w", host, err)
+	}
+	return filepath.Abs(dir)
 }
 
 // seedCursor makes the session's import cursor start after graft's lines.
@@ -307,32 +378,44 @@ func seedCursor(o *ExportOptions, l *layout, dev, ino uint64, lastSeq int64) err
 	return importer.Seed(o.Store, o.Home, o.Session, l.path, dev, ino, l.data, lastSeq, l.mapper)
 }
 
-// publish writes data at path without ever replacing a file: a temporary
-// file in the directory, fsync, link to the name, remove the temporary,
-// fsync the directory. A file already at path with the same bytes (an
-// earlier export of the same target) is left as it is: created is false.
-func publish(path string, data []byte) (created bool, err error) {
+// publish writes data at path without ever replacing a file, through
+// fsys: a temporary file in the directory (.graft-export-<host session
+// id>.tmp, so a killed export's is known and taken over by the next), fsync,
+// link to the name, remove the temporary, fsync the directory. A file
+// already at path with the same bytes (an earlier export of the same
+// target) is left as it is: created is false.
+func publish(o *ExportOptions, sid, path string, data []byte) (created bool, err error) {
+	fsys := o.Store.FS
 	dir := filepath.Dir(path)
-	if err := mkdirAllSynced(dir); err != nil {
+	if err := vfs.MkdirAllDurable(fsys, dir, session.DirMode); err != nil {
 		return false, fmt.Errorf("hosts: creating %s: %w", dir, err)
 	}
-	if same, err := sameFile(path, data); err != nil || same {
+	tmpName := filepath.Join(dir, ".graft-export-"+sid+".tmp")
+	// A killed export of this same host session may have left its
+	// temporary file (only graft writes that name, under the target's
+	// import lock): it goes first, whether or not the file got its name.
+	if _, err := fsys.Lstat(tmpName); err == nil {
+		if err := fsys.Remove(tmpName); err != nil {
+			return false, fmt.Errorf("hosts: removing the stale %s: %w", tmpName, err)
+		}
+		if err := fsys.SyncDir(dir); err != nil {
+			return false, fmt.Errorf("hosts: fsync directory %s: %w", dir, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("hosts: stat %s: %w", tmpName, err)
+	}
+	if same, err := sameFile(fsys, path, data); err != nil || same {
 		return false, err
 	}
-	tmp, err := os.CreateTemp(dir, ".graft-export-*")
+	tmp, err := fsys.Create(tmpName, 0o600)
 	if err != nil {
 		return false, fmt.Errorf("hosts: writing into %s: %w", dir, err)
 	}
-	tmpName := tmp.Name()
 	defer func() {
-		if rerr := os.Remove(tmpName); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
+		if rerr := fsys.Remove(tmpName); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
 			err = fmt.Errorf("hosts: removing %s: %w", tmpName, rerr)
 		}
 	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return false, fmt.Errorf("hosts: %s: %w", tmpName, err)
-	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return false, fmt.Errorf("hosts: writing %s: %w", tmpName, err)
@@ -344,28 +427,32 @@ func publish(path string, data []byte) (created bool, err error) {
 	if err := tmp.Close(); err != nil {
 		return false, fmt.Errorf("hosts: closing %s: %w", tmpName, err)
 	}
-	if err := os.Link(tmpName, path); err != nil {
+	o.at(StepTempSynced)
+	if err := fsys.Link(tmpName, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			if same, serr := sameFile(path, data); serr != nil || same {
+			if same, serr := sameFile(fsys, path, data); serr != nil || same {
 				return false, serr
 			}
 			return false, fmt.Errorf("%w: %s holds other bytes; graft never replaces a host transcript", ErrExportExists, path)
 		}
 		return false, fmt.Errorf("hosts: linking %s: %w", path, err)
 	}
-	if err := os.Remove(tmpName); err != nil {
+	o.at(StepLinked)
+	if err := fsys.Remove(tmpName); err != nil {
 		return false, fmt.Errorf("hosts: removing %s: %w", tmpName, err)
 	}
-	if err := syncDir(dir); err != nil {
-		return false, err
+	if err := fsys.SyncDir(dir); err != nil {
+		return false, fmt.Errorf("hosts: fsync directory %s: %w", dir, err)
 	}
+	o.at(StepDirSynced)
 	return true, nil
 }
 
-// sameFile reports whether path exists holding exactly data. Another file
-// there (or a directory) is ErrExportExists.
-func sameFile(path string, data []byte) (bool, error) {
-	fi, err := os.Lstat(path)
+// sameFile reports whether path exists holding exactly data (or data and
+// what the host wrote after it). Another file there (or a directory) is
+// ErrExportExists.
+func sameFile(fsys vfs.FS, path string, data []byte) (bool, error) {
+	fi, err := fsys.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -375,7 +462,14 @@ func sameFile(path string, data []byte) (bool, error) {
 	if !fi.Mode().IsRegular() {
 		return false, fmt.Errorf("%w: %s is a %s", ErrExportExists, path, fi.Mode().Type())
 	}
-	got, err := os.ReadFile(path)
+	f, err := fsys.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("hosts: reading %s: %w", path, err)
+	}
+	got, err := io.ReadAll(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return false, fmt.Errorf("hosts: reading %s: %w", path, err)
 	}
@@ -387,47 +481,6 @@ func sameFile(path string, data []byte) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%w: %s holds other bytes; graft never replaces a host transcript", ErrExportExists, path)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("hosts: opening %s to fsync it: %w", dir, err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("hosts: fsync directory %s: %w", dir, err)
-	}
-	return nil
-}
-
-// mkdirAllSynced creates dir and its missing parents (0700) and fsyncs the
-// parent of each one it created.
-func mkdirAllSynced(dir string) error {
-	var missing []string
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil {
-			break
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		missing = append(missing, d)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	for k := len(missing) - 1; k >= 0; k-- {
-		if err := os.Mkdir(missing[k], 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		if err := syncDir(filepath.Dir(missing[k])); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func (o *ExportOptions) bindings() Bindings {

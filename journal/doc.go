@@ -33,6 +33,15 @@
 //	generation    generation of the target
 //	reverts       in a revert record, the txn of the graft it undoes
 //	              (recovery rolls forward when the source holds its graft/unretired)
+//	owe           in the record of a handoff's graft (optional): the export the
+//	              handoff owes its host once committed, {"host", "cwd", "root",
+//	              "hostSession"}: the host ("claude-code", "codex"), the new host
+//	              session's working directory, the host's folder the transcript
+//	              goes under ($CLAUDE_CONFIG_DIR or $CODEX_HOME as the handoff
+//	              resolved it) and the host session handed off. Recording the
+//	              lineage (the commit's step 7, or recovery rolling forward)
+//	              records it in the catalog (catalog/doc.go, bucket owed) in the
+//	              same catalog write
 //	created       RFC 3339, when the record was first written
 //	updated       RFC 3339, when it was last written
 //

@@ -57,8 +57,21 @@ type Record struct {
 	// recovery rolls the revert forward when the source holds graft/unretired
 	// for it.
 	Reverts string `json:"reverts,omitempty"`
+	// Owe, in the record of a handoff's graft, is the host session the
+	// committed target is owed to: the export the handoff runs after the
+	// commit. Recording the lineage records it in the catalog too
+	// (catalog.Owed), where it stays until the export is bound.
+	Owe     *Owe   `json:"owe,omitempty"`
 	Created string `json:"created"` // RFC 3339
 	Updated string `json:"updated"` // RFC 3339
+}
+
+// Owe is the export a handoff owes its host (doc.go).
+type Owe struct {
+	Host        string `json:"host"`        // "claude-code" or "codex"
+	Cwd         string `json:"cwd"`         // the new host session's working directory (a real path)
+	Root        string `json:"root"`        // the host's folder the export goes under ($CLAUDE_CONFIG_DIR, $CODEX_HOME)
+	HostSession string `json:"hostSession"` // the host session handed off (the source's)
 }
 
 // Validate checks what recovery relies on: the version, a txn id usable as a
@@ -86,6 +99,9 @@ func (r Record) Validate() error {
 	}
 	if err := session.ValidID(r.Target); err != nil {
 		return fmt.Errorf("%w %s: target: %w", ErrInvalidRecord, r.Txn, err)
+	}
+	if o := r.Owe; o != nil && (o.Host == "" || o.Cwd == "" || o.Root == "" || o.HostSession == "") {
+		return fmt.Errorf("%w %s: owe %+v lacks a field", ErrInvalidRecord, r.Txn, *o)
 	}
 	if r.Source == r.Target {
 		return fmt.Errorf("%w %s: source and target are both %q", ErrInvalidRecord, r.Txn, r.Source)

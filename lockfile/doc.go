@@ -23,11 +23,19 @@
 // never run at once (the second fails with importer.ErrBusy). It is not the
 // session's lock: the run takes that one per batch (WaitLock) or for its new
 // log's Writer, while holding the import lock. A subdirectory keeps the two
-// apart: no session id names a file under locks/import/.
+// apart: no session id names a file under locks/import/. An export of a
+// graft target (graft.Service: a handoff's, one it owed and another command
+// finishes, graft export) holds the target's import lock too, while it
+// writes the host transcript, seeds the target's import cursor and binds
+// it: no import into the target runs meanwhile, and two processes never
+// finish one owed export at once.
 //
 // # Every lock graft takes, and their order
 //
-//	locks/import/<id>.lock   importer.Run: a whole run; without waiting
+//	locks/import/<id>.lock   importer.Run: a whole run; without waiting. An
+//	                         export: its whole run; waiting up to 10 s (a
+//	                         handoff, graft export), the hook's budget (a
+//	                         follow), or not at all (the recovery scan)
 //	locks/<id>.lock          txn (target, then source), recovery (per record):
 //	                         without waiting; appends and creators of a log:
 //	                         waiting up to 10 s, per batch or per new log

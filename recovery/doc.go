@@ -26,6 +26,12 @@
 //     roll forward (mark the target abandoned, lineage); otherwise roll back
 //     (the graft stays live; just forget the record).
 //
+// After the scan its caller (graft.Service.Recover) finishes the exports
+// committed handoffs still owe their hosts (catalog bucket owed; txn/doc.go,
+// "A handoff's export"): each is listed in Report.Exports with its resume
+// command, one that cannot be written in Report.Warnings (graft status names
+// it), one whose lock a live process holds is left to it.
+//
 // A record whose locks are held belongs to a live process and is left
 // alone. A journal directory that cannot be read is an error, never "0
 // records", and the report's errors say so too. A corrupt record is

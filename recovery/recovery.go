@@ -22,8 +22,14 @@ type Report struct {
 	Corrupt       int      `json:"corrupt"`
 	Errors        []string `json:"errors"`
 	// Warnings are records resolved in an unusual way (a source retired
-	// into a target that is not there).
+	// into a target that is not there), and exports owed by committed
+	// handoffs that could not be written (filled by graft.Service.Recover).
 	Warnings []string `json:"warnings"`
+	// Exports are the exports owed by committed handoffs (a handoff killed
+	// between its commit and its export) that the scan's caller finished,
+	// each with its resume command (graft.Service.Recover; catalog bucket
+	// owed).
+	Exports []string `json:"exports"`
 }
 
 // ErrIncomplete is returned (wrapped) when some record could not be
@@ -43,7 +49,7 @@ func (e *incompleteError) Unwrap() []error { return append([]error{ErrIncomplete
 // run at all (unreadable journal directory) or left records unresolved
 // (corrupt, or cleanup failed); the report is filled in either way.
 func Run(env *txn.Env) (*Report, error) {
-	rep := &Report{Leftovers: []string{}, Errors: []string{}, Swept: []string{}, Warnings: []string{}}
+	rep := &Report{Leftovers: []string{}, Errors: []string{}, Swept: []string{}, Warnings: []string{}, Exports: []string{}}
 	scan, err := env.Journal.Scan()
 	if err != nil {
 		// The report says it too: a reader of only the report must not

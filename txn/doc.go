@@ -142,6 +142,39 @@
 // before its graft/unretired (revert/decided:after). CoordPoints lists the
 // points of this store.
 //
+// # A handoff's export
+//
+// A handoff (graft.Service.Handoff) commits with Request.Owe: the record
+// carries owe (journal/doc.go), and step 7 records it in the catalog with
+// the lineage (bucket owed, catalog/doc.go), in the same catalog write, so
+// from the commit point on the target is owed to a host session whether
+// the process lives or not (recovery rolling forward records it too).
+// After the commit the handoff exports the target (package hosts) and
+// forgets the owed record. A kill anywhere in between leaves the record in
+// the catalog, and whoever comes next finishes the export: the recovery
+// scan of every command, a re-run of the same handoff, a follow of the
+// export's file when it was written but not bound. Finishing is idempotent
+// (the host session id and bytes are derived from the target and its txn)
+// and holds the target's import lock. Its crash points (ExportPoints),
+// each after the step:
+//
+//	step                                                 crash points
+//	1  take the target's import lock                     export/locked
+//	2  write the transcript to .graft-export-<id>.tmp    export/temp-fsync:after
+//	   in the host's folder; fsync
+//	3  link it to its name (never replacing a file)      export/link:after
+//	4  remove the temporary name; fsync the directory    export/dirsync:after
+//	5  seed the target's import cursor                   export/cursor:after
+//	6  write the binding                                 export/binding:after
+//	7  delete the owed record                            export/owed-clear:after
+//
+// Before step 6 the host file, if any, is bound to nothing: a follow of it
+// (the person resumed it) finishes the export first, so it goes on in the
+// target instead of starting a new lineage. A kill at any point of a
+// handoff ends, once recovered, in the source usable with its host session
+// following into it (before the commit point) or the target live with a
+// host session bound to it (at or after it).
+//
 // # Recovery
 //
 // A record that a crash leaves is resolved by package recovery (see its
@@ -151,7 +184,8 @@
 //
 // # Crash points
 //
-// Points lists every Point, commit first, then revert; the crash suite
+// Points lists every Point of the transactions, commit first, then
+// revert, and ExportPoints those of a handoff's export; the crash suite
 // (package crashtest, docs/DESIGN.md §7) kills a child at each one and fails
 // when one is not covered. Env.Hook is called at each point (tests). Only a
 // binary built with -tags crashpoints arms a point from GRAFT_CRASH_POINT:

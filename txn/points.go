@@ -44,6 +44,24 @@ var Points = []Point{
 	RevertLineage, RevertJournalRemoved,
 }
 
+// Export points: the steps of the export a handoff owes its host once its
+// graft is committed (graft.Service.Handoff, the recovery scan, a follow
+// of the orphan file; hosts.Export does the file steps).
+const (
+	ExportLocked      Point = "export/locked"           // the target's import lock held, nothing written
+	ExportTempSynced  Point = "export/temp-fsync:after" // the transcript under its temporary name, fsynced
+	ExportLinked      Point = "export/link:after"       // linked to its name, the directory not yet fsynced
+	ExportDirSynced   Point = "export/dirsync:after"    // temporary name removed, directory fsynced: the host file durable, unbound
+	ExportCursor      Point = "export/cursor:after"     // the target's import cursor seeded, no binding yet
+	ExportBound       Point = "export/binding:after"    // the binding written, the owed record not yet deleted
+	ExportOwedCleared Point = "export/owed-clear:after" // the owed record deleted: the handoff is done
+)
+
+// ExportPoints are the instants of a handoff after its commit, in order:
+// the steps of the export the commit owes its host. The crash suite kills
+// a handoff at each (its handoff group) on the file store.
+var ExportPoints = []Point{ExportLocked, ExportTempSynced, ExportLinked, ExportDirSynced, ExportCursor, ExportBound, ExportOwedCleared}
+
 // CoordPoints is every crash point of a transaction on a coordinated store
 // (package etcdstore): Points with the fenced commit decision of each.
 var CoordPoints = []Point{

@@ -68,6 +68,10 @@ type Env struct {
 	Faults Faults
 }
 
+// At is a crash point outside the transaction itself: the steps of a
+// handoff's export after its commit (ExportPoints).
+func (e *Env) At(p Point) { e.at(p) }
+
 func (e *Env) at(p Point) {
 	if e.Hook != nil {
 		e.Hook(p)
@@ -173,6 +177,10 @@ type Request struct {
 	Source     string
 	Target     string
 	Build      func() (*Built, error)
+	// Owe, for a handoff, is the host session the committed target is
+	// owed to: it goes into the record and, with the lineage, into the
+	// catalog (journal.Owe, catalog.Owed).
+	Owe *journal.Owe
 }
 
 // Result is a committed graft.
@@ -263,7 +271,7 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 		Version: 1, Txn: txnID, Kind: journal.KindGraft, State: journal.Preparing,
 		Source: req.Source, Target: req.Target, PreparedID: req.PreparedID,
 		TapeHash: t.TapeHash, TapeEvents: len(evs), TapeDigest: digest(data),
-		TargetBytes: int64(len(data)), BoundarySeq: t.BoundarySeq, SourceSeq: built.SourceScan.LastSeq, Generation: t.Generation + 1,
+		TargetBytes: int64(len(data)), BoundarySeq: t.BoundarySeq, SourceSeq: built.SourceScan.LastSeq, Generation: t.Generation + 1, Owe: req.Owe,
 		// Also the ts of the target's events: recovery knows a torn shell by it (originStart).
 		Created: now.UTC().Format(time.RFC3339Nano),
 	}
@@ -634,13 +642,18 @@ func closeAfter(f vfs.File, err error) error {
 }
 
 // RecordLineage writes the lineage node of a committed graft and marks its
-// prepared review used. Idempotent.
+// prepared review used; for a handoff's graft (rec.Owe) it records the
+// export the target is owed in the same catalog write. Idempotent.
 func RecordLineage(env *Env, rec journal.Record) error {
+	var owed *catalog.Owed
+	if o := rec.Owe; o != nil {
+		owed = &catalog.Owed{Target: rec.Target, Txn: rec.Txn, Source: rec.Source, Host: o.Host, Cwd: o.Cwd, Root: o.Root, HostSession: o.HostSession, Recorded: env.now().UTC()}
+	}
 	return env.Cat().With(func(db *catalog.DB) error {
-		return db.RecordCommit(catalog.Node{
+		return db.RecordCommitOwed(catalog.Node{
 			Session: rec.Target, Parent: rec.Source, Generation: rec.Generation,
 			Boundary: rec.BoundarySeq, Txn: rec.Txn, TapeHash: rec.TapeHash, Committed: env.now().UTC(),
-		}, rec.PreparedID, rec.Txn)
+		}, rec.PreparedID, rec.Txn, owed)
 	})
 }
 

@@ -73,6 +73,7 @@ func (fs osFS) WriteFileAtomic(name string, data []byte, perm os.FileMode) error
 }
 
 func (osFS) Rename(oldname, newname string) error        { return os.Rename(oldname, newname) }
+func (osFS) Link(oldname, newname string) error          { return os.Link(oldname, newname) }
 func (osFS) Remove(name string) error                    { return os.Remove(name) }
 func (osFS) MkdirAll(dir string, perm os.FileMode) error { return os.MkdirAll(dir, perm) }
 func (osFS) ReadDir(dir string) ([]os.DirEntry, error)   { return os.ReadDir(dir) }

@@ -36,6 +36,10 @@ type FS interface {
 	// fsync of the directory. Readers see the old or the new bytes.
 	WriteFileAtomic(name string, data []byte, perm os.FileMode) error
 	Rename(oldname, newname string) error
+	// Link gives the file oldname a second name newname, never replacing
+	// anything there (EEXIST, as link(2)): how a file is published whole
+	// under a name another program may already use.
+	Link(oldname, newname string) error
 	Remove(name string) error
 	MkdirAll(dir string, perm os.FileMode) error
 	ReadDir(dir string) ([]os.DirEntry, error)

@@ -109,7 +109,11 @@ committed (exit 2).`,
 				fmt.Fprintln(a.stdout, "Not committed.")
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "Committed %s → %s (generation %d, tape %d chars).\n", res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars)
+			if res.Finished != nil {
+				fmt.Fprintf(a.stdout, "Handed off earlier: %s → %s (generation %d, txn %s), stopped before its export.\n", res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TxnID)
+			} else {
+				fmt.Fprintf(a.stdout, "Committed %s → %s (generation %d, tape %d chars).\n", res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars)
+			}
 			for _, n := range res.Commit.Notes {
 				fmt.Fprintf(a.stdout, "note: %s\n", n)
 			}

@@ -59,7 +59,7 @@ the prepared reviews it held are not carried over (prepare again).`,
 				fmt.Fprintf(a.stderr, "expired reviews were not purged from catalog.db: %v\n", perr)
 			}
 			if asJSON {
-				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "errors": rep.Errors, "purgedReviews": purged}
+				out := map[string]any{"scanned": rep.Scanned, "rolledForward": rep.RolledForward, "rolledBack": rep.RolledBack, "busy": rep.Busy, "leftovers": rep.Leftovers, "swept": rep.Swept, "warnings": rep.Warnings, "exports": rep.Exports, "errors": rep.Errors, "purgedReviews": purged}
 				if rb != nil {
 					out["rebuild"] = rb
 				}
@@ -77,6 +77,9 @@ the prepared reviews it held are not carried over (prepare again).`,
 			}
 			for _, s := range rep.Swept {
 				fmt.Fprintf(a.stdout, "  swept temp file: %s\n", s)
+			}
+			for _, e := range rep.Exports {
+				fmt.Fprintf(a.stdout, "  export: %s\n", e)
 			}
 			for _, w := range rep.Warnings {
 				fmt.Fprintf(a.stdout, "  warning: %s\n", w)

@@ -102,6 +102,12 @@ func printStatus(w io.Writer, st *graft.Status) error {
 			fmt.Fprintf(w, "  %s (from %s, txn %s, reached %s): %s\n", l.Target, l.Source, l.Txn, l.State, l.Reason)
 		}
 	}
+	if len(st.OwedExports) > 0 {
+		fmt.Fprintf(w, "owed exports (%d): a handoff committed, its host session not written yet; the next graft command writes it:\n", len(st.OwedExports))
+		for _, o := range st.OwedExports {
+			fmt.Fprintf(w, "  %s (from %s, txn %s) owed to %s in %s; by hand: graft export %s %s --cwd %s\n", o.Target, o.Source, o.Txn, o.Host, o.Cwd, o.Host, o.Target, o.Cwd)
+		}
+	}
 	if st.CatalogError != "" {
 		fmt.Fprintf(w, "catalog not read: %s (sessions above come from the logs)\n", st.CatalogError)
 	}

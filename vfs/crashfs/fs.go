@@ -337,6 +337,41 @@ func (f *FS) Rename(oldname, newname string) error {
 	return nil
 }
 
+// Link implements vfs.FS as os.Link does: newname becomes a second entry
+// of oldname's file (not a directory); an existing newname is EEXIST. Like
+// any new entry it survives a crash only once its directory is synced.
+func (f *FS) Link(oldname, newname string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fail := func(err error) error {
+		return &os.LinkError{Op: "link", Old: oldname, New: newname, Err: err}
+	}
+	from, err := f.resolve(oldname, false)
+	if err != nil {
+		return fail(err)
+	}
+	if from.node == nil {
+		return fail(syscall.ENOENT)
+	}
+	if from.node.isDir() {
+		return fail(syscall.EPERM)
+	}
+	to, err := f.resolve(newname, false)
+	if err != nil {
+		return fail(err)
+	}
+	if to.parent == nil {
+		return fail(syscall.EBUSY)
+	}
+	if to.node != nil {
+		return fail(syscall.EEXIST)
+	}
+	to.parent.entries[to.base] = from.node
+	f.tick()
+	f.record("link " + oldname + " -> " + newname)
+	return nil
+}
+
 // contains reports whether dir is d or lies below it (live entries).
 func contains(d, dir *inode) bool {
 	if d == dir {

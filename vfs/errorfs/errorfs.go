@@ -23,6 +23,7 @@ const (
 	OpClose       OpKind = "close"
 	OpWriteAtomic OpKind = "writeatomic"
 	OpRename      OpKind = "rename"
+	OpLink        OpKind = "link"
 	OpRemove      OpKind = "remove"
 	OpMkdirAll    OpKind = "mkdirall"
 	OpReadDir     OpKind = "readdir"
@@ -34,7 +35,7 @@ const (
 
 var kinds = map[OpKind]bool{
 	OpOpen: true, OpCreate: true, OpOpenAppend: true, OpWrite: true, OpSync: true,
-	OpTruncate: true, OpClose: true, OpWriteAtomic: true, OpRename: true, OpRemove: true,
+	OpTruncate: true, OpClose: true, OpWriteAtomic: true, OpRename: true, OpLink: true, OpRemove: true,
 	OpMkdirAll: true, OpReadDir: true, OpLstat: true, OpSyncDir: true, OpRead: true, OpStat: true,
 }
 
@@ -178,6 +179,14 @@ func (f *FS) Rename(oldname, newname string) error {
 		return err
 	}
 	return f.fs.Rename(oldname, newname)
+}
+
+// Link implements vfs.FS.
+func (f *FS) Link(oldname, newname string) error {
+	if err := f.begin(OpLink, oldname, newname); err != nil {
+		return err
+	}
+	return f.fs.Link(oldname, newname)
 }
 
 // Remove implements vfs.FS.
