@@ -15,10 +15,12 @@
 //     show), Recall and RecallWithPath (one event of any session, retired
 //     ones included);
 //   - host transcripts: Import (a transcript into a native session, or the
-//     graft session it continues), Follow, FindHostSession, Export,
-//     ExportToHost;
-//   - the graft: Prepare, PreparedReview, DefaultTarget, Commit, Revert,
-//     Handoff (follow, prepare, confirm, commit and export in one step),
+//     graft session it continues), Follow, FindHostSession, Export;
+//   - the graft: Prepare, PreparedReview, DefaultTarget, Commit,
+//     CommitToHost (a commit that owes the source's host its export and
+//     writes it: MCP's graft_commit), Revert, Handoff (follow, prepare,
+//     confirm, commit and export in one step; it and CommitToHost share
+//     one commit-then-export, commitOwing),
 //     ConstraintsBlock (what the hooks re-inject after a host compacted);
 //   - reading the lineage: Status, SessionState, Lineage, Ancestors,
 //     Parent, Audit, RecallOrigin;

@@ -9,6 +9,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 )
@@ -114,29 +115,79 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			return res, err
 		}
 	}
-	// The export is part of the commit's durable intent: the record, then
-	// the catalog with the lineage, say the target is owed to this host,
-	// so that a kill before the export is finished by whoever comes next.
 	owe, err := oweOf(o.Host, fr.HostSessionID, cwd, o.ClaudeConfigDir, o.CodexHome)
 	if err != nil {
 		return res, err
 	}
-	cr, err := s.commit(ctx, rv.PreparedID, rv.TapeHash, o.Target, owe)
+	cr, d, err := s.commitOwing(ctx, rv.PreparedID, rv.TapeHash, o.Target, owe)
+	if cr != nil {
+		res.Commit, res.Committed = cr, true
+	}
 	if err != nil {
 		return res, err
-	}
-	res.Commit, res.Committed = cr, true
-	owed := catalog.Owed{Target: cr.TargetID, Txn: cr.TxnID, Source: cr.Source, Host: owe.Host, Cwd: owe.Cwd, Root: owe.Root, HostSession: owe.HostSession}
-	d, err := s.finishOwed(owed, exportWait)
-	if err != nil {
-		return res, fmt.Errorf("the graft %s → %s is committed, but exporting it failed; the export stays owed (graft status names it) and the next graft command retries it, or run graft export %s %s --cwd %s once fixed: %w", fr.Session, cr.TargetID, o.Host, cr.TargetID, cwd, err)
-	}
-	if d.Export == nil {
-		return res, fmt.Errorf("the graft %s → %s is committed, but not exported: %s", fr.Session, cr.TargetID, d.Void)
 	}
 	res.Export = d.Export
 	res.HostSessionID, res.Path, res.ResumeCommand = d.Export.HostSessionID, d.Export.Path, d.Export.ResumeCommand
 	return res, nil
+}
+
+// commitOwing commits a prepared review with the export it owes owe's
+// host session as part of the commit's durable intent (the record, then
+// the catalog with the lineage, say the target is owed, so that a kill
+// before the export is finished by whoever comes next), then writes that
+// export. The one commit-then-export of graft handoff and MCP's
+// graft_commit. A failed export leaves the commit result and the export
+// owed.
+func (s *Service) commitOwing(ctx context.Context, preparedID, tapeHash, target string, owe *journal.Owe) (*CommitResult, *OwedDone, error) {
+	cr, err := s.commit(ctx, preparedID, tapeHash, target, owe)
+	if err != nil {
+		return nil, nil, err
+	}
+	owed := catalog.Owed{Target: cr.TargetID, Txn: cr.TxnID, Source: cr.Source, Host: owe.Host, Cwd: owe.Cwd, Root: owe.Root, HostSession: owe.HostSession}
+	d, err := s.finishOwed(owed, exportWait)
+	if err != nil {
+		return cr, nil, fmt.Errorf("the graft %s → %s is committed, but exporting it failed; the export stays owed (graft status names it) and the next graft command retries it, or run graft export %s %s --cwd %s once fixed: %w", cr.Source, cr.TargetID, owe.Host, cr.TargetID, owe.Cwd, err)
+	}
+	if d.Export == nil {
+		return cr, nil, fmt.Errorf("the graft %s → %s is committed, but not exported: %s", cr.Source, cr.TargetID, d.Void)
+	}
+	return cr, d, nil
+}
+
+// CommitToHost is Commit for a source that lives in a host (its primary
+// binding, as the hooks or a handoff bound it): the target is owed to that
+// host as a new host session in cwd (the binding's directory when it
+// still exists), and written before it returns. ex is nil when the source
+// lives in no host; a failed export returns the commit result with the
+// error, the export staying owed.
+func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target, cwd string) (cr *CommitResult, ex *hosts.ExportResult, err error) {
+	rv, err := s.PreparedReview(preparedID)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := s.Bindings().List()
+	if err != nil {
+		return nil, nil, err
+	}
+	b := hosts.Primary(all, rv.Source)
+	if b == nil {
+		cr, err := s.Commit(ctx, preparedID, tapeHash, target)
+		return cr, nil, err
+	}
+	if b.Cwd != "" {
+		if _, err := hosts.RealDir(b.Cwd); err == nil {
+			cwd = b.Cwd
+		}
+	}
+	owe, err := oweOf(b.Host, b.HostSessionID, cwd, "", "")
+	if err != nil {
+		return nil, nil, err
+	}
+	cr, d, err := s.commitOwing(ctx, preparedID, tapeHash, target, owe)
+	if err != nil {
+		return cr, nil, err
+	}
+	return cr, d.Export, nil
 }
 
 // finishedHandoff is the result of a handoff run that found its own
@@ -315,25 +366,6 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 		return hs, nil
 	}
 	return nil, fmt.Errorf("%w: no %s session was followed in %s (install the hooks: graft hook install %s); pass the transcript or the host session id", hosts.ErrNoTranscript, host, real, host)
-}
-
-// ExportToHost exports target to the host its source lives in (the
-// source's primary binding); nil when the source is bound to no host.
-func (s *Service) ExportToHost(source, target, cwd string) (*hosts.ExportResult, error) {
-	all, err := s.Bindings().List()
-	if err != nil {
-		return nil, err
-	}
-	b := hosts.Primary(all, source)
-	if b == nil {
-		return nil, nil
-	}
-	if b.Cwd != "" {
-		if _, err := hosts.RealDir(b.Cwd); err == nil {
-			cwd = b.Cwd
-		}
-	}
-	return s.Export(target, b.Host, cwd, "", "")
 }
 
 // ambiguousWithin is how close two host sessions' last activity in one

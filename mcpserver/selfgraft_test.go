@@ -9,6 +9,7 @@ import (
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/txn"
 )
 
 const selfUUID = "7b1d2c3e-4f50-4a6b-8c7d-9e0f1a2b3c4d"
@@ -112,5 +113,67 @@ func TestTwoRecentHostSessionsInOneDirectoryAreNotGuessed(t *testing.T) {
 	rv := f.prepare(map[string]any{"host": "claude-code", "hostSessionId": other})
 	if rv.Source != other {
 		t.Fatalf("prepare naming %s prepared %s", other, rv.Source)
+	}
+}
+
+// Issue 24, item 1, for MCP: graft_commit of a session that lives in a host
+// owes the host its export as the commit's durable intent, as graft handoff
+// does. A server stopped between the commit and the export (the crash
+// hook panics there) leaves the export owed, and the next graft process
+// writes it.
+func TestSelfGraftStoppedBeforeItsExportIsFinished(t *testing.T) {
+	for _, at := range []txn.Point{txn.CommitJournalRemoved, txn.ExportLocked} {
+		t.Run(string(at), func(t *testing.T) { selfGraftStoppedAt(t, at) })
+	}
+}
+
+func selfGraftStoppedAt(t *testing.T, at txn.Point) {
+	cwd, folder, data := claudeProject(t)
+	transcript := filepath.Join(folder, selfUUID+".jsonl")
+	if err := os.WriteFile(transcript, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, Options{Cwd: cwd}, graft.Options{Hook: func(p txn.Point) {
+		if p == at {
+			panic("stopped at " + string(p))
+		}
+	}})
+	if _, err := f.svc.Follow(hosts.ClaudeCode, transcript, selfUUID, cwd, nil); err != nil {
+		t.Fatal(err)
+	}
+	rv := f.prepare(map[string]any{"host": "claude-code"})
+	f.fails(ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash}, "internal_error")
+
+	st, err := f.svc.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.OwedExports) != 1 || st.OwedExports[0].Host != "claude-code" || st.OwedExports[0].HostSession != selfUUID || st.OwedExports[0].Cwd != cwd {
+		t.Fatalf("owed exports after a commit stopped before its export: %+v; want the Claude Code session of %s", st.OwedExports, cwd)
+	}
+	target := st.OwedExports[0].Target
+
+	// The next graft process's recovery scan writes it where the handoff
+	// would have.
+	next, err := graft.Open(f.home, graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(next.OwedFinished) != 1 || next.OwedFinished[0].Export == nil || filepath.Dir(next.OwedFinished[0].Export.Path) != folder {
+		t.Fatalf("the next process finished %+v; want the export of %s in %s", next.OwedFinished, target, folder)
+	}
+	all, err := next.Bindings().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := false
+	for _, b := range hosts.OfSession(all, target) {
+		exported = exported || b.Role == hosts.RoleExported
+	}
+	if !exported {
+		t.Fatalf("%s is bound to no exported host session", target)
+	}
+	if st, err := next.Status(); err != nil || len(st.OwedExports) != 0 {
+		t.Fatalf("owed exports after the next process: %+v, %v; want none", st, err)
 	}
 }

@@ -259,8 +259,12 @@ func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, erro
 		return CommitOutput{}, err
 	}
 	defer unlock()
-	res, err := s.svc.Commit(ctx, in.PreparedID, in.TapeHash, in.Target)
-	if err != nil {
+	// A source that lives in a host goes on there: the target is owed to
+	// the host as a new host session, written before the call returns
+	// (finished by the next graft process when this one dies first). The
+	// graft stands whatever the export does.
+	res, ex, err := s.svc.CommitToHost(ctx, in.PreparedID, in.TapeHash, in.Target, s.cwd())
+	if res == nil {
 		return CommitOutput{}, err
 	}
 	next := fmt.Sprintf("continue the work in session %s (it starts with the tape); %s is retired and stays readable with graft_recall; graft_revert with target=%q undoes this graft", res.TargetID, res.Source, res.TargetID)
@@ -269,13 +273,10 @@ func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, erro
 		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
 		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: res.DriftCheck,
 	}
-	// A source that lives in a host goes on there: the target becomes a new
-	// host session. The graft stands whatever the export does.
-	ex, err := s.svc.ExportToHost(res.Source, res.TargetID, s.cwd())
 	switch {
 	case err != nil:
 		out.ExportError = err.Error()
-		next = fmt.Sprintf("the graft is committed, but exporting it to the host failed (%v): tell the user; graft export can be run again. ", err) + next
+		next = fmt.Sprintf("the graft is committed, but exporting it to the host failed (%v): tell the user; the export stays owed, and graft status names it. ", err) + next
 	case ex != nil:
 		out.HostSession = &HostExport{Host: string(ex.Host), HostSessionID: ex.HostSessionID, Path: ex.Path, ResumeCommand: ex.ResumeCommand}
 		next = fmt.Sprintf("tell the user to end this session and continue in the new %s session: %s (this session is retired: what is said here from now on is not carried over)", ex.Host, ex.ResumeCommand)
