@@ -50,7 +50,9 @@
 //	                   {"decision":"block"}; Codex cannot veto a compaction (it reports
 //	                   a block as a failed hook and compacts), so graft answers
 //	                   {"continue":false}, which ends that turn before any model
-//	                   request. A PreCompact of a session whose handoff was stopped
+//	                   request; the interactive Codex shows its systemMessage and
+//	                   stopReason, codex exec shows no hook text (the next prompt's
+//	                   note and graft status carry it there). A PreCompact of a session whose handoff was stopped
 //	                   before its export (the export finished now, by this run or its
 //	                   recovery scan) blocks the same way with the new resume command.
 //	                   Otherwise, or when anything fails: follow only, never

@@ -539,6 +539,47 @@ func TestCodexHooksFollowAndSuggestAHandoff(t *testing.T) {
 	}
 }
 
+// Issue 24, item 9: in the interactive Codex, the person sees the resume
+// command of the session graft handed off to when it stopped a compaction
+// (Codex shows a stopping hook's systemMessage and stopReason there; codex
+// exec 0.169 shows no hook text at all: internal/hosttest's explore tests).
+func TestCodexInterceptedCompactionShowsTheResumeCommand(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	x := h.NewCodex(t, srv)
+	x.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	installHooks(t, g, "codex", "interceptCompaction = true\n", "--codex-home", x.CodexHome)
+
+	srv.SetInputTokens(150000)
+	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
+	id := hosttest.RolloutID(x.Rollouts(t)[0])
+	srv.Reset()
+	tm, err := hosttest.NewTerminal(t, x.Environ(), x.Dir, 220, 50, x.Bin, "--dangerously-bypass-hook-trust", "resume", id)
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(30*time.Second, "Port the pager to Go"); !ok {
+		t.Fatalf("the interactive Codex did not show the resumed session:\n%s", screen)
+	}
+	tm.Type("continue")
+	screen, ok := tm.WaitFor(60*time.Second, "codex resume ")
+	exported := exported(g.hostSessions(), "")
+	if exported == "" {
+		t.Fatalf("no handoff exported: %+v\n%s", g.hostSessions(), screen)
+	}
+	if !ok || !strings.Contains(screen, "codex resume "+exported) {
+		t.Fatalf("the screen does not give the resume command of %s:\n%s", exported, screen)
+	}
+	if n := len(srv.Compactions()); n != 0 {
+		t.Fatalf("%d compaction requests reached the model server, want none", n)
+	}
+}
+
 func TestCodexAutoCompactionIntercepted(t *testing.T) {
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)

@@ -407,3 +407,127 @@ func TestExploreCodexHookHash(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreCodexPreCompactOutput maps what codex exec shows a person of
+// a PreCompact hook's answer (issue 24, item 9): which of systemMessage,
+// stopReason, plain stdout, stderr and exit codes reach its output, and
+// whether the turn stops.
+func TestExploreCodexPreCompactOutput(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	for _, c := range []struct{ name, cmd string }{
+		{"stop with reason and message", `echo '{"continue":false,"stopReason":"STOP-REASON","systemMessage":"SYS-MESSAGE"}'`},
+		{"continue with message", `echo '{"continue":true,"systemMessage":"SYS-MESSAGE"}'`},
+		{"plain stdout", `echo PLAIN-STDOUT`},
+		{"stderr exit 0", `echo STDERR-ZERO >&2`},
+		{"stderr exit 2", `echo STDERR-TWO >&2; exit 2`},
+		{"stderr exit 1", `echo STDERR-ONE >&2; exit 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewCodex(t, srv)
+			e.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+			log := NewHookLog(t)
+			e.WriteHooks(t, HooksConfig(10, map[string][]string{"PreCompact": {log.Command(c.cmd)}}))
+			srv.SetInputTokens(150000)
+			e.Exec(t, "hello").Ok(t)
+			srv.Reset()
+			srv.SetInputTokens(DefaultInputTokens)
+			res := e.ExecResume(t, RolloutID(e.Rollouts(t)[0]), "again", "--dangerously-bypass-hook-trust")
+			t.Logf("exit %d, compactions %d, requests %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, len(srv.Compactions()), len(srv.Requests()), res.Stdout, res.Stderr)
+		})
+	}
+}
+
+// TestExploreCodexPreCompactTTY: under a terminal (script(1) gives codex
+// exec one), does a PreCompact hook's write to /dev/tty reach the person?
+func TestExploreCodexPreCompactTTY(t *testing.T) {
+	explore(t)
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("no script(1) here")
+	}
+	h := Install(t)
+	srv := NewModelServer(t)
+	e := h.NewCodex(t, srv)
+	e.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+	log := NewHookLog(t)
+	e.WriteHooks(t, HooksConfig(10, map[string][]string{"PreCompact": {log.Command(`echo TTY-TEXT > /dev/tty; echo '{"continue":false,"stopReason":"STOP"}'`)}}))
+	srv.SetInputTokens(150000)
+	e.Exec(t, "hello").Ok(t)
+	srv.Reset()
+	srv.SetInputTokens(DefaultInputTokens)
+	id := RolloutID(e.Rollouts(t)[0])
+	line := shellQuote(e.Bin) + " exec --dangerously-bypass-hook-trust resume --skip-git-repo-check " + id + " again"
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "script", "-qec", line, "/dev/null")
+	cmd.Dir, cmd.Env = e.Dir, e.Environ()
+	out, err := cmd.CombinedOutput()
+	t.Logf("err %v, requests %d\n%s", err, len(srv.Requests()), out)
+}
+
+// TestExploreCodexUserPromptSubmitOutput: what codex exec shows a person of
+// a UserPromptSubmit hook's answer.
+func TestExploreCodexUserPromptSubmitOutput(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	for _, c := range []struct{ name, cmd string }{
+		{"block with reason", `echo '{"decision":"block","reason":"BLOCK-REASON"}'`},
+		{"stop with reason", `echo '{"continue":false,"stopReason":"STOP-REASON","systemMessage":"SYS-MESSAGE"}'`},
+		{"exit 2 stderr", `echo STDERR-TWO >&2; exit 2`},
+		{"message", `echo '{"systemMessage":"SYS-MESSAGE"}'`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewCodex(t, srv)
+			log := NewHookLog(t)
+			e.WriteHooks(t, HooksConfig(10, map[string][]string{"UserPromptSubmit": {log.Command(c.cmd)}}))
+			res := e.Exec(t, "hello", "--dangerously-bypass-hook-trust")
+			t.Logf("exit %d, requests %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, len(srv.Requests()), res.Stdout, res.Stderr)
+		})
+	}
+}
+
+// TestExploreCodexTUIPreCompact: the interactive Codex (in tmux), past its
+// compaction limit, with a PreCompact hook that stops the turn: what the
+// screen shows.
+func TestExploreCodexTUIPreCompact(t *testing.T) {
+	explore(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux here")
+	}
+	h := Install(t)
+	srv := NewModelServer(t)
+	e := h.NewCodex(t, srv)
+	e.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+	log := NewHookLog(t)
+	e.WriteHooks(t, HooksConfig(10, map[string][]string{"PreCompact": {log.Command(`echo '{"continue":false,"stopReason":"STOP-REASON-TEXT","systemMessage":"SYS-MESSAGE-TEXT"}'`)}}))
+	srv.SetInputTokens(150000)
+	e.Exec(t, "hello").Ok(t)
+	srv.Reset()
+	srv.SetInputTokens(DefaultInputTokens)
+	id := RolloutID(e.Rollouts(t)[0])
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tm := func(args ...string) string {
+		cmd := exec.Command("tmux", append([]string{"-S", sock}, args...)...)
+		cmd.Dir, cmd.Env = e.Dir, e.Environ()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Logf("tmux %v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	defer tm("kill-server")
+	var env []string
+	for _, kv := range e.Environ() {
+		env = append(env, "-e", kv)
+	}
+	tm(append(append([]string{"new-session", "-d", "-x", "160", "-y", "50"}, env...), e.Bin, "--dangerously-bypass-hook-trust", "resume", id)...)
+	time.Sleep(4 * time.Second)
+	t.Logf("screen before:\n%s", tm("capture-pane", "-p"))
+	tm("send-keys", "again")
+	time.Sleep(500 * time.Millisecond)
+	tm("send-keys", "Enter")
+	time.Sleep(4 * time.Second)
+	t.Logf("requests %d; screen after:\n%s", len(srv.Requests()), tm("capture-pane", "-p"))
+}

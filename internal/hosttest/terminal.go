@@ -1,0 +1,110 @@
+package hosttest
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Terminal is an interactive host run inside a tmux server of its own
+// (its own socket under the test's temporary directory), so a test can
+// type into the host's full-screen interface and read the screen as the
+// person sees it.
+type Terminal struct {
+	t    testing.TB
+	sock string
+	env  []string
+	dir  string
+}
+
+// ErrNoTmux: the machine has no tmux; tests that need a terminal skip.
+var ErrNoTmux = errors.New("hosttest: tmux is not installed: interactive host runs need it (apt-get install tmux)")
+
+// NewTerminal starts argv in a detached tmux session of width×height
+// cells, with env as its whole environment and dir as its working
+// directory. The server is killed at the end of the test.
+func NewTerminal(t testing.TB, env []string, dir string, width, height int, argv ...string) (*Terminal, error) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		return nil, ErrNoTmux
+	}
+	tm := &Terminal{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: env, dir: dir}
+	args := []string{"new-session", "-d", "-x", itoa(width), "-y", itoa(height)}
+	for _, kv := range env {
+		args = append(args, "-e", kv)
+	}
+	if _, err := tm.tmux(append(args, argv...)...); err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() {
+		// The server may be gone with its only session; that is no error.
+		_, _ = tm.tmux("kill-server")
+	})
+	return tm, nil
+}
+
+func itoa(n int) string {
+	var b []byte
+	if n == 0 {
+		return "0"
+	}
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+func (tm *Terminal) tmux(args ...string) (string, error) {
+	cmd := exec.Command("tmux", append([]string{"-S", tm.sock}, args...)...)
+	cmd.Dir, cmd.Env = tm.dir, tm.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), errors.Join(err, errors.New(strings.TrimSpace(string(out))))
+	}
+	return string(out), nil
+}
+
+// Type sends text as keys, then Enter, the way a person types a line.
+func (tm *Terminal) Type(line string) {
+	tm.t.Helper()
+	if _, err := tm.tmux("send-keys", "-l", line); err != nil {
+		tm.t.Fatalf("hosttest: typing %q: %v", line, err)
+	}
+	// A full-screen interface may read a pasted line and its Enter as one
+	// paste: a pause lets it take the Enter as a key of its own.
+	time.Sleep(300 * time.Millisecond)
+	if _, err := tm.tmux("send-keys", "Enter"); err != nil {
+		tm.t.Fatalf("hosttest: Enter: %v", err)
+	}
+}
+
+// Screen is the visible screen, wrapped lines joined.
+func (tm *Terminal) Screen() string {
+	tm.t.Helper()
+	out, err := tm.tmux("capture-pane", "-p", "-J")
+	if err != nil {
+		tm.t.Fatalf("hosttest: reading the screen: %v", err)
+	}
+	return out
+}
+
+// WaitFor polls the screen until it holds every one of texts, up to
+// within; it returns the last screen and whether they all showed.
+func (tm *Terminal) WaitFor(within time.Duration, texts ...string) (string, bool) {
+	tm.t.Helper()
+	end := time.Now().Add(within)
+	for {
+		s := tm.Screen()
+		all := true
+		for _, x := range texts {
+			all = all && strings.Contains(s, x)
+		}
+		if all || time.Now().After(end) {
+			return s, all
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
