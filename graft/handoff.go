@@ -21,8 +21,9 @@ type HandoffOptions struct {
 	// found the way the host finds it (hosts.FindTranscript).
 	Transcript    string
 	HostSessionID string
-	// Cwd is the working directory of the new host session ("" = the
-	// process's); it must exist.
+	// Cwd is the working directory of the new host session; it must
+	// exist. "" is the directory the session worked in (its events name
+	// it) when that still exists, else the process's.
 	Cwd     string
 	Prepare PrepareOptions
 	// Target is the new session's id; "" picks <source>.g<N>.
@@ -47,6 +48,9 @@ type HandoffResult struct {
 	Review        *Review             `json:"review,omitempty"`
 	Commit        *CommitResult       `json:"commit,omitempty"`
 	Export        *hosts.ExportResult `json:"export,omitempty"`
+	// Notes say what a person should know of where the new host session
+	// went (the directory the session worked in, not the current one).
+	Notes []string `json:"notes,omitempty"`
 	// Finished is set when this run committed nothing: the same handoff
 	// committed earlier and was stopped before its export (killed), which
 	// this run, or this process's recovery scan, finished. Commit then
@@ -113,6 +117,16 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 		ok, err := o.Confirm(rv)
 		if err != nil || !ok {
 			return res, err
+		}
+	}
+	if o.Cwd == "" && rv.Cwd != "" {
+		// The new host session goes where the work happened: Claude Code
+		// finds a session by the folder of the directory it runs in.
+		if real, err := hosts.RealDir(rv.Cwd); err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("the session worked in %s, which is gone: the new session is exported into the current directory, %s", rv.Cwd, cwd))
+		} else if real != cwd {
+			res.Notes = append(res.Notes, fmt.Sprintf("the new session is exported into %s, where the session worked, not into the current directory %s: resume it from there (or hand off with --cwd)", real, cwd))
+			cwd = real
 		}
 	}
 	owe, err := oweOf(o.Host, fr.HostSessionID, cwd, o.ClaudeConfigDir, o.CodexHome)

@@ -47,9 +47,12 @@ type Review struct {
 	PrefixHash      string          `json:"prefixHash"`
 	Warnings        []string        `json:"warnings"`
 	Options         tape.Options    `json:"options"`
-	AllowReslice    bool            `json:"allowReslice,omitempty"`
-	Expires         time.Time       `json:"expires"`
-	Tape            string          `json:"tape"`
+	// Cwd is the working directory the source's events last named (a host
+	// records it): where the session worked.
+	Cwd          string    `json:"cwd,omitempty"`
+	AllowReslice bool      `json:"allowReslice,omitempty"`
+	Expires      time.Time `json:"expires"`
+	Tape         string    `json:"tape"`
 }
 
 // built is one scan of a source: the tape and the state fold.
@@ -167,7 +170,7 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 		Goal: nonNil(t.Goal), Progress: t.Progress, Constraints: nonNil(t.Constraints), MoreConstraints: t.MoreConstraints,
 		Leftovers: nonNil(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
 		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonNil(t.Warnings),
-		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text,
+		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text, Cwd: t.Cwd,
 	}
 	if _, ok := bt.info.Live(); ok {
 		rv.Warnings = append(rv.Warnings, "the source is already retired: this is a re-slice; the new target will be a sibling of the existing one")

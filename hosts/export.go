@@ -265,7 +265,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 		return nil, fmt.Errorf("%w: %s was exported as %s session %s, this build derives %s", ErrBoundElsewhere, o.Session, o.Host, prior.HostSessionID, l.sid)
 	}
 	if prior != nil && prior.Path != l.path {
-		return nil, fmt.Errorf("%w: %s was exported to %s (working directory %s), not %s; export from that directory or omit --cwd", ErrBoundElsewhere, o.Session, prior.Path, prior.Cwd, l.path)
+		return nil, movedExport(&o, prior, cwd, l.path)
 	}
 	created, err := publish(&o, l.sid, l.path, l.data)
 	if err != nil {
@@ -295,6 +295,30 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	}
 	o.at(StepBound)
 	return res, nil
+}
+
+// movedExport says why a re-export cannot go where the first one went:
+// asked for from another working directory, or the host's own directory
+// moved ($CLAUDE_CONFIG_DIR or $CODEX_HOME set otherwise, the first one
+// perhaps gone).
+func movedExport(o *ExportOptions, prior *Binding, cwd, path string) error {
+	if prior.Cwd != "" && cwd != prior.Cwd {
+		return fmt.Errorf("%w: %s was exported to %s (working directory %s), not %s; export from that directory or omit --cwd", ErrBoundElsewhere, o.Session, prior.Path, prior.Cwd, path)
+	}
+	dir, gone := filepath.Dir(prior.Path), ""
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		gone = ", a directory that is gone now"
+	}
+	return fmt.Errorf("%w: %s was exported to %s%s; %s's directory is another now (this export would write %s): export with %s set as at the first export to write it there again",
+		ErrBoundElsewhere, o.Session, prior.Path, gone, o.Host, path, hostDirVar(o.Host))
+}
+
+// hostDirVar is the variable that moves a host's directory.
+func hostDirVar(h Host) string {
+	if h == Codex {
+		return "CODEX_HOME"
+	}
+	return "CLAUDE_CONFIG_DIR"
 }
 
 // ExportStep names a step of Export that ExportOptions.Hook is called

@@ -342,3 +342,39 @@ func TestFIFOTranscriptIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Issue 24, item 11: a re-export that cannot go where the first one went
+// names what changed. Asked for with no working directory, while the
+// host's directory moved (the first one gone), it names the host's
+// directory and the variable that sets it, not "--cwd"; asked for from
+// another working directory, it names that.
+func TestReExportElsewhereNamesWhatChanged(t *testing.T) {
+	svc, target := committedTarget(t)
+	first, cwd := filepath.Join(t.TempDir(), "claude-first"), t.TempDir()
+	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, ClaudeConfigDir: first}
+	if _, err := hosts.Export(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(first); err != nil {
+		t.Fatal(err)
+	}
+	o.Cwd, o.ClaudeConfigDir = "", t.TempDir()
+	_, err := hosts.Export(o)
+	if !errors.Is(err, hosts.ErrBoundElsewhere) {
+		t.Fatalf("re-export into another host directory: %v, want ErrBoundElsewhere", err)
+	}
+	for _, want := range []string{first, o.ClaudeConfigDir, "CLAUDE_CONFIG_DIR"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: does not name %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "--cwd") {
+		t.Errorf("%v: names --cwd, which was not given", err)
+	}
+
+	o.Cwd, o.ClaudeConfigDir = t.TempDir(), first
+	_, err = hosts.Export(o)
+	if !errors.Is(err, hosts.ErrBoundElsewhere) || !strings.Contains(err.Error(), "omit --cwd") {
+		t.Fatalf("re-export from another directory: %v, want ErrBoundElsewhere naming --cwd", err)
+	}
+}

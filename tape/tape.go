@@ -37,6 +37,9 @@ type Tape struct {
 	// (its paragraphs and cut line, without the block's marker and label).
 	CarryoverChars int    `json:"carryoverChars"`
 	SourceID       string `json:"sourceId"`
+	// Cwd is the working directory the source's events last named (a
+	// host records it with each message): where the work happened.
+	Cwd string `json:"cwd,omitempty"`
 	// Generation of the source: 1 unless it starts with graft/origin.
 	Generation int `json:"generation"`
 	// BoundarySeq is the seq of the human instruction opening the open
@@ -112,6 +115,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		Todos:       append([]session.Todo(nil), st.Todos...),
 		Progress:    progress(st.Todos),
 		Warnings:    append([]string(nil), st.Warnings...),
+		Cwd:         st.Cwd,
 	}
 	t.Leftovers = append([]Leftover(nil), leftovers...)
 	sort.SliceStable(t.Leftovers, func(i, j int) bool {

@@ -30,7 +30,9 @@ func newHandoffCmd(a *app) *cobra.Command {
               exported continues its graft session, so lineage goes on)
   2. prepare  build the tape and print the review
   3. commit   after --yes, or "y" at the prompt on a terminal
-  4. export   write the target as a new host session
+  4. export   write the target as a new host session, in the directory the
+              session worked in (its transcript names it) unless --cwd says
+              otherwise; the current one when that directory is gone
   5. print    the command that resumes it (claude --resume <id>, codex resume <id>)
 
 --session-id finds the transcript as the host does: Claude Code's project
@@ -114,7 +116,7 @@ committed (exit 2).`,
 			} else {
 				fmt.Fprintf(a.stdout, "Committed %s → %s (generation %d, tape %d chars).\n", res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars)
 			}
-			for _, n := range res.Commit.Notes {
+			for _, n := range append(append([]string(nil), res.Commit.Notes...), res.Notes...) {
 				fmt.Fprintf(a.stdout, "note: %s\n", n)
 			}
 			printExport(a.stdout, res.Export)
@@ -124,7 +126,7 @@ committed (exit 2).`,
 	f := cmd.Flags()
 	f.StringVar(&o.Transcript, "transcript", "", "the host's transcript (Claude Code <uuid>.jsonl, Codex rollout-….jsonl)")
 	f.StringVar(&o.HostSessionID, "session-id", "", "the host session id: find its transcript as the host does")
-	f.StringVar(&o.Cwd, "cwd", "", "working directory of the new host session (default: the current one)")
+	f.StringVar(&o.Cwd, "cwd", "", "working directory of the new host session (default: the one the session worked in, else the current one)")
 	f.StringVar(&o.Target, "target", "", "id of the new graft session (default <source>.g<N>)")
 	f.BoolVar(&yes, "yes", false, "commit without asking")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON: host, hostSessionId, path, resumeCommand, and each step")

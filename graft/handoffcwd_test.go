@@ -1,0 +1,102 @@
+package graft_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/testfixtures"
+)
+
+// transcriptIn copies a real Claude Code transcript under a throw-away
+// CLAUDE_CONFIG_DIR with its working directory rewritten to workdir.
+func transcriptIn(t *testing.T, workdir string) (path, cfg string) {
+	t.Helper()
+	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"/home/marco/projects/spotter"`), []byte(`"cwd":"`+workdir+`"`))
+	cfg = t.TempDir()
+	proj := filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(workdir))
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(proj, "0a4b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d.jsonl")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, cfg
+}
+
+// Issue 24, item 11: a handoff run outside the project the session worked
+// in exports the new host session into that project (claude --resume
+// finds a session by the folder of the directory it runs in), and says
+// so; when that directory is gone, it exports into the current one and
+// says that.
+func TestHandoffExportsWhereTheSessionWorked(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, cfg := transcriptIn(t, work)
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, ClaudeConfigDir: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Export == nil || res.Export.Cwd != work || filepath.Dir(res.Export.Path) != filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(work)) {
+		t.Fatalf("export %+v: want it in %s, where the session worked (not %s)", res.Export, work, here)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], work) || !strings.Contains(res.Notes[0], here) {
+		t.Fatalf("notes %q: want one naming %s and %s", res.Notes, work, here)
+	}
+
+	// The session's directory gone: the current one, said.
+	gone := filepath.Join(t.TempDir(), "moved-away")
+	path2, cfg2 := transcriptIn(t, gone)
+	svc2, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = svc2.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path2, ClaudeConfigDir: cfg2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Export == nil || res.Export.Cwd != here {
+		t.Fatalf("export %+v: the session's directory is gone, want the current one %s", res.Export, here)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], gone) || !strings.Contains(res.Notes[0], "gone") {
+		t.Fatalf("notes %q: want one saying %s is gone", res.Notes, gone)
+	}
+
+	// Given a directory, the handoff goes where it is told, saying nothing.
+	other, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path3, cfg3 := transcriptIn(t, work)
+	svc3, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = svc3.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path3, ClaudeConfigDir: cfg3, Cwd: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Export == nil || res.Export.Cwd != other || len(res.Notes) != 0 {
+		t.Fatalf("export %+v, notes %q: want it in %s, no note", res.Export, res.Notes, other)
+	}
+}
