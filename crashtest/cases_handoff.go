@@ -304,40 +304,16 @@ func (s *suite) killHandoffAfter(r Row, dir string, delay time.Duration) Row {
 // measureHandoff returns the median, over three runs each, of the time a
 // handoff takes to reach commit/locked and of an unkilled handoff.
 func (s *suite) measureHandoff() (start, end time.Duration, err error) {
-	measure := func(at txn.Point) (time.Duration, error) {
-		var runs []time.Duration
-		for k := 0; k < 3; k++ {
-			dir, err := s.caseDir("measure-handoff")
-			if err != nil {
-				return 0, err
-			}
-			c, err := s.newHandoffCase(dir)
-			if err != nil {
-				return 0, err
-			}
-			res, err := s.runChild(child{home: c.home, args: c.args(), killAt: at, env: c.env()})
-			if err != nil {
-				return 0, fmt.Errorf("measuring a handoff: %w", err)
-			}
-			if (at == "" && res.exit != 0) || (at != "" && !res.reached) {
-				return 0, fmt.Errorf("measuring a handoff (point %q): %s", at, res)
-			}
-			if err := os.RemoveAll(dir); err != nil {
-				return 0, err
-			}
-			runs = append(runs, res.elapsed)
+	return measureSpan("a handoff", 3, func(at txn.Point) (childResult, string, error) {
+		dir, err := s.caseDir("measure-handoff")
+		if err != nil {
+			return childResult{}, "", err
 		}
-		slices.Sort(runs)
-		return runs[len(runs)/2], nil
-	}
-	if start, err = measure(txn.CommitLocked); err != nil {
-		return 0, 0, err
-	}
-	if end, err = measure(""); err != nil {
-		return 0, 0, err
-	}
-	if end <= start {
-		return 0, 0, fmt.Errorf("measuring a handoff: it took %s, but reaching %s alone took %s", end, txn.CommitLocked, start)
-	}
-	return start, end, nil
+		c, err := s.newHandoffCase(dir)
+		if err != nil {
+			return childResult{}, dir, err
+		}
+		res, err := s.runChild(child{home: c.home, args: c.args(), killAt: at, env: c.env()})
+		return res, dir, err
+	})
 }

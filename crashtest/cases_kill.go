@@ -293,19 +293,30 @@ func (s *suite) randomKillJobs() []job {
 // measureCommit returns the median, over five runs each, of the time a
 // child takes to reach commit/locked and of an unkilled commit's whole run.
 func (s *suite) measureCommit() (start, end time.Duration, err error) {
+	return measureSpan("a commit", 5, func(at txn.Point) (childResult, string, error) {
+		dir, home, err := s.caseHome(s.tmpl, "measure")
+		if err != nil {
+			return childResult{}, "", err
+		}
+		res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), killAt: at})
+		return res, dir, err
+	})
+}
+
+// measureSpan returns the medians, over n runs each, of the time a child
+// takes to reach txn.CommitLocked and of a run not killed: the window the
+// random kills are drawn from. run starts one child that stops at at (""
+// for none) and returns its result and its case directory, removed after.
+func measureSpan(what string, n int, run func(at txn.Point) (childResult, string, error)) (start, end time.Duration, err error) {
 	measure := func(at txn.Point) (time.Duration, error) {
 		var runs []time.Duration
-		for k := 0; k < 5; k++ {
-			dir, home, err := s.caseHome(s.tmpl, "measure")
+		for k := 0; k < n; k++ {
+			res, dir, err := run(at)
 			if err != nil {
-				return 0, err
-			}
-			res, err := s.runChild(child{home: home, args: commitArgs(s.tmpl.reviews[s.tmpl.source()], caseTarget), killAt: at})
-			if err != nil {
-				return 0, fmt.Errorf("measuring a commit: %w", err)
+				return 0, fmt.Errorf("measuring %s: %w", what, err)
 			}
 			if (at == "" && res.exit != 0) || (at != "" && !res.reached) {
-				return 0, fmt.Errorf("measuring a commit (point %q): %s", at, res)
+				return 0, fmt.Errorf("measuring %s (point %q): %s", what, at, res)
 			}
 			if err := os.RemoveAll(dir); err != nil {
 				return 0, err
@@ -322,7 +333,7 @@ func (s *suite) measureCommit() (start, end time.Duration, err error) {
 		return 0, 0, err
 	}
 	if end <= start {
-		return 0, 0, fmt.Errorf("measuring a commit: it took %s, but reaching %s alone took %s", end, txn.CommitLocked, start)
+		return 0, 0, fmt.Errorf("measuring %s: it took %s, but reaching %s alone took %s", what, end, txn.CommitLocked, start)
 	}
 	return start, end, nil
 }

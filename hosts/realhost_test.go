@@ -539,11 +539,11 @@ func TestCodexHooksFollowAndSuggestAHandoff(t *testing.T) {
 	}
 }
 
-// Issue 24, item 9: in the interactive Codex, the person sees the resume
-// command of the session graft handed off to when it stopped a compaction
-// (Codex shows a stopping hook's systemMessage and stopReason there; codex
-// exec 0.169 shows no hook text at all: internal/hosttest's explore tests).
-func TestCodexInterceptedCompactionShowsTheResumeCommand(t *testing.T) {
+// codexPastItsCompactionLimit is a Codex session with graft's hooks
+// intercepting compaction, whose one turn left it past its compaction
+// limit: the next turn compacts first.
+func codexPastItsCompactionLimit(t *testing.T) (*hosttest.ModelServer, *hosttest.CodexEnv, graftRun, string) {
+	t.Helper()
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)
 	srv := hosttest.NewModelServer(t)
@@ -556,6 +556,15 @@ func TestCodexInterceptedCompactionShowsTheResumeCommand(t *testing.T) {
 	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
 	id := hosttest.RolloutID(x.Rollouts(t)[0])
 	srv.Reset()
+	return srv, x, g, id
+}
+
+// Issue 24, item 9: in the interactive Codex, the person sees the resume
+// command of the session graft handed off to when it stopped a compaction
+// (Codex shows a stopping hook's systemMessage and stopReason there; codex
+// exec 0.169 shows no hook text at all: internal/hosttest's explore tests).
+func TestCodexInterceptedCompactionShowsTheResumeCommand(t *testing.T) {
+	srv, x, g, id := codexPastItsCompactionLimit(t)
 	tm, err := hosttest.NewTerminal(t, x.Environ(), x.Dir, 220, 50, x.Bin, "--dangerously-bypass-hook-trust", "resume", id)
 	if errors.Is(err, hosttest.ErrNoTmux) {
 		t.Skip(err)
@@ -581,18 +590,7 @@ func TestCodexInterceptedCompactionShowsTheResumeCommand(t *testing.T) {
 }
 
 func TestCodexAutoCompactionIntercepted(t *testing.T) {
-	h := hosttest.Install(t)
-	bin, _ := binaries(t)
-	srv := hosttest.NewModelServer(t)
-	x := h.NewCodex(t, srv)
-	x.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
-	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
-	installHooks(t, g, "codex", "interceptCompaction = true\n", "--codex-home", x.CodexHome)
-
-	srv.SetInputTokens(150000)
-	x.Exec(t, "Port the pager to Go. "+constraint, "--dangerously-bypass-hook-trust").Ok(t)
-	id := hosttest.RolloutID(x.Rollouts(t)[0])
-	srv.Reset()
+	srv, x, g, id := codexPastItsCompactionLimit(t)
 	// Past the limit Codex compacts before the turn: graft hands off and
 	// stops the turn instead (Codex cannot veto just the compaction).
 	r := x.ExecResume(t, id, "continue", "--dangerously-bypass-hook-trust")
