@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -202,6 +203,26 @@ func (o *Output) Skip(what string) { o.skipped = append(o.skipped, what) }
 // Warn reports something imported imperfectly (an unmatched tool result).
 func (o *Output) Warn(format string, args ...any) {
 	o.warnings = append(o.warnings, fmt.Sprintf(format, args...))
+}
+
+// maxTold bounds the unknown shapes a mapper remembers having reported.
+const maxTold = 32
+
+// NoteUnknown warns, once per shape (told holds those reported already;
+// the new list is returned), that a host wrote a shape of record this
+// importer does not know: which, and the host version the file names, so
+// a person can tell graft's maintainers. The line itself is kept as a
+// system event; what it holds is not read.
+func NoteUnknown(o *Output, told []string, host, version, what, name string) []string {
+	key := what + " " + name
+	if slices.Contains(told, key) || len(told) >= maxTold {
+		return told
+	}
+	if version == "" {
+		version = "(version not named in the file)"
+	}
+	o.Warn("%s %s wrote a %s this graft does not know, %q: kept as a system event, what it holds is not read (a newer %s than graft knows? graft version and this line's type help its maintainers)", host, version, what, name, host)
+	return append(told, key)
 }
 
 // Malformed marks the line unreadable: it is reported with its number and

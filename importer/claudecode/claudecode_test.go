@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -259,7 +260,7 @@ func TestSyntheticTranscript(t *testing.T) {
 		{"11", session.TypeUserMessage, "user", "bash-input", "", "! git status"},
 		{"12", session.TypeUserMessage, "system", "local-command-output", "", "<bash-stdout>nothing to commit</bash-stdout><bash-stderr></bash-stderr>"},
 		{"13", session.TypeUserMessage, "system", "system-reminder", "", "<system-reminder>A PostToolUse hook says: run gofmt.</system-reminder>"},
-		{"14", session.TypeSystem, "system", "unknown", "", `unknown Claude Code line type "custom-title"`},
+		{"14", session.TypeSystem, "system", "unknown", "", `unknown Claude Code line type "brand-new-record"`},
 		{"19", session.TypeToolResult, "tool", "", "unknown", "orphan"},
 		{"20", session.TypeAssistantMessage, "assistant", "", "", "Done."},
 	}
@@ -310,7 +311,8 @@ func TestSyntheticTranscript(t *testing.T) {
 	if sum.MalformedCount != 4 || !reflect.DeepEqual(lines, []int{15, 16, 17, 18}) {
 		t.Errorf("malformed %d at %v, want lines 15-18", sum.MalformedCount, lines)
 	}
-	if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], "line 19") {
+	// An unknown line type is said once, with the version the line names.
+	if sum.WarningCount != 2 || !strings.Contains(sum.Warnings[0], "line 14") || !strings.Contains(sum.Warnings[0], `Claude Code 2.1.999 wrote a line type this graft does not know, "brand-new-record"`) || !strings.Contains(sum.Warnings[1], "line 19") {
 		t.Errorf("warnings = %v", sum.Warnings)
 	}
 	if sum.Skipped["thinking"] != 1 {
@@ -538,5 +540,42 @@ func TestCurrentHostTranscript(t *testing.T) {
 	wantAttach := map[string]int{"environment": 1, "model": 1, "deferred_tools_delta": 1, "agent_listing_delta": 1, "skill_listing": 1, "session_context": 1, "date": 1, "remote_session_change": 1, "prompt_snapshot": 2}
 	if !reflect.DeepEqual(attachments, wantAttach) {
 		t.Errorf("attachments:\n got %v\nwant %v", attachments, wantAttach)
+	}
+}
+
+// Issue 25, item 4: a line type this importer does not know is said once,
+// naming the host version, across the imports that follow a transcript.
+func TestUnknownLineTypeIsSaidOnce(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	user := `{"type":"user","uuid":"u%d","sessionId":"s","version":"2.1.999","timestamp":"2026-12-01T10:00:0%dZ","message":{"role":"user","content":"step %d"}}` + "\n"
+	odd := `{"type":"hologram","uuid":"h%d","sessionId":"s","version":"2.1.999","timestamp":"2026-12-01T10:00:0%dZ"}` + "\n"
+	write := func(s string) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(fmt.Sprintf(user, 1, 1, 1) + fmt.Sprintf(odd, 2, 2) + fmt.Sprintf(odd, 3, 3))
+	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 1 || !strings.Contains(sum.Warnings[0], `Claude Code 2.1.999 wrote a line type this graft does not know, "hologram"`) {
+		t.Fatalf("first import: warnings %v, want one naming hologram and 2.1.999", sum.Warnings)
+	}
+	write(fmt.Sprintf(odd, 4, 4) + fmt.Sprintf(user, 5, 5, 5))
+	sum, err = Import(Options{Store: st, Home: home, Path: path, ID: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Appended != 2 || sum.WarningCount != 0 {
+		t.Fatalf("second import: %d appended, warnings %v; want 2 and none (said already)", sum.Appended, sum.Warnings)
 	}
 }

@@ -14,13 +14,15 @@
 //	                         from its own transcript)
 //	file-history-snapshot    skipped, counted: editor undo snapshots
 //	queue-operation          counted as skipped; the person's queued input is followed (see "Queued input")
-//	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state
-//	                         skipped, counted: a current host's request cache, prompt recall and
-//	                         cost counters
+//	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state,
+//	custom-title             skipped, counted: a current host's request cache, prompt recall,
+//	                         cost counters and the title the person gave the session
 //	attachment               system/event "attachment", text "attachment <type>", meta.attachment =
 //	                         its type (environment, date, skill_listing, hook context …): injected
 //	                         by the host, never a human instruction
-//	any other type           system/event "unknown" with meta.lineType: never fatal
+//	any other type           system/event "unknown" with meta.lineType: never fatal; a warning
+//	                         names the type and the host version of the line (its "version"),
+//	                         once per type for the life of the import cursor (mapper state "told")
 //	not JSON, no "type"      malformed: reported with its line number, skipped
 //
 // Every event keeps meta "uuid" (the line's uuid) and "line", and a human

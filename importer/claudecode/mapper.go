@@ -37,6 +37,9 @@ type Mapper struct {
 	// (queue-operation enqueue), oldest first, until the queue gives them
 	// up (doc.go, "Queued input").
 	queued []queuedMessage
+	// told are the line types not known here that an import reported
+	// already (importer.NoteUnknown).
+	told []string
 }
 
 // queuedMessage is one enqueued text with the time it was typed.
@@ -75,18 +78,19 @@ func (m *Mapper) Settings() map[string]string {
 type mapperState struct {
 	OpenCalls map[string]openCall `json:"openCalls,omitempty"`
 	Queued    []queuedMessage     `json:"queued,omitempty"`
+	Told      []string            `json:"told,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without a result
 // and the queued input not given up yet.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued})
+	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told})
 }
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]openCall{}
-	m.queued = nil
+	m.queued, m.told = nil, nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -98,12 +102,14 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 		m.open[id] = c
 	}
 	m.queued = st.Queued
+	m.told = st.Told
 	return nil
 }
 
 // line is the part of a transcript line the mapping reads.
 type line struct {
 	Type             string          `json:"type"`
+	Version          string          `json:"version"`
 	Subtype          string          `json:"subtype"`
 	UUID             string          `json:"uuid"`
 	Cwd              string          `json:"cwd"`
@@ -168,9 +174,10 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		// Streaming progress (sub-agent steps are imported from their own
 		// transcripts) and editor undo snapshots: nothing a graft reads.
 		out.Skip(ln.Type)
-	case "atis-latch", "api-request", "api-request-shape", "api-request-blob", "last-prompt", "cost-state":
-		// Current hosts (2.1.3xx) keep their request cache, prompt recall and
-		// cost counters in the transcript: bookkeeping, not conversation.
+	case "atis-latch", "api-request", "api-request-shape", "api-request-blob", "last-prompt", "cost-state", "custom-title":
+		// Current hosts (2.1.3xx) keep their request cache, prompt recall,
+		// cost counters and the title the person gave the session (/rename)
+		// in the transcript: bookkeeping, not conversation.
 		out.Skip(ln.Type)
 	case "attachment":
 		// Context the host injected beside a turn (environment, date, model,
@@ -193,6 +200,7 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		ev.Text = fmt.Sprintf("unknown Claude Code line type %q", ln.Type)
 		ev.Meta["lineType"] = ln.Type
 		out.Emit(ev)
+		m.told = importer.NoteUnknown(out, m.told, "Claude Code", ln.Version, "line type", ln.Type)
 	}
 	return nil
 }

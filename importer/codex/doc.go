@@ -15,7 +15,10 @@
 //	                         human; replacement_history repeats earlier items and is not read
 //	response_item            see below
 //	event_msg                see "One record per message"
-//	any other type           system/event "unknown" with meta.lineType
+//	any other type           system/event "unknown" with meta.lineType; a warning names the type
+//	                         and session_meta's cli_version, once per type for the life of the
+//	                         import cursor (mapper state "told", "version"); likewise an unknown
+//	                         response item type
 //	not JSON, no "type"      malformed: reported with its line number, skipped
 //
 // A line with a ResponseItem type and no payload (rollouts written before

@@ -40,6 +40,11 @@ type Mapper struct {
 	// between them that decides (a rollout may write several before the
 	// human's and its twin).
 	pending []heldMessage
+	// version is the cli_version of the rollout's session_meta; told, the
+	// shapes not known here an import reported already
+	// (importer.NoteUnknown).
+	version string
+	told    []string
 }
 
 // heldMessage is a response_item user message not yet emitted.
@@ -66,12 +71,14 @@ type mapperState struct {
 	Held      *heldMessage      `json:"held,omitempty"`
 	TwinAhead bool              `json:"twinAhead,omitempty"`
 	Pending   []heldMessage     `json:"pending,omitempty"`
+	Version   string            `json:"version,omitempty"`
+	Told      []string          `json:"told,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told})
 }
 
 // Held implements importer.Holder: the user message that waits for the
@@ -89,6 +96,7 @@ func (m *Mapper) Held() string {
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]string{}
+	m.version, m.told = "", nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -100,6 +108,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 		m.open[id] = name
 	}
 	m.twins, m.held, m.twinAhead, m.pending = st.Twins, st.Held, st.TwinAhead, st.Pending
+	m.version, m.told = st.Version, st.Told
 	return nil
 }
 
@@ -178,6 +187,7 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		ev.Text = fmt.Sprintf("unknown Codex rollout line type %q", rl.Type)
 		ev.Meta["lineType"] = rl.Type
 		out.Emit(ev)
+		m.told = importer.NoteUnknown(out, m.told, "Codex", m.version, "rollout line type", rl.Type)
 	}
 	return nil
 }
@@ -207,6 +217,7 @@ func (m *Mapper) sessionMeta(rl *rolloutLine, payload json.RawMessage, out *impo
 		return
 	}
 	out.SourceUUID(sm.ID)
+	m.version = sm.CLIVersion
 	ev := m.event(rl, session.TypeSystem, system("session_meta"))
 	ev.Text = importer.Clip(fmt.Sprintf("Codex session %s in %s (%s %s)", sm.ID, sm.Cwd, sm.Originator, sm.CLIVersion), 200)
 	for k, v := range map[string]string{"sessionId": sm.ID, "cwd": sm.Cwd, "originator": sm.Originator, "cliVersion": sm.CLIVersion, "modelProvider": sm.ModelProvider} {
@@ -289,6 +300,7 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 		ev.Text = fmt.Sprintf("unknown Codex response item type %q", it.Type)
 		ev.Meta["itemType"] = it.Type
 		out.Emit(ev)
+		m.told = importer.NoteUnknown(out, m.told, "Codex", m.version, "response item type", it.Type)
 	}
 }
 
