@@ -21,14 +21,14 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	# the log decoder without its amd64 assembly (other platforms' path)
-	$(GO) vet -tags purego ./session ./internal/logscan
-	$(GO) test -count=1 -tags purego ./session ./internal/logscan
+	$(GO) vet -tags purego ./session ./session/logscan
+	$(GO) test -count=1 -tags purego ./session ./session/logscan
 	# fuzz budgets are execution counts, not durations: go1.26's fuzz coordinator can fail a
 	# wall-clock -fuzztime with a spurious "context deadline exceeded" on a loaded machine
 	# (golang/go#75804, fixed in go1.27); a count has no deadline to race.
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 40000x -fuzzminimizetime 200x ./session
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime 150000x -fuzzminimizetime 200x ./session
-	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 200000x -fuzzminimizetime 200x ./internal/logscan
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 200000x -fuzzminimizetime 200x ./session/logscan
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScanFoldSumsLongLine$$' -fuzztime 600x -fuzzminimizetime 20x ./session
 	@echo "make test: ok"
 

@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/graft-project/graft/internal/logscan"
+	"github.com/graft-project/graft/session/logscan"
 )
 
-// The log decoder: the Event schema over internal/logscan's JSON reader.
+// The log decoder: the Event schema over session/logscan's JSON reader.
 // encoding/json spends most of a scan validating and unquoting MiB tool
 // outputs through reflection; this decoder reads the event schema
 // directly, one pass over the line.
@@ -635,7 +635,7 @@ func SumLine(raw []byte) LineSum { return logscan.SumLine(raw) }
 // goroutine, which runs the fold, does not read the bytes again. When r
 // is also an io.ReaderAt and an io.Seeker (an *os.File, an
 // io.SectionReader), a line longer than a batch is decoded as it is read
-// and never held whole (see internal/logscan/longline.go); it is read
+// and never held whole (see session/logscan/longline.go); it is read
 // again through ReadAt, from r's position when the scan starts, only if
 // it cannot be decoded that way.
 func ScanFoldSums(r io.Reader, path string, from ScanFrom, fn func(ev *Event, size int, sum LineSum, off int64) error) (ScanResult, error) {

@@ -3,7 +3,7 @@ package session
 import (
 	"sync/atomic"
 
-	"github.com/graft-project/graft/internal/logscan"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // DecodeFast exposes the decoder's fast path to the external tests: they

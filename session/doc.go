@@ -133,7 +133,7 @@
 // # Code
 //
 // What lives where; the scan machinery that knows nothing of Event is in
-// internal/logscan (see its doc.go):
+// session/logscan (see its doc.go):
 //
 //	event.go        Event and the types it holds; Validate
 //	decode.go       the Event schema's fast decoder over logscan.Decoder (a case per JSON

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/graft-project/graft/internal/logscan"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 type pathFields struct {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/graft-project/graft/internal/logscan"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // stringBodies are string bodies (after the opening quote, through the
