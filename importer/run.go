@@ -255,15 +255,15 @@ func (r *run) openSource(cur *Cursor) error {
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return closeAfter(f, fmt.Errorf("importer: stat %s: %w", r.src, err))
+		return vfs.CloseAfter(f, fmt.Errorf("importer: stat %s: %w", r.src, err))
 	}
 	if !fi.Mode().IsRegular() {
-		return closeAfter(f, fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type()))
+		return vfs.CloseAfter(f, fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type()))
 	}
 	r.f = f
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return closeAfter(f, fmt.Errorf("importer: %s: no device and inode on this system (%T)", r.src, fi.Sys()))
+		return vfs.CloseAfter(f, fmt.Errorf("importer: %s: no device and inode on this system (%T)", r.src, fi.Sys()))
 	}
 	r.dev, r.ino = uint64(st.Dev), st.Ino
 	r.h = sha256.New()
@@ -272,34 +272,34 @@ func (r *run) openSource(cur *Cursor) error {
 	}
 	r.sum.Resumed = true
 	if fi.Size() < cur.Offset {
-		return closeAfter(f, fmt.Errorf("%w: %s is %d bytes, but %d bytes (%d lines) of it were imported into %s; nothing was appended", ErrSourceShortened, r.src, fi.Size(), cur.Offset, cur.Lines, r.o.ID))
+		return vfs.CloseAfter(f, fmt.Errorf("%w: %s is %d bytes, but %d bytes (%d lines) of it were imported into %s; nothing was appended", ErrSourceShortened, r.src, fi.Size(), cur.Offset, cur.Lines, r.o.ID))
 	}
 	resumed, err := r.resumeHash(f, cur)
 	if err != nil {
-		return closeAfter(f, err)
+		return vfs.CloseAfter(f, err)
 	}
 	if resumed {
 		if err := r.m.LoadState(cur.State); err != nil {
-			return closeAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
+			return vfs.CloseAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
 		}
 		r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 		return nil
 	}
 	n, err := io.CopyN(r.h, f, cur.Offset)
 	if errors.Is(err, io.EOF) {
-		return closeAfter(f, fmt.Errorf("%w: %s ended after %d bytes while reading the %d bytes already imported into %s; nothing was appended", ErrSourceShortened, r.src, n, cur.Offset, r.o.ID))
+		return vfs.CloseAfter(f, fmt.Errorf("%w: %s ended after %d bytes while reading the %d bytes already imported into %s; nothing was appended", ErrSourceShortened, r.src, n, cur.Offset, r.o.ID))
 	}
 	if err != nil {
-		return closeAfter(f, fmt.Errorf("importer: reading %s: %w", r.src, err))
+		return vfs.CloseAfter(f, fmt.Errorf("importer: reading %s: %w", r.src, err))
 	}
 	if got := hex.EncodeToString(r.h.Sum(nil)); got != cur.PrefixSHA256 {
-		return closeAfter(f, fmt.Errorf("%w: the first %d bytes (%d lines) of %s were imported into %s with sha256 %s, now they hash to %s; nothing was appended", ErrSourceRewritten, cur.Offset, cur.Lines, r.src, r.o.ID, cur.PrefixSHA256, got))
+		return vfs.CloseAfter(f, fmt.Errorf("%w: the first %d bytes (%d lines) of %s were imported into %s with sha256 %s, now they hash to %s; nothing was appended", ErrSourceRewritten, cur.Offset, cur.Lines, r.src, r.o.ID, cur.PrefixSHA256, got))
 	}
 	if cur.Source != r.src || cur.Device != r.dev || cur.Inode != r.ino {
 		r.sum.warn("source identity changed since the last import (%s dev %d inode %d, now %s dev %d inode %d); its first %d bytes are unchanged, continuing", cur.Source, cur.Device, cur.Inode, r.src, r.dev, r.ino, cur.Offset)
 	}
 	if err := r.m.LoadState(cur.State); err != nil {
-		return closeAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
+		return vfs.CloseAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
 	}
 	r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 	return nil
@@ -381,15 +381,6 @@ func openRegular(path string) (*os.File, error) {
 		return nil, fmt.Errorf("importer: opening source: %w", err)
 	}
 	return f, nil
-}
-
-// closeAfter closes the source after err, keeping both errors if the close
-// fails too.
-func closeAfter(f *os.File, err error) error {
-	if cerr := f.Close(); cerr != nil {
-		return errors.Join(err, fmt.Errorf("importer: closing source %s: %w", f.Name(), cerr))
-	}
-	return err
 }
 
 // openSession compares the session with the cursor. Events past the

@@ -208,18 +208,10 @@ func openFile(fsys vfs.FS, path string) (vfs.File, fs.FileInfo, string, error) {
 		return nil, nil, "", fmt.Errorf("index: opening %s: %w", path, err)
 	}
 	if fi, err = f.Stat(); err != nil {
-		return nil, nil, "", closeAfter(f, fmt.Errorf("index: stat %s: %w", path, err))
+		return nil, nil, "", vfs.CloseAfter(f, fmt.Errorf("index: stat %s: %w", path, err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Sprintf("%s is not a regular file", path), closeAfter(f, nil)
+		return nil, nil, fmt.Sprintf("%s is not a regular file", path), vfs.CloseAfter(f, nil)
 	}
 	return f, fi, "", nil
-}
-
-// closeAfter closes f after a read, keeping err and any close error.
-func closeAfter(f vfs.File, err error) error {
-	if cerr := f.Close(); cerr != nil {
-		return errors.Join(err, fmt.Errorf("index: closing %s: %w", f.Name(), cerr))
-	}
-	return err
 }

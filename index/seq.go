@@ -150,9 +150,9 @@ func OpenSeq(fsys vfs.FS, home, id string, dev, ino uint64) (*SeqFile, string, e
 	var h [seqHeader]byte
 	if _, err := f.ReadAt(h[:], 0); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, "the seq cache is shorter than its header", closeAfter(f, nil)
+			return nil, "the seq cache is shorter than its header", vfs.CloseAfter(f, nil)
 		}
-		return nil, "", closeAfter(f, fmt.Errorf("index: reading %s: %w", path, err))
+		return nil, "", vfs.CloseAfter(f, fmt.Errorf("index: reading %s: %w", path, err))
 	}
 	le := binary.LittleEndian
 	first, count := int64(le.Uint64(h[40:])), int64(le.Uint64(h[48:]))
@@ -167,7 +167,7 @@ func OpenSeq(fsys vfs.FS, home, id string, dev, ino uint64) (*SeqFile, string, e
 		reason = fmt.Sprintf("the seq cache is %d bytes, its header says %d records", fi.Size(), count)
 	}
 	if reason != "" {
-		return nil, reason, closeAfter(f, nil)
+		return nil, reason, vfs.CloseAfter(f, nil)
 	}
 	return &SeqFile{f: f, First: first, Count: count}, "", nil
 }
@@ -258,7 +258,7 @@ func LoadSeq(fsys vfs.FS, home, id string, dev, ino uint64) ([]SeqMark, string, 
 	}
 	marks, reason, err := c.All()
 	if err != nil {
-		return nil, "", closeAfter(c.f, err)
+		return nil, "", vfs.CloseAfter(c.f, err)
 	}
 	if err := c.Close(); err != nil {
 		return nil, "", err

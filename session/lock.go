@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/graft-project/graft/vfs"
@@ -46,18 +45,10 @@ func (s *Store) openLocked(path string) (vfs.File, error) {
 		return nil, translate(path, err)
 	}
 	if err := regular(f); err != nil {
-		return nil, closeAfter(f, err)
+		return nil, vfs.CloseAfter(f, err)
 	}
 	if err := lockFile(f); err != nil {
-		return nil, closeAfter(f, err)
+		return nil, vfs.CloseAfter(f, err)
 	}
 	return f, nil
-}
-
-// closeAfter closes f after err, keeping both errors if the close fails too.
-func closeAfter(f vfs.File, err error) error {
-	if cerr := f.Close(); cerr != nil {
-		return errors.Join(err, fmt.Errorf("session: closing %s: %w", f.Name(), cerr))
-	}
-	return err
 }

@@ -24,10 +24,10 @@ func (s *Store) OpenLog(id string) (f vfs.File, fi fs.FileInfo, err error) {
 		return nil, nil, translate(path, err)
 	}
 	if fi, err = f.Stat(); err != nil {
-		return nil, nil, closeAfter(f, fmt.Errorf("session: stat %s: %w", path, err))
+		return nil, nil, vfs.CloseAfter(f, fmt.Errorf("session: stat %s: %w", path, err))
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, closeAfter(f, fmt.Errorf("%w: %s", ErrSymlink, path))
+		return nil, nil, vfs.CloseAfter(f, fmt.Errorf("%w: %s", ErrSymlink, path))
 	}
 	return f, fi, nil
 }

@@ -194,11 +194,11 @@ func (s *Store) scanWith(scan scanner, id string, from ScanFrom, fn func(ev *Eve
 		return ScanResult{}, translate(path, err)
 	}
 	if err := regular(f); err != nil {
-		return ScanResult{}, closeAfter(f, err)
+		return ScanResult{}, vfs.CloseAfter(f, err)
 	}
 	res, err := scan(readerFrom(f, from.Offset), path, from, fn)
 	if err != nil {
-		return res, closeAfter(f, err)
+		return res, vfs.CloseAfter(f, err)
 	}
 	if err := f.Close(); err != nil {
 		return res, fmt.Errorf("session: closing %s: %w", path, err)
@@ -270,7 +270,7 @@ func (s *Store) Info(id string) (*Info, error) {
 	}
 	info, err := s.infoOf(id, path, f)
 	if err != nil {
-		return nil, closeAfter(f, err)
+		return nil, vfs.CloseAfter(f, err)
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("session: closing %s: %w", path, err)
@@ -452,7 +452,7 @@ func (s *Store) appendChecked(id string, evs []Event, mark bool, after *ScanResu
 	}
 	out, err := s.appendLocked(id, f, evs, mark, after)
 	if err != nil {
-		return nil, closeAfter(f, err)
+		return nil, vfs.CloseAfter(f, err)
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("session: closing %s: %w", path, err)
@@ -624,15 +624,15 @@ func (s *Store) create(id string, evs []Event) error {
 		return translate(path, err)
 	}
 	if err := lockNew(f); err != nil {
-		return closeAfter(f, err)
+		return vfs.CloseAfter(f, err)
 	}
 	// From here the log is this call's: a failure removes it, so a session
 	// never appears holding part of its first batch.
 	if _, err := f.Write(data); err != nil {
-		return s.dropNew(path, len(out), closeAfter(f, fmt.Errorf("session: writing %s: %w", path, err)))
+		return s.dropNew(path, len(out), vfs.CloseAfter(f, fmt.Errorf("session: writing %s: %w", path, err)))
 	}
 	if err := f.Sync(); err != nil {
-		return s.dropNew(path, len(out), closeAfter(f, fmt.Errorf("session: fsync %s: %w", path, err)))
+		return s.dropNew(path, len(out), vfs.CloseAfter(f, fmt.Errorf("session: fsync %s: %w", path, err)))
 	}
 	if err := f.Close(); err != nil {
 		return s.dropNew(path, len(out), fmt.Errorf("session: closing %s: %w", path, err))
@@ -674,7 +674,7 @@ func (s *Store) RepairTail(id string, info *Info) error {
 		err = s.repairTail(id, fresh)
 	}
 	if err != nil {
-		return closeAfter(f, err)
+		return vfs.CloseAfter(f, err)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", f.Name(), err)
@@ -695,18 +695,18 @@ func (s *Store) repairTail(id string, info *Info) error {
 		return translate(path, err)
 	}
 	if err := regular(f); err != nil {
-		return closeAfter(f, err)
+		return vfs.CloseAfter(f, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return closeAfter(f, fmt.Errorf("session: stat %s: %w", path, err))
+		return vfs.CloseAfter(f, fmt.Errorf("session: stat %s: %w", path, err))
 	}
 	if end := info.Torn.Offset + info.Torn.Bytes; fi.Size() != end {
-		return closeAfter(f, fmt.Errorf("session: %s changed while repairing its torn tail: %d bytes, the scan saw %d", path, fi.Size(), end))
+		return vfs.CloseAfter(f, fmt.Errorf("session: %s changed while repairing its torn tail: %d bytes, the scan saw %d", path, fi.Size(), end))
 	}
 	cut := make([]byte, info.Torn.Bytes)
 	if _, err := f.ReadAt(cut, info.Torn.Offset); err != nil {
-		return closeAfter(f, fmt.Errorf("session: reading torn tail of %s: %w", path, err))
+		return vfs.CloseAfter(f, fmt.Errorf("session: reading torn tail of %s: %w", path, err))
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", path, err)
@@ -720,10 +720,10 @@ func (s *Store) repairTail(id string, info *Info) error {
 		return fmt.Errorf("session: keeping torn tail of %s: %w", path, err)
 	}
 	if _, err := bf.Write(cut); err != nil {
-		return s.dropBroken(broken, closeAfter(bf, fmt.Errorf("session: writing %s: %w", broken, err)))
+		return s.dropBroken(broken, vfs.CloseAfter(bf, fmt.Errorf("session: writing %s: %w", broken, err)))
 	}
 	if err := bf.Sync(); err != nil {
-		return s.dropBroken(broken, closeAfter(bf, fmt.Errorf("session: fsync %s: %w", broken, err)))
+		return s.dropBroken(broken, vfs.CloseAfter(bf, fmt.Errorf("session: fsync %s: %w", broken, err)))
 	}
 	if err := bf.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", broken, err)
@@ -737,10 +737,10 @@ func (s *Store) repairTail(id string, info *Info) error {
 		return translate(path, err)
 	}
 	if err := af.Truncate(info.Torn.Offset); err != nil {
-		return closeAfter(af, fmt.Errorf("session: truncating %s: %w", path, err))
+		return vfs.CloseAfter(af, fmt.Errorf("session: truncating %s: %w", path, err))
 	}
 	if err := af.Sync(); err != nil {
-		return closeAfter(af, fmt.Errorf("session: fsync %s: %w", path, err))
+		return vfs.CloseAfter(af, fmt.Errorf("session: fsync %s: %w", path, err))
 	}
 	if err := af.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", path, err)

@@ -44,7 +44,7 @@ func (s *Store) CreateWriter(id string) (*Writer, error) {
 	// Held until Close: an Append meanwhile would take the half-written
 	// tail for a torn one and cut it.
 	if err := lockNew(f); err != nil {
-		return nil, unlockAfter(l, id, closeAfter(f, err))
+		return nil, unlockAfter(l, id, vfs.CloseAfter(f, err))
 	}
 	return &Writer{s: s, f: f, bw: bufio.NewWriterSize(f, 1<<20), path: path, next: 1, lock: l, id: id}, nil
 }
@@ -92,13 +92,13 @@ func (w *Writer) Close() error {
 
 func (w *Writer) close() error {
 	if w.err != nil {
-		return closeAfter(w.f, w.err)
+		return vfs.CloseAfter(w.f, w.err)
 	}
 	if err := w.bw.Flush(); err != nil {
-		return closeAfter(w.f, fmt.Errorf("session: writing %s: %w", w.path, err))
+		return vfs.CloseAfter(w.f, fmt.Errorf("session: writing %s: %w", w.path, err))
 	}
 	if err := w.f.Sync(); err != nil {
-		return closeAfter(w.f, fmt.Errorf("session: fsync %s: %w", w.path, err))
+		return vfs.CloseAfter(w.f, fmt.Errorf("session: fsync %s: %w", w.path, err))
 	}
 	if err := w.f.Close(); err != nil {
 		return fmt.Errorf("session: closing %s: %w", w.path, err)

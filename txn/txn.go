@@ -385,21 +385,21 @@ func writeTarget(env *Env, target string, data []byte) (ownership, error) {
 	own.created = true
 	fi, err := f.Stat()
 	if err != nil {
-		return own, closeAfter(f, fmt.Errorf("stat of the new target: %w", err))
+		return own, vfs.CloseAfter(f, fmt.Errorf("stat of the new target: %w", err))
 	}
 	own.fi = fi
 	env.at(CommitTargetCreated)
 	half := len(data) / 2
 	if _, err := f.Write(data[:half]); err != nil {
-		return own, closeAfter(f, err)
+		return own, vfs.CloseAfter(f, err)
 	}
 	env.at(CommitTargetHalf)
 	if _, err := f.Write(data[half:]); err != nil {
-		return own, closeAfter(f, err)
+		return own, vfs.CloseAfter(f, err)
 	}
 	env.at(CommitTargetWritten)
 	if err := f.Sync(); err != nil {
-		return own, closeAfter(f, fmt.Errorf("fsync: %w", err))
+		return own, vfs.CloseAfter(f, fmt.Errorf("fsync: %w", err))
 	}
 	if err := f.Close(); err != nil {
 		return own, err
@@ -428,7 +428,7 @@ func ColdVerify(fsys vfs.FS, path string, rec journal.Record) error {
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return closeAfter(f, fail("reading: %w", err))
+		return vfs.CloseAfter(f, fail("reading: %w", err))
 	}
 	// An I/O error reported at close is an I/O error of the target.
 	if err := f.Close(); err != nil {
@@ -625,20 +625,12 @@ func readHead(env *Env, id string, max int64) ([]byte, error) {
 	}
 	head, err := io.ReadAll(io.LimitReader(f, max))
 	if err != nil {
-		return nil, closeAfter(f, fmt.Errorf("reading %s: %w", f.Name(), err))
+		return nil, vfs.CloseAfter(f, fmt.Errorf("reading %s: %w", f.Name(), err))
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("closing %s: %w", f.Name(), err)
 	}
 	return head, nil
-}
-
-// closeAfter closes f after err, keeping both errors if the close fails too.
-func closeAfter(f vfs.File, err error) error {
-	if cerr := f.Close(); cerr != nil {
-		return errors.Join(err, fmt.Errorf("closing %s: %w", f.Name(), cerr))
-	}
-	return err
 }
 
 // RecordLineage writes the lineage node of a committed graft and marks its

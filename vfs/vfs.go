@@ -1,6 +1,8 @@
 package vfs
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 )
@@ -47,4 +49,16 @@ type FS interface {
 	// SyncDir fsyncs a directory so the entries created, renamed or removed
 	// in it survive power loss.
 	SyncDir(dir string) error
+}
+
+// CloseAfter closes f after the work that gave err, keeping both errors
+// when the close fails too. f is a File or an *os.File.
+func CloseAfter(f interface {
+	Close() error
+	Name() string
+}, err error) error {
+	if cerr := f.Close(); cerr != nil {
+		return errors.Join(err, fmt.Errorf("closing %s: %w", f.Name(), cerr))
+	}
+	return err
 }
