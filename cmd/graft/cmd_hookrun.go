@@ -48,7 +48,7 @@ SessionStart or UserPromptSubmit; it is remembered under
 $XDG_STATE_HOME/graft/hook-notices (else ~/.local/state/graft/hook-notices).
 
 --plugin: run by graft's Claude Code plugin (plugin/graft in graft's
-repository).`,
+repository, whose script runs $GRAFT_BIN, else graft on PATH).`,
 		Annotations: map[string]string{lazyConfig: "hooks read config.toml themselves and never fail the host"},
 		Args:        cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
