@@ -94,7 +94,40 @@
 // updated, present and removed (event names), moved (events where taking
 // graft's entries out moved another hook to a new group or hook index),
 // backup (the copy made, if any) and notes (what the user must do: Codex's
-// hook trust, Claude Code's "disableAllHooks").
+// hook trust, Claude Code's "disableAllHooks"); for codex, mcpServer: what
+// the same step did to config.toml (below): file, command and args (the
+// server's), created, changed, present (graft's table was there as it would
+// write it), removed (uninstall removed the config.toml graft had created),
+// backup and notes.
+//
+// # Codex's MCP server
+//
+// "graft hook install codex" also registers graft's MCP server in Codex's
+// $CODEX_HOME/config.toml (else ~/.codex/config.toml), and "graft hook
+// uninstall codex" removes it, in the same step (codexmcp.go). The table
+// graft writes is text, never a re-encoding of the file:
+//
+//	# graft's MCP server, added by "graft hook install codex"; "graft hook uninstall codex" removes this table
+//	[mcp_servers.graft]
+//	command = "<graft>"
+//	args = ["--home", "<home>", "--config", "<file>", "mcp"]
+//
+// (--home and --config as for the hook command). It is appended after one
+// blank line (two newlines when the file did not end in one; nothing before
+// it in an empty file); every byte before it stays. Only a table under that
+// marker line is graft's: it runs from the marker to the first blank line,
+// comment or table header after the header. Installing again with the same
+// command changes nothing; with another, graft's table is replaced in
+// place. A [mcp_servers.graft] of the person's own (no marker) is left
+// alone, with a note. Uninstall cuts graft's table and the blank line
+// before it; when a backup of the file (newest first) holds exactly what is
+// left, up to the newlines at its end, the backup's bytes are written, and
+// when graft created the file (no backup) and nothing else is in it, the
+// file is removed: a config.toml graft only installed into and uninstalled
+// from comes back byte for byte. Tables Codex wrote meanwhile (its hook
+// trust, [hooks.state."…"]) are kept. A file that is not valid TOML is
+// refused with nothing written; locking, backups and the atomic write are
+// those of the hooks file.
 //
 // # Codex trust
 //

@@ -148,6 +148,9 @@ type Result struct {
 	// Notes are things the user has to know or do (Codex's hook trust, a
 	// host setting that disables hooks, …).
 	Notes []string `json:"notes"`
+	// MCPServer is what a codex install or uninstall did to graft's MCP
+	// server table in $CODEX_HOME/config.toml (codexmcp.go).
+	MCPServer *MCPResult `json:"mcpServer,omitempty"`
 }
 
 func newResult(host Host, file, command string) Result {

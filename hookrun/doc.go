@@ -63,4 +63,47 @@
 // Every outcome exits 0. A failure is one line on stderr and no decision:
 // the host goes on as if graft were not installed. A panic is caught and
 // reported the same way.
+//
+// # Notices: failures reach a person
+//
+// stderr is read by nobody. A failure that keeps the hooks from their job
+// is also told once per cause in the host's visible channel: the
+// systemMessage of the next SessionStart or UserPromptSubmit answer (the
+// current run's, when it is one of these; a Stop or PreCompact that fails
+// leaves it to the next), which Claude Code shows and the interactive Codex
+// shows; for Codex the text also goes into additionalContext, asking the
+// model to tell the user, since codex exec shows no hook text. Each
+// message names the fix and graft doctor. The causes (kinds):
+//
+//	config            config.toml unreadable or wrong (file, line, key)
+//	home              the graft home cannot be opened (not a directory, no
+//	                  permission, a store that cannot be reached)
+//	twice             a run from the Claude Code plugin (graft hook claude-code
+//	                  --plugin) found graft's hook for the same event in one of
+//	                  Claude Code's settings files (user, project, local): the
+//	                  plugin's run stands down, the settings hook does the work
+//	plugin-no-binary  the plugin's script (plugin/graft/bin/graft-plugin)
+//	                  found no graft: $GRAFT_BIN unset or not executable, no
+//	                  graft on PATH
+//
+// They are remembered outside the graft home, which may be what is broken:
+// in the first usable of $XDG_STATE_HOME/graft/hook-notices (else
+// ~/.local/state/graft/hook-notices) and <os.TempDir()>/graft-<uid>/hook-notices
+// (a directory of this user, mode 0700, made only when there is a failure
+// to remember). A cause is two files there:
+//
+//	<cause>.json   {"cause": "<cause>", "message": "<the text shown>",
+//	               "since": "<RFC 3339 UTC>"}; written under a temporary name
+//	               and linked, never replaced
+//	<cause>.shown  empty; created O_EXCL by the run that shows the message,
+//	               so of two hooks at once exactly one tells it
+//
+// <cause> is the kind, then "-" and the first 12 hex digits of the SHA-256 of
+// the message (another error of the same kind is another cause, told
+// again); plugin-no-binary has no suffix (the shell script writes it). When
+// a later run gets past the step, every notice of that kind is removed
+// (config read, home opened, no settings hook beside the plugin, the plugin
+// found graft), so the next failure of it is told again. When no directory
+// can be written, what a run met is told at every SessionStart (once per
+// host session) and never at a prompt.
 package hookrun

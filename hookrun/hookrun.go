@@ -45,6 +45,16 @@ type Settings struct {
 	CodexHome       string
 	// Self is how the printed commands name graft ("graft", or with --home).
 	Self string
+	// Notices remembers failures between runs and tells each once
+	// (notices.go); nil remembers nothing.
+	Notices *Notices
+	// Plugin: the run comes from graft's Claude Code plugin, whose hooks
+	// stand down when graft hook install put graft's hooks into a settings
+	// file too (twice.go).
+	Plugin bool
+	// ProjectDir is the Claude Code project whose settings files the
+	// plugin's check reads ("" : the input's cwd).
+	ProjectDir string
 }
 
 // Outcome is what the hook prints: Stdout for the host, Stderr lines for
@@ -114,11 +124,22 @@ func Run(host hosts.Host, in *Input, open func() (*graft.Service, error), set Se
 	if set.Self == "" {
 		set.Self = "graft"
 	}
+	defer Tell(host, in.HookEventName, set.Notices, &out)
+	if set.Plugin {
+		if msg := pluginTwice(host, in, set); msg != "" {
+			out.warn("%s", msg)
+			set.Notices.Record(KindTwice, msg)
+			return out
+		}
+		set.Notices.Resolve(KindTwice)
+	}
 	svc, err := open()
 	if err != nil {
 		out.warn("%s: opening the graft home: %v", in.HookEventName, err)
+		set.Notices.Record(KindHome, fmt.Sprintf("graft's hooks did nothing: they cannot open the graft home: %v. graft follows no session and recovers nothing until it can; run graft doctor to see why and what to do.", err))
 		return out
 	}
+	set.Notices.Resolve(KindHome)
 	// A held catalog.db costs the host session about BusyBudget in all,
 	// then the hook says graft is busy and lets the host go on.
 	svc.Deadline = time.Now().Add(BusyBudget)

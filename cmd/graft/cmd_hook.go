@@ -198,6 +198,26 @@ $CODEX_HOME/hooks.json, else ~/.codex/hooks.json.
 			if err != nil {
 				return err
 			}
+			// The same reversible step registers (or removes) graft's MCP
+			// server in $CODEX_HOME/config.toml.
+			cfgPath, err := hookinstall.CodexConfigPath(codexHome)
+			if err != nil {
+				return err
+			}
+			var m hookinstall.MCPResult
+			if install {
+				exe, flags, err := a.graftWords(cmd)
+				if err != nil {
+					return err
+				}
+				m, err = hookinstall.InstallCodexMCP(cfgPath, exe, append(flags, "mcp"))
+				if err != nil {
+					return fmt.Errorf("graft's hooks are installed in %s, but registering its MCP server failed: %w", r.File, err)
+				}
+			} else if m, err = hookinstall.UninstallCodexMCP(cfgPath); err != nil {
+				return fmt.Errorf("graft's hooks are removed from %s, but removing its MCP server failed: %w", r.File, err)
+			}
+			r.MCPServer = &m
 			return a.printHookResult(r, f.asJSON, install)
 		},
 	}
@@ -231,30 +251,41 @@ func isDir(flag, dir string) error {
 // necessarily their environment, and the hook must read the same home and
 // config.toml (autoGraft, interceptCompaction) as this command does.
 func (a *app) defaultHookCommand(cmd *cobra.Command, host hookinstall.Host) (string, error) {
+	exe, flags, err := a.graftWords(cmd)
+	if err != nil {
+		return "", err
+	}
+	return hookinstall.Command(host, exe, flags...), nil
+}
+
+// graftWords are this executable's absolute path and the global flags a
+// command run by a host needs to find this home and config (see
+// defaultHookCommand).
+func (a *app) graftWords(cmd *cobra.Command) (string, []string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
+		return "", nil, fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
 	}
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return "", fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
+		return "", nil, fmt.Errorf("find the graft executable for the hook command (pass --command): %w", err)
 	}
 	var flags []string
 	homeFlag := cmd.Flags().Lookup("home")
 	if (homeFlag != nil && homeFlag.Changed) || os.Getenv("GRAFT_HOME") != "" {
 		home, err := filepath.Abs(a.home)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		flags = append(flags, "--home", home)
 	}
 	if src := a.configSources(); src.Exists && (a.configFile != "" || os.Getenv("GRAFT_CONFIG") != "" || os.Getenv("GRAFT_HOME") != "") {
 		file, err := filepath.Abs(src.File)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		flags = append(flags, "--config", file)
 	}
-	return hookinstall.Command(host, exe, flags...), nil
+	return exe, flags, nil
 }
 
 func (a *app) runHookEdit(cmd *cobra.Command, host hookinstall.Host, path string, f hookFlags, install bool) (hookinstall.Result, error) {
@@ -311,6 +342,20 @@ func (a *app) printHookResult(r hookinstall.Result, asJSON, install bool) error 
 		printHookInstall(w, r)
 	} else {
 		printHookUninstall(w, r)
+	}
+	if m := r.MCPServer; m != nil {
+		switch {
+		case install && m.Changed:
+			fmt.Fprintf(w, "registered graft's MCP server in %s\n", m.File)
+		case install && m.Present:
+			fmt.Fprintf(w, "graft's MCP server is already registered in %s\n", m.File)
+		case !install && m.Changed:
+			fmt.Fprintf(w, "removed graft's MCP server from %s\n", m.File)
+		}
+		if m.Changed && m.Backup != "" {
+			fmt.Fprintf(w, "  backup of the previous file: %s\n", m.Backup)
+		}
+		r.Notes = append(r.Notes, m.Notes...)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

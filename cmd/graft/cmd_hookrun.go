@@ -23,7 +23,8 @@ func newHookRunCmd(a *app, host hosts.Host) *cobra.Command {
 	if host == hosts.Codex {
 		use += " [notify-json]"
 	}
-	return &cobra.Command{
+	var plugin bool
+	cmd := &cobra.Command{
 		Use:   use,
 		Short: fmt.Sprintf("Run as a %s hook: the hook JSON on stdin, act on the event, always exit 0", host),
 		Long: `What the host runs (installed by "graft hook install"). Reads the hook's JSON
@@ -38,17 +39,28 @@ on stdin and acts on its event:
 
 Codex's notify program passes one JSON argument instead of stdin; it is taken
 as a Stop. Malformed input or another event: one line on stderr, nothing
-written. Failures never change the exit code (0) and never block the host.`,
+written. Failures never change the exit code (0) and never block the host.
+
+A failure that keeps graft's hooks from doing their job (config.toml has an
+error, the graft home cannot be opened, the plugin's hooks standing down for
+graft hook install's) is told once per cause as a systemMessage on the next
+SessionStart or UserPromptSubmit; it is remembered under
+$XDG_STATE_HOME/graft/hook-notices (else ~/.local/state/graft/hook-notices).
+
+--plugin: run by graft's Claude Code plugin (plugin/graft in graft's
+repository, whose script runs $GRAFT_BIN, else graft on PATH).`,
 		Annotations: map[string]string{lazyConfig: "hooks read config.toml themselves and never fail the host"},
 		Args:        cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a.runHook(host, args)
+			a.runHook(host, args, plugin)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&plugin, "plugin", false, "run by graft's Claude Code plugin: stand down when graft hook install put graft's hooks into a settings file too")
+	return cmd
 }
 
-func (a *app) runHook(host hosts.Host, args []string) {
+func (a *app) runHook(host hosts.Host, args []string, plugin bool) {
 	warn := func(format string, v ...any) { fmt.Fprintf(a.stderr, "graft hook: "+format+"\n", v...) }
 	var data []byte
 	if len(args) == 0 {
@@ -68,11 +80,20 @@ func (a *app) runHook(host hosts.Host, args []string) {
 		warn("ignored: %v; nothing done", err)
 		return
 	}
+	notices := hookrun.OpenNotices()
+	if plugin {
+		notices.Resolve(hookrun.KindNoBinary) // the plugin found this graft
+	}
 	cfg, err := a.config()
 	if err != nil {
 		warn("%s: %v; nothing done (fix the file, then graft config)", in.HookEventName, err)
+		notices.Record(hookrun.KindConfig, fmt.Sprintf("graft's hooks did nothing: %v. Fix the file (graft config shows what it reads), then run graft doctor.", err))
+		var out hookrun.Outcome
+		hookrun.Tell(host, in.HookEventName, notices, &out)
+		a.writeHookOutcome(out, warn)
 		return
 	}
+	notices.Resolve(hookrun.KindConfig)
 	self := "graft"
 	if exe, err := os.Executable(); err == nil {
 		self = exe
@@ -85,7 +106,13 @@ func (a *app) runHook(host hosts.Host, args []string) {
 		InterceptCompaction: cfg.InterceptCompaction,
 		Prepare:             graft.PrepareOptions{Tape: cfg.TapeOptions()},
 		Self:                self,
+		Notices:             notices,
+		Plugin:              plugin,
 	})
+	a.writeHookOutcome(out, warn)
+}
+
+func (a *app) writeHookOutcome(out hookrun.Outcome, warn func(string, ...any)) {
 	for _, l := range out.Stderr {
 		fmt.Fprintln(a.stderr, l)
 	}

@@ -28,6 +28,9 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GRAFT_HOME", filepath.Join(env.WorkDir, "home"))
+			// Hook notices (hookrun/notices.go) go here, never under the
+			// machine's home.
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

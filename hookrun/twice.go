@@ -1,0 +1,53 @@
+package hookrun
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/graft-project/graft/hookinstall"
+	"github.com/graft-project/graft/hosts"
+)
+
+// pluginTwice is, for a run from graft's Claude Code plugin, why it stands
+// down: graft hook install put graft's hook for the same event into one of
+// Claude Code's settings files (the user's, the project's, the project's
+// local one), which Claude Code runs as well. "" when none does. Of the
+// two, the settings hook runs: it carries the --home and --config the
+// person installed it with.
+func pluginTwice(host hosts.Host, in *Input, set Settings) string {
+	if host != hosts.ClaudeCode {
+		return ""
+	}
+	project := set.ProjectDir
+	if project == "" {
+		project = os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if project == "" {
+		project = in.Cwd
+	}
+	type place struct {
+		scope hookinstall.Scope
+		dir   string
+		flag  string
+	}
+	places := []place{{hookinstall.ScopeUser, set.ClaudeConfigDir, "--user"}}
+	if project != "" {
+		places = append(places, place{hookinstall.ScopeProject, project, "--project " + shellQuote(project)},
+			place{hookinstall.ScopeLocal, project, "--local --project " + shellQuote(project)})
+	}
+	for _, p := range places {
+		path, err := hookinstall.SettingsPath(hosts.ClaudeCode, p.scope, p.dir)
+		if err != nil {
+			continue
+		}
+		events, err := hookinstall.Find(hosts.ClaudeCode, path, "")
+		if err != nil || !slices.Contains(events, in.HookEventName) {
+			continue
+		}
+		return fmt.Sprintf("graft's hooks are installed twice: by the graft plugin and by graft hook install in %s (%s); the plugin's hooks stand down so that graft runs once per event. Keep one: graft hook uninstall claude-code %s, or claude plugin uninstall graft@graft (graft doctor checks this).",
+			path, strings.Join(events, ", "), p.flag)
+	}
+	return ""
+}
