@@ -86,11 +86,13 @@
 //	                  found no graft: $GRAFT_BIN unset or not executable, no
 //	                  graft on PATH
 //
-// They are remembered outside the graft home, which may be what is broken:
-// in the first usable of $XDG_STATE_HOME/graft/hook-notices (else
-// ~/.local/state/graft/hook-notices) and <os.TempDir()>/graft-<uid>/hook-notices
-// (a directory of this user, mode 0700, made only when there is a failure
-// to remember). A cause is two files there:
+// They are remembered in the graft home, the one place graft writes (an
+// export's host file aside), in <home>/hook-notices (mode 0700, made only
+// when there is a failure to remember): the configured home, or, when
+// config.toml cannot be read, the one --home or GRAFT_HOME names, else the
+// default (the plugin's script, finding no graft, uses GRAFT_HOME, else
+// $XDG_DATA_HOME/graft, else ~/.local/share/graft). A home that cannot be
+// written remembers nothing (below). A cause is two files there:
 //
 //	<cause>.json   {"cause": "<cause>", "message": "<the text shown>",
 //	               "since": "<RFC 3339 UTC>"}; written under a temporary name

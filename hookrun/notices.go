@@ -19,9 +19,11 @@ import (
 
 // Notices remembers, between hook runs, what a hook could not do, so that
 // the person is told once per cause in the host's visible channel (doc.go,
-// "Notices"). It lives outside the graft home: the home may be what is
-// broken. A directory is made only when there is something to remember.
-// The zero value remembers nothing.
+// "Notices"). It lives in the graft home, the one place graft writes (an
+// export's host file aside): a home that cannot be written remembers
+// nothing, and its notice is told at every SessionStart instead. A
+// directory is made only when there is something to remember. The zero
+// value remembers nothing.
 type Notices struct {
 	// Dirs are where notices live, in the order Record tries them.
 	Dirs []string
@@ -41,30 +43,11 @@ const (
 	KindNoBinary = "plugin-no-binary" // the plugin found no graft binary (written by plugin/graft/bin/graft-plugin)
 )
 
-// NoticesDirs are the directories Notices tries, in order:
-// $XDG_STATE_HOME/graft/hook-notices (else ~/.local/state/graft/hook-notices),
-// then <os.TempDir()>/graft-<uid>/hook-notices.
-func NoticesDirs() []string {
-	var dirs []string
-	state := os.Getenv("XDG_STATE_HOME")
-	if state == "" || !filepath.IsAbs(state) {
-		if h, err := os.UserHomeDir(); err == nil {
-			state = filepath.Join(h, ".local", "state")
-		} else {
-			state = ""
-		}
-	}
-	if state != "" {
-		dirs = append(dirs, filepath.Join(state, "graft", "hook-notices"))
-	}
-	return append(dirs, filepath.Join(os.TempDir(), fmt.Sprintf("graft-%d", os.Getuid()), "hook-notices"))
-}
+// NoticesDir is where the notices of the graft home home live.
+func NoticesDir(home string) string { return filepath.Join(home, "hook-notices") }
 
-// OpenNotices remembers in dirs (NoticesDirs when none are given).
+// OpenNotices remembers in dirs, tried in order.
 func OpenNotices(dirs ...string) *Notices {
-	if len(dirs) == 0 {
-		dirs = NoticesDirs()
-	}
 	return &Notices{Dirs: dirs}
 }
 

@@ -44,8 +44,9 @@ written. Failures never change the exit code (0) and never block the host.
 A failure that keeps graft's hooks from doing their job (config.toml has an
 error, the graft home cannot be opened, the plugin's hooks standing down for
 graft hook install's) is told once per cause as a systemMessage on the next
-SessionStart or UserPromptSubmit; it is remembered under
-$XDG_STATE_HOME/graft/hook-notices (else ~/.local/state/graft/hook-notices).
+SessionStart or UserPromptSubmit; it is remembered in the graft home
+(hook-notices/), and told at every SessionStart when the home cannot be
+written.
 
 --plugin: run by graft's Claude Code plugin (plugin/graft in graft's
 repository, whose script runs $GRAFT_BIN, else graft on PATH).`,
@@ -80,11 +81,18 @@ func (a *app) runHook(host hosts.Host, args []string, plugin bool) {
 		warn("ignored: %v; nothing done", err)
 		return
 	}
-	notices := hookrun.OpenNotices()
+	cfg, err := a.config()
+	// Notices live in the graft home: the configured one, or, when the
+	// config cannot be read, the one --home or GRAFT_HOME names, else the
+	// default.
+	home := defaultHome()
+	if err == nil || a.rootFlags != nil && a.rootFlags.Changed("home") {
+		home = a.home
+	}
+	notices := hookrun.OpenNotices(hookrun.NoticesDir(home))
 	if plugin {
 		notices.Resolve(hookrun.KindNoBinary) // the plugin found this graft
 	}
-	cfg, err := a.config()
 	if err != nil {
 		warn("%s: %v; nothing done (fix the file, then graft config)", in.HookEventName, err)
 		notices.Record(hookrun.KindConfig, fmt.Sprintf("graft's hooks did nothing: %v. Fix the file (graft config shows what it reads), then run graft doctor.", err))

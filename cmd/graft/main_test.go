@@ -28,8 +28,8 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GRAFT_HOME", filepath.Join(env.WorkDir, "home"))
-			// Hook notices (hookrun/notices.go) go here, never under the
-			// machine's home.
+			// Nothing graft writes may land here (hook notices live in the
+			// graft home: hook_notices.txtar checks it stays empty).
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			return nil
 		},
