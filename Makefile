@@ -72,6 +72,10 @@ clean: ## remove build outputs
 bench-cluster: build ## commits/s and recovery time, 1-8 workers, file store vs etcd (embedded 3-member cluster)
 	$(GO) run ./bench/cmd/clusterbench
 
+.PHONY: hosts-latest
+hosts-latest: ## the real-host tests against each host's latest npm release beside the pinned ones: a version × check table
+	$(GO) run ./internal/hosttest/cmd/hostslatest
+
 .PHONY: fidelity
 fidelity: ## what the tape carries of what the next window must know: graft vs the hook excerpt, the tail, the host's summary (testdata/fidelity)
 	$(GO) run ./bench/cmd/fidelity

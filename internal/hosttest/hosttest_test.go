@@ -48,13 +48,16 @@ func TestClaudeProjectDirNameRule(t *testing.T) {
 func TestInstalledVersions(t *testing.T) {
 	h := Install(t)
 	srv := NewModelServer(t)
+	if os.Getenv(NodeDirEnv) == "" && (h.ClaudeVersion != ClaudeVersion || h.CodexVersion != CodexVersion) {
+		t.Errorf("the pinned lock installs Claude Code %s and Codex %s, want %s and %s", h.ClaudeVersion, h.CodexVersion, ClaudeVersion, CodexVersion)
+	}
 	c := h.NewClaude(t, srv).Run(t, "--version").Ok(t)
-	if !strings.Contains(c.Stdout, ClaudeVersion) {
-		t.Errorf("claude --version: %q, want %s", c.Stdout, ClaudeVersion)
+	if !strings.Contains(c.Stdout, h.ClaudeVersion) {
+		t.Errorf("claude --version: %q, want %s", c.Stdout, h.ClaudeVersion)
 	}
 	x := h.NewCodex(t, srv).Run(t, "--version").Ok(t)
-	if !strings.Contains(x.Stdout, CodexVersion) {
-		t.Errorf("codex --version: %q, want %s", x.Stdout, CodexVersion)
+	if !strings.Contains(x.Stdout, h.CodexVersion) {
+		t.Errorf("codex --version: %q, want %s", x.Stdout, h.CodexVersion)
 	}
 	if len(srv.Requests()) != 0 {
 		t.Errorf("--version sent requests:\n%s", srv.Describe())

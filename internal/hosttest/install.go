@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,7 +26,16 @@ import (
 type Hosts struct {
 	Claude string // the Claude Code binary of @anthropic-ai/claude-code-<platform>
 	Codex  string // the Codex binary of @openai/codex-<platform>
+	// ClaudeVersion and CodexVersion are the versions the installed lock
+	// names: the pinned ones, or those of HOSTTEST_NODE_DIR's lock.
+	ClaudeVersion, CodexVersion string
 }
+
+// NodeDirEnv names a directory holding a package.json and a
+// package-lock.json to install instead of the pinned ones (make
+// hosts-latest: each host's latest release); the tests then run against
+// the versions that lock names.
+const NodeDirEnv = "HOSTTEST_NODE_DIR"
 
 // Versions the package pins in testdata/node/package-lock.json. The smoke
 // test checks that the installed binaries report them.
@@ -72,8 +82,15 @@ func Install(t testing.TB) Hosts {
 	}
 	root := moduleRoot(t)
 	src := filepath.Join(root, filepath.FromSlash(nodeDir))
+	if d := os.Getenv(NodeDirEnv); d != "" {
+		src = d
+	}
 	pkg := readFile(t, filepath.Join(src, "package.json"))
 	lock := readFile(t, filepath.Join(src, "package-lock.json"))
+	claudeV, codexV, err := lockVersions(lock)
+	if err != nil {
+		t.Fatalf("hosttest: %s: %v", filepath.Join(src, "package-lock.json"), err)
+	}
 	sum := sha256.Sum256(lock)
 	short := hex.EncodeToString(sum[:])[:12]
 	hostsDir := filepath.Join(root, "build", "hosts")
@@ -102,11 +119,12 @@ func Install(t testing.TB) Hosts {
 	}()
 
 	h := Hosts{
-		Claude: filepath.Join(dir, "node_modules", filepath.FromSlash(claudeRel)),
-		Codex:  filepath.Join(dir, "node_modules", filepath.FromSlash(codexRel)),
+		Claude:        filepath.Join(dir, "node_modules", filepath.FromSlash(claudeRel)),
+		Codex:         filepath.Join(dir, "node_modules", filepath.FromSlash(codexRel)),
+		ClaudeVersion: claudeV, CodexVersion: codexV,
 	}
 	stamp := filepath.Join(dir, stampName)
-	want := stampText(lock)
+	want := stampText(lock, claudeV, codexV)
 	if got, err := os.ReadFile(stamp); err == nil && string(got) == want && executable(h.Claude) && executable(h.Codex) {
 		installedHost[dir] = h
 		return h
@@ -129,7 +147,7 @@ func Install(t testing.TB) Hosts {
 	}
 	writeFile(t, filepath.Join(dir, "package.json"), pkg)
 	writeFile(t, filepath.Join(dir, "package-lock.json"), lock)
-	t.Logf("hosttest: npm ci of Claude Code %s and Codex %s into %s (the first time downloads ~800 MB)", ClaudeVersion, CodexVersion, dir)
+	t.Logf("hosttest: npm ci of Claude Code %s and Codex %s into %s (the first time downloads ~800 MB)", claudeV, codexV, dir)
 	start := time.Now()
 	// --ignore-scripts: Claude Code's postinstall only copies its native
 	// binary to bin/claude.exe; the binary is run from its platform package.
@@ -143,8 +161,8 @@ func Install(t testing.TB) Hosts {
 			t.Fatalf("hosttest: npm ci succeeded but %s is not an executable file (was an optional platform package left out?)\nnpm output:\n%s", bin, out)
 		}
 	}
-	checkVersion(t, ctx, h.Claude, ClaudeVersion)
-	checkVersion(t, ctx, h.Codex, CodexVersion)
+	checkVersion(t, ctx, h.Claude, claudeV)
+	checkVersion(t, ctx, h.Codex, codexV)
 	writeFile(t, stamp, []byte(want))
 	installedHost[dir] = h
 	return h
@@ -175,9 +193,28 @@ func nativePaths() (claude, codex string, ok bool) {
 	return "", "", false
 }
 
-func stampText(lock []byte) string {
+func stampText(lock []byte, claudeV, codexV string) string {
 	sum := sha256.Sum256(lock)
-	return fmt.Sprintf("claude-code %s\ncodex %s\npackage-lock sha256 %x\n", ClaudeVersion, CodexVersion, sum)
+	return fmt.Sprintf("claude-code %s\ncodex %s\npackage-lock sha256 %x\n", claudeV, codexV, sum)
+}
+
+// lockVersions are the versions of the two host packages a package-lock
+// (lockfileVersion 2 or 3) installs.
+func lockVersions(lock []byte) (claude, codex string, err error) {
+	var l struct {
+		Packages map[string]struct {
+			Version string `json:"version"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(lock, &l); err != nil {
+		return "", "", err
+	}
+	claude = l.Packages["node_modules/@anthropic-ai/claude-code"].Version
+	codex = l.Packages["node_modules/@openai/codex"].Version
+	if claude == "" || codex == "" {
+		return "", "", fmt.Errorf("the lock names no version of @anthropic-ai/claude-code (%q) or @openai/codex (%q)", claude, codex)
+	}
+	return claude, codex, nil
 }
 
 func checkVersion(t testing.TB, ctx context.Context, bin, want string) {
