@@ -11,6 +11,7 @@ import (
 
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/version"
 	"github.com/graft-project/graft/vfs"
 )
 
@@ -86,6 +87,9 @@ Exit codes:
 	root.PersistentFlags().StringVar(&a.store, "store", "", "where transactions, locks and the catalog live: \"file\" (the home, the default) or etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s] to share them with workers on other machines (env GRAFT_STORE, config key store)")
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default $GRAFT_CONFIG, else config.toml in $GRAFT_HOME, else in $XDG_CONFIG_HOME/graft or ~/.config/graft)")
 	a.rootFlags = root.PersistentFlags()
+	// --version prints what "graft version" does, before any config is read.
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(subcommands(a)...)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -117,6 +121,7 @@ func subcommands(a *app) []*cobra.Command {
 		newHookCmd(a),        // cmd_hook.go, cmd_hookrun.go
 		newCrashtestCmd(a),   // cmd_crashtest.go
 		newConfigCmd(a),      // cmd_config.go
+		newVersionCmd(a),     // cmd_version.go
 		newExitCodesTopic(a), // help_exitcodes.go: "graft help exit-codes"
 		newDocFactsCmd(a),    // cmd_docfacts.go: hidden, for internal/docscheck
 	}
