@@ -29,6 +29,10 @@ type app struct {
 	rootFlags  *pflag.FlagSet
 	cfg        *loadedConfig
 
+	// args is the command line (without the program): a flag or command
+	// that did not parse is JSON under --json all the same.
+	args []string
+
 	// svcs are the services this invocation opened (service.go): their
 	// degraded reads are reported when it ends.
 	svcs []*graft.Service
@@ -137,8 +141,10 @@ func main1() int {
 	stdout := &writeCounter{w: os.Stdout}
 	a := &app{fs: vfs.Default, stdout: stdout, stderr: os.Stderr, stdin: os.Stdin}
 	root := newRoot(a)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	a.args = os.Args[1:]
 	cmd, err := root.ExecuteC()
+	err = commandError(cmd, err)
 	a.warnDegraded()
 	a.closeServices()
 	if err == nil {
