@@ -74,7 +74,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-57 name a typed error; "graft help exit-codes" lists them.`,
+  10-63 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
@@ -126,6 +126,7 @@ func subcommands(a *app) []*cobra.Command {
 		newCrashtestCmd(a),   // cmd_crashtest.go
 		newConfigCmd(a),      // cmd_config.go
 		newVersionCmd(a),     // cmd_version.go
+		newDoctorCmd(a),      // cmd_doctor.go
 		newExitCodesTopic(a), // help_exitcodes.go: "graft help exit-codes"
 		newDocFactsCmd(a),    // cmd_docfacts.go: hidden, for internal/docscheck
 	}
