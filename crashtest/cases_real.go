@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/graft-project/graft/graft"
 )
 
@@ -85,7 +83,7 @@ func (s *suite) enospcCase(r Row, freePages, page int) (row Row, committed, targ
 	if err := os.Mkdir(mnt, 0o700); err != nil {
 		return failed(r, err), false, false, nil
 	}
-	if err := unix.Mount("tmpfs", mnt, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", tmpfsSize)); err != nil {
+	if err := mountTmpfs(mnt, fmt.Sprintf("size=%d,mode=0700", tmpfsSize)); err != nil {
 		return r, false, false, errors.Join(fmt.Errorf("mount -t tmpfs -o size=%d tmpfs %s: %w", tmpfsSize, mnt, err), os.RemoveAll(dir))
 	}
 	r, committed, targetFull = s.onFullTmpfs(r, mnt, freePages, page)
@@ -137,13 +135,13 @@ func (s *suite) onFullTmpfs(r Row, mnt string, freePages, page int) (row Row, co
 func unmount(mnt string) error {
 	var err error
 	for try := 0; try < 100; try++ {
-		if err = unix.Unmount(mnt, 0); !errors.Is(err, syscall.EBUSY) {
+		if err = unmountFS(mnt, false); !errors.Is(err, syscall.EBUSY) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if errors.Is(err, syscall.EBUSY) {
-		return errors.Join(fmt.Errorf("umount %s: %w", mnt, err), unix.Unmount(mnt, unix.MNT_DETACH))
+		return errors.Join(fmt.Errorf("umount %s: %w", mnt, err), unmountFS(mnt, true))
 	}
 	if err != nil {
 		return fmt.Errorf("umount %s: %w", mnt, err)

@@ -102,3 +102,16 @@ func (s *Service) MoveAsideDamagedCatalog() (string, error) {
 	}
 	return catalog.MoveAside(s.Home, s.Now(), s.CatalogTimeout)
 }
+
+// CheckCatalog reads what status reads of catalog.db (leftovers, owed
+// exports) and returns why it could not: graft doctor's catalog health,
+// with the error's code (catalog_damaged, catalog_busy, …).
+func (s *Service) CheckCatalog() error {
+	return s.viewCatalog(func(db *catalog.DB) error {
+		if _, err := db.AllLeftovers(); err != nil {
+			return err
+		}
+		_, err := db.OwedExports()
+		return err
+	})
+}

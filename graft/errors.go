@@ -79,6 +79,12 @@ var codes = []ExitCode{
 	{"bad_store_url", 55, "--store (or GRAFT_STORE, or config key store) is not file or etcd://host:port[,…]/prefix", etcdstore.ErrURL},
 	{"store_format", 56, "the etcd prefix holds another format than this graft's: use another prefix", etcdstore.ErrFormat},
 	{"ambiguous_host_session", 57, "more than one host session was active in the directory lately: name the one (its id or transcript)", ErrAmbiguousHostSession},
+	{"bad_config", 58, "doctor: the config file does not load (an unknown key, a bad value): edit it at the line named", ErrBadConfig},
+	{"home_unusable", 59, "doctor: the home is not a directory this user can write (or cannot be made)", ErrHomeUnusable},
+	{"export_owed", 60, "doctor: a committed handoff still owes its host session: graft recover writes it", ErrExportOwed},
+	{"hooks_wont_run", 61, "doctor: graft's hooks are installed but would not run: the graft they name is missing or another version, or Codex has not trusted them", ErrHooksWontRun},
+	{"hooks_missing", 62, "doctor: autoGraft or interceptCompaction is set but no host runs graft's hooks", ErrHooksMissing},
+	{"hooks_twice", 63, "doctor: two of Claude Code's settings files hold graft's hooks, so graft runs twice per event", ErrHooksTwice},
 }
 
 var (
@@ -95,6 +101,14 @@ var (
 	// ErrAmbiguousHostSession: a host session to find by the directory
 	// alone, and the hooks followed more than one there lately.
 	ErrAmbiguousHostSession = errors.New("graft: more than one host session active here")
+
+	// What graft doctor finds (cmd/graft): each problem's code.
+	ErrBadConfig    = errors.New("graft: the config file does not load")
+	ErrHomeUnusable = errors.New("graft: the home is not a writable directory")
+	ErrExportOwed   = errors.New("graft: a host session is owed")
+	ErrHooksWontRun = errors.New("graft: graft's hooks would not run")
+	ErrHooksMissing = errors.New("graft: no host runs graft's hooks")
+	ErrHooksTwice   = errors.New("graft: graft's hooks run twice")
 )
 
 // CodeOf returns the stable code and exit code of err ("error", 1 when it
@@ -124,6 +138,18 @@ func CodeOf(err error) (Code, int) {
 		}
 	}
 	return "error", 1
+}
+
+// ErrOfCode is the error the code c matches (what CodeOf maps to c), nil
+// for a code not in the table: a report that names its problems by code
+// (graft doctor) exits with the code's exit code through it.
+func ErrOfCode(c Code) error {
+	for _, e := range codes {
+		if e.Code == c {
+			return e.err
+		}
+	}
+	return nil
 }
 
 // ExitCodes lists every code for --help and the README.

@@ -32,8 +32,10 @@ type HandoffOptions struct {
 	ClaudeConfigDir string
 	CodexHome       string
 	// Confirm is asked with the review before the commit; nil commits.
-	Confirm  func(*Review) (bool, error)
-	Progress func(read, total int64)
+	Confirm func(*Review) (bool, error)
+	// Progress, when set, is called as the transcript is read: its path
+	// (given, or found by the host session id), the bytes read, its size.
+	Progress func(path string, read, total int64)
 }
 
 // HandoffResult is what a handoff did, step by step. Review is set once
@@ -81,7 +83,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			return nil, err
 		}
 	}
-	fr, err := s.Follow(o.Host, path, o.HostSessionID, "", o.Progress)
+	fr, err := s.Follow(o.Host, path, o.HostSessionID, "", pathProgress(o.Progress, path))
 	if err != nil {
 		return nil, err
 	}

@@ -100,3 +100,34 @@ func TestHandoffExportsWhereTheSessionWorked(t *testing.T) {
 		t.Fatalf("export %+v, notes %q: want it in %s, no note", res.Export, res.Notes, other)
 	}
 }
+
+// Issue 26, item 6: a handoff given the host session id (no --transcript)
+// reports its progress under the transcript it found, not "" (which the
+// CLI's label printed as ".").
+func TestHandoffProgressNamesTheTranscriptItFound(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, cfg := transcriptIn(t, work)
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	_, err = svc.Handoff(context.Background(), graft.HandoffOptions{
+		Host: hosts.ClaudeCode, HostSessionID: "0a4b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d", Cwd: work, ClaudeConfigDir: cfg,
+		Progress: func(p string, read, total int64) { paths = append(paths, p) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no progress reported")
+	}
+	for _, p := range paths {
+		if p != path {
+			t.Fatalf("progress reported for %q, want the transcript %s", p, path)
+		}
+	}
+}

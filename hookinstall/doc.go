@@ -136,9 +136,10 @@
 // by the hooks file, the event, the group index and the hook index, with a
 // hash of the hook's definition. Install does not write it: every codex
 // install returns CodexTrustNote in notes (start codex once and approve
-// graft's hooks, or run it with --dangerously-bypass-hook-trust). A trust
-// step would be a separate function run after Install, from the Result's
-// file and command. Because trust follows positions, graft's groups are
+// graft's hooks, or run it with --dangerously-bypass-hook-trust).
+// CodexTrust computes the key and hash Codex records for one hook, and
+// Installed lists graft's hooks with the positions they are keyed by:
+// graft doctor compares them with $CODEX_HOME/config.toml. Because trust follows positions, graft's groups are
 // appended after the user's and replaced in place; when an uninstall (or
 // dropping a duplicate) moves another hook, the result lists the event in
 // moved and a note says Codex will ask for those hooks again.

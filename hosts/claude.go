@@ -62,6 +62,7 @@ type claudeRecord struct {
 	Cwd         string        `json:"cwd"`
 	SessionID   string        `json:"sessionId"`
 	Version     string        `json:"version"`
+	Entrypoint  string        `json:"entrypoint,omitempty"`
 	Type        string        `json:"type"`
 	Message     claudeMessage `json:"message"`
 	UUID        string        `json:"uuid"`
@@ -78,18 +79,30 @@ type textBlock struct {
 	Text string `json:"text"`
 }
 
-// claudeVersion is what graft writes as the "version" of its records: the
-// Claude Code release whose resume the tests drive.
+// claudeVersion is the "version" of the records of an export written
+// before graft wrote its own (writer ""): the Claude Code release whose
+// resume the tests drove. A re-export of such a file renders it again.
 const claudeVersion = "2.1.328"
 
-// renderClaude writes the turn (doc.go) as Claude Code records.
-func renderClaude(t turn, sid, cwd string) ([]byte, error) {
+// claudeEntrypoint is what graft writes as the "entrypoint" of its
+// records: Claude Code stores the writer there ("cli", "sdk-cli") and its
+// version in "version", where graft puts its own (version.Info.Short).
+const claudeEntrypoint = "graft"
+
+// renderClaude writes the turn (doc.go) as Claude Code records written by
+// graft version writer ("": the records of an export from before graft
+// named itself, for a re-export to compare with).
+func renderClaude(t turn, sid, cwd, writer string) ([]byte, error) {
 	var buf bytes.Buffer
 	var parent *string
 	msgs := []struct {
 		typ, role string
 		texts     []string
 	}{{"user", "user", t.user}, {"assistant", "assistant", []string{t.ack}}}
+	ver, entry := writer, claudeEntrypoint
+	if writer == "" {
+		ver, entry = claudeVersion, ""
+	}
 	for k, m := range msgs {
 		id := derivedUUID(4, time.Time{}, sid, "record", strconv.Itoa(k))
 		blocks := make([]textBlock, len(m.texts))
@@ -97,7 +110,7 @@ func renderClaude(t turn, sid, cwd string) ([]byte, error) {
 			blocks[j] = textBlock{Type: "text", Text: s}
 		}
 		rec := claudeRecord{
-			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: claudeVersion,
+			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: ver, Entrypoint: entry,
 			Type: m.typ, Message: claudeMessage{Role: m.role, Content: blocks},
 			UUID: id, Timestamp: stamp(t.at, k),
 		}
@@ -107,6 +120,26 @@ func renderClaude(t turn, sid, cwd string) ([]byte, error) {
 		parent = &id
 	}
 	return buf.Bytes(), nil
+}
+
+// claudeWriter is the graft version that wrote the records of an export,
+// from its first line: "" for one from before graft named itself; ok is
+// false when the line is not graft's.
+func claudeWriter(first []byte) (writer string, ok bool) {
+	var r struct {
+		Version    string `json:"version"`
+		Entrypoint string `json:"entrypoint"`
+	}
+	if json.Unmarshal(first, &r) != nil {
+		return "", false
+	}
+	switch {
+	case r.Entrypoint == claudeEntrypoint:
+		return r.Version, true
+	case r.Entrypoint == "" && r.Version == claudeVersion:
+		return "", true
+	}
+	return "", false
 }
 
 // writeLine appends v as one compact JSON line (no HTML escaping: the host

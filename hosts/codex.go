@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 )
@@ -18,9 +19,14 @@ func CodexHome() (string, error) {
 	return filepath.Join(h, ".codex"), nil
 }
 
-// codexCLIVersion is the cli_version graft writes in session_meta: the Codex
-// release whose resume the tests drive.
+// codexCLIVersion is the cli_version of an export written before graft
+// wrote its own there (writer ""): the Codex release whose resume the tests
+// drove. session_meta stores the writer in originator ("graft") and its
+// version in cli_version, where graft puts its own (version.Info.Short).
 const codexCLIVersion = "0.169.0"
+
+// codexOriginator is the originator graft writes in session_meta.
+const codexOriginator = "graft"
 
 type codexLine struct {
 	Timestamp string `json:"timestamp"`
@@ -50,14 +56,18 @@ type codexUserMessage struct {
 	Images  []string `json:"images"`
 }
 
-// renderCodex writes the turn (doc.go) as a Codex rollout.
-func renderCodex(t turn, sid, cwd string) ([]byte, error) {
+// renderCodex writes the turn (doc.go) as a Codex rollout written by graft
+// version writer ("": an export from before graft named its version).
+func renderCodex(t turn, sid, cwd, writer string) ([]byte, error) {
+	if writer == "" {
+		writer = codexCLIVersion
+	}
 	user := make([]textBlock, len(t.user))
 	for k, s := range t.user {
 		user[k] = textBlock{Type: "input_text", Text: s}
 	}
 	lines := []codexLine{
-		{Type: "session_meta", Payload: codexMeta{ID: sid, Timestamp: stamp(t.at, 0), Cwd: cwd, Originator: "graft", CLIVersion: codexCLIVersion, Source: "exec"}},
+		{Type: "session_meta", Payload: codexMeta{ID: sid, Timestamp: stamp(t.at, 0), Cwd: cwd, Originator: codexOriginator, CLIVersion: writer, Source: "exec"}},
 		{Type: "response_item", Payload: codexMessage{Type: "message", Role: "user", Content: user}},
 		{Type: "event_msg", Payload: codexUserMessage{Type: "user_message", Message: t.user[0], Images: []string{}}},
 		{Type: "response_item", Payload: codexMessage{Type: "message", Role: "assistant", Content: []textBlock{{Type: "output_text", Text: t.ack}}}},
@@ -70,4 +80,22 @@ func renderCodex(t turn, sid, cwd string) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// codexWriter is the cli_version of a rollout graft wrote, from its first
+// line (ok false when the line is not graft's session_meta). An export
+// from before graft named its version holds codexCLIVersion, which renders
+// the same bytes.
+func codexWriter(first []byte) (writer string, ok bool) {
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Originator string `json:"originator"`
+			CLIVersion string `json:"cli_version"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(first, &l) != nil || l.Type != "session_meta" || l.Payload.Originator != codexOriginator {
+		return "", false
+	}
+	return l.Payload.CLIVersion, true
 }

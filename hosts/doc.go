@@ -60,14 +60,27 @@
 // directory with every UTF-16 unit outside [A-Za-z0-9] replaced by '-'
 // (past 200 characters: the first 200, '-', and the base-36 absolute value
 // of the path's 32-bit Java string hash). Lines are compact JSON records
-// {parentUuid, isSidechain, userType, cwd, sessionId, version, type, message,
-// uuid, timestamp}, chained by parentUuid.
+// {parentUuid, isSidechain, userType, cwd, sessionId, version, entrypoint,
+// type, message, uuid, timestamp}, chained by parentUuid.
 //
 // Codex: <codex home>/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl
 // ($CODEX_HOME or ~/.codex; the date is the commit's, UTC). Lines are
 // {timestamp, type, payload}: a session_meta, the user message as a
 // response_item with its event_msg user_message twin, and the assistant's
 // message.
+//
+// The writer: both hosts store which program wrote a record and its
+// version, and graft writes itself there (version.Info.Short: the module
+// version, or "(devel)+<revision>"): Claude Code's entrypoint "graft" and
+// version <graft's>, Codex's session_meta originator "graft" and
+// cli_version <graft's>. Neither host reads them to resume (the real-host
+// tests resume graft's exports). An export written before graft named its
+// version has Claude Code's "version" 2.1.328 and no entrypoint, Codex's
+// cli_version 0.169.0. A file already at the export's path that another
+// graft version wrote for the same target (an upgrade between a handoff and
+// the export it owed, or a re-export) is the same export: its bytes are
+// rendered again as that version wrote them and compared, and the import
+// cursor is seeded with them.
 //
 // A transcript is written to a temporary file in its directory
 // (.graft-export-<host session id>.tmp: a killed export's is known by its

@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/version"
 	"github.com/graft-project/graft/vfs"
 )
 
@@ -163,12 +165,19 @@ func RealDir(dir string) (string, error) {
 // layout is where an export goes and what it holds.
 type layout struct {
 	sid, path, resume string
-	data              []byte
+	data              []byte // rendered by this graft (writer)
 	mapper            importer.Mapper
+	// writer is the graft version the data names as its writer; render
+	// renders the same turn as another graft version would have, and
+	// writerOf reads the writer of a file graft wrote (ok false: not one).
+	writer   string
+	render   func(writer string) ([]byte, error)
+	writerOf func(first []byte) (string, bool)
 }
 
 func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, error) {
 	txn := info.Origin.Txn
+	writer := version.Get().Short()
 	switch o.Host {
 	case ClaudeCode:
 		cfg := o.ClaudeConfigDir
@@ -179,13 +188,14 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 			}
 		}
 		sid := derivedUUID(4, t.at, string(o.Host), info.ID, txn)
-		data, err := renderClaude(t, sid, cwd)
+		render := func(w string) ([]byte, error) { return renderClaude(t, sid, cwd, w) }
+		data, err := render(writer)
 		if err != nil {
 			return nil, err
 		}
 		return &layout{sid: sid, data: data, resume: ResumeCommand(ClaudeCode, sid),
 			path:   filepath.Join(cfg, "projects", ClaudeProjectDirName(cwd), sid+".jsonl"),
-			mapper: mapperOf(o.Host)}, nil
+			mapper: mapperOf(o.Host), writer: writer, render: render, writerOf: claudeWriter}, nil
 	case Codex:
 		home := o.CodexHome
 		if home == "" {
@@ -195,7 +205,8 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 			}
 		}
 		sid := derivedUUID(7, t.at, string(o.Host), info.ID, txn)
-		data, err := renderCodex(t, sid, cwd)
+		render := func(w string) ([]byte, error) { return renderCodex(t, sid, cwd, w) }
+		data, err := render(writer)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +214,7 @@ func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, er
 		name := "rollout-" + at.Format("2006-01-02T15-04-05") + "-" + sid + ".jsonl"
 		return &layout{sid: sid, data: data, resume: ResumeCommand(Codex, sid),
 			path:   filepath.Join(home, "sessions", at.Format("2006"), at.Format("01"), at.Format("02"), name),
-			mapper: mapperOf(o.Host)}, nil
+			mapper: mapperOf(o.Host), writer: writer, render: render, writerOf: codexWriter}, nil
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
 }
@@ -267,6 +278,9 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if prior != nil && prior.Path != l.path {
 		return nil, movedExport(&o, prior, cwd, l.path)
 	}
+	if err := l.asWritten(o.Store.FS); err != nil {
+		return nil, err
+	}
 	created, err := publish(&o, l.sid, l.path, l.data)
 	if err != nil {
 		return nil, err
@@ -295,6 +309,39 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	}
 	o.at(StepBound)
 	return res, nil
+}
+
+// asWritten renders l.data as the graft that wrote the file already at
+// l.path named itself, when another did: the export of the same target by
+// another graft version (an upgrade between a handoff and the export it
+// owed, a re-export) is the same export, and the import cursor is seeded
+// with the file's own bytes. No file, or one graft did not write, leaves
+// l.data as it is (publish says what is there).
+func (l *layout) asWritten(fsys vfs.FS) error {
+	f, err := fsys.Open(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("hosts: reading %s: %w", l.path, err)
+	}
+	first, err := bufio.NewReader(f).ReadBytes('\n')
+	if cerr := f.Close(); err == nil || errors.Is(err, io.EOF) {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("hosts: reading %s: %w", l.path, err)
+	}
+	w, ok := l.writerOf(first)
+	if !ok || w == l.writer {
+		return nil
+	}
+	data, err := l.render(w)
+	if err != nil {
+		return err
+	}
+	l.data = data
+	return nil
 }
 
 // movedExport says why a re-export cannot go where the first one went:

@@ -111,6 +111,14 @@ func nextStep(tool string, code graft.Code) string {
 		return "this graft server lost its etcd locks (its lease expired while it was paused or cut off): its write was refused; call graft_status, then graft_prepare again (another worker's recovery finished or undid the transaction)"
 	case "store_mismatch", "bad_store_url", "store_format":
 		return "the graft server's store setting does not fit its home (file or etcd, which prefix): tell the user the message above; the server must be restarted with the right store setting"
+	case "bad_config":
+		return "graft's config file does not load (the message names the file, line and key): tell the user; the server must be restarted once it is fixed"
+	case "home_unusable":
+		return "the graft home is not a directory this user can write: tell the user the path named above; the server must be restarted with a home it can write"
+	case "export_owed":
+		return "a committed handoff still owes its host session: call graft_status to see it, and ask the user to run graft recover from a shell, which writes it"
+	case "hooks_wont_run", "hooks_missing", "hooks_twice":
+		return "graft's hooks in the host are not as they should be: tell the user to run graft doctor from a shell, which names the fix"
 	case "invalid_options":
 		return "fix the option named above and call graft_prepare again"
 	case CodeNoSuchSeq:

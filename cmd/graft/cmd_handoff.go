@@ -87,9 +87,7 @@ committed (exit 2).`,
 					return true, nil
 				}
 			}
-			if p := progressPrinter(a.stderr); p != nil {
-				o.Progress = func(read, total int64) { p(o.Transcript, read, total) }
-			}
+			o.Progress = progressPrinter(a.stderr)
 			svc, err := a.service()
 			if err != nil {
 				return err

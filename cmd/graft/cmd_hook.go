@@ -129,7 +129,16 @@ func newHookClaudeCmd(a *app, install bool) *cobra.Command {
   --user         $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
 Claude Code runs the hooks of every one of these files, so keep graft's in
 one of them. Sessions started from now on run them.`,
-		Args: exactArgs(0),
+		// "--project" alone is the current directory (NoOptDefVal), so
+		// pflag leaves the DIR of "--project DIR" an argument: it is taken
+		// back here.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && cmd.Flags().Changed("project") && project == "." && !projectGivenInline(cmd) {
+				project = args[0]
+				return nil
+			}
+			return exactArgs(0)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if user && (cmd.Flags().Changed("project") || local) {
 				return usageError{errors.New("--user names the user's settings; it goes with neither --project nor --local")}
@@ -161,7 +170,8 @@ one of them. Sessions started from now on run them.`,
 			return a.printHookResult(r, f.asJSON, install)
 		},
 	}
-	cmd.Flags().StringVar(&project, "project", ".", "the project directory whose .claude/settings.json to edit")
+	cmd.Flags().StringVar(&project, "project", ".", "the project directory whose .claude/settings.json to edit (--project alone: the current directory)")
+	cmd.Flags().Lookup("project").NoOptDefVal = "."
 	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json instead")
 	cmd.Flags().BoolVar(&user, "user", false, "edit the user's settings ($CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json)")
 	f.add(cmd, install)
@@ -227,6 +237,20 @@ $CODEX_HOME/hooks.json, else ~/.codex/hooks.json.
 		cmd.Long = hookInstallLong + "\n\n" + cmd.Long
 	}
 	return cmd
+}
+
+// projectGivenInline reports whether the command line wrote --project=DIR
+// (so a word after it is an argument, not the directory).
+func projectGivenInline(cmd *cobra.Command) bool {
+	for _, a := range os.Args[1:] {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--project=") {
+			return true
+		}
+	}
+	return false
 }
 
 // isDir makes a flag's directory that does not exist a usage error.

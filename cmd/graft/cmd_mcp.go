@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/mcpserver"
+	"github.com/graft-project/graft/version"
 )
 
 func newMCPCmd(a *app) *cobra.Command {
@@ -59,7 +59,7 @@ only (the tools have no authentication of their own).`,
 			if err != nil {
 				return err
 			}
-			srv := mcpserver.New(svc, mcpserver.Options{Version: buildVersion(), Logger: log, Defaults: cfg.TapeOptions()})
+			srv := mcpserver.New(svc, mcpserver.Options{Version: version.Get().Short(), Logger: log, Defaults: cfg.TapeOptions()})
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if httpAddr != "" {
@@ -112,13 +112,4 @@ func serveHTTP(ctx context.Context, log *slog.Logger, srv *mcp.Server, addr stri
 		return fmt.Errorf("mcp http server on %s: %w", addr, err)
 	}
 	return nil
-}
-
-// buildVersion is the module version the binary was built from ("(devel)"
-// for a work-tree build).
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "unknown"
 }

@@ -58,7 +58,7 @@ type jsonErrorBody struct {
 func (a *app) reportError(cmd *cobra.Command, err error, printed bool) int {
 	msg := errorMessage(err)
 	fmt.Fprintf(a.stderr, "graft: %s\n", msg)
-	if !printed && wantsJSON(cmd) {
+	if !printed && (wantsJSON(cmd) || errorCode(err) == "usage" && argsWantJSON(a.args)) {
 		if perr := a.printJSON(jsonError{Error: jsonErrorBody{Code: errorCode(err), Message: msg}}); perr != nil {
 			fmt.Fprintf(a.stderr, "graft: printing the error as JSON: %v\n", perr)
 		}

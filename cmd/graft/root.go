@@ -11,6 +11,7 @@ import (
 
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/version"
 	"github.com/graft-project/graft/vfs"
 )
 
@@ -27,6 +28,10 @@ type app struct {
 	configFile string
 	rootFlags  *pflag.FlagSet
 	cfg        *loadedConfig
+
+	// args is the command line (without the program): a flag or command
+	// that did not parse is JSON under --json all the same.
+	args []string
 
 	// svcs are the services this invocation opened (service.go): their
 	// degraded reads are reported when it ends.
@@ -69,7 +74,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-57 name a typed error; "graft help exit-codes" lists them.`,
+  10-63 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
@@ -86,6 +91,9 @@ Exit codes:
 	root.PersistentFlags().StringVar(&a.store, "store", "", "where transactions, locks and the catalog live: \"file\" (the home, the default) or etcd://host:port[,host:port…]/prefix[?lease=10s&timeout=5s] to share them with workers on other machines (env GRAFT_STORE, config key store)")
 	root.PersistentFlags().StringVar(&a.configFile, "config", "", "config file (default $GRAFT_CONFIG, else config.toml in $GRAFT_HOME, else in $XDG_CONFIG_HOME/graft or ~/.config/graft)")
 	a.rootFlags = root.PersistentFlags()
+	// --version prints what "graft version" does, before any config is read.
+	root.Version = version.Get().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(subcommands(a)...)
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
@@ -117,6 +125,8 @@ func subcommands(a *app) []*cobra.Command {
 		newHookCmd(a),        // cmd_hook.go, cmd_hookrun.go
 		newCrashtestCmd(a),   // cmd_crashtest.go
 		newConfigCmd(a),      // cmd_config.go
+		newVersionCmd(a),     // cmd_version.go
+		newDoctorCmd(a),      // cmd_doctor.go
 		newExitCodesTopic(a), // help_exitcodes.go: "graft help exit-codes"
 		newDocFactsCmd(a),    // cmd_docfacts.go: hidden, for internal/docscheck
 	}
@@ -132,8 +142,10 @@ func main1() int {
 	stdout := &writeCounter{w: os.Stdout}
 	a := &app{fs: vfs.Default, stdout: stdout, stderr: os.Stderr, stdin: os.Stdin}
 	root := newRoot(a)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	a.args = os.Args[1:]
 	cmd, err := root.ExecuteC()
+	err = commandError(cmd, err)
 	a.warnDegraded()
 	a.closeServices()
 	if err == nil {

@@ -3,8 +3,6 @@ package hosttest
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf16"
+
+	"github.com/graft-project/graft/hookinstall"
 )
 
 // ClaudeProjectDirName is the folder name under <config>/projects that
@@ -160,57 +159,13 @@ type CodexHook struct {
 }
 
 // CodexHookTrust is the config.toml entry that marks h, from the hooks.json
-// at hooksPath, trusted for Codex 0.169.0:
+// at hooksPath, trusted for Codex 0.169.0 (hookinstall.CodexTrust, where
+// the rule lives: graft doctor checks the trust with it):
 //
-//	[hooks.state."<hooksPath>:<event_snake_case>:<group>:<index>"]
-//	trusted_hash = "sha256:<hex>"
-//
-// where the hash is SHA-256 of the compact JSON, keys sorted, of
-// {"event_name":<event_snake_case>,"hooks":[{"async":false,"command":…,
-// "timeout":<seconds>,"type":"command"}],"matcher":…} (matcher only when
-// set; timeout 600 when not set; SessionEnd's clamped to at most 3). It is
-// what "codex app-server" reports as currentHash from hooks/list.
+//	[hooks.state."<key>"]
+//	trusted_hash = "<hash>"
 func CodexHookTrust(hooksPath string, h CodexHook) (key, hash, toml string) {
-	event := snakeCase(h.Event)
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = 600
-	}
-	if event == "session_end" && timeout > 3 {
-		timeout = 3
-	}
-	// encoding/json sorts map keys and writes compact JSON; HTML escaping
-	// is turned off to match serde_json.
-	doc := map[string]any{
-		"event_name": event,
-		"hooks":      []any{map[string]any{"async": false, "command": h.Command, "timeout": timeout, "type": "command"}},
-	}
-	if h.Matcher != "" {
-		doc["matcher"] = h.Matcher
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		panic(err) // plain values only
-	}
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	key = fmt.Sprintf("%s:%s:%d:%d", hooksPath, event, h.Group, h.Index)
-	hash = "sha256:" + hex.EncodeToString(sum[:])
+	key, hash = hookinstall.CodexTrust(hooksPath, hookinstall.Hook{Event: h.Event, Group: h.Group, Index: h.Index, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout})
 	toml = fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", strconv.Quote(key), strconv.Quote(hash))
 	return key, hash, toml
-}
-
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

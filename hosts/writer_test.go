@@ -1,0 +1,99 @@
+package hosts_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/version"
+)
+
+// Issue 26, item 3: an export's host records name graft and its version
+// where the host stores the writer (Claude Code: entrypoint and version of
+// each record; Codex: session_meta's originator and cli_version), and a
+// file another graft version wrote for the same target (an upgrade between
+// a handoff and the export it owed, an export from before graft named
+// itself) is the same export: a re-export answers with it, not
+// export_exists.
+func TestExportNamesGraftAsTheWriter(t *testing.T) {
+	mine := version.Get().Short()
+	for _, c := range []struct {
+		host hosts.Host
+		// writer reads the writer fields of the first line.
+		writer func(first map[string]any) (string, string)
+		// as rewrites the file as graft writer w would have written it
+		// ("": before graft named itself).
+		as func(data []byte, w string) []byte
+	}{
+		{hosts.ClaudeCode,
+			func(r map[string]any) (string, string) {
+				e, _ := r["entrypoint"].(string)
+				v, _ := r["version"].(string)
+				return e, v
+			},
+			func(data []byte, w string) []byte {
+				if w == "" {
+					return bytes.ReplaceAll(data, []byte(`"version":"`+mine+`","entrypoint":"graft"`), []byte(`"version":"2.1.328"`))
+				}
+				return bytes.ReplaceAll(data, []byte(`"version":"`+mine+`"`), []byte(`"version":"`+w+`"`))
+			}},
+		{hosts.Codex,
+			func(r map[string]any) (string, string) {
+				p, _ := r["payload"].(map[string]any)
+				o, _ := p["originator"].(string)
+				v, _ := p["cli_version"].(string)
+				return o, v
+			},
+			func(data []byte, w string) []byte {
+				if w == "" {
+					w = "0.169.0"
+				}
+				return bytes.Replace(data, []byte(`"cli_version":"`+mine+`"`), []byte(`"cli_version":"`+w+`"`), 1)
+			}},
+	} {
+		t.Run(string(c.host), func(t *testing.T) {
+			for _, w := range []string{"v0.0.1", ""} {
+				svc, target := committedTarget(t)
+				dir := t.TempDir()
+				o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: c.host, Cwd: t.TempDir(), ClaudeConfigDir: dir, CodexHome: dir}
+				res, err := hosts.Export(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := os.ReadFile(res.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var first map[string]any
+				if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &first); err != nil {
+					t.Fatal(err)
+				}
+				if who, ver := c.writer(first); who != "graft" || ver != mine {
+					t.Fatalf("the export names %q %q as its writer, want graft %q", who, ver, mine)
+				}
+				// The same export, as graft w wrote it: a re-export is
+				// the same one, and leaves its bytes alone.
+				other := c.as(data, w)
+				if bytes.Equal(other, data) {
+					t.Fatalf("rewriting the writer as %q changed nothing", w)
+				}
+				if err := os.WriteFile(res.Path, other, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				again, err := hosts.Export(o)
+				if err != nil {
+					t.Fatalf("re-export of a file graft %q wrote: %v", w, err)
+				}
+				if again.Created || again.Path != res.Path {
+					t.Fatalf("re-export %+v, want the same file, not created", again)
+				}
+				if got, _ := os.ReadFile(filepath.Clean(res.Path)); !bytes.Equal(got, other) {
+					t.Fatalf("the re-export changed the file")
+				}
+			}
+		})
+	}
+}
