@@ -1,6 +1,10 @@
 // Package hosttest lets tests drive the real host programs, Claude Code
-// 2.1.328 and Codex 0.169.0, offline: against a fake model server on
-// 127.0.0.1 that records every request, with a throw-away profile each.
+// 2.1.332 and Codex 0.171.0 (pinned in testdata/node's package-lock; the
+// behaviours this package's comments date to 2.1.328 and 0.169.0 hold on
+// both, and make hosts-latest runs the same tests against each host's
+// latest release, or any lock HOSTTEST_NODE_DIR names), offline: against a
+// fake model server on 127.0.0.1 that records every request, with a
+// throw-away profile each.
 //
 // # Use
 //

@@ -40,8 +40,8 @@ const NodeDirEnv = "HOSTTEST_NODE_DIR"
 // Versions the package pins in testdata/node/package-lock.json. The smoke
 // test checks that the installed binaries report them.
 const (
-	ClaudeVersion = "2.1.328"
-	CodexVersion  = "0.169.0"
+	ClaudeVersion = "2.1.332"
+	CodexVersion  = "0.171.0"
 )
 
 // nodeDir is where the pinned package.json and package-lock.json sit,
