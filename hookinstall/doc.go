@@ -143,4 +143,21 @@
 // appended after the user's and replaced in place; when an uninstall (or
 // dropping a duplicate) moves another hook, the result lists the event in
 // moved and a note says Codex will ask for those hooks again.
+//
+// # Claude Code's plugin
+//
+// InstallPlugin enables graft's Claude Code plugin in the user's
+// settings.json with two members, each object created when missing and
+// appended after the person's keys:
+//
+//	"extraKnownMarketplaces": {"graft": {"source": {"path": "<marketplace dir>", "source": "directory"}}}
+//	"enabledPlugins": {"graft@graft": true}
+//
+// Claude Code loads the plugin from them (a project's settings do not load
+// it this way). UninstallPlugin removes the two members (a "graft"
+// marketplace that is no directory source is the person's and stays) and,
+// of the objects they leave empty, those a backup of the file lacks; a
+// file the backups show graft created and that holds nothing else goes,
+// with the uninstall's backup. The result (PluginResult): file, created,
+// changed, deleted, backup.
 package hookinstall

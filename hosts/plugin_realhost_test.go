@@ -261,3 +261,31 @@ func TestPluginHooksAreGraftHookInstalls(t *testing.T) {
 		t.Errorf("bin/graft-plugin is not executable: %v", err)
 	}
 }
+
+// Issue 26, item 1, its last condition: graft plugin install enables the
+// plugin with two keys of the user's settings, the real Claude Code loads
+// it from them (its hooks follow a turn, its MCP tools are listed), and
+// graft plugin uninstall gives the settings file back byte for byte.
+func TestGraftPluginInstallLoadsAndUninstallRestores(t *testing.T) {
+	h := hosttest.Install(t)
+	srv := hosttest.NewModelServer(t)
+	c, g := pluginEnv(t, h, srv)
+	settings := filepath.Join(c.ConfigDir, "settings.json")
+	before := []byte("{\n  \"theme\": \"dark\",\n  \"enabledPlugins\": {}\n}\n")
+	if err := os.WriteFile(settings, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g.ok("plugin", "install", "--marketplace", pluginMarket(t))
+	c.Print(t, "Port the pager to Go. "+constraint).Ok(t)
+	followed(t, g, sessionOf(t, c))
+	checkDeferredTools(t, lastModelRequest(t, srv))
+
+	g.ok("plugin", "uninstall")
+	after, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, before) {
+		t.Fatalf("settings.json after graft plugin uninstall:\n%q\nwant:\n%q", after, before)
+	}
+}

@@ -123,6 +123,7 @@ func subcommands(a *app) []*cobra.Command {
 		newAuditCmd(a),       // cmd_audit.go
 		newMCPCmd(a),         // cmd_mcp.go
 		newHookCmd(a),        // cmd_hook.go, cmd_hookrun.go
+		newPluginCmd(a),      // cmd_plugin.go
 		newCrashtestCmd(a),   // cmd_crashtest.go
 		newConfigCmd(a),      // cmd_config.go
 		newVersionCmd(a),     // cmd_version.go
