@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/graft-project/graft/version"
 	"strings"
 	"time"
 
@@ -41,6 +42,8 @@ type HandoffOptions struct {
 // HandoffResult is what a handoff did, step by step. Review is set once
 // prepared; Commit and Export once committed and exported.
 type HandoffResult struct {
+	// GraftVersion is the build that ran the handoff (version.Info.Short).
+	GraftVersion  string              `json:"graftVersion"`
 	Host          hosts.Host          `json:"host"`
 	HostSessionID string              `json:"hostSessionId,omitempty"`
 	Path          string              `json:"path,omitempty"`
@@ -87,7 +90,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 	if err != nil {
 		return nil, err
 	}
-	res := &HandoffResult{Host: o.Host, Follow: fr}
+	res := &HandoffResult{GraftVersion: version.Get().Short(), Host: o.Host, Follow: fr}
 	if fr.HandedOffTo != "" {
 		// The same handoff again, after it was stopped between its commit
 		// and its export: finish that export (issue 24, item 1).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/graft-project/graft/version"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
@@ -30,7 +31,10 @@ type SessionStatus struct {
 
 // Status is graft status.
 type Status struct {
-	Home string `json:"home"`
+	// GraftVersion is the build that answered (version.Info.Short), for a
+	// program reading the JSON.
+	GraftVersion string `json:"graftVersion"`
+	Home         string `json:"home"`
 	// Store is "file", or the etcd store's URL (etcd://…/prefix).
 	Store        string             `json:"store"`
 	Sessions     []SessionStatus    `json:"sessions"`
@@ -124,7 +128,7 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{Home: s.Home, Store: "file", Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
+	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Store: "file", Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
