@@ -10,7 +10,6 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
-	"github.com/graft-project/graft/vfs"
 )
 
 // CodexMCPMarker is the comment line that opens the [mcp_servers.graft]
@@ -212,25 +211,8 @@ func editCodexConfig(path, command string, args []string, restore bool, change f
 			return r, nil
 		}
 	}
-	if exists {
-		if r.Backup, err = backup(file, data, perm); err != nil {
-			return r, err
-		}
-	} else {
-		perm = 0o600
-		if err := vfs.MkdirAllDurable(fsys, filepath.Dir(file), 0o700); err != nil {
-			return r, fmt.Errorf("create the directory of %s: %w", file, err)
-		}
-	}
-	now, _, nowExists, err := readFile(file)
-	if err != nil {
+	if r.Backup, err = writeEdited(file, data, out, perm, exists); err != nil {
 		return r, err
-	}
-	if nowExists != exists || !bytes.Equal(now, data) {
-		return r, fmt.Errorf("%s changed while graft was editing it; nothing written, run the command again", file)
-	}
-	if err := fsys.WriteFileAtomic(file, out, perm); err != nil {
-		return r, fmt.Errorf("write %s: %w", file, err)
 	}
 	r.Created, r.Changed = !exists, true
 	return r, nil

@@ -94,31 +94,43 @@ func editFile(host Host, path, command string, restore bool, change func(*settin
 			out = orig
 		}
 	}
-	if exists {
-		if r.Backup, err = backup(file, data, perm); err != nil {
-			return r, err
-		}
-	} else {
-		perm = 0o600
-		if err := vfs.MkdirAllDurable(fsys, filepath.Dir(file), 0o700); err != nil {
-			return r, fmt.Errorf("create the directory of %s: %w", file, err)
-		}
-	}
-	// The host may have rewritten the file meanwhile (a setting changed in
-	// its UI): its change must not be lost under graft's.
-	now, _, nowExists, err := readFile(file)
-	if err != nil {
+	if r.Backup, err = writeEdited(file, data, out, perm, exists); err != nil {
 		return r, err
-	}
-	if nowExists != exists || !bytes.Equal(now, data) {
-		return r, fmt.Errorf("%s changed while graft was editing it; nothing written, run the command again", file)
-	}
-	if err := fsys.WriteFileAtomic(file, out, perm); err != nil {
-		return r, fmt.Errorf("write %s: %w", file, err)
 	}
 	r.Created = !exists
 	r.Changed = true
 	return r, nil
+}
+
+// writeEdited replaces file, read as data (exists false: missing) with
+// mode perm, by out: a backup of data first (its path returned), or the
+// directory made; then, unless the file changed since it was read (the
+// host may have rewritten it meanwhile: its change must not be lost under
+// graft's), out written atomically with the file's mode (a new file 0600).
+func writeEdited(file string, data, out []byte, perm os.FileMode, exists bool) (string, error) {
+	var bk string
+	if exists {
+		var err error
+		if bk, err = backup(file, data, perm); err != nil {
+			return "", err
+		}
+	} else {
+		perm = 0o600
+		if err := vfs.MkdirAllDurable(fsys, filepath.Dir(file), 0o700); err != nil {
+			return "", fmt.Errorf("create the directory of %s: %w", file, err)
+		}
+	}
+	now, _, nowExists, err := readFile(file)
+	if err != nil {
+		return bk, err
+	}
+	if nowExists != exists || !bytes.Equal(now, data) {
+		return bk, fmt.Errorf("%s changed while graft was editing it; nothing written, run the command again", file)
+	}
+	if err := fsys.WriteFileAtomic(file, out, perm); err != nil {
+		return bk, fmt.Errorf("write %s: %w", file, err)
+	}
+	return bk, nil
 }
 
 // readFile returns a settings file's bytes and mode; a missing file is
