@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
-
 )
 
 // CodexMCPMarker is the comment line that opens the [mcp_servers.graft]
