@@ -180,6 +180,8 @@ type paragraph struct {
 	// announcing that step ("Let me run the tests."): the call says the
 	// same, so such messages are cut first.
 	Step bool `json:"step,omitempty"`
+	// Runes is Text's length in runes, counted once.
+	Runes int `json:"runes,omitempty"`
 }
 
 type carryover struct {
@@ -575,7 +577,9 @@ func (b *Builder) addAssistant(ev *session.Event) {
 		return
 	}
 	b.carry(paragraph{Seq: ev.Seq, Text: clipAtSeq(p, maxParagraphRunes, "", ev.Seq)})
-	if ev.Source.Name != "thinking" && utf8.RuneCountInString(p) <= maxAnnounceRunes && !strings.Contains(p, "\n\n") {
+	// A rune is at most 4 bytes: a longer text is no announcement, and its
+	// runes are not counted.
+	if ev.Source.Name != "thinking" && len(p) <= 4*maxAnnounceRunes && utf8.RuneCountInString(p) <= maxAnnounceRunes && !strings.Contains(p, "\n\n") {
 		b.st.Carry.Announce = ev.Seq
 	}
 }
@@ -604,13 +608,14 @@ func (b *Builder) announces(ev *session.Event) {
 // carry appends to the carryover, dropping the oldest entries past its caps.
 func (b *Builder) carry(p paragraph) {
 	c := &b.st.Carry
+	p.Runes = utf8.RuneCountInString(p.Text)
 	c.Paragraphs = append(c.Paragraphs, p)
-	c.Runes += utf8.RuneCountInString(p.Text)
+	c.Runes += p.Runes
 	drop := 0
 	for (c.Runes > MaxBudget || len(c.Paragraphs)-drop > maxCarryParagraphs) && len(c.Paragraphs)-drop > 1 {
 		gone := c.Paragraphs[drop]
 		c.Dropped.add(gone.Seq, gone.Seq)
-		c.Runes -= utf8.RuneCountInString(gone.Text)
+		c.Runes -= gone.Runes
 		drop++
 	}
 	// Re-slicing forward costs nothing per event; the next append that
