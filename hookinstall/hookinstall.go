@@ -500,10 +500,9 @@ func Uninstall(host Host, path, command string) (Result, error) {
 	})
 }
 
-// Find returns the events whose hooks in the settings file at path hold a
-// graft hook for host (recognised as Uninstall does). A missing file has
-// none.
-func Find(host Host, path, command string) ([]string, error) {
+// readSettings reads and parses the settings file at path (a symlink
+// resolved); a missing file is empty settings.
+func readSettings(path string) (*settings, error) {
 	file, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -512,7 +511,14 @@ func Find(host Host, path, command string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseSettings(file, data)
+	return parseSettings(file, data)
+}
+
+// Find returns the events whose hooks in the settings file at path hold a
+// graft hook for host (recognised as Uninstall does). A missing file has
+// none.
+func Find(host Host, path, command string) ([]string, error) {
+	s, err := readSettings(path)
 	if err != nil {
 		return nil, err
 	}

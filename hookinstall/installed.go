@@ -25,15 +25,7 @@ type Hook struct {
 // (recognised as Uninstall does, with no extra command), in the order of
 // Events. A missing file has none.
 func Installed(host Host, path string) ([]Hook, error) {
-	file, err := resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	data, _, _, err := readFile(file)
-	if err != nil {
-		return nil, err
-	}
-	s, err := parseSettings(file, data)
+	s, err := readSettings(path)
 	if err != nil {
 		return nil, err
 	}
