@@ -34,6 +34,23 @@ func transcriptIn(t *testing.T, workdir string) (path, cfg string) {
 	return path, cfg
 }
 
+// handoffIn hands off a transcript whose session worked in workdir, from a
+// fresh home, with the working directory cwd given ("": none); cfg is the
+// throw-away Claude Code config dir it lives in.
+func handoffIn(t *testing.T, workdir, cwd string) (res *graft.HandoffResult, cfg string) {
+	t.Helper()
+	path, cfg := transcriptIn(t, workdir)
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, ClaudeConfigDir: cfg, Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cfg
+}
+
 // Issue 24, item 11: a handoff run outside the project the session worked
 // in exports the new host session into that project (claude --resume
 // finds a session by the folder of the directory it runs in), and says
@@ -48,15 +65,7 @@ func TestHandoffExportsWhereTheSessionWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, cfg := transcriptIn(t, work)
-	svc, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, ClaudeConfigDir: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, cfg := handoffIn(t, work, "")
 	if res.Export == nil || res.Export.Cwd != work || filepath.Dir(res.Export.Path) != filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(work)) {
 		t.Fatalf("export %+v: want it in %s, where the session worked (not %s)", res.Export, work, here)
 	}
@@ -66,15 +75,7 @@ func TestHandoffExportsWhereTheSessionWorked(t *testing.T) {
 
 	// The session's directory gone: the current one, said.
 	gone := filepath.Join(t.TempDir(), "moved-away")
-	path2, cfg2 := transcriptIn(t, gone)
-	svc2, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = svc2.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path2, ClaudeConfigDir: cfg2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ = handoffIn(t, gone, "")
 	if res.Export == nil || res.Export.Cwd != here {
 		t.Fatalf("export %+v: the session's directory is gone, want the current one %s", res.Export, here)
 	}
@@ -87,15 +88,7 @@ func TestHandoffExportsWhereTheSessionWorked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path3, cfg3 := transcriptIn(t, work)
-	svc3, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = svc3.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path3, ClaudeConfigDir: cfg3, Cwd: other})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ = handoffIn(t, work, other)
 	if res.Export == nil || res.Export.Cwd != other || len(res.Notes) != 0 {
 		t.Fatalf("export %+v, notes %q: want it in %s, no note", res.Export, res.Notes, other)
 	}
