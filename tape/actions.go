@@ -657,6 +657,9 @@ func editTexts(name string, input json.RawMessage) []string {
 	if len(input) == 0 || len(input) > maxEditInput {
 		return nil // a large write's definitions are not worth building it
 	}
+	if isShellTool(name) {
+		return shellTexts(input)
+	}
 	if !strings.EqualFold(name, "multiedit") {
 		if vals, ok := session.StringFields(input, "new_string", "content", "patch", "input"); ok {
 			return vals

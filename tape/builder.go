@@ -644,7 +644,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	}
 	c := openCall{Seq: ev.Seq, Tool: name}
 	touches, file := fileTouches(name, ev.Tool.Input)
-	if file {
+	if file && !isShellTool(name) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
 		c.What = callWhat(name, ev.Tool.Input, st.Cwd)
@@ -793,13 +793,17 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		st.OKSinceTodo++
 	}
 	touches, isFileTool := fileTouches(name, nil)
+	switch {
+	case haveCall && call.File:
+		touches, isFileTool = call.Touches, true
+	case haveCall:
+		// A shell call that wrote no here-document, or a file tool
+		// whose call was forgotten by nothing: as the call said.
+	case ev.Tool != nil && len(ev.Tool.Input) > 0 && (isFileTool || isShellTool(name)):
+		touches, isFileTool = fileTouches(name, ev.Tool.Input)
+	}
 	if !isFileTool {
 		return
-	}
-	if haveCall {
-		touches = call.Touches
-	} else if ev.Tool != nil && len(ev.Tool.Input) > 0 {
-		touches, _ = fileTouches(name, ev.Tool.Input)
 	}
 	if len(touches) == 0 {
 		st.Unattributed++

@@ -470,6 +470,14 @@ func TestWorkspaceFiles(t *testing.T) {
 		{"apply_patch as a string", "apply_patch", `"*** Begin Patch\n*** Delete File: e.go\n*** End Patch"`, "- e.go: edit seq=RSEQ"},
 		{"apply_patch move", "apply_patch", `{"patch":"*** Begin Patch\n*** Update File: f.go\n*** Move to: g.go\n*** End Patch"}`, "- f.go: edit seq=RSEQ\n- g.go: write seq=RSEQ"},
 		{"not a file tool", "Bash", `{"command":"cat a.go"}`, ""},
+		// A shell heredoc into a file is a write (Codex agents write whole
+		// files this way); >> appends: an edit.
+		{"Codex shell heredoc", "shell", `{"command":["bash","-lc","cat <<'EOF' > docs/r.md\n# Research\n- Decision: one queue\nEOF"]}`, "- docs/r.md: write seq=RSEQ (last change: # Research ⏎ - Decision: one queue)"},
+		{"Bash heredoc, redirect after", "Bash", `{"command":"mkdir -p d && cat > d/a.txt << \"END\"\nhello\nEND\necho done"}`, "- d/a.txt: write seq=RSEQ (last change: hello)"},
+		{"exec_command tee", "exec_command", `{"cmd":"tee notes.md <<EOF >/dev/null\nnote\nEOF"}`, "- notes.md: write seq=RSEQ (last change: note)"},
+		{"heredoc append", "shell", `{"command":["bash","-lc","cat >> log.md <<-EOF\n\tmore\n\tEOF"]}`, "- log.md: edit seq=RSEQ (last change: more)"},
+		{"heredoc to a command, no file", "Bash", `{"command":"python3 - <<'PY'\nprint(1)\nPY"}`, ""},
+		{"heredoc to /dev/null", "Bash", `{"command":"cat > /dev/null <<EOF\nx\nEOF"}`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -49,6 +49,13 @@ type fileTouch struct {
 func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bool) {
 	op, ok := toolOp(name)
 	if !ok {
+		// A shell call is a file tool when it writes a here-document
+		// into a file (heredoc.go).
+		if len(input) > 0 && isShellTool(name) {
+			if ts := shellTouches(input); len(ts) > 0 {
+				return ts, true
+			}
+		}
 		return nil, false
 	}
 	if len(input) == 0 {
