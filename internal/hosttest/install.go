@@ -52,6 +52,11 @@ const nodeDir = "internal/hosttest/testdata/node"
 // wait for another test process holding the install lock.
 const installTimeout = 15 * time.Minute
 
+// absentDir is the package that stands in for optional packages a
+// host's lock names but the registry does not serve (package.json's
+// overrides point at it); Install copies it beside the lock.
+const absentDir = "absent"
+
 // stampName is written into the install directory once npm ci succeeded
 // and both binaries ran; its presence lets later calls skip npm ci.
 const stampName = ".hosttest-installed"
@@ -147,6 +152,15 @@ func Install(t testing.TB) Hosts {
 	}
 	writeFile(t, filepath.Join(dir, "package.json"), pkg)
 	writeFile(t, filepath.Join(dir, "package-lock.json"), lock)
+	// The lock's file: overrides (testdata/node/absent) come along.
+	if b, err := os.ReadFile(filepath.Join(src, absentDir, "package.json")); err == nil {
+		if err := os.MkdirAll(filepath.Join(dir, absentDir), 0o755); err != nil {
+			t.Fatalf("hosttest: %v", err)
+		}
+		writeFile(t, filepath.Join(dir, absentDir, "package.json"), b)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("hosttest: %v", err)
+	}
 	t.Logf("hosttest: npm ci of Claude Code %s and Codex %s into %s (the first time downloads ~800 MB)", claudeV, codexV, dir)
 	start := time.Now()
 	// --ignore-scripts: Claude Code's postinstall only copies its native
