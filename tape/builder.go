@@ -48,9 +48,21 @@ const (
 	// no line digests of cited origins (Lines, Relied); 4 kept no actions,
 	// human words, model-written texts or working directory (tape v1); 5
 	// kept the final paragraph of each message of the open turn and the
-	// last message of each closed turn.
-	snapshotVersion = 6
+	// last message of each closed turn; 6 did not know which human
+	// instructions were pasted.
+	snapshotVersion = 7
 )
+
+// pastedBytes is the size from which a human instruction is pasted text
+// rather than typed: a log, a page, a slash command's template. People
+// type their rules in a few lines; the rule-like sentences of a paste are
+// quoted material (a previous session's narration, a checklist, code) more
+// often than the person's own standing instructions. 3000 bytes is some
+// 40 lines of typing.
+const pastedBytes = 3000
+
+// keptPasted bounds state.Pasted.
+const keptPasted = 64
 
 // MaxConstraints is how many constraints the fold keeps (tape/doc.go,
 // Budget): more than any budget can show, since a constraint line is at
@@ -96,6 +108,10 @@ type state struct {
 	MoreConstraints []session.More  `json:"moreConstraints,omitempty"`
 	FirstGoal       *session.Quote  `json:"firstGoal,omitempty"`
 	Latest          []session.Quote `json:"latest,omitempty"`
+	// Pasted are the seqs of this session's human instructions of
+	// pastedBytes or more (the last keptPasted): the constraint
+	// sentences said only there rank below the typed ones.
+	Pasted []int64 `json:"pasted,omitempty"`
 
 	Boundary int64 `json:"boundary"`
 	// RunningHash and PrefixState are sha256 MarshalBinary states: over
@@ -494,6 +510,9 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	}
 	dropped := b.cons.Add(ev.Text, origin, keptConstraints)
 	st.Constraints = b.cons.List()
+	if len(ev.Text) >= pastedBytes {
+		st.Pasted = keepLast(append(st.Pasted, ev.Seq), keptPasted)
+	}
 	if dropped > 0 {
 		st.MoreConstraints = addMore(st.MoreConstraints, st.SessionID, dropped, ev.Seq)
 	}

@@ -217,7 +217,9 @@
 //	the first and the latest, recall index → 0, replayed messages → 0,
 //	files only read → 4, sub-agent reports → 0, host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
-//	(carryFloor), files only read → 0, written files → 14, look-ups → 1,
+//	(carryFloor), files only read → 0, constraints → the typed ones and 4
+//	of those said only in pasted instructions (keptPastedConstraints),
+//	written files → 14, look-ups → 1,
 //	host summary → 0, recent actions → 6, middle parts → 0, milestones →
 //	3, carryover → 4, plan → 0, the user's words → 8, written files → 6,
 //	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,
@@ -226,7 +228,9 @@
 //	instruction → 0, constraints → 0, the last assistant message → 0.
 //
 // Within a section: oldest first, except Task Status todos (completed,
-// then pending, then in progress), constraints (newest first), recent
+// then pending, then in progress), constraints (those said only in an
+// instruction of pastedBytes = 3000 bytes or more first, then the typed
+// ones; newest first in each), recent
 // actions (a successful call that a later successful one of the same tool
 // ran again the same first, then reads, edits and searches, then
 // commands), the carryover (steps first; then entries older than the

@@ -882,3 +882,37 @@ func TestSignificantWords(t *testing.T) {
 		t.Fatalf("significantWords = %q, want %q", got, want)
 	}
 }
+
+// A constraint sentence said only in a pasted instruction (pastedBytes or
+// more: a log, a template) is cut before the files; a typed one, and the
+// first keptPastedConstraints of the paste, stay (tape/doc.go, Budget).
+// Before the rule, the newest constraint was cut first and the paste's
+// outlived the typed one.
+func TestPastedConstraintsRankBelowTyped(t *testing.T) {
+	var paste strings.Builder
+	paste.WriteString("Here is the log of my last session:\n")
+	for k := 0; paste.Len() < 2*pastedBytes; k++ {
+		fmt.Fprintf(&paste, "Thinking: we must always re-run check number %d before the commit.\n", k)
+	}
+	var evs []session.Event
+	// The typed rule comes after the paste: newest first alone would cut it first.
+	evs = append(evs, human(paste.String()+"Why did the build fail?"), human("Never touch prod.go."))
+	for k := 0; k < 12; k++ {
+		id := fmt.Sprintf("e%d", k)
+		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/file%02d_with_a_long_name.go","old_string":"a","new_string":"func Changed%02d() {}"}`, k, k)), result("Edit", id, true, "ok"))
+	}
+	evs = append(evs, say("The build failed on a missing import; I added it."))
+	tp := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	blk := blockText(t, tp, "Anchor + Hard Constraints")
+	if !strings.Contains(blk, "Never touch prod.go.") {
+		t.Fatalf("the typed constraint was cut:\n%s", blk)
+	}
+	for k := 0; k < keptPastedConstraints; k++ {
+		if want := fmt.Sprintf("check number %d before", k); !strings.Contains(blk, want) {
+			t.Errorf("the paste's first constraints are kept: %q missing:\n%s", want, blk)
+		}
+	}
+	if strings.Contains(blk, fmt.Sprintf("check number %d before", keptPastedConstraints)) {
+		t.Errorf("more than %d constraints of the paste kept:\n%s", keptPastedConstraints, blk)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 
 	conflicts := b.conflicts()
 	breakpoint, reply, paragraphs := b.breakpointBlock(conflicts)
-	constraints, constraintItems := b.constraintsBlock()
+	constraints, constraintItems, typed := b.constraintsBlock()
 	goal, goalFirst, goalLatest := b.goalBlock(t.Goal, q)
 	status, statusTodos, planItems := b.statusBlock(q)
 	actions, actionItems := b.actionsBlock(q)
@@ -205,6 +206,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(actionItems, 14)
 	stepRunes(paragraphs, carryFloor)
 	step(readItems, 0)
+	step(constraintItems, typed+keptPastedConstraints)
 	step(fileItems, 14)
 	step(refItems, 1)
 	step(summaryItems, 0)
@@ -426,13 +428,22 @@ func (b *Builder) refSession(o session.Origin) string {
 
 const maxAlsoListed = 3
 
-func (b *Builder) constraintsBlock() (*block, *section) {
+// keptPastedConstraints is how many constraints said only in pasted
+// instructions (pastedBytes) the ranking keeps before it cuts the written
+// files: the first ones of the paste, its heading rules.
+const keptPastedConstraints = 4
+
+// constraintsBlock returns the block, its constraints and how many of
+// them were typed: said at least once in an instruction shorter than
+// pastedBytes (or in another session). The section cuts the pasted ones
+// first, newest first, then the typed ones, newest first.
+func (b *Builder) constraintsBlock() (*block, *section, int) {
 	st := &b.st
 	blk := newBlock("Anchor + Hard Constraints")
 	oldest, ok := anchors.Oldest(st.Constraints)
 	if !ok && len(st.MoreConstraints) == 0 {
 		blk.addHead("No hard constraints: no human instruction carried a constraint marker.")
-		return blk, nil
+		return blk, nil, 0
 	}
 	if ok {
 		blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with the origin it was first said at:")
@@ -472,7 +483,27 @@ func (b *Builder) constraintsBlock() (*block, *section) {
 		line += ")"
 		sec.items = append(sec.items, newItem(line, b.refSession(c.Origin), c.Origin.Seq, c.Origin.Seq))
 	}
-	return blk, blk.addSection(sec)
+	var pasted, typed []int
+	for k := len(st.Constraints) - 1; k >= 0; k-- {
+		if b.pastedOnly(st.Constraints[k]) {
+			pasted = append(pasted, k)
+		} else {
+			typed = append(typed, k)
+		}
+	}
+	sec.order = append(pasted, typed...)
+	return blk, blk.addSection(sec), len(typed)
+}
+
+// pastedOnly: every saying of c was in a pasted instruction of this
+// session.
+func (b *Builder) pastedOnly(c session.Constraint) bool {
+	for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
+		if o.Session != b.st.SessionID || !slices.Contains(b.st.Pasted, o.Seq) {
+			return false
+		}
+	}
+	return true
 }
 
 func isKnownStatus(s string) bool {
