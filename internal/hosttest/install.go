@@ -29,6 +29,9 @@ type Hosts struct {
 	// ClaudeVersion and CodexVersion are the versions the installed lock
 	// names: the pinned ones, or those of HOSTTEST_NODE_DIR's lock.
 	ClaudeVersion, CodexVersion string
+	// Dir is the install directory (its node_modules holds every package
+	// the lock pins, Gemini CLI and Qwen Code included).
+	Dir string
 }
 
 // NodeDirEnv names a directory holding a package.json and a
@@ -127,6 +130,7 @@ func Install(t testing.TB) Hosts {
 		Claude:        filepath.Join(dir, "node_modules", filepath.FromSlash(claudeRel)),
 		Codex:         filepath.Join(dir, "node_modules", filepath.FromSlash(codexRel)),
 		ClaudeVersion: claudeV, CodexVersion: codexV,
+		Dir: dir,
 	}
 	stamp := filepath.Join(dir, stampName)
 	want := stampText(lock, claudeV, codexV)
