@@ -436,7 +436,10 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	// Cut first the calls a later call ran again the same (its outcome is
 	// the newer one's), then the calls whose output says nothing (reads,
-	// edits, searches), then the commands, each oldest first.
+	// edits, searches), then the commands, then the milestones (commits,
+	// pushes, tracker updates, tests and builds: the outcomes the
+	// Milestones block would hold had the fold not still had them here),
+	// each oldest first.
 	again := superseded(as)
 	for k := range as {
 		if again[k] {
@@ -445,9 +448,14 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	}
 	for _, quoted := range []bool{false, true} {
 		for k, a := range as {
-			if !again[k] && (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
+			if !again[k] && a.Kind == "" && (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
 				sec.order = append(sec.order, k)
 			}
+		}
+	}
+	for k, a := range as {
+		if !again[k] && a.Kind != "" {
+			sec.order = append(sec.order, k)
 		}
 	}
 	for _, a := range as {

@@ -233,7 +233,8 @@
 // ones; newest first in each), recent
 // actions (a successful call that a later successful one of the same tool
 // ran again the same first, then reads, edits and searches, then
-// commands), the carryover (steps first; then entries older than the
+// commands, then milestones: commits, pushes, tracker updates, tests and
+// builds), the carryover (steps first; then entries older than the
 // newest 60; then of those, marks of the user's turns and plain narration
 // before those that report an outcome or a choice: isKeyLine,
 // isDecision), files (least recent first) and the host summary (its

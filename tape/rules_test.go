@@ -916,3 +916,28 @@ func TestPastedConstraintsRankBelowTyped(t *testing.T) {
 		t.Errorf("more than %d constraints of the paste kept:\n%s", keptPastedConstraints, blk)
 	}
 }
+
+// Recent Actions cuts the milestones (a commit, a test run) after the
+// other commands: an older commit outlives newer plain commands.
+func TestMilestonesOutliveOtherActions(t *testing.T) {
+	evs := []session.Event{human("Go."),
+		call("Bash", "c0", `{"command":"git commit -m 'feat: the parser'"}`),
+		result("Bash", "c0", true, "[main 3bb8701] feat: the parser\n 2 files changed, 70 insertions(+)")}
+	for k := 1; k <= 20; k++ {
+		id := fmt.Sprintf("c%d", k)
+		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"./scripts/probe --target node-%02d --verbose"}`, k)),
+			result("Bash", id, true, fmt.Sprintf("probing node-%02d\nnode-%02d answered in %d ms with status healthy", k, k, 10+k)))
+	}
+	evs = append(evs, say("All nodes answer."))
+	tp := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	blk := blockText(t, tp, "Recent Actions")
+	if !strings.Contains(blk, "[cut: ") {
+		t.Fatalf("the budget cut no action; the test needs a cut:\n%s", blk)
+	}
+	if !strings.Contains(blk, "3bb8701") {
+		t.Errorf("the commit was cut before plain commands:\n%s", blk)
+	}
+	if !strings.Contains(blk, "node-20 answered") {
+		t.Errorf("the newest command was cut:\n%s", blk)
+	}
+}
