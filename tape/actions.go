@@ -89,7 +89,7 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 			if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
 				parts = parts[2:]
 			}
-			return clipLine(strings.Join(parts, " "), whatRunes)
+			return clipLine(foldPaths(strings.Join(parts, " ")), whatRunes)
 		}
 	}
 	return ""
@@ -113,7 +113,53 @@ func whatOf(key, s, cwd string) string {
 			return clipLine("patch "+strings.Join(ps, ", "), whatRunes)
 		}
 	}
+	if key == "command" || key == "cmd" {
+		s = foldPaths(s)
+	}
 	return clipLine(s, whatRunes)
+}
+
+// foldPaths shortens a command whose first line is longer than whatRunes:
+// in each run of three or more path arguments (a git add of nine files)
+// the first stays and the rest become "… (N paths)", so that the verbs
+// and flags of a chain (git add -f x && bd sync) survive the clip. The
+// files themselves are the Workspace Files block's.
+func foldPaths(s string) string {
+	first, rest := strings.TrimSpace(s), ""
+	if i := strings.IndexByte(first, '\n'); i >= 0 {
+		first, rest = strings.TrimSpace(first[:i]), first[i:] // clipLine marks that more followed
+	}
+	if utf8.RuneCountInString(first) <= whatRunes {
+		return s
+	}
+	words := strings.Fields(first)
+	var out []string
+	for k := 0; k < len(words); {
+		j := k
+		for j < len(words) && isPathArg(words[j]) {
+			j++
+		}
+		if j-k >= 3 {
+			out = append(out, words[k], fmt.Sprintf("… (%d paths)", j-k))
+			k = j
+			continue
+		}
+		if j == k {
+			j++
+		}
+		out = append(out, words[k:j]...)
+		k = j
+	}
+	return strings.Join(out, " ") + rest
+}
+
+// isPathArg: a word that names a file, not a flag, an operator or a
+// redirect: it holds a slash or a dot between letters.
+func isPathArg(w string) bool {
+	if w == "" || strings.ContainsAny(w[:1], "-&|;<>$(\"'`") || strings.ContainsAny(w, "=<>|;&") {
+		return false
+	}
+	return strings.Contains(w, "/") || strings.Contains(strings.Trim(w, "."), ".")
 }
 
 // clipLine is s on one line (its first non-blank line, with " …" when more

@@ -119,7 +119,9 @@
 // of 1000 runes that the budget cuts early.
 //
 // Actions: each tool result (todo tools aside) with what its call ran
-// (the command, the path, the pattern or query: callWhat, 140 runes) and
+// (the command, the path, the pattern or query: callWhat, 140 runes; in a
+// longer command each run of three or more paths folds to its first and
+// "… (N paths)", so a chain's verbs and flags survive: foldPaths) and
 // whether it succeeded. Of commands and other tools that are neither file
 // tools nor searches, the key lines of the output are quoted (keyLines):
 // for a success the last line and the lines nearest the end that carry a

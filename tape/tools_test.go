@@ -3,8 +3,10 @@ package tape
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/anchors"
 )
@@ -108,5 +110,30 @@ func TestHasReportKeywordIsNormalizedWords(t *testing.T) {
 	}
 	if hits == 0 || hits == len(inputs) {
 		t.Fatalf("%d of %d inputs hold a keyword: the inputs test nothing", hits, len(inputs))
+	}
+}
+
+// A command longer than whatRunes keeps its verbs and flags: a run of
+// three or more paths in one of its commands folds to the first and a
+// count, before the line is clipped.
+func TestCommandWhatFoldsPathLists(t *testing.T) {
+	long := "git add .beads/issues.jsonl assets/js/app.js lib/spotter/services/transcript_renderer.ex lib/spotter_web/live/session_live.ex lib/spotter_web/live/subagent_live.ex test/spotter_web/live/subagent_live_test.exs && git add -f priv/static/assets/spotter.css && bd sync --from-main 2>&1"
+	got := callWhat("Bash", json.RawMessage(`{"command":`+strconv.Quote(long)+`}`), "")
+	for _, want := range []string{"git add .beads/issues.jsonl … (6 paths)", "git add -f priv/static/assets/spotter.css", "bd sync --from-main"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("callWhat = %q, want it to hold %q", got, want)
+		}
+	}
+	if n := utf8.RuneCountInString(got); n > whatRunes {
+		t.Errorf("callWhat is %d runes, more than %d", n, whatRunes)
+	}
+	// Codex's argument list, and a short command unchanged.
+	got = callWhat("shell", json.RawMessage(`{"command":["bash","-lc",`+strconv.Quote(long)+`]}`), "")
+	if !strings.Contains(got, "git add -f priv/static/assets/spotter.css") {
+		t.Errorf("Codex callWhat = %q", got)
+	}
+	short := "git add a.go b.go c.go"
+	if got := callWhat("Bash", json.RawMessage(`{"command":`+strconv.Quote(short)+`}`), ""); got != short {
+		t.Errorf("a short command changed: %q", got)
 	}
 }
