@@ -13,7 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/graft-project/graft/etcdstore"
+	"github.com/graft-project/graft/storeurl"
 	"github.com/graft-project/graft/tape"
 )
 
@@ -213,7 +213,7 @@ func Load(file string, required bool) (Config, Sources, error) {
 		src.Set("dataDir", Source{Kind: FromEnv, Name: "GRAFT_HOME"})
 	}
 	if st := os.Getenv("GRAFT_STORE"); st != "" {
-		if err := etcdstore.CheckSetting(st); err != nil {
+		if err := storeurl.CheckSetting(st); err != nil {
 			return Config{}, Sources{}, &Error{File: "$GRAFT_STORE", Msg: err.Error()}
 		}
 		c.Store = st
@@ -296,7 +296,7 @@ var keys = []key{
 		get:  func(c *Config) any { return c.Store },
 		take: func(dst, src *Config) { dst.Store = src.Store },
 		check: func(c *Config) error {
-			if etcdstore.CheckSetting(c.Store) != nil {
+			if storeurl.CheckSetting(c.Store) != nil {
 				return errBad
 			}
 			return nil

@@ -71,32 +71,6 @@ func open(t *testing.T, prefix string) *etcdstore.Store {
 	return s
 }
 
-func TestParseURL(t *testing.T) {
-	c, err := etcdstore.ParseURL("etcd://10.0.0.1:2379,h2.example:2379/team-a/graft?lease=4s&timeout=2s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Join(c.Endpoints, ",") != "10.0.0.1:2379,h2.example:2379" || c.Prefix != "/team-a/graft" || c.Lease != 4*time.Second || c.Timeout != 2*time.Second {
-		t.Fatalf("ParseURL = %+v", c)
-	}
-	if got := c.URL(); got != "etcd://10.0.0.1:2379,h2.example:2379/team-a/graft?lease=4s&timeout=2s" {
-		t.Errorf("URL() = %q", got)
-	}
-	d, err := etcdstore.ParseURL("etcd://[::1]:2379/p/")
-	if err != nil || d.Prefix != "/p" || d.Lease != etcdstore.DefaultLease || d.Timeout != etcdstore.DefaultTimeout {
-		t.Fatalf("ParseURL([::1]) = %+v, %v", d, err)
-	}
-	for _, bad := range []string{
-		"", "file", "http://h:1/p", "etcd://h:1", "etcd://h:1/", "etcd://h/p", "etcd://h:1,/p", "etcd://h:1/a//b",
-		"etcd://h:1/p?lease=1s", "etcd://h:1/p?lease=2500ms", "etcd://h:1/p?timeout=1ms", "etcd://h:1/p?ttl=3s",
-		"etcd://h:1/p?lease=soon", "etcd://h:1/../p",
-	} {
-		if _, err := etcdstore.ParseURL(bad); !errors.Is(err, etcdstore.ErrURL) {
-			t.Errorf("ParseURL(%q) = %v, want ErrURL", bad, err)
-		}
-	}
-}
-
 func TestLocksAreExclusiveAndDieWithTheLease(t *testing.T) {
 	a, b := open(t, "locks"), open(t, "locks")
 	la, err := a.TryLock("s1")

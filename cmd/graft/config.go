@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/graft-project/graft/config"
-	"github.com/graft-project/graft/etcdstore"
+	"github.com/graft-project/graft/storeurl"
 	"github.com/graft-project/graft/tape"
 )
 
@@ -66,7 +66,7 @@ func (a *app) loadConfig() *loadedConfig {
 		src.Set("dataDir", config.Source{Kind: config.FromFlag, Name: "home"})
 	}
 	if a.rootFlags != nil && a.rootFlags.Changed("store") {
-		if err := etcdstore.CheckSetting(a.store); err != nil {
+		if err := storeurl.CheckSetting(a.store); err != nil {
 			a.cfg = &loadedConfig{src: src, err: usageError{err}}
 			return a.cfg
 		}
