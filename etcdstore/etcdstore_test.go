@@ -157,7 +157,7 @@ func TestJournalWritesAreFencedOnTheLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	lockPair(t, b)
-	if err := a.Decide(record("txn-1", journal.ColdVerified)); !errors.Is(err, etcdstore.ErrFenced) {
+	if decided, err := a.Decide(record("txn-1", journal.ColdVerified)); decided || !errors.Is(err, etcdstore.ErrFenced) {
 		t.Fatalf("Decide after the lease expired = %v, want ErrFenced", err)
 	}
 	if err := j.Write(record("txn-1", journal.TargetFlushed)); !errors.Is(err, etcdstore.ErrFenced) {
@@ -171,13 +171,13 @@ func TestJournalWritesAreFencedOnTheLocks(t *testing.T) {
 		t.Fatalf("the record after the fenced writes = %+v, %v; want COLD_VERIFIED", got, err)
 	}
 	// The new holder decides; the record says COMMITTED.
-	if err := b.Decide(got); err != nil {
+	if decided, err := b.Decide(got); err != nil || !decided {
 		t.Fatal(err)
 	}
 	if got, err = b.Journal().Read("txn-1"); err != nil || got.State != journal.Committed {
 		t.Fatalf("after Decide = %+v, %v", got, err)
 	}
-	if err := b.Decide(got); err != nil {
+	if decided, err := b.Decide(got); err != nil || !decided {
 		t.Fatalf("Decide again = %v, want nil (idempotent)", err)
 	}
 	scan, err := b.Journal().Scan()

@@ -61,16 +61,16 @@ func (j *Journal) put(r journal.Record, what string) error {
 // one r was written as (not resolved meanwhile by another worker's
 // recovery). A refusal is ErrFenced; a lost answer is ErrUnavailable, and
 // then recovery reads the record to know.
-func (s *Store) Decide(r journal.Record) error {
+func (s *Store) Decide(r journal.Record) (decided bool, err error) {
 	j := s.Journal()
 	r.State = journal.Committed
 	data, err := journal.Encode(r, j.Now())
 	if err != nil {
-		return err
+		return false, err
 	}
 	cmps, err := s.fence(r.Target, r.Source)
 	if err != nil {
-		return err
+		return false, err
 	}
 	k := j.recordKey(r.Txn)
 	cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(k), ">", 0))
@@ -79,18 +79,18 @@ func (s *Store) Decide(r journal.Record) error {
 	// One request: the decision, or (refused) what the record is now.
 	resp, err := s.cli.Txn(ctx).If(cmps...).Then(clientv3.OpPut(k, string(data))).Else(clientv3.OpGet(k)).Commit()
 	if err != nil {
-		return s.unavailable("deciding "+r.Txn, err)
+		return false, s.unavailable("deciding "+r.Txn, err)
 	}
 	if resp.Succeeded {
-		return nil
+		return true, nil
 	}
 	if len(resp.Responses[0].GetResponseRange().Kvs) == 0 {
 		// Only the holder of the locks writes or removes a record: gone
 		// under us, it was resolved by another worker's recovery, which
 		// could take the locks because this worker's lease had expired.
-		return fmt.Errorf("%w: deciding %s: its record is gone (another worker's recovery resolved it after this worker's lease expired)", ErrFenced, r.Txn)
+		return false, fmt.Errorf("%w: deciding %s: its record is gone (another worker's recovery resolved it after this worker's lease expired)", ErrFenced, r.Txn)
 	}
-	return fmt.Errorf("%w: deciding %s (the locks of %s and %s are no longer this worker's)", ErrFenced, r.Txn, r.Target, r.Source)
+	return false, fmt.Errorf("%w: deciding %s (the locks of %s and %s are no longer this worker's)", ErrFenced, r.Txn, r.Target, r.Source)
 }
 
 // Read loads the record of txnID: journal.ErrNotFound when there is none,

@@ -90,7 +90,7 @@ func catalogNeeded(what string, err error) error {
 // A healthy or missing catalog is left alone (""); a busy or unreadable
 // one is an error.
 func (s *Service) MoveAsideDamagedCatalog() (string, error) {
-	if s.coord != nil {
+	if s.back.catalogFile() == "" {
 		return "", nil // the catalog is on etcd: no file to move
 	}
 	err := catalog.Check(s.Home, s.CatalogTimeout)

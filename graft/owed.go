@@ -3,8 +3,6 @@ package graft
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/graft-project/graft/catalog"
@@ -144,19 +142,13 @@ func (s *Service) OwedExports() ([]catalog.Owed, error) {
 // be, with why, in problems. A catalog that cannot be read now (busy) is a
 // problem too: the next command tries again.
 func (s *Service) finishAllOwed() (finished []OwedDone, problems []string) {
-	if s.coord == nil {
+	if !s.back.hasCatalog() {
 		// A home without catalog.db owes nothing (a commit creates it);
 		// do not create one for every command of a fresh home.
-		if _, err := os.Lstat(filepath.Join(s.Home, catalog.FileName)); errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
+		return nil, nil
 	}
 	var owed []catalog.Owed
-	cat := s.cat()
-	if s.coord == nil {
-		cat = catalog.Files(s.Home, min(s.catalogWait(), minCatalogWait))
-	}
-	err := cat.View(func(db *catalog.DB) error {
+	err := s.back.catalog(min(s.catalogWait(), minCatalogWait)).View(func(db *catalog.DB) error {
 		var err error
 		owed, err = db.OwedExports()
 		return err

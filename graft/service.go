@@ -36,12 +36,10 @@ type Service struct {
 	// context, with the events folded so far (tests only: it may block).
 	FoldHook func(source string, events int64)
 
-	store   *session.Store
-	journal *journal.Journal // the file store's .txn/ (nil on etcd)
-	// txnJournal is where records live (.txn/ or etcd), coord the etcd
-	// store (nil on the file store).
-	txnJournal txn.Journal
-	coord      *etcdstore.Store
+	store *session.Store
+	// back is the store the service runs on: the home's files or etcd
+	// (backend.go).
+	back backend
 	// Startup is the report of the recovery scan Open ran.
 	Startup *recovery.Report
 	// StartupErr is that scan's error, if any (the service still opens when
@@ -86,7 +84,7 @@ func Open(home string, o Options) (*Service, error) {
 	if err := checkHome(o.FS, home); err != nil {
 		return nil, err
 	}
-	var coord *etcdstore.Store
+	var back backend
 	if !etcdstore.IsFile(o.Store) {
 		cfg, err := etcdstore.ParseURL(o.Store)
 		if err != nil {
@@ -95,47 +93,36 @@ func Open(home string, o Options) (*Service, error) {
 		if err := etcdstore.ClaimHome(o.FS, home, cfg); err != nil {
 			return nil, err
 		}
-		if coord, err = etcdstore.Open(cfg); err != nil {
+		es, err := etcdstore.Open(cfg)
+		if err != nil {
 			return nil, err
 		}
-	} else if err := etcdstore.CheckFileHome(o.FS, home); err != nil {
-		return nil, err
-	}
-	s, err := open(home, o, coord)
-	if err != nil {
-		if coord != nil {
-			err = errors.Join(err, coord.Close())
+		back = newEtcdBackend(es, o.Now)
+	} else {
+		if err := etcdstore.CheckFileHome(o.FS, home); err != nil {
+			return nil, err
 		}
-		return nil, err
+		fs, err := openFileStore(o.FS, home)
+		if err != nil {
+			return nil, err
+		}
+		back = fs
+	}
+	s, err := open(home, o, back)
+	if err != nil {
+		return nil, errors.Join(err, back.close())
 	}
 	return s, nil
 }
 
-func open(home string, o Options, coord *etcdstore.Store) (*Service, error) {
+func open(home string, o Options, back backend) (*Service, error) {
 	st, err := session.OpenStore(o.FS, home)
 	if err != nil {
 		return nil, err
 	}
 	st.Now = o.Now
-	if coord != nil {
-		// Every writer of a log (import, hooks, gen, append) holds the
-		// same lease-bound lock as a graft of it, on any machine.
-		st.Locker = func(id string, wait time.Duration) (session.Unlocker, error) {
-			return coord.WaitLock(id, wait, 20*time.Millisecond)
-		}
-	}
-	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, coord: coord}
-	if coord != nil {
-		j := coord.Journal()
-		j.Now = o.Now
-		s.txnJournal = j
-	} else {
-		j, err := journal.Open(o.FS, home)
-		if err != nil {
-			return nil, err
-		}
-		s.journal, s.txnJournal = j, j
-	}
+	back.lockLog(st)
+	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, back: back}
 	if !o.SkipRecovery {
 		s.Startup, s.StartupErr = s.Recover(context.Background())
 		if s.StartupErr != nil && !errors.Is(s.StartupErr, recovery.ErrIncomplete) {
@@ -147,32 +134,22 @@ func open(home string, o Options, coord *etcdstore.Store) (*Service, error) {
 
 // Close releases what the service holds: on etcd, its lease (and so every
 // lock under it). A file-store service holds nothing between operations.
-func (s *Service) Close() error {
-	if s.coord == nil {
-		return nil
-	}
-	return s.coord.Close()
-}
+func (s *Service) Close() error { return s.back.close() }
 
 // Coordinated is the etcd store the service runs on (nil: the file store).
-func (s *Service) Coordinated() *etcdstore.Store { return s.coord }
+func (s *Service) Coordinated() *etcdstore.Store {
+	if e, ok := s.back.(*etcdBackend); ok {
+		return e.Store
+	}
+	return nil
+}
 
 // Bindings is where the host bindings live: hosts/ in the home, or the
 // etcd store's keys.
-func (s *Service) Bindings() hosts.Bindings {
-	if s.coord != nil {
-		return s.coord.Bindings()
-	}
-	return hosts.Files(s.FS, s.Home)
-}
+func (s *Service) Bindings() hosts.Bindings { return s.back.bindings() }
 
 // cat opens the catalog: catalog.db in the home, or the etcd store's.
-func (s *Service) cat() catalog.Opener {
-	if s.coord != nil {
-		return s.coord.Catalog()
-	}
-	return catalog.Files(s.Home, s.catalogWait())
-}
+func (s *Service) cat() catalog.Opener { return s.back.catalog(s.catalogWait()) }
 
 // minCatalogWait is the least a wait for catalog.db gets past Deadline:
 // an unheld catalog opens in well under a millisecond.
@@ -200,19 +177,20 @@ func (s *Service) catalogWait() time.Duration {
 func (s *Service) Store() *session.Store { return s.store }
 
 // Journal is the file store's transaction journal (.txn/); nil on etcd.
-func (s *Service) Journal() *journal.Journal { return s.journal }
+func (s *Service) Journal() *journal.Journal {
+	if f, ok := s.back.(*fileStore); ok {
+		return f.jrnl
+	}
+	return nil
+}
 
 // TxnJournal is where the records of transactions in flight live, on
 // either store.
-func (s *Service) TxnJournal() txn.Journal { return s.txnJournal }
+func (s *Service) TxnJournal() txn.Journal { return s.back.journal() }
 
 // Env is the transaction environment of this service.
 func (s *Service) Env() *txn.Env {
-	env := &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.txnJournal, Now: s.Now, CatalogTimeout: s.catalogWait(), Hook: s.Hook, Faults: s.Faults, Catalog: s.cat()}
-	if s.coord != nil {
-		env.Coord = s.coord
-	}
-	return env
+	return &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.back.journal(), Backend: s.back, Now: s.Now, CatalogTimeout: s.catalogWait(), Hook: s.Hook, Faults: s.Faults, Catalog: s.cat()}
 }
 
 // Recover runs one recovery scan and, when it found records or failed,

@@ -128,7 +128,7 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Store: "file", Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
+	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
@@ -136,10 +136,8 @@ func (s *Service) Status() (*Status, error) {
 		return nil, err
 	}
 	st.HostSessions = nonNil(st.HostSessions)
-	if s.coord != nil {
-		st.Store = s.coord.Config().URL()
-	}
-	scan, err := s.txnJournal.Scan()
+	st.Store = s.back.setting()
+	scan, err := s.back.journal().Scan()
 	if err != nil {
 		return nil, err
 	}

@@ -130,10 +130,12 @@
 //
 // # On a coordinated store
 //
-// With Env.Coord set (the etcd store, package etcdstore; docs/DESIGN.md
-// §10) the locks of LockPair are the store's lease-bound locks, every
-// record write is fenced on them, and the commit point moves: step 6 is
-// first Coord.Decide, the one fenced write that turns the record into
+// Env.Backend holds the locks and says where the commit point is. The
+// file store (FileBackend, and a nil Backend) takes flocks and decides
+// nothing: its commit point is the graft/retired append. On the etcd store
+// (package etcdstore; docs/DESIGN.md §10) the locks of LockPair are the
+// store's lease-bound locks, every record write is fenced on them, and the
+// commit point moves: step 6 is first Backend.Decide, the one fenced write that turns the record into
 // COMMITTED (crash point commit/decided:after), then the graft/retired
 // append, which follows it under the same locks. A failure of Decide is a
 // failed commit (the record stays for recovery, which decides from its

@@ -76,12 +76,13 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 		return nil, fmt.Errorf("txn: writing revert journal record (nothing else was touched): %w", err)
 	}
 	env.at(RevertJournalPrepared)
-	if env.Coord != nil {
-		// A coordinated store's commit point: the fenced COMMITTED write;
-		// the graft/unretired append follows it.
-		if err := env.Coord.Decide(rec); err != nil {
-			return nil, fmt.Errorf("txn: the revert's commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: reverted if the decision landed, the graft left live if not", err)
-		}
+	// A coordinated store's commit point: the fenced COMMITTED write; the
+	// graft/unretired append follows it. The file store's is the append.
+	decided, err := env.backend().Decide(rec)
+	if err != nil {
+		return nil, fmt.Errorf("txn: the revert's commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: reverted if the decision landed, the graft left live if not", err)
+	}
+	if decided {
 		rec.State = journal.Committed
 		env.at(RevertDecided)
 		if err := Unretire(env, rec, sinfo.ScanResult); err != nil {

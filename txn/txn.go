@@ -33,20 +33,33 @@ type Journal interface {
 // Unlocker releases one lock.
 type Unlocker interface{ Unlock() error }
 
-// Coordinator is a store shared by workers on several machines (package
-// etcdstore). Its locks are leases: they die with the worker, and a worker
-// that lost them cannot write a record any more (fencing). Its commit point
-// is Decide, which the graft/retired append to the source follows.
-type Coordinator interface {
+// Backend is the store a transaction's locks and commit point live in:
+// the file store in the home (FileBackend), or a store shared by workers
+// on several machines (package etcdstore), whose locks are leases that die
+// with the worker, and a worker that lost them cannot write a record any
+// more (fencing).
+type Backend interface {
 	// TryLock takes the lock of a session without blocking: an error
-	// matching ErrLocked when another worker holds it.
+	// matching ErrLocked (or lockfile.ErrLocked) when another holds it.
 	TryLock(name string) (Unlocker, error)
-	// Decide moves rec to journal.Committed, only while this worker holds
-	// the locks of its target and source: THE COMMIT POINT on this store.
-	// Any error leaves it undecided, or unknown (a lost answer): recovery
-	// reads the record to know.
-	Decide(rec journal.Record) error
+	// Decide is the commit point of a store that has one of its own: it
+	// moves rec to journal.Committed, only while this worker holds the
+	// locks of its target and source, and reports decided. Any error leaves
+	// it undecided, or unknown (a lost answer): recovery reads the record
+	// to know. A store whose commit point is the source's graft/retired
+	// append (the file store) decides nothing: false, nil.
+	Decide(rec journal.Record) (decided bool, err error)
 }
+
+// FileBackend is the file store of a home: flocks under locks/, and the
+// commit point is the graft/retired append.
+type FileBackend struct{ Home string }
+
+// TryLock takes the session's flock.
+func (f FileBackend) TryLock(name string) (Unlocker, error) { return lockfile.TryLock(f.Home, name) }
+
+// Decide decides nothing: the file store's commit point is the append.
+func (FileBackend) Decide(journal.Record) (bool, error) { return false, nil }
 
 // Env is what a transaction touches.
 type Env struct {
@@ -54,9 +67,9 @@ type Env struct {
 	FS      vfs.FS
 	Store   *session.Store
 	Journal Journal
-	// Coord is nil on the file store (flocks; the commit point is the
-	// graft/retired append).
-	Coord Coordinator
+	// Backend holds the locks and the commit point; nil is the file store
+	// of Home (FileBackend).
+	Backend Backend
 	// Catalog opens the catalog; nil is catalog.db in Home.
 	Catalog catalog.Opener
 	Now     func() time.Time
@@ -111,6 +124,14 @@ func (e *Env) CatalogWait() time.Duration {
 	return catalog.DefaultTimeout
 }
 
+// backend is Backend, or the file store of Home.
+func (e *Env) backend() Backend {
+	if e.Backend == nil {
+		return FileBackend{Home: e.Home}
+	}
+	return e.Backend
+}
+
 // Locks are the locks of one transaction: target first, then source.
 type Locks struct{ held []Unlocker }
 
@@ -119,13 +140,7 @@ type Locks struct{ held []Unlocker }
 func (e *Env) LockPair(target, source string) (*Locks, error) {
 	l := &Locks{}
 	for _, name := range []string{target, source} {
-		var lk Unlocker
-		var err error
-		if e.Coord != nil {
-			lk, err = e.Coord.TryLock(name)
-		} else {
-			lk, err = lockfile.TryLock(e.Home, name)
-		}
+		lk, err := e.backend().TryLock(name)
 		if err != nil {
 			rerr := l.Release()
 			if errors.Is(err, lockfile.ErrLocked) {
@@ -315,17 +330,18 @@ func Commit(env *Env, req Request) (res *Result, err error) {
 	// 6. the commit point. On a coordinated store it is the fenced
 	// COMMITTED write, and the graft/retired append follows it (recovery
 	// repairs a crash between the two); on the file store it is the append.
-	if env.Coord != nil {
-		if err := env.Coord.Decide(rec); err != nil {
-			// Refused (the locks were lost: a lease expired) or unknown (no
-			// answer): the record says which, and recovery reads it.
-			return nil, fmt.Errorf("txn: the commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: committed if the decision landed, rolled back if not", err)
-		}
+	decided, err := env.backend().Decide(rec)
+	if err != nil {
+		// Refused (the locks were lost: a lease expired) or unknown (no
+		// answer): the record says which, and recovery reads it.
+		return nil, fmt.Errorf("txn: the commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: committed if the decision landed, rolled back if not", err)
+	}
+	if decided {
 		rec.State = journal.Committed
 		env.at(CommitDecided)
 	}
 	err = Retire(env, rec, built.SourceScan)
-	if err != nil && env.Coord == nil {
+	if err != nil && !decided {
 		// An fsync failure leaves it unknown whether the mark is durable:
 		// the record stays and recovery decides from the log.
 		return nil, fmt.Errorf("txn: retiring source %s (the journal record stays; recovery decides from the source's log): %w", req.Source, err)
