@@ -297,13 +297,10 @@ func (s *Service) ConstraintsBlock(source string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, ev := range bt.tape.Events {
-		first, _, _ := strings.Cut(ev.Text, "\n")
-		if strings.HasPrefix(first, session.GraftMarker) && strings.HasSuffix(first, "] [Anchor + Hard Constraints]") {
-			return ev.Text, nil
-		}
+	if text, ok := bt.tape.Block(tape.ConstraintsTitle); ok {
+		return text, nil
 	}
-	return "", fmt.Errorf("graft: the tape of %s has no Anchor + Hard Constraints block", source)
+	return "", fmt.Errorf("graft: the tape of %s has no %s block", source, tape.ConstraintsTitle)
 }
 
 // HostSession names the host session an agent asked graft to work on, and

@@ -941,3 +941,19 @@ func TestMilestonesOutliveOtherActions(t *testing.T) {
 		t.Errorf("the newest command was cut:\n%s", blk)
 	}
 }
+
+// Block finds a block by its title: the constraints block that a host is
+// given again after its own compaction.
+func TestBlockByTitle(t *testing.T) {
+	tp := build(t, "s", seqd(human("Never touch prod.go."), say("ok")), Options{}, nil)
+	text, ok := tp.Block(ConstraintsTitle)
+	if !ok || !strings.HasPrefix(text, session.GraftMarker) || !strings.Contains(text, "Never touch prod.go.") {
+		t.Fatalf("Block(%q) = %q, %v", ConstraintsTitle, text, ok)
+	}
+	if text != blockText(t, tp, ConstraintsTitle) {
+		t.Errorf("Block and the event's text differ")
+	}
+	if _, ok := tp.Block("No Such Block"); ok {
+		t.Error("Block found a title the tape has not")
+	}
+}

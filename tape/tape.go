@@ -428,6 +428,23 @@ func (b *Builder) refSession(o session.Origin) string {
 
 const maxAlsoListed = 3
 
+// ConstraintsTitle is the title of the Anchor + Hard Constraints block,
+// which a host is given again after it compacted a session on its own.
+const ConstraintsTitle = "Anchor + Hard Constraints"
+
+// Block is the text of the tape's block titled title (its marker line
+// first), and whether the tape has one.
+func (t *Tape) Block(title string) (string, bool) {
+	suffix := "] [" + title + "]"
+	for _, ev := range t.Events {
+		first, _, _ := strings.Cut(ev.Text, "\n")
+		if strings.HasPrefix(first, session.GraftMarker) && strings.HasSuffix(first, suffix) {
+			return ev.Text, true
+		}
+	}
+	return "", false
+}
+
 // keptPastedConstraints is how many constraints said only in pasted
 // instructions (pastedBytes) the ranking keeps before it cuts the written
 // files: the first ones of the paste, its heading rules.
@@ -439,7 +456,7 @@ const keptPastedConstraints = 4
 // first, newest first, then the typed ones, newest first.
 func (b *Builder) constraintsBlock() (*block, *section, int) {
 	st := &b.st
-	blk := newBlock("Anchor + Hard Constraints")
+	blk := newBlock(ConstraintsTitle)
 	oldest, ok := anchors.Oldest(st.Constraints)
 	if !ok && len(st.MoreConstraints) == 0 {
 		blk.addHead("No hard constraints: no human instruction carried a constraint marker.")
