@@ -22,7 +22,7 @@ type RevertResult struct {
 // Revert undoes a live graft as a transaction of its own: the source gets
 // graft/unretired (the commit point), the target graft/abandoned (reason
 // "reverted"). Refused when the target grew beyond its tape unless force.
-func Revert(env *Env, target string, force bool) (res *RevertResult, err error) {
+func Revert(env *Env, target string, force bool) (*RevertResult, error) {
 	tinfo, err := env.Store.Info(target)
 	if err != nil {
 		return nil, err
@@ -31,20 +31,16 @@ func Revert(env *Env, target string, force bool) (res *RevertResult, err error) 
 		return nil, fmt.Errorf("%w: %s was not made by a graft (no graft/origin)", ErrNotLive, target)
 	}
 	source, graftTxn := tinfo.Origin.Parent, tinfo.Origin.Txn
-	locks, err := env.LockPair(target, source)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		var notes *[]string
-		if res != nil {
-			notes = &res.Notes
-		}
-		err = releaseAfter(locks, err, notes)
-	}()
-	env.at(RevertLocked)
+	return underPair(env, target, source, RevertLocked, func(r *RevertResult) *[]string { return &r.Notes }, func() (*RevertResult, error) {
+		return revertLocked(env, target, source, graftTxn, force)
+	})
+}
+
+// revertLocked is Revert under the locks of target and source.
+func revertLocked(env *Env, target, source, graftTxn string, force bool) (res *RevertResult, err error) {
 	// Re-read under the locks.
-	if tinfo, err = env.Store.Info(target); err != nil {
+	tinfo, err := env.Store.Info(target)
+	if err != nil {
 		return nil, err
 	}
 	sinfo, err := env.Store.Info(source)

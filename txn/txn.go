@@ -251,20 +251,35 @@ func digest(b []byte) string {
 // Commit runs the graft transaction of doc.go (docs/DESIGN.md §6). On any failure before the
 // commit point the source stays active and untouched; the journal record is
 // left for recovery only where cleaning up failed too.
-func Commit(env *Env, req Request) (res *Result, err error) {
+func Commit(env *Env, req Request) (*Result, error) {
 	// 0. locks, then every check that needs them.
-	locks, err := env.LockPair(req.Target, req.Source)
+	return underPair(env, req.Target, req.Source, CommitLocked, func(r *Result) *[]string { return &r.Notes }, func() (*Result, error) {
+		return commitLocked(env, req)
+	})
+}
+
+// underPair runs fn under the locks of target and source (LockPair),
+// calling the crash point locked once they are held. Releasing them after
+// is never dropped: a failure is joined to fn's error, or, when fn
+// succeeded, noted on its result (notes).
+func underPair[R any](env *Env, target, source string, locked Point, notes func(*R) *[]string, fn func() (*R, error)) (res *R, err error) {
+	locks, err := env.LockPair(target, source)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		var notes *[]string
+		var n *[]string
 		if res != nil {
-			notes = &res.Notes
+			n = notes(res)
 		}
-		err = releaseAfter(locks, err, notes)
+		err = releaseAfter(locks, err, n)
 	}()
-	env.at(CommitLocked)
+	env.at(locked)
+	return fn()
+}
+
+// commitLocked is Commit past step 0, under both locks.
+func commitLocked(env *Env, req Request) (res *Result, err error) {
 	if exists, err := env.Store.Exists(req.Target); err != nil {
 		return nil, err
 	} else if exists {
