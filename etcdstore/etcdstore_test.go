@@ -500,8 +500,8 @@ func TestServiceOnEtcd(t *testing.T) {
 		t.Errorf("a file-store status says the store is %q, want file", fst.Store)
 	}
 	// The export's binding is on the cluster, seen by the other worker.
-	cfgDir := t.TempDir()
-	ex, err := w2.Export("tgt", hosts.ClaudeCode, t.TempDir(), cfgDir, "")
+	t.Setenv("CLAUDE_CONFIG_DIR", t.TempDir())
+	ex, err := w2.Export("tgt", hosts.ClaudeCode, t.TempDir())
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
@@ -29,9 +30,6 @@ type HandoffOptions struct {
 	Prepare PrepareOptions
 	// Target is the new session's id; "" picks <source>.g<N>.
 	Target string
-	// ClaudeConfigDir and CodexHome override the environment's.
-	ClaudeConfigDir string
-	CodexHome       string
 	// Confirm is asked with the review before the commit; nil commits.
 	Confirm func(*Review) (bool, error)
 	// Progress, when set, is called as the transcript is read: its path
@@ -68,10 +66,6 @@ type HandoffResult struct {
 // target as a new host session. ctx cancels the prepare and the commit up
 // to its journal record (see Prepare and Commit).
 func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult, error) {
-	cfgDir := o.ClaudeConfigDir
-	if o.Host == hosts.Codex {
-		cfgDir = o.CodexHome
-	}
 	// Checked first so that a bad directory writes nothing.
 	cwd, err := hosts.RealDir(o.Cwd)
 	if err != nil {
@@ -82,7 +76,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 		if o.HostSessionID == "" {
 			return nil, fmt.Errorf("%w: handoff needs a transcript or a host session id", hosts.ErrNoTranscript)
 		}
-		if path, err = hosts.FindTranscript(o.Host, o.HostSessionID, cwd, cfgDir); err != nil {
+		if path, err = hosts.FindTranscript(o.Host, o.HostSessionID, cwd); err != nil {
 			return nil, err
 		}
 	}
@@ -134,7 +128,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			cwd = real
 		}
 	}
-	owe, err := oweOf(o.Host, fr.HostSessionID, cwd, o.ClaudeConfigDir, o.CodexHome)
+	owe, err := oweOf(o.Host, fr.HostSessionID, cwd)
 	if err != nil {
 		return res, err
 	}
@@ -198,7 +192,7 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 			cwd = b.Cwd
 		}
 	}
-	owe, err := oweOf(b.Host, b.HostSessionID, cwd, "", "")
+	owe, err := oweOf(b.Host, b.HostSessionID, cwd)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -229,7 +223,7 @@ func (s *Service) finishedHandoff(res *HandoffResult, d *OwedDone) (*HandoffResu
 // Export writes a graft target as a host session (hosts.Export), under
 // the target's import lock. An export owed to the same host by a handoff
 // is done by it: its owed record is deleted.
-func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, codexHome string) (ex *hosts.ExportResult, err error) {
+func (s *Service) Export(target string, host hosts.Host, cwd string) (ex *hosts.ExportResult, err error) {
 	if err := session.ValidID(target); err != nil {
 		return nil, err
 	}
@@ -242,8 +236,7 @@ func (s *Service) Export(target string, host hosts.Host, cwd, claudeConfigDir, c
 			err = errors.Join(err, fmt.Errorf("graft: releasing the import lock of %s: %w", target, uerr))
 		}
 	}()
-	ex, err = hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Session: target, Host: host, Cwd: cwd,
-		ClaudeConfigDir: claudeConfigDir, CodexHome: codexHome, Now: s.Now})
+	ex, err = hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Session: target, Host: host, Cwd: cwd, Now: s.Now})
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +333,7 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 		hs.HostSessionID = hostSessionID
 		return hs, nil
 	case hostSessionID != "":
-		p, err := hosts.FindTranscript(host, hostSessionID, cwd, "")
+		p, err := hosts.FindTranscript(host, hostSessionID, cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -369,8 +362,8 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 		hs.Transcript, hs.HostSessionID, hs.Picked = b.Path, b.HostSessionID, "hooks: the "+string(host)+" session followed last in "+real+" ("+b.LastSeen+")"
 		return hs, nil
 	}
-	if host == hosts.ClaudeCode {
-		p, err := hosts.NewestClaudeTranscript(real, "")
+	p, ok, err := hosts.NewestTranscript(host, real)
+	if ok {
 		if err != nil {
 			return nil, err
 		}
@@ -378,8 +371,15 @@ func (s *Service) FindHostSession(host hosts.Host, transcript, hostSessionID, cw
 		if err != nil {
 			return nil, err
 		}
-		hs.Transcript, hs.HostSessionID, hs.Picked = p, id, "newest: the newest Claude Code transcript of "+real+" (as claude --continue picks it)"
+		a, err := hosts.Of(host)
+		if err != nil {
+			return nil, err
+		}
+		hs.Transcript, hs.HostSessionID, hs.Picked = p, id, "newest: the newest "+a.Title()+" transcript of "+real+" (as "+a.(adapter.Continuer).ContinueCommand()+" picks it)"
 		return hs, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	return nil, fmt.Errorf("%w: no %s session was followed in %s (install the hooks: graft hook install %s); pass the transcript or the host session id", hosts.ErrNoTranscript, host, real, host)
 }

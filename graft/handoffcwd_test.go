@@ -44,7 +44,8 @@ func handoffIn(t *testing.T, workdir, cwd string) (res *graft.HandoffResult, cfg
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, ClaudeConfigDir: cfg, Cwd: cwd})
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	res, err = svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, Cwd: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +109,9 @@ func TestHandoffProgressNamesTheTranscriptItFound(t *testing.T) {
 		t.Fatal(err)
 	}
 	var paths []string
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	_, err = svc.Handoff(context.Background(), graft.HandoffOptions{
-		Host: hosts.ClaudeCode, HostSessionID: "0a4b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d", Cwd: work, ClaudeConfigDir: cfg,
+		Host: hosts.ClaudeCode, HostSessionID: "0a4b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d", Cwd: work,
 		Progress: func(p string, read, total int64) { paths = append(paths, p) },
 	})
 	if err != nil {

@@ -6,9 +6,8 @@ import (
 	"fmt"
 
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/importer"
-	"github.com/graft-project/graft/importer/claudecode"
-	"github.com/graft-project/graft/importer/codex"
 	"github.com/graft-project/graft/session"
 )
 
@@ -54,8 +53,9 @@ type ImportResult struct {
 // (a new session is not created), and the next run goes on from there. A transcript followed into its bound session is not
 // cancelled once it started (hosts.Follow).
 func (s *Service) Import(ctx context.Context, host hosts.Host, path string, o ImportOptions) (*ImportResult, error) {
-	if host != hosts.ClaudeCode && host != hosts.Codex {
-		return nil, fmt.Errorf("graft: import: unknown host %q: want %s or %s", host, hosts.ClaudeCode, hosts.Codex)
+	a, err := hosts.Of(host)
+	if err != nil {
+		return nil, fmt.Errorf("graft: import: unknown host %q: want %s", host, hosts.Names(", ", " or "))
 	}
 	if err := cancelled(ctx, "import of "+path); err != nil {
 		return nil, err
@@ -63,22 +63,10 @@ func (s *Service) Import(ctx context.Context, host hosts.Host, path string, o Im
 	if res, done, err := s.importBound(host, path, o); done {
 		return res, err
 	}
-	var (
-		sum *importer.Summary
-		err error
-	)
-	switch host {
-	case hosts.ClaudeCode:
-		sum, err = claudecode.Import(claudecode.Options{
-			Store: s.store, Home: s.Home, Path: path, ID: o.ID, KeepThinking: o.KeepThinking,
-			Progress: o.Progress, Ctx: ctx,
-		})
-	case hosts.Codex:
-		sum, err = codex.Import(codex.Options{
-			Store: s.store, Home: s.Home, Path: path, ID: o.ID, KeepThinking: o.KeepThinking,
-			Progress: pathProgress(o.Progress, path), Ctx: ctx,
-		})
-	}
+	sum, err := a.Import(adapter.ImportOptions{
+		Store: s.store, Home: s.Home, Path: path, ID: o.ID, KeepThinking: o.KeepThinking,
+		Progress: o.Progress, Ctx: ctx,
+	})
 	return &ImportResult{Summary: sum}, err
 }
 

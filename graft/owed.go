@@ -109,7 +109,7 @@ func (s *Service) finishOwed(o catalog.Owed, wait time.Duration) (done *OwedDone
 		}
 	}
 	ex, err := hosts.Export(hosts.ExportOptions{Store: s.store, Home: s.Home, Bindings: s.Bindings(), Session: o.Target, Host: host, Cwd: o.Cwd,
-		ClaudeConfigDir: o.Root, CodexHome: o.Root, Now: s.Now, Hook: exportHook(env)})
+		Root: o.Root, Now: s.Now, Hook: exportHook(env)})
 	if err != nil {
 		return nil, err
 	}
@@ -231,8 +231,8 @@ func (s *Service) exportLockWait() time.Duration {
 }
 
 // oweOf is the owe a handoff from host session hid records in its commit.
-func oweOf(host hosts.Host, hid, cwd, claudeConfigDir, codexHome string) (*journal.Owe, error) {
-	root, err := hosts.Root(host, claudeConfigDir, codexHome)
+func oweOf(host hosts.Host, hid, cwd string) (*journal.Owe, error) {
+	root, err := hosts.Root(host)
 	if err != nil {
 		return nil, err
 	}

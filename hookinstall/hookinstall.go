@@ -5,59 +5,60 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
+	"github.com/graft-project/graft/hosts/codex"
 )
 
 // Host is an agent host whose hooks graft installs: the hosts package's
 // type, so the installer and the hook runtime name hosts alike.
 type Host = hosts.Host
 
+// The hosts' names, as package hosts has them.
 const (
 	ClaudeCode = hosts.ClaudeCode
 	Codex      = hosts.Codex
 )
 
-// Hosts lists the hosts graft installs hooks for.
-var Hosts = []Host{ClaudeCode, Codex}
+// Hosts lists the hosts graft installs hooks for: every host of the
+// registry (package hosts).
+var Hosts = hosts.Hosts
 
 // ParseHost returns the host named s.
 func ParseHost(s string) (Host, error) {
-	for _, h := range Hosts {
-		if string(h) == s {
-			return h, nil
-		}
+	if a, err := hosts.Of(Host(s)); err == nil {
+		return a.Name(), nil
 	}
-	return "", fmt.Errorf("unknown host %q (hosts: claude-code, codex)", s)
+	return "", fmt.Errorf("unknown host %q (hosts: %s)", s, hosts.Names(", ", ", "))
 }
 
-// Scope is which of a host's settings files to edit.
-type Scope string
+// Scope is which of a host's settings files to edit
+// (adapter.Hooks.Scopes says which a host has).
+type Scope = adapter.Scope
 
 const (
 	// ScopeProject is Claude Code's <dir>/.claude/settings.json.
-	ScopeProject Scope = "project"
+	ScopeProject = adapter.ScopeProject
 	// ScopeLocal is Claude Code's <dir>/.claude/settings.local.json (the
 	// project file that is not shared).
-	ScopeLocal Scope = "local"
+	ScopeLocal = adapter.ScopeLocal
 	// ScopeUser is Claude Code's $CLAUDE_CONFIG_DIR/settings.json (else
 	// ~/.claude/settings.json), and Codex's only file, $CODEX_HOME/hooks.json
 	// (else ~/.codex/hooks.json).
-	ScopeUser Scope = "user"
+	ScopeUser = adapter.ScopeUser
 )
 
-// Events are the host events graft hooks, in the order it adds them. Both
-// hosts use these names.
-var Events = []string{"SessionStart", "UserPromptSubmit", "Stop", "PreCompact"}
+// Events are what graft does on a host's events, in the order it adds
+// them (adapter.HookEvent.Does); each host's adapter names its own events
+// for them, which are these names for both Claude Code and Codex.
+var Events = []string{adapter.SessionStart, adapter.UserPromptSubmit, adapter.Stop, adapter.PreCompact}
 
 // Timeout is the timeout in seconds graft writes for event: PreCompact may
 // hand a whole session off, so it gets 60; the others 15.
 func Timeout(event string) int {
-	if event == "PreCompact" {
+	if event == adapter.PreCompact {
 		return 60
 	}
 	return 15
@@ -65,56 +66,31 @@ func Timeout(event string) int {
 
 // CodexTrustNote is printed by every codex install: Codex runs only hooks
 // the user has trusted and skips the others without a word.
-const CodexTrustNote = "Codex runs only trusted hooks and skips the others silently: start codex once and approve graft's hooks when it asks (or run codex with --dangerously-bypass-hook-trust, which trusts every hook)"
+const CodexTrustNote = codex.TrustNote
 
 // SettingsPath returns the absolute path of the settings file graft edits
-// for host and scope. For ScopeProject and ScopeLocal, dir is the project
-// directory ("" is the current directory). For ScopeUser, dir overrides the
-// host's configuration directory; "" means $CLAUDE_CONFIG_DIR (else
-// ~/.claude) for Claude Code and $CODEX_HOME (else ~/.codex) for Codex.
-// Codex has only ScopeUser ("" is taken as ScopeUser).
+// for host and scope (adapter.Hooks.Settings). For ScopeProject and
+// ScopeLocal, dir is the project directory ("" is the current directory).
+// For ScopeUser, dir overrides the host's folder; "" means the
+// environment's ($CLAUDE_CONFIG_DIR, else ~/.claude, for Claude Code;
+// $CODEX_HOME, else ~/.codex, for Codex). Codex has only ScopeUser (""
+// is taken as ScopeUser).
 func SettingsPath(host Host, scope Scope, dir string) (string, error) {
-	var p string
-	switch {
-	case host == ClaudeCode && (scope == ScopeProject || scope == ScopeLocal):
-		if dir == "" {
-			dir = "."
-		}
-		name := "settings.json"
-		if scope == ScopeLocal {
-			name = "settings.local.json"
-		}
-		p = filepath.Join(dir, ".claude", name)
-	case host == ClaudeCode && scope == ScopeUser:
-		if dir == "" {
-			dir = os.Getenv("CLAUDE_CONFIG_DIR")
-		}
-		if dir == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("no Claude Code configuration directory: $CLAUDE_CONFIG_DIR is not set and %w", err)
-			}
-			dir = filepath.Join(h, ".claude")
-		}
-		p = filepath.Join(dir, "settings.json")
-	case host == Codex && (scope == ScopeUser || scope == ""):
-		if dir == "" {
-			dir = os.Getenv("CODEX_HOME")
-		}
-		if dir == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("no Codex home: $CODEX_HOME is not set and %w", err)
-			}
-			dir = filepath.Join(h, ".codex")
-		}
-		p = filepath.Join(dir, "hooks.json")
-	case host == Codex:
-		return "", fmt.Errorf("codex has no %s hooks file (only the user's $CODEX_HOME/hooks.json)", scope)
-	default:
+	a, err := hosts.Of(host)
+	if err != nil {
 		return "", fmt.Errorf("unknown host %q or scope %q", host, scope)
 	}
-	return filepath.Abs(p)
+	return a.Hooks().Settings(scope, dir)
+}
+
+// hostEvents are host's events graft hooks, each with its timeout (that
+// of what graft does there).
+func hostEvents(host Host) []adapter.HookEvent {
+	a, err := hosts.Of(host)
+	if err != nil {
+		return nil
+	}
+	return a.Hooks().Events
 }
 
 // Result is what Install or Uninstall did to one settings file. The event
@@ -382,12 +358,13 @@ func (s *settings) eventGroups(event string) []element {
 // anything changed.
 func (s *settings) install(host Host, command string, r *Result) bool {
 	changed := false
-	for _, ev := range Events {
+	for _, he := range hostEvents(host) {
+		ev := he.Name
 		groups := s.eventGroups(ev)
 		fs := graftHooks(host, groups, command)
 		switch {
 		case len(fs) == 0:
-			groups = append(groups, element{val: marshal(groupEntry{Hooks: []hookEntry{{Type: "command", Command: command, Timeout: Timeout(ev)}}})})
+			groups = append(groups, element{val: marshal(groupEntry{Hooks: []hookEntry{{Type: "command", Command: command, Timeout: Timeout(he.Does)}}})})
 			r.Added = append(r.Added, ev)
 		case len(fs) == 1 && fs[0].command == command:
 			r.Present = append(r.Present, ev)
@@ -399,7 +376,7 @@ func (s *settings) install(host Host, command string, r *Result) bool {
 				case k > 0:
 					edits[f] = nil // a duplicate
 				case f.command != command:
-					edits[f] = newHook(command, ev)
+					edits[f] = newHook(command, he.Does)
 				}
 			}
 			var moved bool
@@ -421,7 +398,8 @@ func (s *settings) uninstall(host Host, command string, r *Result) bool {
 	if s.hooks == nil {
 		return false
 	}
-	for _, ev := range Events {
+	for _, he := range hostEvents(host) {
+		ev := he.Name
 		groups := s.eventGroups(ev)
 		fs := graftHooks(host, groups, command)
 		if len(fs) == 0 {
@@ -452,17 +430,20 @@ func (s *settings) uninstall(host Host, command string, r *Result) bool {
 	return true
 }
 
-// notes adds what the user has to know about the file's host settings.
+// notes adds what the user has to know about the file's host settings
+// (adapter.Hooks.Notes).
 func (s *settings) notes(host Host, install bool, r *Result) {
-	if host == Codex && install {
-		r.Notes = append(r.Notes, CodexTrustNote)
+	a, err := hosts.Of(host)
+	if err != nil || a.Hooks().Notes == nil {
+		return
 	}
-	if host == Codex && len(r.Moved) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("Codex records hook trust by position: other hooks of %s moved, so Codex will ask to approve them again", strings.Join(r.Moved, ", ")))
-	}
-	if i := s.top.index("disableAllHooks"); host == ClaudeCode && install && i >= 0 && string(bytes.TrimSpace(s.top[i].val)) == "true" {
-		r.Notes = append(r.Notes, fmt.Sprintf(`%s sets "disableAllHooks": true, so Claude Code runs none of its hooks, graft's included`, r.File))
-	}
+	r.Notes = append(r.Notes, a.Hooks().Notes(adapter.SettingsFacts{File: r.File, Install: install, Moved: r.Moved,
+		Setting: func(key string) (string, bool) {
+			if i := s.top.index(key); i >= 0 {
+				return string(s.top[i].val), true
+			}
+			return "", false
+		}})...)
 }
 
 // Install merges graft's hook for host into the settings file at path: one
@@ -526,9 +507,9 @@ func Find(host Host, path, command string) ([]string, error) {
 	if s.hooks == nil {
 		return events, nil
 	}
-	for _, ev := range Events {
-		if len(graftHooks(host, s.eventGroups(ev), command)) > 0 {
-			events = append(events, ev)
+	for _, he := range hostEvents(host) {
+		if len(graftHooks(host, s.eventGroups(he.Name), command)) > 0 {
+			events = append(events, he.Name)
 		}
 	}
 	return events, nil

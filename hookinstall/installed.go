@@ -33,7 +33,8 @@ func Installed(host Host, path string) ([]Hook, error) {
 	if s.hooks == nil {
 		return hooks, nil
 	}
-	for _, ev := range Events {
+	for _, he := range hostEvents(host) {
+		ev := he.Name
 		groups := s.eventGroups(ev)
 		for _, f := range graftHooks(host, groups, "") {
 			h := Hook{Event: ev, Group: f.group, Index: f.hook, Command: f.command}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 )
 
 // Input is a host's hook JSON (doc.go).
@@ -24,12 +25,13 @@ type Input struct {
 	Trigger        string `json:"trigger"`
 }
 
-// The events graft acts on.
+// The events graft acts on (adapter.HookEvent.Does); each host's adapter
+// says which of its events does which.
 const (
-	SessionStart     = "SessionStart"
-	UserPromptSubmit = "UserPromptSubmit"
-	Stop             = "Stop"
-	PreCompact       = "PreCompact"
+	SessionStart     = adapter.SessionStart
+	UserPromptSubmit = adapter.UserPromptSubmit
+	Stop             = adapter.Stop
+	PreCompact       = adapter.PreCompact
 )
 
 // Settings are what the configuration decides for hooks.
@@ -40,9 +42,6 @@ type Settings struct {
 	// InterceptCompaction makes PreCompact hand off and block.
 	InterceptCompaction bool
 	Prepare             graft.PrepareOptions
-	// ClaudeConfigDir and CodexHome override the environment's.
-	ClaudeConfigDir string
-	CodexHome       string
 	// Self is how the printed commands name graft ("graft", or with --home).
 	Self string
 	// Notices remembers failures between runs and tells each once
@@ -71,21 +70,20 @@ func (o *Outcome) warn(format string, args ...any) {
 	o.Stderr = append(o.Stderr, "graft hook: "+fmt.Sprintf(format, args...))
 }
 
-// Parse reads a hook's input: stdin's JSON, or Codex's notify argument.
+// Parse reads a hook's input: stdin's JSON, or the argument of a host's
+// notify program (adapter.Hooks.Notify: Codex's).
 func Parse(host hosts.Host, stdin []byte, args []string) (*Input, error) {
-	if host == hosts.Codex && len(args) == 1 {
-		var n struct {
-			Type     string `json:"type"`
-			ThreadID string `json:"thread-id"`
-			Cwd      string `json:"cwd"`
+	a, err := hosts.Of(host)
+	if err != nil {
+		return nil, err
+	}
+	hooks := a.Hooks()
+	if hooks.Notify != nil && len(args) == 1 {
+		sid, cwd, err := hooks.Notify(args[0])
+		if err != nil {
+			return nil, err
 		}
-		if err := json.Unmarshal([]byte(args[0]), &n); err != nil {
-			return nil, fmt.Errorf("the notify argument is not JSON: %v", err)
-		}
-		if n.Type != "agent-turn-complete" || n.ThreadID == "" {
-			return nil, fmt.Errorf("notify %q for thread %q: graft acts on agent-turn-complete only", n.Type, n.ThreadID)
-		}
-		return &Input{SessionID: n.ThreadID, Cwd: n.Cwd, HookEventName: Stop}, nil
+		return &Input{SessionID: sid, Cwd: cwd, HookEventName: Stop}, nil
 	}
 	if len(args) > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q (hook input comes on stdin)", args)
@@ -98,11 +96,10 @@ func Parse(host hosts.Host, stdin []byte, args []string) (*Input, error) {
 	if dec.More() {
 		return nil, errors.New("the hook input holds more than one JSON value")
 	}
-	switch in.HookEventName {
-	case SessionStart, UserPromptSubmit, Stop, PreCompact:
-	case "":
+	if in.HookEventName == "" {
 		return nil, errors.New(`the hook input has no "hook_event_name"`)
-	default:
+	}
+	if _, ok := hooks.Event(in.HookEventName); !ok {
 		return nil, fmt.Errorf("graft does not act on %s hooks", in.HookEventName)
 	}
 	if in.SessionID == "" && in.TranscriptPath == "" {
@@ -143,8 +140,14 @@ func Run(host hosts.Host, in *Input, open func() (*graft.Service, error), set Se
 	// A held catalog.db costs the host session about BusyBudget in all,
 	// then the hook says graft is busy and lets the host go on.
 	svc.Deadline = time.Now().Add(BusyBudget)
-	h := &handler{host: host, in: in, svc: svc, set: set, out: &out}
-	switch in.HookEventName {
+	a, err := hosts.Of(host)
+	if err != nil {
+		out.warn("%s: %v", in.HookEventName, err)
+		return out
+	}
+	ev, _ := a.Hooks().Event(in.HookEventName) // Parse refused any other
+	h := &handler{host: host, hooks: a.Hooks(), in: in, svc: svc, set: set, out: &out}
+	switch ev.Does {
 	case SessionStart:
 		h.sessionStart()
 	case UserPromptSubmit, Stop:
@@ -160,26 +163,23 @@ func Run(host hosts.Host, in *Input, open func() (*graft.Service, error), set Se
 const BusyBudget = 2 * time.Second
 
 type handler struct {
-	host hosts.Host
-	in   *Input
-	svc  *graft.Service
-	set  Settings
-	out  *Outcome
+	host  hosts.Host
+	hooks adapter.Hooks
+	in    *Input
+	svc   *graft.Service
+	set   Settings
+	out   *Outcome
 }
 
 // transcript is the hook's transcript path, or the one the host keeps for
 // its session id. "" when there is none yet (a session's file appears
 // after the first reply).
 func (h *handler) transcript() string {
-	dir := h.set.ClaudeConfigDir
-	if h.host == hosts.Codex {
-		dir = h.set.CodexHome
-	}
 	if p := h.in.TranscriptPath; p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "" // not written yet (or gone): nothing to follow
 		}
-		why := hosts.CheckTranscriptPath(h.host, p, h.in.SessionID, dir)
+		why := hosts.CheckTranscriptPath(h.host, p, h.in.SessionID)
 		if why == "" {
 			return p
 		}
@@ -190,7 +190,7 @@ func (h *handler) transcript() string {
 			return ""
 		}
 	}
-	p, err := hosts.FindTranscript(h.host, h.in.SessionID, h.in.Cwd, dir)
+	p, err := hosts.FindTranscript(h.host, h.in.SessionID, h.in.Cwd)
 	if errors.Is(err, hosts.ErrNoTranscript) {
 		return "" // not written yet: the host writes it after the first reply
 	}
@@ -258,7 +258,7 @@ func (h *handler) sessionStart() {
 	if len(notes) == 0 {
 		return
 	}
-	h.context(SessionStart, strings.Join(notes, "\n\n"))
+	h.context(strings.Join(notes, "\n\n"))
 }
 
 func (h *handler) turn() {
@@ -267,8 +267,8 @@ func (h *handler) turn() {
 		return
 	}
 	if fr.HandedOffTo != "" {
-		if h.in.HookEventName == UserPromptSubmit {
-			h.context(UserPromptSubmit, h.handedOffNote(fr))
+		if h.does() == UserPromptSubmit {
+			h.context(h.handedOffNote(fr))
 		}
 		return
 	}
@@ -291,9 +291,9 @@ func (h *handler) turn() {
 	msg := fmt.Sprintf("graft: this session's context is at %d tokens (autoGraft %d). A handoff is ready for review (%s, tape %d chars, %d constraint(s)). Hand off to a fresh session instead of compacting:\n  %s handoff %s --session-id %s --cwd %s\nor read the review first: %s show --prepared %s",
 		tokens, h.set.AutoGraft, rv.PreparedID, rv.TapeChars, len(rv.Constraints), h.set.Self, h.host, fr.HostSessionID, shellQuote(h.cwd()), h.set.Self, rv.PreparedID)
 	h.out.Stderr = append(h.out.Stderr, msg)
-	if h.in.HookEventName == UserPromptSubmit {
+	if h.does() == UserPromptSubmit {
 		// Before the turn: the model reads it and can tell the person.
-		h.context(UserPromptSubmit, msg+"\n(Tell the user about this handoff before answering.)")
+		h.context(msg + "\n(Tell the user about this handoff before answering.)")
 		return
 	}
 	h.emit(map[string]any{"systemMessage": msg})
@@ -316,8 +316,14 @@ func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
 }
 
 // context adds text for the model before its next request.
-func (h *handler) context(event, text string) {
-	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
+func (h *handler) context(text string) {
+	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": h.in.HookEventName, "additionalContext": text}})
+}
+
+// does is what graft does on the hook's event.
+func (h *handler) does() string {
+	ev, _ := h.hooks.Event(h.in.HookEventName)
+	return ev.Does
 }
 
 func (h *handler) cwd() string {
@@ -329,7 +335,9 @@ func (h *handler) cwd() string {
 }
 
 func (h *handler) preCompact() {
-	if !h.set.InterceptCompaction {
+	if !h.set.InterceptCompaction || h.hooks.Block == nil {
+		// A host whose compaction no hook answer stops is not handed off
+		// here: its compaction would run on in the handed-off session.
 		h.follow()
 		return
 	}
@@ -339,7 +347,7 @@ func (h *handler) preCompact() {
 		return
 	}
 	res, err := h.svc.Handoff(context.Background(), graft.HandoffOptions{Host: h.host, Transcript: path, HostSessionID: h.in.SessionID, Cwd: h.cwd(),
-		Prepare: h.set.Prepare, ClaudeConfigDir: h.set.ClaudeConfigDir, CodexHome: h.set.CodexHome})
+		Prepare: h.set.Prepare})
 	if res != nil && res.Follow != nil {
 		h.out.Session = res.Follow.Session
 	}
@@ -354,14 +362,7 @@ func (h *handler) preCompact() {
 			res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.ResumeCommand)
 	}
 	h.out.Stderr = append(h.out.Stderr, reason)
-	if h.host == hosts.Codex {
-		// Codex cannot veto a compaction (a "block" decision is reported as
-		// a failed hook and the compaction runs); stopping the run before
-		// its model request is what keeps the old session uncompacted.
-		h.emit(map[string]any{"continue": false, "stopReason": reason, "systemMessage": reason})
-		return
-	}
-	h.emit(map[string]any{"decision": "block", "reason": reason})
+	h.emit(h.hooks.Block(reason))
 }
 
 func (h *handler) emit(v any) {

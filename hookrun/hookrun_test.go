@@ -134,24 +134,24 @@ func TestStopFollowsAndSuggestsAHandoffPastAutoGraft(t *testing.T) {
 
 func TestPreCompactInterceptsWithAHandoff(t *testing.T) {
 	home, path := t.TempDir(), transcript(t)
-	cfg := configOf(path)
+	t.Setenv("CLAUDE_CONFIG_DIR", configOf(path))
 	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.PreCompact, path, `,"trigger":"manual"`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Off: follows, never blocks.
-	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg})
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
 	if len(out.Stdout) != 0 {
 		t.Fatalf("PreCompact without interception printed %s", out.Stdout)
 	}
 	// A failing handoff (the cwd is gone) does not block either.
 	bad := *in
 	bad.Cwd = filepath.Join(t.TempDir(), "gone")
-	out = hookrun.Run(hosts.ClaudeCode, &bad, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+	out = hookrun.Run(hosts.ClaudeCode, &bad, opener(home), hookrun.Settings{InterceptCompaction: true})
 	if len(out.Stdout) != 0 || len(out.Stderr) != 1 || !strings.Contains(out.Stderr[0], "the compaction goes on") {
 		t.Fatalf("failed handoff: stdout %s stderr %q, want no decision and one line", out.Stdout, out.Stderr)
 	}
-	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{InterceptCompaction: true})
 	var d struct{ Decision, Reason string }
 	if err := json.Unmarshal(out.Stdout, &d); err != nil || d.Decision != "block" || !strings.Contains(d.Reason, "claude --resume ") {
 		t.Fatalf("intercepted PreCompact: %s (%v) stderr %q, want a block naming the resume command", out.Stdout, err, out.Stderr)
@@ -161,7 +161,7 @@ func TestPreCompactInterceptsWithAHandoff(t *testing.T) {
 		t.Fatalf("bindings %+v %v, want the imported and the exported host session", bs, err)
 	}
 	// A second PreCompact of the handed-off session: no second handoff.
-	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+	out = hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{InterceptCompaction: true})
 	if len(out.Stdout) != 0 || len(out.Stderr) == 0 {
 		t.Fatalf("PreCompact of a handed-off session: stdout %s stderr %q, want no block and a reason", out.Stdout, out.Stderr)
 	}
@@ -217,6 +217,7 @@ func mustOpen(t *testing.T, home string) *graft.Service {
 // bound to nothing, so the host's real transcript is followed after it.
 func TestTranscriptPathOutsideTheHostsRootIsRefused(t *testing.T) {
 	home, cfg := t.TempDir(), t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	outside := filepath.Join(t.TempDir(), uuid+".jsonl")
 	if err := os.WriteFile(outside, []byte("root:x:0:0:root:/root:/bin/bash\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -234,7 +235,7 @@ func TestTranscriptPathOutsideTheHostsRootIsRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg})
+		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
 		if out.Session != "" || len(out.Stderr) == 0 || !strings.Contains(strings.Join(out.Stderr, "\n"), "transcript_path "+bad+" refused") {
 			t.Fatalf("transcript_path %s: session %q, stderr %q: want it refused and nothing followed", bad, out.Session, out.Stderr)
 		}
@@ -256,7 +257,7 @@ func TestTranscriptPathOutsideTheHostsRootIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg}); out.Session != uuid || len(out.Stderr) != 0 {
+	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{}); out.Session != uuid || len(out.Stderr) != 0 {
 		t.Fatalf("the real transcript: session %q stderr %q, want it followed into %s", out.Session, out.Stderr, uuid)
 	}
 }
@@ -284,7 +285,7 @@ func TestAHeldCatalogCostsTheHookLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: configOf(path), InterceptCompaction: true})
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{InterceptCompaction: true})
 	took := time.Since(start)
 	if took > hookrun.BusyBudget+1500*time.Millisecond {
 		t.Fatalf("the hook took %v with catalog.db held, want about its busy budget %v", took, hookrun.BusyBudget)

@@ -228,15 +228,22 @@ func (n *Notices) Take(event string) []string {
 
 // Tell puts the notices not shown yet into a SessionStart's or a
 // UserPromptSubmit's answer, as its systemMessage (what both hosts show the
-// person; a message the answer already had follows them). For Codex they
-// also go into additionalContext, asking the model to tell the user: codex
-// exec shows no hook text at all. Other events tell nothing: their
+// person; a message the answer already had follows them). For a host
+// whose hook text may reach no one (adapter.Hooks.NoticesToModel: codex
+// exec shows none) they also go into additionalContext, asking the model
+// to tell the user. Other events tell nothing: their
 // failures wait for the next of these two.
 func Tell(host hosts.Host, event string, n *Notices, out *Outcome) {
-	if event != SessionStart && event != UserPromptSubmit {
+	a, err := hosts.Of(host)
+	if err != nil {
 		return
 	}
-	msgs := n.Take(event)
+	hooks := a.Hooks()
+	ev, _ := hooks.Event(event)
+	if ev.Does != SessionStart && ev.Does != UserPromptSubmit {
+		return
+	}
+	msgs := n.Take(ev.Does)
 	if len(msgs) == 0 {
 		return
 	}
@@ -252,7 +259,7 @@ func Tell(host hosts.Host, event string, n *Notices, out *Outcome) {
 		sys += "\n\n" + s
 	}
 	resp["systemMessage"] = sys
-	if host == hosts.Codex {
+	if hooks.NoticesToModel {
 		hso, _ := resp["hookSpecificOutput"].(map[string]any)
 		if hso == nil {
 			hso = map[string]any{"hookEventName": event}

@@ -39,7 +39,7 @@ func killedHandoff(t *testing.T, point txn.Point) (home, path, cfg, cwd string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	o = graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, Cwd: cwd, ClaudeConfigDir: cfg}
+	o = graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, Cwd: cwd}
 	func() {
 		defer func() {
 			p := recover()
@@ -121,12 +121,12 @@ func TestAHandoffKilledBeforeItsExportIsFinished(t *testing.T) {
 		}
 	})
 	t.Run("SessionStart of the old host session gives the resume command", func(t *testing.T) {
-		home, path, cfg, _, _ := killedHandoff(t, txn.CommitJournalRemoved)
+		home, path, _, _, _ := killedHandoff(t, txn.CommitJournalRemoved)
 		in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.SessionStart, path, `,"source":"resume"`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg})
+		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
 		b := exportedOf(t, home, killedTarget)
 		if b == nil || !strings.Contains(string(out.Stdout), "claude --resume "+b.HostSessionID) {
 			t.Fatalf("SessionStart: stdout %s, stderr %q, exported binding %+v: want the resume command of %s's host session", out.Stdout, out.Stderr, b, killedTarget)
@@ -144,12 +144,12 @@ func TestAHandoffKilledBeforeItsExportIsFinished(t *testing.T) {
 		}
 	})
 	t.Run("an intercepted PreCompact of the old session blocks with the resume command", func(t *testing.T) {
-		home, path, cfg, _, _ := killedHandoff(t, txn.CommitJournalRemoved)
+		home, path, _, _, _ := killedHandoff(t, txn.CommitJournalRemoved)
 		in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.PreCompact, path, `,"trigger":"auto"`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg, InterceptCompaction: true})
+		out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{InterceptCompaction: true})
 		var d struct{ Decision, Reason string }
 		b := exportedOf(t, home, killedTarget)
 		if err := json.Unmarshal(out.Stdout, &d); err != nil || d.Decision != "block" || b == nil || !strings.Contains(d.Reason, "claude --resume "+b.HostSessionID) {
@@ -175,7 +175,7 @@ func TestAnOrphanExportIsFollowedIntoItsTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := hosts.Export(hosts.ExportOptions{Store: svc.Store(), Home: home, Session: killedTarget, Host: hosts.ClaudeCode, Cwd: cwd, ClaudeConfigDir: cfg})
+	ex, err := hosts.Export(hosts.ExportOptions{Store: svc.Store(), Home: home, Session: killedTarget, Host: hosts.ClaudeCode, Cwd: cwd, Root: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestAnOrphanExportIsFollowedIntoItsTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{ClaudeConfigDir: cfg}); out.Session != killedTarget {
+	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{}); out.Session != killedTarget {
 		t.Fatalf("the Stop hook of the resumed export followed it into %q (stderr %q), want %s", out.Session, out.Stderr, killedTarget)
 	}
 }

@@ -32,7 +32,7 @@ func pluginTwice(host hosts.Host, in *Input, set Settings) string {
 		dir   string
 		flag  string
 	}
-	places := []place{{hookinstall.ScopeUser, set.ClaudeConfigDir, "--user"}}
+	places := []place{{hookinstall.ScopeUser, "", "--user"}}
 	if project != "" {
 		places = append(places, place{hookinstall.ScopeProject, project, "--project " + shellQuote(project)},
 			place{hookinstall.ScopeLocal, project, "--local --project " + shellQuote(project)})

@@ -7,35 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
-
-// Host names an agent host.
-type Host string
-
-// The hosts graft exports to and follows.
-const (
-	ClaudeCode Host = "claude-code"
-	Codex      Host = "codex"
-)
-
-// Hosts lists them, in the order help texts name them.
-var Hosts = []Host{ClaudeCode, Codex}
-
-// ParseHost checks a host name given by a person.
-func ParseHost(s string) (Host, error) {
-	for _, h := range Hosts {
-		if string(h) == s {
-			return h, nil
-		}
-	}
-	return "", fmt.Errorf("%w %q: want claude-code or codex", ErrUnknownHost, s)
-}
 
 // BindingVersion is the version of the binding file format (doc.go).
 const BindingVersion = 1
@@ -73,15 +51,8 @@ type Stray struct {
 	Target string `json:"target"`
 }
 
-var hostSessionIDRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
 // ValidHostSessionID checks a host session id: a lower-case uuid.
-func ValidHostSessionID(id string) error {
-	if !hostSessionIDRe.MatchString(id) {
-		return fmt.Errorf("%w: %q is not a lower-case uuid", ErrHostSessionID, id)
-	}
-	return nil
-}
+func ValidHostSessionID(id string) error { return adapter.ValidSessionID(id) }
 
 // Dir is the bindings directory of a graft home.
 func Dir(home string) string { return filepath.Join(home, "hosts") }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
@@ -30,11 +31,11 @@ type ExportOptions struct {
 	// Cwd is the working directory the host session belongs to; "" is the
 	// process's. It must exist.
 	Cwd string
-	// ClaudeConfigDir and CodexHome override $CLAUDE_CONFIG_DIR and
-	// $CODEX_HOME (and their ~ defaults).
-	ClaudeConfigDir string
-	CodexHome       string
-	Now             func() time.Time
+	// Root overrides the host's folder (adapter.Adapter.Root:
+	// $CLAUDE_CONFIG_DIR, $CODEX_HOME, … and their ~ defaults): the one an
+	// owed export recorded at its commit.
+	Root string
+	Now  func() time.Time
 	// Hook is called after each step of the export (crash points; nil:
 	// none).
 	Hook func(ExportStep)
@@ -54,20 +55,13 @@ type ExportResult struct {
 	Created bool `json:"created"`
 }
 
-// turn is the tape as one closed host turn (doc.go).
-type turn struct {
-	user []string // the handoff text, then every recap block in order
-	ack  string
-	at   time.Time
-}
-
 // tapeTurn reads the tape events of target info's log.
-func tapeTurn(st *session.Store, info *session.Info) (turn, error) {
+func tapeTurn(st *session.Store, info *session.Info) (*adapter.Turn, error) {
 	o := info.Origin
 	if o == nil {
-		return turn{}, fmt.Errorf("%w: session %s does not start with graft/origin; commit a graft first (graft handoff prepares, commits and exports in one step)", ErrNotTarget, info.ID)
+		return nil, fmt.Errorf("%w: session %s does not start with graft/origin; commit a graft first (graft handoff prepares, commits and exports in one step)", ErrNotTarget, info.ID)
 	}
-	var t turn
+	t := &adapter.Turn{}
 	last := int64(o.TapeEvents) // the origin is the first of them
 	_, err := st.Scan(info.ID, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
 		if ev.Seq == 1 {
@@ -76,7 +70,7 @@ func tapeTurn(st *session.Store, info *session.Info) (turn, error) {
 			if err != nil {
 				return fmt.Errorf("hosts: %s: graft/origin time %q: %w", info.ID, ev.TS, err)
 			}
-			t.at = at
+			t.At = at
 		}
 		if ev.Seq < 2 || ev.Seq > last {
 			return nil
@@ -86,22 +80,22 @@ func tapeTurn(st *session.Store, info *session.Info) (turn, error) {
 		}
 		switch ev.Type {
 		case session.TypeAssistantMessage:
-			if t.ack != "" {
+			if t.Ack != "" {
 				return fmt.Errorf("hosts: %s seq %d: a second acknowledgement in the tape", info.ID, ev.Seq)
 			}
-			t.ack = ev.Text
+			t.Ack = ev.Text
 		case session.TypeUserMessage:
-			t.user = append(t.user, ev.Text)
+			t.User = append(t.User, ev.Text)
 		default:
 			return fmt.Errorf("hosts: %s seq %d: a %s event inside the tape", info.ID, ev.Seq, ev.Type)
 		}
 		return nil
 	})
 	if err != nil {
-		return turn{}, err
+		return nil, err
 	}
-	if len(t.user) == 0 || t.ack == "" || len(t.user)+2 != o.TapeEvents {
-		return turn{}, fmt.Errorf("hosts: %s: the tape holds %d messages and %d acknowledgement(s), graft/origin counts %d events with itself", info.ID, len(t.user), boolInt(t.ack != ""), o.TapeEvents)
+	if len(t.User) == 0 || t.Ack == "" || len(t.User)+2 != o.TapeEvents {
+		return nil, fmt.Errorf("hosts: %s: the tape holds %d messages and %d acknowledgement(s), graft/origin counts %d events with itself", info.ID, len(t.User), boolInt(t.Ack != ""), o.TapeEvents)
 	}
 	return t, nil
 }
@@ -113,54 +107,9 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// derivedUUID shapes SHA-256 over the parts as a uuid of version v (4, or 7
-// with at's milliseconds in its first 48 bits).
-func derivedUUID(v int, at time.Time, parts ...string) string {
-	h := sha256.New()
-	h.Write([]byte("graft-host-v1"))
-	for _, p := range parts {
-		fmt.Fprintf(h, "\x00%d:%s", len(p), p)
-	}
-	b := h.Sum(nil)[:16]
-	if v == 7 {
-		ms := uint64(at.UnixMilli())
-		for k := 0; k < 6; k++ {
-			b[k] = byte(ms >> (8 * (5 - k)))
-		}
-	}
-	b[6] = b[6]&0x0f | byte(v<<4)
-	b[8] = b[8]&0x3f | 0x80
-	x := hex.EncodeToString(b)
-	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
-}
-
 // RealDir resolves a working directory as the hosts see it: absolute,
 // symlinks resolved, a directory.
-func RealDir(dir string) (string, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("%w: %v", ErrBadCwd, err)
-		}
-		dir = wd
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("%w %s: %v", ErrBadCwd, dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("%w %s: %v", ErrBadCwd, dir, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", fmt.Errorf("%w %s: %v", ErrBadCwd, dir, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%w %s: not a directory", ErrBadCwd, dir)
-	}
-	return real, nil
-}
+func RealDir(dir string) (string, error) { return adapter.RealDir(dir) }
 
 // layout is where an export goes and what it holds.
 type layout struct {
@@ -175,48 +124,23 @@ type layout struct {
 	writerOf func(first []byte) (string, bool)
 }
 
-func plan(o *ExportOptions, info *session.Info, t turn, cwd string) (*layout, error) {
-	txn := info.Origin.Txn
-	writer := version.Get().Short()
-	switch o.Host {
-	case ClaudeCode:
-		cfg := o.ClaudeConfigDir
-		if cfg == "" {
-			var err error
-			if cfg, err = ClaudeConfigDir(); err != nil {
-				return nil, fmt.Errorf("hosts: finding Claude Code's config dir: %w", err)
-			}
+func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Turn, cwd string) (*layout, error) {
+	root := o.Root
+	if root == "" {
+		var err error
+		if root, err = a.Root(); err != nil {
+			return nil, fmt.Errorf("hosts: finding %s's folder: %w", a.Title(), err)
 		}
-		sid := derivedUUID(4, t.at, string(o.Host), info.ID, txn)
-		render := func(w string) ([]byte, error) { return renderClaude(t, sid, cwd, w) }
-		data, err := render(writer)
-		if err != nil {
-			return nil, err
-		}
-		return &layout{sid: sid, data: data, resume: ResumeCommand(ClaudeCode, sid),
-			path:   filepath.Join(cfg, "projects", ClaudeProjectDirName(cwd), sid+".jsonl"),
-			mapper: mapperOf(o.Host), writer: writer, render: render, writerOf: claudeWriter}, nil
-	case Codex:
-		home := o.CodexHome
-		if home == "" {
-			var err error
-			if home, err = CodexHome(); err != nil {
-				return nil, fmt.Errorf("hosts: finding Codex's home: %w", err)
-			}
-		}
-		sid := derivedUUID(7, t.at, string(o.Host), info.ID, txn)
-		render := func(w string) ([]byte, error) { return renderCodex(t, sid, cwd, w) }
-		data, err := render(writer)
-		if err != nil {
-			return nil, err
-		}
-		at := t.at.UTC()
-		name := "rollout-" + at.Format("2006-01-02T15-04-05") + "-" + sid + ".jsonl"
-		return &layout{sid: sid, data: data, resume: ResumeCommand(Codex, sid),
-			path:   filepath.Join(home, "sessions", at.Format("2006"), at.Format("01"), at.Format("02"), name),
-			mapper: mapperOf(o.Host), writer: writer, render: render, writerOf: codexWriter}, nil
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
+	writer := version.Get().Short()
+	sid := a.ExportID(t, info.ID, info.Origin.Txn)
+	render := func(w string) ([]byte, error) { return a.Render(t, sid, cwd, w) }
+	data, err := render(writer)
+	if err != nil {
+		return nil, err
+	}
+	return &layout{sid: sid, data: data, resume: a.ResumeCommand(sid), path: a.ExportPath(root, cwd, sid, t),
+		mapper: a.Mapper(), writer: writer, render: render, writerOf: a.Writer}, nil
 }
 
 // Export writes graft target o.Session as a host session that the host
@@ -226,7 +150,8 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if _, err := ParseHost(string(o.Host)); err != nil {
+	a, err := Of(o.Host)
+	if err != nil {
 		return nil, err
 	}
 	if err := session.ValidID(o.Session); err != nil {
@@ -267,7 +192,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	if prior != nil && prior.Cwd != "" && o.Cwd == "" {
 		cwd = prior.Cwd // the same export, wherever it is asked for from
 	}
-	l, err := plan(&o, info, t, cwd)
+	l, err := plan(&o, a, info, t, cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +201,7 @@ func Export(o ExportOptions) (*ExportResult, error) {
 		return nil, fmt.Errorf("%w: %s was exported as %s session %s, this build derives %s", ErrBoundElsewhere, o.Session, o.Host, prior.HostSessionID, l.sid)
 	}
 	if prior != nil && prior.Path != l.path {
-		return nil, movedExport(&o, prior, cwd, l.path)
+		return nil, movedExport(&o, a, prior, cwd, l.path)
 	}
 	if err := l.asWritten(o.Store.FS); err != nil {
 		return nil, err
@@ -346,9 +271,9 @@ func (l *layout) asWritten(fsys vfs.FS) error {
 
 // movedExport says why a re-export cannot go where the first one went:
 // asked for from another working directory, or the host's own directory
-// moved ($CLAUDE_CONFIG_DIR or $CODEX_HOME set otherwise, the first one
-// perhaps gone).
-func movedExport(o *ExportOptions, prior *Binding, cwd, path string) error {
+// moved (its adapter's RootVar set otherwise, the first one perhaps
+// gone).
+func movedExport(o *ExportOptions, a adapter.Adapter, prior *Binding, cwd, path string) error {
 	if prior.Cwd != "" && cwd != prior.Cwd {
 		return fmt.Errorf("%w: %s was exported to %s (working directory %s), not %s; export from that directory or omit --cwd", ErrBoundElsewhere, o.Session, prior.Path, prior.Cwd, path)
 	}
@@ -357,15 +282,7 @@ func movedExport(o *ExportOptions, prior *Binding, cwd, path string) error {
 		gone = ", a directory that is gone now"
 	}
 	return fmt.Errorf("%w: %s was exported to %s%s; %s's directory is another now (this export would write %s): export with %s set as at the first export to write it there again",
-		ErrBoundElsewhere, o.Session, prior.Path, gone, o.Host, path, hostDirVar(o.Host))
-}
-
-// hostDirVar is the variable that moves a host's directory.
-func hostDirVar(h Host) string {
-	if h == Codex {
-		return "CODEX_HOME"
-	}
-	return "CLAUDE_CONFIG_DIR"
+		ErrBoundElsewhere, o.Session, prior.Path, gone, o.Host, path, a.RootVar())
 }
 
 // ExportStep names a step of Export that ExportOptions.Hook is called
@@ -399,37 +316,11 @@ func ExportID(st *session.Store, id string, host Host) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	switch host {
-	case ClaudeCode:
-		return derivedUUID(4, t.at, string(host), info.ID, info.Origin.Txn), nil
-	case Codex:
-		return derivedUUID(7, t.at, string(host), info.ID, info.Origin.Txn), nil
-	}
-	return "", fmt.Errorf("%w %q", ErrUnknownHost, host)
-}
-
-// Root is the folder of host an export goes under: the override given,
-// else $CLAUDE_CONFIG_DIR (~/.claude) or $CODEX_HOME (~/.codex), made
-// absolute.
-func Root(host Host, claudeConfigDir, codexHome string) (string, error) {
-	var dir string
-	var err error
-	switch host {
-	case ClaudeCode:
-		if dir = claudeConfigDir; dir == "" {
-			dir, err = ClaudeConfigDir()
-		}
-	case Codex:
-		if dir = codexHome; dir == "" {
-			dir, err = CodexHome()
-		}
-	default:
-		return "", fmt.Errorf("%w %q", ErrUnknownHost, host)
-	}
+	a, err := Of(host)
 	if err != nil {
-		return "", fmt.Errorf("hosts: finding the %s folder: %w", host, err)
+		return "", err
 	}
-	return filepath.Abs(dir)
+	return a.ExportID(t, info.ID, info.Origin.Txn), nil
 }
 
 // seedCursor makes the session's import cursor start after graft's lines.
@@ -559,15 +450,4 @@ func (o *ExportOptions) bindings() Bindings {
 		return o.Bindings
 	}
 	return Files(o.Store.FS, o.Home)
-}
-
-// ResumeCommand is the command that resumes host session id in host.
-func ResumeCommand(host Host, id string) string {
-	switch host {
-	case ClaudeCode:
-		return "claude --resume " + id
-	case Codex:
-		return "codex resume " + id
-	}
-	return ""
 }

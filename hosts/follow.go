@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/importer"
-	"github.com/graft-project/graft/importer/claudecode"
-	"github.com/graft-project/graft/importer/codex"
 	"github.com/graft-project/graft/session"
 )
 
@@ -25,7 +24,7 @@ type FollowOptions struct {
 	Host     Host
 	Path     string
 	// HostSessionID is the host's id of the session; "" reads it from the
-	// file name (Claude Code <uuid>.jsonl, Codex rollout-…-<uuid>.jsonl).
+	// file name (adapter.Adapter.SessionID).
 	HostSessionID string
 	// Cwd, when set (a hook's input), is recorded with the time on the
 	// binding: the host session last seen in that working directory.
@@ -56,19 +55,6 @@ type FollowResult struct {
 	Stray *Stray `json:"stray,omitempty"`
 }
 
-// HostSessionIDFromPath reads the host session id from a transcript's name.
-func HostSessionIDFromPath(host Host, path string) (string, error) {
-	name, ok := strings.CutSuffix(filepath.Base(path), ".jsonl")
-	if ok && len(name) >= 36 {
-		id := strings.ToLower(name[len(name)-36:])
-		if ValidHostSessionID(id) == nil && (host == Codex || len(name) == 36) {
-			return id, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s transcript %s: its name holds no session uuid (want %s); give the host session id", ErrHostSessionID, host, path,
-		map[Host]string{ClaudeCode: "<uuid>.jsonl", Codex: "rollout-…-<uuid>.jsonl"}[host])
-}
-
 // Follow brings what a host transcript gained into the graft session it
 // continues: the session graft exported it from, or the one it was first
 // imported into (bound then). A session that was handed off takes nothing
@@ -76,6 +62,13 @@ func HostSessionIDFromPath(host Host, path string) (string, error) {
 func Follow(o FollowOptions) (*FollowResult, error) {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	a, err := Of(o.Host)
+	if err != nil {
+		return nil, err
+	}
+	if a.Growth() != adapter.Appends {
+		return nil, fmt.Errorf("%w: %s rewrites its session files, and graft follows only a host that appends to them", ErrCannotFollow, o.Host)
 	}
 	fi, err := os.Stat(o.Path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -136,20 +129,12 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 			return res, noteStray(&o, b, res, path, g.Target)
 		}
 	}
-	var sum *importer.Summary
-	switch o.Host {
-	case ClaudeCode:
-		sum, err = claudecode.Import(claudecode.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, LockWait: o.LockWait,
-			Progress: func(_ string, read, total int64) {
-				if o.Progress != nil {
-					o.Progress(read, total)
-				}
-			}})
-	case Codex:
-		sum, err = codex.Import(codex.Options{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, Progress: o.Progress, LockWait: o.LockWait})
-	default:
-		return nil, fmt.Errorf("%w %q", ErrUnknownHost, o.Host)
-	}
+	sum, err := a.Import(adapter.ImportOptions{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, LockWait: o.LockWait,
+		Progress: func(_ string, read, total int64) {
+			if o.Progress != nil {
+				o.Progress(read, total)
+			}
+		}})
 	res.Import = sum
 	return res, err
 }
@@ -197,7 +182,11 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 	// Only a new human instruction means the host session was used: the
 	// end of the turn that handed it off (an agent's own graft_commit
 	// result and its last words) is not.
-	m := mapperOf(o.Host)
+	a, err := Of(o.Host)
+	if err != nil {
+		return err
+	}
+	m := a.Mapper()
 	if err := m.LoadState(state); err != nil {
 		return fmt.Errorf("hosts: %s importer state of %s: %w", o.Host, b.Session, err)
 	}
@@ -220,15 +209,6 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 	b.Stray = &Stray{Bytes: n, Lines: lines, Humans: humans, Seen: o.Now().UTC().Format(time.RFC3339Nano), Target: live}
 	res.Stray = b.Stray
 	return o.bindings().Save(b)
-}
-
-// mapperOf is the importer mapper of a host's transcripts, as Follow and
-// Export use it (default settings).
-func mapperOf(h Host) importer.Mapper {
-	if h == Codex {
-		return codex.NewMapper(codex.Config{})
-	}
-	return claudecode.NewMapper(claudecode.Config{})
 }
 
 func (o *FollowOptions) bindings() Bindings {

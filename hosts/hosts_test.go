@@ -63,7 +63,7 @@ func tapeTexts(t *testing.T, st *session.Store, id string) []string {
 func TestExportClaudeCode(t *testing.T) {
 	svc, target := committedTarget(t)
 	cfg, cwd := t.TempDir(), t.TempDir()
-	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, ClaudeConfigDir: cfg}
+	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, Root: cfg}
 	res, err := hosts.Export(o)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestExportClaudeCode(t *testing.T) {
 	}
 	// Into the other host: refused (one target, one host session).
 	o.Host = hosts.Codex
-	o.CodexHome = t.TempDir()
+	o.Root = t.TempDir()
 	if _, err := hosts.Export(o); !errors.Is(err, hosts.ErrBoundElsewhere) {
 		t.Fatalf("export of the same target to codex: %v, want ErrBoundElsewhere", err)
 	}
@@ -163,7 +163,7 @@ func TestExportClaudeCode(t *testing.T) {
 func TestExportCodexAndFollow(t *testing.T) {
 	svc, target := committedTarget(t)
 	home, cwd := t.TempDir(), t.TempDir()
-	res, err := hosts.Export(hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.Codex, Cwd: cwd, CodexHome: home})
+	res, err := hosts.Export(hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.Codex, Cwd: cwd, Root: home})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestExportCodexAndFollow(t *testing.T) {
 func TestExportRefusals(t *testing.T) {
 	svc, target := committedTarget(t)
 	cfg := t.TempDir()
-	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: "src", Host: hosts.ClaudeCode, Cwd: t.TempDir(), ClaudeConfigDir: cfg}
+	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: "src", Host: hosts.ClaudeCode, Cwd: t.TempDir(), Root: cfg}
 	if _, err := hosts.Export(o); !errors.Is(err, hosts.ErrNotTarget) {
 		t.Errorf("export of the source: %v, want ErrNotTarget", err)
 	}
@@ -351,19 +351,19 @@ func TestFIFOTranscriptIsRefused(t *testing.T) {
 func TestReExportElsewhereNamesWhatChanged(t *testing.T) {
 	svc, target := committedTarget(t)
 	first, cwd := filepath.Join(t.TempDir(), "claude-first"), t.TempDir()
-	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, ClaudeConfigDir: first}
+	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, Root: first}
 	if _, err := hosts.Export(o); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.RemoveAll(first); err != nil {
 		t.Fatal(err)
 	}
-	o.Cwd, o.ClaudeConfigDir = "", t.TempDir()
+	o.Cwd, o.Root = "", t.TempDir()
 	_, err := hosts.Export(o)
 	if !errors.Is(err, hosts.ErrBoundElsewhere) {
 		t.Fatalf("re-export into another host directory: %v, want ErrBoundElsewhere", err)
 	}
-	for _, want := range []string{first, o.ClaudeConfigDir, "CLAUDE_CONFIG_DIR"} {
+	for _, want := range []string{first, o.Root, "CLAUDE_CONFIG_DIR"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: does not name %q", err, want)
 		}
@@ -372,7 +372,7 @@ func TestReExportElsewhereNamesWhatChanged(t *testing.T) {
 		t.Errorf("%v: names --cwd, which was not given", err)
 	}
 
-	o.Cwd, o.ClaudeConfigDir = t.TempDir(), first
+	o.Cwd, o.Root = t.TempDir(), first
 	_, err = hosts.Export(o)
 	if !errors.Is(err, hosts.ErrBoundElsewhere) || !strings.Contains(err.Error(), "omit --cwd") {
 		t.Fatalf("re-export from another directory: %v, want ErrBoundElsewhere naming --cwd", err)

@@ -2,7 +2,6 @@ package hosts
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,11 +14,14 @@ import (
 const usageTail = 1 << 20
 
 // ContextTokens is the context size of a host session's last model
-// request, read from the end of its transcript: Claude Code's last
-// assistant message.usage (input + cache creation + cache read tokens),
-// Codex's last token_count event (last_token_usage, else
-// total_token_usage, input_tokens). ok is false when none is recorded.
+// request, read from the end of its transcript: the last line the host's
+// adapter reads a size from (adapter.Adapter.LineTokens). ok is false
+// when none is recorded.
 func ContextTokens(host Host, path string) (tokens int64, ok bool, err error) {
+	a, err := Of(host)
+	if err != nil {
+		return 0, false, err
+	}
 	f, fi, err := openTranscript(path)
 	if err != nil {
 		return 0, false, err
@@ -35,61 +37,11 @@ func ContextTokens(host Host, path string) (tokens int64, ok bool, err error) {
 		lines = lines[1:] // cut mid-line
 	}
 	for k := len(lines) - 1; k >= 0; k-- {
-		if n, found := lineTokens(host, lines[k]); found {
+		if n, found := a.LineTokens(lines[k]); found {
 			return n, true, nil
 		}
 	}
 	return 0, false, nil
-}
-
-type usageCounts struct {
-	Input         int64 `json:"input_tokens"`
-	CacheCreation int64 `json:"cache_creation_input_tokens"`
-	CacheRead     int64 `json:"cache_read_input_tokens"`
-}
-
-func lineTokens(host Host, line []byte) (int64, bool) {
-	switch host {
-	case ClaudeCode:
-		if !bytes.Contains(line, []byte(`"usage"`)) {
-			return 0, false
-		}
-		var rec struct {
-			Type    string `json:"type"`
-			Message struct {
-				Usage *usageCounts `json:"usage"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &rec) != nil || rec.Type != "assistant" || rec.Message.Usage == nil {
-			return 0, false
-		}
-		u := rec.Message.Usage
-		return u.Input + u.CacheCreation + u.CacheRead, true
-	case Codex:
-		if !bytes.Contains(line, []byte(`"token_count"`)) {
-			return 0, false
-		}
-		var rec struct {
-			Type    string `json:"type"`
-			Payload struct {
-				Type string `json:"type"`
-				Info *struct {
-					Last  *usageCounts `json:"last_token_usage"`
-					Total *usageCounts `json:"total_token_usage"`
-				} `json:"info"`
-			} `json:"payload"`
-		}
-		if json.Unmarshal(line, &rec) != nil || rec.Type != "event_msg" || rec.Payload.Type != "token_count" || rec.Payload.Info == nil {
-			return 0, false
-		}
-		if u := rec.Payload.Info.Last; u != nil {
-			return u.Input, true
-		}
-		if u := rec.Payload.Info.Total; u != nil {
-			return u.Input, true
-		}
-	}
-	return 0, false
 }
 
 // openTranscript opens a host transcript for reading without ever

@@ -21,6 +21,7 @@ import (
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hookinstall"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/version"
 )
 
@@ -296,17 +297,15 @@ func (a *app) doctorHome(rep *doctorReport, cfg config.Config, add func(error, s
 	}
 }
 
-// doctorHosts finds Claude Code and Codex and checks graft's hooks in them.
+// doctorHosts finds every host of the registry and checks graft's hooks
+// in them.
 func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error, string, string)) {
 	mine := version.Get()
-	for _, host := range hookinstall.Hosts {
+	for _, ad := range hosts.Adapters() {
+		host := ad.Name()
 		dh := doctorHost{Host: string(host), Hooks: []doctorHooks{}}
-		prog := "claude"
-		dirOf := hosts.ClaudeConfigDir
-		if host == hookinstall.Codex {
-			prog, dirOf = "codex", hosts.CodexHome
-		}
-		if d, err := dirOf(); err == nil {
+		prog := ad.Program()
+		if d, err := ad.Root(); err == nil {
 			dh.Dir = d
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				dh.Found = true
@@ -322,22 +321,14 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 			scope hookinstall.Scope
 			flag  string
 		}
-		if host == hookinstall.ClaudeCode {
-			files = append(files, struct {
-				scope hookinstall.Scope
-				flag  string
-			}{hookinstall.ScopeUser, " --user"}, struct {
-				scope hookinstall.Scope
-				flag  string
-			}{hookinstall.ScopeProject, ""}, struct {
-				scope hookinstall.Scope
-				flag  string
-			}{hookinstall.ScopeLocal, " --local"})
-		} else {
-			files = append(files, struct {
-				scope hookinstall.Scope
-				flag  string
-			}{hookinstall.ScopeUser, ""})
+		hooks := ad.Hooks()
+		for _, scope := range []hookinstall.Scope{hookinstall.ScopeUser, hookinstall.ScopeProject, hookinstall.ScopeLocal} {
+			if hooks.HasScope(scope) {
+				files = append(files, struct {
+					scope hookinstall.Scope
+					flag  string
+				}{scope, scopeFlag(hooks, scope)})
+			}
 		}
 		var installedAt []string
 		for _, f := range files {
@@ -396,11 +387,20 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 			dh.Hooks = append(dh.Hooks, dk)
 		}
 		if len(installedAt) > 1 {
-			add(graft.ErrHooksTwice, fmt.Sprintf("Claude Code runs graft twice per event: graft's hooks are in %s", strings.Join(installedAt, " and ")),
-				"keep one: graft hook uninstall claude-code --local (or --user, or the project's without a flag)")
+			add(graft.ErrHooksTwice, fmt.Sprintf("%s runs graft twice per event: graft's hooks are in %s", ad.Title(), strings.Join(installedAt, " and ")),
+				fmt.Sprintf("keep one: graft hook uninstall %s --local (or --user, or the project's without a flag)", host))
 		}
 		rep.Hosts = append(rep.Hosts, dh)
 	}
+}
+
+// scopeFlag is the flag of graft hook install <host> that names the
+// settings file of scope: none for the default one.
+func scopeFlag(hooks adapter.Hooks, scope hookinstall.Scope) string {
+	if len(hooks.Scopes) == 0 || hooks.Scopes[0] == scope {
+		return ""
+	}
+	return " --" + string(scope)
 }
 
 // codexUntrusted lists the events of hs (in the hooks file at hooksPath)

@@ -50,7 +50,7 @@ to the target. "graft status" lists the bindings.`,
 			if err != nil {
 				return err
 			}
-			res, err := svc.Export(args[1], host, cwd, "", "")
+			res, err := svc.Export(args[1], host, cwd)
 			if err != nil {
 				return err
 			}

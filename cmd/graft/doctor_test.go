@@ -262,7 +262,7 @@ func TestDoctorOwedExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(e.root, "claude")
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(e.root, "claude"))
 	tr := e.write("claude/projects/-w/0f3c9a52-6f0e-4c1b-9a57-1d2e3f4a5b6c.jsonl", string(data), 0o600)
 	svc, err := graft.Open(e.home, graft.Options{Hook: func(p txn.Point) {
 		if p == txn.CommitJournalRemoved {
@@ -278,7 +278,7 @@ func TestDoctorOwedExport(t *testing.T) {
 				t.Fatalf("the handoff did not stop at %s", txn.CommitJournalRemoved)
 			}
 		}()
-		res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: tr, Cwd: e.dir, ClaudeConfigDir: cfg})
+		res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: tr, Cwd: e.dir})
 		t.Fatalf("the handoff ran to its end: %+v, %v", res, err)
 	}()
 	if err := svc.Close(); err != nil {

@@ -1,0 +1,136 @@
+package adapter
+
+import (
+	"context"
+	"time"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/session"
+)
+
+// Name is a host's name as graft's commands, bindings, owed exports and
+// hook commands spell it ("claude-code").
+type Name string
+
+// Adapter is everything graft knows of one agent host (doc.go). Package
+// hosts holds the registry of the adapters; each host's package holds one.
+type Adapter interface {
+	// Name is the host's name ("claude-code").
+	Name() Name
+	// Title is what people call the host ("Claude Code").
+	Title() string
+	// Program is the host's executable ("claude"), which graft doctor
+	// looks for on PATH.
+	Program() string
+
+	// Root is the host's own folder: the environment variable RootVar,
+	// else its default under the home directory. Not made absolute.
+	Root() (string, error)
+	// RootVar is the environment variable that moves Root.
+	RootVar() string
+	// TranscriptRoot is the folder under root that holds every transcript
+	// of the host (a hook's transcript_path must lie under it).
+	TranscriptRoot(root string) string
+	// FindTranscript finds the transcript of host session id (a lower-case
+	// uuid) under root the way the host finds it, cwd first when the host
+	// keeps sessions by working directory: ErrNoTranscript when there is
+	// none, or more than one.
+	FindTranscript(root, id, cwd string) (string, error)
+	// SessionID is the host session id a transcript's file name holds
+	// (lower case), "" when the name holds none.
+	SessionID(path string) string
+	// TranscriptName describes a transcript's file name, for messages
+	// ("<uuid>.jsonl").
+	TranscriptName() string
+	// Growth says how the host writes its session file: what a follow of
+	// it must do.
+	Growth() Growth
+
+	// Mapper is the importer mapper of the host's transcripts with default
+	// settings: the one a follow and an export's cursor use.
+	Mapper() importer.Mapper
+	// Import imports a transcript into a session incrementally (package
+	// importer), with the options the person chose.
+	Import(o ImportOptions) (*importer.Summary, error)
+
+	// ExportID derives the host session id of the export of graft target
+	// session, made by transaction txn, whose tape is t (hosts/doc.go:
+	// same target, same id).
+	ExportID(t *Turn, session, txn string) string
+	// ExportPath is where the export of host session id in working
+	// directory cwd (a real path) goes under root.
+	ExportPath(root, cwd, id string, t *Turn) string
+	// Render writes t as a host session file of host session id in cwd,
+	// naming graft version writer as its writer ("": the records of an
+	// export from before graft named itself, for a re-export to compare
+	// with).
+	Render(t *Turn, id, cwd, writer string) ([]byte, error)
+	// Writer reads the graft version that wrote an export from its first
+	// line ("" for one from before graft named itself); ok is false when
+	// the line is not graft's.
+	Writer(first []byte) (writer string, ok bool)
+	// ResumeCommand is the command a person runs to resume host session id.
+	ResumeCommand(id string) string
+
+	// LineTokens is the context size of the model request one transcript
+	// line reports, for autoGraft; found is false when the line reports
+	// none. The last line that does is the session's size.
+	LineTokens(line []byte) (tokens int64, found bool)
+
+	// Hooks is how the host runs graft's hooks.
+	Hooks() Hooks
+}
+
+// Growth is how a host writes its session file.
+type Growth int
+
+const (
+	// Appends: the host only appends lines, and no line takes back what
+	// an earlier one said; a follow imports the lines past its cursor.
+	Appends Growth = iota + 1
+	// Rewrites: a later record replaces what earlier ones said (a new
+	// message list), or the file is rewritten; a follow must work on
+	// snapshots of the whole session, which the append-only cursor
+	// refuses (importer: source_rewritten).
+	Rewrites
+)
+
+// Continuer is an Adapter whose host resumes "the newest session of this
+// directory" (claude --continue): graft picks the same one when an agent
+// names neither its transcript nor its session.
+type Continuer interface {
+	// Newest is the transcript of the newest session of working directory
+	// cwd (a real path) under root.
+	Newest(root, cwd string) (string, error)
+	// ContinueCommand is the host's command that resumes it.
+	ContinueCommand() string
+}
+
+// ImportOptions are the options of Adapter.Import.
+type ImportOptions struct {
+	Store *session.Store
+	Home  string
+	// Path is the transcript.
+	Path string
+	// ID is the session to import into; "": importer.DefaultID(Path).
+	ID           string
+	KeepThinking bool
+	// Progress, when set, is called as a transcript is read: its path (the
+	// transcript, or a sub-agent's), the bytes read and its size.
+	Progress func(path string, read, total int64)
+	// Ctx, when set, cancels the import (importer.Options.Ctx).
+	Ctx context.Context
+	// LockWait bounds each wait for the session's lock (importer.Options).
+	LockWait time.Duration
+}
+
+// Turn is a graft tape as one closed host turn (hosts/doc.go): what an
+// export renders.
+type Turn struct {
+	// User is the handoff text, then every recap block in order.
+	User []string
+	// Ack is the assistant's acknowledgement.
+	Ack string
+	// At is the time of the tape's graft/origin event.
+	At time.Time
+}

@@ -1,0 +1,97 @@
+package adapter
+
+// Hooks is how a host runs graft's hooks and takes their answers.
+type Hooks struct {
+	// Events are the host events graft's hooks run on, in the order an
+	// install adds them, each with what graft does there.
+	Events []HookEvent
+	// Scopes are the settings files graft's hooks can go into; the first
+	// is the one an install takes when none is named.
+	Scopes []Scope
+	// Settings is the settings file of scope: dir is the project
+	// directory for ScopeProject and ScopeLocal ("" : the current one),
+	// and overrides Root for ScopeUser ("" : Root). A scope not in Scopes
+	// is an error.
+	Settings func(scope Scope, dir string) (string, error)
+	// Block is the answer of the hook that stops the host's compaction,
+	// saying reason to the person; nil when no hook answer stops it.
+	Block func(reason string) map[string]any
+	// NoticesToModel: the host shows a hook's systemMessage to no one in
+	// some of its modes (codex exec), so what graft must tell the person
+	// also goes to the model, asking it to tell them.
+	NoticesToModel bool
+	// Notify reads the one argument of the host's notify program (run
+	// after each turn, instead of a hook on stdin) as a Stop; nil when the
+	// host has none.
+	Notify func(arg string) (sessionID, cwd string, err error)
+	// Notes are what a person must know after graft's hooks were
+	// installed into (or removed from) the host's settings file.
+	Notes func(f SettingsFacts) []string
+}
+
+// HookEvent is one host event graft hooks.
+type HookEvent struct {
+	// Name is the host's name of the event, as its settings and its hook
+	// input (hook_event_name) spell it.
+	Name string
+	// Does is what graft does on it, named by the event graft was first
+	// written for: SessionStart, UserPromptSubmit, Stop or PreCompact.
+	Does string
+}
+
+// The events graft acts on (HookEvent.Does).
+const (
+	SessionStart     = "SessionStart"
+	UserPromptSubmit = "UserPromptSubmit"
+	Stop             = "Stop"
+	PreCompact       = "PreCompact"
+)
+
+// Scope is which of a host's settings files graft's hooks go into.
+type Scope string
+
+const (
+	// ScopeProject is a file in the project, shared when committed
+	// (Claude Code's <dir>/.claude/settings.json).
+	ScopeProject Scope = "project"
+	// ScopeLocal is the project's file that is not shared (Claude Code's
+	// <dir>/.claude/settings.local.json).
+	ScopeLocal Scope = "local"
+	// ScopeUser is the user's file in the host's folder.
+	ScopeUser Scope = "user"
+)
+
+// SettingsFacts are what Hooks.Notes is told of an edit of a settings file.
+type SettingsFacts struct {
+	// File is the settings file.
+	File string
+	// Install: graft's hooks were installed (else removed).
+	Install bool
+	// Moved are the events whose other hooks moved to another group or
+	// index.
+	Moved []string
+	// Setting is the raw JSON value of a top-level key of the file, ok
+	// false when the file has none.
+	Setting func(key string) (value string, ok bool)
+}
+
+// Event is the HookEvent of host event name; ok is false when graft does
+// not hook it.
+func (h Hooks) Event(name string) (HookEvent, bool) {
+	for _, e := range h.Events {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return HookEvent{}, false
+}
+
+// HasScope reports whether s is one of the host's settings scopes.
+func (h Hooks) HasScope(s Scope) bool {
+	for _, x := range h.Scopes {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/graft-project/graft/hosts/adapter"
+)
+
+// TrustNote is said by every install: Codex runs only hooks the user has
+// trusted and skips the others without a word.
+const TrustNote = "Codex runs only trusted hooks and skips the others silently: start codex once and approve graft's hooks when it asks (or run codex with --dangerously-bypass-hook-trust, which trusts every hook)"
+
+// Hooks: $CODEX_HOME/hooks.json on SessionStart, UserPromptSubmit, Stop and
+// PreCompact, and the notify program's argument as a Stop. No hook answer
+// vetoes a compaction ("block" is reported as a failed hook and the
+// compaction runs): {"continue": false} stops the run before its model
+// request, which keeps the old session uncompacted. codex exec shows no
+// hook text, so notices go to the model too.
+func (a Adapter) Hooks() adapter.Hooks {
+	return adapter.Hooks{
+		Events: []adapter.HookEvent{
+			{Name: "SessionStart", Does: adapter.SessionStart},
+			{Name: "UserPromptSubmit", Does: adapter.UserPromptSubmit},
+			{Name: "Stop", Does: adapter.Stop},
+			{Name: "PreCompact", Does: adapter.PreCompact},
+		},
+		Scopes:   []adapter.Scope{adapter.ScopeUser},
+		Settings: settingsPath,
+		Block: func(reason string) map[string]any {
+			return map[string]any{"continue": false, "stopReason": reason, "systemMessage": reason}
+		},
+		NoticesToModel: true,
+		Notify:         notify,
+		Notes: func(f adapter.SettingsFacts) []string {
+			var notes []string
+			if f.Install {
+				notes = append(notes, TrustNote)
+			}
+			if len(f.Moved) > 0 {
+				notes = append(notes, fmt.Sprintf("Codex records hook trust by position: other hooks of %s moved, so Codex will ask to approve them again", strings.Join(f.Moved, ", ")))
+			}
+			return notes
+		},
+	}
+}
+
+// notify reads the notify program's JSON argument: an agent-turn-complete
+// of a thread.
+func notify(arg string) (sessionID, cwd string, err error) {
+	var n struct {
+		Type     string `json:"type"`
+		ThreadID string `json:"thread-id"`
+		Cwd      string `json:"cwd"`
+	}
+	if err := json.Unmarshal([]byte(arg), &n); err != nil {
+		return "", "", fmt.Errorf("the notify argument is not JSON: %v", err)
+	}
+	if n.Type != "agent-turn-complete" || n.ThreadID == "" {
+		return "", "", fmt.Errorf("notify %q for thread %q: graft acts on agent-turn-complete only", n.Type, n.ThreadID)
+	}
+	return n.ThreadID, n.Cwd, nil
+}
+
+// settingsPath is <codex home>/hooks.json, Codex's only hooks file.
+func settingsPath(scope adapter.Scope, dir string) (string, error) {
+	if scope != adapter.ScopeUser && scope != "" {
+		return "", fmt.Errorf("codex has no %s hooks file (only the user's $CODEX_HOME/hooks.json)", scope)
+	}
+	if dir == "" {
+		dir = os.Getenv("CODEX_HOME")
+	}
+	if dir == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no Codex home: $CODEX_HOME is not set and %w", err)
+		}
+		dir = filepath.Join(h, ".codex")
+	}
+	return filepath.Abs(filepath.Join(dir, "hooks.json"))
+}

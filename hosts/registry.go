@@ -1,0 +1,115 @@
+package hosts
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/graft-project/graft/hosts/adapter"
+	"github.com/graft-project/graft/hosts/claudecode"
+	"github.com/graft-project/graft/hosts/codex"
+)
+
+// registry holds every host graft knows, in the order help texts name
+// them: a new host is its package (hosts/adapter/doc.go) and one line here.
+var registry = []adapter.Adapter{
+	claudecode.Adapter{},
+	codex.Adapter{},
+}
+
+// Host names an agent host.
+type Host = adapter.Name
+
+// The two first hosts' names, kept for the callers that name one (the
+// Claude Code plugin, the crash suite, the benchmarks, tests).
+const (
+	ClaudeCode = claudecode.Name
+	Codex      = codex.Name
+)
+
+// Hosts lists the hosts' names, in the order help texts name them.
+var Hosts = func() []Host {
+	out := make([]Host, len(registry))
+	for k, a := range registry {
+		out[k] = a.Name()
+	}
+	return out
+}()
+
+// Adapters lists the hosts' adapters, in the order of Hosts.
+func Adapters() []adapter.Adapter { return append([]adapter.Adapter(nil), registry...) }
+
+// Of is the adapter of host h; ErrUnknownHost when graft knows no such
+// host.
+func Of(h Host) (adapter.Adapter, error) {
+	for _, a := range registry {
+		if a.Name() == h {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownHost, h)
+}
+
+// ParseHost checks a host name given by a person.
+func ParseHost(s string) (Host, error) {
+	if a, err := Of(Host(s)); err == nil {
+		return a.Name(), nil
+	}
+	return "", fmt.Errorf("%w %q: want %s", ErrUnknownHost, s, Names(", ", " or "))
+}
+
+// Names lists the hosts' names for a person, joined by sep, the last two
+// by last: Names(", ", " or ") is "claude-code or codex", Names("|", "|")
+// "claude-code|codex".
+func Names(sep, last string) string {
+	names := make([]string, len(registry))
+	for k, a := range registry {
+		names[k] = string(a.Name())
+	}
+	return join(names, sep, last)
+}
+
+// Titles lists what people call the hosts, as Names does: Titles(", ",
+// " or ") is "Claude Code or Codex".
+func Titles(sep, last string) string {
+	titles := make([]string, len(registry))
+	for k, a := range registry {
+		titles[k] = a.Title()
+	}
+	return join(titles, sep, last)
+}
+
+func join(words []string, sep, last string) string {
+	if len(words) < 2 {
+		return strings.Join(words, sep)
+	}
+	return strings.Join(words[:len(words)-1], sep) + last + words[len(words)-1]
+}
+
+// Root is the folder of host h, absolute: where its exports go
+// ($CLAUDE_CONFIG_DIR, $CODEX_HOME, … or the host's default).
+func Root(h Host) (string, error) {
+	a, err := Of(h)
+	if err != nil {
+		return "", err
+	}
+	dir, err := a.Root()
+	if err != nil {
+		return "", fmt.Errorf("hosts: finding the %s folder: %w", h, err)
+	}
+	return filepath.Abs(dir)
+}
+
+// ResumeCommand is the command that resumes host session id in host; ""
+// for a host graft does not know.
+func ResumeCommand(host Host, id string) string {
+	a, err := Of(host)
+	if err != nil {
+		return ""
+	}
+	return a.ResumeCommand(id)
+}
+
+// ClaudeProjectDirName is claudecode.ProjectDirName (the tests and the
+// benchmarks lay out Claude Code's folders with it).
+func ClaudeProjectDirName(path string) string { return claudecode.ProjectDirName(path) }
