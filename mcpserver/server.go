@@ -171,8 +171,8 @@ func New(svc *graft.Service, o Options) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	srv.AddReceivingMiddleware(s.recoverMethod, s.codeArgumentErrors)
-	mcp.AddTool(srv, prepareTool(), guarded(s, "graft_prepare", s.prepare))
-	mcp.AddTool(srv, commitTool(), guarded(s, "graft_commit", s.commit))
+	mcp.AddTool(srv, withHostWords[PrepareInput, PrepareOutput](prepareTool()), guarded(s, "graft_prepare", s.prepare))
+	mcp.AddTool(srv, withHostWords[CommitInput, CommitOutput](commitTool()), guarded(s, "graft_commit", s.commit))
 	mcp.AddTool(srv, recallTool(), guarded(s, "graft_recall", s.recall))
 	mcp.AddTool(srv, statusTool(), guarded(s, "graft_status", s.status))
 	mcp.AddTool(srv, revertTool(), guarded(s, "graft_revert", s.revert))

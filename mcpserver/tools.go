@@ -28,7 +28,7 @@ func prepareTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  ToolPrepare,
 		Title: "Prepare a graft (review)",
-		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. To graft the Claude Code or Codex session you run in, pass host (and transcript or hostSessionId if you know it): its new turns are imported first and the review says which session was picked. Writes no session but that import.
+		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. To graft the ` + hosts.Titles(", ", " or ") + ` session you run in, pass host (and transcript or hostSessionId if you know it): its new turns are imported first and the review says which session was picked. Writes no session but that import.
 Next: show the review to the user (goal, constraints, leftovers, warnings, the tape); when the user approves, call graft_commit with this preparedId and tapeHash. If nextOffset is set the tape continues: call graft_prepare with {preparedId, offset: nextOffset} (this reads the stored review, it does not prepare a new one).`,
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Prepare a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(false),
@@ -135,7 +135,7 @@ func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, e
 		}
 		in.Source = fr.Session
 	} else if in.Transcript != "" || in.HostSession != "" {
-		return PrepareOutput{}, inputErrorf("transcript and hostSessionId go with host (claude-code or codex)")
+		return PrepareOutput{}, inputErrorf("transcript and hostSessionId go with host (%s)", hosts.Names(", ", " or "))
 	}
 	if in.Source == "" {
 		return PrepareOutput{}, inputErrorf("source or host is required: the id of the graft session to graft (graft_status lists them), or host to graft the host session this agent runs in")

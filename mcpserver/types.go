@@ -3,12 +3,14 @@ package mcpserver
 // The typed inputs and outputs of the tools. The SDK derives each tool's
 // JSON Schema from these structs; the jsonschema tag is the description an
 // agent reads, so every field has one. Optional inputs carry omitempty.
+// {hosts}, {titles}, {transcripts}, {resumes} and {continuers} in a
+// description stand for the hosts of the registry (hostwords.go).
 
 // PrepareInput is the input of graft_prepare.
 type PrepareInput struct {
 	Source       string `json:"source,omitempty" jsonschema:"id of the graft session to graft (the one whose context is running out); required unless preparedId or host is given"`
-	Host         string `json:"host,omitempty" jsonschema:"graft the host session this agent runs in: claude-code or codex. With transcript or hostSessionId that session; with neither, the session the hooks followed last in the server's working directory (for Claude Code without hooks: the newest transcript of that directory). Its new turns are imported first; graft_commit then returns the new host session to resume"`
-	Transcript   string `json:"transcript,omitempty" jsonschema:"with host: path of the host's transcript (Claude Code <uuid>.jsonl, Codex rollout-….jsonl)"`
+	Host         string `json:"host,omitempty" jsonschema:"graft the host session this agent runs in: {hosts}. With transcript or hostSessionId that session; with neither, the session the hooks followed last in the server's working directory (for {continuers} without hooks: the newest transcript of that directory). Its new turns are imported first; graft_commit then returns the new host session to resume"`
+	Transcript   string `json:"transcript,omitempty" jsonschema:"with host: path of the host's transcript ({transcripts})"`
 	HostSession  string `json:"hostSessionId,omitempty" jsonschema:"with host: the host's session id (uuid); its transcript is found as the host finds it"`
 	Tier         string `json:"tier,omitempty" jsonschema:"replay tier: A replays no turn verbatim; B replays the last closed turn verbatim (default: the server's config, else A)"`
 	RecentTurns  int    `json:"recentTurns,omitempty" jsonschema:"replay this many closed turns verbatim (0..5; overrides tier)"`
@@ -89,18 +91,18 @@ type MoreConstraints struct {
 
 // HostSession is a host session graft_prepare worked on.
 type HostSession struct {
-	Host          string `json:"host" jsonschema:"claude-code or codex"`
+	Host          string `json:"host" jsonschema:"{hosts}"`
 	HostSessionID string `json:"hostSessionId" jsonschema:"the host's session id"`
 	Transcript    string `json:"transcript" jsonschema:"the host's transcript that was imported"`
-	Picked        string `json:"picked" jsonschema:"how the session was picked: given, hooks (followed last in the server's directory) or newest (the newest Claude Code transcript there); tell the user which session it is"`
+	Picked        string `json:"picked" jsonschema:"how the session was picked: given, hooks (followed last in the server's directory) or newest (the newest {continuers} transcript there); tell the user which session it is"`
 }
 
 // HostExport is the host session a commit was exported as.
 type HostExport struct {
-	Host          string `json:"host" jsonschema:"claude-code or codex"`
+	Host          string `json:"host" jsonschema:"{hosts}"`
 	HostSessionID string `json:"hostSessionId" jsonschema:"id of the new host session"`
 	Path          string `json:"path" jsonschema:"its transcript"`
-	ResumeCommand string `json:"resumeCommand" jsonschema:"the command that resumes it (claude --resume <id>, codex resume <id>): give it to the user"`
+	ResumeCommand string `json:"resumeCommand" jsonschema:"the command that resumes it ({resumes}): give it to the user"`
 }
 
 // CommitInput is the input of graft_commit.
@@ -122,7 +124,7 @@ type CommitOutput struct {
 	BoundarySeq int64       `json:"boundarySeq" jsonschema:"boundary seq of the source the tape was cut at"`
 	Notes       []string    `json:"notes" jsonschema:"what changed between the review and the commit (e.g. the open turn grew): tell the user"`
 	DriftCheck  string      `json:"driftCheck" jsonschema:"how the commit checked the review against the source: sealed (the source was the bytes the review read, so the reviewed tape was written) or rebuilt (the source was folded again and the tape compared)"`
-	HostSession *HostExport `json:"hostSession,omitempty" jsonschema:"when the source lives in a host (imported from or exported to Claude Code or Codex): the new host session the target was exported as"`
+	HostSession *HostExport `json:"hostSession,omitempty" jsonschema:"when the source lives in a host (imported from or exported to {titles}): the new host session the target was exported as"`
 	ExportError string      `json:"exportError,omitempty" jsonschema:"set when the graft committed but exporting it to the host failed: tell the user (the graft stands; graft export can be run again)"`
 	Next        string      `json:"next" jsonschema:"what to do next"`
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,21 +19,36 @@ func hostArg(s string) (hosts.Host, error) {
 	return h, nil
 }
 
+// resumers are the hosts' resume commands without an id: "claude --resume
+// / codex resume".
+func resumers() string {
+	var rs []string
+	for _, ad := range hosts.Adapters() {
+		rs = append(rs, strings.TrimSpace(ad.ResumeCommand("")))
+	}
+	return strings.Join(rs, " / ")
+}
+
+// exportPlaces is where each host's export goes and how it resumes.
+func exportPlaces() string {
+	var b strings.Builder
+	for _, ad := range hosts.Adapters() {
+		fmt.Fprintf(&b, "  %-12s %s\n  %-12s resume with: %s%s\n", ad.Name(), ad.Help().ExportPath, "", ad.ResumeCommand("<uuid>"), ad.Help().ResumeMore)
+	}
+	return b.String()
+}
+
 func newExportCmd(a *app) *cobra.Command {
 	var (
 		cwd    string
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "export <claude-code|codex> <session>",
-		Short: "Write a graft target as a host session that claude --resume / codex resume loads",
+		Use:   "export <" + hosts.Names("|", "|") + "> <session>",
+		Short: "Write a graft target as a host session that " + resumers() + " loads",
 		Long: `Writes the tape of a committed graft target as a new host session:
 
-  claude-code  $CLAUDE_CONFIG_DIR (else ~/.claude)/projects/<cwd folder>/<uuid>.jsonl
-               resume with: claude --resume <uuid>
-  codex        $CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl
-               resume with: codex resume <uuid>   (or codex exec resume <uuid> "…")
-
+` + exportPlaces() + `
 The tape becomes one closed turn: a user message with the handoff text and
 every recap block in order, and the acknowledgement. The file is written
 crash-safely (temporary file, fsync, link, directory fsync) and never replaces

@@ -11,6 +11,7 @@ import (
 
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/tape"
 )
 
@@ -22,9 +23,9 @@ func newHandoffCmd(a *app) *cobra.Command {
 		tapeOpts func(config.Config) tape.Options // set with the flags below
 	)
 	cmd := &cobra.Command{
-		Use:   "handoff <claude-code|codex> (--transcript FILE | --session-id UUID)",
+		Use:   "handoff <" + hosts.Names("|", "|") + "> (--transcript FILE | --session-id UUID)",
 		Short: "Import, prepare, commit and export in one step: a host session in, a resumable one out",
-		Long: `Hands a Claude Code or Codex session off to a fresh one, instead of a compaction:
+		Long: `Hands a ` + hosts.Titles(", ", " or ") + ` session off to a fresh one, instead of a compaction:
 
   1. import   the transcript's new lines (incrementally; a transcript graft
               exported continues its graft session, so lineage goes on)
@@ -33,7 +34,7 @@ func newHandoffCmd(a *app) *cobra.Command {
   4. export   write the target as a new host session, in the directory the
               session worked in (its transcript names it) unless --cwd says
               otherwise; the current one when that directory is gone
-  5. print    the command that resumes it (claude --resume <id>, codex resume <id>)
+  5. print    the command that resumes it (` + resumeCommands("<id>") + `)
 
 --session-id finds the transcript as the host does: Claude Code's project
 folder of --cwd (else any project folder), Codex's sessions/ tree.
@@ -122,7 +123,7 @@ committed (exit 2).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Transcript, "transcript", "", "the host's transcript (Claude Code <uuid>.jsonl, Codex rollout-….jsonl)")
+	f.StringVar(&o.Transcript, "transcript", "", "the host's transcript ("+transcriptNames()+")")
 	f.StringVar(&o.HostSessionID, "session-id", "", "the host session id: find its transcript as the host does")
 	f.StringVar(&o.Cwd, "cwd", "", "working directory of the new host session (default: the one the session worked in, else the current one)")
 	f.StringVar(&o.Target, "target", "", "id of the new graft session (default <source>.g<N>)")
@@ -136,4 +137,23 @@ committed (exit 2).`,
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// resumeCommands are the hosts' resume commands of id, joined by ", ".
+func resumeCommands(id string) string {
+	var cs []string
+	for _, ad := range hosts.Adapters() {
+		cs = append(cs, ad.ResumeCommand(id))
+	}
+	return strings.Join(cs, ", ")
+}
+
+// transcriptNames names each host's transcript files: "Claude Code
+// <uuid>.jsonl, Codex rollout-….jsonl".
+func transcriptNames() string {
+	var ns []string
+	for _, ad := range hosts.Adapters() {
+		ns = append(ns, ad.Title()+" "+ad.TranscriptName())
+	}
+	return strings.Join(ns, ", ")
 }

@@ -13,13 +13,14 @@ import (
 
 	"github.com/graft-project/graft/hookinstall"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 )
 
 func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Run graft from a host's hooks, or install those hooks",
-		Long: `A host (Claude Code, Codex) runs "graft hook claude-code" or "graft hook codex"
+		Long: `A host (` + hosts.Titles(", ", ", ") + `) runs ` + hookRuns() + `
 on its events, with the event's JSON on stdin (session_id, transcript_path,
 cwd, hook_event_name, …). "graft hook install" writes those hooks into the
 host's settings; "graft hook uninstall" takes exactly them out again.
@@ -33,16 +34,27 @@ The events and what graft does on each:
   PreCompact        with interceptCompaction, hand the session off and block
                     the compaction`,
 	}
-	cmd.AddCommand(newHookInstallCmd(a), newHookUninstallCmd(a),
-		newHookRunCmd(a, hosts.ClaudeCode), newHookRunCmd(a, hosts.Codex)) // cmd_hookrun.go
+	cmd.AddCommand(newHookInstallCmd(a), newHookUninstallCmd(a))
+	for _, h := range hosts.Hosts {
+		cmd.AddCommand(newHookRunCmd(a, h)) // cmd_hookrun.go
+	}
 	return cmd
+}
+
+// hookRuns is `"graft hook claude-code" or "graft hook codex"`.
+func hookRuns() string {
+	var runs []string
+	for _, h := range hosts.Hosts {
+		runs = append(runs, `"graft hook `+string(h)+`"`)
+	}
+	return joinOr(runs)
 }
 
 // hostArgs makes "install"/"uninstall" without a known host a usage error
 // (cobra would print the help and exit 0).
 func hostArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return usageError{fmt.Errorf("%s: name the host: claude-code or codex", cmd.CommandPath())}
+		return usageError{fmt.Errorf("%s: name the host: %s", cmd.CommandPath(), hosts.Names(", ", " or "))}
 	}
 	if _, err := hookinstall.ParseHost(args[0]); err != nil {
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
@@ -70,20 +82,20 @@ another one.`
 
 func newHookInstallCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "install claude-code|codex",
-		Short: "Merge graft's hooks into Claude Code's or Codex's settings (with a backup)",
+		Use:   "install " + hosts.Names("|", "|"),
+		Short: "Merge graft's hooks into " + hosts.Titles("'s, ", "'s or ") + "'s settings (with a backup)",
 		Long:  hookInstallLong,
 		Args:  cobra.ArbitraryArgs,
 		RunE:  hostArgs,
 	}
-	cmd.AddCommand(newHookClaudeCmd(a, true), newHookCodexCmd(a, true))
+	addHookHostCmds(a, cmd, true)
 	return cmd
 }
 
 func newHookUninstallCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "uninstall claude-code|codex",
-		Short: "Remove exactly graft's hooks from Claude Code's or Codex's settings (with a backup)",
+		Use:   "uninstall " + hosts.Names("|", "|"),
+		Short: "Remove exactly graft's hooks from " + hosts.Titles("'s, ", "'s or ") + "'s settings (with a backup)",
 		Long: `Removes graft's hooks from the host's settings file, and the groups, events
 and "hooks" key that leaves empty; every other setting and hook is kept. A
 hook is graft's when its program is named graft and it runs "hook <host>",
@@ -93,7 +105,7 @@ left untouched.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: hostArgs,
 	}
-	cmd.AddCommand(newHookClaudeCmd(a, false), newHookCodexCmd(a, false))
+	addHookHostCmds(a, cmd, false)
 	return cmd
 }
 
@@ -112,7 +124,24 @@ func (f *hookFlags) add(cmd *cobra.Command, install bool) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the result as JSON")
 }
 
-func newHookClaudeCmd(a *app, install bool) *cobra.Command {
+// addHookHostCmds adds "install <host>" (or "uninstall <host>") for every
+// host of the registry: with --project, --local and --user for a host with
+// settings files in the project, with --<its folder's variable> for a host
+// that has only the user's.
+func addHookHostCmds(a *app, parent *cobra.Command, install bool) {
+	for _, ad := range hosts.Adapters() {
+		if ad.Hooks().HasScope(hookinstall.ScopeProject) {
+			parent.AddCommand(newHookScopesCmd(a, ad, install))
+		} else {
+			parent.AddCommand(newHookUserCmd(a, ad, install))
+		}
+	}
+}
+
+// newHookScopesCmd is install (or uninstall) for a host whose hooks go in
+// the project's, the project's local or the user's settings file.
+func newHookScopesCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
+	host := ad.Name()
 	var (
 		f       hookFlags
 		project string
@@ -120,15 +149,9 @@ func newHookClaudeCmd(a *app, install bool) *cobra.Command {
 		user    bool
 	)
 	cmd := &cobra.Command{
-		Use:   "claude-code [--project DIR | --local | --user]",
-		Short: "Claude Code's settings: <DIR>/.claude/settings.json (default DIR: .)",
-		Long: `Claude Code's settings files:
-  --project DIR  DIR/.claude/settings.json (the default, DIR "."; shared with
-                 the project when committed)
-  --local        DIR/.claude/settings.local.json (this machine only)
-  --user         $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
-Claude Code runs the hooks of every one of these files, so keep graft's in
-one of them. Sessions started from now on run them.`,
+		Use:   string(host) + " [--project DIR | --local | --user]",
+		Short: ad.Help().Hooks,
+		Long:  ad.Help().HooksLong,
 		// "--project" alone is the current directory (NoOptDefVal), so
 		// pflag leaves the DIR of "--project DIR" an argument: it is taken
 		// back here.
@@ -156,16 +179,16 @@ one of them. Sessions started from now on run them.`,
 					return err
 				}
 			}
-			path, err := hookinstall.SettingsPath(hookinstall.ClaudeCode, scope, project)
+			path, err := hookinstall.SettingsPath(host, scope, project)
 			if err != nil {
 				return err
 			}
-			r, err := a.runHookEdit(cmd, hookinstall.ClaudeCode, path, f, install)
+			r, err := a.runHookEdit(cmd, host, path, f, install)
 			if err != nil {
 				return err
 			}
 			if install {
-				a.noteOtherClaudeFiles(&r, scope, project, f.command)
+				a.noteOtherSettingsFiles(&r, ad, scope, project, f.command)
 			}
 			return a.printHookResult(r, f.asJSON, install)
 		},
@@ -173,7 +196,7 @@ one of them. Sessions started from now on run them.`,
 	cmd.Flags().StringVar(&project, "project", ".", "the project directory whose .claude/settings.json to edit (--project alone: the current directory)")
 	cmd.Flags().Lookup("project").NoOptDefVal = "."
 	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json instead")
-	cmd.Flags().BoolVar(&user, "user", false, "edit the user's settings ($CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json)")
+	cmd.Flags().BoolVar(&user, "user", false, "edit the user's settings ("+ad.Help().UserSettings+")")
 	f.add(cmd, install)
 	if install {
 		cmd.Long = hookInstallLong + "\n\n" + cmd.Long
@@ -181,32 +204,37 @@ one of them. Sessions started from now on run them.`,
 	return cmd
 }
 
-func newHookCodexCmd(a *app, install bool) *cobra.Command {
+// newHookUserCmd is install (or uninstall) for a host whose hooks go in
+// one file in its folder, which --<the folder's variable> (--codex-home)
+// names.
+func newHookUserCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
+	host := ad.Name()
+	flag := strings.ReplaceAll(strings.ToLower(ad.RootVar()), "_", "-")
 	var (
 		f         hookFlags
 		codexHome string
 	)
 	cmd := &cobra.Command{
-		Use:   "codex [--codex-home DIR]",
-		Short: "Codex's hooks: $CODEX_HOME/hooks.json (default ~/.codex/hooks.json)",
-		Long: `Codex's hooks file: DIR/hooks.json for --codex-home DIR, else
-$CODEX_HOME/hooks.json, else ~/.codex/hooks.json.
-
-` + hookinstall.CodexTrustNote + ".",
-		Args: exactArgs(0),
+		Use:   fmt.Sprintf("%s [--%s DIR]", host, flag),
+		Short: ad.Help().Hooks,
+		Long:  ad.Help().HooksLong,
+		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("codex-home") {
-				if err := isDir("--codex-home", codexHome); err != nil {
+			if cmd.Flags().Changed(flag) {
+				if err := isDir("--"+flag, codexHome); err != nil {
 					return err
 				}
 			}
-			path, err := hookinstall.SettingsPath(hookinstall.Codex, hookinstall.ScopeUser, codexHome)
+			path, err := hookinstall.SettingsPath(host, hookinstall.ScopeUser, codexHome)
 			if err != nil {
 				return err
 			}
-			r, err := a.runHookEdit(cmd, hookinstall.Codex, path, f, install)
+			r, err := a.runHookEdit(cmd, host, path, f, install)
 			if err != nil {
 				return err
+			}
+			if host != hookinstall.Codex {
+				return a.printHookResult(r, f.asJSON, install)
 			}
 			// The same reversible step registers (or removes) graft's MCP
 			// server in $CODEX_HOME/config.toml.
@@ -231,7 +259,7 @@ $CODEX_HOME/hooks.json, else ~/.codex/hooks.json.
 			return a.printHookResult(r, f.asJSON, install)
 		},
 	}
-	cmd.Flags().StringVar(&codexHome, "codex-home", "", "Codex's home directory (default $CODEX_HOME, else ~/.codex)")
+	cmd.Flags().StringVar(&codexHome, flag, "", ad.Help().Folder)
 	f.add(cmd, install)
 	if install {
 		cmd.Long = hookInstallLong + "\n\n" + cmd.Long
@@ -336,23 +364,24 @@ func (a *app) runHookEdit(cmd *cobra.Command, host hookinstall.Host, path string
 	return r, nil
 }
 
-// noteOtherClaudeFiles notes graft's hooks in Claude Code's other settings
-// files: Claude Code runs the hooks of all of them, so graft would run twice
-// per event.
-func (a *app) noteOtherClaudeFiles(r *hookinstall.Result, scope hookinstall.Scope, project, command string) {
+// noteOtherSettingsFiles notes graft's hooks in the host's other settings
+// files: the host runs the hooks of all of them (Claude Code does), so
+// graft would run twice per event.
+func (a *app) noteOtherSettingsFiles(r *hookinstall.Result, ad adapter.Adapter, scope hookinstall.Scope, project, command string) {
 	if project == "" {
 		project = "."
 	}
+	host := ad.Name()
 	for _, s := range []hookinstall.Scope{hookinstall.ScopeUser, hookinstall.ScopeProject, hookinstall.ScopeLocal} {
-		if s == scope {
+		if s == scope || !ad.Hooks().HasScope(s) {
 			continue
 		}
-		path, err := hookinstall.SettingsPath(hookinstall.ClaudeCode, s, project)
+		path, err := hookinstall.SettingsPath(host, s, project)
 		if err != nil || path == r.File {
 			continue
 		}
-		if events, err := hookinstall.Find(hookinstall.ClaudeCode, path, command); err == nil && len(events) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s also holds graft's hooks (%s): Claude Code runs both, so graft would run twice on those events; remove one set with graft hook uninstall claude-code", path, strings.Join(events, ", ")))
+		if events, err := hookinstall.Find(host, path, command); err == nil && len(events) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s also holds graft's hooks (%s): %s runs both, so graft would run twice on those events; remove one set with graft hook uninstall %s", path, strings.Join(events, ", "), ad.Title(), host))
 		}
 	}
 }

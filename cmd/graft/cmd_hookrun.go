@@ -20,7 +20,7 @@ const maxHookInput = 16 << 20
 // wedge the host's session.
 func newHookRunCmd(a *app, host hosts.Host) *cobra.Command {
 	use := string(host)
-	if host == hosts.Codex {
+	if ad, err := hosts.Of(host); err == nil && ad.Hooks().Notify != nil {
 		use += " [notify-json]"
 	}
 	var plugin bool

@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/importer"
 )
 
@@ -20,8 +22,8 @@ const progressMinBytes = 4 << 20
 
 func newImportCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "import <claude-code|codex> <transcript.jsonl>",
-		Short: "Import a Claude Code transcript or a Codex rollout into a session",
+		Use:   "import <" + hosts.Names("|", "|") + "> <transcript.jsonl>",
+		Short: "Import " + importWhat() + " into a session",
 		Long: `Imports a host's transcript into a native session and remembers how far it
 got ($GRAFT_HOME/imports/<id>.json), so running the same import again appends
 only the lines the host wrote since. A transcript that was shortened or
@@ -33,14 +35,39 @@ per kind (human instructions, assistant messages, tool calls, results, todo
 lists, sub-agent reports, system events, skipped, malformed).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("unknown transcript format %q: want claude-code or codex", args[0])}
+				return usageError{fmt.Errorf("unknown transcript format %q: want %s", args[0], hosts.Names(", ", " or "))}
 			}
-			return usageError{fmt.Errorf("%s needs a format: %s claude-code <transcript.jsonl> or %s codex <rollout.jsonl>", cmd.CommandPath(), cmd.CommandPath(), cmd.CommandPath())}
+			var forms []string
+			for _, ad := range hosts.Adapters() {
+				forms = append(forms, fmt.Sprintf("%s %s <%s>", cmd.CommandPath(), ad.Name(), ad.Help().Transcript))
+			}
+			return usageError{fmt.Errorf("%s needs a format: %s", cmd.CommandPath(), joinOr(forms))}
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return nil },
 	}
-	cmd.AddCommand(newImportClaudeCodeCmd(a), newImportCodexCmd(a))
+	for _, ad := range hosts.Adapters() {
+		cmd.AddCommand(newImportHostCmd(a, ad))
+	}
 	return cmd
+}
+
+// importWhat names what each host's import takes: "a Claude Code
+// transcript or a Codex rollout".
+func importWhat() string {
+	var what []string
+	for _, ad := range hosts.Adapters() {
+		kind := strings.TrimSuffix(ad.Help().Transcript, ".jsonl")
+		what = append(what, "a "+ad.Title()+" "+kind)
+	}
+	return joinOr(what)
+}
+
+// joinOr joins words as "a, b or c".
+func joinOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // importFlags are the flags both formats take.
@@ -56,36 +83,21 @@ func (f *importFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
 }
 
-func newImportClaudeCodeCmd(a *app) *cobra.Command {
+// newImportHostCmd is "graft import <host>", as the host's adapter
+// describes it.
+func newImportHostCmd(a *app, ad adapter.Adapter) *cobra.Command {
 	var f importFlags
+	help := ad.Help()
+	host := ad.Name()
 	cmd := &cobra.Command{
-		Use:   "claude-code <transcript.jsonl>",
-		Short: "Import a Claude Code transcript (~/.claude/projects/<dir>/<uuid>.jsonl)",
-		Long: `Imports a Claude Code transcript, and each sub-agent transcript under
-<uuid>/subagents/ beside it as a session of its own (agent-<name>.jsonl into
-<id>.agent-<name>, another <name>.jsonl into <id>.subagent-<name>), linked
-from the parent's sub-agent report.`,
-		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := interruptible(cmd)
-			defer stop()
-			return a.runImport(ctx, hosts.ClaudeCode, args[0], &f)
-		},
-	}
-	f.add(cmd)
-	return cmd
-}
-
-func newImportCodexCmd(a *app) *cobra.Command {
-	var f importFlags
-	cmd := &cobra.Command{
-		Use:   "codex <rollout.jsonl>",
-		Short: "Import a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
+		Use:   fmt.Sprintf("%s <%s>", host, help.Transcript),
+		Short: help.Import,
+		Long:  help.ImportLong,
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			return a.runImport(ctx, hosts.Codex, args[0], &f)
+			return a.runImport(ctx, host, args[0], &f)
 		},
 	}
 	f.add(cmd)

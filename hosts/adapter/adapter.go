@@ -79,6 +79,32 @@ type Adapter interface {
 
 	// Hooks is how the host runs graft's hooks.
 	Hooks() Hooks
+	// Help is what graft's commands say of the host.
+	Help() Help
+}
+
+// Help is what graft's commands say of one host, beside what the rest of
+// the Adapter tells them.
+type Help struct {
+	// Transcript names a transcript in a usage line ("transcript.jsonl").
+	Transcript string
+	// Import is the one line of "graft import <host>", ImportLong the
+	// rest ("" : none).
+	Import, ImportLong string
+	// ExportPath is where an export goes, for "graft export"'s help.
+	ExportPath string
+	// ResumeMore follows the resume command in "graft export"'s help
+	// (other ways to resume; "" : none).
+	ResumeMore string
+	// Hooks is the one line of "graft hook install <host>", HooksLong the
+	// rest: the host's settings files.
+	Hooks, HooksLong string
+	// Folder describes the host's folder and its default, for the flag
+	// that names it.
+	Folder string
+	// UserSettings names the user's settings file (ScopeUser), for the
+	// flag that picks it.
+	UserSettings string
 }
 
 // Growth is how a host writes its session file.

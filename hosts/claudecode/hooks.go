@@ -66,3 +66,26 @@ func settingsPath(scope adapter.Scope, dir string) (string, error) {
 	}
 	return filepath.Abs(p)
 }
+
+// Help is what graft's commands say of Claude Code.
+func (Adapter) Help() adapter.Help {
+	return adapter.Help{
+		Transcript: "transcript.jsonl",
+		Import:     "Import a Claude Code transcript (~/.claude/projects/<dir>/<uuid>.jsonl)",
+		ImportLong: `Imports a Claude Code transcript, and each sub-agent transcript under
+<uuid>/subagents/ beside it as a session of its own (agent-<name>.jsonl into
+<id>.agent-<name>, another <name>.jsonl into <id>.subagent-<name>), linked
+from the parent's sub-agent report.`,
+		ExportPath:   "$CLAUDE_CONFIG_DIR (else ~/.claude)/projects/<cwd folder>/<uuid>.jsonl",
+		Hooks:        "Claude Code's settings: <DIR>/.claude/settings.json (default DIR: .)",
+		Folder:       "Claude Code's configuration directory (default $CLAUDE_CONFIG_DIR, else ~/.claude)",
+		UserSettings: "$CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json",
+		HooksLong: `Claude Code's settings files:
+  --project DIR  DIR/.claude/settings.json (the default, DIR "."; shared with
+                 the project when committed)
+  --local        DIR/.claude/settings.local.json (this machine only)
+  --user         $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
+Claude Code runs the hooks of every one of these files, so keep graft's in
+one of them. Sessions started from now on run them.`,
+	}
+}

@@ -82,3 +82,20 @@ func settingsPath(scope adapter.Scope, dir string) (string, error) {
 	}
 	return filepath.Abs(filepath.Join(dir, "hooks.json"))
 }
+
+// Help is what graft's commands say of Codex.
+func (Adapter) Help() adapter.Help {
+	return adapter.Help{
+		Transcript:   "rollout.jsonl",
+		Import:       "Import a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
+		ExportPath:   "$CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl",
+		ResumeMore:   `   (or codex exec resume <uuid> "…")`,
+		Hooks:        "Codex's hooks: $CODEX_HOME/hooks.json (default ~/.codex/hooks.json)",
+		Folder:       "Codex's home directory (default $CODEX_HOME, else ~/.codex)",
+		UserSettings: "$CODEX_HOME/hooks.json or ~/.codex/hooks.json",
+		HooksLong: `Codex's hooks file: DIR/hooks.json for --codex-home DIR, else
+$CODEX_HOME/hooks.json, else ~/.codex/hooks.json.
+
+` + TrustNote + ".",
+	}
+}
