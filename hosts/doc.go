@@ -1,9 +1,18 @@
 // Package hosts connects graft sessions with the sessions of the agent hosts
-// people use, Claude Code and Codex: it writes a graft target as a host
-// transcript that the host resumes (Export), follows a host transcript into
-// the graft session it continues (Follow), and records which host session
-// continues which graft session. It owns $GRAFT_HOME/hosts/ and the host
-// transcripts it writes.
+// people use: it writes a graft target as a host transcript that the host
+// resumes (Export), follows a host transcript into the graft session it
+// continues (Follow), and records which host session continues which graft
+// session. It owns $GRAFT_HOME/hosts/ and the host transcripts it writes.
+//
+// # Hosts
+//
+// What one host is to graft is its adapter (hosts/adapter/doc.go), in one
+// package per host: hosts/claudecode (Claude Code), hosts/codex (Codex).
+// registry.go lists them, in the order help texts name them; Of finds a
+// host's adapter, and a host not in the registry is ErrUnknownHost
+// wherever it is named. Everything in this package is the same for every
+// host: the bindings, Export's write, Follow, the context size read from a
+// transcript's tail (ContextTokens).
 //
 // # Bindings
 //
@@ -12,12 +21,12 @@
 // (On the etcd store the same JSON is the value of <prefix>/hosts/<host>/
 // <hostSessionId>, etcdstore/doc.go: Bindings is the interface both keep.)
 //
-// <host> is "claude-code" or "codex"; <hostSessionId> the host's lower-case
-// session uuid. A binding is replaced atomically (temp file, fsync, rename,
+// <host> is a host's name in the registry ("claude-code", "codex");
+// <hostSessionId> the host's lower-case session uuid. A binding is replaced atomically (temp file, fsync, rename,
 // fsync of the directory). It is one JSON object:
 //
 //	version        1
-//	host           "claude-code" or "codex"
+//	host           the host's name ("claude-code", "codex")
 //	hostSessionId  the host's session id
 //	session        the graft session this host session continues
 //	role           "exported": graft wrote the transcript from a graft target;
@@ -45,42 +54,28 @@
 // # Transcripts written
 //
 // The host session id is derived, not drawn: SHA-256 over "graft-host-v1",
-// the host, the session id and the graft/origin txn, shaped as a version-4
-// uuid for Claude Code and a version-7 uuid (the commit time in its first 48
-// bits) for Codex. The timestamps are the tape events' own, a millisecond
-// apart in file order. Same target, same bytes.
+// the host, the session id and the graft/origin txn, shaped as a uuid of the
+// version the host's adapter says (adapter.DerivedUUID: version 4 for
+// Claude Code, version 7 with the commit time in its first 48 bits for
+// Codex). The timestamps are the tape events' own, a millisecond apart in
+// file order. Same target, same bytes.
 //
-// The tape (tape/doc.go) becomes one closed turn: a user message holding the
-// handoff text and then every recap block in order, one text block each, and
-// the assistant's acknowledgement. Each text keeps its "[graft:tape …]"
-// marker line, so graft never reads it back as a human instruction.
-//
-// Claude Code: <config>/projects/<enc>/<uuid>.jsonl, <config> being
-// $CLAUDE_CONFIG_DIR or ~/.claude and <enc> the real path of the working
-// directory with every UTF-16 unit outside [A-Za-z0-9] replaced by '-'
-// (past 200 characters: the first 200, '-', and the base-36 absolute value
-// of the path's 32-bit Java string hash). Lines are compact JSON records
-// {parentUuid, isSidechain, userType, cwd, sessionId, version, entrypoint,
-// type, message, uuid, timestamp}, chained by parentUuid.
-//
-// Codex: <codex home>/sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl
-// ($CODEX_HOME or ~/.codex; the date is the commit's, UTC). Lines are
-// {timestamp, type, payload}: a session_meta, the user message as a
-// response_item with its event_msg user_message twin, and the assistant's
-// message.
+// The tape (tape/doc.go) becomes one closed turn (adapter.Turn): a user
+// message holding the handoff text and then every recap block in order,
+// one text block each, and the assistant's acknowledgement. Each text keeps
+// its "[graft:tape …]" marker line, so graft never reads it back as a human
+// instruction. Where the file goes and its records are the host's: see
+// hosts/claudecode/doc.go and hosts/codex/doc.go.
 //
 // The writer: both hosts store which program wrote a record and its
 // version, and graft writes itself there (version.Info.Short: the module
-// version, or "(devel)+<revision>"): Claude Code's entrypoint "graft" and
-// version <graft's>, Codex's session_meta originator "graft" and
-// cli_version <graft's>. Neither host reads them to resume (the real-host
-// tests resume graft's exports). An export written before graft named its
-// version has Claude Code's "version" 2.1.328 and no entrypoint, Codex's
-// cli_version 0.169.0. A file already at the export's path that another
-// graft version wrote for the same target (an upgrade between a handoff and
-// the export it owed, or a re-export) is the same export: its bytes are
-// rendered again as that version wrote them and compared, and the import
-// cursor is seeded with them.
+// version, or "(devel)+<revision>"); neither host reads them to resume (the
+// real-host tests resume graft's exports). A file already at the export's
+// path that another graft version wrote for the same target (an upgrade
+// between a handoff and the export it owed, or a re-export) is the same
+// export: the adapter reads its writer from its first line
+// (adapter.Adapter.Writer), its bytes are rendered again as that version
+// wrote them and compared, and the import cursor is seeded with them.
 //
 // A transcript is written to a temporary file in its directory
 // (.graft-export-<host session id>.tmp: a killed export's is known by its
