@@ -75,6 +75,16 @@ type SettingsFacts struct {
 	Setting func(key string) (value string, ok bool)
 }
 
+// GraftNamed are the events of a host that names them as graft does
+// (Claude Code, Codex): SessionStart, UserPromptSubmit, Stop, PreCompact.
+func GraftNamed() []HookEvent {
+	var evs []HookEvent
+	for _, e := range []string{SessionStart, UserPromptSubmit, Stop, PreCompact} {
+		evs = append(evs, HookEvent{Name: e, Does: e})
+	}
+	return evs
+}
+
 // Event is the HookEvent of host event name; ok is false when graft does
 // not hook it.
 func (h Hooks) Event(name string) (HookEvent, bool) {

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,12 +13,7 @@ import (
 // PreCompact hook blocks the compaction with {"decision": "block"}.
 func (a Adapter) Hooks() adapter.Hooks {
 	return adapter.Hooks{
-		Events: []adapter.HookEvent{
-			{Name: "SessionStart", Does: adapter.SessionStart},
-			{Name: "UserPromptSubmit", Does: adapter.UserPromptSubmit},
-			{Name: "Stop", Does: adapter.Stop},
-			{Name: "PreCompact", Does: adapter.PreCompact},
-		},
+		Events:   adapter.GraftNamed(),
 		Scopes:   []adapter.Scope{adapter.ScopeProject, adapter.ScopeLocal, adapter.ScopeUser},
 		Settings: settingsPath,
 		Block: func(reason string) map[string]any {
@@ -51,14 +45,10 @@ func settingsPath(scope adapter.Scope, dir string) (string, error) {
 		p = filepath.Join(dir, ".claude", name)
 	case adapter.ScopeUser:
 		if dir == "" {
-			dir = os.Getenv("CLAUDE_CONFIG_DIR")
-		}
-		if dir == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
+			var err error
+			if dir, err = (Adapter{}).Root(); err != nil {
 				return "", fmt.Errorf("no Claude Code configuration directory: $CLAUDE_CONFIG_DIR is not set and %w", err)
 			}
-			dir = filepath.Join(h, ".claude")
 		}
 		p = filepath.Join(dir, "settings.json")
 	default:

@@ -3,7 +3,6 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -22,12 +21,7 @@ const TrustNote = "Codex runs only trusted hooks and skips the others silently: 
 // hook text, so notices go to the model too.
 func (a Adapter) Hooks() adapter.Hooks {
 	return adapter.Hooks{
-		Events: []adapter.HookEvent{
-			{Name: "SessionStart", Does: adapter.SessionStart},
-			{Name: "UserPromptSubmit", Does: adapter.UserPromptSubmit},
-			{Name: "Stop", Does: adapter.Stop},
-			{Name: "PreCompact", Does: adapter.PreCompact},
-		},
+		Events:   adapter.GraftNamed(),
 		Scopes:   []adapter.Scope{adapter.ScopeUser},
 		Settings: settingsPath,
 		Block: func(reason string) map[string]any {
@@ -71,14 +65,10 @@ func settingsPath(scope adapter.Scope, dir string) (string, error) {
 		return "", fmt.Errorf("codex has no %s hooks file (only the user's $CODEX_HOME/hooks.json)", scope)
 	}
 	if dir == "" {
-		dir = os.Getenv("CODEX_HOME")
-	}
-	if dir == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
+		var err error
+		if dir, err = (Adapter{}).Root(); err != nil {
 			return "", fmt.Errorf("no Codex home: $CODEX_HOME is not set and %w", err)
 		}
-		dir = filepath.Join(h, ".codex")
 	}
 	return filepath.Abs(filepath.Join(dir, "hooks.json"))
 }
