@@ -85,6 +85,7 @@ var checks = []struct {
 	{"layout", checkLayout},
 	{"config", checkConfig},
 	{"hooks", checkHooks},
+	{"hosts", checkHosts},
 	{"figures", checkFigures},
 	{"links", checkLinks},
 	{"packages", checkPackages},

@@ -13,6 +13,9 @@
 //   - exit codes, crash points, config keys, hook events, crash suite groups,
 //     tape limits: the packages' own lists (graft.ExitCodes, txn.Points,
 //     config.Keys, hookinstall.Events, crashtest.Groups, tape's constants);
+//   - the hosts: the registry (hosts.Adapters): README's table of the hosts
+//     names each, in its order, with its adapter's title, program, resume
+//     command, growth and whether its compaction is intercepted;
 //   - the MCP tools: a server (mcpserver.New) listed by a client over the
 //     SDK's in-memory transport: names, annotations, input and output schemas;
 //   - the on-disk layout: a real flow run by the binary in a temporary home
