@@ -211,8 +211,8 @@ func newHookUserCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
 	host := ad.Name()
 	flag := strings.ReplaceAll(strings.ToLower(ad.RootVar()), "_", "-")
 	var (
-		f         hookFlags
-		codexHome string
+		f    hookFlags
+		root string
 	)
 	cmd := &cobra.Command{
 		Use:   fmt.Sprintf("%s [--%s DIR]", host, flag),
@@ -221,11 +221,11 @@ func newHookUserCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed(flag) {
-				if err := isDir("--"+flag, codexHome); err != nil {
+				if err := isDir("--"+flag, root); err != nil {
 					return err
 				}
 			}
-			path, err := hookinstall.SettingsPath(host, hookinstall.ScopeUser, codexHome)
+			path, err := hookinstall.SettingsPath(host, hookinstall.ScopeUser, root)
 			if err != nil {
 				return err
 			}
@@ -233,38 +233,46 @@ func newHookUserCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if host != hookinstall.Codex {
-				return a.printHookResult(r, f.asJSON, install)
-			}
-			// The same reversible step registers (or removes) graft's MCP
-			// server in $CODEX_HOME/config.toml.
-			cfgPath, err := hookinstall.CodexConfigPath(codexHome)
-			if err != nil {
-				return err
-			}
-			var m hookinstall.MCPResult
-			if install {
-				exe, flags, err := a.graftWords(cmd)
-				if err != nil {
+			if host == hookinstall.Codex {
+				if err := a.editCodexMCP(cmd, root, &r, install); err != nil {
 					return err
 				}
-				m, err = hookinstall.InstallCodexMCP(cfgPath, exe, append(flags, "mcp"))
-				if err != nil {
-					return fmt.Errorf("graft's hooks are installed in %s, but registering its MCP server failed: %w", r.File, err)
-				}
-			} else if m, err = hookinstall.UninstallCodexMCP(cfgPath); err != nil {
-				return fmt.Errorf("graft's hooks are removed from %s, but removing its MCP server failed: %w", r.File, err)
 			}
-			r.MCPServer = &m
 			return a.printHookResult(r, f.asJSON, install)
 		},
 	}
-	cmd.Flags().StringVar(&codexHome, flag, "", ad.Help().Folder)
+	cmd.Flags().StringVar(&root, flag, "", ad.Help().Folder)
 	f.add(cmd, install)
 	if install {
 		cmd.Long = hookInstallLong + "\n\n" + cmd.Long
 	}
 	return cmd
+}
+
+// editCodexMCP registers (or removes) graft's MCP server in Codex's
+// config.toml under root, the same reversible step as its hooks
+// (hookinstall/codexmcp.go): Codex is the one host whose config graft
+// writes its MCP server into.
+func (a *app) editCodexMCP(cmd *cobra.Command, root string, r *hookinstall.Result, install bool) error {
+	cfgPath, err := hookinstall.CodexConfigPath(root)
+	if err != nil {
+		return err
+	}
+	var m hookinstall.MCPResult
+	if install {
+		exe, flags, err := a.graftWords(cmd)
+		if err != nil {
+			return err
+		}
+		m, err = hookinstall.InstallCodexMCP(cfgPath, exe, append(flags, "mcp"))
+		if err != nil {
+			return fmt.Errorf("graft's hooks are installed in %s, but registering its MCP server failed: %w", r.File, err)
+		}
+	} else if m, err = hookinstall.UninstallCodexMCP(cfgPath); err != nil {
+		return fmt.Errorf("graft's hooks are removed from %s, but removing its MCP server failed: %w", r.File, err)
+	}
+	r.MCPServer = &m
+	return nil
 }
 
 // projectGivenInline reports whether the command line wrote --project=DIR
