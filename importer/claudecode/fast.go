@@ -19,29 +19,6 @@ import (
 // (json.RawMessage) are the line's own bytes, as encoding/json copies
 // them; the ones that outlive the line (a tool's input) are copied.
 
-// fieldSet tracks which keys of an object were read, to refuse a repeat.
-type fieldSet uint32
-
-// first marks bit k as read and reports whether it was not read before.
-func (s *fieldSet) first(k uint) bool {
-	if *s&(1<<k) != 0 {
-		return false
-	}
-	*s |= 1 << k
-	return true
-}
-
-// foldsTo reports whether key matches one of keys only up to case, which
-// encoding/json would decode into that field.
-func foldsTo(key []byte, keys []string) bool {
-	for _, k := range keys {
-		if len(k) == len(key) && bytes.EqualFold(key, []byte(k)) {
-			return true
-		}
-	}
-	return false
-}
-
 // boolField reads true, false or null (which leaves dst as it is).
 func boolField(d *logscan.Decoder, dst *bool) bool {
 	var p *bool
@@ -61,45 +38,45 @@ var lineKeys = []string{"type", "version", "subtype", "uuid", "cwd", "timestamp"
 func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 	d.Reset(data)
 	d.WS()
-	var seen fieldSet
+	var seen logscan.FieldSet
 	ok := d.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			return seen.first(0) && d.StringField(&ln.Type)
+			return seen.First(0) && d.StringField(&ln.Type)
 		case "version":
-			return seen.first(1) && d.StringField(&ln.Version)
+			return seen.First(1) && d.StringField(&ln.Version)
 		case "subtype":
-			return seen.first(2) && d.StringField(&ln.Subtype)
+			return seen.First(2) && d.StringField(&ln.Subtype)
 		case "uuid":
-			return seen.first(3) && d.StringField(&ln.UUID)
+			return seen.First(3) && d.StringField(&ln.UUID)
 		case "cwd":
-			return seen.first(4) && d.StringField(&ln.Cwd)
+			return seen.First(4) && d.StringField(&ln.Cwd)
 		case "timestamp":
-			return seen.first(5) && d.StringField(&ln.Timestamp)
+			return seen.First(5) && d.StringField(&ln.Timestamp)
 		case "isMeta":
-			return seen.first(6) && boolField(d, &ln.IsMeta)
+			return seen.First(6) && boolField(d, &ln.IsMeta)
 		case "isCompactSummary":
-			return seen.first(7) && boolField(d, &ln.IsCompactSummary)
+			return seen.First(7) && boolField(d, &ln.IsCompactSummary)
 		case "isSidechain":
-			return seen.first(8) && boolField(d, &ln.IsSidechain)
+			return seen.First(8) && boolField(d, &ln.IsSidechain)
 		case "message":
-			return seen.first(9) && fastMessage(d, &ln.Message)
+			return seen.First(9) && fastMessage(d, &ln.Message)
 		case "content":
-			return seen.first(10) && rawField(d, &ln.Content)
+			return seen.First(10) && rawField(d, &ln.Content)
 		case "level":
-			return seen.first(11) && d.StringField(&ln.Level)
+			return seen.First(11) && d.StringField(&ln.Level)
 		case "summary":
-			return seen.first(12) && d.StringField(&ln.Summary)
+			return seen.First(12) && d.StringField(&ln.Summary)
 		case "operation":
-			return seen.first(13) && d.StringField(&ln.Operation)
+			return seen.First(13) && d.StringField(&ln.Operation)
 		case "attachment":
-			return seen.first(14) && fastAttachment(d, ln)
+			return seen.First(14) && fastAttachment(d, ln)
 		case "toolUseResult":
-			return seen.first(15) && rawField(d, &ln.ToolUseResult)
+			return seen.First(15) && rawField(d, &ln.ToolUseResult)
 		case "compactMetadata":
-			return seen.first(16) && fastCompactMetadata(d, ln)
+			return seen.First(16) && fastCompactMetadata(d, ln)
 		}
-		return !foldsTo(key, lineKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, lineKeys) && d.SkipValue()
 	})
 	d.WS()
 	return ok && d.AtEnd()
@@ -121,15 +98,15 @@ func fastMessage(d *logscan.Decoder, dst **message) bool {
 	}
 	m := &message{}
 	*dst = m
-	var seen fieldSet
+	var seen logscan.FieldSet
 	return d.Object(func(key []byte) bool {
 		switch string(key) {
 		case "role":
-			return seen.first(0) && d.StringField(&m.Role)
+			return seen.First(0) && d.StringField(&m.Role)
 		case "content":
-			return seen.first(1) && rawField(d, &m.Content)
+			return seen.First(1) && rawField(d, &m.Content)
 		}
-		return !foldsTo(key, messageKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, messageKeys) && d.SkipValue()
 	})
 }
 
@@ -142,12 +119,12 @@ func fastAttachment(d *logscan.Decoder, ln *line) bool {
 	ln.Attachment = &struct {
 		Type string `json:"type"`
 	}{}
-	var seen fieldSet
+	var seen logscan.FieldSet
 	return d.Object(func(key []byte) bool {
 		if string(key) == "type" {
-			return seen.first(0) && d.StringField(&ln.Attachment.Type)
+			return seen.First(0) && d.StringField(&ln.Attachment.Type)
 		}
-		return !foldsTo(key, typeKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, typeKeys) && d.SkipValue()
 	})
 }
 
@@ -162,15 +139,15 @@ func fastCompactMetadata(d *logscan.Decoder, ln *line) bool {
 		PreTokens int64  `json:"preTokens"`
 	}{}
 	cm := ln.CompactMetadata
-	var seen fieldSet
+	var seen logscan.FieldSet
 	return d.Object(func(key []byte) bool {
 		switch string(key) {
 		case "trigger":
-			return seen.first(0) && d.StringField(&cm.Trigger)
+			return seen.First(0) && d.StringField(&cm.Trigger)
 		case "preTokens":
-			return seen.first(1) && d.Int64Field(&cm.PreTokens)
+			return seen.First(1) && d.Int64Field(&cm.PreTokens)
 		}
-		return !foldsTo(key, compactKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, compactKeys) && d.SkipValue()
 	})
 }
 
@@ -183,33 +160,33 @@ func fastBlocks(d *logscan.Decoder, raw []byte, blocks *[]block) bool {
 	var out []block
 	ok := d.Array(func() bool {
 		var b block
-		var seen fieldSet
+		var seen logscan.FieldSet
 		if !d.Object(func(key []byte) bool {
 			switch string(key) {
 			case "type":
-				return seen.first(0) && d.StringField(&b.Type)
+				return seen.First(0) && d.StringField(&b.Type)
 			case "text":
-				return seen.first(1) && d.StringField(&b.Text)
+				return seen.First(1) && d.StringField(&b.Text)
 			case "thinking":
-				return seen.first(2) && d.StringField(&b.Thinking)
+				return seen.First(2) && d.StringField(&b.Thinking)
 			case "id":
-				return seen.first(3) && d.StringField(&b.ID)
+				return seen.First(3) && d.StringField(&b.ID)
 			case "name":
-				return seen.first(4) && d.StringField(&b.Name)
+				return seen.First(4) && d.StringField(&b.Name)
 			case "input":
-				if !seen.first(5) || !rawField(d, &b.Input) {
+				if !seen.First(5) || !rawField(d, &b.Input) {
 					return false
 				}
 				b.Input = bytes.Clone(b.Input)
 				return true
 			case "tool_use_id":
-				return seen.first(6) && d.StringField(&b.ToolUseID)
+				return seen.First(6) && d.StringField(&b.ToolUseID)
 			case "content":
-				return seen.first(7) && rawField(d, &b.Content)
+				return seen.First(7) && rawField(d, &b.Content)
 			case "is_error":
-				return seen.first(8) && boolField(d, &b.IsError)
+				return seen.First(8) && boolField(d, &b.IsError)
 			}
-			return !foldsTo(key, blockKeys) && d.SkipValue()
+			return !logscan.FoldsTo(key, blockKeys) && d.SkipValue()
 		}) {
 			return false
 		}
@@ -223,16 +200,5 @@ func fastBlocks(d *logscan.Decoder, raw []byte, blocks *[]block) bool {
 		out = []block{} // encoding/json makes an empty, non-nil slice of []
 	}
 	*blocks = out
-	return true
-}
-
-// fastString is json.Unmarshal(raw, s) for raw a JSON string, or false.
-func fastString(d *logscan.Decoder, raw []byte, s *string) bool {
-	d.Reset(raw)
-	v, ok := d.StringValue()
-	if !ok || !d.AtEnd() {
-		return false
-	}
-	*s = v
 	return true
 }

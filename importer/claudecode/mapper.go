@@ -237,10 +237,9 @@ func (m *Mapper) content(raw json.RawMessage) (text string, blocks []block, isTe
 	}
 	switch raw[0] {
 	case '"':
-		if fastString(&m.dec, raw, &text) {
-			return text, nil, true, nil
+		if v, ok := m.dec.WholeString(raw); ok {
+			return v, nil, true, nil
 		}
-		text = ""
 		err = json.Unmarshal(raw, &text)
 		return text, nil, true, err
 	case '[':

@@ -17,28 +17,6 @@ import (
 // that is not a plain integer, deep nesting. Raw values are the line's own
 // bytes; the ones that outlive the line (a tool's input) are copied.
 
-// fieldSet tracks which keys of an object were read, to refuse a repeat.
-type fieldSet uint32
-
-func (s *fieldSet) first(k uint) bool {
-	if *s&(1<<k) != 0 {
-		return false
-	}
-	*s |= 1 << k
-	return true
-}
-
-// foldsTo reports whether key matches one of keys only up to case, which
-// encoding/json would decode into that field.
-func foldsTo(key []byte, keys []string) bool {
-	for _, k := range keys {
-		if len(k) == len(key) && bytes.EqualFold(key, []byte(k)) {
-			return true
-		}
-	}
-	return false
-}
-
 func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
 	v, ok := d.RawValue()
 	*dst = v
@@ -58,17 +36,17 @@ var rolloutKeys = []string{"timestamp", "type", "payload"}
 
 // fastRolloutLine is json.Unmarshal(data, rl) for rl zero, or false.
 func fastRolloutLine(d *logscan.Decoder, data []byte, rl *rolloutLine) bool {
-	var seen fieldSet
+	var seen logscan.FieldSet
 	return object(d, data, func(key []byte) bool {
 		switch string(key) {
 		case "timestamp":
-			return seen.first(0) && d.StringField(&rl.Timestamp)
+			return seen.First(0) && d.StringField(&rl.Timestamp)
 		case "type":
-			return seen.first(1) && d.StringField(&rl.Type)
+			return seen.First(1) && d.StringField(&rl.Type)
 		case "payload":
-			return seen.first(2) && rawField(d, &rl.Payload)
+			return seen.First(2) && rawField(d, &rl.Payload)
 		}
-		return !foldsTo(key, rolloutKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, rolloutKeys) && d.SkipValue()
 	})
 }
 
@@ -77,33 +55,33 @@ var itemKeys = []string{"type", "role", "content", "summary", "name", "arguments
 // fastItem is json.Unmarshal(payload, it) for it zero, or false. Its
 // action is copied (a shell call's input).
 func fastItem(d *logscan.Decoder, payload []byte, it *item) bool {
-	var seen fieldSet
+	var seen logscan.FieldSet
 	ok := object(d, payload, func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			return seen.first(0) && d.StringField(&it.Type)
+			return seen.First(0) && d.StringField(&it.Type)
 		case "role":
-			return seen.first(1) && d.StringField(&it.Role)
+			return seen.First(1) && d.StringField(&it.Role)
 		case "content":
-			return seen.first(2) && rawField(d, &it.Content)
+			return seen.First(2) && rawField(d, &it.Content)
 		case "summary":
-			return seen.first(3) && fastTextParts(d, &it.Summary)
+			return seen.First(3) && fastTextParts(d, &it.Summary)
 		case "name":
-			return seen.first(4) && d.StringField(&it.Name)
+			return seen.First(4) && d.StringField(&it.Name)
 		case "arguments":
-			return seen.first(5) && rawField(d, &it.Arguments)
+			return seen.First(5) && rawField(d, &it.Arguments)
 		case "input":
-			return seen.first(6) && rawField(d, &it.Input)
+			return seen.First(6) && rawField(d, &it.Input)
 		case "call_id":
-			return seen.first(7) && d.StringField(&it.CallID)
+			return seen.First(7) && d.StringField(&it.CallID)
 		case "id":
-			return seen.first(8) && d.StringField(&it.ID)
+			return seen.First(8) && d.StringField(&it.ID)
 		case "output":
-			return seen.first(9) && rawField(d, &it.Output)
+			return seen.First(9) && rawField(d, &it.Output)
 		case "action":
-			return seen.first(10) && rawField(d, &it.Action)
+			return seen.First(10) && rawField(d, &it.Action)
 		}
-		return !foldsTo(key, itemKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, itemKeys) && d.SkipValue()
 	})
 	if ok {
 		it.Action = bytes.Clone(it.Action)
@@ -122,15 +100,15 @@ func fastTextParts(d *logscan.Decoder, dst *[]textPart) bool {
 	parts := []textPart{} // encoding/json makes an empty, non-nil slice of []
 	ok := d.Array(func() bool {
 		var p textPart
-		var seen fieldSet
+		var seen logscan.FieldSet
 		if !d.Object(func(key []byte) bool {
 			switch string(key) {
 			case "type":
-				return seen.first(0) && d.StringField(&p.Type)
+				return seen.First(0) && d.StringField(&p.Type)
 			case "text":
-				return seen.first(1) && d.StringField(&p.Text)
+				return seen.First(1) && d.StringField(&p.Text)
 			}
-			return !foldsTo(key, textPartKeys) && d.SkipValue()
+			return !logscan.FoldsTo(key, textPartKeys) && d.SkipValue()
 		}) {
 			return false
 		}
@@ -166,46 +144,35 @@ var eventKeys = []string{"type", "item", "message", "reason"}
 // classify's struct and into eventMsg's would both succeed, with these
 // values.
 func fastEvent(d *logscan.Decoder, payload []byte, ev *eventFields) bool {
-	var seen fieldSet
+	var seen logscan.FieldSet
 	return object(d, payload, func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			return seen.first(0) && d.StringField(&ev.Type)
+			return seen.First(0) && d.StringField(&ev.Type)
 		case "item":
-			if !seen.first(1) {
+			if !seen.First(1) {
 				return false
 			}
 			if d.Null() {
 				return true
 			}
-			var iseen fieldSet
+			var iseen logscan.FieldSet
 			return d.Object(func(key []byte) bool {
 				if string(key) == "type" {
-					return iseen.first(0) && d.StringField(&ev.ItemType)
+					return iseen.First(0) && d.StringField(&ev.ItemType)
 				}
-				return !foldsTo(key, typeKeys) && d.SkipValue()
+				return !logscan.FoldsTo(key, typeKeys) && d.SkipValue()
 			})
 		case "message":
-			return seen.first(2) && rawField(d, &ev.Message)
+			return seen.First(2) && rawField(d, &ev.Message)
 		case "reason":
-			return seen.first(3) && d.StringField(&ev.Reason)
+			return seen.First(3) && d.StringField(&ev.Reason)
 		}
-		return !foldsTo(key, eventKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, eventKeys) && d.SkipValue()
 	})
 }
 
 var typeKeys = []string{"type"}
-
-// fastString is json.Unmarshal(raw, s) for raw a JSON string, or false.
-func fastString(d *logscan.Decoder, raw []byte, s *string) bool {
-	d.Reset(raw)
-	v, ok := d.StringValue()
-	if !ok || !d.AtEnd() {
-		return false
-	}
-	*s = v
-	return true
-}
 
 // shellFields is what shellOutput reads of a shell tool's JSON output.
 type shellFields struct {
@@ -218,11 +185,11 @@ var metadataKeys = []string{"exit_code"}
 
 // fastShell is json.Unmarshal of shellOutput's struct, or false.
 func fastShell(d *logscan.Decoder, data []byte, o *shellFields) bool {
-	var seen fieldSet
+	var seen logscan.FieldSet
 	return object(d, data, func(key []byte) bool {
 		switch string(key) {
 		case "output":
-			if !seen.first(0) {
+			if !seen.First(0) {
 				return false
 			}
 			if d.Null() {
@@ -232,17 +199,17 @@ func fastShell(d *logscan.Decoder, data []byte, o *shellFields) bool {
 			o.Output = &s
 			return ok
 		case "metadata":
-			if !seen.first(1) {
+			if !seen.First(1) {
 				return false
 			}
 			if d.Null() {
 				return true
 			}
 			o.Metadata = &struct{ ExitCode *int }{}
-			var mseen fieldSet
+			var mseen logscan.FieldSet
 			return d.Object(func(key []byte) bool {
 				if string(key) == "exit_code" {
-					if !mseen.first(0) {
+					if !mseen.First(0) {
 						return false
 					}
 					if d.Null() {
@@ -253,9 +220,9 @@ func fastShell(d *logscan.Decoder, data []byte, o *shellFields) bool {
 					o.Metadata.ExitCode = &n
 					return ok
 				}
-				return !foldsTo(key, metadataKeys) && d.SkipValue()
+				return !logscan.FoldsTo(key, metadataKeys) && d.SkipValue()
 			})
 		}
-		return !foldsTo(key, shellKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, shellKeys) && d.SkipValue()
 	})
 }

@@ -378,9 +378,8 @@ func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
 func (m *Mapper) messageTexts(it *item, out *importer.Output) ([]string, error) {
 	var parts []textPart
 	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '"' {
-		var s string
-		if !fastString(&m.dec, c, &s) {
-			s = ""
+		s, ok := m.dec.WholeString(c)
+		if !ok {
 			if err := json.Unmarshal(c, &s); err != nil {
 				return nil, fmt.Errorf("message content: %w", err)
 			}
@@ -871,9 +870,8 @@ func (m *Mapper) toolOutput(raw json.RawMessage) (string, *bool) {
 	}
 	switch raw[0] {
 	case '"':
-		var s string
-		if !fastString(&m.dec, raw, &s) {
-			s = ""
+		s, ok := m.dec.WholeString(raw)
+		if !ok {
 			if err := json.Unmarshal(raw, &s); err != nil {
 				return string(raw), nil
 			}
