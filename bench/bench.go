@@ -423,7 +423,11 @@ func NewIncremental(dir string, ds Dataset) (*Incremental, error) {
 	if inc.cache, err = os.ReadFile(inc.cachePath); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	if err := appendRange(ds.Path, svc.Store().Path(ds.ID), ds.LastTurn, ds.Bytes); err != nil {
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		return nil, err
+	}
+	if err := appendRange(ds.Path, st.Path(ds.ID), ds.LastTurn, ds.Bytes); err != nil {
 		return nil, err
 	}
 	return inc, nil
@@ -535,22 +539,30 @@ func Recover(dir string, ds Dataset, n int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		return 0, err
+	}
+	jrnl, err := journal.Open(svc.FS, svc.Home)
+	if err != nil {
+		return 0, err
+	}
 	now := time.Now()
 	for k := range n {
 		txnID := journal.NewTxnID(now)
 		target := fmt.Sprintf("pending-%04d", k)
 		origin := session.Event{Type: session.TypeGraftOrigin, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
 			Txn: txnID, Parent: ds.ID, ParentBoundary: 1, Generation: 2, TapeHash: "graft-tape-v1:bench", TapeEvents: 1}
-		if err := svc.Store().Create(target, []session.Event{origin}); err != nil {
+		if err := st.Create(target, []session.Event{origin}); err != nil {
 			return 0, fmt.Errorf("bench: pending target %s: %w", target, err)
 		}
-		fi, err := os.Stat(svc.Store().Path(target))
+		fi, err := os.Stat(st.Path(target))
 		if err != nil {
 			return 0, fmt.Errorf("bench: %w", err)
 		}
 		rec := journal.Record{Txn: txnID, Kind: journal.KindGraft, State: journal.TargetFlushed, Source: ds.ID, Target: target,
 			TapeHash: origin.TapeHash, TapeEvents: 1, TargetBytes: fi.Size(), BoundarySeq: 1, Generation: 2}
-		if err := svc.Journal().Write(rec); err != nil {
+		if err := jrnl.Write(rec); err != nil {
 			return 0, fmt.Errorf("bench: pending record %d: %w", k, err)
 		}
 	}

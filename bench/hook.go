@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/graft-project/graft/session"
 	"io"
 	"os"
 	"path/filepath"
@@ -548,13 +549,17 @@ func (h *HookBench) Parts() (HookParts, error) {
 	if err := h.check(); err != nil {
 		return p, err
 	}
-	fi, err := os.Stat(svc.Store().Path(h.Session))
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		return p, err
+	}
+	fi, err := os.Stat(st.Path(h.Session))
 	if err != nil {
 		return p, fmt.Errorf("bench: %w", err)
 	}
 	p.LogBytes = fi.Size()
 	start = time.Now()
-	if _, err := svc.Store().Info(h.Session); err != nil {
+	if _, err := st.Info(h.Session); err != nil {
 		return p, err
 	}
 	p.Fold = time.Since(start)

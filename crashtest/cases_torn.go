@@ -70,7 +70,11 @@ func resumeTornTarget(home, path string, torn []byte) []string {
 			problems = append(problems, fmt.Sprintf(".broken holds %d bytes, not the %d torn ones", len(kept), len(torn)))
 		}
 	}
-	info, err := svc.Store().Info(caseTarget)
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		return append(problems, fmt.Sprintf("the sessions directory does not open: %v", err))
+	}
+	info, err := st.Info(caseTarget)
 	if err != nil {
 		return append(problems, fmt.Sprintf("the target does not read after the append: %v", err))
 	}

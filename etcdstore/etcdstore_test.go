@@ -605,7 +605,12 @@ func TestDecidedCommitWhoseRetireFailed(t *testing.T) {
 			return
 		}
 		ev := session.Event{Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant}, Text: "late"}
-		if _, err := w.Store().Append("src", []session.Event{ev}); err != nil {
+		st, err := session.OpenStore(vfs.Default, home)
+		if err != nil {
+			t.Errorf("opening the sessions behind the commit's back: %v", err)
+			return
+		}
+		if _, err := st.Append("src", []session.Event{ev}); err != nil {
 			t.Errorf("appending behind the commit's back: %v", err)
 		}
 	}
@@ -629,7 +634,7 @@ func TestDecidedCommitWhoseRetireFailed(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Notes, "\n"), "the next recovery scan appends it") {
 		t.Fatalf("notes %q do not say the mark is left to recovery", res.Notes)
 	}
-	scan, err := w.TxnJournal().Scan()
+	scan, err := open(t, "decided").Journal().Scan()
 	if err != nil || len(scan.Records) != 1 || scan.Records[0].State != journal.Committed {
 		t.Fatalf("records after the commit = %+v, %v; want one COMMITTED", scan.Records, err)
 	}
@@ -640,7 +645,11 @@ func TestDecidedCommitWhoseRetireFailed(t *testing.T) {
 	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "not in the target") {
 		t.Errorf("recovery warnings %q: want the event the target lacks named", rep.Warnings)
 	}
-	info, err := w.Store().Info("src")
+	st, err := session.OpenStore(vfs.Default, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info("src")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,12 +42,12 @@ func TestPrepareCancelledStoresNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var folded int64
-	svc.FoldHook = func(source string, events int64) {
+	svc.SetFoldHook(func(source string, events int64) {
 		if folded == 0 {
 			cancel() // mid-scan: the fold has read events, not all of them
 		}
 		folded = events
-	}
+	})
 	rv, err := svc.Prepare(ctx, "big", graft.PrepareOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("prepare cancelled mid-scan: review %v, error %v; want context.Canceled", rv, err)
@@ -59,7 +59,7 @@ func TestPrepareCancelledStoresNothing(t *testing.T) {
 		t.Fatalf("%d review(s) stored by a cancelled prepare", n)
 	}
 
-	svc.FoldHook = nil
+	svc.SetFoldHook(nil)
 	if _, err := svc.Prepare(ctx, "big", graft.PrepareOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("prepare with a cancelled context: %v; want context.Canceled", err)
 	}

@@ -89,7 +89,7 @@ func (s *Service) commit(ctx context.Context, preparedID, tapeHash, target strin
 		return nil, err
 	}
 	b := &commitBuild{s: s, p: p}
-	res, err := txn.Commit(s.Env(), txn.Request{PreparedID: preparedID, Source: p.Source, Target: target, Build: b.build, Owe: owe})
+	res, err := txn.Commit(s.env(), txn.Request{PreparedID: preparedID, Source: p.Source, Target: target, Build: b.build, Owe: owe})
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (s *Service) Revert(target string, force bool) (*txn.RevertResult, error) {
 	if err := session.ValidID(target); err != nil {
 		return nil, err
 	}
-	return txn.Revert(s.Env(), target, force)
+	return txn.Revert(s.env(), target, force)
 }
 
 // hashVersion is the version part of a versioned hash ("graft-prefix-v1"

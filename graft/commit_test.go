@@ -301,7 +301,7 @@ func TestColdReadCatchesATamperedTarget(t *testing.T) {
 	h.create("s", workSession()...)
 	rv := h.prepare("s", graft.PrepareOptions{})
 	before := h.bytesOf("s")
-	h.svc.Hook = func(p txn.Point) {
+	h.svc.SetHook(func(p txn.Point) {
 		if p != txn.CommitJournalFlushed {
 			return
 		}
@@ -314,9 +314,9 @@ func TestColdReadCatchesATamperedTarget(t *testing.T) {
 		if err := os.WriteFile(h.sessionPath("s.g2"), b, session.FileMode); err != nil {
 			t.Fatal(err)
 		}
-	}
+	})
 	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
-	h.svc.Hook = nil
+	h.svc.SetHook(nil)
 	wantCode(t, err, "cold_verify_failed", 18)
 	var cv *txn.ColdVerifyError
 	if !errors.As(err, &cv) || cv.Target != "s.g2" || !strings.Contains(cv.Reason, "digest") {

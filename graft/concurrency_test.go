@@ -20,7 +20,7 @@ func TestRecoveryLeavesALiveTransactionAlone(t *testing.T) {
 	h.create("s", workSession()...)
 	rv := h.prepare("s", graft.PrepareOptions{})
 	scanned := map[txn.Point]bool{}
-	h.svc.Hook = func(p txn.Point) {
+	h.svc.SetHook(func(p txn.Point) {
 		recs := len(h.records())
 		before := [][]byte{h.bytesOf("s"), h.bytesOf("s.g2")}
 		env := h.svc.Env()
@@ -37,12 +37,12 @@ func TestRecoveryLeavesALiveTransactionAlone(t *testing.T) {
 			t.Errorf("%s: recovery during the transaction changed the journal or a log", p)
 		}
 		scanned[p] = true
-	}
+	})
 	res := h.commit(rv, "s.g2")
 	if _, err := h.svc.Revert(res.TargetID, false); err != nil {
 		t.Fatalf("Revert: %v", err)
 	}
-	h.svc.Hook = nil
+	h.svc.SetHook(nil)
 	for _, p := range txn.Points {
 		if !scanned[p] {
 			t.Errorf("no scan ran at %s", p)

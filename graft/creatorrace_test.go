@@ -58,7 +58,7 @@ func TestFailedCommitLeavesAnotherCreatorsLogAlone(t *testing.T) {
 	rv := h.prepare("s", graft.PrepareOptions{})
 	src := h.bytesOf("s")
 	var other *os.File
-	h.svc.Hook = func(p txn.Point) {
+	h.svc.SetHook(func(p txn.Point) {
 		if p != txn.CommitJournalPrepared {
 			return
 		}
@@ -68,9 +68,9 @@ func TestFailedCommitLeavesAnotherCreatorsLogAlone(t *testing.T) {
 			return
 		}
 		other = f
-	}
+	})
 	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "u")
-	h.svc.Hook = nil
+	h.svc.SetHook(nil)
 	if other == nil {
 		t.Fatal("the hook never ran")
 	}
@@ -114,7 +114,7 @@ func TestCreatorWaitsForACommitInFlight(t *testing.T) {
 			h.create("s", workSession()...)
 			rv := h.prepare("s", graft.PrepareOptions{})
 			created := make(chan error, 1)
-			h.svc.Hook = func(p txn.Point) {
+			h.svc.SetHook(func(p txn.Point) {
 				if p != txn.CommitJournalPrepared {
 					return
 				}
@@ -138,9 +138,9 @@ func TestCreatorWaitsForACommitInFlight(t *testing.T) {
 					created <- err
 				case <-time.After(200 * time.Millisecond):
 				}
-			}
+			})
 			res, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "u")
-			h.svc.Hook = nil
+			h.svc.SetHook(nil)
 			cerr := <-created
 			if !commitFails {
 				if err != nil {

@@ -88,15 +88,15 @@ func TestDiskFullDuringCleanupLeavesTheRecordForRecovery(t *testing.T) {
 	full.on = true
 	// Let the tape's writes through; fail from its fsync on.
 	full.kinds[errorfs.OpWrite] = false
-	h.svc.Hook = func(p txn.Point) {
+	h.svc.SetHook(func(p txn.Point) {
 		if p == txn.CommitTargetWritten {
 			full.mu.Lock()
 			full.kinds[errorfs.OpWrite] = true
 			full.mu.Unlock()
 		}
-	}
+	})
 	_, err := h.svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "s.g2")
-	h.svc.Hook = nil
+	h.svc.SetHook(nil)
 	full.on = false
 	if len(full.fired) < 2 {
 		t.Fatalf("the full disk failed %v; want the target's fsync and the cleanup's write to fail", full.fired)

@@ -512,12 +512,12 @@ func TestResliceLineage(t *testing.T) {
 func crashAt(t *testing.T, svc *graft.Service, p txn.Point, commit func()) {
 	t.Helper()
 	type crash struct{}
-	svc.Hook = func(at txn.Point) {
+	svc.SetHook(func(at txn.Point) {
 		if at == p {
 			panic(crash{})
 		}
-	}
-	defer func() { svc.Hook = nil }()
+	})
+	defer func() { svc.SetHook(nil) }()
 	defer func() {
 		if r := recover(); r != (crash{}) {
 			t.Fatalf("commit did not reach %s (recovered %v)", p, r)

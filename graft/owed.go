@@ -81,7 +81,7 @@ func (s *Service) finishOwed(o catalog.Owed, wait time.Duration) (done *OwedDone
 			err = errors.Join(err, fmt.Errorf("graft: releasing the import lock of %s: %w", o.Target, uerr))
 		}
 	}()
-	env := s.Env()
+	env := s.env()
 	env.At(txn.ExportLocked)
 	done = &OwedDone{Owed: o}
 	info, err := s.store.Info(o.Target)

@@ -178,8 +178,8 @@ func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os
 		read += int64(size)
 		if seen%foldCheckEvents == 0 || read >= foldCheckBytes {
 			read = 0
-			if s.FoldHook != nil {
-				s.FoldHook(source, seen)
+			if s.foldHook != nil {
+				s.foldHook(source, seen)
 			}
 			if err := cancelled(ctx, "prepare of "+source); err != nil {
 				return err

@@ -9,7 +9,6 @@ import (
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/hosts"
-	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/recovery"
 	"github.com/graft-project/graft/session"
@@ -29,12 +28,10 @@ type Service struct {
 	// minCatalogWait): a hook's budget when graft's state is busy, so that
 	// a held catalog.db or session costs it that, not a timeout per wait.
 	Deadline time.Time
-	// Hook and Faults reach the transaction (tests only).
-	Hook   func(txn.Point)
-	Faults txn.Faults
-	// FoldHook, when set, is called where a prepare's fold checks its
-	// context, with the events folded so far (tests only: it may block).
-	FoldHook func(source string, events int64)
+	// hook, faults and foldHook are Options' (tests only).
+	hook     func(txn.Point)
+	faults   txn.Faults
+	foldHook func(source string, events int64)
 
 	store *session.Store
 	// back is the store the service runs on: the home's files or etcd
@@ -60,12 +57,19 @@ type Options struct {
 	// itself; tests of recovery inspect records first).
 	SkipRecovery bool
 	Now          func() time.Time
-	Hook         func(txn.Point)
-	Faults       txn.Faults
+	// Hook and Faults reach the transaction (tests only).
+	Hook   func(txn.Point)
+	Faults txn.Faults
+	// FoldHook, when set, is called where a prepare's fold checks its
+	// context, with the events folded so far (tests only: it may block).
+	FoldHook func(source string, events int64)
 	// Store is "" (or "file") for the file store in the home, or an
 	// etcd://host:port[,…]/prefix URL: the etcd store (package etcdstore),
 	// shared by workers on several machines.
 	Store string
+	// OnEtcd, when set, is called with the etcd store Open connected to
+	// (benchmarks count the requests of its client).
+	OnEtcd func(*etcdstore.Store)
 }
 
 // Open prepares the home (0700 dirs) and runs the recovery scan, as every
@@ -98,6 +102,9 @@ func Open(home string, o Options) (*Service, error) {
 			return nil, err
 		}
 		back = newEtcdBackend(es, o.Now)
+		if o.OnEtcd != nil {
+			o.OnEtcd(es)
+		}
 	} else {
 		if err := etcdstore.CheckFileHome(o.FS, home); err != nil {
 			return nil, err
@@ -122,7 +129,7 @@ func open(home string, o Options, back backend) (*Service, error) {
 	}
 	st.Now = o.Now
 	back.lockLog(st)
-	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, Hook: o.Hook, Faults: o.Faults, store: st, back: back}
+	s := &Service{Home: home, FS: o.FS, Now: o.Now, CatalogTimeout: catalog.DefaultTimeout, hook: o.Hook, faults: o.Faults, foldHook: o.FoldHook, store: st, back: back}
 	if !o.SkipRecovery {
 		s.Startup, s.StartupErr = s.Recover(context.Background())
 		if s.StartupErr != nil && !errors.Is(s.StartupErr, recovery.ErrIncomplete) {
@@ -135,14 +142,6 @@ func open(home string, o Options, back backend) (*Service, error) {
 // Close releases what the service holds: on etcd, its lease (and so every
 // lock under it). A file-store service holds nothing between operations.
 func (s *Service) Close() error { return s.back.close() }
-
-// Coordinated is the etcd store the service runs on (nil: the file store).
-func (s *Service) Coordinated() *etcdstore.Store {
-	if e, ok := s.back.(*etcdBackend); ok {
-		return e.Store
-	}
-	return nil
-}
 
 // Bindings is where the host bindings live: hosts/ in the home, or the
 // etcd store's keys.
@@ -173,24 +172,9 @@ func (s *Service) catalogWait() time.Duration {
 	return min(s.CatalogTimeout, max(time.Until(s.Deadline), minCatalogWait))
 }
 
-// Store is the session store.
-func (s *Service) Store() *session.Store { return s.store }
-
-// Journal is the file store's transaction journal (.txn/); nil on etcd.
-func (s *Service) Journal() *journal.Journal {
-	if f, ok := s.back.(*fileStore); ok {
-		return f.jrnl
-	}
-	return nil
-}
-
-// TxnJournal is where the records of transactions in flight live, on
-// either store.
-func (s *Service) TxnJournal() txn.Journal { return s.back.journal() }
-
-// Env is the transaction environment of this service.
-func (s *Service) Env() *txn.Env {
-	return &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.back.journal(), Backend: s.back, Now: s.Now, CatalogTimeout: s.catalogWait(), Hook: s.Hook, Faults: s.Faults, Catalog: s.cat()}
+// env is the transaction environment of this service.
+func (s *Service) env() *txn.Env {
+	return &txn.Env{Home: s.Home, FS: s.FS, Store: s.store, Journal: s.back.journal(), Backend: s.back, Now: s.Now, CatalogTimeout: s.catalogWait(), Hook: s.hook, Faults: s.faults, Catalog: s.cat()}
 }
 
 // Recover runs one recovery scan and, when it found records or failed,
@@ -204,7 +188,7 @@ func (s *Service) Recover(ctx context.Context) (*recovery.Report, error) {
 	if err := cancelled(ctx, "recovery scan"); err != nil {
 		return nil, err
 	}
-	rep, err := recovery.Run(s.Env())
+	rep, err := recovery.Run(s.env())
 	if rep != nil && (err == nil || errors.Is(err, recovery.ErrIncomplete)) {
 		// Then the exports committed handoffs still owe their hosts (a
 		// handoff killed between its commit and its export).
@@ -268,7 +252,7 @@ func (s *Service) RebuildCatalog() (*CatalogRebuild, error) {
 	if res.Scan == nil || res.ScanErr != nil {
 		return res, nil
 	}
-	r, err := recovery.Rebuild(s.Env())
+	r, err := recovery.Rebuild(s.env())
 	if err != nil {
 		return res, err
 	}

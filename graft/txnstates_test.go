@@ -99,9 +99,9 @@ func TestCommitDiskStateAtEveryPoint(t *testing.T) {
 	rv := h.prepare("s", graft.PrepareOptions{})
 	before := h.bytesOf("s")
 	var snaps []diskSnapshot
-	h.svc.Hook = func(p txn.Point) { snaps = append(snaps, h.snapshot(p, "s", "s.g2")) }
+	h.svc.SetHook(func(p txn.Point) { snaps = append(snaps, h.snapshot(p, "s", "s.g2")) })
 	res := h.commit(rv, "s.g2")
-	h.svc.Hook = nil
+	h.svc.SetHook(nil)
 
 	visited := make([]txn.Point, len(snaps))
 	for k, s := range snaps {
@@ -195,9 +195,9 @@ func TestRevertDiskStateAtEveryPoint(t *testing.T) {
 	res := h.commit(h.prepare("s", graft.PrepareOptions{}), "s.g2")
 	srcBefore, tgtBefore := h.bytesOf("s"), h.bytesOf("s.g2")
 	var snaps []diskSnapshot
-	h.svc.Hook = func(p txn.Point) { snaps = append(snaps, h.snapshot(p, "s", "s.g2")) }
+	h.svc.SetHook(func(p txn.Point) { snaps = append(snaps, h.snapshot(p, "s", "s.g2")) })
 	rres, err := h.svc.Revert("s.g2", false)
-	h.svc.Hook = nil
+	h.svc.SetHook(nil)
 	if err != nil {
 		t.Fatalf("Revert(s.g2): %v", err)
 	}

@@ -2,6 +2,7 @@ package hookrun_test
 
 import (
 	"encoding/json"
+	"github.com/graft-project/graft/session"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +111,7 @@ func TestStopFollowsAndSuggestsAHandoffPastAutoGraft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := svc.Store().Info(uuid)
+	info, err := sessionsOf(t, svc).Info(uuid)
 	if err != nil || info.LastSeq == 0 {
 		t.Fatalf("the transcript was not followed: %v %+v", err, info)
 	}
@@ -156,7 +157,7 @@ func TestPreCompactInterceptsWithAHandoff(t *testing.T) {
 	if err := json.Unmarshal(out.Stdout, &d); err != nil || d.Decision != "block" || !strings.Contains(d.Reason, "claude --resume ") {
 		t.Fatalf("intercepted PreCompact: %s (%v) stderr %q, want a block naming the resume command", out.Stdout, err, out.Stderr)
 	}
-	bs, err := hosts.List(mustOpen(t, home).Store().FS, home)
+	bs, err := hosts.List(sessionsOf(t, mustOpen(t, home)).FS, home)
 	if err != nil || len(bs) != 2 {
 		t.Fatalf("bindings %+v %v, want the imported and the exported host session", bs, err)
 	}
@@ -240,7 +241,7 @@ func TestTranscriptPathOutsideTheHostsRootIsRefused(t *testing.T) {
 			t.Fatalf("transcript_path %s: session %q, stderr %q: want it refused and nothing followed", bad, out.Session, out.Stderr)
 		}
 	}
-	bs, err := hosts.List(mustOpen(t, home).Store().FS, home)
+	bs, err := hosts.List(sessionsOf(t, mustOpen(t, home)).FS, home)
 	if err != nil || len(bs) != 0 {
 		t.Fatalf("bindings %+v (%v) after refused paths: want none", bs, err)
 	}
@@ -332,4 +333,15 @@ func TestAHeldSessionLockCostsTheHookLittle(t *testing.T) {
 	if len(out.Stderr) == 0 || !strings.Contains(strings.Join(out.Stderr, "\n"), "lock") {
 		t.Fatalf("stderr %q: want the held lock named", out.Stderr)
 	}
+}
+
+// sessionsOf opens the session store of svc's home, as graft does (the
+// service keeps its own to itself).
+func sessionsOf(t testing.TB, svc *graft.Service) *session.Store {
+	t.Helper()
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -175,7 +175,7 @@ func TestAnOrphanExportIsFollowedIntoItsTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := hosts.Export(hosts.ExportOptions{Store: svc.Store(), Home: home, Session: killedTarget, Host: hosts.ClaudeCode, Cwd: cwd, Root: cfg})
+	ex, err := hosts.Export(hosts.ExportOptions{Store: sessionsOf(t, svc), Home: home, Session: killedTarget, Host: hosts.ClaudeCode, Cwd: cwd, Root: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestAnOrphanExportIsFollowedIntoItsTarget(t *testing.T) {
 	if err := os.Remove(filepath.Join(home, "imports", killedTarget+".json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := importer.LoadCursor(svc.Store().FS, home, killedTarget); !errors.Is(err, importer.ErrNoCursor) {
+	if _, err := importer.LoadCursor(sessionsOf(t, svc).FS, home, killedTarget); !errors.Is(err, importer.ErrNoCursor) {
 		t.Fatalf("the cursor of %s is still there: %v", killedTarget, err)
 	}
 	// The person resumes the orphan and says something.
@@ -199,7 +199,7 @@ func TestAnOrphanExportIsFollowedIntoItsTarget(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before, err := svc.Store().Info(killedTarget)
+	before, err := sessionsOf(t, svc).Info(killedTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +212,10 @@ func TestAnOrphanExportIsFollowedIntoItsTarget(t *testing.T) {
 	if fr.Session != killedTarget {
 		t.Fatalf("the orphan export was followed into %s (role %s), want its target %s", fr.Session, fr.Role, killedTarget)
 	}
-	if ok, err := svc.Store().Exists(ex.HostSessionID); err != nil || ok {
+	if ok, err := sessionsOf(t, svc).Exists(ex.HostSessionID); err != nil || ok {
 		t.Fatalf("a session %s exists (%v): a duplicate lineage", ex.HostSessionID, err)
 	}
-	after, err := svc.Store().Info(killedTarget)
+	after, err := sessionsOf(t, svc).Info(killedTarget)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func tapeTexts(t *testing.T, st *session.Store, id string) []string {
 func TestExportClaudeCode(t *testing.T) {
 	svc, target := committedTarget(t)
 	cfg, cwd := t.TempDir(), t.TempDir()
-	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, Root: cfg}
+	o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, Root: cfg}
 	res, err := hosts.Export(o)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestExportClaudeCode(t *testing.T) {
 			got = append(got, c.Text)
 		}
 	}
-	tape := tapeTexts(t, svc.Store(), target)
+	tape := tapeTexts(t, sessionsOf(t, svc), target)
 	// The acknowledgement (tape event 2) closes the turn, after the blocks.
 	wantTexts := append(append([]string{tape[0]}, tape[2:]...), tape[1])
 	if strings.Join(got, "\x00") != strings.Join(wantTexts, "\x00") {
@@ -154,7 +154,7 @@ func TestExportClaudeCode(t *testing.T) {
 	if _, err := hosts.Export(o); !errors.Is(err, hosts.ErrBoundElsewhere) {
 		t.Fatalf("export of the same target to codex: %v, want ErrBoundElsewhere", err)
 	}
-	bs, err := hosts.List(svc.Store().FS, svc.Home)
+	bs, err := hosts.List(sessionsOf(t, svc).FS, svc.Home)
 	if err != nil || len(bs) != 1 || bs[0].Session != target || bs[0].Role != hosts.RoleExported {
 		t.Fatalf("bindings %+v (%v), want one exported binding of %s", bs, err, target)
 	}
@@ -163,7 +163,7 @@ func TestExportClaudeCode(t *testing.T) {
 func TestExportCodexAndFollow(t *testing.T) {
 	svc, target := committedTarget(t)
 	home, cwd := t.TempDir(), t.TempDir()
-	res, err := hosts.Export(hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.Codex, Cwd: cwd, Root: home})
+	res, err := hosts.Export(hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: hosts.Codex, Cwd: cwd, Root: home})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,12 +185,12 @@ func TestExportCodexAndFollow(t *testing.T) {
 	if err := json.Unmarshal(data[:bytes.IndexByte(data, '\n')], &first); err != nil || first.Type != "session_meta" || first.Payload.ID != res.HostSessionID {
 		t.Fatalf("first line %+v (%v), want session_meta with the id", first, err)
 	}
-	before, err := svc.Store().Info(target)
+	before, err := sessionsOf(t, svc).Info(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Following the untouched rollout appends nothing.
-	fr, err := hosts.Follow(hosts.FollowOptions{Store: svc.Store(), Home: svc.Home, Host: hosts.Codex, Path: res.Path})
+	fr, err := hosts.Follow(hosts.FollowOptions{Store: sessionsOf(t, svc), Home: svc.Home, Host: hosts.Codex, Path: res.Path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,14 +210,14 @@ func TestExportCodexAndFollow(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	fr, err = hosts.Follow(hosts.FollowOptions{Store: svc.Store(), Home: svc.Home, Host: hosts.Codex, Path: res.Path})
+	fr, err = hosts.Follow(hosts.FollowOptions{Store: sessionsOf(t, svc), Home: svc.Home, Host: hosts.Codex, Path: res.Path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fr.Session != target || fr.Import.Appended != 1 || fr.Import.FirstSeq != before.LastSeq+1 {
 		t.Fatalf("follow = %+v (import %+v), want one event appended to %s at seq %d", fr, fr.Import, target, before.LastSeq+1)
 	}
-	evs, _, err := svc.Store().ReadAll(target)
+	evs, _, err := sessionsOf(t, svc).ReadAll(target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestExportCodexAndFollow(t *testing.T) {
 func TestExportRefusals(t *testing.T) {
 	svc, target := committedTarget(t)
 	cfg := t.TempDir()
-	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: "src", Host: hosts.ClaudeCode, Cwd: t.TempDir(), Root: cfg}
+	o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: "src", Host: hosts.ClaudeCode, Cwd: t.TempDir(), Root: cfg}
 	if _, err := hosts.Export(o); !errors.Is(err, hosts.ErrNotTarget) {
 		t.Errorf("export of the source: %v, want ErrNotTarget", err)
 	}
@@ -324,7 +324,7 @@ func TestFIFOTranscriptIsRefused(t *testing.T) {
 	}
 	done := make(chan error, 2)
 	go func() {
-		_, err := hosts.Follow(hosts.FollowOptions{Store: svc.Store(), Home: svc.Home, Host: hosts.ClaudeCode, Path: p})
+		_, err := hosts.Follow(hosts.FollowOptions{Store: sessionsOf(t, svc), Home: svc.Home, Host: hosts.ClaudeCode, Path: p})
 		done <- err
 	}()
 	go func() {
@@ -351,7 +351,7 @@ func TestFIFOTranscriptIsRefused(t *testing.T) {
 func TestReExportElsewhereNamesWhatChanged(t *testing.T) {
 	svc, target := committedTarget(t)
 	first, cwd := filepath.Join(t.TempDir(), "claude-first"), t.TempDir()
-	o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, Root: first}
+	o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: hosts.ClaudeCode, Cwd: cwd, Root: first}
 	if _, err := hosts.Export(o); err != nil {
 		t.Fatal(err)
 	}
@@ -377,4 +377,15 @@ func TestReExportElsewhereNamesWhatChanged(t *testing.T) {
 	if !errors.Is(err, hosts.ErrBoundElsewhere) || !strings.Contains(err.Error(), "omit --cwd") {
 		t.Fatalf("re-export from another directory: %v, want ErrBoundElsewhere naming --cwd", err)
 	}
+}
+
+// sessionsOf opens the session store of svc's home, as graft does (the
+// service keeps its own to itself).
+func sessionsOf(t testing.TB, svc *graft.Service) *session.Store {
+	t.Helper()
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -58,7 +58,7 @@ func TestExportNamesGraftAsTheWriter(t *testing.T) {
 			for _, w := range []string{"v0.0.1", ""} {
 				svc, target := committedTarget(t)
 				dir := t.TempDir()
-				o := hosts.ExportOptions{Store: svc.Store(), Home: svc.Home, Session: target, Host: c.host, Cwd: t.TempDir(), Root: dir}
+				o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: c.host, Cwd: t.TempDir(), Root: dir}
 				res, err := hosts.Export(o)
 				if err != nil {
 					t.Fatal(err)

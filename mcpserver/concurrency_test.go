@@ -19,14 +19,10 @@ import (
 // not hold up graft_recall or graft_status on another session: the server
 // locks per session, not per server.
 func TestRecallAnswersWhilePrepareOfAnotherSessionRuns(t *testing.T) {
-	f := newFixture(t, Options{}, graft.Options{})
-	if _, err := f.svc.Generate("big", gen.Options{Turns: 8, Events: 12000, Seed: 5}, nil); err != nil {
-		t.Fatal(err)
-	}
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	var once sync.Once
-	f.svc.FoldHook = func(source string, events int64) {
+	f := newFixture(t, Options{}, graft.Options{FoldHook: func(source string, events int64) {
 		if source != "big" {
 			return
 		}
@@ -34,6 +30,9 @@ func TestRecallAnswersWhilePrepareOfAnotherSessionRuns(t *testing.T) {
 			close(entered)
 			<-release
 		})
+	}})
+	if _, err := f.svc.Generate("big", gen.Options{Turns: 8, Events: 12000, Seed: 5}, nil); err != nil {
+		t.Fatal(err)
 	}
 	prepared := make(chan *mcp.CallToolResult, 1)
 	go func() {

@@ -30,7 +30,10 @@ import (
 type crashHome struct {
 	t    *testing.T
 	home string
+	fs   vfs.FS
 	svc  *graft.Service
+	st   *session.Store   // the home's sessions, as the service's transactions see them
+	jrnl *journal.Journal // its .txn/
 }
 
 // newCrashHome opens a service without the start-up scan: the test runs
@@ -42,11 +45,24 @@ func newCrashHome(t *testing.T, fsys vfs.FS) *crashHome {
 	if err != nil {
 		t.Fatalf("graft.Open(%s): %v", home, err)
 	}
-	return &crashHome{t: t, home: home, svc: svc}
+	st, err := session.OpenStore(fsys, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(fsys, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &crashHome{t: t, home: home, fs: fsys, svc: svc, st: st, jrnl: j}
 }
 
-func (c *crashHome) store() *session.Store { return c.svc.Store() }
-func (c *crashHome) env() *txn.Env         { return c.svc.Env() }
+func (c *crashHome) store() *session.Store { return c.st }
+
+// env is a transaction environment of the home's file store, as the
+// service's.
+func (c *crashHome) env() *txn.Env {
+	return &txn.Env{Home: c.home, FS: c.fs, Store: c.st, Journal: c.jrnl, Now: time.Now}
+}
 
 func (c *crashHome) path(id string) string { return c.store().Path(id) }
 
@@ -125,7 +141,7 @@ func (c *crashHome) plannedGraft(source, target, preparedID string) (journal.Rec
 
 func (c *crashHome) writeRecord(rec journal.Record) {
 	c.t.Helper()
-	if err := c.svc.Journal().Write(rec); err != nil {
+	if err := c.jrnl.Write(rec); err != nil {
 		c.t.Fatalf("writing record %s: %v", rec.Txn, err)
 	}
 }
@@ -142,7 +158,7 @@ func (c *crashHome) mark(id, typ, txnID, target, reason string) {
 
 func (c *crashHome) recordExists(txnID string) bool {
 	c.t.Helper()
-	_, err := c.svc.Journal().Read(txnID)
+	_, err := c.jrnl.Read(txnID)
 	if errors.Is(err, journal.ErrNotFound) {
 		return false
 	}

@@ -277,7 +277,7 @@ func committedGraft(c *crashHome) string {
 	rec, data := c.plannedGraft("s", "s.g2", "")
 	c.writeFile("s.g2", data)
 	c.mark("s", session.TypeGraftRetired, rec.Txn, "s.g2", "")
-	if err := c.svc.Env().Journal.Write(rec); err != nil { // and roll it forward
+	if err := c.jrnl.Write(rec); err != nil { // and roll it forward
 		c.t.Fatalf("writing record: %v", err)
 	}
 	c.run()
@@ -432,7 +432,7 @@ func TestRecoverCorruptRecord(t *testing.T) {
 	c := newCrashHome(t, vfs.Default)
 	c.createSource("s")
 	rec, _ := c.plannedGraft("s", "s.g2", "")
-	path := c.svc.Journal().Path(rec.Txn)
+	path := c.jrnl.Path(rec.Txn)
 	garbage := []byte(`{"version":1,"txn":"` + rec.Txn + `","kind":"graft","sta`)
 	if err := os.WriteFile(path, garbage, journal.FileMode); err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func seedDegradedHome(t *testing.T, home string) string {
 	}
 	user := session.Source{Kind: session.KindUser}
 	asst := session.Source{Kind: session.KindAssistant}
-	if err := svc.Store().Create("s", []session.Event{
+	if err := sessionsOf(t, svc).Create("s", []session.Event{
 		{Type: session.TypeUserMessage, Source: user, Text: "Goal: a recovery test for the store. Never delete a session log; retire it instead."},
 		{Type: session.TypeAssistantMessage, Source: asst, Text: "Reading store.go first."},
 		{Type: session.TypeUserMessage, Source: user, Text: "Now write store_test.go."},
@@ -360,4 +360,15 @@ func truncateIntoUsedPages(t *testing.T, path string) {
 	if err := os.Truncate(path, int64((pgid-1)*ps)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sessionsOf opens the session store of svc's home, as graft does (the
+// service keeps its own to itself).
+func sessionsOf(t testing.TB, svc *graft.Service) *session.Store {
+	t.Helper()
+	st, err := session.OpenStore(svc.FS, svc.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

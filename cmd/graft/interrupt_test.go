@@ -18,18 +18,11 @@ import (
 // cause its error names: a prepare held mid-fold stops with a message that
 // says it was interrupted, an error exit (1), and no review stored.
 func TestInterruptCancelsPrepare(t *testing.T) {
-	svc, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Generate("big", gen.Options{Turns: 8, Events: 12000, Seed: 7}, nil); err != nil {
-		t.Fatal(err)
-	}
 	cmd := &cobra.Command{}
 	cmd.SetContext(context.Background())
 	ctx, stop := interruptible(cmd)
 	defer stop()
-	svc.FoldHook = func(string, int64) {
+	svc, err := graft.Open(t.TempDir(), graft.Options{FoldHook: func(string, int64) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -42,6 +35,12 @@ func TestInterruptCancelsPrepare(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Error("SIGINT did not cancel the context")
 		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Generate("big", gen.Options{Turns: 8, Events: 12000, Seed: 7}, nil); err != nil {
+		t.Fatal(err)
 	}
 	rv, err := svc.Prepare(ctx, "big", graft.PrepareOptions{})
 	if !errors.Is(err, context.Canceled) {

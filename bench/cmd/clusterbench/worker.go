@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/graft"
 )
 
@@ -65,7 +66,8 @@ func worker(specJSON string, in io.Reader, out io.Writer) (err error) {
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
-	svc, err := graft.Open(spec.Home, graft.Options{Store: spec.Store})
+	var coord *etcdstore.Store
+	svc, err := graft.Open(spec.Home, graft.Options{Store: spec.Store, OnEtcd: func(s *etcdstore.Store) { coord = s }})
 	if err != nil {
 		return err
 	}
@@ -75,7 +77,7 @@ func worker(specJSON string, in io.Reader, out io.Writer) (err error) {
 		}
 	}()
 	cnt := newCounter("")
-	if coord := svc.Coordinated(); coord != nil {
+	if coord != nil {
 		cnt = newCounter(coord.Config().Prefix)
 		instrument(coord.Client(), cnt)
 	}
