@@ -40,7 +40,7 @@ func ProjectSettingsPath(cwd string) string { return filepath.Join(cwd, ".qwen",
 type HookEvent struct {
 	Name string
 	// Sources are the values of its "source" (SessionStart) or "trigger"
-	// (PreCompact) field.
+	// (PreCompact, PostCompact) field.
 	Sources []string
 	Fields  []string
 	// Blocks tells whether the hook can stop what the event announces.
@@ -65,7 +65,7 @@ var (
 	// appended to the summary request as "Additional Instructions".
 	PreCompact = HookEvent{Name: "PreCompact", Sources: []string{"manual", "auto"}, Fields: []string{"trigger", "custom_instructions", "prompt_id"},
 		Context: "the compression's summary request, after \"Additional Instructions:\""}
-	PostCompact = HookEvent{Name: "PostCompact", Fields: []string{"compact_summary"}}
+	PostCompact = HookEvent{Name: "PostCompact", Sources: []string{"manual", "auto"}, Fields: []string{"trigger", "compact_summary"}}
 )
 
 // HookEvents are the events above, in the order a session meets them.
@@ -94,7 +94,8 @@ func ContextAnswer(event, text string) ([]byte, error) {
 }
 
 // BlockAnswer is a UserPromptSubmit hook's stdout that refuses the
-// prompt: no model request is made, and Qwen Code prints reason.
+// prompt: no model request is made (`qwen -p` exits 0 and prints
+// nothing of reason).
 func BlockAnswer(reason string) ([]byte, error) {
 	return json.Marshal(map[string]any{"decision": "block", "reason": reason})
 }
