@@ -238,8 +238,8 @@ func TestRender(t *testing.T) {
 
 func TestPaths(t *testing.T) {
 	for in, want := range map[string]string{
-		"/tmp/p/a_b.c":  "-tmp-p-a-b-c",
-		"/home/ü/x y":   "-home---x-y",
+		"/tmp/p/a_b.c": "-tmp-p-a-b-c",
+		"/home/ü/x y":  "-home---x-y",
 		"/home/😀/proj": "-home----proj",
 	} {
 		if got := qwen.ProjectDirName(in); got != want {
