@@ -249,8 +249,19 @@ func newStore(t *testing.T) (*session.Store, string) {
 
 func TestRealQwenResumesExport(t *testing.T) {
 	q, srv := newQwen(t)
+	// Run from a symlink to the project: qwen names the folder after the
+	// real path (doc.go), and so does SessionPath.
+	cwd := q.RealDir(t)
+	link := filepath.Join(q.Root, "link")
+	if err := os.Symlink(q.Dir, link); err != nil {
+		t.Fatal(err)
+	}
+	q.Dir = link
 	q.Print(t, firstPrompt).Ok(t)
-	_, path := sessionFile(t, q)
+	id, path := sessionFile(t, q)
+	if want := qwen.SessionPath(q.QwenDir, cwd, id); path != want {
+		t.Fatalf("qwen wrote %s, SessionPath says %s", path, want)
+	}
 
 	// graft: import the session, prepare and commit a graft: the target's
 	// tape is what the export carries.
@@ -277,7 +288,6 @@ func TestRealQwenResumesExport(t *testing.T) {
 		t.Fatalf("the tape does not quote the person's prompt %q", firstPrompt)
 	}
 
-	cwd := q.RealDir(t)
 	sid := qwen.DerivedUUID("qwen", res.TargetID, res.TxnID)
 	data, err := qwen.Render(turn, qwen.RenderOptions{SessionID: sid, Cwd: cwd, Writer: "test"})
 	if err != nil {
