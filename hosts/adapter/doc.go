@@ -29,6 +29,8 @@
 //	                          its settings files (Scopes, Settings), how a hook
 //	                          answer stops a compaction (Block; nil: no answer
 //	                          does, and graft does not intercept it), whether
+//	                          a PreCompact hook's context reaches the summary
+//	                          (CompactContext), whether
 //	                          notices must go to the model too, its notify
 //	                          program, the notes an install prints
 //	help texts                Help
