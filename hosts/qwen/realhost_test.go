@@ -9,7 +9,9 @@ package qwen_test
 // with -short, and when node or npm is missing.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/hosts/qwen"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/internal/hosttest"
@@ -25,7 +28,7 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
-// realTimeout bounds each qwen run; a test runs at most four.
+// realTimeout bounds each qwen run; a test runs at most six.
 const realTimeout = 45 * time.Second
 
 // Texts of the recorded session.
@@ -36,7 +39,34 @@ const (
 	readReply     = "The file has two lines."
 	preCompactCtx = "GRAFT-CONSTRAINT: never change the public API of pager.go (generation 1, seq 2)."
 	startCtx      = "GRAFT-START: constraints with their origins."
+	toolReadFile  = "read_file"
 )
+
+// hookEvents are the events Qwen Code 0.24.4 runs hooks on that the
+// recorded session meets.
+var hookEvents = []string{"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "PostCompact"}
+
+// hookSettings is the "hooks" object of a settings.json that runs command
+// for each event: one matcher group each, Claude Code's shape, the
+// timeout in seconds.
+func hookSettings(commands map[string]string, timeout int) map[string]any {
+	hooks := map[string]any{}
+	for event, cmd := range commands {
+		hooks[event] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": timeout}}}}
+	}
+	return hooks
+}
+
+// contextAnswer is a hook's stdout that gives the model text.
+func contextAnswer(t *testing.T, event, text string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 
 func newQwen(t *testing.T) (*hosttest.QwenEnv, *hosttest.QwenServer) {
 	t.Helper()
@@ -63,21 +93,15 @@ func sessionFile(t *testing.T, q *hosttest.QwenEnv) (id, path string) {
 func recordSession(t *testing.T, q *hosttest.QwenEnv, srv *hosttest.QwenServer) (id, path string, log *hosttest.HookLog) {
 	t.Helper()
 	log = hosttest.NewHookLog(t)
-	pre, err := qwen.ContextAnswer("PreCompact", preCompactCtx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, err := qwen.ContextAnswer("SessionStart", startCtx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pre := contextAnswer(t, "PreCompact", preCompactCtx)
+	start := contextAnswer(t, "SessionStart", startCtx)
 	cmds := map[string]string{}
-	for _, ev := range qwen.HookEvents {
-		cmds[ev.Name] = log.Command("")
+	for _, ev := range hookEvents {
+		cmds[ev] = log.Command("")
 	}
-	cmds["PreCompact"] = log.Command("printf '%s' " + shellQuote(string(pre)))
-	cmds["SessionStart"] = log.Command("printf '%s' " + shellQuote(string(start)))
-	q.Settings["hooks"] = qwen.HookSettings(cmds, 10)
+	cmds["PreCompact"] = log.Command("printf '%s' " + shellQuote(pre))
+	cmds["SessionStart"] = log.Command("printf '%s' " + shellQuote(start))
+	q.Settings["hooks"] = hookSettings(cmds, 10)
 	q.WriteSettings(t)
 	if err := os.WriteFile(filepath.Join(q.Dir, "notes.txt"), []byte("line one\nline two\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -93,7 +117,7 @@ func recordSession(t *testing.T, q *hosttest.QwenEnv, srv *hosttest.QwenServer) 
 		}
 		turns++
 		if turns == 1 {
-			return hosttest.QwenReply{ToolCalls: []hosttest.QwenToolCall{{Name: qwen.ToolReadFile, Arguments: `{"file_path":"` + notes + `"}`}}}
+			return hosttest.QwenReply{ToolCalls: []hosttest.QwenToolCall{{Name: toolReadFile, Arguments: `{"file_path":"` + notes + `"}`}}}
 		}
 		return hosttest.QwenReply{Text: readReply, PromptTokens: 4321}
 	})
@@ -147,13 +171,22 @@ func TestRealQwenSessionImports(t *testing.T) {
 			t.Errorf("Stop hook input lacks the usage: %v", e)
 		}
 	}
-	u, ok, err := qwen.ContextUsage(path)
-	if err != nil || !ok || u.InputTokens != 4321 || u.ContextLimit <= 0 {
-		t.Errorf("ContextUsage = %+v, %v, %v; want 4321 input tokens and a limit", u, ok, err)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	found, err := qwen.FindSession(q.QwenDir, q.RealDir(t), id)
-	if err != nil || found != path {
-		t.Errorf("FindSession = %q, %v; want %s", found, err, path)
+	var tokens int64 = -1
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if n, ok := a.LineTokens(l); ok {
+			tokens = n
+		}
+	}
+	if tokens != 4321 {
+		t.Errorf("LineTokens of the last reply = %d, want 4321", tokens)
+	}
+	found, err := a.FindTranscript(q.QwenDir, id, q.RealDir(t))
+	if err != nil || found != path || a.SessionID(found) != id {
+		t.Errorf("FindTranscript = %q, %v; want %s", found, err, path)
 	}
 
 	if dir := os.Getenv("QWEN_RECORD_TESTDATA"); dir != "" {
@@ -161,7 +194,7 @@ func TestRealQwenSessionImports(t *testing.T) {
 	}
 
 	st, home := newStore(t)
-	sum, err := importer.Run(importer.Options{Store: st, Home: home, ID: "q", Source: path}, qwen.NewMapper(qwen.Config{}))
+	sum, err := a.Import(adapter.ImportOptions{Store: st, Home: home, ID: "q", Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +222,12 @@ func checkRecorded(t *testing.T, evs []session.Event, cwd string) {
 			}
 		case ev.Type == session.TypeToolCall:
 			calls++
-			if ev.Tool.Name != qwen.ToolReadFile || !strings.Contains(string(ev.Tool.Input), `"file_path":"`+filepath.Join(cwd, "notes.txt")) {
+			if ev.Tool.Name != toolReadFile || !strings.Contains(string(ev.Tool.Input), `"file_path":"`+filepath.Join(cwd, "notes.txt")) {
 				t.Errorf("tool call %s %s", ev.Tool.Name, ev.Tool.Input)
 			}
 		case ev.Type == session.TypeToolResult:
 			results++
-			if ev.Tool.Name != qwen.ToolReadFile || ev.Tool.OK == nil || !*ev.Tool.OK || !strings.Contains(ev.Tool.Output, "line two") {
+			if ev.Tool.Name != toolReadFile || ev.Tool.OK == nil || !*ev.Tool.OK || !strings.Contains(ev.Tool.Output, "line two") {
 				t.Errorf("tool result %+v", ev.Tool)
 			}
 		case ev.Type == session.TypeUserMessage && ev.Source.Name == "compact-summary":
@@ -217,7 +250,8 @@ func checkRecorded(t *testing.T, evs []session.Event, cwd string) {
 	}
 }
 
-// recordTestdata copies the session into dir/session.jsonl with the test's
+// recordTestdata copies the session into dir/session.jsonl (importer/qwen's
+// testdata) with the test's
 // temporary root replaced by /home/user (QWEN_RECORD_TESTDATA=dir; how
 // testdata/session.jsonl was made).
 func recordTestdata(t *testing.T, path, root, dir string) {
@@ -250,7 +284,7 @@ func newStore(t *testing.T) (*session.Store, string) {
 func TestRealQwenResumesExport(t *testing.T) {
 	q, srv := newQwen(t)
 	// Run from a symlink to the project: qwen names the folder after the
-	// real path (doc.go), and so does SessionPath.
+	// real path (doc.go), and so does ExportPath.
 	cwd := q.RealDir(t)
 	link := filepath.Join(q.Root, "link")
 	if err := os.Symlink(q.Dir, link); err != nil {
@@ -259,8 +293,8 @@ func TestRealQwenResumesExport(t *testing.T) {
 	q.Dir = link
 	q.Print(t, firstPrompt).Ok(t)
 	id, path := sessionFile(t, q)
-	if want := qwen.SessionPath(q.QwenDir, cwd, id); path != want {
-		t.Fatalf("qwen wrote %s, SessionPath says %s", path, want)
+	if want := a.ExportPath(q.QwenDir, cwd, id, nil); path != want {
+		t.Fatalf("qwen wrote %s, ExportPath says %s", path, want)
 	}
 
 	// graft: import the session, prepare and commit a graft: the target's
@@ -271,7 +305,7 @@ func TestRealQwenResumesExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	if _, err := importer.Run(importer.Options{Store: svc.Store(), Home: home, ID: "src", Source: path}, qwen.NewMapper(qwen.Config{})); err != nil {
+	if _, err := a.Import(adapter.ImportOptions{Store: svc.Store(), Home: home, ID: "src", Path: path}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -288,12 +322,12 @@ func TestRealQwenResumesExport(t *testing.T) {
 		t.Fatalf("the tape does not quote the person's prompt %q", firstPrompt)
 	}
 
-	sid := qwen.DerivedUUID("qwen", res.TargetID, res.TxnID)
-	data, err := qwen.Render(turn, qwen.RenderOptions{SessionID: sid, Cwd: cwd, Writer: "test"})
+	sid := a.ExportID(turn, res.TargetID, res.TxnID)
+	data, err := a.Render(turn, sid, cwd, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := qwen.SessionPath(q.QwenDir, cwd, sid)
+	out := a.ExportPath(q.QwenDir, cwd, sid, turn)
 	if err := os.WriteFile(out, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +335,9 @@ func TestRealQwenResumesExport(t *testing.T) {
 	srv.Reset()
 	srv.SetReply("resumed")
 	// The resume command, as graft prints it, with -p for one turn.
-	args := strings.Fields(qwen.ResumeCommand(sid))
+	args := strings.Fields(a.ResumeCommand(sid))
 	if args[0] != "qwen" {
-		t.Fatalf("ResumeCommand = %q", qwen.ResumeCommand(sid))
+		t.Fatalf("ResumeCommand = %q", a.ResumeCommand(sid))
 	}
 	run := q.Run(t, append(args[1:], "-p", "continue")...).Ok(t)
 	if !strings.Contains(run.Stdout, "resumed") {
@@ -352,7 +386,7 @@ func TestRealQwenResumesExport(t *testing.T) {
 	}
 	var human []string
 	plugin := 0
-	if _, _, err := importer.MapLines(b, 1, qwen.NewMapper(qwen.Config{}), true, func(ev *session.Event) {
+	if _, _, err := importer.MapLines(b, 1, a.Mapper(), true, func(ev *session.Event) {
 		if ev.IsHumanInstruction() {
 			human = append(human, ev.Text)
 		}
@@ -365,20 +399,20 @@ func TestRealQwenResumesExport(t *testing.T) {
 	if !slices.Equal(human, []string{"continue"}) || plugin != 1 {
 		t.Errorf("mapped back: human %q, %d plugin messages; want [continue] and the tape", human, plugin)
 	}
-	if w, ok := qwen.Writer(b[:strings.IndexByte(string(b), '\n')+1]); !ok || w != "test" {
+	if w, ok := a.Writer(b[:strings.IndexByte(string(b), '\n')+1]); !ok || w != "test" {
 		t.Errorf("Writer = %q, %v", w, ok)
 	}
 }
 
 // tapeTurn reads the tape of target: seq 2 .. tapeEvents, graft's user
 // messages and its acknowledgement.
-func tapeTurn(t *testing.T, st *session.Store, target string, tapeEvents int) qwen.Turn {
+func tapeTurn(t *testing.T, st *session.Store, target string, tapeEvents int) *adapter.Turn {
 	t.Helper()
 	evs, _, err := st.ReadAll(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var turn qwen.Turn
+	turn := &adapter.Turn{}
 	for _, ev := range evs {
 		if ev.Seq == 1 {
 			at, err := time.Parse(time.RFC3339Nano, ev.TS)
@@ -408,4 +442,70 @@ func clip(s string) string {
 		return s[:80]
 	}
 	return s
+}
+
+// TestRealQwenHandWrittenRules: what Qwen Code 0.24.4 does with a
+// hand-written session that breaks doc.go's rules, and with hooks that
+// answer a block.
+func TestRealQwenHandWrittenRules(t *testing.T) {
+	q, srv := newQwen(t)
+	cwd := q.RealDir(t)
+	write := func(name string, edit func(string) string) string {
+		t.Helper()
+		turn := &adapter.Turn{User: []string{"MARK-USER"}, Ack: "MARK-ACK", At: time.Now()}
+		sid := a.ExportID(turn, "rules", name)
+		data, err := a.Render(turn, sid, cwd, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := a.ExportPath(q.QwenDir, cwd, sid, turn)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(edit(string(data))), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return sid
+	}
+
+	// An "assistant" role: qwen stops before any request.
+	sid := write("assistant-role", func(s string) string { return strings.Replace(s, `"role":"model"`, `"role":"assistant"`, 1) })
+	srv.Reset()
+	r := q.Resume(t, sid, "continue")
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "Role must be user or model") || len(srv.Completions(t)) > 0 {
+		t.Errorf("an assistant role: %s\n%s", r, srv.Describe())
+	}
+
+	// A "content" string instead of parts: the text is lost.
+	sid = write("content-string", func(s string) string {
+		return strings.Replace(s, `"parts":[{"text":"MARK-USER"}]`, `"content":"MARK-USER"`, 1)
+	})
+	srv.Reset()
+	q.Resume(t, sid, "continue").Ok(t)
+	turns := srv.Turns(t)
+	if len(turns) != 1 || turns[0].Contains("MARK-USER") || !turns[0].Contains("MARK-ACK") {
+		t.Errorf("a content string: want the ack without the user text:\n%s", srv.Describe())
+	}
+
+	// A UserPromptSubmit hook that blocks: no model request.
+	q.Settings["hooks"] = hookSettings(map[string]string{
+		"UserPromptSubmit": `printf '%s' '{"decision":"block","reason":"blocked by the test"}'`,
+		// A PreCompact hook that asks to block, both ways Claude Code takes.
+		"PreCompact": `printf '%s' '{"decision":"block","reason":"no"}'; exit 2`,
+	}, 10)
+	q.WriteSettings(t)
+	srv.Reset()
+	r = q.Print(t, "hello")
+	if r.TimedOut || len(srv.Completions(t)) > 0 {
+		t.Errorf("a blocked prompt reached the model: %s\n%s", r, srv.Describe())
+	}
+
+	// PreCompact cannot block: the compression's summary request is sent.
+	// (Its outcome does not matter here: with the 10 tokens the fake
+	// reports, qwen finds the summary "not beneficial" and exits 1.)
+	srv.Reset()
+	r = q.Resume(t, sid, "/compress")
+	if len(srv.Compressions(t)) != 1 {
+		t.Errorf("a PreCompact hook that blocks: want the compression request anyway: %s\n%s", r, srv.Describe())
+	}
 }

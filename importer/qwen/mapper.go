@@ -2,12 +2,14 @@ package qwen
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
@@ -19,6 +21,49 @@ const Format = "qwen"
 // HostName is how graft names the host to people.
 const HostName = "Qwen Code"
 
+// Entrypoint is the "entrypoint" of the records of graft's exports
+// (hosts/qwen): a user record that has it holds graft's tape.
+const Entrypoint = "graft"
+
+// Tool names of Qwen Code 0.24.4 (its core's tool-names.ts) that the
+// mapping reads: the agent tool's result is a sub-agent's report,
+// todo_write's input the todo list.
+const (
+	ToolTodoWrite = "todo_write"
+	ToolAgent     = "agent"
+)
+
+// Options of Import.
+type Options struct {
+	Store *session.Store
+	Home  string
+	// Path is the session file, ~/.qwen/projects/<dir>/chats/<id>.jsonl.
+	Path string
+	// ID is the session to import into; empty: importer.DefaultID(Path).
+	ID           string
+	KeepThinking bool
+	// Progress, when set, is called with bytes read and the file's size.
+	Progress func(read, total int64)
+	// Ctx, when set, cancels the import (importer.Options.Ctx).
+	Ctx context.Context
+	// LockWait bounds each wait for the session's lock (importer.Options).
+	LockWait time.Duration
+}
+
+// Import imports a Qwen Code session file into session o.ID incrementally
+// (importer.Run).
+func Import(o Options) (*importer.Summary, error) {
+	id := o.ID
+	if id == "" {
+		var err error
+		if id, err = importer.DefaultID(o.Path); err != nil {
+			return nil, err
+		}
+	}
+	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait},
+		NewMapper(Config{KeepThinking: o.KeepThinking}))
+}
+
 // Config shapes a Mapper.
 type Config struct {
 	// KeepThinking keeps thought parts as assistant/message events with
@@ -27,7 +72,7 @@ type Config struct {
 }
 
 // Mapper maps the records of a Qwen Code session file to session events
-// (doc.go, "Import"). It implements importer.Mapper.
+// (doc.go). It implements importer.Mapper.
 type Mapper struct {
 	cfg  Config
 	open map[string]openCall
@@ -314,10 +359,10 @@ func (m *Mapper) user(r *record, out *importer.Output) {
 	}
 }
 
-// userSource decides who a user record is from (doc.go, "Who said it").
+// userSource decides who a user record is from (doc.go, "who said it").
 func (m *Mapper) userSource(r *record, out *importer.Output) session.Source {
 	if r.Entrypoint == Entrypoint {
-		// An export's tape (render.go): graft's, never the person's.
+		// An export's tape (hosts/qwen): graft's, never the person's.
 		return session.Source{Kind: session.KindPlugin, Name: "graft"}
 	}
 	prov := provenanceRealUser
