@@ -202,7 +202,9 @@ func TestQwenHooksFollowSuggestAndUninstall(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.HostSessionID == "" {
 		t.Fatalf("handoff --session-id: %v\n%s", err, out)
 	}
-	srv.SetReplyFunc(func(r hosttest.QwenRequest) hosttest.QwenReply { return hosttest.QwenReply{Text: "Resumed.", PromptTokens: 10} })
+	srv.SetReplyFunc(func(r hosttest.QwenRequest) hosttest.QwenReply {
+		return hosttest.QwenReply{Text: "Resumed.", PromptTokens: 10}
+	})
 	q.Resume(t, res.HostSessionID, "continue").Ok(t)
 	checkQwenCarriesTape(t, lastQwenTurn(t, srv), g.tapeBlocks(res.Commit.TargetID), goal)
 	// Typing into the old session: the model is told where the work went.

@@ -67,7 +67,6 @@ func contextAnswer(t *testing.T, event, text string) string {
 	return string(b)
 }
 
-
 func newQwen(t *testing.T) (*hosttest.QwenEnv, *hosttest.QwenServer) {
 	t.Helper()
 	h := hosttest.Install(t)
