@@ -1,6 +1,6 @@
 // Package adapter says what graft needs to know of one agent host: the
 // Adapter interface that each host's package implements (hosts/claudecode,
-// hosts/codex), the types its methods take (Turn, ImportOptions, Hooks,
+// hosts/codex, hosts/qwen), the types its methods take (Turn, ImportOptions, Hooks,
 // Help) and the helpers they share (DerivedUUID, Stamp, WriteLine,
 // RealDir, OneMatch). Package hosts holds the registry of the adapters
 // (hosts/registry.go) and everything that is the same for every host:
