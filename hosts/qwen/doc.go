@@ -63,8 +63,9 @@
 //	                  request's prompt tokens), context_limit, context_usage
 //	                  (input_tokens / context_limit)
 //	PreCompact        trigger manual | auto, custom_instructions. It cannot stop the
-//	                  compression; its additionalContext is appended to the summary
-//	                  request's last user message after "Additional Instructions:"
+//	                  compression; its additionalContext, trimmed and cut to its first
+//	                  4,000 characters (MAX_HOOK_INSTRUCTIONS_CHARS in its source), is
+//	                  added to the summary request after "Additional Instructions:"
 //	PostCompact       trigger, compact_summary
 //
 // SessionEnd does not fire in `qwen -p`. A hook answers with stdout
@@ -74,8 +75,12 @@
 // nil): graft's PreCompact hook answers with the session's constraints,
 // with their origins (CompactContext), which reach the summary the host's
 // model writes, and its SessionStart hook of source compact with the same
-// block, which reaches the first turn after it (and every later one of
-// that process: its context is in the system prompt).
+// block, which reaches the turns after it (its context is in the system
+// prompt). After /compress Qwen Code waits for that hook before the next
+// prompt; a compression past its threshold (context.autoCompactThreshold)
+// happens inside a turn, and Qwen Code fires SessionStart without waiting:
+// the request of that turn goes out without the block, the requests after
+// it carry it.
 //
 // # Context size
 //
