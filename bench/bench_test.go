@@ -661,3 +661,46 @@ func BenchmarkHookTurn100MB(b *testing.B) {
 	}
 	benchmarkHookTurn(b, 100)
 }
+
+// importSources are the real transcripts the import benchmarks repeat into
+// 100 MiB, per host (as benchtable's import row does).
+var importSources = map[string]string{
+	HostClaudeCode: "testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+	HostCodex:      "testdata/fidelity/transcripts/codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl",
+}
+
+// benchmarkImport times the import of a 100 MiB transcript of host into a
+// fresh home per op, and reports MB/s of the transcript.
+func benchmarkImport(b *testing.B, host string) {
+	if testing.Short() {
+		b.Skip("-short: the 100 MiB transcript is synthesized first")
+	}
+	root := moduleRoot(b)
+	cache := filepath.Join(root, "build", "bench", "cache")
+	synth := SynthesizeTranscript
+	if host == HostCodex {
+		synth = SynthesizeRollout
+	}
+	st, err := synth(cache, "import-"+host+"-100mib", filepath.Join(root, importSources[host]), 100<<20, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	b.SetBytes(st.Bytes)
+	b.ResetTimer()
+	for range b.N {
+		run, err := ImportTranscript(dir, host, st.Path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := os.RemoveAll(run.Home); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+func BenchmarkImportClaudeCode100MB(b *testing.B) { benchmarkImport(b, HostClaudeCode) }
+
+func BenchmarkImportCodex100MB(b *testing.B) { benchmarkImport(b, HostCodex) }

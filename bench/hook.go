@@ -71,6 +71,49 @@ type templateLine struct {
 // replaced by the synthetic session's, and its timestamps moved k source
 // spans (plus an hour) later. The bytes are the same on every machine.
 func SynthesizeTranscript(dir, name, source string, size int64, progress io.Writer) (Synthetic, error) {
+	return synthesize(dir, name, source, size, progress, claudeShape)
+}
+
+// codexSpanRE is spanRE for a Codex rollout: uuids, call ids, timestamps.
+var codexSpanRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\bcall_[0-9A-Za-z]{8,}|"timestamp":"(\d{4}-\d\d-\d\dT[0-9:.]+Z)"`)
+
+// shape is what SynthesizeTranscript and SynthesizeRollout do differently.
+type shape struct {
+	spans *regexp.Regexp
+	// file is the synthetic transcript's file name for session id sid.
+	file func(sid string) string
+	// srcID is the session id of the source, from its file name.
+	srcID func(base string) string
+	// once: a line kept in the first copy only (Codex's session_meta).
+	once []byte
+}
+
+var claudeShape = shape{
+	spans: spanRE,
+	file:  func(sid string) string { return sid + ".jsonl" },
+	srcID: func(base string) string { id, _ := strings.CutSuffix(base, ".jsonl"); return id },
+}
+
+var codexShape = shape{
+	spans: codexSpanRE,
+	file:  func(sid string) string { return "rollout-2026-01-01T00-00-00-" + sid + ".jsonl" },
+	srcID: func(base string) string {
+		id, _ := strings.CutSuffix(base, ".jsonl")
+		return id[max(0, len(id)-36):]
+	},
+	once: []byte(`"type":"session_meta"`),
+}
+
+// SynthesizeRollout is SynthesizeTranscript for a Codex rollout: the lines
+// of source repeated, each copy with its uuids and call ids derived from
+// the copy and the original and its timestamps moved later, the
+// session_meta line in the first copy only; the file is
+// dir/<name>/rollout-2026-01-01T00-00-00-<uuid>.jsonl.
+func SynthesizeRollout(dir, name, source string, size int64, progress io.Writer) (Synthetic, error) {
+	return synthesize(dir, name, source, size, progress, codexShape)
+}
+
+func synthesize(dir, name, source string, size int64, progress io.Writer, sh shape) (Synthetic, error) {
 	data, err := os.ReadFile(source)
 	if err != nil {
 		return Synthetic{}, fmt.Errorf("bench: %w", err)
@@ -79,7 +122,7 @@ func SynthesizeTranscript(dir, name, source string, size int64, progress io.Writ
 	want := Synthetic{Version: syntheticVersion, SessionID: derivedUUID(0, "synthetic session "+name), Source: filepath.Base(source),
 		SourceSHA256: hex.EncodeToString(sum[:]), Target: size}
 	home := filepath.Join(dir, name)
-	want.Path = filepath.Join(home, want.SessionID+".jsonl")
+	want.Path = filepath.Join(home, sh.file(want.SessionID))
 	manPath := filepath.Join(dir, name+".json")
 	if b, err := os.ReadFile(manPath); err == nil {
 		var m Synthetic
@@ -91,7 +134,7 @@ func SynthesizeTranscript(dir, name, source string, size int64, progress io.Writ
 		}
 	}
 	start := time.Now()
-	srcID, _ := strings.CutSuffix(filepath.Base(source), ".jsonl")
+	srcID := sh.srcID(filepath.Base(source))
 	var lines []templateLine
 	var first, last time.Time
 	for raw := range bytes.SplitSeq(data, []byte{'\n'}) {
@@ -108,7 +151,7 @@ func SynthesizeTranscript(dir, name, source string, size int64, progress io.Writ
 			want.Cwd = probe.Cwd
 		}
 		tl := templateLine{text: string(raw)}
-		for _, m := range spanRE.FindAllStringSubmatchIndex(tl.text, -1) {
+		for _, m := range sh.spans.FindAllStringSubmatchIndex(tl.text, -1) {
 			switch {
 			case m[2] >= 0:
 				ts, err := time.Parse(time.RFC3339Nano, tl.text[m[2]:m[3]])
@@ -122,7 +165,7 @@ func SynthesizeTranscript(dir, name, source string, size int64, progress io.Writ
 					last = ts
 				}
 				tl.spans, tl.kinds = append(tl.spans, [2]int{m[2], m[3]}), append(tl.kinds, 't')
-			case tl.text[m[0]] == 't' || tl.text[m[0]] == 'm' || tl.text[m[0]] == 'r':
+			case tl.text[m[0]] == 't' || tl.text[m[0]] == 'm' || tl.text[m[0]] == 'r' || strings.HasPrefix(tl.text[m[0]:], "call_"):
 				tl.spans, tl.kinds = append(tl.spans, [2]int{m[0], m[1]}), append(tl.kinds, 'i')
 			default:
 				tl.spans, tl.kinds = append(tl.spans, [2]int{m[0], m[1]}), append(tl.kinds, 'u')
@@ -150,6 +193,9 @@ func SynthesizeTranscript(dir, name, source string, size int64, progress io.Writ
 	for k := 0; s.Bytes < size; k++ {
 		ids := map[string]string{}
 		for _, tl := range lines {
+			if k > 0 && sh.once != nil && strings.Contains(tl.text, string(sh.once)) {
+				continue
+			}
 			var b []byte
 			at := 0
 			for j, sp := range tl.spans {

@@ -18,7 +18,11 @@ import (
 
 // HandoffOptions: one host transcript in, one resumable host session out.
 type HandoffOptions struct {
+	// Host is where the session lives; To is where it goes on ("": the
+	// same host). A session handed off to another host keeps its lineage
+	// and origins: the tape is graft's, whatever host reads it.
 	Host hosts.Host
+	To   hosts.Host
 	// Transcript is the host's transcript; with HostSessionID alone it is
 	// found the way the host finds it (hosts.FindTranscript).
 	Transcript    string
@@ -43,6 +47,7 @@ type HandoffResult struct {
 	// GraftVersion is the build that ran the handoff (version.Info.Short).
 	GraftVersion  string              `json:"graftVersion"`
 	Host          hosts.Host          `json:"host"`
+	To            hosts.Host          `json:"to"`
 	HostSessionID string              `json:"hostSessionId,omitempty"`
 	Path          string              `json:"path,omitempty"`
 	ResumeCommand string              `json:"resumeCommand,omitempty"`
@@ -84,7 +89,11 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 	if err != nil {
 		return nil, err
 	}
-	res := &HandoffResult{GraftVersion: version.Get().Short(), Host: o.Host, Follow: fr}
+	to := o.To
+	if to == "" {
+		to = o.Host
+	}
+	res := &HandoffResult{GraftVersion: version.Get().Short(), Host: o.Host, To: to, Follow: fr}
 	if fr.HandedOffTo != "" {
 		// The same handoff again, after it was stopped between its commit
 		// and its export: finish that export (issue 24, item 1).
@@ -128,7 +137,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			cwd = real
 		}
 	}
-	owe, err := oweOf(o.Host, fr.HostSessionID, cwd)
+	owe, err := oweOf(to, fr.HostSessionID, cwd)
 	if err != nil {
 		return res, err
 	}
@@ -169,11 +178,12 @@ func (s *Service) commitOwing(ctx context.Context, preparedID, tapeHash, target 
 
 // CommitToHost is Commit for a source that lives in a host (its primary
 // binding, as the hooks or a handoff bound it): the target is owed to that
-// host as a new host session in cwd (the binding's directory when it
-// still exists), and written before it returns. ex is nil when the source
-// lives in no host; a failed export returns the commit result with the
-// error, the export staying owed.
-func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target, cwd string) (cr *CommitResult, ex *hosts.ExportResult, err error) {
+// host, or to host to when set (the work goes on in another host), as a
+// new host session in cwd (the binding's directory when it still exists),
+// and written before it returns. ex is nil when the source lives in no
+// host and to is unset; a failed export returns the commit result with
+// the error, the export staying owed.
+func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target, cwd string, to hosts.Host) (cr *CommitResult, ex *hosts.ExportResult, err error) {
 	rv, err := s.PreparedReview(preparedID)
 	if err != nil {
 		return nil, nil, err
@@ -183,6 +193,9 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 		return nil, nil, err
 	}
 	b := hosts.Primary(all, rv.Source)
+	if b == nil && to != "" {
+		return nil, nil, fmt.Errorf("%w: %s lives in no host session, so none is handed off to %s: commit it, then graft export %s <target>", ErrInvalidOptions, rv.Source, to, to)
+	}
 	if b == nil {
 		cr, err := s.Commit(ctx, preparedID, tapeHash, target)
 		return cr, nil, err
@@ -192,7 +205,10 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 			cwd = b.Cwd
 		}
 	}
-	owe, err := oweOf(b.Host, b.HostSessionID, cwd)
+	if to == "" {
+		to = b.Host
+	}
+	owe, err := oweOf(to, b.HostSessionID, cwd)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -290,6 +290,17 @@ func TestErrors(t *testing.T) {
 		msg := f.fails(ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash}, "expired_prepared")
 		mustContain(t, "error", msg, "call graft_prepare again")
 	})
+	t.Run("host", func(t *testing.T) {
+		// Issue 25, item 3: host names the host the work goes on in; an
+		// unknown one is the caller's mistake, and a source that lives in
+		// no host session has none to hand off (nothing is committed).
+		f := newFixture(t, Options{}, graft.Options{})
+		rv := f.prepare(nil)
+		f.fails(ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash, "host": "emacs"}, "invalid_input")
+		msg := f.fails(ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash, "host": "codex"}, "invalid_options")
+		mustContain(t, "error", msg, "lives in no host session", "graft export codex")
+		f.commit(rv) // the review was not used up
+	})
 	t.Run("used", func(t *testing.T) {
 		f := newFixture(t, Options{}, graft.Options{})
 		rv := f.prepare(nil)

@@ -263,7 +263,15 @@ func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, erro
 	// the host as a new host session, written before the call returns
 	// (finished by the next graft process when this one dies first). The
 	// graft stands whatever the export does.
-	res, ex, err := s.svc.CommitToHost(ctx, in.PreparedID, in.TapeHash, in.Target, s.cwd())
+	var to hosts.Host
+	if in.Host != "" {
+		h, err := hosts.ParseHost(in.Host)
+		if err != nil {
+			return CommitOutput{}, inputErrorf("host: %v", err)
+		}
+		to = h
+	}
+	res, ex, err := s.svc.CommitToHost(ctx, in.PreparedID, in.TapeHash, in.Target, s.cwd(), to)
 	if res == nil {
 		return CommitOutput{}, err
 	}

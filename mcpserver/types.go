@@ -110,6 +110,7 @@ type CommitInput struct {
 	PreparedID string `json:"preparedId" jsonschema:"the preparedId graft_prepare returned"`
 	TapeHash   string `json:"tapeHash" jsonschema:"the tapeHash of that same review, unchanged: it proves which tape the user approved"`
 	Target     string `json:"target,omitempty" jsonschema:"id of the new session (default <source>.g<generation>)"`
+	Host       string `json:"host,omitempty" jsonschema:"the host the work goes on in ({hosts}); default: the host the source lives in (a session that lives in no host is committed only)"`
 }
 
 // CommitOutput is a committed graft.

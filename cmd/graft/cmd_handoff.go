@@ -18,12 +18,13 @@ import (
 func newHandoffCmd(a *app) *cobra.Command {
 	var (
 		o        graft.HandoffOptions
+		to       string
 		yes      bool
 		asJSON   bool
 		tapeOpts func(config.Config) tape.Options // set with the flags below
 	)
 	cmd := &cobra.Command{
-		Use:   "handoff <" + hosts.Names("|", "|") + "> (--transcript FILE | --session-id UUID)",
+		Use:   "handoff <" + hosts.Names("|", "|") + "> (--transcript FILE | --session-id UUID) [--to HOST]",
 		Short: "Import, prepare, commit and export in one step: a host session in, a resumable one out",
 		Long: `Hands a ` + hosts.Titles(", ", " or ") + ` session off to a fresh one, instead of a compaction:
 
@@ -36,6 +37,10 @@ func newHandoffCmd(a *app) *cobra.Command {
               otherwise; the current one when that directory is gone
   5. print    the command that resumes it (` + resumeCommands("<id>") + `)
 
+--to HOST continues the work in another host (a person whose quota ran out
+in one goes on in another): the new session is written for HOST, with the
+lineage and the constraints' origins kept, and HOST's resume command printed.
+
 --session-id finds the transcript as the host does: Claude Code's project
 folder of --cwd (else any project folder), Codex's sessions/ tree.
 Without --yes and without a terminal, the review is printed and nothing is
@@ -46,7 +51,12 @@ committed (exit 2).`,
 			if err != nil {
 				return err
 			}
-			o.Host = host
+			o.Host, o.To = host, host
+			if to != "" {
+				if o.To, err = hostArg(to); err != nil {
+					return err
+				}
+			}
 			cfg, err := a.config()
 			if err != nil {
 				return err
@@ -68,12 +78,12 @@ committed (exit 2).`,
 				if tty == nil || !ok || !isTerminal(in) {
 					o.Confirm = func(rv *graft.Review) (bool, error) {
 						printReview(out, rv)
-						return false, usageError{fmt.Errorf("not committed: confirm with --yes (no terminal to ask on); or commit the review yourself: graft commit %s --hash %s, then graft export %s <target>", rv.PreparedID, rv.TapeHash, host)}
+						return false, usageError{fmt.Errorf("not committed: confirm with --yes (no terminal to ask on); or commit the review yourself: graft commit %s --hash %s, then graft export %s <target>", rv.PreparedID, rv.TapeHash, o.To)}
 					}
 				} else {
 					o.Confirm = func(rv *graft.Review) (bool, error) {
 						printReview(out, rv)
-						fmt.Fprintf(a.stderr, "\nCommit this graft and export it to %s? [y/N] ", host)
+						fmt.Fprintf(a.stderr, "\nCommit this graft and export it to %s? [y/N] ", o.To)
 						line, err := bufio.NewReader(a.stdin).ReadString('\n')
 						if err != nil && line == "" {
 							return false, fmt.Errorf("reading the answer: %w", err)
@@ -127,6 +137,7 @@ committed (exit 2).`,
 	f.StringVar(&o.HostSessionID, "session-id", "", "the host session id: find its transcript as the host does")
 	f.StringVar(&o.Cwd, "cwd", "", "working directory of the new host session (default: the one the session worked in, else the current one)")
 	f.StringVar(&o.Target, "target", "", "id of the new graft session (default <source>.g<N>)")
+	f.StringVar(&to, "to", "", "the host the work goes on in ("+hosts.Names(", ", " or ")+"; default: the same host)")
 	f.BoolVar(&yes, "yes", false, "commit without asking")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON: host, hostSessionId, path, resumeCommand, and each step")
 	tapeOpts = tapeFlags(f)

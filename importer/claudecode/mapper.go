@@ -11,6 +11,7 @@ import (
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // Format is the importer format name of Claude Code transcripts.
@@ -40,6 +41,8 @@ type Mapper struct {
 	// told are the line types not known here that an import reported
 	// already (importer.NoteUnknown).
 	told []string
+	// dec reads lines on the fast path (fast.go).
+	dec logscan.Decoder
 }
 
 // queuedMessage is one enqueued text with the time it was typed.
@@ -151,10 +154,14 @@ type block struct {
 
 // Map implements importer.Mapper.
 func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	defer m.dec.Release()
 	var ln line
-	if err := json.Unmarshal(l.Bytes, &ln); err != nil {
-		out.Malformed(err)
-		return nil
+	if !fastLine(&m.dec, l.Bytes, &ln) {
+		ln = line{}
+		if err := json.Unmarshal(l.Bytes, &ln); err != nil {
+			out.Malformed(err)
+			return nil
+		}
 	}
 	if ln.Type == "" {
 		out.Malformed(errors.New(`not a transcript line: no "type"`))
@@ -223,16 +230,23 @@ func (m *Mapper) event(ln *line, typ string, src session.Source) session.Event {
 }
 
 // content decodes message.content: a string or a list of blocks.
-func content(raw json.RawMessage) (text string, blocks []block, isText bool, err error) {
+func (m *Mapper) content(raw json.RawMessage) (text string, blocks []block, isText bool, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return "", nil, true, nil
 	}
 	switch raw[0] {
 	case '"':
+		if v, ok := m.dec.WholeString(raw); ok {
+			return v, nil, true, nil
+		}
 		err = json.Unmarshal(raw, &text)
 		return text, nil, true, err
 	case '[':
+		if fastBlocks(&m.dec, raw, &blocks) {
+			return "", blocks, false, nil
+		}
+		blocks = nil
 		err = json.Unmarshal(raw, &blocks)
 		return "", blocks, false, err
 	}
@@ -244,7 +258,7 @@ func (m *Mapper) user(ln *line, out *importer.Output) error {
 		out.Malformed(errors.New("user line without message"))
 		return nil
 	}
-	text, blocks, isText, err := content(ln.Message.Content)
+	text, blocks, isText, err := m.content(ln.Message.Content)
 	if err != nil {
 		out.Malformed(err)
 		return nil
@@ -296,7 +310,7 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 	out.Skip(ln.Type)
 	switch ln.Operation {
 	case "enqueue":
-		text := queuedText(ln.Content)
+		text := m.queuedText(ln.Content)
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "/") || m.cfg.Parent != "" {
 			// Host-made (<task-notification>…), a command, or a sub-agent's.
@@ -326,8 +340,8 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 }
 
 // queuedText is an enqueue's content: a string, or text blocks.
-func queuedText(raw json.RawMessage) string {
-	text, blocks, isText, err := content(raw)
+func (m *Mapper) queuedText(raw json.RawMessage) string {
+	text, blocks, isText, err := m.content(raw)
 	if err != nil {
 		return ""
 	}
@@ -460,7 +474,7 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		out.Warn("tool_result %q has no tool_use before it; imported with tool name %q", b.ToolUseID, name)
 	}
 	delete(m.open, b.ToolUseID)
-	texts := resultTexts(b.ToolUseID, b.Content, out)
+	texts := m.resultTexts(b.ToolUseID, b.Content, out)
 	ok := !b.IsError
 	ev := m.event(ln, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: strings.Join(texts, "\n")}
@@ -515,8 +529,8 @@ func (m *Mapper) report(ln *line, b block, call openCall, texts []string, out *i
 // resultTexts reads tool_result content: a string, or blocks whose text is
 // kept and whose images are noted. Content of another shape is kept as its
 // raw JSON, with a warning.
-func resultTexts(id string, raw json.RawMessage, out *importer.Output) []string {
-	text, blocks, isText, err := content(raw)
+func (m *Mapper) resultTexts(id string, raw json.RawMessage, out *importer.Output) []string {
+	text, blocks, isText, err := m.content(raw)
 	if err != nil {
 		out.Warn("tool_result %q content does not decode (%v); its output is the raw JSON", id, err)
 		return []string{string(raw)}
@@ -546,7 +560,7 @@ func (m *Mapper) assistant(ln *line, out *importer.Output) error {
 		out.Malformed(errors.New("assistant line without message"))
 		return nil
 	}
-	text, blocks, isText, err := content(ln.Message.Content)
+	text, blocks, isText, err := m.content(ln.Message.Content)
 	if err != nil {
 		out.Malformed(err)
 		return nil

@@ -274,7 +274,7 @@ func TestToolOutput(t *testing.T) {
 		{`[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:"}]`, "a\n[image]", ""},
 		{`42`, "42", ""},
 	} {
-		text, ok := toolOutput(json.RawMessage(c.raw))
+		text, ok := NewMapper(Config{}).toolOutput(json.RawMessage(c.raw))
 		gotOK := ""
 		if ok != nil {
 			gotOK = map[bool]string{true: "true", false: "false"}[*ok]

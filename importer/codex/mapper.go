@@ -10,6 +10,7 @@ import (
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // Format is the importer format name of Codex rollouts.
@@ -45,6 +46,17 @@ type Mapper struct {
 	// (importer.NoteUnknown).
 	version string
 	told    []string
+	// dec reads lines on the fast path (fast.go); item is the payload
+	// item of the line Map reads, decoded once for classify and
+	// responseItem (itemOf).
+	dec  logscan.Decoder
+	item *decodedItem
+}
+
+// decodedItem is a response_item payload as json.Unmarshal read it.
+type decodedItem struct {
+	it  item
+	err error
 }
 
 // heldMessage is a response_item user message not yet emitted.
@@ -130,10 +142,16 @@ var responseItemTypes = map[string]bool{
 
 // Map implements importer.Mapper.
 func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	defer m.dec.Release()
+	m.item = nil
+	defer func() { m.item = nil }()
 	var rl rolloutLine
-	if err := json.Unmarshal(l.Bytes, &rl); err != nil {
-		out.Malformed(err)
-		return nil
+	if !fastRolloutLine(&m.dec, l.Bytes, &rl) {
+		rl = rolloutLine{}
+		if err := json.Unmarshal(l.Bytes, &rl); err != nil {
+			out.Malformed(err)
+			return nil
+		}
 	}
 	if rl.Type == "" {
 		out.Malformed(errors.New(`not a rollout line: no "type"`))
@@ -248,9 +266,23 @@ type textPart struct {
 	Text string `json:"text"`
 }
 
+// itemOf is json.Unmarshal(payload, &it), read once per line: payload is
+// the line's, whether classify or responseItem asks first.
+func (m *Mapper) itemOf(payload json.RawMessage) (item, error) {
+	if m.item == nil {
+		var di decodedItem
+		if !fastItem(&m.dec, payload, &di.it) {
+			di.it = item{}
+			di.err = json.Unmarshal(payload, &di.it)
+		}
+		m.item = &di
+	}
+	return m.item.it, m.item.err
+}
+
 func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
-	var it item
-	if err := json.Unmarshal(payload, &it); err != nil {
+	it, err := m.itemOf(payload)
+	if err != nil {
 		out.Malformed(fmt.Errorf("response_item: %w", err))
 		return
 	}
@@ -305,7 +337,7 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 }
 
 func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
-	texts, err := messageTexts(it, out)
+	texts, err := m.messageTexts(it, out)
 	if err != nil {
 		out.Malformed(err)
 		return
@@ -343,15 +375,18 @@ func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
 
 // messageTexts reads the texts of a message's content parts; out, when
 // not nil, counts the parts that are not text.
-func messageTexts(it *item, out *importer.Output) ([]string, error) {
+func (m *Mapper) messageTexts(it *item, out *importer.Output) ([]string, error) {
 	var parts []textPart
 	if c := bytes.TrimSpace(it.Content); len(c) > 0 && c[0] == '"' {
-		var s string
-		if err := json.Unmarshal(c, &s); err != nil {
-			return nil, fmt.Errorf("message content: %w", err)
+		s, ok := m.dec.WholeString(c)
+		if !ok {
+			if err := json.Unmarshal(c, &s); err != nil {
+				return nil, fmt.Errorf("message content: %w", err)
+			}
 		}
 		parts = append(parts, textPart{Type: "input_text", Text: s})
-	} else if len(c) > 0 {
+	} else if len(c) > 0 && !fastTextPartList(&m.dec, c, &parts) {
+		parts = nil
 		if err := json.Unmarshal(c, &parts); err != nil {
 			return nil, fmt.Errorf("message content: %w", err)
 		}
@@ -428,7 +463,7 @@ const (
 // whoWrote sees each line before it is mapped: it holds a response_item
 // user message, and emits a held one when the line decides who wrote it.
 func (m *Mapper) whoWrote(l importer.Line, rl *rolloutLine, payload json.RawMessage, out *importer.Output) int {
-	kind, texts := classify(rl, payload, out)
+	kind, texts := m.classify(rl, payload, out)
 	switch kind {
 	case lineTurnStart:
 		// User messages held before a turn starts stand outside a turn:
@@ -495,7 +530,7 @@ func (m *Mapper) release(injected bool, out *importer.Output) {
 // classify tells what a line is to the twin rule; for a response_item user
 // message it returns its texts too (counting in out the parts that are not
 // text, as message does for other roles).
-func classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (int, []string) {
+func (m *Mapper) classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (int, []string) {
 	switch rl.Type {
 	case "turn_context", "world_state", "token_usage_record":
 		return lineNeutral, nil
@@ -506,7 +541,10 @@ func classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (i
 				Type string `json:"type"`
 			} `json:"item"`
 		}
-		if json.Unmarshal(payload, &em) != nil {
+		var ef eventFields
+		if fastEvent(&m.dec, payload, &ef) {
+			em.Type, em.Item.Type = ef.Type, ef.ItemType
+		} else if json.Unmarshal(payload, &em) != nil {
 			return lineNeutral, nil
 		}
 		switch {
@@ -518,15 +556,15 @@ func classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (i
 			return lineNeutral, nil
 		}
 	case "response_item":
-		var it item
-		if json.Unmarshal(payload, &it) != nil {
+		it, err := m.itemOf(payload)
+		if err != nil {
 			return lineNeutral, nil
 		}
 		if it.Type == "message" && it.Role == "user" {
-			if _, err := messageTexts(&it, nil); err != nil {
+			if _, err := m.messageTexts(&it, nil); err != nil {
 				return lineNeutral, nil // message reports it
 			}
-			texts, _ := messageTexts(&it, out)
+			texts, _ := m.messageTexts(&it, out)
 			return lineHeld, texts
 		}
 	}
@@ -662,7 +700,7 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 		out.Warn("%s %q has no tool call before it; imported with tool name %q", it.Type, it.CallID, name)
 	}
 	delete(m.open, it.CallID)
-	text, ok := toolOutput(it.Output)
+	text, ok := m.toolOutput(it.Output)
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
 	out.Emit(ev)
@@ -674,7 +712,10 @@ func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importe
 		Message json.RawMessage `json:"message"`
 		Reason  string          `json:"reason"`
 	}
-	if err := json.Unmarshal(payload, &em); err != nil {
+	var ef eventFields
+	if fastEvent(&m.dec, payload, &ef) {
+		em.Type, em.Message, em.Reason = ef.Type, ef.Message, ef.Reason
+	} else if err := json.Unmarshal(payload, &em); err != nil {
 		out.Malformed(fmt.Errorf("event_msg: %w", err))
 		return
 	}
@@ -822,25 +863,27 @@ func patchFromShell(input json.RawMessage) (string, bool) {
 // toolOutput reads a tool output: a string, {content, success}, or a list
 // of content items. ok is known from success, from a shell output's
 // metadata.exit_code or its "Exit code: N" header; otherwise it is nil.
-func toolOutput(raw json.RawMessage) (string, *bool) {
+func (m *Mapper) toolOutput(raw json.RawMessage) (string, *bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "", nil
 	}
 	switch raw[0] {
 	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return string(raw), nil
+		s, ok := m.dec.WholeString(raw)
+		if !ok {
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return string(raw), nil
+			}
 		}
-		return shellOutput(s)
+		return m.shellOutput(s)
 	case '{':
 		var o struct {
 			Content *string `json:"content"`
 			Success *bool   `json:"success"`
 		}
 		if err := json.Unmarshal(raw, &o); err == nil && o.Content != nil {
-			text, ok := shellOutput(*o.Content)
+			text, ok := m.shellOutput(*o.Content)
 			if o.Success != nil {
 				ok = o.Success
 			}
@@ -865,7 +908,7 @@ func toolOutput(raw json.RawMessage) (string, *bool) {
 
 // shellOutput unwraps {"output": …, "metadata": {"exit_code": N}} and reads
 // an "Exit code: N" header; any other text is returned as it is.
-func shellOutput(s string) (string, *bool) {
+func (m *Mapper) shellOutput(s string) (string, *bool) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "{") {
 		var o struct {
@@ -874,7 +917,19 @@ func shellOutput(s string) (string, *bool) {
 				ExitCode *int `json:"exit_code"`
 			} `json:"metadata"`
 		}
-		if err := json.Unmarshal([]byte(t), &o); err == nil && o.Output != nil {
+		var err error
+		var f shellFields
+		if fastShell(&m.dec, []byte(t), &f) {
+			o.Output = f.Output
+			if f.Metadata != nil {
+				o.Metadata = &struct {
+					ExitCode *int `json:"exit_code"`
+				}{ExitCode: f.Metadata.ExitCode}
+			}
+		} else {
+			err = json.Unmarshal([]byte(t), &o)
+		}
+		if err == nil && o.Output != nil {
 			if o.Metadata != nil && o.Metadata.ExitCode != nil {
 				ok := *o.Metadata.ExitCode == 0
 				return *o.Output, &ok

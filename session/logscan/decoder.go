@@ -510,3 +510,40 @@ func (d *Decoder) skipNumber() bool {
 	d.pos = i
 	return true
 }
+
+// FieldSet tracks which keys of an object a fast path read (bit k for the
+// k-th key it knows), to refuse a repeated key as encoding/json would not
+// decode it the same way.
+type FieldSet uint32
+
+// First marks key k as read and reports whether it was not read before.
+func (s *FieldSet) First(k uint) bool {
+	if *s&(1<<k) != 0 {
+		return false
+	}
+	*s |= 1 << k
+	return true
+}
+
+// FoldsTo reports whether key matches one of keys only up to case, which
+// encoding/json would decode into that field (a fast path then leaves the
+// line to encoding/json).
+func FoldsTo(key []byte, keys []string) bool {
+	for _, k := range keys {
+		if len(k) == len(key) && bytes.EqualFold(key, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+// WholeString reads raw, a whole JSON text that is one string: its value,
+// or false where encoding/json's answer may differ.
+func (d *Decoder) WholeString(raw []byte) (string, bool) {
+	d.Reset(raw)
+	v, ok := d.StringValue()
+	if !ok || !d.AtEnd() {
+		return "", false
+	}
+	return v, true
+}

@@ -4,8 +4,11 @@
 // 9). Its "handoff" section (issue 15) times graft handoff claude-code of
 // the real compacted sessions beside what Claude Code's compaction of them
 // took (read from their files), and the per-turn Stop hook on transcripts
-// of 1 and 100 MiB; -datasets handoff runs that section alone. make bench
-// runs it; see BENCHMARKS.md and package bench.
+// of 1 and 100 MiB; -datasets handoff runs that section alone. Its
+// "import" section (issue 25) times graft import of a 100 MiB transcript of
+// each host beside the full prepare of the log it wrote and the bare scan
+// of the transcript; -datasets import runs it alone. make bench runs it;
+// see BENCHMARKS.md and package bench.
 package main
 
 import (
@@ -47,7 +50,7 @@ func main() {
 	flag.IntVar(&c.recalls, "recalls", 2000, "random seqs recalled per dataset")
 	flag.IntVar(&c.recover, "recover", 1000, "pending records in the recovery measurement, at most")
 	flag.Int64Var(&c.recoverBytes, "recover-bytes", 4<<30, "fewer records when records × log size would pass this: recovery folds a record's source once per record")
-	flag.StringVar(&c.datasets, "datasets", "seed,large,fixture,handoff", "datasets to measure, comma-separated; handoff: the handoff of the real sessions and the per-turn hook (issue 15)")
+	flag.StringVar(&c.datasets, "datasets", "seed,large,fixture,import,handoff", "datasets to measure, comma-separated; import: the import of a 100 MiB transcript of each host (issue 25); handoff: the handoff of the real sessions and the per-turn hook (issue 15)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work homes under build/bench/work")
 	hookMiB := flag.String("hook-mib", "1,100", "sizes in MiB of the transcripts the per-turn hook runs on, comma-separated (the last ÷ the first is the ratio)")
 	flag.Parse()
@@ -115,7 +118,14 @@ func run(c config, out io.Writer) (err error) {
 	}
 	var results []*result
 	var hosts *hostsResult
+	var imports []*importResult
 	for _, name := range strings.Split(c.datasets, ",") {
+		if name == "import" {
+			if imports, err = measureImports(c, root, cache, work, bin); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			continue
+		}
 		if name == "handoff" {
 			if hosts, err = measureHosts(c, root, cache, work, bin); err != nil {
 				return fmt.Errorf("handoff: %w", err)
@@ -139,6 +149,9 @@ func run(c config, out io.Writer) (err error) {
 	}
 	if len(results) > 0 {
 		printTable(out, results)
+	}
+	if len(imports) > 0 {
+		printImports(out, imports, c.runs)
 	}
 	if hosts != nil {
 		printHosts(out, hosts)
@@ -173,7 +186,7 @@ func dataset(name, root, cache, bin string) (bench.Dataset, error) {
 		}
 		return bench.Describe("fixture", "fixture", filepath.Join(home, "sessions", "fixture.jsonl"))
 	}
-	return bench.Dataset{}, fmt.Errorf("unknown dataset %q (want seed, large, fixture or handoff)", name)
+	return bench.Dataset{}, fmt.Errorf("unknown dataset %q (want seed, large, fixture, import or handoff)", name)
 }
 
 func measure(ds bench.Dataset, runs, recoverN, recalls int, work, bin string) (_ *result, err error) {

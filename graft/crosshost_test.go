@@ -1,0 +1,105 @@
+package graft_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hosts"
+)
+
+// Issue 25, item 3: a Claude Code session handed off --to Codex becomes a
+// Codex session (its rollout under CODEX_HOME, Codex's resume command),
+// and handed off from there back to Claude Code it is generation 3 with
+// the lineage and the constraints' origins kept.
+func TestHandoffToAnotherHostAndBack(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, cfg := transcriptIn(t, work)
+	const rule = "Never push to main without asking."
+	line := `{"type":"user","uuid":"graft-test-rule","parentUuid":null,"timestamp":"2026-11-30T12:00:00.000Z","cwd":"` + work + `","message":{"role":"user","content":"` + rule + `"}}` + "\n"
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(errors.Join(err, f.Close()))
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	codexHome := t.TempDir()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	t.Setenv("CODEX_HOME", codexHome)
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	res, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.ClaudeCode, To: hosts.Codex, Transcript: path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Host != hosts.ClaudeCode || res.To != hosts.Codex || res.Export == nil || res.Export.Host != hosts.Codex {
+		t.Fatalf("handoff to codex: host %s, to %s, export %+v", res.Host, res.To, res.Export)
+	}
+	if !strings.HasPrefix(res.Path, filepath.Join(codexHome, "sessions")+string(filepath.Separator)) {
+		t.Fatalf("exported to %s, want a rollout under %s/sessions", res.Path, codexHome)
+	}
+	if want := hosts.ResumeCommand(hosts.Codex, res.HostSessionID); res.ResumeCommand != want {
+		t.Fatalf("resume command %q, want %q", res.ResumeCommand, want)
+	}
+	gen1 := res.Review.Source
+	if res.Commit.Generation != 2 {
+		t.Fatalf("generation %d, want 2", res.Commit.Generation)
+	}
+	all, err := svc.Bindings().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := false
+	for _, b := range hosts.OfSession(all, res.Commit.TargetID) {
+		exported = exported || (b.Role == hosts.RoleExported && b.Host == hosts.Codex && b.HostSessionID == res.HostSessionID)
+	}
+	if !exported {
+		t.Fatalf("no codex binding of %s in %+v", res.Commit.TargetID, all)
+	}
+
+	// Back to Claude Code from the Codex rollout: the graft target goes on.
+	back, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.Codex, To: hosts.ClaudeCode, Transcript: res.Path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Review.Source != res.Commit.TargetID || back.Commit.Generation != 3 {
+		t.Fatalf("back to claude-code prepared %s at generation %d, want %s at 3", back.Review.Source, back.Commit.Generation, res.Commit.TargetID)
+	}
+	if filepath.Dir(back.Path) != filepath.Join(cfg, "projects", hosts.ClaudeProjectDirName(work)) {
+		t.Fatalf("exported to %s, want Claude Code's folder of %s", back.Path, work)
+	}
+	if _, err := os.Stat(back.Path); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Review.Constraints) == 0 {
+		t.Fatal("the generation-3 review carries no constraint: the test needs one to check its origin")
+	}
+	found := false
+	for _, c := range back.Review.Constraints {
+		if c.Origin.Generation != 1 || c.Origin.Session != gen1 {
+			t.Errorf("constraint %q cites %+v, want its generation-1 origin in %s", c.Text, c.Origin, gen1)
+		}
+		found = found || c.Text == rule
+	}
+	if !found {
+		t.Errorf("the generation-3 review lost %q: %+v", rule, back.Review.Constraints)
+	}
+	if rep, err := svc.Audit(back.Commit.TargetID); err != nil || rep.Err() != nil {
+		t.Fatalf("audit of the generation-3 target: %v, %v", err, rep.Err())
+	}
+}
