@@ -9,6 +9,7 @@
 //	claude-code, local     <dir>/.claude/settings.local.json
 //	claude-code, user      $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
 //	codex                  $CODEX_HOME/hooks.json, else ~/.codex/hooks.json
+//	qwen                   $QWEN_HOME/settings.json, else ~/.qwen/settings.json
 //
 // # Entries
 //
@@ -19,9 +20,9 @@
 //	{"hooks": [{"type": "command", "command": "<cmd>", "timeout": <s>}]}
 //
 // <cmd> is "<graft> [--home <home>] [--config <file>] hook claude-code" (or
-// "hook codex"), each word shell-quoted when needed; <s> is 60 for PreCompact (it may hand
-// a whole session off) and 15 for the others. The entry is the same for both
-// hosts. A missing "hooks" object is added as the last key of the file, a
+// "hook codex", "hook qwen"), each word shell-quoted when needed; <s> is 60 for PreCompact (it may hand
+// a whole session off) and 15 for the others. The entry is the same for every
+// host (Qwen Code reads Claude Code's shape, its timeout in seconds too). A missing "hooks" object is added as the last key of the file, a
 // missing event as the last key of "hooks".
 //
 // # Graft's entries

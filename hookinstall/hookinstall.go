@@ -45,8 +45,9 @@ const (
 	// project file that is not shared).
 	ScopeLocal = adapter.ScopeLocal
 	// ScopeUser is Claude Code's $CLAUDE_CONFIG_DIR/settings.json (else
-	// ~/.claude/settings.json), and Codex's only file, $CODEX_HOME/hooks.json
-	// (else ~/.codex/hooks.json).
+	// ~/.claude/settings.json), Codex's only file, $CODEX_HOME/hooks.json
+	// (else ~/.codex/hooks.json), and Qwen Code's $QWEN_HOME/settings.json
+	// (else ~/.qwen/settings.json).
 	ScopeUser = adapter.ScopeUser
 )
 

@@ -1,5 +1,5 @@
 // Package hookrun is what graft does when an agent host runs it as a hook
-// ("graft hook claude-code", "graft hook codex"): it reads the host's hook
+// ("graft hook claude-code", "graft hook codex", "graft hook qwen"): it reads the host's hook
 // JSON, acts on the event and says what the host should print or do. It
 // owns no file; what it writes goes through graft.Service and package hosts.
 //
@@ -7,7 +7,9 @@
 //
 // One JSON object on stdin, as both hosts send it: session_id,
 // transcript_path, cwd, hook_event_name, and per event source (SessionStart:
-// startup, resume, clear, compact) or trigger (PreCompact: manual, auto).
+// startup, resume, clear, compact) or trigger (PreCompact: manual, auto),
+// and input_tokens when the host gives a Stop the size of the last model
+// request (Qwen Code).
 // Codex's notify program gets one JSON argument instead
 // ({"type":"agent-turn-complete","thread-id":…,"cwd":…}): it is taken as a
 // Stop of that thread, whose rollout is found under $CODEX_HOME/sessions.
@@ -38,7 +40,8 @@
 //	                   Anchor + Hard Constraints block of the session, with origins, is
 //	                   injected too, so the constraints outlive the host's summary.
 //	UserPromptSubmit,  follow the transcript; past autoGraft context tokens (the last
-//	Stop, notify       model request's, read from the transcript) prepare a review and
+//	Stop, notify       model request's: input_tokens when the input has it, else read
+//	                   from the transcript) prepare a review and
 //	                   tell the person how to hand off: before the turn as
 //	                   additionalContext (the model relays it: Codex shows hook output
 //	                   to nobody), after it as a systemMessage. A prompt typed into a
@@ -56,7 +59,10 @@
 //	                   before its export (the export finished now, by this run or its
 //	                   recovery scan) blocks the same way with the new resume command.
 //	                   Otherwise, or when anything fails: follow only, never
-//	                   block (the failure on stderr).
+//	                   block (the failure on stderr); for a host whose PreCompact
+//	                   context reaches the summary request (adapter.Hooks.CompactContext:
+//	                   Qwen Code, whose compression no answer stops), follow and give the
+//	                   Anchor + Hard Constraints block, with origins, as additionalContext.
 //
 // # Never wedge the host
 //

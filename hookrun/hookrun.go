@@ -23,6 +23,10 @@ type Input struct {
 	HookEventName  string `json:"hook_event_name"`
 	Source         string `json:"source"`
 	Trigger        string `json:"trigger"`
+	// InputTokens is the prompt size of the last model request, when the
+	// host reports it to the hook (Qwen Code's Stop); else autoGraft reads
+	// the transcript.
+	InputTokens *int64 `json:"input_tokens"`
 }
 
 // The events graft acts on (adapter.HookEvent.Does); each host's adapter
@@ -275,10 +279,15 @@ func (h *handler) turn() {
 	if h.set.AutoGraft <= 0 {
 		return
 	}
-	tokens, ok, err := hosts.ContextTokens(h.host, fr.Path)
-	if err != nil {
-		h.out.warn("%s: reading the context size: %v", h.in.HookEventName, err)
-		return
+	tokens, ok := int64(0), false
+	if h.in.InputTokens != nil {
+		tokens, ok = *h.in.InputTokens, true
+	} else {
+		var err error
+		if tokens, ok, err = hosts.ContextTokens(h.host, fr.Path); err != nil {
+			h.out.warn("%s: reading the context size: %v", h.in.HookEventName, err)
+			return
+		}
 	}
 	if !ok || tokens < h.set.AutoGraft {
 		return
@@ -338,7 +347,17 @@ func (h *handler) preCompact() {
 	if !h.set.InterceptCompaction || h.hooks.Block == nil {
 		// A host whose compaction no hook answer stops is not handed off
 		// here: its compaction would run on in the handed-off session.
-		h.follow()
+		fr := h.follow()
+		if h.hooks.CompactContext && fr != nil && fr.HandedOffTo == "" {
+			// The host's model writes the summary with this in its
+			// request: the constraints, with their origins, survive it.
+			block, err := h.svc.ConstraintsBlock(fr.Session)
+			if err != nil {
+				h.out.warn("PreCompact: the constraints of %s: %v", fr.Session, err)
+				return
+			}
+			h.context(block)
+		}
 		return
 	}
 	path := h.transcript()

@@ -21,12 +21,12 @@
 // (On the etcd store the same JSON is the value of <prefix>/hosts/<host>/
 // <hostSessionId>, etcdstore/doc.go: Bindings is the interface both keep.)
 //
-// <host> is a host's name in the registry ("claude-code", "codex");
+// <host> is a host's name in the registry ("claude-code", "codex", "qwen");
 // <hostSessionId> the host's lower-case session uuid. A binding is replaced atomically (temp file, fsync, rename,
 // fsync of the directory). It is one JSON object:
 //
 //	version        1
-//	host           the host's name ("claude-code", "codex")
+//	host           the host's name ("claude-code", "codex", "qwen")
 //	hostSessionId  the host's session id
 //	session        the graft session this host session continues
 //	role           "exported": graft wrote the transcript from a graft target;

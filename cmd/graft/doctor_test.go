@@ -41,7 +41,7 @@ func newDoctorEnv(t *testing.T) *doctorEnv {
 		t.Fatal(err)
 	}
 	e := &doctorEnv{t: t, root: root, home: filepath.Join(root, "home"), dir: filepath.Join(root, "project")}
-	for _, d := range []string{"user", "bin", "claude", "codex", "project"} {
+	for _, d := range []string{"user", "bin", "claude", "codex", "qwen", "project"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -54,6 +54,8 @@ func newDoctorEnv(t *testing.T) *doctorEnv {
 		"XDG_DATA_HOME=" + filepath.Join(root, "xdg-data"),
 		"CLAUDE_CONFIG_DIR=" + filepath.Join(root, "claude"),
 		"CODEX_HOME=" + filepath.Join(root, "codex"),
+		"QWEN_HOME=" + filepath.Join(root, "qwen"),
+		"QWEN_RUNTIME_DIR=",
 		"PATH=" + filepath.Join(root, "bin") + string(os.PathListSeparator) + filepath.Dir(bin) + string(os.PathListSeparator) + "/usr/bin:/bin",
 	}
 	return e
@@ -166,6 +168,7 @@ func TestDoctorAllIsWell(t *testing.T) {
 	e.fakeClaude()
 	e.ok("hook", "install", "claude-code", "--user", "--command", "graft hook claude-code")
 	e.ok("hook", "install", "codex", "--command", "graft hook codex")
+	e.ok("hook", "install", "qwen", "--command", "graft hook qwen")
 	// Codex's trust, as Codex writes it when the person approves.
 	hooksPath := filepath.Join(e.root, "codex", "hooks.json")
 	hs, err := hookinstall.Installed(hookinstall.Codex, hooksPath)
@@ -184,7 +187,7 @@ func TestDoctorAllIsWell(t *testing.T) {
 	if r.exit != 0 || !rep.OK || len(rep.Problems) != 0 {
 		t.Fatalf("doctor: exit %d, problems %+v\n%s", r.exit, rep.Problems, r.stderr)
 	}
-	if len(rep.Hosts) != 2 || rep.Hosts[0].Version != "2.1.332 (Claude Code)" || !rep.Hosts[0].Found {
+	if len(rep.Hosts) != 3 || rep.Hosts[0].Version != "2.1.332 (Claude Code)" || !rep.Hosts[0].Found {
 		t.Errorf("hosts %+v: want Claude Code found with its version", rep.Hosts)
 	}
 	for _, h := range rep.Hosts {

@@ -1,6 +1,6 @@
 // Package adapter says what graft needs to know of one agent host: the
 // Adapter interface that each host's package implements (hosts/claudecode,
-// hosts/codex), the types its methods take (Turn, ImportOptions, Hooks,
+// hosts/codex, hosts/qwen), the types its methods take (Turn, ImportOptions, Hooks,
 // Help) and the helpers they share (DerivedUUID, Stamp, WriteLine,
 // RealDir, OneMatch). Package hosts holds the registry of the adapters
 // (hosts/registry.go) and everything that is the same for every host:
@@ -29,6 +29,8 @@
 //	                          its settings files (Scopes, Settings), how a hook
 //	                          answer stops a compaction (Block; nil: no answer
 //	                          does, and graft does not intercept it), whether
+//	                          a PreCompact hook's context reaches the summary
+//	                          (CompactContext), whether
 //	                          notices must go to the model too, its notify
 //	                          program, the notes an install prints
 //	help texts                Help

@@ -16,6 +16,11 @@ type Hooks struct {
 	// Block is the answer of the hook that stops the host's compaction,
 	// saying reason to the person; nil when no hook answer stops it.
 	Block func(reason string) map[string]any
+	// CompactContext: a PreCompact hook's additionalContext reaches the
+	// request in which the host's model writes the compaction's summary,
+	// so graft's PreCompact hook gives it the session's constraints with
+	// their origins (for a host whose compaction no answer stops).
+	CompactContext bool
 	// NoticesToModel: the host shows a hook's systemMessage to no one in
 	// some of its modes (codex exec), so what graft must tell the person
 	// also goes to the model, asking it to tell them.

@@ -1,0 +1,101 @@
+package qwen
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/graft-project/graft/hosts/adapter"
+	mapper "github.com/graft-project/graft/importer/qwen"
+)
+
+// TestedVersion is the Qwen Code release whose session files, resume,
+// hooks and compression this package was checked against: the "version"
+// of an export's records.
+const TestedVersion = "0.24.4"
+
+// exportRecord is one record of an export. A user record carries no
+// provenance: Qwen Code writes "real_user" for what the person typed, and
+// the tape is not that (graft's mapper reads the entrypoint).
+type exportRecord struct {
+	UUID         string        `json:"uuid"`
+	ParentUUID   *string       `json:"parentUuid"`
+	SessionID    string        `json:"sessionId"`
+	Timestamp    string        `json:"timestamp"`
+	Type         string        `json:"type"`
+	Cwd          string        `json:"cwd"`
+	Version      string        `json:"version"`
+	Entrypoint   string        `json:"entrypoint"`
+	GraftVersion string        `json:"graftVersion,omitempty"`
+	Model        string        `json:"model,omitempty"`
+	Message      exportContent `json:"message"`
+}
+
+type exportContent struct {
+	Role  string       `json:"role"`
+	Parts []exportPart `json:"parts"`
+}
+
+type exportPart struct {
+	Text string `json:"text"`
+}
+
+// ExportID is a version-4 uuid derived from the host, the target and its
+// txn.
+func (Adapter) ExportID(t *adapter.Turn, session, txn string) string {
+	return adapter.DerivedUUID(4, t.At, string(Name), session, txn)
+}
+
+// ExportPath is <root>/projects/<folder of cwd>/chats/<id>.jsonl.
+func (Adapter) ExportPath(root, cwd, id string, _ *adapter.Turn) string {
+	return filepath.Join(root, "projects", ProjectDirName(cwd), "chats", id+".jsonl")
+}
+
+// Render writes the turn as a Qwen Code session file (doc.go, "An
+// export"): a user record holding every text of t.User as one text part
+// each, then an assistant record (role "model") holding t.Ack, its
+// parentUuid the user record's uuid. Record uuids are derived from the
+// session id, so the same turn gives the same bytes.
+func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) {
+	msgs := []struct {
+		typ, role string
+		texts     []string
+	}{{"user", "user", t.User}, {"assistant", "model", []string{t.Ack}}}
+	var buf bytes.Buffer
+	var parent *string
+	for k, m := range msgs {
+		id := adapter.DerivedUUID(4, time.Time{}, sid, "record", strconv.Itoa(k))
+		parts := make([]exportPart, len(m.texts))
+		for j, s := range m.texts {
+			parts[j] = exportPart{Text: s}
+		}
+		rec := exportRecord{
+			UUID: id, ParentUUID: parent, SessionID: sid, Timestamp: adapter.Stamp(t.At, k),
+			Type: m.typ, Cwd: cwd, Version: TestedVersion, Entrypoint: mapper.Entrypoint, GraftVersion: writer,
+			Message: exportContent{Role: m.role, Parts: parts},
+		}
+		if m.typ == "assistant" {
+			rec.Model = mapper.Entrypoint
+		}
+		if err := adapter.WriteLine(&buf, rec); err != nil {
+			return nil, err
+		}
+		parent = &id
+	}
+	return buf.Bytes(), nil
+}
+
+// Writer is the graftVersion of an export's first record ("" when it names
+// none); ok is false when the record is not graft's.
+func (Adapter) Writer(first []byte) (writer string, ok bool) {
+	var r struct {
+		Entrypoint   string `json:"entrypoint"`
+		GraftVersion string `json:"graftVersion"`
+	}
+	if json.Unmarshal(first, &r) != nil || r.Entrypoint != mapper.Entrypoint {
+		return "", false
+	}
+	return r.GraftVersion, true
+}

@@ -1,0 +1,93 @@
+// Package qwen imports Qwen Code session files
+// (~/.qwen/projects/<dir>/chats/<id>.jsonl) into native sessions through
+// the importer package, which keeps the cursor; this package owns no file.
+// Package hosts/qwen is the host's adapter (where the files live, the
+// export, the hooks). Every fact below was seen on the real Qwen Code
+// 0.24.4 (hosts/qwen's real-program tests; testdata/session.jsonl is a
+// session it wrote).
+//
+// # Records
+//
+// The file is append-only JSONL; a resume appends to the same file. Every
+// record has uuid, parentUuid (null on the first, then the record before
+// it: a chain), sessionId, timestamp (ISO 8601, milliseconds, Z), type,
+// provenance, cwd (the project root) and version (Qwen Code's). By type:
+//
+//	user         provenance "real_user" (what the person typed), "system",
+//	             "goal_runtime"; subtype absent, or mid_turn_user_message,
+//	             notification, cron, goal_runtime, realtime_message;
+//	             message {role "user", parts [{text} | {inlineData} | {fileData}]};
+//	             systemPayload {displayText: what the person typed, hookContext:
+//	             a UserPromptSubmit hook's additionalContext, appended to the parts
+//	             as a <qwen:user-prompt-submit-context> text part}
+//	assistant    message {role "model", parts [{text} | {text, thought: true} |
+//	             {functionCall {id, name, args}}]}, model, usageMetadata
+//	             {promptTokenCount, candidatesTokenCount, totalTokenCount, …},
+//	             contextWindowSize
+//	tool_result  message {role "user", parts [{functionResponse {id, name,
+//	             response {output} | {error}}}]}, toolCallResult {callId, status
+//	             "success" | "error", …}
+//	system       subtype and systemPayload: chat_compression {info
+//	             {originalTokenCount, newTokenCount, triggerReason "manual" |
+//	             "auto", …}, compressedHistory: the model's new history, its first
+//	             user text the <state_snapshot> the model wrote, then "Got it.
+//	             Thanks for the additional context!" and restored files};
+//	             ui_telemetry (an api_response or tool_call event, per request);
+//	             attribution_snapshot; slash_command {phase "invocation" | "result",
+//	             rawCommand}; rewind (re-roots the chain: what follows the target
+//	             turn is a dead branch); custom_title, session_model, …
+//
+// `qwen -p /compress` writes no user record: the compression appears as
+// its chat_compression record only.
+//
+// # Import (Mapper, format "qwen"): who said it
+//
+//	user, provenance real_user (or none), no subtype
+//	                         user/message kind "user": the human's words. The text is
+//	                         systemPayload.displayText when given (what the person typed,
+//	                         not what @-references expanded into), else the text parts
+//	                         joined; meta cwd. A <qwen:user-prompt-submit-context> part →
+//	                         user/message kind "system" name "hook". A text that starts
+//	                         with <system-reminder> or <qwen: is the host's (kind system)
+//	  subtype mid_turn_user_message, realtime_message
+//	                         the human's too (source.name "mid-turn", "realtime"): typed
+//	                         while the agent worked, or spoken
+//	  another provenance, or subtype notification, cron, goal_runtime
+//	                         user/message kind "system", name the provenance or subtype:
+//	                         never a human instruction
+//	  entrypoint "graft"     user/message kind "plugin" name "graft": an export's tape
+//	assistant                text → assistant/message (meta model); thought → dropped
+//	                         (counted) or, with KeepThinking, assistant/message
+//	                         source.name "thinking"; functionCall → tool/call (name, callId
+//	                         = id, input = args); todo_write is also a todo/write
+//	                         (importer.Todo's status rule)
+//	tool_result              tool/result per functionResponse: the call's name, output =
+//	                         response.output, else response.error; ok = toolCallResult.status
+//	                         is "success" (else no error in the response). A successful
+//	                         agent call is followed by a subagent/report (agent =
+//	                         subagent_type, else description)
+//	system chat_compression  system/event "chat_compression" (meta trigger, preTokens,
+//	                         postTokens), then the host's summary: user/message kind
+//	                         "system" name "compact-summary" holding the <state_snapshot>
+//	                         … </state_snapshot> (the tape's Host Summary)
+//	system slash_command     system/event "slash_command" (meta phase); at phase
+//	                         "invocation" also the human's user/message "/cmd args"
+//	                         (source.name "slash-command")
+//	system ui_telemetry, attribution_snapshot, file_history_snapshot, branch_checkpoint,
+//	  session_artifact_event, session_artifact_snapshot, session_sources_snapshot,
+//	  user_text_elements, turn_result, omni_recall
+//	                         skipped, counted ("system <subtype>")
+//	system, other subtypes   system/event named after the subtype
+//	any other record type, system or user subtype, or message part
+//	                         kept as a system/event ("unknown", meta lineType) or by the
+//	                         rule above; a warning names the shape and the Qwen Code version
+//	                         of the file, once per shape for the life of the import cursor
+//	                         (mapper state "told", "version")
+//	not JSON, no "type"      malformed: reported with its line number, skipped
+//
+// Every event keeps meta "uuid" (the record's), "subtype" when it has one
+// and "line"; the record's timestamp is the event's ts. The mapper's state
+// in the import cursor: openCalls (call id → name, and agent, of each
+// functionCall without its response yet), version and told. The dead branch a
+// rewind leaves stays imported, as Claude Code's does.
+package qwen

@@ -1,0 +1,223 @@
+package qwen_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/qwen"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
+)
+
+// recorded is a session the real Qwen Code 0.24.4 wrote in
+// hosts/qwen's TestRealQwenSessionImports (QWEN_RECORD_TESTDATA), its temporary root
+// replaced by /home/user: a turn with a read_file call, a resumed turn,
+// /compress, a turn after it.
+const recorded = "testdata/session.jsonl"
+
+func TestMapRecordedSession(t *testing.T) {
+	st, home := newStore(t)
+	sum, err := importer.Run(importer.Options{Store: st, Home: home, ID: "q", Source: recorded}, qwen.NewMapper(qwen.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Warnings) > 0 || sum.MalformedCount > 0 {
+		t.Errorf("warnings %v, %d malformed", sum.Warnings, sum.MalformedCount)
+	}
+	if sum.Skipped["system ui_telemetry"] == 0 || sum.Skipped["system attribution_snapshot"] == 0 {
+		t.Errorf("telemetry and attribution snapshots not skipped: %v", sum.Skipped)
+	}
+	evs, _, err := st.ReadAll("q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRecorded(t, evs, "/home/user/work")
+}
+
+// mapLines maps hand-written records and returns the events and the
+// warnings an import would report.
+func mapLines(t *testing.T, lines ...string) ([]session.Event, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := newStore(t)
+	sum, err := importer.Run(importer.Options{Store: st, Home: home, ID: "m", Source: p}, qwen.NewMapper(qwen.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := st.ReadAll("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, sum.Warnings
+}
+
+func rec(typ string, fields string) string {
+	return `{"uuid":"u-` + typ + `","parentUuid":null,"sessionId":"s","timestamp":"2026-12-01T10:00:00.000Z","type":"` + typ + `","cwd":"/p","version":"0.24.4"` + fields + `}`
+}
+
+func TestMapShapes(t *testing.T) {
+	evs, warns := mapLines(t,
+		rec("user", `,"provenance":"real_user","message":{"role":"user","parts":[{"text":"use sqlite, not postgres @a.go"},{"text":"FILE CONTENT"},{"text":"<qwen:user-prompt-submit-context>\nhook says\n</qwen:user-prompt-submit-context>"}]},"systemPayload":{"displayText":"use sqlite, not postgres @a.go","hookContext":"hook says"}`),
+		rec("user", `,"subtype":"notification","provenance":"system","message":{"role":"user","parts":[{"text":"background task done"}]}`),
+		rec("user", `,"subtype":"mid_turn_user_message","provenance":"real_user","message":{"role":"user","parts":[{"text":"also add tests"}]},"systemPayload":{"displayText":"also add tests"}`),
+		rec("assistant", `,"message":{"role":"model","parts":[{"text":"hmm","thought":true},{"text":"Plan:"},{"functionCall":{"id":"c1","name":"todo_write","args":{"todos":[{"id":"1","content":"write code","status":"in_progress"},{"id":"2","content":"ship","status":"blocked"}]}}},{"functionCall":{"id":"c2","name":"agent","args":{"subagent_type":"explorer","prompt":"look"}}},{"functionCall":{"id":"c3","name":"run_shell_command","args":{"command":"go test ./..."}}}]}`),
+		rec("tool_result", `,"message":{"role":"user","parts":[{"functionResponse":{"id":"c1","name":"todo_write","response":{"output":"ok"}}}]},"toolCallResult":{"callId":"c1","status":"success"}`),
+		rec("tool_result", `,"message":{"role":"user","parts":[{"functionResponse":{"id":"c2","name":"agent","response":{"output":"found 3 files"}}}]},"toolCallResult":{"callId":"c2","status":"success"}`),
+		rec("tool_result", `,"message":{"role":"user","parts":[{"functionResponse":{"id":"c3","name":"run_shell_command","response":{"error":"exit 1: FAIL"}}}]},"toolCallResult":{"callId":"c3","status":"error"}`),
+		rec("system", `,"subtype":"slash_command","systemPayload":{"phase":"invocation","rawCommand":"/compress"}`),
+		rec("system", `,"subtype":"slash_command","systemPayload":{"phase":"result","rawCommand":"/compress"}`),
+		rec("system", `,"subtype":"brand_new_thing","systemPayload":{}`),
+		rec("system", `,"subtype":"brand_new_thing","systemPayload":{}`),
+		rec("hologram", `,"message":{}`),
+		rec("hologram", `,"message":{}`),
+		rec("user", `,"entrypoint":"graft","message":{"role":"user","parts":[{"text":"[graft:tape v2] Handoff"}]}`),
+		`{"uuid":"x"`,
+	)
+	type want struct{ typ, kind, name, text string }
+	wants := []want{
+		{session.TypeUserMessage, "user", "", "use sqlite, not postgres @a.go"},
+		{session.TypeUserMessage, "system", "hook", "hook says"},
+		{session.TypeUserMessage, "system", "system", "background task done"},
+		{session.TypeUserMessage, "user", "mid-turn", "also add tests"},
+		{session.TypeAssistantMessage, "assistant", "", "Plan:"},
+		{session.TypeToolCall, "assistant", "", "todo_write"},
+		{session.TypeTodoWrite, "assistant", "", ""},
+		{session.TypeToolCall, "assistant", "", "agent"},
+		{session.TypeToolCall, "assistant", "", "run_shell_command"},
+		{session.TypeToolResult, "tool", "", "ok"},
+		{session.TypeToolResult, "tool", "", "found 3 files"},
+		{session.TypeSubagentReport, "subagent", "agent", "found 3 files"},
+		{session.TypeToolResult, "tool", "", "exit 1: FAIL"},
+		{session.TypeSystem, "system", "slash_command", "/compress"},
+		{session.TypeUserMessage, "user", "slash-command", "/compress"},
+		{session.TypeSystem, "system", "slash_command", "/compress"},
+		{session.TypeSystem, "system", "brand_new_thing", ""},
+		{session.TypeSystem, "system", "brand_new_thing", ""},
+		{session.TypeSystem, "system", "unknown", "hologram"},
+		{session.TypeSystem, "system", "unknown", "hologram"},
+		{session.TypeUserMessage, "plugin", "graft", "Handoff"},
+	}
+	if len(evs) != len(wants) {
+		for _, ev := range evs {
+			t.Logf("%s %s/%s %q %+v", ev.Type, ev.Source.Kind, ev.Source.Name, ev.Text, ev.Tool)
+		}
+		t.Fatalf("%d events, want %d", len(evs), len(wants))
+	}
+	for k, w := range wants {
+		ev := evs[k]
+		text := ev.Text
+		if ev.Tool != nil {
+			text = ev.Tool.Name + " " + ev.Tool.Output
+		}
+		if ev.Type != w.typ || ev.Source.Kind != w.kind || ev.Source.Name != w.name || !strings.Contains(text, w.text) {
+			t.Errorf("event %d = %s %s/%s %q, want %+v", k+1, ev.Type, ev.Source.Kind, ev.Source.Name, text, w)
+		}
+	}
+	if strings.Contains(evs[0].Text, "FILE CONTENT") || evs[0].Meta["cwd"] != "/p" {
+		t.Errorf("the person's words are what they typed, with the cwd: %q %v", evs[0].Text, evs[0].Meta)
+	}
+	if td := evs[6].Todos; len(td) != 2 || td[0].Status != session.TodoInProgress || td[1].Status != session.TodoPending || !strings.Contains(td[1].Content, "[status: blocked]") {
+		t.Errorf("todos %+v", td)
+	}
+	if ok := evs[12].Tool.OK; ok == nil || *ok {
+		t.Errorf("a failed shell call imported as ok: %+v", evs[12].Tool)
+	}
+	if evs[11].Agent != "explorer" {
+		t.Errorf("report agent %q", evs[11].Agent)
+	}
+	// One warning per unknown shape, naming the host version; the todo's
+	// status; the malformed last line is counted, not warned.
+	joined := strings.Join(warns, "\n")
+	for _, s := range []string{`Qwen Code 0.24.4 wrote a system record subtype this graft does not know, "brand_new_thing"`, `Qwen Code 0.24.4 wrote a record type this graft does not know, "hologram"`, `todo 2 status "blocked"`} {
+		if strings.Count(joined, s) != 1 {
+			t.Errorf("warnings should say %q once:\n%s", s, joined)
+		}
+	}
+}
+
+func TestMapKeepThinking(t *testing.T) {
+	line := []byte(rec("assistant", `,"message":{"role":"model","parts":[{"text":"weighing options","thought":true},{"text":"Done."}]}`) + "\n")
+	for _, keep := range []bool{false, true} {
+		var got []string
+		if _, _, err := importer.MapLines(line, 1, qwen.NewMapper(qwen.Config{KeepThinking: keep}), true, func(ev *session.Event) {
+			got = append(got, ev.Source.Name+":"+ev.Text)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{":Done."}
+		if keep {
+			want = []string{"thinking:weighing options", ":Done."}
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("keep %v: %q, want %q", keep, got, want)
+		}
+	}
+}
+
+// Texts of the recorded session (hosts/qwen's real-program test).
+const (
+	firstPrompt   = "Read notes.txt and never change the public API of pager.go."
+	secondPrompt  = "Now summarise what the file says."
+	afterCompress = "Carry on after the compression."
+	toolReadFile  = "read_file"
+)
+
+// checkRecorded checks the events of the recorded session (recordSession).
+func checkRecorded(t *testing.T, evs []session.Event, cwd string) {
+	t.Helper()
+	var human []string
+	var calls, results, summaries, compressions int
+	for _, ev := range evs {
+		switch {
+		case ev.IsHumanInstruction():
+			human = append(human, ev.Text)
+			if ev.Meta["cwd"] != cwd {
+				t.Errorf("human instruction %q has cwd %q, want %s", ev.Text, ev.Meta["cwd"], cwd)
+			}
+		case ev.Type == session.TypeToolCall:
+			calls++
+			if ev.Tool.Name != toolReadFile || !strings.Contains(string(ev.Tool.Input), `"file_path":"`+filepath.Join(cwd, "notes.txt")) {
+				t.Errorf("tool call %s %s", ev.Tool.Name, ev.Tool.Input)
+			}
+		case ev.Type == session.TypeToolResult:
+			results++
+			if ev.Tool.Name != toolReadFile || ev.Tool.OK == nil || !*ev.Tool.OK || !strings.Contains(ev.Tool.Output, "line two") {
+				t.Errorf("tool result %+v", ev.Tool)
+			}
+		case ev.Type == session.TypeUserMessage && ev.Source.Name == "compact-summary":
+			summaries++
+			if ev.Source.Kind != session.KindSystem || !strings.HasPrefix(ev.Text, "<state_snapshot>") || !strings.Contains(ev.Text, "Read notes.txt.") {
+				t.Errorf("host summary %+v", ev)
+			}
+		case ev.Type == session.TypeSystem && ev.Source.Name == "chat_compression":
+			compressions++
+			if ev.Meta["trigger"] != "manual" {
+				t.Errorf("compression meta %v", ev.Meta)
+			}
+		}
+	}
+	if want := []string{firstPrompt, secondPrompt, afterCompress}; !slices.Equal(human, want) {
+		t.Errorf("human instructions %q, want %q", human, want)
+	}
+	if calls != 1 || results != 1 || summaries != 1 || compressions != 1 {
+		t.Errorf("%d tool calls, %d results, %d host summaries, %d compressions; want one each", calls, results, summaries, compressions)
+	}
+}
+
+func newStore(t *testing.T) (*session.Store, string) {
+	t.Helper()
+	home := t.TempDir()
+	st, err := session.OpenStore(vfs.Default, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, home
+}
