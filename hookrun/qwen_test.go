@@ -61,7 +61,7 @@ func TestQwenPreCompactGivesTheConstraints(t *testing.T) {
 			t.Fatalf("PreCompact followed %q, want %s", out.Session, uuid)
 		}
 	}
-	bs, err := hosts.List(mustOpen(t, home).Store().FS, home)
+	bs, err := hosts.List(sessionsOf(t, mustOpen(t, home)).FS, home)
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("bindings %+v %v, want the followed session only (no handoff)", bs, err)
 	}

@@ -304,7 +304,11 @@ func TestRealQwenResumesExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	if _, err := a.Import(adapter.ImportOptions{Store: svc.Store(), Home: home, ID: "src", Path: path}); err != nil {
+	st, err := session.OpenStore(svc.FS, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Import(adapter.ImportOptions{Store: st, Home: home, ID: "src", Path: path}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -316,7 +320,7 @@ func TestRealQwenResumesExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn := tapeTurn(t, svc.Store(), res.TargetID, res.TapeEvents)
+	turn := tapeTurn(t, st, res.TargetID, res.TapeEvents)
 	if !strings.Contains(strings.Join(turn.User, "\n"), firstPrompt) {
 		t.Fatalf("the tape does not quote the person's prompt %q", firstPrompt)
 	}
