@@ -8,6 +8,7 @@ import (
 	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/hosts/claudecode"
 	"github.com/graft-project/graft/hosts/codex"
+	"github.com/graft-project/graft/hosts/gemini"
 )
 
 // registry holds every host graft knows, in the order help texts name
@@ -15,6 +16,7 @@ import (
 var registry = []adapter.Adapter{
 	claudecode.Adapter{},
 	codex.Adapter{},
+	gemini.Adapter{},
 }
 
 // Host names an agent host.

@@ -1,44 +1,36 @@
-package gemini_test
+package gemini
 
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/graft-project/graft/hosts/gemini"
-	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/hosts/adapter"
+	mapper "github.com/graft-project/graft/importer/gemini"
+	"github.com/graft-project/graft/internal/formatdoc"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 )
 
-// recorded is a session the real Gemini CLI 0.61.0 wrote
-// (TestRealImport, GRAFT_GEMINI_RECORD=1): a turn with a shell call, then
-// a resume in the same minute, which wrote the new run's header and first
-// list into the same file before the resumed list.
-const recorded = "testdata/session-recorded.jsonl"
+var a Adapter
 
-// shape is an event as the tables below expect it.
-func shape(ev session.Event) string {
-	s := ev.Meta["line"] + " " + ev.Type + " " + ev.Source.Kind
-	if ev.Source.Name != "" {
-		s += "/" + ev.Source.Name
+// doc.go specifies the export: it must name every field Render writes.
+func TestDocNamesEveryExportField(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if ev.Tool != nil {
-		s += " " + ev.Tool.Name
-		if ev.Tool.OK != nil {
-			s += map[bool]string{true: " ok", false: " failed"}[*ev.Tool.OK]
-		}
+	if missing := formatdoc.Missing(string(doc), exportHeader{}, exportMessage{}, textPart{}, HookInput{}); len(missing) > 0 {
+		t.Fatalf("doc.go does not name these fields: %q", missing)
 	}
-	return s
 }
 
-func importFile(t *testing.T, path string) ([]session.Event, *importer.Summary) {
+func importFile(t *testing.T, path string) ([]session.Event, int) {
 	t.Helper()
 	st, home := testfixtures.NewStore(t)
-	sum, err := gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g"})
+	sum, err := mapper.Import(mapper.Options{Store: st, Home: home, Path: path, ID: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,176 +38,7 @@ func importFile(t *testing.T, path string) ([]session.Event, *importer.Summary) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return evs, sum
-}
-
-func TestRecordedMapping(t *testing.T) {
-	evs, sum := importFile(t, recorded)
-	var got []string
-	for _, ev := range evs {
-		got = append(got, shape(ev))
-	}
-	want := []string{
-		"1 system/event system/session",
-		"2 user/message system/session-context",
-		"3 user/message user",
-		"7 tool/call assistant run_shell_command",
-		"7 tool/result tool run_shell_command ok",
-		"10 assistant/message assistant",
-		"12 system/event system/session",
-		"13 system/event system/history-replaced",
-		"16 user/message user",
-		"18 assistant/message assistant",
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	// The result's copies: the functionResponse message, and both it and
-	// the one the resume derives (<id>_response) in the resumed list.
-	if sum.WarningCount != 0 || sum.MalformedCount != 0 || sum.Skipped["functionResponse (copy of a tool call's result)"] != 3 {
-		t.Fatalf("summary: %s", sum.Text())
-	}
-	if evs[7].Meta["dropped"] != "4" {
-		t.Fatalf("history-replaced %+v: the same-minute resume's first list drops the 4 messages after the session context", evs[7])
-	}
-}
-
-// TestResumedCursor: an import that stops at every line and goes on makes
-// the same events as one that reads the file at once (the mapper's state
-// goes through the cursor).
-func TestResumedCursor(t *testing.T) {
-	whole, _ := importFile(t, recorded)
-	data, err := os.ReadFile(recorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, home := testfixtures.NewStore(t)
-	path := filepath.Join(t.TempDir(), "session-2026-12-02T05-12-3271f952.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		if _, err := f.WriteString(line); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	step, _, err := st.ReadAll("g")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(step) != len(whole) {
-		t.Fatalf("%d events line by line, %d at once", len(step), len(whole))
-	}
-	for k := range whole {
-		if shape(step[k]) != shape(whole[k]) || step[k].Text != whole[k].Text {
-			t.Fatalf("event %d: %s %q, at once %s %q", k, shape(step[k]), step[k].Text, shape(whole[k]), whole[k].Text)
-		}
-	}
-}
-
-// rewrites is written from Gemini CLI 0.61.0's chatRecordingService: a
-// hook's context before a prompt, a reply that edits a file and writes
-// todos (its record written again with the results), the results' copy, a
-// rewind, a compression's list, records this graft does not know, and a
-// line that is not JSON.
-const rewrites = `{"sessionId":"0a1b2c3d-0000-4000-8000-000000000001","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}
-{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"<hook_context>graft: constraints</hook_context>\n\nFix the pager, tests go in pager_test.go."}]}
-{"id":"g1","timestamp":"2026-12-01T10:00:02.000Z","type":"gemini","content":"","thoughts":[{"subject":"Plan","description":"edit it"}],"model":"m"}
-{"id":"g1","timestamp":"2026-12-01T10:00:02.000Z","type":"gemini","content":"Editing.","thoughts":[{"subject":"Plan","description":"edit it"}],"model":"m","toolCalls":[{"id":"c1","name":"replace","args":{"file_path":"pager.go","old_string":"a","new_string":"b"},"status":"success","result":[{"functionResponse":{"id":"c1","name":"replace","response":{"output":"Edited pager.go"}}}]},{"id":"c2","name":"write_todos","args":{"todos":[{"description":"fix","status":"completed"},{"description":"test","status":"blocked"}]},"status":"error","result":[{"functionResponse":{"id":"c2","name":"write_todos","response":{"error":"bad todo"}}}]}]}
-{"id":"u2","timestamp":"2026-12-01T10:00:03.000Z","type":"user","content":[{"functionResponse":{"id":"c1","name":"replace","response":{"output":"Edited pager.go"}}},{"functionResponse":{"id":"c2","name":"write_todos","response":{"error":"bad todo"}}}]}
-{"id":"u3","timestamp":"2026-12-01T10:00:04.000Z","type":"user","content":[{"text":"no, undo that"}]}
-{"$rewindTo":"u3"}
-{"id":"u4","timestamp":"2026-12-01T10:00:05.000Z","type":"user","content":"/compress"}
-{"$set":{"messages":[{"id":"ctx","timestamp":"2026-12-01T10:00:06.000Z","type":"user","content":[{"text":"<session_context>env</session_context>"}]},{"id":"snap","timestamp":"2026-12-01T10:00:06.000Z","type":"user","content":[{"text":"<state_snapshot>the pager is fixed</state_snapshot>"}]},{"id":"ack","timestamp":"2026-12-01T10:00:06.000Z","type":"gemini","content":[{"text":"Got it. Thanks for the additional context!"}]},{"id":"u4","timestamp":"2026-12-01T10:00:05.000Z","type":"user","content":"/compress"}],"lastUpdated":"2026-12-01T10:00:06.000Z"}}
-{"id":"i1","timestamp":"2026-12-01T10:00:07.000Z","type":"info","content":"Chat compressed"}
-{"id":"x1","timestamp":"2026-12-01T10:00:08.000Z","type":"hologram","content":"?"}
-{"id":"x2","timestamp":"2026-12-01T10:00:08.000Z","type":"hologram","content":"?"}
-{"$future":1}
-not json
-`
-
-func TestRewrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
-	if err := os.WriteFile(path, []byte(rewrites), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	evs, sum := importFile(t, path)
-	var got []string
-	for _, ev := range evs {
-		got = append(got, shape(ev))
-	}
-	want := []string{
-		"1 system/event system/session",
-		"2 user/message system/hook-context",
-		"2 user/message user",
-		"4 assistant/message assistant",
-		"4 tool/call assistant edit",
-		"4 tool/result tool edit ok",
-		"4 tool/call assistant write_todos",
-		"4 todo/write assistant",
-		"4 tool/result tool write_todos failed",
-		"6 user/message user",
-		"7 system/event system/rewind",
-		"8 user/message user/slash-command",
-		"9 user/message system/session-context",
-		"9 user/message system/compacted",
-		"9 system/event system/history-replaced",
-		"10 system/event system/info",
-		"11 system/event system/unknown",
-		"12 system/event system/unknown",
-		"13 system/event system/unknown",
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	byShape := func(s string) session.Event {
-		for _, ev := range evs {
-			if shape(ev) == s {
-				return ev
-			}
-		}
-		t.Fatalf("no %s", s)
-		return session.Event{}
-	}
-	if ev := byShape("2 user/message user"); ev.Text != "Fix the pager, tests go in pager_test.go." || !ev.IsHumanInstruction() {
-		t.Fatalf("the prompt after the hook context: %+v", ev)
-	}
-	if ev := byShape("4 tool/call assistant edit"); ev.Meta["viaTool"] != "replace" || !strings.Contains(string(ev.Tool.Input), `"file_path":"pager.go"`) {
-		t.Fatalf("replace: %+v", ev)
-	}
-	if ev := byShape("4 todo/write assistant"); len(ev.Todos) != 2 || ev.Todos[1].Status != session.TodoPending || !strings.Contains(ev.Todos[1].Content, "[status: blocked]") {
-		t.Fatalf("todos: %+v", ev.Todos)
-	}
-	if ev := byShape("7 system/event system/rewind"); ev.Meta["dropped"] != "1" {
-		t.Fatalf("rewind: %+v", ev)
-	}
-	if ev := byShape("9 system/event system/history-replaced"); ev.Meta["dropped"] != "3" || ev.Meta["added"] != "3" {
-		t.Fatalf("compression's list: %+v (the list held u1, g1, u2 and u4; ctx, snap and ack are new)", ev)
-	}
-	if sum.MalformedCount != 1 || sum.Malformed[0].Line != 14 {
-		t.Fatalf("malformed: %+v", sum.Malformed)
-	}
-	if sum.Skipped["thoughts"] != 1 || sum.Skipped["compression acknowledgement"] != 1 || sum.Skipped["functionResponse (copy of a tool call's result)"] != 2 {
-		t.Fatalf("skipped: %v", sum.Skipped)
-	}
-	// One warning for the blocked todo, one per unknown shape (not per line).
-	var unknown int
-	for _, w := range sum.Warnings {
-		if strings.Contains(w, "this graft does not know") {
-			unknown++
-			if !strings.Contains(w, "Gemini CLI") {
-				t.Fatalf("warning names no host: %s", w)
-			}
-		}
-	}
-	if unknown != 2 || sum.WarningCount != 3 {
-		t.Fatalf("warnings: %q", sum.Warnings)
-	}
+	return evs, sum.Counts.HumanInstructions
 }
 
 // TestRenderFind: an export is a session Gemini CLI lists and resumes
@@ -224,12 +47,13 @@ func TestRewrites(t *testing.T) {
 func TestRenderFind(t *testing.T) {
 	root := filepath.Join(t.TempDir(), ".gemini")
 	cwd := t.TempDir()
-	turn := &gemini.Turn{User: []string{"[graft:tape handoff] a", "[graft:tape goal] b"}, Ack: "ack", At: time.Date(2026, 11, 30, 9, 5, 7, 0, time.UTC)}
-	id := gemini.ExportID(turn, "s.g2", "txn")
-	if err := gemini.ValidSessionID(id); err != nil {
+	turn := &adapter.Turn{User: []string{"[graft:tape handoff] a", "[graft:tape goal] b"}, Ack: "ack", At: time.Date(2026, 11, 30, 9, 5, 7, 0, time.UTC)}
+	id := a.ExportID(turn, "s.g2", "txn")
+	if err := adapter.ValidSessionID(id); err != nil {
 		t.Fatal(err)
 	}
-	path, claim, err := gemini.ExportPath(root, cwd, id, turn)
+	path := a.ExportPath(root, cwd, id, turn)
+	claim, err := a.Claims(root, cwd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,11 +63,11 @@ func TestRenderFind(t *testing.T) {
 	if len(claim) != 2 {
 		t.Fatalf("claim %+v: a new project gets a marker under tmp/ and history/", claim)
 	}
-	data, err := gemini.Render(turn, id, cwd, "v1.2.3")
+	data, err := a.Render(turn, id, cwd, "v1.2.3")
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := gemini.Render(turn, id, cwd, "v1.2.3")
+	again, _ := a.Render(turn, id, cwd, "v1.2.3")
 	if string(again) != string(data) {
 		t.Fatal("Render is not deterministic")
 	}
@@ -260,21 +84,21 @@ func TestRenderFind(t *testing.T) {
 	if err := os.WriteFile(stub, []byte(stubData), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _, err := gemini.Resumable(stub); err != nil || ok {
+	if ok, _, err := Resumable(stub); err != nil || ok {
 		t.Fatalf("the stub is resumable: %v %v", ok, err)
 	}
-	if found, err := gemini.FindTranscript(root, id, ""); err != nil || found != path {
+	if found, err := a.FindTranscript(root, id, ""); err != nil || found != path {
 		t.Fatalf("FindTranscript = %q, %v; want %s", found, err, path)
 	}
-	if _, err := gemini.FindTranscript(root, "0a1b2c3d-0000-4000-8000-000000000009", cwd); err == nil {
+	if _, err := a.FindTranscript(root, "0a1b2c3d-0000-4000-8000-000000000009", cwd); err == nil {
 		t.Fatal("FindTranscript found a session that does not exist")
 	}
-	evs, sum := importFile(t, path)
-	if len(evs) != 3 || sum.Counts.HumanInstructions != 0 || evs[1].Text != "[graft:tape handoff] a\n[graft:tape goal] b" || evs[2].Type != session.TypeAssistantMessage || evs[2].Text != "ack" {
-		t.Fatalf("an export imports as %d events, %d human: %s", len(evs), sum.Counts.HumanInstructions, sum.Text())
+	evs, humans := importFile(t, path)
+	if len(evs) != 3 || humans != 0 || evs[1].Text != "[graft:tape handoff] a\n[graft:tape goal] b" || evs[2].Type != session.TypeAssistantMessage || evs[2].Text != "ack" {
+		t.Fatalf("an export imports as %d events, %d human: %+v", len(evs), humans, evs)
 	}
 	first, _, _ := strings.Cut(string(data), "\n")
-	if w, ok := gemini.Writer([]byte(first)); !ok || w != "v1.2.3" {
+	if w, ok := a.Writer([]byte(first)); !ok || w != "v1.2.3" {
 		t.Fatalf("Writer = %q, %v", w, ok)
 	}
 }
@@ -296,7 +120,7 @@ func TestProjectOf(t *testing.T) {
 	// my-repo is taken in projects.json, my-repo-1 by another path's marker.
 	write("projects.json", `{"projects":{"/elsewhere/my-repo":"my-repo"}}`)
 	write("tmp/my-repo-1/.project_root", "/elsewhere/other")
-	p, err := gemini.ProjectOf(root, cwd)
+	p, err := ProjectOf(root, cwd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,15 +129,15 @@ func TestProjectOf(t *testing.T) {
 	}
 	// A marker naming cwd wins over a new claim.
 	write("history/old-slug/.project_root", cwd)
-	if p, err = gemini.ProjectOf(root, cwd); err != nil || p.Slug != "old-slug" || len(p.Claim) != 1 {
+	if p, err = ProjectOf(root, cwd); err != nil || p.Slug != "old-slug" || len(p.Claim) != 1 {
 		t.Fatalf("marked: %+v, %v", p, err)
 	}
 	// projects.json wins when the slug's markers do not name another path.
 	write("projects.json", `{"projects":{"/home/dev/My Repo":"mine"}}`)
-	if p, err = gemini.ProjectOf(root, cwd); err != nil || p.Slug != "mine" || p.Chats != filepath.Join(root, "tmp", "mine", "chats") {
+	if p, err = ProjectOf(root, cwd); err != nil || p.Slug != "mine" || p.Chats != filepath.Join(root, "tmp", "mine", "chats") {
 		t.Fatalf("registered: %+v, %v", p, err)
 	}
-	if got := gemini.Slugify("--Ünïcode__Name--"); got != "n-code-name" {
+	if got := Slugify("--Ünïcode__Name--"); got != "n-code-name" {
 		t.Fatalf("Slugify = %q", got)
 	}
 }
@@ -329,7 +153,7 @@ func TestLineTokens(t *testing.T) {
 		{`{"id":"a","type":"user","content":"tokens"}`, 0, false},
 		{`{"$set":{"messages":[{"id":"a","type":"gemini","tokens":{"input":9}}]}}`, 0, false},
 	} {
-		n, found := gemini.LineTokens([]byte(c.line))
+		n, found := a.LineTokens([]byte(c.line))
 		if n != c.n || found != c.found {
 			t.Errorf("LineTokens(%s) = %d, %v; want %d, %v", c.line, n, found, c.n, c.found)
 		}

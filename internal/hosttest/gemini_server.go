@@ -1,6 +1,7 @@
 package hosttest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -96,6 +97,10 @@ const (
 	GeminiDefaultReply       = "ok"
 	GeminiDefaultInputTokens = 1234
 )
+
+// GeminiSnapshot is the summary the fake writes when Gemini CLI compresses
+// a session (a generateContent request that asks for a <state_snapshot>).
+const GeminiSnapshot = "<state_snapshot>hosttest: the summary of the work so far</state_snapshot>"
 
 // geminiClassification answers Gemini CLI 0.61.0's router classifiers
 // (both the numerical and the flash/pro one) with the simple model.
@@ -245,8 +250,14 @@ func (s *GeminiServer) serve(w http.ResponseWriter, hr *http.Request) {
 		return map[string]any{"promptTokenCount": n, "candidatesTokenCount": 1, "totalTokenCount": n + 1}
 	}
 	if !stream {
+		text := geminiClassification
+		if bytes.Contains(body, []byte("generate the updated <state_snapshot>")) || bytes.Contains(body, []byte("Critically evaluate the <state_snapshot>")) {
+			// A compression's summary request, and its verification
+			// (Gemini CLI 0.61.0's ChatCompressionService).
+			text = GeminiSnapshot
+		}
 		writeJSON(w, map[string]any{
-			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": geminiClassification}}}, "finishReason": "STOP", "index": 0}},
+			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}, "finishReason": "STOP", "index": 0}},
 			"usageMetadata": usage(tokens), "modelVersion": model,
 		})
 		return

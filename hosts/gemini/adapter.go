@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,57 +14,126 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/graft-project/graft/hosts/adapter"
+	"github.com/graft-project/graft/importer"
+	mapper "github.com/graft-project/graft/importer/gemini"
 )
 
-// Name is the host's name as graft's commands and bindings spell it; Title
-// is what people call it; Program is its executable.
-const (
-	Name    = "gemini"
-	Title   = "Gemini CLI"
-	Program = "gemini"
-)
+// Name is Gemini CLI's name in graft.
+const Name adapter.Name = "gemini"
+
+const title = "Gemini CLI"
 
 // HomeVar is the variable that moves the home Gemini CLI keeps .gemini in
 // (else the user's home directory).
 const HomeVar = "GEMINI_CLI_HOME"
 
-// Errors of this package, wrapped with the path or id that failed.
-var (
-	ErrNoTranscript = errors.New("gemini: no session file")
-	ErrSessionID    = errors.New("gemini: bad session id")
-	ErrNotSession   = errors.New("gemini: not a Gemini CLI session file")
-	ErrSlugTaken    = errors.New("gemini: no project folder can be claimed")
-)
+// Adapter is Gemini CLI's adapter.Adapter.
+type Adapter struct{}
 
-// Root is Gemini CLI's own folder: <$GEMINI_CLI_HOME or the home>/.gemini.
-// It is not made absolute.
-func Root() (string, error) {
-	home := os.Getenv(HomeVar)
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("gemini: finding the home directory: %w", err)
-		}
-		home = h
+var _ adapter.Claimer = Adapter{}
+
+func (Adapter) Name() adapter.Name { return Name }
+func (Adapter) Title() string      { return title }
+func (Adapter) Program() string    { return "gemini" }
+
+// Root is <$GEMINI_CLI_HOME, else the home directory>/.gemini.
+func (Adapter) Root() (string, error) {
+	home, err := adapter.HomeDir(HomeVar, "")
+	if err != nil {
+		return "", fmt.Errorf("gemini: finding the home directory: %w", err)
 	}
 	return filepath.Join(home, ".gemini"), nil
 }
 
+func (Adapter) RootVar() string { return HomeVar }
+
 // TranscriptRoot is the folder under root that holds every project's
 // session files (tmp/<project>/chats/).
-func TranscriptRoot(root string) string { return filepath.Join(root, "tmp") }
+func (Adapter) TranscriptRoot(root string) string { return filepath.Join(root, "tmp") }
 
-// ResumeCommand is the command that resumes session id.
-func ResumeCommand(id string) string { return "gemini --resume " + id }
-
-var sessionIDRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
-// ValidSessionID checks a session id: a lower-case uuid.
-func ValidSessionID(id string) error {
-	if !sessionIDRe.MatchString(id) {
-		return fmt.Errorf("%w: %q is not a lower-case uuid", ErrSessionID, id)
+// SessionID is the session id of session file path, read from its header:
+// a file name holds only its first 8 characters. "" when the file has no
+// header naming a uuid.
+func (Adapter) SessionID(path string) string {
+	h, err := ReadHeader(path)
+	if err != nil {
+		return ""
 	}
-	return nil
+	if id := strings.ToLower(h.SessionID); adapter.ValidSessionID(id) == nil {
+		return id
+	}
+	return ""
+}
+
+func (Adapter) TranscriptName() string {
+	return "session-<time>-<first 8 of the uuid>.jsonl, whose first line names the uuid"
+}
+
+// Growth: Gemini CLI only appends to a session file; what a $set or a
+// $rewindTo takes back is recorded by the mapper, not applied.
+func (Adapter) Growth() adapter.Growth { return adapter.Appends }
+
+func (Adapter) Mapper() importer.Mapper { return mapper.NewMapper(mapper.Config{}) }
+
+func (Adapter) Import(o adapter.ImportOptions) (*importer.Summary, error) {
+	var progress func(read, total int64)
+	if o.Progress != nil {
+		progress = func(read, total int64) { o.Progress(o.Path, read, total) }
+	}
+	return mapper.Import(mapper.Options{Store: o.Store, Home: o.Home, Path: o.Path, ID: o.ID, KeepThinking: o.KeepThinking,
+		Progress: progress, Ctx: o.Ctx, LockWait: o.LockWait})
+}
+
+func (Adapter) ResumeCommand(id string) string { return "gemini --resume " + id }
+
+// LineTokens is a gemini message's tokens.input (its request's
+// promptTokenCount, cached tokens included). A $set that replaces the
+// message list reports nothing: the next reply tells the new size.
+func (Adapter) LineTokens(line []byte) (int64, bool) {
+	if !bytes.Contains(line, []byte(`"tokens"`)) {
+		return 0, false
+	}
+	var r struct {
+		ID     string         `json:"id"`
+		Type   string         `json:"type"`
+		Tokens *mapper.Tokens `json:"tokens"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.ID == "" || r.Type != "gemini" || r.Tokens == nil {
+		return 0, false
+	}
+	return r.Tokens.Input, true
+}
+
+var errSlugTaken = errors.New("gemini: no project folder can be claimed")
+var errNotSession = errors.New("gemini: not a Gemini CLI session file")
+
+// listed is a record as the host's listing reads it (Resumable).
+type listed struct {
+	ID          string          `json:"id"`
+	Type        string          `json:"type"`
+	Content     json.RawMessage `json:"content"`
+	ToolCalls   []any           `json:"toolCalls"`
+	Thoughts    []any           `json:"thoughts"`
+	Set         json.RawMessage `json:"$set"`
+	RewindTo    *string         `json:"$rewindTo"`
+	SessionID   string          `json:"sessionId"`
+	LastUpdated string          `json:"lastUpdated"`
+}
+
+// resumable is the host's judgement of a message: a user text that does
+// not start with '/', '?', <session_context> or <hook_context>; a gemini
+// message with text, tool calls or thoughts.
+func (r *listed) resumable() bool {
+	text := strings.TrimSpace(mapper.ContentText(r.Content))
+	switch r.Type {
+	case "user":
+		return text != "" && !mapper.IgnoredUserText(text)
+	case "gemini":
+		return text != "" || len(r.ToolCalls) > 0 || len(r.Thoughts) > 0
+	}
+	return false
 }
 
 // Project is the folder Gemini CLI keeps a working directory's sessions in.
@@ -76,13 +146,7 @@ type Project struct {
 	// Claim are the ownership markers that make Gemini CLI take Slug for
 	// Root the next time it starts there, when it has not yet: an export
 	// creates each that does not exist (never replacing one).
-	Claim []File
-}
-
-// File is a file to create: its path and bytes.
-type File struct {
-	Path string
-	Data []byte
+	Claim []adapter.File
 }
 
 // projectRootFile is the ownership marker of a project folder: it holds
@@ -124,7 +188,7 @@ func ProjectOf(root, cwd string) (*Project, error) {
 	for _, b := range bases {
 		m := filepath.Join(b, p.Slug, projectRootFile)
 		if _, err := os.Lstat(m); errors.Is(err, fs.ErrNotExist) {
-			p.Claim = append(p.Claim, File{Path: m, Data: []byte(cwd)})
+			p.Claim = append(p.Claim, adapter.File{Path: m, Data: []byte(cwd)})
 		} else if err != nil {
 			return nil, fmt.Errorf("gemini: %w", err)
 		}
@@ -217,7 +281,7 @@ func claimSlug(bases []string, reg map[string]string, cwd string) (string, error
 			return cand, nil
 		}
 	}
-	return "", fmt.Errorf("%w for %s under %v", ErrSlugTaken, cwd, bases)
+	return "", fmt.Errorf("%w for %s under %v", errSlugTaken, cwd, bases)
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
@@ -244,7 +308,7 @@ type Header struct {
 func ReadHeader(path string) (*Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoTranscript, err)
+		return nil, fmt.Errorf("%w: %v", adapter.ErrNoTranscript, err)
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(io.LimitReader(f, 1<<20)).ReadBytes('\n')
@@ -253,19 +317,9 @@ func ReadHeader(path string) (*Header, error) {
 	}
 	var h Header
 	if json.Unmarshal(line, &h) != nil || h.SessionID == "" || h.ProjectHash == "" {
-		return nil, fmt.Errorf("%w: %s: the first line is no {sessionId, projectHash} header", ErrNotSession, path)
+		return nil, fmt.Errorf("%w: %s: the first line is no {sessionId, projectHash} header", errNotSession, path)
 	}
 	return &h, nil
-}
-
-// SessionID is the session id of session file path, read from its header
-// (a file name holds only the first 8 characters).
-func SessionID(path string) (string, error) {
-	h, err := ReadHeader(path)
-	if err != nil {
-		return "", err
-	}
-	return strings.ToLower(h.SessionID), nil
 }
 
 // FindTranscript finds the session file of session id under root the way
@@ -274,23 +328,21 @@ func SessionID(path string) (string, error) {
 // names id and that hold something to resume (Resumable); of several, the
 // one updated last. A resume in another minute than the file name's leaves
 // a stub with the same id and nothing to resume: it is never the answer.
-func FindTranscript(root, id, cwd string) (string, error) {
+func (a Adapter) FindTranscript(root, id, cwd string) (string, error) {
 	id = strings.ToLower(id)
-	if err := ValidSessionID(id); err != nil {
+	if err := adapter.ValidSessionID(id); err != nil {
 		return "", err
 	}
-	var dirs []string
 	if cwd != "" {
-		if p, err := ProjectOf(root, cwd); err == nil {
-			dirs = append(dirs, p.Chats)
+		if real, err := adapter.RealDir(cwd); err == nil {
+			if p, err := ProjectOf(root, real); err == nil {
+				if path, err := findIn([]string{p.Chats}, id); err == nil || !errors.Is(err, adapter.ErrNoTranscript) {
+					return path, err
+				}
+			}
 		}
 	}
-	if len(dirs) > 0 {
-		if path, err := findIn(dirs, id); err == nil || !errors.Is(err, ErrNoTranscript) {
-			return path, err
-		}
-	}
-	all, err := filepath.Glob(filepath.Join(TranscriptRoot(root), "*", "chats"))
+	all, err := filepath.Glob(filepath.Join(a.TranscriptRoot(root), "*", "chats"))
 	if err != nil {
 		return "", fmt.Errorf("gemini: %w", err)
 	}
@@ -303,6 +355,9 @@ func findIn(dirs []string, id string) (string, error) {
 		at   time.Time
 	}
 	var found []cand
+	if len(dirs) == 0 {
+		return "", fmt.Errorf("%w: no %s project folder under which session %s could be", adapter.ErrNoTranscript, title, id)
+	}
 	for _, d := range dirs {
 		names, err := filepath.Glob(filepath.Join(d, "session-*.jsonl"))
 		if err != nil {
@@ -326,7 +381,7 @@ func findIn(dirs []string, id string) (string, error) {
 		}
 	}
 	if len(found) == 0 {
-		return "", fmt.Errorf("%w: no %s session %s under %s", ErrNoTranscript, Title, id, strings.Join(dirs, ", "))
+		return "", fmt.Errorf("%w: no %s session %s under %s", adapter.ErrNoTranscript, title, id, strings.Join(dirs, ", "))
 	}
 	slices.SortStableFunc(found, func(a, b cand) int { return b.at.Compare(a.at) })
 	return found[0].path, nil
@@ -340,7 +395,7 @@ func findIn(dirs []string, id string) (string, error) {
 func Resumable(path string) (ok bool, lastUpdated time.Time, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, time.Time{}, fmt.Errorf("%w: %v", ErrNoTranscript, err)
+		return false, time.Time{}, fmt.Errorf("%w: %v", adapter.ErrNoTranscript, err)
 	}
 	defer f.Close()
 	msgs := map[string]bool{}
@@ -355,7 +410,7 @@ func Resumable(path string) (ok bool, lastUpdated time.Time, err error) {
 	for {
 		line, rerr := rd.ReadBytes('\n')
 		if len(line) > 0 {
-			var rec record
+			var rec listed
 			if json.Unmarshal(line, &rec) == nil {
 				switch {
 				case rec.RewindTo != nil:
@@ -371,7 +426,7 @@ func Resumable(path string) (ok bool, lastUpdated time.Time, err error) {
 					set(rec.ID, rec.resumable())
 				case rec.Set != nil:
 					var s struct {
-						Messages    *[]record `json:"messages"`
+						Messages    *[]listed `json:"messages"`
 						LastUpdated string    `json:"lastUpdated"`
 					}
 					if json.Unmarshal(rec.Set, &s) == nil {

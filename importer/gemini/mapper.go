@@ -20,6 +20,9 @@ import (
 // Format is the importer format name of Gemini CLI session files.
 const Format = "gemini-cli"
 
+// Title is what the mapper's warnings and events call the host.
+const Title = "Gemini CLI"
+
 // Config shapes a Mapper.
 type Config struct {
 	// KeepThinking keeps a reply's thoughts as assistant/message events
@@ -28,7 +31,7 @@ type Config struct {
 }
 
 // Mapper maps the records of a Gemini CLI session file to session events
-// (doc.go, "Import"). It keeps the host's message list by id, so a record
+// (doc.go). It keeps the host's message list by id, so a record
 // that repeats a message, a $set that replaces the list and a $rewindTo
 // produce only what is new, and say what the host dropped.
 type Mapper struct {
@@ -215,22 +218,18 @@ func texts(ps []part) string {
 	return strings.Join(b, "\n")
 }
 
-// resumable is the host's judgement of a message (Resumable).
-func (r *record) resumable() bool {
-	ps, _ := parts(r.Content)
-	text := strings.TrimSpace(texts(ps))
-	switch r.Type {
-	case "user":
-		return text != "" && !ignoredUserText(text)
-	case "gemini":
-		return text != "" || len(r.ToolCalls) > 0 || len(r.Thoughts) > 0
-	}
-	return false
+// ContentText is the text of a message's content (a string, one part or
+// a list of parts) as the host's listing reads it: the text parts that are
+// not thoughts, with the files and images named; "" when it does not
+// decode.
+func ContentText(raw json.RawMessage) string {
+	ps, _ := parts(raw)
+	return texts(ps)
 }
 
-// ignoredUserText: the user texts Gemini CLI 0.61.0 leaves out of a
-// resumed conversation.
-func ignoredUserText(t string) bool {
+// IgnoredUserText reports whether Gemini CLI 0.61.0 leaves a user text out
+// of a resumed conversation.
+func IgnoredUserText(t string) bool {
 	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
 		strings.HasPrefix(t, tagSessionContext) || strings.HasPrefix(t, tagHookContext)
 }
@@ -465,15 +464,26 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 			m.result(rec.Timestamp, fr.ID, fr.Name, "", []functionResponse{*fr}, out)
 		}
 	}
-	text := texts(ps)
+	// A hook's context is a text part of its own, after the prompt
+	// (BeforeAgent) or before it, or the start of the prompt's part.
+	var hooks, rest []part
+	for _, p := range ps {
+		if p.Text != nil && !p.Thought && strings.HasPrefix(strings.TrimSpace(*p.Text), tagHookContext) {
+			hooks = append(hooks, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	text := texts(rest)
 	if dps, err := parts(rec.DisplayContent); err == nil && len(dps) > 0 {
 		// What the person typed, before the host expanded @file references.
 		text = texts(dps)
 	}
-	if strings.TrimSpace(text) == "" {
+	whole := texts(hooks) + "\x00" + text
+	if strings.TrimSpace(texts(hooks)+text) == "" {
 		return
 	}
-	d := digest(text)
+	d := digest(whole)
 	if d == mk.Text {
 		if !fresh {
 			out.Skip("message listed again")
@@ -487,24 +497,22 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 		ev.Meta["uuid"] = rec.ID
 		out.Emit(ev)
 	}
+	for _, h := range hooks {
+		ctx, after := splitHookContext(strings.TrimSpace(*h.Text))
+		emit(system("hook-context"), ctx)
+		if after != "" {
+			text = strings.TrimSpace(after + "\n" + text)
+		}
+	}
 	t := strings.TrimSpace(text)
 	switch {
+	case t == "":
 	case strings.HasPrefix(t, tagSessionContext):
 		emit(system("session-context"), text)
 	case strings.HasPrefix(t, tagStateSnapshot):
 		// The summary Gemini CLI's compression had the model write: the
 		// host's compaction summary, never the person's.
 		emit(system("compacted"), text)
-	case strings.HasPrefix(t, tagHookContext):
-		// A hook's context, prepended to the prompt it came with.
-		ctx, rest := t, ""
-		if i := strings.Index(t, endHookContext); i >= 0 {
-			ctx, rest = t[:i+len(endHookContext)], strings.TrimSpace(t[i+len(endHookContext):])
-		}
-		emit(system("hook-context"), ctx)
-		if rest != "" {
-			emit(session.Source{Kind: session.KindUser}, rest)
-		}
 	case viaSet && fresh:
 		emit(system("rewritten-history"), text)
 	case strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?"):
@@ -512,6 +520,15 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 	default:
 		emit(session.Source{Kind: session.KindUser}, text)
 	}
+}
+
+// splitHookContext cuts a text that starts with <hook_context> after its
+// </hook_context>: the hook's context, and what follows it.
+func splitHookContext(t string) (ctx, rest string) {
+	if i := strings.Index(t, endHookContext); i >= 0 {
+		return t[:i+len(endHookContext)], strings.TrimSpace(t[i+len(endHookContext):])
+	}
+	return t, ""
 }
 
 func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, out *importer.Output) {
