@@ -57,6 +57,15 @@
 //	                   recovery scan) blocks the same way with the new resume command.
 //	                   Otherwise, or when anything fails: follow only, never
 //	                   block (the failure on stderr).
+//	(Gemini CLI)       BeforeAgent, AfterAgent and PreCompress are run as
+//	                   UserPromptSubmit, Stop and PreCompact. No hook answer stops
+//	                   its compression (PreCompress follows only); its summary
+//	                   (<state_snapshot>) shows in the session file, so the first
+//	                   BeforeAgent after a compression the follow imported gives the
+//	                   Anchor + Hard Constraints block with origins as
+//	                   additionalContext, once: until the host has recorded that
+//	                   hook context after the compression
+//	                   (adapter.Hooks.CompactionInTranscript).
 //
 // # Never wedge the host
 //

@@ -37,7 +37,8 @@ func newHandoffCmd(a *app) *cobra.Command {
   5. print    the command that resumes it (` + resumeCommands("<id>") + `)
 
 --session-id finds the transcript as the host does: Claude Code's project
-folder of --cwd (else any project folder), Codex's sessions/ tree.
+folder of --cwd (else any project folder), Codex's sessions/ tree, Gemini
+CLI's project folder of --cwd by the id in each file's first line.
 Without --yes and without a terminal, the review is printed and nothing is
 committed (exit 2).`,
 		Args: exactArgs(1),
