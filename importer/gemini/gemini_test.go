@@ -216,3 +216,31 @@ func TestRewrites(t *testing.T) {
 		t.Fatalf("warnings: %q", sum.Warnings)
 	}
 }
+
+// A BeforeAgent hook's context is a part of its own after the prompt, and
+// displayContent holds what the person typed: the context is the hook's,
+// the prompt the person's, whatever the order.
+func TestHookContextPart(t *testing.T) {
+	const file = `{"sessionId":"0a1b2c3d-0000-4000-8000-000000000002","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Next step."},{"text":"<hook_context>[graft:tape x] [Anchor + Hard Constraints]\n- never touch go.sum</hook_context>"}],"displayContent":[{"text":"Next step."}]}
+{"id":"u2","timestamp":"2026-12-01T10:00:02.000Z","type":"user","content":[{"text":"Plain."},{"text":"<hook_context>ctx</hook_context>"}]}
+`
+	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := importFile(t, path)
+	var got []string
+	for _, ev := range evs[1:] {
+		got = append(got, shape(ev)+" "+ev.Text)
+	}
+	want := []string{
+		"2 user/message system/hook-context <hook_context>[graft:tape x] [Anchor + Hard Constraints]\n- never touch go.sum</hook_context>",
+		"2 user/message user Next step.",
+		"3 user/message system/hook-context <hook_context>ctx</hook_context>",
+		"3 user/message user Plain.",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n%q\nwant:\n%q", got, want)
+	}
+}
