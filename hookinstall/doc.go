@@ -9,6 +9,7 @@
 //	claude-code, local     <dir>/.claude/settings.local.json
 //	claude-code, user      $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json
 //	codex                  $CODEX_HOME/hooks.json, else ~/.codex/hooks.json
+//	gemini                 $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json
 //	qwen                   $QWEN_HOME/settings.json, else ~/.qwen/settings.json
 //
 // # Entries
@@ -20,10 +21,21 @@
 //	{"hooks": [{"type": "command", "command": "<cmd>", "timeout": <s>}]}
 //
 // <cmd> is "<graft> [--home <home>] [--config <file>] hook claude-code" (or
-// "hook codex", "hook qwen"), each word shell-quoted when needed; <s> is 60 for PreCompact (it may hand
-// a whole session off) and 15 for the others. The entry is the same for every
-// host (Qwen Code reads Claude Code's shape, its timeout in seconds too). A missing "hooks" object is added as the last key of the file, a
-// missing event as the last key of "hooks".
+// "hook codex", "hook gemini", "hook qwen"), each word shell-quoted when
+// needed; <s> is 60 for PreCompact (it may hand a whole session off) and 15
+// for the others. The entry is the same for Claude Code, Codex and Qwen Code
+// (which reads Claude Code's shape, its timeout in seconds too). A host's
+// adapter may give the group a matcher and the timeout another unit
+// (adapter.Hooks Matcher, TimeoutUnit): Gemini CLI's events (SessionStart,
+// BeforeAgent, AfterAgent, PreCompress, which graft runs as SessionStart,
+// UserPromptSubmit, Stop and PreCompact) get
+//
+//	{"matcher": "*", "hooks": [{"type": "command", "command": "<cmd>", "timeout": <ms>}]}
+//
+// with <ms> 60000 and 15000. An event's value that is not an array is
+// refused for the host's own event names as for graft's. A missing "hooks"
+// object is added as the last key of the file, a missing event as the last
+// key of "hooks".
 //
 // # Graft's entries
 //

@@ -71,7 +71,7 @@ func editFile(host Host, path, command string, restore bool, change func(*settin
 	if err != nil {
 		return r, err
 	}
-	s, err := parseSettings(file, data)
+	s, err := parseSettings(host, file, data)
 	if err != nil {
 		return r, err
 	}

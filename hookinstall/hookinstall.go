@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/adapter"
@@ -156,14 +157,35 @@ type hookEntry struct {
 	Timeout int    `json:"timeout"`
 }
 
-// groupEntry is the matcher group graft adds for an event: no matcher, so
-// it runs on every occurrence of the event.
+// groupEntry is the matcher group graft adds for an event: the host's
+// matcher that runs it on every occurrence of the event (adapter.Hooks
+// Matcher; none for Claude Code and Codex).
 type groupEntry struct {
-	Hooks []hookEntry `json:"hooks"`
+	Matcher string      `json:"matcher,omitempty"`
+	Hooks   []hookEntry `json:"hooks"`
 }
 
-func newHook(command, event string) []byte {
-	return marshal(hookEntry{Type: "command", Command: command, Timeout: Timeout(event)})
+// newEntry is graft's hook for what graft does on an event (does), its
+// timeout in the host's unit (adapter.Hooks TimeoutUnit).
+func newEntry(host Host, command, does string) hookEntry {
+	t := Timeout(does)
+	if a, err := hosts.Of(host); err == nil && a.Hooks().TimeoutUnit > 0 {
+		t = int(time.Duration(t) * time.Second / a.Hooks().TimeoutUnit)
+	}
+	return hookEntry{Type: "command", Command: command, Timeout: t}
+}
+
+func newHook(host Host, command, does string) []byte {
+	return marshal(newEntry(host, command, does))
+}
+
+// matcher is the matcher of the groups graft adds for host.
+func matcher(host Host) string {
+	a, err := hosts.Of(host)
+	if err != nil {
+		return ""
+	}
+	return a.Hooks().Matcher
 }
 
 // settings is a parsed settings file.
@@ -174,7 +196,7 @@ type settings struct {
 	hooks object // the "hooks" object; nil when absent
 }
 
-func parseSettings(file string, data []byte) (*settings, error) {
+func parseSettings(host Host, file string, data []byte) (*settings, error) {
 	s := &settings{file: file, data: data}
 	fail := func(err error) error {
 		var pe *parseError
@@ -210,8 +232,12 @@ func parseSettings(file string, data []byte) (*settings, error) {
 		if s.hooks, err = parseObject(s.top[i].val, s.top[i].off, `"hooks"`); err != nil {
 			return nil, fail(err)
 		}
+		names := slices.Clone(Events)
+		for _, e := range hostEvents(host) {
+			names = append(names, e.Name)
+		}
 		for _, m := range s.hooks {
-			if slices.Contains(Events, m.key) {
+			if slices.Contains(names, m.key) {
 				if _, err := parseArray(m.val, m.off, fmt.Sprintf("hooks.%s", m.key)); err != nil {
 					return nil, fail(err)
 				}
@@ -365,7 +391,7 @@ func (s *settings) install(host Host, command string, r *Result) bool {
 		fs := graftHooks(host, groups, command)
 		switch {
 		case len(fs) == 0:
-			groups = append(groups, element{val: marshal(groupEntry{Hooks: []hookEntry{{Type: "command", Command: command, Timeout: Timeout(he.Does)}}})})
+			groups = append(groups, element{val: marshal(groupEntry{Matcher: matcher(host), Hooks: []hookEntry{newEntry(host, command, he.Does)}})})
 			r.Added = append(r.Added, ev)
 		case len(fs) == 1 && fs[0].command == command:
 			r.Present = append(r.Present, ev)
@@ -377,7 +403,7 @@ func (s *settings) install(host Host, command string, r *Result) bool {
 				case k > 0:
 					edits[f] = nil // a duplicate
 				case f.command != command:
-					edits[f] = newHook(command, he.Does)
+					edits[f] = newHook(host, command, he.Does)
 				}
 			}
 			var moved bool
@@ -484,7 +510,7 @@ func Uninstall(host Host, path, command string) (Result, error) {
 
 // readSettings reads and parses the settings file at path (a symlink
 // resolved); a missing file is empty settings.
-func readSettings(path string) (*settings, error) {
+func readSettings(host Host, path string) (*settings, error) {
 	file, err := resolve(path)
 	if err != nil {
 		return nil, err
@@ -493,14 +519,14 @@ func readSettings(path string) (*settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseSettings(file, data)
+	return parseSettings(host, file, data)
 }
 
 // Find returns the events whose hooks in the settings file at path hold a
 // graft hook for host (recognised as Uninstall does). A missing file has
 // none.
 func Find(host Host, path, command string) ([]string, error) {
-	s, err := readSettings(path)
+	s, err := readSettings(host, path)
 	if err != nil {
 		return nil, err
 	}

@@ -18,14 +18,14 @@ type Hook struct {
 	Index   int    `json:"index"` // index of the hook in the group's "hooks"
 	Matcher string `json:"matcher,omitempty"`
 	Command string `json:"command"`
-	Timeout int    `json:"timeout,omitempty"` // seconds as written; 0 for none
+	Timeout int    `json:"timeout,omitempty"` // as written, in the host's unit (adapter.Hooks TimeoutUnit); 0 for none
 }
 
 // Installed lists graft's hooks for host in the settings file at path
 // (recognised as Uninstall does, with no extra command), in the order of
 // Events. A missing file has none.
 func Installed(host Host, path string) ([]Hook, error) {
-	s, err := readSettings(path)
+	s, err := readSettings(host, path)
 	if err != nil {
 		return nil, err
 	}

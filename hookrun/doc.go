@@ -63,6 +63,15 @@
 //	                   context reaches the summary request (adapter.Hooks.CompactContext:
 //	                   Qwen Code, whose compression no answer stops), follow and give the
 //	                   Anchor + Hard Constraints block, with origins, as additionalContext.
+//	(Gemini CLI)       BeforeAgent, AfterAgent and PreCompress are run as
+//	                   UserPromptSubmit, Stop and PreCompact. No hook answer stops
+//	                   its compression (PreCompress follows only); its summary
+//	                   (<state_snapshot>) shows in the session file, so the first
+//	                   BeforeAgent after a compression the follow imported gives the
+//	                   Anchor + Hard Constraints block with origins as
+//	                   additionalContext, once: until the host has recorded that
+//	                   hook context after the compression
+//	                   (adapter.Hooks.CompactionInTranscript).
 //
 // # Never wedge the host
 //

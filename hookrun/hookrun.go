@@ -13,6 +13,8 @@ import (
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/adapter"
+	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/tape"
 )
 
 // Input is a host's hook JSON (doc.go).
@@ -276,6 +278,7 @@ func (h *handler) turn() {
 		}
 		return
 	}
+	h.carryConstraints(fr)
 	if h.set.AutoGraft <= 0 {
 		return
 	}
@@ -324,9 +327,58 @@ func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
 	return note + ". What is said here is not carried over: tell the user to continue there."
 }
 
-// context adds text for the model before its next request.
+// context adds text for the model before its next request, after what
+// this run already added.
 func (h *handler) context(text string) {
+	var prev struct {
+		HSO struct {
+			Context string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if len(h.out.Stdout) > 0 && json.Unmarshal(h.out.Stdout, &prev) == nil && prev.HSO.Context != "" {
+		text = prev.HSO.Context + "\n\n" + text
+	}
 	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": h.in.HookEventName, "additionalContext": text}})
+}
+
+// carriedNote opens the constraints a prompt carries past a compaction.
+const carriedNote = "graft: the host compacted this session; its hard constraints, each with the message it came from, go on:"
+
+// carryConstraints gives the first prompt after a compaction the
+// constraints with their origins, for a host whose compaction no hook
+// announces or stops but whose transcript shows it
+// (adapter.Hooks.CompactionInTranscript: Gemini CLI): when the session's
+// last compaction summary comes after the last time they were carried (a
+// hook context holding the constraints block, as the host recorded it).
+func (h *handler) carryConstraints(fr *hosts.FollowResult) {
+	if !h.hooks.CompactionInTranscript || h.does() != UserPromptSubmit {
+		return
+	}
+	var compacted, carried int64
+	title := "] [" + tape.ConstraintsTitle + "]"
+	_, err := h.svc.Events(fr.Session, 0, 0, func(ev *session.Event, _ []byte) error {
+		switch {
+		case ev.Source.Kind != session.KindSystem:
+		case ev.Source.Name == "compacted":
+			compacted = ev.Seq
+		case ev.Source.Name == "hook-context" && strings.Contains(ev.Text, carriedNote) && strings.Contains(ev.Text, title):
+			carried = ev.Seq
+		}
+		return nil
+	})
+	if err != nil {
+		h.out.warn("%s: reading %s for a compaction: %v", h.in.HookEventName, fr.Session, err)
+		return
+	}
+	if compacted == 0 || carried > compacted {
+		return
+	}
+	block, err := h.svc.ConstraintsBlock(fr.Session)
+	if err != nil {
+		h.out.warn("%s after a compaction: the constraints of %s: %v", h.in.HookEventName, fr.Session, err)
+		return
+	}
+	h.context(carriedNote + "\n" + block)
 }
 
 // does is what graft does on the hook's event.

@@ -7,7 +7,8 @@
 // # Hosts
 //
 // What one host is to graft is its adapter (hosts/adapter/doc.go), in one
-// package per host: hosts/claudecode (Claude Code), hosts/codex (Codex).
+// package per host: hosts/claudecode (Claude Code), hosts/codex (Codex),
+// hosts/gemini (Gemini CLI).
 // registry.go lists them, in the order help texts name them; Of finds a
 // host's adapter, and a host not in the registry is ErrUnknownHost
 // wherever it is named. Everything in this package is the same for every
@@ -21,12 +22,12 @@
 // (On the etcd store the same JSON is the value of <prefix>/hosts/<host>/
 // <hostSessionId>, etcdstore/doc.go: Bindings is the interface both keep.)
 //
-// <host> is a host's name in the registry ("claude-code", "codex", "qwen");
+// <host> is a host's name in the registry ("claude-code", "codex", "gemini", "qwen");
 // <hostSessionId> the host's lower-case session uuid. A binding is replaced atomically (temp file, fsync, rename,
 // fsync of the directory). It is one JSON object:
 //
 //	version        1
-//	host           the host's name ("claude-code", "codex", "qwen")
+//	host           the host's name ("claude-code", "codex", "gemini", "qwen")
 //	hostSessionId  the host's session id
 //	session        the graft session this host session continues
 //	role           "exported": graft wrote the transcript from a graft target;
@@ -56,8 +57,8 @@
 // The host session id is derived, not drawn: SHA-256 over "graft-host-v1",
 // the host, the session id and the graft/origin txn, shaped as a uuid of the
 // version the host's adapter says (adapter.DerivedUUID: version 4 for
-// Claude Code, version 7 with the commit time in its first 48 bits for
-// Codex). The timestamps are the tape events' own, a millisecond apart in
+// Claude Code and Gemini CLI, version 7 with the commit time in its first
+// 48 bits for Codex). The timestamps are the tape events' own, a millisecond apart in
 // file order. Same target, same bytes.
 //
 // The tape (tape/doc.go) becomes one closed turn (adapter.Turn): a user
@@ -81,7 +82,9 @@
 // (.graft-export-<host session id>.tmp: a killed export's is known by its
 // name, and the next export of the same host session removes it), fsynced,
 // linked to its name (never replacing an existing file), the temporary name
-// removed and the directory fsynced; then the import cursor of the session
+// removed and the directory fsynced (before it, for a host that needs them,
+// adapter.Claimer's markers, each the same way and never replacing one);
+// then the import cursor of the session
 // is seeded (importer.Seed), so that following the transcript appends only
 // what the host writes after graft's lines, and the binding is written.
 // Every file operation goes through the store's vfs.FS (the crash suite's

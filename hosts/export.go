@@ -115,7 +115,10 @@ func RealDir(dir string) (string, error) { return adapter.RealDir(dir) }
 type layout struct {
 	sid, path, resume string
 	data              []byte // rendered by this graft (writer)
-	mapper            importer.Mapper
+	// claims are the markers the host needs before the file
+	// (adapter.Claimer), created when missing.
+	claims []adapter.File
+	mapper importer.Mapper
 	// writer is the graft version the data names as its writer; render
 	// renders the same turn as another graft version would have, and
 	// writerOf reads the writer of a file graft wrote (ok false: not one).
@@ -139,7 +142,17 @@ func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Tu
 	if err != nil {
 		return nil, err
 	}
-	return &layout{sid: sid, data: data, resume: a.ResumeCommand(sid), path: a.ExportPath(root, cwd, sid, t),
+	var claims []adapter.File
+	if c, ok := a.(adapter.Claimer); ok {
+		if claims, err = c.Claims(root, cwd); err != nil {
+			return nil, fmt.Errorf("hosts: %s's folder for %s: %w", a.Title(), cwd, err)
+		}
+	}
+	path := a.ExportPath(root, cwd, sid, t)
+	if path == "" {
+		return nil, fmt.Errorf("hosts: %s has no place for an export in %s", a.Title(), cwd)
+	}
+	return &layout{sid: sid, data: data, resume: a.ResumeCommand(sid), path: path, claims: claims,
 		mapper: a.Mapper(), writer: writer, render: render, writerOf: a.Writer}, nil
 }
 
@@ -204,6 +217,9 @@ func Export(o ExportOptions) (*ExportResult, error) {
 		return nil, movedExport(&o, a, prior, cwd, l.path)
 	}
 	if err := l.asWritten(o.Store.FS); err != nil {
+		return nil, err
+	}
+	if err := claim(o.Store.FS, l.claims); err != nil {
 		return nil, err
 	}
 	created, err := publish(&o, l.sid, l.path, l.data)
@@ -408,6 +424,50 @@ func publish(o *ExportOptions, sid, path string, data []byte) (created bool, err
 	}
 	o.at(StepDirSynced)
 	return true, nil
+}
+
+// claim creates each marker the host needs before an export's file
+// (adapter.Claimer) that does not exist, through fsys, whole or not at
+// all: a temporary file beside it (<name>.graft.tmp), fsynced, linked to
+// its name (a marker already there, the host's or another export's, is
+// never replaced), the temporary removed and the directory fsynced.
+func claim(fsys vfs.FS, files []adapter.File) error {
+	for _, m := range files {
+		dir := filepath.Dir(m.Path)
+		if err := vfs.MkdirAllDurable(fsys, dir, session.DirMode); err != nil {
+			return fmt.Errorf("hosts: creating %s: %w", dir, err)
+		}
+		if _, err := fsys.Lstat(m.Path); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("hosts: stat %s: %w", m.Path, err)
+		}
+		tmp := m.Path + ".graft.tmp"
+		if err := fsys.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("hosts: removing the stale %s: %w", tmp, err)
+		}
+		f, err := fsys.Create(tmp, 0o600)
+		if err != nil {
+			return fmt.Errorf("hosts: creating %s: %w", tmp, err)
+		}
+		_, err = f.Write(m.Data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if err = vfs.CloseAfter(f, err); err != nil {
+			return fmt.Errorf("hosts: writing %s: %w", tmp, err)
+		}
+		if err := fsys.Link(tmp, m.Path); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("hosts: linking %s: %w", m.Path, err)
+		}
+		if err := fsys.Remove(tmp); err != nil {
+			return fmt.Errorf("hosts: removing %s: %w", tmp, err)
+		}
+		if err := fsys.SyncDir(dir); err != nil {
+			return fmt.Errorf("hosts: fsync directory %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // sameFile reports whether path exists holding exactly data (or data and

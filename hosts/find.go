@@ -80,7 +80,7 @@ func CheckTranscriptPath(host Host, path, id string) string {
 	if rel, err := filepath.Rel(realRoot, realDir); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "not under the host's transcript root " + root
 	}
-	if id != "" && a.SessionID(strings.ToLower(filepath.Base(path))) != strings.ToLower(id) {
+	if id != "" && strings.ToLower(a.SessionID(path)) != strings.ToLower(id) {
 		return fmt.Sprintf("its name is not that of session %s", id)
 	}
 	return ""

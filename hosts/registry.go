@@ -8,6 +8,7 @@ import (
 	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/hosts/claudecode"
 	"github.com/graft-project/graft/hosts/codex"
+	"github.com/graft-project/graft/hosts/gemini"
 	"github.com/graft-project/graft/hosts/qwen"
 )
 
@@ -16,6 +17,7 @@ import (
 var registry = []adapter.Adapter{
 	claudecode.Adapter{},
 	codex.Adapter{},
+	gemini.Adapter{},
 	qwen.Adapter{},
 }
 

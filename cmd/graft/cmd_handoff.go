@@ -42,7 +42,8 @@ in one goes on in another): the new session is written for HOST, with the
 lineage and the constraints' origins kept, and HOST's resume command printed.
 
 --session-id finds the transcript as the host does: Claude Code's project
-folder of --cwd (else any project folder), Codex's sessions/ tree.
+folder of --cwd (else any project folder), Codex's sessions/ tree, Gemini
+CLI's project folder of --cwd by the id in each file's first line.
 Without --yes and without a terminal, the review is printed and nothing is
 committed (exit 2).`,
 		Args: exactArgs(1),

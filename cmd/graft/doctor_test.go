@@ -168,6 +168,7 @@ func TestDoctorAllIsWell(t *testing.T) {
 	e.fakeClaude()
 	e.ok("hook", "install", "claude-code", "--user", "--command", "graft hook claude-code")
 	e.ok("hook", "install", "codex", "--command", "graft hook codex")
+	e.ok("hook", "install", "gemini", "--command", "graft hook gemini")
 	e.ok("hook", "install", "qwen", "--command", "graft hook qwen")
 	// Codex's trust, as Codex writes it when the person approves.
 	hooksPath := filepath.Join(e.root, "codex", "hooks.json")
@@ -187,7 +188,7 @@ func TestDoctorAllIsWell(t *testing.T) {
 	if r.exit != 0 || !rep.OK || len(rep.Problems) != 0 {
 		t.Fatalf("doctor: exit %d, problems %+v\n%s", r.exit, rep.Problems, r.stderr)
 	}
-	if len(rep.Hosts) != 3 || rep.Hosts[0].Version != "2.1.332 (Claude Code)" || !rep.Hosts[0].Found {
+	if len(rep.Hosts) != len(hosts.Hosts) || rep.Hosts[0].Version != "2.1.332 (Claude Code)" || !rep.Hosts[0].Found {
 		t.Errorf("hosts %+v: want Claude Code found with its version", rep.Hosts)
 	}
 	for _, h := range rep.Hosts {

@@ -132,6 +132,24 @@ type Continuer interface {
 	ContinueCommand() string
 }
 
+// Claimer is an Adapter whose host must find markers in its own folder
+// before it resumes a session in a working directory it has never run in
+// (Gemini CLI's .project_root files): an export creates each of them that
+// does not exist, through the store's vfs.FS, before the session file,
+// and never replaces one.
+type Claimer interface {
+	// Claims are the markers an export into working directory cwd (a real
+	// path) under root creates first; an error when the host's folder for
+	// cwd cannot be told.
+	Claims(root, cwd string) ([]File, error)
+}
+
+// File is a file an export creates: its path and bytes.
+type File struct {
+	Path string
+	Data []byte
+}
+
 // ImportOptions are the options of Adapter.Import.
 type ImportOptions struct {
 	Store *session.Store

@@ -1,5 +1,7 @@
 package adapter
 
+import "time"
+
 // Hooks is how a host runs graft's hooks and takes their answers.
 type Hooks struct {
 	// Events are the host events graft's hooks run on, in the order an
@@ -29,6 +31,18 @@ type Hooks struct {
 	// after each turn, instead of a hook on stdin) as a Stop; nil when the
 	// host has none.
 	Notify func(arg string) (sessionID, cwd string, err error)
+	// Matcher is the "matcher" of the group an install adds for each
+	// event ("": none; a group without one runs on every occurrence).
+	Matcher string
+	// TimeoutUnit is the unit of a hook's "timeout" in the host's
+	// settings (0: seconds; Gemini CLI's are milliseconds).
+	TimeoutUnit time.Duration
+	// CompactionInTranscript: no hook tells graft that the host compacted
+	// (no SessionStart "compact", and no answer stops it), but the
+	// compaction's summary shows in the transcript (an event of source
+	// name "compacted"): the first UserPromptSubmit after one gets the
+	// constraints with their origins.
+	CompactionInTranscript bool
 	// Notes are what a person must know after graft's hooks were
 	// installed into (or removed from) the host's settings file.
 	Notes func(f SettingsFacts) []string

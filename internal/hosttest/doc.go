@@ -36,6 +36,15 @@
 // Runs are killed with their process group at a timeout (90 s by default):
 // Codex retries forever when its server is unreachable.
 //
+// Gemini CLI (@google/gemini-cli 0.61.0, pinned in the same lock) runs on
+// Node from h.Dir/node_modules/.bin/gemini: h.NewGemini(t, NewGeminiServer(t))
+// gives it a throw-away HOME with .gemini/settings.json (API-key auth,
+// usage statistics off), GEMINI_API_KEY=fake and GOOGLE_GEMINI_BASE_URL at
+// the fake Gemini API, which answers generateContent (the model router's
+// classifier) and streamGenerateContent?alt=sse (a turn: a text, or a
+// function call the host runs), records every request and refuses any
+// other machine as the proxy. Its tests are package hosts/gemini's.
+//
 // # What the tests verified against the real binaries
 //
 // Run by default (skipped with -short): one turn of each host (one model

@@ -1,0 +1,92 @@
+// Package gemini imports Gemini CLI session files
+// (~/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl, hosts/gemini
+// says where they live) into native sessions through the importer package,
+// which keeps the cursor; this package owns no file.
+//
+// # Records
+//
+// A session file is JSONL that Gemini CLI (0.61.0) only appends to
+// (appendFileSync; a resume appends to the file it resumed, the same
+// inode). The host reads each line as the first of these it is:
+//
+//	{"$rewindTo": "<id>"}       drops message <id> and every later one (all of them when
+//	                            <id> is not in the list)
+//	{"id": "<id>", …}           a message: it is added to the list, or, when the list
+//	                            holds <id>, replaces that message in place (a reply is
+//	                            written again when its tool calls and their results arrive)
+//	{"$set": {…}}               metadata (lastUpdated, sessionId, summary, directories,
+//	                            memoryScratchpad); "messages": [ … ] REPLACES the whole list
+//	{"sessionId", "projectHash", "startTime", "lastUpdated", "kind"}
+//	                            the header (first line; projectHash the hex SHA-256 of the
+//	                            project's path, kind "main" or "subagent")
+//
+// Messages are {"id", "timestamp", "type", "content", "displayContent"?}
+// with type "user" (content a list of parts: {"text"}, {"functionResponse":
+// {"id", "name", "response": {"output"} or {"error"}}}, inline or file
+// data; displayContent what the person typed before @file references were
+// expanded), "gemini" (content a string or parts, plus "thoughts":
+// [{"subject", "description"}], "toolCalls": [{"id", "name", "args",
+// "result": [functionResponse parts], "status": "success"|"error"|
+// "cancelled"|…}], "tokens": {"input", "output", "cached", "thoughts",
+// "tool", "total"}, "model"), or "info", "error", "warning" (not resumed).
+//
+// The list is rewritten by $set. Seen on the real program: a new run
+// writes its header and {"$set": {"messages": [session context]}}; a
+// resume writes {"$set": {"sessionId"}} and the whole list again (with a
+// "<id>_response" message the loader derives for each reply with tool
+// results). From 0.61.0's source (updateMessagesFromHistory): a
+// compression writes the session context, the model's <state_snapshot> as
+// a user message, "Got it. Thanks for the additional context!" and the
+// turns it keeps. A resume in the minute of the file's name writes the new
+// run's header and one-message list into the same file, then the resumed
+// list. Resuming drops the user messages whose text starts with '/', '?',
+// <session_context> or <hook_context>.
+//
+// # Import
+//
+// Format "gemini-cli". The mapper keeps the host's list by id (its state:
+// what was imported of each id, the list's ids in order, the tool calls
+// and whether their result came), so a message is imported once, a
+// message written again yields only what it gained (a tool call, its
+// result, a changed text: assistant/message with meta "revises"), and a
+// list that $set repeats yields nothing. graft's log is append-only, so a
+// replaced list is recorded, not applied: a $set that drops messages is a
+// system/event "history-replaced" (meta messages, added, dropped) and a
+// $rewindTo a system/event "rewind" (meta rewindTo, dropped); the events
+// of the dropped messages stay in the log, where recall finds them. The
+// file itself only grows, so the importer's append-only cursor follows it;
+// a host that rewrote its file (0.61.0 does only for a file it cannot
+// read: it keeps the old one as <name>.unreadable-<ms> and writes a new
+// one by rename) is refused by the cursor as source_rewritten.
+//
+//	header                      system/event "session" (meta sessionId, projectHash, kind);
+//	                            the cursor's lastUuid is its sessionId
+//	user text                   the person's words (user/message kind "user"), except:
+//	  <session_context>…          kind "system" name "session-context"
+//	  <hook_context>…</hook_context>  kind "system" name "hook-context" (a hook's
+//	                              additionalContext, before or after the prompt); the
+//	                              prompt beside it is the person's
+//	  <state_snapshot>…           kind "system" name "compacted": the host's summary
+//	  '/' or '?' first            the person's, name "slash-command"
+//	  new in a $set list          kind "system" name "rewritten-history"
+//	user functionResponse       tool/result, unless the call's result was imported (a copy,
+//	                            counted)
+//	gemini text                 assistant/message ("Got it. Thanks …" new in a $set list:
+//	                            skipped, counted)
+//	gemini thoughts             dropped (counted), or with KeepThinking assistant/message
+//	                            source.name "thinking"
+//	tool call                   tool/call (input = args); "replace" is imported as "edit"
+//	                            (meta viaTool "replace") so the tape reads its file_path;
+//	                            write_todos is also a todo/write (description, status;
+//	                            "cancelled" and "blocked" become pending with the status
+//	                            kept in the text, and a warning)
+//	tool call result            tool/result: output from response.output (or .error), ok
+//	                            from status ("success" true; "error", "cancelled" false)
+//	info, error, warning        system/event named after the type, text ≤ 200 characters
+//	other message type, other record
+//	                            system/event "unknown"; a warning names the shape once per
+//	                            cursor (Gemini CLI writes no version in its files)
+//	not JSON                    malformed: reported with its line number, skipped
+//
+// Every event of a message keeps meta "uuid" (the message id).
+package gemini

@@ -1,0 +1,246 @@
+package gemini_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/gemini"
+	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
+)
+
+// recorded is a session the real Gemini CLI 0.61.0 wrote
+// (TestRealImport, GRAFT_GEMINI_RECORD=1): a turn with a shell call, then
+// a resume in the same minute, which wrote the new run's header and first
+// list into the same file before the resumed list.
+const recorded = "testdata/session-recorded.jsonl"
+
+// shape is an event as the tables below expect it.
+func shape(ev session.Event) string {
+	s := ev.Meta["line"] + " " + ev.Type + " " + ev.Source.Kind
+	if ev.Source.Name != "" {
+		s += "/" + ev.Source.Name
+	}
+	if ev.Tool != nil {
+		s += " " + ev.Tool.Name
+		if ev.Tool.OK != nil {
+			s += map[bool]string{true: " ok", false: " failed"}[*ev.Tool.OK]
+		}
+	}
+	return s
+}
+
+func importFile(t *testing.T, path string) ([]session.Event, *importer.Summary) {
+	t.Helper()
+	st, home := testfixtures.NewStore(t)
+	sum, err := gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := st.ReadAll("g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, sum
+}
+
+func TestRecordedMapping(t *testing.T) {
+	evs, sum := importFile(t, recorded)
+	var got []string
+	for _, ev := range evs {
+		got = append(got, shape(ev))
+	}
+	want := []string{
+		"1 system/event system/session",
+		"2 user/message system/session-context",
+		"3 user/message user",
+		"7 tool/call assistant run_shell_command",
+		"7 tool/result tool run_shell_command ok",
+		"10 assistant/message assistant",
+		"12 system/event system/session",
+		"13 system/event system/history-replaced",
+		"16 user/message user",
+		"18 assistant/message assistant",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The result's copies: the functionResponse message, and both it and
+	// the one the resume derives (<id>_response) in the resumed list.
+	if sum.WarningCount != 0 || sum.MalformedCount != 0 || sum.Skipped["functionResponse (copy of a tool call's result)"] != 3 {
+		t.Fatalf("summary: %s", sum.Text())
+	}
+	if evs[7].Meta["dropped"] != "4" {
+		t.Fatalf("history-replaced %+v: the same-minute resume's first list drops the 4 messages after the session context", evs[7])
+	}
+}
+
+// TestResumedCursor: an import that stops at every line and goes on makes
+// the same events as one that reads the file at once (the mapper's state
+// goes through the cursor).
+func TestResumedCursor(t *testing.T) {
+	whole, _ := importFile(t, recorded)
+	data, err := os.ReadFile(recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	path := filepath.Join(t.TempDir(), "session-2026-12-02T05-12-3271f952.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step, _, err := st.ReadAll("g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(step) != len(whole) {
+		t.Fatalf("%d events line by line, %d at once", len(step), len(whole))
+	}
+	for k := range whole {
+		if shape(step[k]) != shape(whole[k]) || step[k].Text != whole[k].Text {
+			t.Fatalf("event %d: %s %q, at once %s %q", k, shape(step[k]), step[k].Text, shape(whole[k]), whole[k].Text)
+		}
+	}
+}
+
+// rewrites is written from Gemini CLI 0.61.0's chatRecordingService: a
+// hook's context before a prompt, a reply that edits a file and writes
+// todos (its record written again with the results), the results' copy, a
+// rewind, a compression's list, records this graft does not know, and a
+// line that is not JSON.
+const rewrites = `{"sessionId":"0a1b2c3d-0000-4000-8000-000000000001","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"<hook_context>graft: constraints</hook_context>\n\nFix the pager, tests go in pager_test.go."}]}
+{"id":"g1","timestamp":"2026-12-01T10:00:02.000Z","type":"gemini","content":"","thoughts":[{"subject":"Plan","description":"edit it"}],"model":"m"}
+{"id":"g1","timestamp":"2026-12-01T10:00:02.000Z","type":"gemini","content":"Editing.","thoughts":[{"subject":"Plan","description":"edit it"}],"model":"m","toolCalls":[{"id":"c1","name":"replace","args":{"file_path":"pager.go","old_string":"a","new_string":"b"},"status":"success","result":[{"functionResponse":{"id":"c1","name":"replace","response":{"output":"Edited pager.go"}}}]},{"id":"c2","name":"write_todos","args":{"todos":[{"description":"fix","status":"completed"},{"description":"test","status":"blocked"}]},"status":"error","result":[{"functionResponse":{"id":"c2","name":"write_todos","response":{"error":"bad todo"}}}]}]}
+{"id":"u2","timestamp":"2026-12-01T10:00:03.000Z","type":"user","content":[{"functionResponse":{"id":"c1","name":"replace","response":{"output":"Edited pager.go"}}},{"functionResponse":{"id":"c2","name":"write_todos","response":{"error":"bad todo"}}}]}
+{"id":"u3","timestamp":"2026-12-01T10:00:04.000Z","type":"user","content":[{"text":"no, undo that"}]}
+{"$rewindTo":"u3"}
+{"id":"u4","timestamp":"2026-12-01T10:00:05.000Z","type":"user","content":"/compress"}
+{"$set":{"messages":[{"id":"ctx","timestamp":"2026-12-01T10:00:06.000Z","type":"user","content":[{"text":"<session_context>env</session_context>"}]},{"id":"snap","timestamp":"2026-12-01T10:00:06.000Z","type":"user","content":[{"text":"<state_snapshot>the pager is fixed</state_snapshot>"}]},{"id":"ack","timestamp":"2026-12-01T10:00:06.000Z","type":"gemini","content":[{"text":"Got it. Thanks for the additional context!"}]},{"id":"u4","timestamp":"2026-12-01T10:00:05.000Z","type":"user","content":"/compress"}],"lastUpdated":"2026-12-01T10:00:06.000Z"}}
+{"id":"i1","timestamp":"2026-12-01T10:00:07.000Z","type":"info","content":"Chat compressed"}
+{"id":"x1","timestamp":"2026-12-01T10:00:08.000Z","type":"hologram","content":"?"}
+{"id":"x2","timestamp":"2026-12-01T10:00:08.000Z","type":"hologram","content":"?"}
+{"$future":1}
+not json
+`
+
+func TestRewrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
+	if err := os.WriteFile(path, []byte(rewrites), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs, sum := importFile(t, path)
+	var got []string
+	for _, ev := range evs {
+		got = append(got, shape(ev))
+	}
+	want := []string{
+		"1 system/event system/session",
+		"2 user/message system/hook-context",
+		"2 user/message user",
+		"4 assistant/message assistant",
+		"4 tool/call assistant edit",
+		"4 tool/result tool edit ok",
+		"4 tool/call assistant write_todos",
+		"4 todo/write assistant",
+		"4 tool/result tool write_todos failed",
+		"6 user/message user",
+		"7 system/event system/rewind",
+		"8 user/message user/slash-command",
+		"9 user/message system/session-context",
+		"9 user/message system/compacted",
+		"9 system/event system/history-replaced",
+		"10 system/event system/info",
+		"11 system/event system/unknown",
+		"12 system/event system/unknown",
+		"13 system/event system/unknown",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	byShape := func(s string) session.Event {
+		for _, ev := range evs {
+			if shape(ev) == s {
+				return ev
+			}
+		}
+		t.Fatalf("no %s", s)
+		return session.Event{}
+	}
+	if ev := byShape("2 user/message user"); ev.Text != "Fix the pager, tests go in pager_test.go." || !ev.IsHumanInstruction() {
+		t.Fatalf("the prompt after the hook context: %+v", ev)
+	}
+	if ev := byShape("4 tool/call assistant edit"); ev.Meta["viaTool"] != "replace" || !strings.Contains(string(ev.Tool.Input), `"file_path":"pager.go"`) {
+		t.Fatalf("replace: %+v", ev)
+	}
+	if ev := byShape("4 todo/write assistant"); len(ev.Todos) != 2 || ev.Todos[1].Status != session.TodoPending || !strings.Contains(ev.Todos[1].Content, "[status: blocked]") {
+		t.Fatalf("todos: %+v", ev.Todos)
+	}
+	if ev := byShape("7 system/event system/rewind"); ev.Meta["dropped"] != "1" {
+		t.Fatalf("rewind: %+v", ev)
+	}
+	if ev := byShape("9 system/event system/history-replaced"); ev.Meta["dropped"] != "3" || ev.Meta["added"] != "3" {
+		t.Fatalf("compression's list: %+v (the list held u1, g1, u2 and u4; ctx, snap and ack are new)", ev)
+	}
+	if sum.MalformedCount != 1 || sum.Malformed[0].Line != 14 {
+		t.Fatalf("malformed: %+v", sum.Malformed)
+	}
+	if sum.Skipped["thoughts"] != 1 || sum.Skipped["compression acknowledgement"] != 1 || sum.Skipped["functionResponse (copy of a tool call's result)"] != 2 {
+		t.Fatalf("skipped: %v", sum.Skipped)
+	}
+	// One warning for the blocked todo, one per unknown shape (not per line).
+	var unknown int
+	for _, w := range sum.Warnings {
+		if strings.Contains(w, "this graft does not know") {
+			unknown++
+			if !strings.Contains(w, "Gemini CLI") {
+				t.Fatalf("warning names no host: %s", w)
+			}
+		}
+	}
+	if unknown != 2 || sum.WarningCount != 3 {
+		t.Fatalf("warnings: %q", sum.Warnings)
+	}
+}
+
+// A BeforeAgent hook's context is a part of its own after the prompt, and
+// displayContent holds what the person typed: the context is the hook's,
+// the prompt the person's, whatever the order.
+func TestHookContextPart(t *testing.T) {
+	const file = `{"sessionId":"0a1b2c3d-0000-4000-8000-000000000002","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Next step."},{"text":"<hook_context>[graft:tape x] [Anchor + Hard Constraints]\n- never touch go.sum</hook_context>"}],"displayContent":[{"text":"Next step."}]}
+{"id":"u2","timestamp":"2026-12-01T10:00:02.000Z","type":"user","content":[{"text":"Plain."},{"text":"<hook_context>ctx</hook_context>"}]}
+`
+	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := importFile(t, path)
+	var got []string
+	for _, ev := range evs[1:] {
+		got = append(got, shape(ev)+" "+ev.Text)
+	}
+	want := []string{
+		"2 user/message system/hook-context <hook_context>[graft:tape x] [Anchor + Hard Constraints]\n- never touch go.sum</hook_context>",
+		"2 user/message user Next step.",
+		"3 user/message system/hook-context <hook_context>ctx</hook_context>",
+		"3 user/message user Plain.",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n%q\nwant:\n%q", got, want)
+	}
+}

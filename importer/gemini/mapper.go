@@ -1,0 +1,750 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/session"
+)
+
+// Format is the importer format name of Gemini CLI session files.
+const Format = "gemini-cli"
+
+// Title is what the mapper's warnings and events call the host.
+const Title = "Gemini CLI"
+
+// Config shapes a Mapper.
+type Config struct {
+	// KeepThinking keeps a reply's thoughts as assistant/message events
+	// with source.name "thinking"; by default they are dropped and counted.
+	KeepThinking bool
+}
+
+// Mapper maps the records of a Gemini CLI session file to session events
+// (doc.go). It keeps the host's message list by id, so a record
+// that repeats a message, a $set that replaces the list and a $rewindTo
+// produce only what is new, and say what the host dropped.
+type Mapper struct {
+	cfg Config
+	st  mapState
+}
+
+// mapState is what Mapper remembers across lines (the cursor's state).
+type mapState struct {
+	// Msgs marks what was imported of each message id: the digest of its
+	// text and how many of its thoughts.
+	Msgs map[string]*mark `json:"msgs,omitempty"`
+	// List is the host's message list now, ids in order.
+	List []string `json:"list,omitempty"`
+	// Calls are the tool calls imported, by call id: their tool name and
+	// whether their result was.
+	Calls map[string]*callMark `json:"calls,omitempty"`
+	Told  []string             `json:"told,omitempty"`
+}
+
+type mark struct {
+	Text     string `json:"t,omitempty"`
+	Thoughts int    `json:"th,omitempty"`
+}
+
+type callMark struct {
+	Name string `json:"n"`
+	Done bool   `json:"d,omitempty"`
+}
+
+// NewMapper returns a Mapper that has seen no line.
+func NewMapper(cfg Config) *Mapper {
+	m := &Mapper{cfg: cfg}
+	m.reset()
+	return m
+}
+
+func (m *Mapper) reset() {
+	m.st = mapState{Msgs: map[string]*mark{}, Calls: map[string]*callMark{}}
+}
+
+// Format implements importer.Mapper.
+func (m *Mapper) Format() string { return Format }
+
+// Settings implements importer.Mapper.
+func (m *Mapper) Settings() map[string]string {
+	return map[string]string{"keepThinking": strconv.FormatBool(m.cfg.KeepThinking)}
+}
+
+// SaveState implements importer.Mapper.
+func (m *Mapper) SaveState() (json.RawMessage, error) { return json.Marshal(m.st) }
+
+// LoadState implements importer.Mapper.
+func (m *Mapper) LoadState(raw json.RawMessage) error {
+	m.reset()
+	if len(raw) == 0 {
+		return nil
+	}
+	var st mapState
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return err
+	}
+	if st.Msgs == nil {
+		st.Msgs = map[string]*mark{}
+	}
+	if st.Calls == nil {
+		st.Calls = map[string]*callMark{}
+	}
+	m.st = st
+	return nil
+}
+
+// record is any record of a session file; which one it is follows the
+// host's own test order (doc.go).
+type record struct {
+	ID             string          `json:"id"`
+	Timestamp      string          `json:"timestamp"`
+	Type           string          `json:"type"`
+	Content        json.RawMessage `json:"content"`
+	DisplayContent json.RawMessage `json:"displayContent"`
+	Thoughts       []thought       `json:"thoughts"`
+	ToolCalls      []toolCall      `json:"toolCalls"`
+	Tokens         *Tokens         `json:"tokens"`
+	Model          string          `json:"model"`
+
+	Set      json.RawMessage `json:"$set"`
+	RewindTo *string         `json:"$rewindTo"`
+
+	SessionID   string          `json:"sessionId"`
+	ProjectHash string          `json:"projectHash"`
+	StartTime   string          `json:"startTime"`
+	LastUpdated string          `json:"lastUpdated"`
+	Kind        string          `json:"kind"`
+	Messages    json.RawMessage `json:"messages"`
+}
+
+type thought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+type toolCall struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+	Result json.RawMessage `json:"result"`
+	Status string          `json:"status"`
+}
+
+// Tokens are the token counts Gemini CLI records on a reply (its
+// usageMetadata: promptTokenCount, candidatesTokenCount, …).
+type Tokens struct {
+	Input    int64 `json:"input"`
+	Output   int64 `json:"output"`
+	Cached   int64 `json:"cached"`
+	Thoughts int64 `json:"thoughts"`
+	Tool     int64 `json:"tool"`
+	Total    int64 `json:"total"`
+}
+
+type part struct {
+	Text         *string `json:"text"`
+	Thought      bool    `json:"thought"`
+	FunctionCall *struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
+	FunctionResponse *functionResponse `json:"functionResponse"`
+	InlineData       *struct {
+		MimeType string `json:"mimeType"`
+	} `json:"inlineData"`
+	FileData *struct {
+		MimeType string `json:"mimeType"`
+		FileURI  string `json:"fileUri"`
+	} `json:"fileData"`
+}
+
+type functionResponse struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
+}
+
+// parts reads a content: a string, one part or a list of parts.
+func parts(raw json.RawMessage) ([]part, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []part{{Text: &s}}, nil
+	case '{':
+		var p part
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, err
+		}
+		return []part{p}, nil
+	}
+	var ps []part
+	err := json.Unmarshal(raw, &ps)
+	return ps, err
+}
+
+// texts joins the text parts that are not thoughts, with the files and
+// images named.
+func texts(ps []part) string {
+	var b []string
+	for _, p := range ps {
+		switch {
+		case p.Text != nil && !p.Thought:
+			b = append(b, *p.Text)
+		case p.InlineData != nil:
+			b = append(b, "["+p.InlineData.MimeType+"]")
+		case p.FileData != nil:
+			b = append(b, "["+p.FileData.MimeType+" "+p.FileData.FileURI+"]")
+		}
+	}
+	return strings.Join(b, "\n")
+}
+
+// ContentText is the text of a message's content (a string, one part or
+// a list of parts) as the host's listing reads it: the text parts that are
+// not thoughts, with the files and images named; "" when it does not
+// decode.
+func ContentText(raw json.RawMessage) string {
+	ps, _ := parts(raw)
+	return texts(ps)
+}
+
+// IgnoredUserText reports whether Gemini CLI 0.61.0 leaves a user text out
+// of a resumed conversation.
+func IgnoredUserText(t string) bool {
+	return strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
+		strings.HasPrefix(t, tagSessionContext) || strings.HasPrefix(t, tagHookContext)
+}
+
+const (
+	tagSessionContext = "<session_context>"
+	tagHookContext    = "<hook_context>"
+	endHookContext    = "</hook_context>"
+	tagStateSnapshot  = "<state_snapshot>"
+	// compressionAck is the reply Gemini CLI writes after the snapshot of
+	// a compression: its own words, not the model's.
+	compressionAck = "Got it. Thanks for the additional context!"
+)
+
+// Map implements importer.Mapper.
+func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(l.Bytes, &keys); err != nil {
+		out.Malformed(err)
+		return nil
+	}
+	if keys == nil {
+		out.Malformed(errors.New("not a record: null"))
+		return nil
+	}
+	is := func(k string, first byte) bool {
+		v := bytes.TrimSpace(keys[k])
+		return len(v) > 0 && v[0] == first
+	}
+	var rec record
+	if err := json.Unmarshal(l.Bytes, &rec); err != nil && !is("$rewindTo", '"') {
+		out.Malformed(err)
+		return nil
+	}
+	switch {
+	case is("$rewindTo", '"'):
+		var to string
+		if err := json.Unmarshal(keys["$rewindTo"], &to); err != nil {
+			out.Malformed(err)
+			return nil
+		}
+		m.rewind(to, l, out)
+	case is("id", '"'):
+		m.message(&rec, false, out)
+	case is("$set", '{'):
+		m.set(&rec, out)
+	case is("sessionId", '"') && is("projectHash", '"'):
+		m.header(&rec, out)
+	default:
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		shape := "{" + strings.Join(names, ",") + "}"
+		ev := event(rec.Timestamp, session.TypeSystem, system("unknown"))
+		ev.Text = "unknown Gemini CLI record " + importer.Clip(shape, 150)
+		ev.Meta["shape"] = importer.Clip(shape, 150)
+		out.Emit(ev)
+		m.st.Told = importer.NoteUnknown(out, m.st.Told, Title, "", "record", shape)
+	}
+	return nil
+}
+
+func system(name string) session.Source { return session.Source{Kind: session.KindSystem, Name: name} }
+
+func event(ts, typ string, src session.Source) session.Event {
+	ev := session.Event{Type: typ, Source: src, Meta: map[string]string{}}
+	if t, ok := importer.Timestamp(ts); ok {
+		ev.TS = t
+	} else if ts != "" {
+		ev.Meta["timestamp"] = ts
+	}
+	return ev
+}
+
+func (m *Mapper) header(rec *record, out *importer.Output) {
+	out.SourceUUID(rec.SessionID)
+	ev := event(rec.StartTime, session.TypeSystem, system("session"))
+	ev.Text = importer.Clip(fmt.Sprintf("%s session %s (kind %s, project %s)", Title, rec.SessionID, rec.Kind, rec.ProjectHash), 200)
+	for k, v := range map[string]string{"sessionId": rec.SessionID, "projectHash": rec.ProjectHash, "kind": rec.Kind} {
+		if v != "" {
+			ev.Meta[k] = v
+		}
+	}
+	out.Emit(ev)
+	if len(bytes.TrimSpace(rec.Messages)) > 0 && rec.Messages[0] == '[' {
+		// A header that carries the messages (a file converted from the
+		// older JSON format) adds them, as the host's loader does.
+		var msgs []record
+		if err := json.Unmarshal(rec.Messages, &msgs); err != nil {
+			out.Warn("the header's messages do not decode: %v; not imported", err)
+			return
+		}
+		for k := range msgs {
+			if msgs[k].ID != "" {
+				m.message(&msgs[k], false, out)
+			}
+		}
+	}
+}
+
+// rewind drops message to and what follows it from the host's list (all of
+// it when to is not in the list, as the host does).
+func (m *Mapper) rewind(to string, l importer.Line, out *importer.Output) {
+	k := slices.Index(m.st.List, to)
+	if k < 0 {
+		k = 0
+	}
+	dropped := len(m.st.List) - k
+	m.st.List = m.st.List[:k]
+	ev := event("", session.TypeSystem, system("rewind"))
+	ev.Text = fmt.Sprintf("%s rewound its conversation to before message %s: %d message(s) taken back (their events stay in this log)", Title, to, dropped)
+	ev.Meta["rewindTo"] = to
+	ev.Meta["dropped"] = strconv.Itoa(dropped)
+	out.Emit(ev)
+}
+
+func (m *Mapper) set(rec *record, out *importer.Output) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(rec.Set, &fields); err != nil {
+		out.Malformed(fmt.Errorf("$set: %w", err))
+		return
+	}
+	msgs, ok := fields["messages"]
+	for k := range fields {
+		if k != "messages" {
+			out.Skip("$set " + k)
+		}
+	}
+	if !ok || len(bytes.TrimSpace(msgs)) == 0 || bytes.TrimSpace(msgs)[0] != '[' {
+		return
+	}
+	var list []record
+	if err := json.Unmarshal(msgs, &list); err != nil {
+		out.Malformed(fmt.Errorf("$set messages: %w", err))
+		return
+	}
+	var ts string
+	if raw, ok := fields["lastUpdated"]; ok {
+		_ = json.Unmarshal(raw, &ts) // a time that does not decode leaves the store's
+	}
+	old := m.st.List
+	var ids []string
+	added := 0
+	for k := range list {
+		if list[k].ID == "" {
+			continue
+		}
+		if m.st.Msgs[list[k].ID] == nil {
+			added++
+		}
+		m.message(&list[k], true, out)
+		ids = append(ids, list[k].ID)
+	}
+	dropped := 0
+	for _, id := range old {
+		if !slices.Contains(ids, id) {
+			dropped++
+		}
+	}
+	m.st.List = ids
+	if dropped == 0 {
+		// Nothing taken back: what is new was imported above (the session
+		// context a resume lists first, a compression's snapshot).
+		out.Skip("$set messages (nothing dropped)")
+		return
+	}
+	ev := event(ts, session.TypeSystem, system("history-replaced"))
+	ev.Text = fmt.Sprintf("%s replaced its message list: %d message(s) now, %d new, %d dropped (their events stay in this log)", Title, len(ids), added, dropped)
+	ev.Meta["messages"] = strconv.Itoa(len(ids))
+	ev.Meta["added"] = strconv.Itoa(added)
+	ev.Meta["dropped"] = strconv.Itoa(dropped)
+	out.Emit(ev)
+}
+
+// digest is how a text already imported is recognised.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+// message imports what is new in a message record: one read from the
+// file (viaSet false) or from a $set list (true: the host rewrote its
+// history, so a message it did not have before is the host's, not the
+// person's).
+func (m *Mapper) message(rec *record, viaSet bool, out *importer.Output) {
+	mk := m.st.Msgs[rec.ID]
+	fresh := mk == nil
+	if fresh {
+		mk = &mark{}
+		m.st.Msgs[rec.ID] = mk
+	}
+	if !viaSet && !slices.Contains(m.st.List, rec.ID) {
+		m.st.List = append(m.st.List, rec.ID)
+	}
+	ps, err := parts(rec.Content)
+	if err != nil {
+		out.Malformed(fmt.Errorf("message %s content: %w", rec.ID, err))
+		return
+	}
+	switch rec.Type {
+	case "user":
+		m.user(rec, ps, mk, fresh, viaSet, out)
+	case "gemini":
+		m.gemini(rec, ps, mk, fresh, viaSet, out)
+	case "info", "error", "warning":
+		text := texts(ps)
+		if d := digest(text); d != mk.Text {
+			mk.Text = d
+			ev := event(rec.Timestamp, session.TypeSystem, system(rec.Type))
+			ev.Text = importer.Clip(text, 200)
+			ev.Meta["uuid"] = rec.ID
+			out.Emit(ev)
+		}
+	default:
+		if !fresh {
+			return
+		}
+		ev := event(rec.Timestamp, session.TypeSystem, system("unknown"))
+		ev.Text = fmt.Sprintf("unknown %s message type %q", Title, rec.Type)
+		ev.Meta["messageType"] = rec.Type
+		ev.Meta["uuid"] = rec.ID
+		out.Emit(ev)
+		m.st.Told = importer.NoteUnknown(out, m.st.Told, Title, "", "message type", rec.Type)
+	}
+}
+
+func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out *importer.Output) {
+	for _, p := range ps {
+		if fr := p.FunctionResponse; fr != nil {
+			m.result(rec.Timestamp, fr.ID, fr.Name, "", []functionResponse{*fr}, out)
+		}
+	}
+	// A hook's context is a text part of its own, after the prompt
+	// (BeforeAgent) or before it, or the start of the prompt's part.
+	var hooks, rest []part
+	for _, p := range ps {
+		if p.Text != nil && !p.Thought && strings.HasPrefix(strings.TrimSpace(*p.Text), tagHookContext) {
+			hooks = append(hooks, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	text := texts(rest)
+	if dps, err := parts(rec.DisplayContent); err == nil && len(dps) > 0 {
+		// What the person typed, before the host expanded @file references.
+		text = texts(dps)
+	}
+	whole := texts(hooks) + "\x00" + text
+	if strings.TrimSpace(texts(hooks)+text) == "" {
+		return
+	}
+	d := digest(whole)
+	if d == mk.Text {
+		if !fresh {
+			out.Skip("message listed again")
+		}
+		return
+	}
+	mk.Text = d
+	emit := func(src session.Source, t string) {
+		ev := event(rec.Timestamp, session.TypeUserMessage, src)
+		ev.Text = t
+		ev.Meta["uuid"] = rec.ID
+		out.Emit(ev)
+	}
+	for _, h := range hooks {
+		ctx, after := splitHookContext(strings.TrimSpace(*h.Text))
+		emit(system("hook-context"), ctx)
+		if after != "" {
+			text = strings.TrimSpace(after + "\n" + text)
+		}
+	}
+	t := strings.TrimSpace(text)
+	switch {
+	case t == "":
+	case strings.HasPrefix(t, tagSessionContext):
+		emit(system("session-context"), text)
+	case strings.HasPrefix(t, tagStateSnapshot):
+		// The summary Gemini CLI's compression had the model write: the
+		// host's compaction summary, never the person's.
+		emit(system("compacted"), text)
+	case viaSet && fresh:
+		emit(system("rewritten-history"), text)
+	case strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?"):
+		emit(session.Source{Kind: session.KindUser, Name: "slash-command"}, text)
+	default:
+		emit(session.Source{Kind: session.KindUser}, text)
+	}
+}
+
+// splitHookContext cuts a text that starts with <hook_context> after its
+// </hook_context>: the hook's context, and what follows it.
+func splitHookContext(t string) (ctx, rest string) {
+	if i := strings.Index(t, endHookContext); i >= 0 {
+		return t[:i+len(endHookContext)], strings.TrimSpace(t[i+len(endHookContext):])
+	}
+	return t, ""
+}
+
+func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, out *importer.Output) {
+	var th []string
+	for _, t := range rec.Thoughts {
+		s := strings.TrimSpace(t.Description)
+		if t.Subject != "" {
+			s = "**" + t.Subject + "** " + s
+		}
+		th = append(th, s)
+	}
+	for _, p := range ps {
+		if p.Thought && p.Text != nil {
+			th = append(th, *p.Text)
+		}
+	}
+	if len(th) > mk.Thoughts {
+		if m.cfg.KeepThinking {
+			ev := event(rec.Timestamp, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant, Name: importer.ThinkingName})
+			ev.Text = strings.Join(th[mk.Thoughts:], "\n\n")
+			ev.Meta["uuid"] = rec.ID
+			out.Emit(ev)
+		} else {
+			out.Skip("thoughts")
+		}
+		mk.Thoughts = len(th)
+	}
+	text := texts(ps)
+	if strings.TrimSpace(text) != "" {
+		if d := digest(text); d != mk.Text {
+			switch {
+			case viaSet && fresh && strings.TrimSpace(text) == compressionAck:
+				out.Skip("compression acknowledgement")
+			default:
+				ev := event(rec.Timestamp, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant})
+				ev.Text = text
+				ev.Meta["uuid"] = rec.ID
+				if mk.Text != "" {
+					ev.Meta["revises"] = rec.ID
+				}
+				out.Emit(ev)
+			}
+			mk.Text = d
+		}
+	}
+	for _, p := range ps {
+		if fc := p.FunctionCall; fc != nil {
+			m.call(rec, fc.ID, fc.Name, fc.Args, out)
+		}
+	}
+	for _, tc := range rec.ToolCalls {
+		m.call(rec, tc.ID, tc.Name, tc.Args, out)
+		if len(bytes.TrimSpace(tc.Result)) == 0 || string(bytes.TrimSpace(tc.Result)) == "null" {
+			continue
+		}
+		var frs []functionResponse
+		var rps []part
+		if json.Unmarshal(tc.Result, &rps) == nil {
+			for _, p := range rps {
+				if p.FunctionResponse != nil {
+					frs = append(frs, *p.FunctionResponse)
+				}
+			}
+		} else {
+			var s string
+			if json.Unmarshal(tc.Result, &s) == nil {
+				frs = append(frs, functionResponse{ID: tc.ID, Name: tc.Name, Response: mustJSON(map[string]string{"output": s})})
+			}
+		}
+		ts := rec.Timestamp
+		m.result(ts, tc.ID, tc.Name, tc.Status, frs, out)
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v) // maps of strings always encode
+	return b
+}
+
+// toolNames renames the Gemini CLI tools whose work the tape reads under
+// another name (meta viaTool keeps Gemini's).
+var toolNames = map[string]string{"replace": "edit"}
+
+func (m *Mapper) call(rec *record, id, name string, args json.RawMessage, out *importer.Output) {
+	if id == "" || m.st.Calls[id] != nil {
+		return
+	}
+	if name == "" {
+		out.Skip("tool call without a name")
+		out.Warn("tool call %q has no name; not imported", id)
+		return
+	}
+	ev := event(rec.Timestamp, session.TypeToolCall, session.Source{Kind: session.KindAssistant})
+	ev.Meta["uuid"] = rec.ID
+	tool := name
+	if n, ok := toolNames[name]; ok {
+		tool = n
+		ev.Meta["viaTool"] = name
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	m.st.Calls[id] = &callMark{Name: tool}
+	ev.Tool = &session.Tool{Name: tool, CallID: id, Input: args}
+	out.Emit(ev)
+	if name == "write_todos" {
+		m.todos(rec, id, args, out)
+	}
+}
+
+func (m *Mapper) todos(rec *record, id string, args json.RawMessage, out *importer.Output) {
+	var a struct {
+		Todos *[]struct {
+			Description string `json:"description"`
+			Status      string `json:"status"`
+		} `json:"todos"`
+	}
+	if err := json.Unmarshal(args, &a); err != nil || a.Todos == nil {
+		out.Warn("write_todos %q arguments have no todos; no todo/write event", id)
+		return
+	}
+	ev := event(rec.Timestamp, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
+	ev.Todos = make([]session.Todo, 0, len(*a.Todos))
+	for k, t := range *a.Todos {
+		td, known := importer.Todo(strconv.Itoa(k+1), t.Description, t.Status)
+		if !known {
+			importer.WarnTodo(out, k+1, t.Status)
+		}
+		ev.Todos = append(ev.Todos, td)
+	}
+	ev.Meta["callId"] = id
+	ev.Meta["uuid"] = rec.ID
+	out.Emit(ev)
+}
+
+// result imports the result of tool call id once: from the call's own
+// record when it has one (status says how it went), else from the
+// functionResponse the host sends back as a user message.
+func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out *importer.Output) {
+	c := m.st.Calls[id]
+	if c != nil && c.Done {
+		if status == "" {
+			out.Skip("functionResponse (copy of a tool call's result)")
+		}
+		return
+	}
+	if len(frs) == 0 {
+		return
+	}
+	if c == nil {
+		if name == "" {
+			name = "unknown"
+		}
+		out.Warn("tool result %q has no tool call before it; imported with tool name %q", id, name)
+		c = &callMark{Name: name}
+		m.st.Calls[id] = c
+	}
+	c.Done = true
+	var texts []string
+	failed := false
+	for _, fr := range frs {
+		var r struct {
+			Output *string `json:"output"`
+			Error  *string `json:"error"`
+		}
+		switch {
+		case json.Unmarshal(fr.Response, &r) == nil && r.Output != nil:
+			texts = append(texts, *r.Output)
+		case r.Error != nil:
+			texts = append(texts, *r.Error)
+			failed = true
+		default:
+			texts = append(texts, string(fr.Response))
+		}
+	}
+	ev := event(ts, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	ev.Tool = &session.Tool{Name: c.Name, CallID: id, Output: strings.Join(texts, "\n")}
+	switch {
+	case status == "success" && !failed:
+		ev.Tool.OK = ptr(true)
+	case status == "error" || status == "cancelled" || failed:
+		ev.Tool.OK = ptr(false)
+	}
+	if status != "" {
+		ev.Meta["status"] = status
+	}
+	out.Emit(ev)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Options of Import.
+type Options struct {
+	Store *session.Store
+	Home  string
+	// Path is the session file,
+	// <root>/tmp/<project>/chats/session-<time>-<id8>.jsonl.
+	Path string
+	// ID is the session to import into; "": importer.DefaultID(Path).
+	ID           string
+	KeepThinking bool
+	Progress     func(read, total int64)
+	Ctx          context.Context
+	LockWait     time.Duration
+}
+
+// Import imports a Gemini CLI session file into session o.ID incrementally
+// (importer.Run).
+func Import(o Options) (*importer.Summary, error) {
+	id := o.ID
+	if id == "" {
+		var err error
+		if id, err = importer.DefaultID(o.Path); err != nil {
+			return nil, err
+		}
+	}
+	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait},
+		NewMapper(Config{KeepThinking: o.KeepThinking}))
+}
