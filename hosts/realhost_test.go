@@ -322,52 +322,6 @@ func TestCodexHandoffResumeAndGeneration3(t *testing.T) {
 	checkCarriesTape(t, lastModelRequest(t, srv), g.tapeBlocks(res3.Commit.TargetID), goal)
 }
 
-// Issue 25, item 3: a Claude Code session goes on in Codex (graft handoff
-// claude-code --to codex), the real Codex resumes it with the whole tape,
-// and from there back in Claude Code: generation 3, the constraint still
-// cited at its generation-1 origin.
-func TestCrossHostClaudeCodeToCodexAndBack(t *testing.T) {
-	h := hosttest.Install(t)
-	bin, _ := binaries(t)
-	srv := hosttest.NewModelServer(t)
-	c := h.NewClaude(t, srv)
-	x := h.NewCodex(t, srv)
-	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: append(c.Environ(), "CODEX_HOME="+x.CodexHome), dir: c.Dir}
-	src := withConstraint(t, t.TempDir())
-
-	out := g.ok("handoff", "claude-code", "--transcript", src, "--cwd", x.Dir, "--to", "codex", "--yes", "--json")
-	var res handoffResult
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("handoff --json: %v\n%s", err, out)
-	}
-	if want := "codex resume " + res.HostSessionID; res.HostSessionID == "" || res.ResumeCommand != want {
-		t.Fatalf("resume command %q, want %q", res.ResumeCommand, want)
-	}
-	if rel, err := filepath.Rel(x.SessionsDir(), res.Path); err != nil || strings.HasPrefix(rel, "..") {
-		t.Fatalf("exported to %s, want under %s", res.Path, x.SessionsDir())
-	}
-	x.ExecResume(t, res.HostSessionID, "continue").Ok(t)
-	checkCarriesTape(t, lastModelRequest(t, srv), g.tapeBlocks(res.Commit.TargetID), res.Review.Goal[0].Text)
-
-	out = g.ok("handoff", "codex", "--transcript", res.Path, "--cwd", c.Dir, "--to", "claude-code", "--yes", "--json")
-	var back handoffResult
-	if err := json.Unmarshal([]byte(out), &back); err != nil {
-		t.Fatalf("handoff --json: %v\n%s", err, out)
-	}
-	if back.Review.Source != res.Commit.TargetID {
-		t.Fatalf("the handoff back prepared %s, want the graft target %s", back.Review.Source, res.Commit.TargetID)
-	}
-	checkGeneration3(t, g, back, fixtureID)
-	if filepath.Dir(back.Path) != c.ProjectDir(t) {
-		t.Fatalf("exported to %s, want Claude Code's folder of %s", back.Path, c.Dir)
-	}
-	c.Resume(t, back.HostSessionID, "go on").Ok(t)
-	checkCarriesTape(t, lastModelRequest(t, srv), g.tapeBlocks(back.Commit.TargetID), back.Review.Goal[0].Text)
-	if !lastModelRequest(t, srv).Contains(constraint) {
-		t.Errorf("the generation-3 Claude Code request lacks the constraint %q", constraint)
-	}
-}
-
 // installHooks writes config.toml and installs graft's hooks with it: into
 // the project's .claude/settings.json for Claude Code, into $CODEX_HOME for
 // Codex (run with --dangerously-bypass-hook-trust: trust is the user's to
