@@ -15,7 +15,7 @@ import (
 // Code → Claude Code → Gemini CLI → Codex → Qwen Code); after each, the
 // host it went to resumes the new session, and its model request carries
 // every tape block and the next prompt. At the end the lineage is
-// generation 9 and the constraint still cites its generation-1 origin.
+// generation 8 and the constraint still cites its generation-1 origin.
 func TestCrossHostEveryPair(t *testing.T) {
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)
