@@ -1,14 +1,16 @@
-// Command hostslatest runs the real-host tests (the hosts package and
-// internal/hosttest, which drive the real Claude Code and Codex offline)
-// against each host's latest release on npm, beside the pinned versions,
-// and prints a version × check table (make hosts-latest). It is kept out
-// of make test so that CI stays reproducible: "latest" changes under it.
+// Command hostslatest runs the real-host tests (the hosts packages and
+// internal/hosttest, which drive the real Claude Code, Codex, Gemini CLI
+// and Qwen Code offline) against each host's latest release on npm, beside
+// the pinned versions, and prints a version × check table (make
+// hosts-latest). It is kept out of make test so that CI stays
+// reproducible: "latest" changes under it.
 //
-// It writes a package.json naming @anthropic-ai/claude-code@latest and
-// @openai/codex@latest into a throw-away directory, resolves it to a lock
-// with npm (--package-lock-only: nothing is installed there), and runs
-// go test with HOSTTEST_NODE_DIR pointing at it (internal/hosttest installs
-// that lock under build/hosts/ as it installs the pinned one).
+// It writes the pinned package.json with every host at "latest" (its
+// overrides, and the package they point at, kept) into a throw-away
+// directory, resolves it to a lock with npm (--package-lock-only: nothing
+// is installed there), and runs go test with HOSTTEST_NODE_DIR pointing at
+// it (internal/hosttest installs that lock under build/hosts/ as it
+// installs the pinned one).
 package main
 
 import (
@@ -28,7 +30,19 @@ import (
 )
 
 // packages are the real-host test packages, from the module root.
-var packages = []string{"./internal/hosttest", "./hosts"}
+var packages = []string{"./internal/hosttest", "./hosts", "./hosts/gemini", "./hosts/qwen"}
+
+// hostPackages are the npm packages of the hosts, in the table's order,
+// with the names its header gives them.
+var hostPackages = []struct{ pkg, title string }{
+	{"@anthropic-ai/claude-code", "Claude Code"},
+	{"@openai/codex", "Codex"},
+	{"@google/gemini-cli", "Gemini CLI"},
+	{"@qwen-code/qwen-code", "Qwen Code"},
+}
+
+// pinnedDir holds the pinned package.json, lock and the overrides' package.
+var pinnedDir = filepath.Join("internal", "hosttest", "testdata", "node")
 
 func main() {
 	pinned := flag.Bool("pinned", true, "run the pinned versions too, for a column to compare with")
@@ -46,9 +60,7 @@ func mainErr(pinned bool, run string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	pkg := `{"name":"graft-hosts-latest","version":"1.0.0","private":true,"license":"UNLICENSED",` +
-		`"dependencies":{"@anthropic-ai/claude-code":"latest","@openai/codex":"latest"}}` + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644); err != nil {
+	if err := latestPackage(dir); err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, "hostslatest: resolving each host's latest release (npm install --package-lock-only)")
@@ -63,13 +75,13 @@ func mainErr(pinned bool, run string) error {
 	}
 	type column struct {
 		name, nodeDir string
-		vers          [2]string
+		vers          []string
 		res           map[string]string
 		took          time.Duration
 	}
 	var cols []*column
 	if pinned {
-		v, err := versions(filepath.Join("internal", "hosttest", "testdata", "node", "package-lock.json"))
+		v, err := versions(filepath.Join(pinnedDir, "package-lock.json"))
 		if err != nil {
 			return err
 		}
@@ -77,7 +89,7 @@ func mainErr(pinned bool, run string) error {
 	}
 	cols = append(cols, &column{name: "latest", nodeDir: dir, vers: latest})
 	for _, c := range cols {
-		fmt.Fprintf(os.Stderr, "hostslatest: go test %s with Claude Code %s and Codex %s …\n", strings.Join(packages, " "), c.vers[0], c.vers[1])
+		fmt.Fprintf(os.Stderr, "hostslatest: go test %s with %s …\n", strings.Join(packages, " "), hostVersions(c.vers))
 		start := time.Now()
 		if c.res, err = goTest(c.nodeDir, run); err != nil {
 			return err
@@ -99,7 +111,7 @@ func mainErr(pinned bool, run string) error {
 	fmt.Printf("Run: make hosts-latest, %s, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"), host)
 	fmt.Print("| check |")
 	for _, c := range cols {
-		fmt.Printf(" %s: Claude Code %s, Codex %s |", c.name, c.vers[0], c.vers[1])
+		fmt.Printf(" %s: %s |", c.name, hostVersions(c.vers))
 	}
 	fmt.Print("\n|---|")
 	for range cols {
@@ -132,11 +144,12 @@ func mainErr(pinned bool, run string) error {
 	return nil
 }
 
-// versions are the Claude Code and Codex versions a package-lock names.
-func versions(lock string) ([2]string, error) {
+// versions are the hosts' versions a package-lock names, in hostPackages'
+// order.
+func versions(lock string) ([]string, error) {
 	b, err := os.ReadFile(lock)
 	if err != nil {
-		return [2]string{}, err
+		return nil, err
 	}
 	var l struct {
 		Packages map[string]struct {
@@ -144,13 +157,66 @@ func versions(lock string) ([2]string, error) {
 		} `json:"packages"`
 	}
 	if err := json.Unmarshal(b, &l); err != nil {
-		return [2]string{}, fmt.Errorf("%s: %w", lock, err)
+		return nil, fmt.Errorf("%s: %w", lock, err)
 	}
-	v := [2]string{l.Packages["node_modules/@anthropic-ai/claude-code"].Version, l.Packages["node_modules/@openai/codex"].Version}
-	if v[0] == "" || v[1] == "" {
-		return v, fmt.Errorf("%s names no version of one of the hosts: %q", lock, v)
+	var v []string
+	for _, h := range hostPackages {
+		ver := l.Packages["node_modules/"+h.pkg].Version
+		if ver == "" {
+			return nil, fmt.Errorf("%s names no version of %s", lock, h.pkg)
+		}
+		v = append(v, ver)
 	}
 	return v, nil
+}
+
+// hostVersions is "Claude Code 2.1.332, Codex 0.171.0, …".
+func hostVersions(v []string) string {
+	var parts []string
+	for k, h := range hostPackages {
+		parts = append(parts, h.title+" "+v[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// latestPackage writes into dir the pinned package.json with every
+// dependency at "latest" (its overrides kept) and the package the
+// overrides point at (absent/).
+func latestPackage(dir string) error {
+	b, err := os.ReadFile(filepath.Join(pinnedDir, "package.json"))
+	if err != nil {
+		return err
+	}
+	var pkg map[string]any
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(pinnedDir, "package.json"), err)
+	}
+	deps, ok := pkg["dependencies"].(map[string]any)
+	if !ok {
+		return fmt.Errorf("%s has no dependencies", filepath.Join(pinnedDir, "package.json"))
+	}
+	for name := range deps {
+		deps[name] = "latest"
+	}
+	pkg["name"] = "graft-hosts-latest"
+	out, err := json.MarshalIndent(pkg, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), append(out, '\n'), 0o644); err != nil {
+		return err
+	}
+	absent, err := os.ReadFile(filepath.Join(pinnedDir, "absent", "package.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(filepath.Join(dir, "absent"), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "absent", "package.json"), absent, 0o644)
 }
 
 // goTest runs the real-host packages' tests with HOSTTEST_NODE_DIR set to
