@@ -97,7 +97,9 @@ func (m *Mapper) Settings() map[string]string {
 }
 
 // SaveState implements importer.Mapper.
-func (m *Mapper) SaveState() (json.RawMessage, error) { return json.Marshal(m.st) }
+func (m *Mapper) SaveState() (json.RawMessage, error) {
+	return appendState(make([]byte, 0, stateSize(&m.st)), &m.st)
+}
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
