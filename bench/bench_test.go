@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,11 @@ import (
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/gemini"
+	"github.com/graft-project/graft/importer/qwen"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
 )
 
 func TestMain(m *testing.M) {
@@ -575,6 +580,133 @@ func TestSynthesizeTranscript(t *testing.T) {
 	}
 }
 
+// keyOrders are the top-level keys, in order, of each line of data.
+func keyOrders(t *testing.T, data []byte) []string {
+	t.Helper()
+	var out []string
+	for line := range bytes.SplitSeq(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		dec := json.NewDecoder(bytes.NewReader(line))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			t.Fatalf("a line is not an object: %.80s (%v)", line, err)
+		}
+		var keys []string
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k.(string))
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, strings.Join(keys, ","))
+	}
+	return out
+}
+
+// newImportStore is a fresh graft home and its session store.
+func newImportStore(t *testing.T) (*session.Store, string) {
+	home := t.TempDir()
+	st, err := session.OpenStore(vfs.Default, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, home
+}
+
+// TestSynthesizeHostSessions: the Gemini CLI and Qwen Code transcripts are
+// made again byte for byte (and found in the cache), each line has the
+// keys, in order, of a line of the session the real program recorded, and
+// the host's importer reads all of it (no malformed line, no warning) into
+// the person's words, the model's texts, and every tool call with its
+// result.
+func TestSynthesizeHostSessions(t *testing.T) {
+	root := moduleRoot(t)
+	for _, c := range []struct {
+		host, recorded string
+	}{
+		{HostGemini, "importer/gemini/testdata/session-recorded.jsonl"},
+		{HostQwen, "importer/qwen/testdata/session.jsonl"},
+	} {
+		src := importSources[c.host]
+		a, err := src.synth(filepath.Join(t.TempDir(), "a"), "s", filepath.Join(root, src.source), 4<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := src.synth(filepath.Join(t.TempDir(), "b"), "s", filepath.Join(root, src.source), 4<<20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		da, err := os.ReadFile(a.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := os.ReadFile(b.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(da, db) || a.Bytes != int64(len(da)) || a.Bytes < 4<<20 || a.Copies < 2 || a.Lines != bytes.Count(da, []byte("\n")) {
+			t.Fatalf("%s: two syntheses differ, or %+v (%d bytes on disk)", c.host, a, len(da))
+		}
+		again, err := src.synth(filepath.Dir(filepath.Dir(a.Path)), "s", filepath.Join(root, src.source), 4<<20, nil)
+		if err != nil || again != a {
+			t.Fatalf("%s: the cached transcript was not reused: %+v vs %+v (%v)", c.host, again, a, err)
+		}
+		rec, err := os.ReadFile(filepath.Join(root, c.recorded))
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := map[string]bool{}
+		for _, k := range keyOrders(t, rec) {
+			known[k] = true
+		}
+		shapes := map[string]int{}
+		for k, keys := range keyOrders(t, da) {
+			if !known[keys] {
+				t.Fatalf("%s line %d: keys %s, which no line of %s has", c.host, k+1, keys, c.recorded)
+			}
+			shapes[keys]++
+		}
+		if len(shapes) < 4 {
+			t.Fatalf("%s: %d shapes of line: %v", c.host, len(shapes), shapes)
+		}
+		st, home := newImportStore(t)
+		var sum *importer.Summary
+		if c.host == HostGemini {
+			sum, err = gemini.Import(gemini.Options{Store: st, Home: home, Path: a.Path, ID: "s"})
+		} else {
+			sum, err = qwen.Import(qwen.Options{Store: st, Home: home, Path: a.Path, ID: "s"})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Offset != a.Bytes || sum.MalformedCount != 0 || sum.WarningCount != 0 {
+			t.Fatalf("%s: %s", c.host, sum.Text())
+		}
+		evs, _, err := st.ReadAll("s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		ok := 0
+		for _, ev := range evs {
+			n[ev.Type+" "+ev.Source.Kind]++
+			if ev.Tool != nil && ev.Tool.OK != nil && *ev.Tool.OK {
+				ok++
+			}
+		}
+		calls := n[session.TypeToolCall+" "+session.KindAssistant]
+		if calls < 2*150 || n[session.TypeToolResult+" "+session.KindTool] != calls || ok < calls*9/10 ||
+			n[session.TypeUserMessage+" "+session.KindUser] < 2*4 || n[session.TypeAssistantMessage+" "+session.KindAssistant] < 2*80 ||
+			sum.Skipped["thoughts"]+sum.Skipped["thinking"] == 0 {
+			t.Fatalf("%s: events %v, %d ok; %s", c.host, n, ok, sum.Text())
+		}
+		t.Logf("%s: %d lines, %d bytes, %d copies; events %v; skipped %v", c.host, a.Lines, a.Bytes, a.Copies, n, sum.Skipped)
+	}
+}
+
 // TestHandoffAndHookOnce runs the real binary once each way: a handoff of
 // the fixture (committed, exported under CLAUDE_CONFIG_DIR), and the Stop
 // hook of a small transcript after two turns (each imported to the end).
@@ -663,10 +795,15 @@ func BenchmarkHookTurn100MB(b *testing.B) {
 }
 
 // importSources are the real transcripts the import benchmarks repeat into
-// 100 MiB, per host (as benchtable's import row does).
-var importSources = map[string]string{
-	HostClaudeCode: "testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
-	HostCodex:      "testdata/fidelity/transcripts/codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl",
+// 100 MiB, per host, and how (as benchtable's import row does).
+var importSources = map[string]struct {
+	source string
+	synth  func(dir, name, source string, size int64, progress io.Writer) (Synthetic, error)
+}{
+	HostClaudeCode: {"testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", SynthesizeTranscript},
+	HostCodex:      {"testdata/fidelity/transcripts/codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl", SynthesizeRollout},
+	HostGemini:     {"testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", SynthesizeGeminiSession},
+	HostQwen:       {"testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl", SynthesizeQwenSession},
 }
 
 // benchmarkImport times the import of a 100 MiB transcript of host into a
@@ -677,11 +814,8 @@ func benchmarkImport(b *testing.B, host string) {
 	}
 	root := moduleRoot(b)
 	cache := filepath.Join(root, "build", "bench", "cache")
-	synth := SynthesizeTranscript
-	if host == HostCodex {
-		synth = SynthesizeRollout
-	}
-	st, err := synth(cache, "import-"+host+"-100mib", filepath.Join(root, importSources[host]), 100<<20, os.Stderr)
+	src := importSources[host]
+	st, err := src.synth(cache, "import-"+host+"-100mib", filepath.Join(root, src.source), 100<<20, os.Stderr)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -704,3 +838,7 @@ func benchmarkImport(b *testing.B, host string) {
 func BenchmarkImportClaudeCode100MB(b *testing.B) { benchmarkImport(b, HostClaudeCode) }
 
 func BenchmarkImportCodex100MB(b *testing.B) { benchmarkImport(b, HostCodex) }
+
+func BenchmarkImportGemini100MB(b *testing.B) { benchmarkImport(b, HostGemini) }
+
+func BenchmarkImportQwen100MB(b *testing.B) { benchmarkImport(b, HostQwen) }

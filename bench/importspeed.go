@@ -8,9 +8,13 @@ import (
 	"path/filepath"
 	"time"
 
+	geminihost "github.com/graft-project/graft/hosts/gemini"
+	qwenhost "github.com/graft-project/graft/hosts/qwen"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/importer/claudecode"
 	"github.com/graft-project/graft/importer/codex"
+	"github.com/graft-project/graft/importer/gemini"
+	"github.com/graft-project/graft/importer/qwen"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -19,6 +23,8 @@ import (
 const (
 	HostClaudeCode = claudecode.Format
 	HostCodex      = codex.Format
+	HostGemini     = string(geminihost.Name)
+	HostQwen       = string(qwenhost.Name)
 )
 
 // ImportSession is the session id ImportTranscript imports into.
@@ -34,9 +40,10 @@ type ImportRun struct {
 }
 
 // ImportTranscript imports the transcript at path of host (HostClaudeCode,
-// HostCodex) in this process into a fresh home under dir, as graft import
-// does (the whole import: cursor, log and their fsyncs), and times it. A
-// run fails unless every line was consumed, none malformed.
+// HostCodex, HostGemini, HostQwen) in this process into a fresh home under
+// dir, as graft import does (the whole import: cursor, log and their
+// fsyncs), and times it. A run fails unless every line was consumed, none
+// malformed.
 func ImportTranscript(dir, host, path string) (ImportRun, error) {
 	home, err := os.MkdirTemp(dir, "import-")
 	if err != nil {
@@ -57,6 +64,10 @@ func ImportTranscript(dir, host, path string) (ImportRun, error) {
 		sum, err = claudecode.Import(claudecode.Options{Store: st, Home: home, Path: path, ID: ImportSession})
 	case HostCodex:
 		sum, err = codex.Import(codex.Options{Store: st, Home: home, Path: path, ID: ImportSession})
+	case HostGemini:
+		sum, err = gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: ImportSession})
+	case HostQwen:
+		sum, err = qwen.Import(qwen.Options{Store: st, Home: home, Path: path, ID: ImportSession})
 	default:
 		return ImportRun{}, fmt.Errorf("bench: no importer for host %q", host)
 	}

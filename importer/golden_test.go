@@ -19,6 +19,8 @@ import (
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/importer/claudecode"
 	"github.com/graft-project/graft/importer/codex"
+	"github.com/graft-project/graft/importer/gemini"
+	"github.com/graft-project/graft/importer/qwen"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
@@ -46,12 +48,30 @@ var goldenNow = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 
 type goldenSource struct {
 	rel  string // path in the module
-	host string // claude-code or codex
+	host string // an importer format: claude-code, codex, gemini-cli or qwen
+}
+
+// goldenHosts are the importer formats, in the order the cases through
+// another host's mapper take them.
+var goldenHosts = []string{claudecode.Format, codex.Format, gemini.Format, qwen.Format}
+
+// newMapper is host's mapper.
+func newMapper(host string, keep bool) importer.Mapper {
+	switch host {
+	case claudecode.Format:
+		return claudecode.NewMapper(claudecode.Config{KeepThinking: keep})
+	case codex.Format:
+		return codex.NewMapper(codex.Config{KeepThinking: keep})
+	case gemini.Format:
+		return gemini.NewMapper(gemini.Config{KeepThinking: keep})
+	}
+	return qwen.NewMapper(qwen.Config{KeepThinking: keep})
 }
 
 func goldenSources(t *testing.T, root string) []goldenSource {
 	var srcs []goldenSource
-	for _, dir := range []string{"testdata/fixtures", "testdata/fidelity/transcripts", "importer/claudecode/testdata", "importer/codex/testdata"} {
+	for _, dir := range []string{"testdata/fixtures", "testdata/fidelity/transcripts", "importer/claudecode/testdata", "importer/codex/testdata",
+		"importer/gemini/testdata", "importer/qwen/testdata"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -65,7 +85,12 @@ func goldenSources(t *testing.T, root string) []goldenSource {
 			}
 			rel = filepath.ToSlash(rel)
 			host := claudecode.Format
-			if strings.Contains(rel, "codex") || strings.HasPrefix(filepath.Base(rel), "rollout-") {
+			switch {
+			case strings.HasPrefix(rel, "importer/gemini/"):
+				host = gemini.Format
+			case strings.HasPrefix(rel, "importer/qwen/"):
+				host = qwen.Format
+			case strings.Contains(rel, "codex") || strings.HasPrefix(filepath.Base(rel), "rollout-"):
 				host = codex.Format
 			}
 			srcs = append(srcs, goldenSource{rel: rel, host: host})
@@ -76,8 +101,12 @@ func goldenSources(t *testing.T, root string) []goldenSource {
 		}
 	}
 	slices.SortFunc(srcs, func(a, b goldenSource) int { return strings.Compare(a.rel, b.rel) })
-	if len(srcs) < 19 {
-		t.Fatalf("found %d transcripts in the repository, want at least 19", len(srcs))
+	hosts := map[string]int{}
+	for _, src := range srcs {
+		hosts[src.host]++
+	}
+	if len(srcs) < 25 || hosts[gemini.Format] < 3 || hosts[qwen.Format] < 3 {
+		t.Fatalf("found %d transcripts in the repository (%v), want at least 25, three of Gemini CLI and of Qwen Code", len(srcs), hosts)
 	}
 	return srcs
 }
@@ -133,6 +162,50 @@ var mutations = []struct {
 	}},
 }
 
+// hostMutations are more mutations for the Gemini CLI and Qwen Code
+// transcripts, on their own keys (added with them: the mutations above
+// keep their bytes for the other hosts' golden sums).
+var hostMutations = []struct {
+	name string
+	fn   func(line []byte) []byte
+}{
+	{"escaped-keys-2", func(l []byte) []byte {
+		for _, k := range []string{"parts", "functionCall", "functionResponse", "response", "output", "toolCalls", "args", "$set", "messages", "thought", "systemPayload", "id", "subtype", "result", "status"} {
+			l = bytes.ReplaceAll(l, []byte(`"`+k+`":`), []byte(`"`+k[:1]+`\u00`+hex.EncodeToString([]byte(k[1:2]))+k[2:]+`":`))
+		}
+		return l
+	}},
+	{"cased-keys-2", func(l []byte) []byte {
+		for _, k := range []string{"parts", "functionCall", "functionResponse", "response", "toolCalls", "args", "messages", "thoughts", "subtype", "provenance", "displayContent", "toolCallResult", "error"} {
+			l = bytes.ReplaceAll(l, []byte(`"`+k+`":`), []byte(`"`+strings.ToUpper(k[:1])+k[1:]+`":`))
+		}
+		return l
+	}},
+	{"repeated-keys-2", func(l []byte) []byte {
+		l = bytes.Replace(l, []byte(`{"`), []byte(`{"id":"dup","uuid":"dup","type":"info","$set":{},"`), 1)
+		l = bytes.ReplaceAll(l, []byte(`"functionResponse":{`), []byte(`"functionResponse":{"id":"x","response":{},`))
+		return bytes.ReplaceAll(l, []byte(`"parts":[`), []byte(`"parts":[],"parts":[`))
+	}},
+	{"nulls-2", func(l []byte) []byte {
+		for _, k := range []string{"parts", "functionCall", "functionResponse", "response", "toolCalls", "thoughts", "result", "args", "systemPayload", "toolCallResult", "text", "provenance"} {
+			l = bytes.ReplaceAll(l, []byte(`"`+k+`":`), []byte(`"`+k+`":null,"`+k+`_":`))
+		}
+		return l
+	}},
+	{"wrong-types-2", func(l []byte) []byte {
+		l = bytes.ReplaceAll(l, []byte(`"thought":true`), []byte(`"thought":1`))
+		l = bytes.ReplaceAll(l, []byte(`"status":"`), []byte(`"status":["`))
+		l = bytes.ReplaceAll(l, []byte(`"input":`), []byte(`"input":"`))
+		l = bytes.ReplaceAll(l, []byte(`"text":"`), []byte(`"text":{"`))
+		return bytes.ReplaceAll(l, []byte(`"parts":[{`), []byte(`"parts":[7,{`))
+	}},
+	{"numbers", func(l []byte) []byte {
+		l = bytes.ReplaceAll(l, []byte(`"originalTokenCount":`), []byte(`"originalTokenCount":1e3,"x":`))
+		l = bytes.ReplaceAll(l, []byte(`"input":`), []byte(`"input":-0.5e-3,"input_":`))
+		return bytes.ReplaceAll(l, []byte(`"newTokenCount":`), []byte(`"newTokenCount":99999999999999999999,"y":`))
+	}},
+}
+
 func mutate(data []byte, fn func([]byte) []byte) []byte {
 	var out []byte
 	for line := range bytes.SplitAfterSeq(data, []byte{'\n'}) {
@@ -164,13 +237,16 @@ func TestGoldenImports(t *testing.T) {
 			cases = append(cases, goldenCase{name + " whole", importWhole(t, root, src, keep)})
 			cases = append(cases, goldenCase{name + " in-steps", importSteps(t, data, src.host, keep, 0)})
 		}
-		// Through the other host's mapper: malformed lines and unknown
-		// shapes, reported in the summary.
-		other := codex.Format
-		if src.host == codex.Format {
-			other = claudecode.Format
+		// Through the other hosts' mappers: malformed lines and unknown
+		// shapes, reported in the summary (Claude Code's and Codex's
+		// through each other's first, as they were recorded).
+		others := []string{codex.Format, gemini.Format, qwen.Format}
+		if src.host != claudecode.Format {
+			others = slices.DeleteFunc(slices.Clone(goldenHosts), func(h string) bool { return h == src.host })
 		}
-		cases = append(cases, goldenCase{src.rel + " as " + other, importSteps(t, data, other, false, 0)})
+		for _, other := range others {
+			cases = append(cases, goldenCase{src.rel + " as " + other, importSteps(t, data, other, false, 0)})
+		}
 		if len(data) > 1<<20 {
 			// Batches of 64 KiB: the appends to an existing session.
 			cases = append(cases, goldenCase{src.rel + " batches", importSteps(t, data, src.host, false, 64<<10)})
@@ -178,6 +254,11 @@ func TestGoldenImports(t *testing.T) {
 		}
 		for _, m := range mutations {
 			cases = append(cases, goldenCase{src.rel + " " + m.name, importSteps(t, mutate(data, m.fn), src.host, true, 0)})
+		}
+		if src.host == gemini.Format || src.host == qwen.Format {
+			for _, m := range hostMutations {
+				cases = append(cases, goldenCase{src.rel + " " + m.name, importSteps(t, mutate(data, m.fn), src.host, true, 0)})
+			}
 		}
 	}
 	var b strings.Builder
@@ -246,8 +327,12 @@ func importWhole(t *testing.T, root string, src goldenSource, keep bool) []strin
 	switch src.host {
 	case claudecode.Format:
 		sum, err = claudecode.Import(claudecode.Options{Store: st, Home: home, Path: path, ID: "g", KeepThinking: keep})
-	default:
+	case codex.Format:
 		sum, err = codex.Import(codex.Options{Store: st, Home: home, Path: path, ID: "g", KeepThinking: keep})
+	case gemini.Format:
+		sum, err = gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g", KeepThinking: keep})
+	default:
+		sum, err = qwen.Import(qwen.Options{Store: st, Home: home, Path: path, ID: "g", KeepThinking: keep})
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", src.rel, err)
@@ -275,12 +360,7 @@ func importSteps(t *testing.T, data []byte, host string, keep bool, batch int) [
 			t.Fatal(err)
 		}
 		at = cut
-		var m importer.Mapper
-		if host == claudecode.Format {
-			m = claudecode.NewMapper(claudecode.Config{KeepThinking: keep})
-		} else {
-			m = codex.NewMapper(codex.Config{KeepThinking: keep})
-		}
+		m := newMapper(host, keep)
 		sum, err := importer.Run(importer.Options{Store: st, Home: home, ID: "g", Source: path, BatchBytes: batch}, m)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)

@@ -244,3 +244,40 @@ func TestHookContextPart(t *testing.T) {
 		t.Fatalf("events:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// TestSaveStateIsMarshal: the state the mapper saves is json.Marshal's
+// bytes, for the states of the recorded session, of every shape and of a
+// state with ids to escape and nil marks.
+func TestSaveStateIsMarshal(t *testing.T) {
+	check := func(name string, m *gemini.Mapper) {
+		t.Helper()
+		got, err := m.SaveState()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := gemini.MarshalState(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("%s: SaveState\n%s\njson.Marshal\n%s", name, got, want)
+		}
+	}
+	for _, f := range []string{recorded, "testdata/shapes.jsonl", "testdata/synthetic.jsonl"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := gemini.NewMapper(gemini.Config{})
+		check(f+" (no line)", m)
+		if _, _, err := importer.MapLines(data, 1, m, false, func(*session.Event) {}); err != nil {
+			t.Fatal(err)
+		}
+		check(f, m)
+	}
+	m := gemini.NewMapper(gemini.Config{})
+	if err := m.LoadState([]byte(`{"msgs":{"a<b>&c":{"t":"x\u2028y","th":2},"b\"\\\n":null,"é":{},"z":{"th":-1}},"list":["a<b>&c","\u00ff","","x<y","p>q","r&s","u\tv","w\u007fz"],"calls":{"c\u0001":{"n":"t\"n","d":true},"d":null,"e":{"n":""}},"told":["x","\ud800"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	check("escapes", m)
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // Format is the importer format name of Gemini CLI session files.
@@ -37,6 +38,11 @@ type Config struct {
 type Mapper struct {
 	cfg Config
 	st  mapState
+	// inList holds the ids of st.List (not saved: LoadState makes it
+	// again).
+	inList map[string]bool
+	// dec reads records on the fast path (fast.go).
+	dec logscan.Decoder
 }
 
 // mapState is what Mapper remembers across lines (the cursor's state).
@@ -71,6 +77,15 @@ func NewMapper(cfg Config) *Mapper {
 
 func (m *Mapper) reset() {
 	m.st = mapState{Msgs: map[string]*mark{}, Calls: map[string]*callMark{}}
+	m.listed()
+}
+
+// listed makes inList again from st.List.
+func (m *Mapper) listed() {
+	m.inList = make(map[string]bool, len(m.st.List))
+	for _, id := range m.st.List {
+		m.inList[id] = true
+	}
 }
 
 // Format implements importer.Mapper.
@@ -82,7 +97,9 @@ func (m *Mapper) Settings() map[string]string {
 }
 
 // SaveState implements importer.Mapper.
-func (m *Mapper) SaveState() (json.RawMessage, error) { return json.Marshal(m.st) }
+func (m *Mapper) SaveState() (json.RawMessage, error) {
+	return appendState(make([]byte, 0, stateSize(&m.st)), &m.st)
+}
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
@@ -101,6 +118,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 		st.Calls = map[string]*callMark{}
 	}
 	m.st = st
+	m.listed()
 	return nil
 }
 
@@ -201,6 +219,15 @@ func parts(raw json.RawMessage) ([]part, error) {
 	return ps, err
 }
 
+// parts is parts(raw), read on the fast path when it can be.
+func (m *Mapper) parts(raw json.RawMessage) ([]part, error) {
+	var ps []part
+	if fastParts(&m.dec, raw, &ps) {
+		return ps, nil
+	}
+	return parts(raw)
+}
+
 // texts joins the text parts that are not thoughts, with the files and
 // images named.
 func texts(ps []part) string {
@@ -246,6 +273,28 @@ const (
 
 // Map implements importer.Mapper.
 func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	defer m.dec.Release()
+	var rec record
+	var k recordKeys
+	if fastRecord(&m.dec, l.Bytes, &rec, &k) {
+		var to string
+		if rec.RewindTo != nil {
+			to = *rec.RewindTo
+		}
+		m.dispatch(&rec, to, k.is, func() []string {
+			names := make([]string, len(k.names))
+			for j, n := range k.names {
+				names[j] = string(n)
+			}
+			return names
+		}, l, out)
+		return nil
+	}
+	return m.mapSlow(l, out)
+}
+
+// mapSlow is Map with encoding/json, for what the fast path leaves.
+func (m *Mapper) mapSlow(l importer.Line, out *importer.Output) error {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(l.Bytes, &keys); err != nil {
 		out.Malformed(err)
@@ -264,25 +313,37 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		out.Malformed(err)
 		return nil
 	}
-	switch {
-	case is("$rewindTo", '"'):
-		var to string
+	var to string
+	if is("$rewindTo", '"') {
 		if err := json.Unmarshal(keys["$rewindTo"], &to); err != nil {
 			out.Malformed(err)
 			return nil
 		}
-		m.rewind(to, l, out)
-	case is("id", '"'):
-		m.message(&rec, false, out)
-	case is("$set", '{'):
-		m.set(&rec, out)
-	case is("sessionId", '"') && is("projectHash", '"'):
-		m.header(&rec, out)
-	default:
+	}
+	m.dispatch(&rec, to, is, func() []string {
 		names := make([]string, 0, len(keys))
 		for k := range keys {
 			names = append(names, k)
 		}
+		return names
+	}, l, out)
+	return nil
+}
+
+// dispatch maps a record by what it is (doc.go): is tests its keys, to is
+// the $rewindTo's id, names lists its keys.
+func (m *Mapper) dispatch(rec *record, to string, is func(k string, first byte) bool, names func() []string, l importer.Line, out *importer.Output) {
+	switch {
+	case is("$rewindTo", '"'):
+		m.rewind(to, l, out)
+	case is("id", '"'):
+		m.message(rec, false, out)
+	case is("$set", '{'):
+		m.set(rec, out)
+	case is("sessionId", '"') && is("projectHash", '"'):
+		m.header(rec, out)
+	default:
+		names := names()
 		slices.Sort(names)
 		shape := "{" + strings.Join(names, ",") + "}"
 		ev := event(rec.Timestamp, session.TypeSystem, system("unknown"))
@@ -291,7 +352,6 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		out.Emit(ev)
 		m.st.Told = importer.NoteUnknown(out, m.st.Told, Title, "", "record", shape)
 	}
-	return nil
 }
 
 func system(name string) session.Source { return session.Source{Kind: session.KindSystem, Name: name} }
@@ -341,6 +401,7 @@ func (m *Mapper) rewind(to string, l importer.Line, out *importer.Output) {
 	}
 	dropped := len(m.st.List) - k
 	m.st.List = m.st.List[:k]
+	m.listed()
 	ev := event("", session.TypeSystem, system("rewind"))
 	ev.Text = fmt.Sprintf("%s rewound its conversation to before message %s: %d message(s) taken back (their events stay in this log)", Title, to, dropped)
 	ev.Meta["rewindTo"] = to
@@ -349,15 +410,30 @@ func (m *Mapper) rewind(to string, l importer.Line, out *importer.Output) {
 }
 
 func (m *Mapper) set(rec *record, out *importer.Output) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(rec.Set, &fields); err != nil {
-		out.Malformed(fmt.Errorf("$set: %w", err))
-		return
+	var fields []setField
+	if !fastSet(&m.dec, rec.Set, &fields) {
+		var fm map[string]json.RawMessage
+		if err := json.Unmarshal(rec.Set, &fm); err != nil {
+			out.Malformed(fmt.Errorf("$set: %w", err))
+			return
+		}
+		fields = fields[:0]
+		for k, v := range fm {
+			fields = append(fields, setField{key: k, raw: v})
+		}
 	}
-	msgs, ok := fields["messages"]
-	for k := range fields {
-		if k != "messages" {
-			out.Skip("$set " + k)
+	field := func(key string) (json.RawMessage, bool) {
+		for _, f := range fields {
+			if f.key == key {
+				return f.raw, true
+			}
+		}
+		return nil, false
+	}
+	msgs, ok := field("messages")
+	for _, f := range fields {
+		if f.key != "messages" {
+			out.Skip("$set " + f.key)
 		}
 	}
 	if !ok || len(bytes.TrimSpace(msgs)) == 0 || bytes.TrimSpace(msgs)[0] != '[' {
@@ -369,7 +445,7 @@ func (m *Mapper) set(rec *record, out *importer.Output) {
 		return
 	}
 	var ts string
-	if raw, ok := fields["lastUpdated"]; ok {
+	if raw, ok := field("lastUpdated"); ok {
 		_ = json.Unmarshal(raw, &ts) // a time that does not decode leaves the store's
 	}
 	old := m.st.List
@@ -385,13 +461,18 @@ func (m *Mapper) set(rec *record, out *importer.Output) {
 		m.message(&list[k], true, out)
 		ids = append(ids, list[k].ID)
 	}
+	listed := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		listed[id] = true
+	}
 	dropped := 0
 	for _, id := range old {
-		if !slices.Contains(ids, id) {
+		if !listed[id] {
 			dropped++
 		}
 	}
 	m.st.List = ids
+	m.inList = listed
 	if dropped == 0 {
 		// Nothing taken back: what is new was imported above (the session
 		// context a resume lists first, a compression's snapshot).
@@ -423,10 +504,11 @@ func (m *Mapper) message(rec *record, viaSet bool, out *importer.Output) {
 		mk = &mark{}
 		m.st.Msgs[rec.ID] = mk
 	}
-	if !viaSet && !slices.Contains(m.st.List, rec.ID) {
+	if !viaSet && !m.inList[rec.ID] {
 		m.st.List = append(m.st.List, rec.ID)
+		m.inList[rec.ID] = true
 	}
-	ps, err := parts(rec.Content)
+	ps, err := m.parts(rec.Content)
 	if err != nil {
 		out.Malformed(fmt.Errorf("message %s content: %w", rec.ID, err))
 		return
@@ -475,7 +557,7 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 		}
 	}
 	text := texts(rest)
-	if dps, err := parts(rec.DisplayContent); err == nil && len(dps) > 0 {
+	if dps, err := m.parts(rec.DisplayContent); err == nil && len(dps) > 0 {
 		// What the person typed, before the host expanded @file references.
 		text = texts(dps)
 	}
@@ -586,7 +668,7 @@ func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, ou
 		}
 		var frs []functionResponse
 		var rps []part
-		if json.Unmarshal(tc.Result, &rps) == nil {
+		if fastPartList(&m.dec, tc.Result, &rps) || json.Unmarshal(tc.Result, &rps) == nil {
 			for _, p := range rps {
 				if p.FunctionResponse != nil {
 					frs = append(frs, *p.FunctionResponse)
@@ -690,12 +772,14 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 	var texts []string
 	failed := false
 	for _, fr := range frs {
-		var r struct {
-			Output *string `json:"output"`
-			Error  *string `json:"error"`
+		var r outputError
+		var err error
+		if !fastOutputError(&m.dec, fr.Response, &r) {
+			r = outputError{}
+			err = json.Unmarshal(fr.Response, &r)
 		}
 		switch {
-		case json.Unmarshal(fr.Response, &r) == nil && r.Output != nil:
+		case err == nil && r.Output != nil:
 			texts = append(texts, *r.Output)
 		case r.Error != nil:
 			texts = append(texts, *r.Error)

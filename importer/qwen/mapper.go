@@ -13,6 +13,7 @@ import (
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // Format is the importer format name of Qwen Code session files.
@@ -81,6 +82,8 @@ type Mapper struct {
 	// (importer.NoteUnknown).
 	version string
 	told    []string
+	// dec reads records on the fast path (fast.go).
+	dec logscan.Decoder
 }
 
 // openCall is a functionCall still waiting for its functionResponse.
@@ -216,10 +219,14 @@ const userPromptSubmitContext = "<qwen:user-prompt-submit-context>"
 
 // Map implements importer.Mapper.
 func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
+	defer m.dec.Release()
 	var r record
-	if err := json.Unmarshal(l.Bytes, &r); err != nil {
-		out.Malformed(err)
-		return nil
+	if !fastRecord(&m.dec, l.Bytes, &r) {
+		r = record{}
+		if err := json.Unmarshal(l.Bytes, &r); err != nil {
+			out.Malformed(err)
+			return nil
+		}
 	}
 	if r.Type == "" {
 		out.Malformed(errors.New(`not a Qwen Code record: no "type"`))
@@ -523,7 +530,7 @@ func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.O
 		out.Warn("functionResponse %q has no functionCall before it; imported with tool name %q", fr.ID, name)
 	}
 	delete(m.open, fr.ID)
-	output, failed := responseOutput(fr.Response)
+	output, failed := m.responseOutput(fr.Response)
 	ok := !failed
 	if tr := r.ToolCallResult; tr != nil && tr.Status != "" && (tr.CallID == "" || tr.CallID == fr.ID) {
 		ok = tr.Status == "success"
@@ -538,6 +545,32 @@ func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.O
 		rep.Meta["callId"] = fr.ID
 		out.Emit(rep)
 	}
+}
+
+// responseOutput is responseOutput(raw), read on the fast path when it
+// can be.
+func (m *Mapper) responseOutput(raw json.RawMessage) (output string, failed bool) {
+	var out, errv json.RawMessage
+	if !fastOutputError(&m.dec, raw, &out, &errv) {
+		return responseOutput(raw)
+	}
+	str := func(v json.RawMessage) string {
+		if s, ok := m.dec.WholeString(v); ok {
+			return s
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+		return string(v)
+	}
+	switch {
+	case len(errv) > 0 && string(errv) != "null":
+		return str(errv), true
+	case len(out) > 0:
+		return str(out), false
+	}
+	return string(raw), false
 }
 
 // responseOutput is a functionResponse's text: response.output, else

@@ -11,11 +11,22 @@ import (
 	"github.com/graft-project/graft/graft"
 )
 
+// claudeSource is the real Claude Code session the Claude Code, Gemini CLI
+// and Qwen Code transcripts are made of.
+const claudeSource = "testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+
 // importSources are the real transcripts repeated into the 100 MiB
-// transcript of each host the import row measures (issue 25).
-var importSources = []struct{ host, label, source string }{
-	{bench.HostClaudeCode, "Claude Code", "testdata/fixtures/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl"},
-	{bench.HostCodex, "Codex", "testdata/fidelity/transcripts/codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl"},
+// transcript of each host the import row measures (issue 25): Claude
+// Code's and Codex's lines repeated with fresh ids, the Claude Code
+// session's conversation written as Gemini CLI's and Qwen Code's records.
+var importSources = []struct {
+	host, label, source string
+	synth               func(dir, name, source string, size int64, progress io.Writer) (bench.Synthetic, error)
+}{
+	{bench.HostClaudeCode, "Claude Code", claudeSource, bench.SynthesizeTranscript},
+	{bench.HostCodex, "Codex", "testdata/fidelity/transcripts/codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl", bench.SynthesizeRollout},
+	{bench.HostGemini, "Gemini CLI", claudeSource, bench.SynthesizeGeminiSession},
+	{bench.HostQwen, "Qwen Code", claudeSource, bench.SynthesizeQwenSession},
 }
 
 // importMiB is the size of the transcripts the import row measures.
@@ -44,13 +55,9 @@ func measureImports(c config, root, cache, work, bin string) ([]*importResult, e
 	defer os.RemoveAll(dir)
 	var rs []*importResult
 	for _, s := range importSources {
-		synth := bench.SynthesizeTranscript
-		if s.host == bench.HostCodex {
-			synth = bench.SynthesizeRollout
-		}
 		name := fmt.Sprintf("import-%s-%dmib", s.host, importMiB)
 		progress("import: %s: a %s transcript of %d MiB (cached under %s)", name, s.label, importMiB, cache)
-		st, err := synth(cache, name, filepath.Join(root, s.source), importMiB<<20, os.Stderr)
+		st, err := s.synth(cache, name, filepath.Join(root, s.source), importMiB<<20, os.Stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +128,7 @@ func printImports(w io.Writer, rs []*importResult, runs int) {
 		}
 		p("\n")
 	}
-	row("transcript (the lines of a real one repeated with fresh ids); graft's log of it", "", func(r *importResult) string {
+	row("transcript (the lines of a real one repeated with fresh ids; Gemini CLI's and Qwen Code's: the Claude Code session's conversation as their records); graft's log of it", "", func(r *importResult) string {
 		return fmt.Sprintf("%s, %d lines (%s); %s, %d events", mib(r.st.Bytes), r.st.Lines, r.source[:min(len(r.source), 30)], mib(r.logBytes), r.events)
 	})
 	row("import ÷ prepare ÷ bare scan: graft import of the transcript into a fresh home (in this process: cursor, log, fsyncs); full prepare of the log it wrote; the bare scan of the transcript", "", func(r *importResult) string {

@@ -1,0 +1,476 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/graft-project/graft/session/logscan"
+)
+
+// The fast path of Map (issue 25), as in packages claudecode and codex: a
+// record, a message's content, a tool call's result and a
+// functionResponse's response are read with logscan.Decoder instead of
+// encoding/json's reflection. Each function below fills exactly what
+// json.Unmarshal would into a zero value, or says false and the caller
+// decodes the bytes with encoding/json as before: a syntax or type error,
+// a key that is escaped, not ASCII, repeated or in another case than the
+// field's, invalid UTF-8 or a lone surrogate in a built string, a number
+// that is not a plain integer, deep nesting. Raw values are the line's own
+// bytes; the ones that outlive the line (a tool call's args) are copied.
+
+// recordKeys is what Map reads of a record's keys besides the record: the
+// tests of its dispatch (a key with a string or object value) and, for a
+// record of no known shape, its keys (in the line's bytes).
+type recordKeys struct {
+	rewindTo, id, set, sessionID, projectHash bool
+	names                                     [][]byte
+}
+
+// is reports what Map's is(k, first) does of the keys json.Unmarshal
+// would have put in a map.
+func (k *recordKeys) is(key string, first byte) bool {
+	switch {
+	case key == "$rewindTo" && first == '"':
+		return k.rewindTo
+	case key == "id" && first == '"':
+		return k.id
+	case key == "$set" && first == '{':
+		return k.set
+	case key == "sessionId" && first == '"':
+		return k.sessionID
+	case key == "projectHash" && first == '"':
+		return k.projectHash
+	}
+	panic("gemini: recordKeys.is(" + key + ")")
+}
+
+func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
+	v, ok := d.RawValue()
+	*dst = v
+	return ok
+}
+
+// stringField reads a string or null into dst; isString says which.
+func stringField(d *logscan.Decoder, dst *string, isString *bool) bool {
+	*isString = !d.PeekNull()
+	return d.StringField(dst)
+}
+
+// stringPtrField reads a string or null (nil) into dst.
+func stringPtrField(d *logscan.Decoder, dst **string) bool {
+	if d.Null() {
+		*dst = nil
+		return true
+	}
+	s, ok := d.StringValue()
+	*dst = &s
+	return ok
+}
+
+// boolField reads true, false or null (which leaves dst as it is).
+func boolField(d *logscan.Decoder, dst *bool) bool {
+	var p *bool
+	if !d.BoolPtrField(&p) {
+		return false
+	}
+	if p != nil {
+		*dst = *p
+	}
+	return true
+}
+
+// object reads a whole JSON text that is one object.
+func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
+	d.Reset(data)
+	d.WS()
+	ok := d.Object(field)
+	d.WS()
+	return ok && d.AtEnd()
+}
+
+var recordFields = []string{"id", "timestamp", "type", "content", "displayContent", "thoughts", "toolCalls", "tokens", "model",
+	"$set", "$rewindTo", "sessionId", "projectHash", "startTime", "lastUpdated", "kind", "messages"}
+
+// fastRecord is json.Unmarshal(data, rec) for rec zero, with the keys Map
+// tests, or false.
+func fastRecord(d *logscan.Decoder, data []byte, rec *record, k *recordKeys) bool {
+	var seen logscan.FieldSet
+	return object(d, data, func(key []byte) bool {
+		k.names = append(k.names, key)
+		return recordField(d, key, rec, k, &seen)
+	}) && uniqueNames(k.names)
+}
+
+// recordField reads the value of key into rec (a record of the file or of
+// a $set list).
+func recordField(d *logscan.Decoder, key []byte, rec *record, k *recordKeys, seen *logscan.FieldSet) bool {
+	var isString bool
+	switch string(key) {
+	case "id":
+		ok := seen.First(0) && stringField(d, &rec.ID, &isString)
+		k.id = isString
+		return ok
+	case "timestamp":
+		return seen.First(1) && d.StringField(&rec.Timestamp)
+	case "type":
+		return seen.First(2) && d.StringField(&rec.Type)
+	case "content":
+		return seen.First(3) && rawField(d, &rec.Content)
+	case "displayContent":
+		return seen.First(4) && rawField(d, &rec.DisplayContent)
+	case "thoughts":
+		return seen.First(5) && fastThoughts(d, &rec.Thoughts)
+	case "toolCalls":
+		return seen.First(6) && fastToolCalls(d, &rec.ToolCalls)
+	case "tokens":
+		return seen.First(7) && fastTokens(d, &rec.Tokens)
+	case "model":
+		return seen.First(8) && d.StringField(&rec.Model)
+	case "$set":
+		if !seen.First(9) || !rawField(d, &rec.Set) {
+			return false
+		}
+		k.set = rec.Set[0] == '{'
+		return true
+	case "$rewindTo":
+		if !seen.First(10) || !stringPtrField(d, &rec.RewindTo) {
+			return false
+		}
+		k.rewindTo = rec.RewindTo != nil
+		return true
+	case "sessionId":
+		ok := seen.First(11) && stringField(d, &rec.SessionID, &isString)
+		k.sessionID = isString
+		return ok
+	case "projectHash":
+		ok := seen.First(12) && stringField(d, &rec.ProjectHash, &isString)
+		k.projectHash = isString
+		return ok
+	case "startTime":
+		return seen.First(13) && d.StringField(&rec.StartTime)
+	case "lastUpdated":
+		return seen.First(14) && d.StringField(&rec.LastUpdated)
+	case "kind":
+		return seen.First(15) && d.StringField(&rec.Kind)
+	case "messages":
+		return seen.First(16) && rawField(d, &rec.Messages)
+	}
+	return !logscan.FoldsTo(key, recordFields) && d.SkipValue()
+}
+
+// uniqueNames reports whether no key is there twice (a key of no field,
+// repeated, would be one key of the map Map reads).
+func uniqueNames(names [][]byte) bool {
+	for i := range names {
+		for j := range i {
+			if bytes.Equal(names[i], names[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var thoughtFields = []string{"subject", "description"}
+
+func fastThoughts(d *logscan.Decoder, dst *[]thought) bool {
+	if d.Null() {
+		return true
+	}
+	out := []thought{} // encoding/json makes an empty, non-nil slice of []
+	ok := d.Array(func() bool {
+		var t thought
+		var seen logscan.FieldSet
+		if !d.Object(func(key []byte) bool {
+			switch string(key) {
+			case "subject":
+				return seen.First(0) && d.StringField(&t.Subject)
+			case "description":
+				return seen.First(1) && d.StringField(&t.Description)
+			}
+			return !logscan.FoldsTo(key, thoughtFields) && d.SkipValue()
+		}) {
+			return false
+		}
+		out = append(out, t)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+var toolCallFields = []string{"id", "name", "args", "result", "status"}
+
+// fastToolCalls reads a record's toolCalls; their args are copied (a tool
+// call's input outlives the line).
+func fastToolCalls(d *logscan.Decoder, dst *[]toolCall) bool {
+	if d.Null() {
+		return true
+	}
+	out := []toolCall{}
+	ok := d.Array(func() bool {
+		var c toolCall
+		var seen logscan.FieldSet
+		if !d.Object(func(key []byte) bool {
+			switch string(key) {
+			case "id":
+				return seen.First(0) && d.StringField(&c.ID)
+			case "name":
+				return seen.First(1) && d.StringField(&c.Name)
+			case "args":
+				if !seen.First(2) || !rawField(d, &c.Args) {
+					return false
+				}
+				c.Args = bytes.Clone(c.Args)
+				return true
+			case "result":
+				return seen.First(3) && rawField(d, &c.Result)
+			case "status":
+				return seen.First(4) && d.StringField(&c.Status)
+			}
+			return !logscan.FoldsTo(key, toolCallFields) && d.SkipValue()
+		}) {
+			return false
+		}
+		out = append(out, c)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+var tokenFields = []string{"input", "output", "cached", "thoughts", "tool", "total"}
+
+func fastTokens(d *logscan.Decoder, dst **Tokens) bool {
+	if d.Null() {
+		return true
+	}
+	t := &Tokens{}
+	*dst = t
+	var seen logscan.FieldSet
+	return d.Object(func(key []byte) bool {
+		switch string(key) {
+		case "input":
+			return seen.First(0) && d.Int64Field(&t.Input)
+		case "output":
+			return seen.First(1) && d.Int64Field(&t.Output)
+		case "cached":
+			return seen.First(2) && d.Int64Field(&t.Cached)
+		case "thoughts":
+			return seen.First(3) && d.Int64Field(&t.Thoughts)
+		case "tool":
+			return seen.First(4) && d.Int64Field(&t.Tool)
+		case "total":
+			return seen.First(5) && d.Int64Field(&t.Total)
+		}
+		return !logscan.FoldsTo(key, tokenFields) && d.SkipValue()
+	})
+}
+
+// setField is one key of a $set and its value.
+type setField struct {
+	key string
+	raw json.RawMessage
+}
+
+// fastSet reads a $set's object as json.Unmarshal reads it into a map
+// (every key once), or false.
+func fastSet(d *logscan.Decoder, raw []byte, fields *[]setField) bool {
+	ok := object(d, raw, func(key []byte) bool {
+		for _, f := range *fields {
+			if f.key == string(key) {
+				return false // a repeated key: the map keeps the last
+			}
+		}
+		v, ok := d.RawValue()
+		*fields = append(*fields, setField{key: string(key), raw: v})
+		return ok
+	})
+	return ok
+}
+
+var partFields = []string{"text", "thought", "functionCall", "functionResponse", "inlineData", "fileData"}
+var callFields = []string{"id", "name", "args"}
+var responseFields = []string{"id", "name", "response"}
+var mimeFields = []string{"mimeType"}
+var fileFields = []string{"mimeType", "fileUri"}
+
+// fastPart reads one part; a functionCall's args are copied.
+func fastPart(d *logscan.Decoder, p *part) bool {
+	var seen logscan.FieldSet
+	return d.Object(func(key []byte) bool {
+		switch string(key) {
+		case "text":
+			return seen.First(0) && stringPtrField(d, &p.Text)
+		case "thought":
+			return seen.First(1) && boolField(d, &p.Thought)
+		case "functionCall":
+			if !seen.First(2) {
+				return false
+			}
+			if d.Null() {
+				p.FunctionCall = nil
+				return true
+			}
+			fc := &struct {
+				ID   string          `json:"id"`
+				Name string          `json:"name"`
+				Args json.RawMessage `json:"args"`
+			}{}
+			p.FunctionCall = fc
+			var cs logscan.FieldSet
+			return d.Object(func(key []byte) bool {
+				switch string(key) {
+				case "id":
+					return cs.First(0) && d.StringField(&fc.ID)
+				case "name":
+					return cs.First(1) && d.StringField(&fc.Name)
+				case "args":
+					if !cs.First(2) || !rawField(d, &fc.Args) {
+						return false
+					}
+					fc.Args = bytes.Clone(fc.Args)
+					return true
+				}
+				return !logscan.FoldsTo(key, callFields) && d.SkipValue()
+			})
+		case "functionResponse":
+			if !seen.First(3) {
+				return false
+			}
+			if d.Null() {
+				p.FunctionResponse = nil
+				return true
+			}
+			fr := &functionResponse{}
+			p.FunctionResponse = fr
+			var rs logscan.FieldSet
+			return d.Object(func(key []byte) bool {
+				switch string(key) {
+				case "id":
+					return rs.First(0) && d.StringField(&fr.ID)
+				case "name":
+					return rs.First(1) && d.StringField(&fr.Name)
+				case "response":
+					return rs.First(2) && rawField(d, &fr.Response)
+				}
+				return !logscan.FoldsTo(key, responseFields) && d.SkipValue()
+			})
+		case "inlineData":
+			if !seen.First(4) {
+				return false
+			}
+			if d.Null() {
+				p.InlineData = nil
+				return true
+			}
+			p.InlineData = &struct {
+				MimeType string `json:"mimeType"`
+			}{}
+			var ms logscan.FieldSet
+			return d.Object(func(key []byte) bool {
+				if string(key) == "mimeType" {
+					return ms.First(0) && d.StringField(&p.InlineData.MimeType)
+				}
+				return !logscan.FoldsTo(key, mimeFields) && d.SkipValue()
+			})
+		case "fileData":
+			if !seen.First(5) {
+				return false
+			}
+			if d.Null() {
+				p.FileData = nil
+				return true
+			}
+			p.FileData = &struct {
+				MimeType string `json:"mimeType"`
+				FileURI  string `json:"fileUri"`
+			}{}
+			fd := p.FileData
+			var fs logscan.FieldSet
+			return d.Object(func(key []byte) bool {
+				switch string(key) {
+				case "mimeType":
+					return fs.First(0) && d.StringField(&fd.MimeType)
+				case "fileUri":
+					return fs.First(1) && d.StringField(&fd.FileURI)
+				}
+				return !logscan.FoldsTo(key, fileFields) && d.SkipValue()
+			})
+		}
+		return !logscan.FoldsTo(key, partFields) && d.SkipValue()
+	})
+}
+
+// fastPartList is json.Unmarshal(raw, ps) for raw a list of objects, or
+// false.
+func fastPartList(d *logscan.Decoder, raw []byte, ps *[]part) bool {
+	d.Reset(raw)
+	d.WS()
+	out := []part{}
+	ok := d.Array(func() bool {
+		var p part
+		if !fastPart(d, &p) {
+			return false
+		}
+		out = append(out, p)
+		return true
+	})
+	d.WS()
+	if !ok || !d.AtEnd() {
+		return false
+	}
+	*ps = out
+	return true
+}
+
+// fastParts is parts(raw) when it decodes on the fast path, or false.
+func fastParts(d *logscan.Decoder, raw []byte, ps *[]part) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		*ps = nil
+		return true
+	}
+	switch raw[0] {
+	case '"':
+		s, ok := d.WholeString(raw)
+		if ok {
+			*ps = []part{{Text: &s}}
+		}
+		return ok
+	case '{':
+		var p part
+		d.Reset(raw)
+		if !fastPart(d, &p) || !d.AtEnd() {
+			return false
+		}
+		*ps = []part{p}
+		return true
+	case '[':
+		return fastPartList(d, raw, ps)
+	}
+	return false
+}
+
+// outputErrorFields are the fields result reads of a functionResponse's
+// response.
+var outputErrorFields = []string{"output", "error"}
+
+type outputError struct {
+	Output *string `json:"output"`
+	Error  *string `json:"error"`
+}
+
+// fastOutputError is json.Unmarshal(raw, r) for r zero, or false.
+func fastOutputError(d *logscan.Decoder, raw []byte, r *outputError) bool {
+	var seen logscan.FieldSet
+	return object(d, raw, func(key []byte) bool {
+		switch string(key) {
+		case "output":
+			return seen.First(0) && stringPtrField(d, &r.Output)
+		case "error":
+			return seen.First(1) && stringPtrField(d, &r.Error)
+		}
+		return !logscan.FoldsTo(key, outputErrorFields) && d.SkipValue()
+	})
+}

@@ -1,0 +1,245 @@
+package qwen
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/graft-project/graft/session/logscan"
+)
+
+// The fast path of Map (issue 25), as in packages claudecode and codex: a
+// record and a functionResponse's response are read with logscan.Decoder
+// instead of encoding/json's reflection. Each function below fills
+// exactly what json.Unmarshal would into a zero value, or says false and
+// the caller decodes the bytes with encoding/json as before: a syntax or
+// type error, a key that is escaped, not ASCII, repeated or in another
+// case than the field's, invalid UTF-8 or a lone surrogate in a built
+// string, a number that is not a plain integer, deep nesting. Raw values
+// are the line's own bytes; the ones that outlive the line (a
+// functionCall's args) are copied.
+
+func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
+	v, ok := d.RawValue()
+	*dst = v
+	return ok
+}
+
+// stringPtrField reads a string or null (nil) into dst.
+func stringPtrField(d *logscan.Decoder, dst **string) bool {
+	if d.Null() {
+		*dst = nil
+		return true
+	}
+	s, ok := d.StringValue()
+	*dst = &s
+	return ok
+}
+
+// boolField reads true, false or null (which leaves dst as it is).
+func boolField(d *logscan.Decoder, dst *bool) bool {
+	var p *bool
+	if !d.BoolPtrField(&p) {
+		return false
+	}
+	if p != nil {
+		*dst = *p
+	}
+	return true
+}
+
+// object reads a whole JSON text that is one object.
+func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
+	d.Reset(data)
+	d.WS()
+	ok := d.Object(field)
+	d.WS()
+	return ok && d.AtEnd()
+}
+
+var recordFields = []string{"uuid", "type", "subtype", "provenance", "timestamp", "cwd", "version", "model", "entrypoint",
+	"message", "systemPayload", "toolCallResult"}
+
+// fastRecord is json.Unmarshal(data, r) for r zero, or false.
+func fastRecord(d *logscan.Decoder, data []byte, r *record) bool {
+	var seen logscan.FieldSet
+	return object(d, data, func(key []byte) bool {
+		switch string(key) {
+		case "uuid":
+			return seen.First(0) && d.StringField(&r.UUID)
+		case "type":
+			return seen.First(1) && d.StringField(&r.Type)
+		case "subtype":
+			return seen.First(2) && d.StringField(&r.Subtype)
+		case "provenance":
+			return seen.First(3) && stringPtrField(d, &r.Provenance)
+		case "timestamp":
+			return seen.First(4) && d.StringField(&r.Timestamp)
+		case "cwd":
+			return seen.First(5) && d.StringField(&r.Cwd)
+		case "version":
+			return seen.First(6) && d.StringField(&r.Version)
+		case "model":
+			return seen.First(7) && d.StringField(&r.Model)
+		case "entrypoint":
+			return seen.First(8) && d.StringField(&r.Entrypoint)
+		case "message":
+			return seen.First(9) && fastContent(d, &r.Message)
+		case "systemPayload":
+			return seen.First(10) && rawField(d, &r.SystemPayload)
+		case "toolCallResult":
+			return seen.First(11) && fastToolCallResult(d, r)
+		}
+		return !logscan.FoldsTo(key, recordFields) && d.SkipValue()
+	})
+}
+
+var toolCallResultFields = []string{"callId", "status"}
+
+func fastToolCallResult(d *logscan.Decoder, r *record) bool {
+	if d.Null() {
+		r.ToolCallResult = nil
+		return true
+	}
+	r.ToolCallResult = &struct {
+		CallID string `json:"callId"`
+		Status string `json:"status"`
+	}{}
+	tr := r.ToolCallResult
+	var seen logscan.FieldSet
+	return d.Object(func(key []byte) bool {
+		switch string(key) {
+		case "callId":
+			return seen.First(0) && d.StringField(&tr.CallID)
+		case "status":
+			return seen.First(1) && d.StringField(&tr.Status)
+		}
+		return !logscan.FoldsTo(key, toolCallResultFields) && d.SkipValue()
+	})
+}
+
+var contentFields = []string{"role", "parts"}
+
+func fastContent(d *logscan.Decoder, dst **content) bool {
+	if d.Null() {
+		*dst = nil
+		return true
+	}
+	c := &content{}
+	*dst = c
+	var seen logscan.FieldSet
+	return d.Object(func(key []byte) bool {
+		switch string(key) {
+		case "role":
+			return seen.First(0) && d.StringField(&c.Role)
+		case "parts":
+			return seen.First(1) && fastParts(d, &c.Parts)
+		}
+		return !logscan.FoldsTo(key, contentFields) && d.SkipValue()
+	})
+}
+
+func fastParts(d *logscan.Decoder, dst *[]part) bool {
+	if d.Null() {
+		*dst = nil
+		return true
+	}
+	out := []part{} // encoding/json makes an empty, non-nil slice of []
+	ok := d.Array(func() bool {
+		var p part
+		if !fastPart(d, &p) {
+			return false
+		}
+		out = append(out, p)
+		return true
+	})
+	*dst = out
+	return ok
+}
+
+var partFields = []string{"text", "thought", "functionCall", "functionResponse", "inlineData", "fileData"}
+var callFields = []string{"id", "name", "args"}
+var responseFields = []string{"id", "name", "response"}
+
+// fastPart reads one part; a functionCall's args are copied (a tool
+// call's input outlives the line).
+func fastPart(d *logscan.Decoder, p *part) bool {
+	var seen logscan.FieldSet
+	return d.Object(func(key []byte) bool {
+		switch string(key) {
+		case "text":
+			return seen.First(0) && stringPtrField(d, &p.Text)
+		case "thought":
+			return seen.First(1) && boolField(d, &p.Thought)
+		case "functionCall":
+			if !seen.First(2) {
+				return false
+			}
+			if d.Null() {
+				p.FunctionCall = nil
+				return true
+			}
+			fc := &functionCall{}
+			p.FunctionCall = fc
+			var cs logscan.FieldSet
+			return d.Object(func(key []byte) bool {
+				switch string(key) {
+				case "id":
+					return cs.First(0) && d.StringField(&fc.ID)
+				case "name":
+					return cs.First(1) && d.StringField(&fc.Name)
+				case "args":
+					if !cs.First(2) || !rawField(d, &fc.Args) {
+						return false
+					}
+					fc.Args = bytes.Clone(fc.Args)
+					return true
+				}
+				return !logscan.FoldsTo(key, callFields) && d.SkipValue()
+			})
+		case "functionResponse":
+			if !seen.First(3) {
+				return false
+			}
+			if d.Null() {
+				p.FunctionResponse = nil
+				return true
+			}
+			fr := &functionResult{}
+			p.FunctionResponse = fr
+			var rs logscan.FieldSet
+			return d.Object(func(key []byte) bool {
+				switch string(key) {
+				case "id":
+					return rs.First(0) && d.StringField(&fr.ID)
+				case "name":
+					return rs.First(1) && d.StringField(&fr.Name)
+				case "response":
+					return rs.First(2) && rawField(d, &fr.Response)
+				}
+				return !logscan.FoldsTo(key, responseFields) && d.SkipValue()
+			})
+		case "inlineData":
+			return seen.First(4) && rawField(d, &p.InlineData)
+		case "fileData":
+			return seen.First(5) && rawField(d, &p.FileData)
+		}
+		return !logscan.FoldsTo(key, partFields) && d.SkipValue()
+	})
+}
+
+var outputErrorFields = []string{"output", "error"}
+
+// fastOutputError is json.Unmarshal(raw, resp) of responseOutput's
+// struct for resp zero, or false.
+func fastOutputError(d *logscan.Decoder, raw []byte, output, errv *json.RawMessage) bool {
+	var seen logscan.FieldSet
+	return object(d, raw, func(key []byte) bool {
+		switch string(key) {
+		case "output":
+			return seen.First(0) && rawField(d, output)
+		case "error":
+			return seen.First(1) && rawField(d, errv)
+		}
+		return !logscan.FoldsTo(key, outputErrorFields) && d.SkipValue()
+	})
+}
