@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/graft-project/graft/session/logscan"
 )
@@ -18,18 +17,6 @@ import (
 // plain integer, deep nesting (logscan.Decoder says which). Raw values
 // (json.RawMessage) are the line's own bytes, as encoding/json copies
 // them; the ones that outlive the line (a tool's input) are copied.
-
-// boolField reads true, false or null (which leaves dst as it is).
-func boolField(d *logscan.Decoder, dst *bool) bool {
-	var p *bool
-	if !d.BoolPtrField(&p) {
-		return false
-	}
-	if p != nil {
-		*dst = *p
-	}
-	return true
-}
 
 var lineKeys = []string{"type", "version", "subtype", "uuid", "cwd", "timestamp", "isMeta", "isCompactSummary", "isSidechain",
 	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata"}
@@ -54,15 +41,15 @@ func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 		case "timestamp":
 			return seen.First(5) && d.StringField(&ln.Timestamp)
 		case "isMeta":
-			return seen.First(6) && boolField(d, &ln.IsMeta)
+			return seen.First(6) && d.BoolField(&ln.IsMeta)
 		case "isCompactSummary":
-			return seen.First(7) && boolField(d, &ln.IsCompactSummary)
+			return seen.First(7) && d.BoolField(&ln.IsCompactSummary)
 		case "isSidechain":
-			return seen.First(8) && boolField(d, &ln.IsSidechain)
+			return seen.First(8) && d.BoolField(&ln.IsSidechain)
 		case "message":
 			return seen.First(9) && fastMessage(d, &ln.Message)
 		case "content":
-			return seen.First(10) && rawField(d, &ln.Content)
+			return seen.First(10) && d.RawField((*[]byte)(&ln.Content))
 		case "level":
 			return seen.First(11) && d.StringField(&ln.Level)
 		case "summary":
@@ -72,7 +59,7 @@ func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 		case "attachment":
 			return seen.First(14) && fastAttachment(d, ln)
 		case "toolUseResult":
-			return seen.First(15) && rawField(d, &ln.ToolUseResult)
+			return seen.First(15) && d.RawField((*[]byte)(&ln.ToolUseResult))
 		case "compactMetadata":
 			return seen.First(16) && fastCompactMetadata(d, ln)
 		}
@@ -80,14 +67,6 @@ func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 	})
 	d.WS()
 	return ok && d.AtEnd()
-}
-
-// rawField reads any value as a json.RawMessage (null too: encoding/json
-// hands "null" to RawMessage), in the line's bytes.
-func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
-	v, ok := d.RawValue()
-	*dst = v
-	return ok
 }
 
 var messageKeys = []string{"role", "content"}
@@ -104,7 +83,7 @@ func fastMessage(d *logscan.Decoder, dst **message) bool {
 		case "role":
 			return seen.First(0) && d.StringField(&m.Role)
 		case "content":
-			return seen.First(1) && rawField(d, &m.Content)
+			return seen.First(1) && d.RawField((*[]byte)(&m.Content))
 		}
 		return !logscan.FoldsTo(key, messageKeys) && d.SkipValue()
 	})
@@ -174,7 +153,7 @@ func fastBlocks(d *logscan.Decoder, raw []byte, blocks *[]block) bool {
 			case "name":
 				return seen.First(4) && d.StringField(&b.Name)
 			case "input":
-				if !seen.First(5) || !rawField(d, &b.Input) {
+				if !seen.First(5) || !d.RawField((*[]byte)(&b.Input)) {
 					return false
 				}
 				b.Input = bytes.Clone(b.Input)
@@ -182,9 +161,9 @@ func fastBlocks(d *logscan.Decoder, raw []byte, blocks *[]block) bool {
 			case "tool_use_id":
 				return seen.First(6) && d.StringField(&b.ToolUseID)
 			case "content":
-				return seen.First(7) && rawField(d, &b.Content)
+				return seen.First(7) && d.RawField((*[]byte)(&b.Content))
 			case "is_error":
-				return seen.First(8) && boolField(d, &b.IsError)
+				return seen.First(8) && d.BoolField(&b.IsError)
 			}
 			return !logscan.FoldsTo(key, blockKeys) && d.SkipValue()
 		}) {

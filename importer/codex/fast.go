@@ -17,12 +17,6 @@ import (
 // that is not a plain integer, deep nesting. Raw values are the line's own
 // bytes; the ones that outlive the line (a tool's input) are copied.
 
-func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
-	v, ok := d.RawValue()
-	*dst = v
-	return ok
-}
-
 // object reads a whole JSON text that is one object.
 func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
 	d.Reset(data)
@@ -37,14 +31,14 @@ var rolloutKeys = []string{"timestamp", "type", "payload"}
 // fastRolloutLine is json.Unmarshal(data, rl) for rl zero, or false.
 func fastRolloutLine(d *logscan.Decoder, data []byte, rl *rolloutLine) bool {
 	var seen logscan.FieldSet
-	return object(d, data, func(key []byte) bool {
+	return d.WholeObject(data, func(key []byte) bool {
 		switch string(key) {
 		case "timestamp":
 			return seen.First(0) && d.StringField(&rl.Timestamp)
 		case "type":
 			return seen.First(1) && d.StringField(&rl.Type)
 		case "payload":
-			return seen.First(2) && rawField(d, &rl.Payload)
+			return seen.First(2) && d.RawField((*[]byte)(&rl.Payload))
 		}
 		return !logscan.FoldsTo(key, rolloutKeys) && d.SkipValue()
 	})
@@ -56,30 +50,30 @@ var itemKeys = []string{"type", "role", "content", "summary", "name", "arguments
 // action is copied (a shell call's input).
 func fastItem(d *logscan.Decoder, payload []byte, it *item) bool {
 	var seen logscan.FieldSet
-	ok := object(d, payload, func(key []byte) bool {
+	ok := d.WholeObject(payload, func(key []byte) bool {
 		switch string(key) {
 		case "type":
 			return seen.First(0) && d.StringField(&it.Type)
 		case "role":
 			return seen.First(1) && d.StringField(&it.Role)
 		case "content":
-			return seen.First(2) && rawField(d, &it.Content)
+			return seen.First(2) && d.RawField((*[]byte)(&it.Content))
 		case "summary":
 			return seen.First(3) && fastTextParts(d, &it.Summary)
 		case "name":
 			return seen.First(4) && d.StringField(&it.Name)
 		case "arguments":
-			return seen.First(5) && rawField(d, &it.Arguments)
+			return seen.First(5) && d.RawField((*[]byte)(&it.Arguments))
 		case "input":
-			return seen.First(6) && rawField(d, &it.Input)
+			return seen.First(6) && d.RawField((*[]byte)(&it.Input))
 		case "call_id":
 			return seen.First(7) && d.StringField(&it.CallID)
 		case "id":
 			return seen.First(8) && d.StringField(&it.ID)
 		case "output":
-			return seen.First(9) && rawField(d, &it.Output)
+			return seen.First(9) && d.RawField((*[]byte)(&it.Output))
 		case "action":
-			return seen.First(10) && rawField(d, &it.Action)
+			return seen.First(10) && d.RawField((*[]byte)(&it.Action))
 		}
 		return !logscan.FoldsTo(key, itemKeys) && d.SkipValue()
 	})
@@ -145,7 +139,7 @@ var eventKeys = []string{"type", "item", "message", "reason"}
 // values.
 func fastEvent(d *logscan.Decoder, payload []byte, ev *eventFields) bool {
 	var seen logscan.FieldSet
-	return object(d, payload, func(key []byte) bool {
+	return d.WholeObject(payload, func(key []byte) bool {
 		switch string(key) {
 		case "type":
 			return seen.First(0) && d.StringField(&ev.Type)
@@ -164,7 +158,7 @@ func fastEvent(d *logscan.Decoder, payload []byte, ev *eventFields) bool {
 				return !logscan.FoldsTo(key, typeKeys) && d.SkipValue()
 			})
 		case "message":
-			return seen.First(2) && rawField(d, &ev.Message)
+			return seen.First(2) && d.RawField((*[]byte)(&ev.Message))
 		case "reason":
 			return seen.First(3) && d.StringField(&ev.Reason)
 		}
@@ -186,7 +180,7 @@ var metadataKeys = []string{"exit_code"}
 // fastShell is json.Unmarshal of shellOutput's struct, or false.
 func fastShell(d *logscan.Decoder, data []byte, o *shellFields) bool {
 	var seen logscan.FieldSet
-	return object(d, data, func(key []byte) bool {
+	return d.WholeObject(data, func(key []byte) bool {
 		switch string(key) {
 		case "output":
 			if !seen.First(0) {

@@ -44,39 +44,10 @@ func (k *recordKeys) is(key string, first byte) bool {
 	panic("gemini: recordKeys.is(" + key + ")")
 }
 
-func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
-	v, ok := d.RawValue()
-	*dst = v
-	return ok
-}
-
 // stringField reads a string or null into dst; isString says which.
 func stringField(d *logscan.Decoder, dst *string, isString *bool) bool {
 	*isString = !d.PeekNull()
 	return d.StringField(dst)
-}
-
-// stringPtrField reads a string or null (nil) into dst.
-func stringPtrField(d *logscan.Decoder, dst **string) bool {
-	if d.Null() {
-		*dst = nil
-		return true
-	}
-	s, ok := d.StringValue()
-	*dst = &s
-	return ok
-}
-
-// boolField reads true, false or null (which leaves dst as it is).
-func boolField(d *logscan.Decoder, dst *bool) bool {
-	var p *bool
-	if !d.BoolPtrField(&p) {
-		return false
-	}
-	if p != nil {
-		*dst = *p
-	}
-	return true
 }
 
 // object reads a whole JSON text that is one object.
@@ -95,7 +66,7 @@ var recordFields = []string{"id", "timestamp", "type", "content", "displayConten
 // tests, or false.
 func fastRecord(d *logscan.Decoder, data []byte, rec *record, k *recordKeys) bool {
 	var seen logscan.FieldSet
-	return object(d, data, func(key []byte) bool {
+	return d.WholeObject(data, func(key []byte) bool {
 		k.names = append(k.names, key)
 		return recordField(d, key, rec, k, &seen)
 	}) && uniqueNames(k.names)
@@ -115,9 +86,9 @@ func recordField(d *logscan.Decoder, key []byte, rec *record, k *recordKeys, see
 	case "type":
 		return seen.First(2) && d.StringField(&rec.Type)
 	case "content":
-		return seen.First(3) && rawField(d, &rec.Content)
+		return seen.First(3) && d.RawField((*[]byte)(&rec.Content))
 	case "displayContent":
-		return seen.First(4) && rawField(d, &rec.DisplayContent)
+		return seen.First(4) && d.RawField((*[]byte)(&rec.DisplayContent))
 	case "thoughts":
 		return seen.First(5) && fastThoughts(d, &rec.Thoughts)
 	case "toolCalls":
@@ -127,13 +98,13 @@ func recordField(d *logscan.Decoder, key []byte, rec *record, k *recordKeys, see
 	case "model":
 		return seen.First(8) && d.StringField(&rec.Model)
 	case "$set":
-		if !seen.First(9) || !rawField(d, &rec.Set) {
+		if !seen.First(9) || !d.RawField((*[]byte)(&rec.Set)) {
 			return false
 		}
 		k.set = rec.Set[0] == '{'
 		return true
 	case "$rewindTo":
-		if !seen.First(10) || !stringPtrField(d, &rec.RewindTo) {
+		if !seen.First(10) || !d.StringPtrField(&rec.RewindTo) {
 			return false
 		}
 		k.rewindTo = rec.RewindTo != nil
@@ -153,7 +124,7 @@ func recordField(d *logscan.Decoder, key []byte, rec *record, k *recordKeys, see
 	case "kind":
 		return seen.First(15) && d.StringField(&rec.Kind)
 	case "messages":
-		return seen.First(16) && rawField(d, &rec.Messages)
+		return seen.First(16) && d.RawField((*[]byte)(&rec.Messages))
 	}
 	return !logscan.FoldsTo(key, recordFields) && d.SkipValue()
 }
@@ -218,13 +189,13 @@ func fastToolCalls(d *logscan.Decoder, dst *[]toolCall) bool {
 			case "name":
 				return seen.First(1) && d.StringField(&c.Name)
 			case "args":
-				if !seen.First(2) || !rawField(d, &c.Args) {
+				if !seen.First(2) || !d.RawField((*[]byte)(&c.Args)) {
 					return false
 				}
 				c.Args = bytes.Clone(c.Args)
 				return true
 			case "result":
-				return seen.First(3) && rawField(d, &c.Result)
+				return seen.First(3) && d.RawField((*[]byte)(&c.Result))
 			case "status":
 				return seen.First(4) && d.StringField(&c.Status)
 			}
@@ -276,7 +247,7 @@ type setField struct {
 // fastSet reads a $set's object as json.Unmarshal reads it into a map
 // (every key once), or false.
 func fastSet(d *logscan.Decoder, raw []byte, fields *[]setField) bool {
-	ok := object(d, raw, func(key []byte) bool {
+	ok := d.WholeObject(raw, func(key []byte) bool {
 		for _, f := range *fields {
 			if f.key == string(key) {
 				return false // a repeated key: the map keeps the last
@@ -301,9 +272,9 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 	return d.Object(func(key []byte) bool {
 		switch string(key) {
 		case "text":
-			return seen.First(0) && stringPtrField(d, &p.Text)
+			return seen.First(0) && d.StringPtrField(&p.Text)
 		case "thought":
-			return seen.First(1) && boolField(d, &p.Thought)
+			return seen.First(1) && d.BoolField(&p.Thought)
 		case "functionCall":
 			if !seen.First(2) {
 				return false
@@ -326,7 +297,7 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 				case "name":
 					return cs.First(1) && d.StringField(&fc.Name)
 				case "args":
-					if !cs.First(2) || !rawField(d, &fc.Args) {
+					if !cs.First(2) || !d.RawField((*[]byte)(&fc.Args)) {
 						return false
 					}
 					fc.Args = bytes.Clone(fc.Args)
@@ -352,7 +323,7 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 				case "name":
 					return rs.First(1) && d.StringField(&fr.Name)
 				case "response":
-					return rs.First(2) && rawField(d, &fr.Response)
+					return rs.First(2) && d.RawField((*[]byte)(&fr.Response))
 				}
 				return !logscan.FoldsTo(key, responseFields) && d.SkipValue()
 			})
@@ -464,12 +435,12 @@ type outputError struct {
 // fastOutputError is json.Unmarshal(raw, r) for r zero, or false.
 func fastOutputError(d *logscan.Decoder, raw []byte, r *outputError) bool {
 	var seen logscan.FieldSet
-	return object(d, raw, func(key []byte) bool {
+	return d.WholeObject(raw, func(key []byte) bool {
 		switch string(key) {
 		case "output":
-			return seen.First(0) && stringPtrField(d, &r.Output)
+			return seen.First(0) && d.StringPtrField(&r.Output)
 		case "error":
-			return seen.First(1) && stringPtrField(d, &r.Error)
+			return seen.First(1) && d.StringPtrField(&r.Error)
 		}
 		return !logscan.FoldsTo(key, outputErrorFields) && d.SkipValue()
 	})

@@ -18,35 +18,6 @@ import (
 // are the line's own bytes; the ones that outlive the line (a
 // functionCall's args) are copied.
 
-func rawField(d *logscan.Decoder, dst *json.RawMessage) bool {
-	v, ok := d.RawValue()
-	*dst = v
-	return ok
-}
-
-// stringPtrField reads a string or null (nil) into dst.
-func stringPtrField(d *logscan.Decoder, dst **string) bool {
-	if d.Null() {
-		*dst = nil
-		return true
-	}
-	s, ok := d.StringValue()
-	*dst = &s
-	return ok
-}
-
-// boolField reads true, false or null (which leaves dst as it is).
-func boolField(d *logscan.Decoder, dst *bool) bool {
-	var p *bool
-	if !d.BoolPtrField(&p) {
-		return false
-	}
-	if p != nil {
-		*dst = *p
-	}
-	return true
-}
-
 // object reads a whole JSON text that is one object.
 func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
 	d.Reset(data)
@@ -62,7 +33,7 @@ var recordFields = []string{"uuid", "type", "subtype", "provenance", "timestamp"
 // fastRecord is json.Unmarshal(data, r) for r zero, or false.
 func fastRecord(d *logscan.Decoder, data []byte, r *record) bool {
 	var seen logscan.FieldSet
-	return object(d, data, func(key []byte) bool {
+	return d.WholeObject(data, func(key []byte) bool {
 		switch string(key) {
 		case "uuid":
 			return seen.First(0) && d.StringField(&r.UUID)
@@ -71,7 +42,7 @@ func fastRecord(d *logscan.Decoder, data []byte, r *record) bool {
 		case "subtype":
 			return seen.First(2) && d.StringField(&r.Subtype)
 		case "provenance":
-			return seen.First(3) && stringPtrField(d, &r.Provenance)
+			return seen.First(3) && d.StringPtrField(&r.Provenance)
 		case "timestamp":
 			return seen.First(4) && d.StringField(&r.Timestamp)
 		case "cwd":
@@ -85,7 +56,7 @@ func fastRecord(d *logscan.Decoder, data []byte, r *record) bool {
 		case "message":
 			return seen.First(9) && fastContent(d, &r.Message)
 		case "systemPayload":
-			return seen.First(10) && rawField(d, &r.SystemPayload)
+			return seen.First(10) && d.RawField((*[]byte)(&r.SystemPayload))
 		case "toolCallResult":
 			return seen.First(11) && fastToolCallResult(d, r)
 		}
@@ -167,9 +138,9 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 	return d.Object(func(key []byte) bool {
 		switch string(key) {
 		case "text":
-			return seen.First(0) && stringPtrField(d, &p.Text)
+			return seen.First(0) && d.StringPtrField(&p.Text)
 		case "thought":
-			return seen.First(1) && boolField(d, &p.Thought)
+			return seen.First(1) && d.BoolField(&p.Thought)
 		case "functionCall":
 			if !seen.First(2) {
 				return false
@@ -188,7 +159,7 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 				case "name":
 					return cs.First(1) && d.StringField(&fc.Name)
 				case "args":
-					if !cs.First(2) || !rawField(d, &fc.Args) {
+					if !cs.First(2) || !d.RawField((*[]byte)(&fc.Args)) {
 						return false
 					}
 					fc.Args = bytes.Clone(fc.Args)
@@ -214,14 +185,14 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 				case "name":
 					return rs.First(1) && d.StringField(&fr.Name)
 				case "response":
-					return rs.First(2) && rawField(d, &fr.Response)
+					return rs.First(2) && d.RawField((*[]byte)(&fr.Response))
 				}
 				return !logscan.FoldsTo(key, responseFields) && d.SkipValue()
 			})
 		case "inlineData":
-			return seen.First(4) && rawField(d, &p.InlineData)
+			return seen.First(4) && d.RawField((*[]byte)(&p.InlineData))
 		case "fileData":
-			return seen.First(5) && rawField(d, &p.FileData)
+			return seen.First(5) && d.RawField((*[]byte)(&p.FileData))
 		}
 		return !logscan.FoldsTo(key, partFields) && d.SkipValue()
 	})
@@ -233,12 +204,12 @@ var outputErrorFields = []string{"output", "error"}
 // struct for resp zero, or false.
 func fastOutputError(d *logscan.Decoder, raw []byte, output, errv *json.RawMessage) bool {
 	var seen logscan.FieldSet
-	return object(d, raw, func(key []byte) bool {
+	return d.WholeObject(raw, func(key []byte) bool {
 		switch string(key) {
 		case "output":
-			return seen.First(0) && rawField(d, output)
+			return seen.First(0) && d.RawField((*[]byte)(output))
 		case "error":
-			return seen.First(1) && rawField(d, errv)
+			return seen.First(1) && d.RawField((*[]byte)(errv))
 		}
 		return !logscan.FoldsTo(key, outputErrorFields) && d.SkipValue()
 	})

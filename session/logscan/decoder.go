@@ -547,3 +547,45 @@ func (d *Decoder) WholeString(raw []byte) (string, bool) {
 	}
 	return v, true
 }
+
+// RawField reads a value into dst as its raw bytes (a slice of the text,
+// as encoding/json's json.RawMessage holds it).
+func (d *Decoder) RawField(dst *[]byte) bool {
+	v, ok := d.RawValue()
+	*dst = v
+	return ok
+}
+
+// StringPtrField reads a string into *dst, or null as a nil *dst.
+func (d *Decoder) StringPtrField(dst **string) bool {
+	if d.Null() {
+		*dst = nil
+		return true
+	}
+	s, ok := d.StringValue()
+	*dst = &s
+	return ok
+}
+
+// BoolField reads true or false into *dst; null leaves it as it is, as
+// encoding/json does.
+func (d *Decoder) BoolField(dst *bool) bool {
+	var p *bool
+	if !d.BoolPtrField(&p) {
+		return false
+	}
+	if p != nil {
+		*dst = *p
+	}
+	return true
+}
+
+// WholeObject reads data, a whole JSON text that is one object, calling
+// field for each key as Object does.
+func (d *Decoder) WholeObject(data []byte, field func(key []byte) bool) bool {
+	d.Reset(data)
+	d.WS()
+	ok := d.Object(field)
+	d.WS()
+	return ok && d.AtEnd()
+}

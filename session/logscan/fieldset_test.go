@@ -25,3 +25,40 @@ func TestFastPathHelpers(t *testing.T) {
 		}
 	}
 }
+
+// The field readers the importers' fast paths share read as encoding/json
+// would: a raw value as its bytes, null as nil or as no change, and a whole
+// object with nothing after it.
+func TestFieldReaders(t *testing.T) {
+	var d Decoder
+	var raw []byte
+	d.Reset([]byte(`{"a": 1}`))
+	if !d.RawField(&raw) || string(raw) != `{"a": 1}` {
+		t.Errorf("RawField = %q", raw)
+	}
+	s := new(string)
+	d.Reset([]byte(`null`))
+	if !d.StringPtrField(&s) || s != nil {
+		t.Errorf("StringPtrField(null) = %v, want nil", s)
+	}
+	d.Reset([]byte(`"x"`))
+	if !d.StringPtrField(&s) || s == nil || *s != "x" {
+		t.Errorf("StringPtrField(\"x\") = %v", s)
+	}
+	b := true
+	d.Reset([]byte(`null`))
+	if !d.BoolField(&b) || !b {
+		t.Error("BoolField(null) changed the value")
+	}
+	d.Reset([]byte(`false`))
+	if !d.BoolField(&b) || b {
+		t.Error("BoolField(false) did not set false")
+	}
+	keys := 0
+	if !d.WholeObject([]byte(` {"k": 1} `), func([]byte) bool { keys++; return d.SkipValue() }) || keys != 1 {
+		t.Errorf("WholeObject read %d keys", keys)
+	}
+	if d.WholeObject([]byte(`{"k": 1} x`), func([]byte) bool { return d.SkipValue() }) {
+		t.Error("WholeObject took text after the object")
+	}
+}
