@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +55,43 @@ type Cursor struct {
 	Settings map[string]string `json:"settings,omitempty"`
 	State    json.RawMessage   `json:"state,omitempty"`
 	Updated  string            `json:"updated"`
+}
+
+// encodeCursor is json.MarshalIndent(c, "", "  ") and a newline, to the
+// byte. A mapper's state can be MBs (Gemini CLI's holds every message and
+// call id): MarshalIndent would copy it three times (compacting it into
+// its buffer, indenting the whole, the newline's append). Here the rest
+// of the cursor is marshalled without it and the state is indented once
+// into its place, before "updated" (the field that follows it), into a
+// buffer of the final size. A state that holds what encoding/json would
+// escape for HTML takes MarshalIndent's own path.
+func encodeCursor(c *Cursor) ([]byte, error) {
+	state := c.State
+	if len(state) == 0 || bytes.ContainsAny(state, "<>&\u2028\u2029") {
+		data, err := json.MarshalIndent(c, "", "  ")
+		return append(data, '\n'), err
+	}
+	rest := *c
+	rest.State = nil
+	head, err := json.MarshalIndent(&rest, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	const at = ",\n  \"updated\": "
+	k := bytes.LastIndex(head, []byte(at))
+	if k < 0 {
+		return nil, fmt.Errorf("importer: cursor encoding: no %q", at)
+	}
+	out := bytes.NewBuffer(make([]byte, 0, len(head)+len(state)+len(state)/4+64))
+	out.Write(head[:k])
+	out.WriteString(",\n  \"state\": ")
+	// Indent drops the space before a value, not after it.
+	if err := json.Indent(out, bytes.TrimRight(state, " \t\r\n"), "  ", "  "); err != nil {
+		return nil, fmt.Errorf("importer: cursor state: %w", err)
+	}
+	out.Write(head[k:])
+	out.WriteByte('\n')
+	return out.Bytes(), nil
 }
 
 // ImportsDir is the directory of the cursor files of a graft home.
@@ -113,12 +151,12 @@ func SaveCursor(fsys vfs.FS, home string, c *Cursor) error {
 		return fmt.Errorf("importer: creating %s: %w", ImportsDir(home), err)
 	}
 	c.Version = CursorVersion
-	data, err := json.MarshalIndent(c, "", "  ")
+	data, err := encodeCursor(c)
 	if err != nil {
 		return fmt.Errorf("importer: encoding cursor of %s: %w", c.Session, err)
 	}
 	path := CursorPath(home, c.Session)
-	if err := fsys.WriteFileAtomic(path, append(data, '\n'), session.FileMode); err != nil {
+	if err := fsys.WriteFileAtomic(path, data, session.FileMode); err != nil {
 		return fmt.Errorf("importer: writing cursor %s: %w", path, err)
 	}
 	return nil
