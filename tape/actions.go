@@ -407,9 +407,10 @@ var _ = session.TypeToolResult
 // key lines are quoted. A file read, an edit's acknowledgement, a search
 // listing say nothing the call does not.
 func quotesOutput(name string) bool {
+	if isShellTool(name) {
+		return true // the commands, by far the most calls
+	}
 	switch name {
-	case "Bash", "shell", "exec_command", "local_shell", "container.exec":
-		return true // the commands, by far the most calls: no lower-casing
 	case "Grep", "Glob", "LS", "WebSearch", "WebFetch", "NotebookRead", "TodoWrite", "TodoRead", "update_plan":
 		return false
 	}

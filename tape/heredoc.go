@@ -12,7 +12,8 @@ import (
 // apply_patch edits, the heredoc creates). Such a call writes the file as
 // surely as a Write does, and the Workspace Files block lists it so.
 
-// isShellTool: a tool that runs a shell command (quotesOutput's first case).
+// isShellTool: a tool that runs a shell command; the exact names of the
+// hosts first, without lower-casing (it runs for every call).
 func isShellTool(name string) bool {
 	switch name {
 	case "Bash", "shell", "exec_command", "local_shell", "container.exec":
