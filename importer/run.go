@@ -729,3 +729,34 @@ func sameEvent(a, b session.Event) (bool, error) {
 	}
 	return bytes.Equal(ab, bb), nil
 }
+
+// FileOptions are the options of a host package's Import of one transcript
+// (codex, gemini, qwen: each names them Options).
+type FileOptions struct {
+	Store *session.Store
+	Home  string
+	// Path is the host's transcript.
+	Path string
+	// ID is the session to import into; "": DefaultID(Path).
+	ID           string
+	KeepThinking bool
+	// Progress, when set, is called with bytes read and the file's size.
+	Progress func(read, total int64)
+	// Ctx, when set, cancels the import (Options.Ctx).
+	Ctx context.Context
+	// LockWait bounds each wait for the session's lock (Options.LockWait).
+	LockWait time.Duration
+}
+
+// RunFile imports the transcript at o.Path with m into session o.ID
+// (DefaultID(o.Path) when empty), incrementally (Run).
+func RunFile(o FileOptions, m Mapper) (*Summary, error) {
+	id := o.ID
+	if id == "" {
+		var err error
+		if id, err = DefaultID(o.Path); err != nil {
+			return nil, err
+		}
+	}
+	return Run(Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait}, m)
+}

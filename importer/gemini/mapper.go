@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
@@ -805,30 +803,10 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 func ptr[T any](v T) *T { return &v }
 
 // Options of Import.
-type Options struct {
-	Store *session.Store
-	Home  string
-	// Path is the session file,
-	// <root>/tmp/<project>/chats/session-<time>-<id8>.jsonl.
-	Path string
-	// ID is the session to import into; "": importer.DefaultID(Path).
-	ID           string
-	KeepThinking bool
-	Progress     func(read, total int64)
-	Ctx          context.Context
-	LockWait     time.Duration
-}
+type Options = importer.FileOptions
 
 // Import imports a Gemini CLI session file into session o.ID incrementally
 // (importer.Run).
 func Import(o Options) (*importer.Summary, error) {
-	id := o.ID
-	if id == "" {
-		var err error
-		if id, err = importer.DefaultID(o.Path); err != nil {
-			return nil, err
-		}
-	}
-	return importer.Run(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait},
-		NewMapper(Config{KeepThinking: o.KeepThinking}))
+	return importer.RunFile(o, NewMapper(Config{KeepThinking: o.KeepThinking}))
 }
