@@ -33,9 +33,9 @@ const realTimeout = 45 * time.Second
 
 // Texts of the recorded session.
 const (
-	firstPrompt   = "Read notes.txt and never change the public API of pager.go."
-	secondPrompt  = "Now summarise what the file says."
-	afterCompress = "Carry on after the compression."
+	firstPrompt   = hosttest.QwenFirstPrompt
+	secondPrompt  = hosttest.QwenSecondPrompt
+	afterCompress = hosttest.QwenAfterCompress
 	readReply     = "The file has two lines."
 	preCompactCtx = "GRAFT-CONSTRAINT: never change the public API of pager.go (generation 1, seq 2)."
 	startCtx      = "GRAFT-START: constraints with their origins."
@@ -204,49 +204,7 @@ func TestRealQwenSessionImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRecorded(t, evs, q.RealDir(t))
-}
-
-// checkRecorded checks the events of the recorded session (recordSession).
-func checkRecorded(t *testing.T, evs []session.Event, cwd string) {
-	t.Helper()
-	var human []string
-	var calls, results, summaries, compressions int
-	for _, ev := range evs {
-		switch {
-		case ev.IsHumanInstruction():
-			human = append(human, ev.Text)
-			if ev.Meta["cwd"] != cwd {
-				t.Errorf("human instruction %q has cwd %q, want %s", ev.Text, ev.Meta["cwd"], cwd)
-			}
-		case ev.Type == session.TypeToolCall:
-			calls++
-			if ev.Tool.Name != toolReadFile || !strings.Contains(string(ev.Tool.Input), `"file_path":"`+filepath.Join(cwd, "notes.txt")) {
-				t.Errorf("tool call %s %s", ev.Tool.Name, ev.Tool.Input)
-			}
-		case ev.Type == session.TypeToolResult:
-			results++
-			if ev.Tool.Name != toolReadFile || ev.Tool.OK == nil || !*ev.Tool.OK || !strings.Contains(ev.Tool.Output, "line two") {
-				t.Errorf("tool result %+v", ev.Tool)
-			}
-		case ev.Type == session.TypeUserMessage && ev.Source.Name == "compact-summary":
-			summaries++
-			if ev.Source.Kind != session.KindSystem || !strings.HasPrefix(ev.Text, "<state_snapshot>") || !strings.Contains(ev.Text, "Read notes.txt.") {
-				t.Errorf("host summary %+v", ev)
-			}
-		case ev.Type == session.TypeSystem && ev.Source.Name == "chat_compression":
-			compressions++
-			if ev.Meta["trigger"] != "manual" {
-				t.Errorf("compression meta %v", ev.Meta)
-			}
-		}
-	}
-	if want := []string{firstPrompt, secondPrompt, afterCompress}; !slices.Equal(human, want) {
-		t.Errorf("human instructions %q, want %q", human, want)
-	}
-	if calls != 1 || results != 1 || summaries != 1 || compressions != 1 {
-		t.Errorf("%d tool calls, %d results, %d host summaries, %d compressions; want one each", calls, results, summaries, compressions)
-	}
+	hosttest.CheckQwenRecorded(t, evs, q.RealDir(t))
 }
 
 // recordTestdata copies the session into dir/session.jsonl (importer/qwen's
