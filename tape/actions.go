@@ -250,12 +250,41 @@ func noiseLine(l string) bool {
 		t = t[:40] // every prefix below is shorter
 	}
 	t = strings.ToLower(t)
-	for _, p := range []string{"npm warn", "npm notice", "warn deprecated", "(node:", "debugger attached", "waiting for the debugger", "[output truncated", "(use \"git "} {
+	for _, p := range noisePrefixes {
 		if strings.HasPrefix(t, p) {
 			return true
 		}
 	}
-	return false
+	return logLine(t)
+}
+
+// noisePrefixes open a line of output that says nothing of how a command
+// went (lower case): package managers' chatter, a debugger's, how long a
+// run took, advice on what to run next.
+var noisePrefixes = []string{
+	"npm warn", "npm notice", "warn deprecated", "(node:", "debugger attached", "waiting for the debugger", "[output truncated", "(use \"git ",
+	"finished in ", "analysis took ", "done in ", "time elapsed", "elapsed time",
+	"use `", "run `", "hint:", "please report", "to find out more", "for more information",
+}
+
+// logLine: a program's own log line below an error, timestamped or not
+// ("21:23:45.773 [warning] …", "[info] …"): what the code under test
+// logged, not the verdict of the run.
+func logLine(t string) bool {
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == ':' || t[i] == '.' || t[i] == '-' || t[i] == 't' || t[i] == 'z') {
+		i++
+	}
+	timed := i >= 8 && strings.Count(t[:i], ":") >= 2
+	if timed {
+		t = strings.TrimLeft(t[i:], " ")
+	}
+	for _, lvl := range []string{"[debug]", "[info]", "[notice]"} {
+		if strings.HasPrefix(t, lvl) {
+			return true
+		}
+	}
+	return timed && (strings.HasPrefix(t, "[warning]") || strings.HasPrefix(t, "[warn]"))
 }
 
 // keyLines are the lines of an output the next window needs of it (at
@@ -282,12 +311,15 @@ func keyLines(out string, ok bool) []string {
 		}
 		pick[0] = true
 	}
+	verdict := false
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
 		if isKeyLine(lines[k]) {
 			pick[k] = true
+			verdict = true
 		}
 	}
-	if len(lines) <= 3 {
+	if len(lines) <= 3 && (!ok || !verdict) {
+		// A short output without a verdict is shown whole.
 		for k := range lines {
 			pick[k] = true
 		}

@@ -49,8 +49,10 @@ const (
 	// human words, model-written texts or working directory (tape v1); 5
 	// kept the final paragraph of each message of the open turn and the
 	// last message of each closed turn; 6 did not know which human
-	// instructions were pasted.
-	snapshotVersion = 7
+	// instructions were pasted; 7 held key lines picked with timings, hints
+	// and log lines among them (an action's Key, when its output was not
+	// read from the log at Build).
+	snapshotVersion = 8
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

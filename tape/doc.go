@@ -129,8 +129,13 @@
 // error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
 // "nothing to commit", "modified:"; a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4; for a failure its first line, the
-// first line naming an error, and the last line. Package-manager chatter
-// ("npm warn …", "[Output truncated …") is never a key line. The ring
+// first line naming an error, and the last line; a linter's or a
+// scanner's "found N …" is a verdict too. Package-manager chatter ("npm
+// warn …", "[Output truncated …"), timings ("Finished in …", "Analysis
+// took …", "Done in …"), advice ("Use `…` to …", "hint: …") and the
+// program's own log lines below an error ("12:03:45.101 [warning] …",
+// "[info] …") are never key lines (noiseLine); an output of at most three
+// lines is quoted whole only when it is a failure or holds no verdict. The ring
 // keeps 40, dropping reads and edits before commands.
 //
 // Milestones: commands of version control and trackers (git commit, push,

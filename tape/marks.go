@@ -103,6 +103,9 @@ func isKeyLine(line string) bool {
 			return true
 		}
 	}
+	if i := strings.Index(lower, "found "); i >= 0 && i+6 < len(lower) && (lower[i+6] >= '0' && lower[i+6] <= '9' || strings.HasPrefix(lower[i+6:], "no ")) {
+		return true // a linter's or a scanner's count: "found 5 suggestions", "found no issues"
+	}
 	if strings.Contains(lower, "branch") && (strings.Contains(lower, "set up") || strings.Contains(lower, "tracking") || strings.Contains(lower, "ahead") || strings.Contains(lower, "behind")) {
 		return true
 	}

@@ -353,3 +353,40 @@ func TestConstraintCutCountsAgree(t *testing.T) {
 		t.Fatalf("cut line %q; warning %q: want it to count %s and say how many are past the cap", m[0], warn, want)
 	}
 }
+
+// 1b. A key line is a verdict: how long a run took, advice on what to run
+// next and an application's own log lines are not, so they neither stand
+// for the outcome nor push it out; "found N …" (a linter's or a scanner's
+// count) is one.
+func TestKeyLinesAreVerdictsNotTimingsHintsOrLogs(t *testing.T) {
+	evs := seqd(
+		human("Check it."),
+		call("Bash", "b1", `{"command":"mix credo --strict 2>&1 | tail -5"}`),
+		result("Bash", "b1", true, "Please report incorrect results: https://github.com/rrrene/credo/issues\n\nAnalysis took 0.4 seconds (0.04s to load, 0.3s running 69 checks on 114 files)\n876 mods/funs, found 5 software design suggestions.\n\nUse `mix credo explain` to explain issues, `mix credo --help` for options.\n"),
+		call("Bash", "b2", `{"command":"mix test 2>&1 | tail -5"}`),
+		result("Bash", "b2", true, "21:23:45.773 [warning] CoChangeCalculator: no sessions with cwd for project 019c\n21:23:45.774 [info] Heatmap: 0 files\nFinished in 5.5 seconds (1.4s async, 4.1s sync)\n14 doctests, 397 tests, 0 failures\n"),
+		call("Bash", "b3", `{"command":"git push"}`),
+		result("Bash", "b3", true, "remote: GitHub found 19 vulnerabilities on o/r's default branch (2 high, 8 moderate, 9 low). To find out more, visit:\nremote:      https://github.com/o/r/security/dependabot\nremote:\nTo github.com:o/r.git\n   1a2b3c4..3f2a1b9  main -> main\n"),
+		call("Bash", "b4", `{"command":"npm run build"}`),
+		result("Bash", "b4", true, "> app@1.0.0 build\n> vite build\n✓ 42 modules transformed.\n✓ built in 1.21s\nDone in 2.30s.\n"),
+		say("Checked."),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	blk := blockText(t, tp, "Recent Actions")
+	for _, want := range []string{
+		"    → 876 mods/funs, found 5 software design suggestions.",
+		"    → 14 doctests, 397 tests, 0 failures",
+		"GitHub found 19 vulnerabilities",
+		"1a2b3c4..3f2a1b9  main -> main",
+		"    → ✓ 42 modules transformed.",
+	} {
+		if !strings.Contains(blk, want) {
+			t.Errorf("Recent Actions lacks %q:\n%s", want, blk)
+		}
+	}
+	for _, noise := range []string{"Analysis took", "mix credo explain", "[warning] CoChange", "[info] Heatmap", "Finished in 5.5", "Done in 2.30s"} {
+		if strings.Contains(blk, noise) {
+			t.Errorf("Recent Actions quotes %q, which is not a verdict:\n%s", noise, blk)
+		}
+	}
+}
