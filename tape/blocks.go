@@ -434,34 +434,71 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	blk := newBlock("Recent Actions")
 	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(as), "tool call", "tool calls")))
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
-	// Cut first the calls a later call ran again the same (its outcome is
-	// the newer one's), then the calls whose output says nothing (reads,
-	// edits, searches), then the commands, then the milestones (commits,
-	// pushes, tracker updates, tests and builds: the outcomes the
-	// Milestones block would hold had the fold not still had them here),
-	// each oldest first.
-	again := superseded(as)
-	for k := range as {
-		if again[k] {
-			sec.order = append(sec.order, k)
-		}
-	}
-	for _, quoted := range []bool{false, true} {
-		for k, a := range as {
-			if !again[k] && a.Kind == "" && (len(q.key[a.Seq]) > 0 || !a.OK) == quoted {
-				sec.order = append(sec.order, k)
-			}
-		}
-	}
-	for k, a := range as {
-		if !again[k] && a.Kind != "" {
-			sec.order = append(sec.order, k)
-		}
-	}
+	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
 	for _, a := range as {
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	return blk, blk.addSection(sec)
+}
+
+// keptNewestActions is how many of the newest commands with an outcome
+// (key lines, or a failure) the budget cuts last of all: what was done
+// last and how it went.
+const keptNewestActions = 3
+
+// actionCutOrder is the order the budget cuts actions in: first the calls
+// a later call ran again the same (its outcome is the newer one's), then
+// the calls whose output says nothing (reads, edits, searches: quoted
+// false), then the failures a later run of the same call fixed, then the
+// commands, then the milestones (commits, pushes, tracker updates, tests
+// and builds: the outcomes the Milestones block would hold had the fold
+// not still had them here), each oldest first; the newest
+// keptNewestActions commands whose output is quoted go last.
+func actionCutOrder(as []action, quoted func(action) bool) []int {
+	again, fixed := superseded(as), fixedLater(as)
+	newest := map[int]bool{}
+	for k := len(as) - 1; k >= 0 && len(newest) < keptNewestActions; k-- {
+		if quoted(as[k]) && !again[k] && !fixed[k] {
+			newest[k] = true
+		}
+	}
+	var order []int
+	class := func(in func(k int, a action) bool) {
+		for k, a := range as {
+			if !newest[k] && in(k, a) {
+				order = append(order, k)
+			}
+		}
+	}
+	class(func(k int, _ action) bool { return again[k] })
+	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind == "" && !quoted(a) })
+	class(func(k int, _ action) bool { return fixed[k] })
+	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind == "" && quoted(a) })
+	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind != "" })
+	for k := range as {
+		if newest[k] {
+			order = append(order, k)
+		}
+	}
+	return order
+}
+
+// fixedLater marks the failed actions that a later successful run of the
+// same call fixed (sameRunWords, as Pending State judges them).
+func fixedLater(as []action) []bool {
+	out := make([]bool, len(as))
+	for k, a := range as {
+		if a.OK || a.What == "" {
+			continue
+		}
+		for _, l := range as[k+1:] {
+			if l.OK && l.Tool == a.Tool && l.What != "" && sameRunWords(a.What, l.What, commandList(l.What)) {
+				out[k] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // superseded marks the successful actions that a later successful one

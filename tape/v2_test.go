@@ -390,3 +390,27 @@ func TestKeyLinesAreVerdictsNotTimingsHintsOrLogs(t *testing.T) {
 		}
 	}
 }
+
+// 9b. Recent Actions are cut by what they still tell: repeats first, then
+// calls whose output says nothing, then failures a later run of the same
+// call fixed, then commands, then milestones, each oldest first; the
+// newest calls (what was done last) go last of all, whatever their kind.
+func TestActionCutOrderKeepsTheNewest(t *testing.T) {
+	as := []action{
+		{Seq: 1, Tool: "Bash", What: "git commit -m x", OK: false, Kind: "vcs"}, // 0: fixed by 3
+		{Seq: 2, Tool: "Read", What: "a.go", OK: true},                          // 1: quiet
+		{Seq: 3, Tool: "Bash", What: "go vet ./...", OK: true},                  // 2: quoted
+		{Seq: 4, Tool: "Bash", What: "git commit -m x", OK: true, Kind: "vcs"},  // 3: milestone
+		{Seq: 5, Tool: "Bash", What: "go vet ./...", OK: true},                  // 4: quoted, repeats 2: 2 is superseded
+		{Seq: 6, Tool: "Bash", What: "git push", OK: false, Kind: "vcs"},        // 5: not fixed
+		{Seq: 7, Tool: "Read", What: "b.go", OK: true},                          // 6: quiet, newest but says nothing
+		{Seq: 8, Tool: "Bash", What: "git status", OK: true},                    // 7: one of the 3 newest commands
+		{Seq: 9, Tool: "Read", What: "c.go", OK: true},                          // 8: quiet
+	}
+	quoted := func(a action) bool { return !a.OK || a.Tool == "Bash" }
+	got := actionCutOrder(as, quoted)
+	want := []int{2, 1, 6, 8, 0, 3, 4, 5, 7}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("cut order %v, want %v", got, want)
+	}
+}
