@@ -239,15 +239,25 @@
 // instruction of pastedBytes = 3000 bytes or more first, then the typed
 // ones; newest first in each), recent
 // actions (a successful call that a later successful one of the same tool
-// ran again the same first, then reads, edits and searches, then
-// commands, then milestones: commits, pushes, tracker updates, tests and
-// builds), the carryover (steps first; then entries older than the
+// ran again the same first, then reads, edits and searches, then failures
+// a later run of the same call fixed, then commands, then milestones:
+// commits, pushes, tracker updates, tests and builds; the 3 newest
+// commands with an outcome last of all: actionCutOrder), the carryover (steps first; then entries older than the
 // newest 60; then of those, marks of the user's turns and plain narration
 // before those that report an outcome or a choice: isKeyLine,
 // isDecision), files (least recent first) and the host summary (its
 // "Analysis:" notes and its code paragraphs — most lines fenced or
 // indented six or more — first, then its paragraphs from the end).
-// Marker lines, block labels, the anchor line and leftovers are never cut. Each section that lost entries ends (or, when cut oldest
+// Marker lines, block labels, the anchor line and leftovers are never cut.
+//
+// Room the cuts leave goes to the tail: once no tail event was cut, its
+// tool results show their outputs at tailGrownRunes (2000: the head and
+// the end, clipHeadTail) instead of their last tailOutputRunes (600),
+// newest first, each while the tape stays within the budget. The tail
+// never quotes the notes a host adds to an output for its model
+// (<system-reminder>…</system-reminder>).
+//
+// Each section that lost entries ends (or, when cut oldest
 // first, starts) with one line
 //
 //	[cut: N <things>; recall seq=a..b]

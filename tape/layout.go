@@ -34,8 +34,11 @@ type section struct {
 	items            []item
 	singular, plural string
 	cutFront         bool
-	order            []int    // cut order; nil: front to back if cutFront, else back to front
-	pre              seqRange // cut by the builder's bounds before rendering
+	order            []int // cut order; nil: front to back if cutFront, else back to front
+	// grown are longer texts of the items ("": none), which grow puts in
+	// where the budget leaves room once nothing of the section was cut.
+	grown []string
+	pre   seqRange // cut by the builder's bounds before rendering
 	// preOthers is what the builder cut in other sessions (inherited).
 	preOthers map[string]seqRange
 	cut       []bool
@@ -68,6 +71,28 @@ func (s *section) init() {
 }
 
 func (s *section) canCut() bool { return s.next < len(s.order) }
+
+// grow puts the grown texts of the section's items in place of theirs,
+// newest first, each while the whole stays within room more runes; it
+// returns the runes it added. It does nothing once an item was cut.
+func (s *section) grow(room int) int {
+	if s == nil || s.ncut > 0 {
+		return 0
+	}
+	added := 0
+	for k := len(s.items) - 1; k >= 0; k-- {
+		if k >= len(s.grown) || s.grown[k] == "" {
+			continue
+		}
+		g := newItem(s.grown[k], s.items[k].session, s.items[k].from, s.items[k].to)
+		if d := g.runes - s.items[k].runes; d > 0 && added+d <= room {
+			s.items[k] = g
+			s.live += d
+			added += d
+		}
+	}
+	return added
+}
 
 // runesOrZero is runes, 0 for a nil section.
 func (s *section) runesOrZero() int {

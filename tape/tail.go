@@ -12,6 +12,9 @@ const (
 	keptTail        = 40
 	tailTextRunes   = 1200
 	tailOutputRunes = 600
+	// tailGrownRunes is what a result shows of its output when the budget
+	// leaves room for more once nothing of the tail was cut.
+	tailGrownRunes = 2000
 )
 
 // tailEntry is one event of the conversation tail: a message with its
@@ -26,9 +29,15 @@ type tailEntry struct {
 	Call   bool   `json:"call,omitempty"`
 	Result bool   `json:"result,omitempty"`
 	Text   string `json:"text,omitempty"`
-	Off    int64  `json:"off,omitempty"`
-	Size   int    `json:"size,omitempty"`
-	OK     bool   `json:"ok,omitempty"`
+	// Head and End are the first and last runes of a result's output
+	// longer than tailGrownRunes that the fold held (Off < 0), Runes its
+	// length: enough for both of its lengths in the tail (outputWindow).
+	Head  string `json:"head,omitempty"`
+	End   string `json:"end,omitempty"`
+	Runes int    `json:"runes,omitempty"`
+	Off   int64  `json:"off,omitempty"`
+	Size  int    `json:"size,omitempty"`
+	OK    bool   `json:"ok,omitempty"`
 }
 
 func (b *Builder) addTail(ev *session.Event, size int, off int64) {
@@ -59,12 +68,66 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 		}
 		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name, Result: true, Off: off, Size: size, OK: ev.OKResult()}
 		if off < 0 && size <= MaxOutputLine {
-			e.Text = lastRunesOf(strings.TrimSpace(ev.Tool.Output), tailOutputRunes)
+			w := newOutputWindow(ev.Tool.Output, ev.Seq)
+			e.Text, e.Head, e.End, e.Runes = w.whole, w.head, w.end, w.runes
 		}
 	default:
 		return
 	}
 	st.Tail = appendRing(st.Tail, e, keptTail)
+}
+
+// outputWindow is what the tail may show of a tool's output, without the
+// notes the host adds to it for its model (Claude Code's
+// <system-reminder>): the whole of it when it has at most tailGrownRunes,
+// else its head and its end as clipHeadTail cuts it to tailGrownRunes.
+type outputWindow struct {
+	whole, head, end string
+	runes            int // of the output, when longer than tailGrownRunes
+	seq              int64
+}
+
+func newOutputWindow(out string, seq int64) outputWindow {
+	c := strings.TrimSpace(withoutReminders(out))
+	r := []rune(c)
+	if len(r) <= tailGrownRunes {
+		return outputWindow{whole: c, seq: seq}
+	}
+	h, t := headTailRunes(tailGrownRunes, clipMark("", seq))
+	return outputWindow{head: string(r[:h]), end: string(r[len(r)-t:]), runes: len(r), seq: seq}
+}
+
+// short is the end of the output, tailOutputRunes at most (lastRunesOf).
+func (w outputWindow) short() string {
+	if w.runes == 0 {
+		return lastRunesOf(w.whole, tailOutputRunes)
+	}
+	return lastRunesOf(w.end, tailOutputRunes)
+}
+
+// grown is the output clipped to tailGrownRunes, its head and its end.
+func (w outputWindow) grown() string {
+	if w.runes == 0 {
+		return w.whole
+	}
+	return w.head + clipMark("", w.seq) + w.end
+}
+
+// withoutReminders is s without its <system-reminder>…</system-reminder>
+// parts.
+func withoutReminders(s string) string {
+	const open, end = "<system-reminder>", "</system-reminder>"
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], end)
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+len(end):]
+	}
 }
 
 // lastRunesOf is the end of s, at most n runes, from a line start when
@@ -93,7 +156,11 @@ func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 	blk.addHead("The last events as they were, as far as the budget leaves room (the assistant's are " + modelWritten + "):")
 	sec := &section{singular: "event", plural: "events", cutFront: true}
 	for _, e := range tail {
-		text := e.Text
+		text, grown := e.Text, ""
+		if e.Result && e.Off < 0 && e.Size <= MaxOutputLine {
+			w := outputWindow{whole: e.Text, head: e.Head, end: e.End, runes: e.Runes, seq: e.Seq}
+			text, grown = w.short(), w.grown()
+		}
 		who := e.Who
 		switch {
 		case e.Source != "":
@@ -112,15 +179,21 @@ func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 				if err != nil {
 					return nil, nil, err
 				}
-				text = lastRunesOf(strings.TrimSpace(out), tailOutputRunes)
+				w := newOutputWindow(out, e.Seq)
+				text, grown = w.short(), w.grown()
 				if note := q.notes[e.Seq]; note != "" {
-					text = note
+					text, grown = note, ""
 				} else if !ok {
-					text = ""
+					text, grown = "", ""
 				}
 			}
 		}
 		sec.items = append(sec.items, newItem(fmt.Sprintf("seq=%d %s: %s", e.Seq, who, text), "", e.Seq, e.Seq))
+		if grown != "" && grown != text {
+			sec.grown = append(sec.grown, fmt.Sprintf("seq=%d %s: %s", e.Seq, who, grown))
+		} else {
+			sec.grown = append(sec.grown, "")
+		}
 	}
 	return blk, blk.addSection(sec), nil
 }

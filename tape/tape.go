@@ -273,6 +273,10 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 		cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s)", n, noun, s.blk.title))
 	}
+	if total < opts.Budget {
+		// Room the cuts left: the tail's outputs shown at more length.
+		total += tailItems.grow(opts.Budget - total)
+	}
 	if total > opts.Budget {
 		return nil, fmt.Errorf("%w: %s at seq %d: the parts never cut (skeleton turn, headers, anchor, cut lines) need %d runes, the budget is %d", ErrBudget, st.SessionID, st.LastSeq, total, opts.Budget)
 	}

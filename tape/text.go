@@ -55,10 +55,22 @@ func clipHeadTail(s string, n int, prefix string, seq int64) string {
 		return s
 	}
 	r := []rune(s)
-	mark := " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
-	head := n * 2 / 5
-	tail := max(0, n-head-utf8.RuneCountInString(mark)) // the whole fits in n runes
+	mark := clipMark(prefix, seq)
+	head, tail := headTailRunes(n, mark)
 	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
+// clipMark is what clipHeadTail puts where it cut.
+func clipMark(prefix string, seq int64) string {
+	return " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
+}
+
+// headTailRunes are the runes clipHeadTail keeps of a text's head and of
+// its end to clip it to n runes with mark between them.
+func headTailRunes(n int, mark string) (head, tail int) {
+	head = n * 2 / 5
+	tail = max(0, n-head-utf8.RuneCountInString(mark)) // the whole fits in n runes
+	return head, tail
 }
 
 // firstLine is the first non-blank line of s, trimmed, at most n runes.

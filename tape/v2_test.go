@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
 )
@@ -248,6 +249,7 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 		call("Write", "w1", `{"file_path":"/r/config/test.exs","content":"import Config\nconfig :app, secret_key_base: \"x\""}`), result("Write", "w1", true, "ok"),
 		call("Write", "w2", `{"file_path":"/r/plan.md","content":"# Plan\n\n1. Add credo ~> 1.7."}`), result("Write", "w2", true, "ok"),
 		call("ExitPlanMode", "x1", `{}`), result("ExitPlanMode", "x1", true, "User has approved exiting plan mode."),
+		call("Read", "r1", `{"file_path":"/r/assets/app.js"}`), result("Read", "r1", true, longRead),
 		say("Done."),
 	)
 	var log bytes.Buffer
@@ -276,6 +278,9 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 	}
 	if !strings.Contains(got.Text, "Plan proposed at seq=16, the file plan.md (approved by the user; "+modelWritten+"):\n# Plan\n\n1. Add credo ~> 1.7.") {
 		t.Errorf("the plan file read at Build is missing:\n%s", blockText(t, got, "Task Status"))
+	}
+	if tail := blockText(t, got, "Conversation Tail"); !strings.Contains(tail, "scrollback: 10000") || strings.Contains(tail, "malware") {
+		t.Errorf("the tail's grown output is missing, or holds the host's reminder:\n%s", tail)
 	}
 	if !strings.Contains(got.Text, "output of 96 KiB not quoted: recall seq=9") {
 		t.Errorf("a line past MaxOutputLine is quoted or not named:\n%s", blockText(t, got, "Recent Actions"))
@@ -412,5 +417,43 @@ func TestActionCutOrderKeepsTheNewest(t *testing.T) {
 	want := []int{2, 1, 6, 8, 0, 3, 4, 5, 7}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("cut order %v, want %v", got, want)
+	}
+}
+
+// longRead is a Read's output of 5,000 runes: a line near its head the
+// short form of the tail does not reach, the host's reminder, and its end.
+var longRead = "     1→import { Terminal } from \"xterm\"\n     2→const term = new Terminal({scrollback: 10000})\n" +
+	strings.Repeat("     3→// filler line of the file\n", 170) +
+	"<system-reminder>\nWhenever you read a file, consider whether it is malware.\n</system-reminder>\n     9→liveSocket.connect()\n"
+
+// C. The room the cuts leave goes to the tail's outputs: shown at more
+// length (their head and end) once nothing of the tail was cut, never
+// past the budget; the host's <system-reminder> notes are not the output.
+func TestTailOutputsGrowIntoTheRoomLeft(t *testing.T) {
+	evs := seqd(human("Why does scrolling fail?"), call("Read", "r1", `{"file_path":"assets/app.js"}`), result("Read", "r1", true, longRead), say("Looking."))
+	tp := build(t, "s", evs, Options{}, nil)
+	tail := blockText(t, tp, "Conversation Tail")
+	for _, want := range []string{"scrollback: 10000", "liveSocket.connect()", "[cut: recall seq=3]"} {
+		if !strings.Contains(tail, want) {
+			t.Errorf("the tail lacks %q:\n%s", want, tail)
+		}
+	}
+	if strings.Contains(tail, "malware") || strings.Contains(tail, "system-reminder") {
+		t.Errorf("the tail quotes the host's reminder:\n%s", tail)
+	}
+	if n := utf8.RuneCountInString(tp.Text); n > DefaultBudget || n != tp.TapeChars {
+		t.Errorf("tape of %d runes (TapeChars %d), budget %d", n, tp.TapeChars, DefaultBudget)
+	}
+
+	sec := &section{items: []item{newItem("a: short", "", 1, 1), newItem("b: short", "", 2, 2)}, grown: []string{"a: much longer text", "b: longer"}}
+	sec.init()
+	if added := sec.grow(3); added != 1 || sec.items[1].text != "b: longer" || sec.items[0].text != "a: short" {
+		t.Errorf("grow(3) added %d: %q %q (want the newest grown within the room)", added, sec.items[0].text, sec.items[1].text)
+	}
+	cut := &section{items: []item{newItem("a", "", 1, 1), newItem("b", "", 2, 2)}, grown: []string{"a grown", "b grown"}, cutFront: true}
+	cut.init()
+	cut.cutNext()
+	if added := cut.grow(100); added != 0 {
+		t.Errorf("grow added %d runes to a section the budget cut", added)
 	}
 }
