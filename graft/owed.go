@@ -154,7 +154,7 @@ func (s *Service) finishAllOwed() (finished []OwedDone, problems []string) {
 		return err
 	})
 	if err != nil {
-		return nil, []string{"the exports committed handoffs owe their hosts were not checked: " + catalogProblem(err)}
+		return nil, []string{"the exports committed handoffs owe their hosts were not checked: " + catalog.Problem(err)}
 	}
 	for _, o := range owed {
 		done, err := s.finishOwed(o, 0)
