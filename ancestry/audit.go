@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 )
@@ -89,7 +90,7 @@ func (r *Reader) Audit(id string) (*AuditReport, error) {
 	oc := r.newOriginChecker(id, origins, texts)
 	rep := &AuditReport{Session: id, Generation: bt.Tape.Generation, Constraints: []AuditedConstraint{}, MoreConstraints: bt.Tape.MoreConstraints, OK: true}
 	for _, c := range cs {
-		ac := AuditedConstraint{Text: c.Text, Origin: c.Origin, Also: nonNil(c.Also), Checks: []AuditCheck{}}
+		ac := AuditedConstraint{Text: c.Text, Origin: c.Origin, Also: nonnil.Slice(c.Also), Checks: []AuditCheck{}}
 		for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
 			_, problem := oc.check(o, []string{c.Text})
 			ac.Checks = append(ac.Checks, AuditCheck{Origin: o, OK: problem == "", Problem: problem})

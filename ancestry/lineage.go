@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/session"
 )
 
@@ -185,7 +186,7 @@ func (r *Reader) Lineage(id string) (*Lineage, error) {
 	if head != id {
 		head, _ = r.Head(head)
 	}
-	return &Lineage{Session: id, Root: root.Session, Head: head, Tree: tree, Problems: nonNil(w.problems)}, nil
+	return &Lineage{Session: id, Root: root.Session, Head: head, Tree: tree, Problems: nonnil.Slice(w.problems)}, nil
 }
 
 // ownState is the state a session's own log gives it, for a session whose

@@ -36,13 +36,6 @@ func (r *Reader) degrade(format string, args ...any) {
 	}
 }
 
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
 // Head follows live targets from id to the session to continue in. An
 // abandoned or uncommitted target hands over to its parent, whose own live
 // graft (if any) is followed in turn. A live target (or the parent an

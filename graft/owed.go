@@ -7,6 +7,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/txn"
@@ -133,7 +134,7 @@ func (s *Service) OwedExports() ([]catalog.Owed, error) {
 		out, err = db.OwedExports()
 		return err
 	})
-	return nonNil(out), err
+	return nonnil.Slice(out), err
 }
 
 // finishAllOwed is the recovery scan's part: every owed export is

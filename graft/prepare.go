@@ -10,6 +10,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/foldcache"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
@@ -130,9 +131,9 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 	rv := &Review{
 		PreparedID: catalog.NewPreparedID(now), Source: source,
 		BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq, Generation: t.Generation,
-		Goal: nonNil(t.Goal), Progress: t.Progress, Constraints: nonNil(t.Constraints), MoreConstraints: t.MoreConstraints,
-		Leftovers: nonNil(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
-		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonNil(t.Warnings),
+		Goal: nonnil.Slice(t.Goal), Progress: t.Progress, Constraints: nonnil.Slice(t.Constraints), MoreConstraints: t.MoreConstraints,
+		Leftovers: nonnil.Slice(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
+		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonnil.Slice(t.Warnings),
 		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text, Cwd: t.Cwd,
 	}
 	if _, ok := bt.Info.Live(); ok {
@@ -211,13 +212,6 @@ func (s *Service) PreparedReview(id string) (*Review, error) {
 		return nil, catalogNeeded(fmt.Sprintf("review %s is kept only in catalog.db, which cannot be read", id), err)
 	}
 	return &rv, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // strays names the host sessions that were used after their graft session

@@ -7,6 +7,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 )
@@ -90,14 +91,14 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
+	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonnil.Slice(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
 	if st.HostSessions, err = s.Bindings().List(); err != nil {
 		return nil, err
 	}
-	st.HostSessions = nonNil(st.HostSessions)
+	st.HostSessions = nonnil.Slice(st.HostSessions)
 	st.Store = s.back.setting()
 	scan, err := s.back.journal().Scan()
 	if err != nil {
