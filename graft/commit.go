@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
@@ -96,7 +97,7 @@ func (s *Service) commit(ctx context.Context, preparedID, tapeHash, target strin
 	return &CommitResult{
 		TargetID: res.Target, TxnID: res.Txn, Source: res.Source, TapeHash: res.TapeHash,
 		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
-		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: b.driftCheck,
+		BoundarySeq: res.BoundarySeq, Notes: nonnil.Slice(res.Notes), DriftCheck: b.driftCheck,
 	}, nil
 }
 

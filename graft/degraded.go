@@ -54,32 +54,10 @@ func (s *Service) viewCatalog(fn func(*catalog.DB) error) error {
 	return s.cat().View(fn)
 }
 
-// catalogAdvice says what to do about a failure to use catalog.db, as a
-// suffix for its message ("" when the error says it: a damaged catalog's
-// names the rebuild).
-func catalogAdvice(err error) string {
-	switch {
-	case errors.Is(err, catalog.ErrCorrupt):
-		return ""
-	case errors.Is(err, catalog.ErrBusy):
-		return "; retry when that graft process is done"
-	case catalog.NotWritable(err):
-		return "; make catalog.db readable and writable by this user (its mode, its owner, or a read-only mount)"
-	case errors.Is(err, catalog.ErrFormat):
-		return "; use the graft that wrote it, or move it aside and run graft recover --rebuild-catalog"
-	case errors.Is(err, catalog.ErrCorruptValue):
-		return "; graft recover --rebuild-catalog derives lineage, leftovers and the indexes again from the logs"
-	}
-	return ""
-}
-
-// catalogProblem is err's message with what to do about it.
-func catalogProblem(err error) string { return err.Error() + catalogAdvice(err) }
-
 // catalogNeeded is the error of an operation that cannot do without
 // catalog.db: it wraps err (codes still match) and says what to do.
 func catalogNeeded(what string, err error) error {
-	return fmt.Errorf("graft: %s: %w%s", what, err, catalogAdvice(err))
+	return fmt.Errorf("graft: %s: %w%s", what, err, catalog.Advice(err))
 }
 
 // MoveAsideDamagedCatalog moves catalog.db aside when it is damaged

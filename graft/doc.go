@@ -22,8 +22,8 @@
 //     confirm, commit and export in one step; it and CommitToHost share
 //     one commit-then-export, commitOwing),
 //     ConstraintsBlock (what the hooks re-inject after a host compacted);
-//   - reading the lineage: Status, SessionState, Lineage, Ancestors,
-//     Parent, Audit, RecallOrigin;
+//   - reading the lineage: Status, SessionState, and Lineage, Ancestors,
+//     Parent, Audit, RecallOrigin (package ancestry answers them);
 //   - recovery and the catalog: Recover (the scan, its report remembered in
 //     the catalog), RebuildCatalog (graft recover --rebuild-catalog),
 //     MoveAsideDamagedCatalog, TakeDegraded (the reads that fell back to the
@@ -47,25 +47,14 @@
 //
 // # What it owns on disk
 //
-// The read indexes of the session logs, and when each is written and used:
-//
-//   - the seq index, index/<id>.seq (and its marks in catalog.db): where
-//     every K-th event of a log starts, so that recall reads a few lines
-//     instead of the log;
-//   - the scan index of each source, in catalog.db: the fold at the
-//     offset it read to, so that the next prepare (or a commit's drift
-//     check) reads only what was appended;
-//   - the sealed tape of a review, in catalog.db: what a commit writes
-//     without folding again when the source is still the bytes the review
-//     read.
-//
-// All are derived from the logs and checked against them before use (the
-// log's identity, size and tail; a log is append-only, so an edit in place
-// behind a valid index is not looked for): losing or damaging one costs a
-// read of the whole log. How each is encoded is documented where it is
-// encoded. Besides them the service keeps in catalog.db the prepared
-// reviews commit reads, and the report of the last recovery scan that
-// found something ("last-recovery", shown by Status).
+// In catalog.db, the prepared reviews commit reads, and the report of the
+// last recovery scan that found something ("last-recovery", shown by
+// Status). The read indexes of the session logs (the scan index of each
+// source and the sealed tape of a review in catalog.db, the seq marks in
+// index/<id>.seq) are the fold cache's to read and write (package
+// foldcache) in the formats of package index (index/doc.go): all are
+// derived from the logs and checked against them before use, and losing
+// or damaging one costs a read of the whole log.
 //
 // # What it leaves to other packages
 //
@@ -76,6 +65,8 @@
 // catalog, imports/ to importer, hosts/ and the host transcripts graft
 // writes to hosts. The transactions and their crash points are txn's, the
 // recovery scan and the rebuild recovery's, the tape tape's, constraint
-// extraction anchors', the synthetic sessions gen's: the service decides
-// the order in which they run and what is reported.
+// extraction anchors', the synthetic sessions gen's, the incremental fold
+// and recall foldcache's, the lineage, audit and origin queries
+// ancestry's: the service decides the order in which they run and what is
+// reported.
 package graft

@@ -3,6 +3,7 @@ package graft
 import (
 	"errors"
 
+	"github.com/graft-project/graft/ancestry"
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/etcdstore"
 	"github.com/graft-project/graft/hosts"
@@ -95,7 +96,13 @@ var (
 	// import, a hook, an append waits for it) answer alike.
 	errLocked = errors.New("locked")
 	// ErrAuditFailed: graft audit found a broken origin chain.
-	ErrAuditFailed = errors.New("graft: audit failed")
+	ErrAuditFailed = ancestry.ErrAuditFailed
+	// ErrNoOrigin: recall --origin was pointed at an event that cites no
+	// origin.
+	ErrNoOrigin = ancestry.ErrNoOrigin
+	// ErrBrokenLineage: a session's chain up to generation 1 cannot be
+	// followed.
+	ErrBrokenLineage = ancestry.ErrBrokenLineage
 	// ErrInvalidOptions: bad prepare options.
 	ErrInvalidOptions = errors.New("graft: invalid options")
 	// ErrAmbiguousHostSession: a host session to find by the directory

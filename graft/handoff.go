@@ -306,7 +306,7 @@ func (s *Service) ConstraintsBlock(source string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if text, ok := bt.tape.Block(tape.ConstraintsTitle); ok {
+	if text, ok := bt.Tape.Block(tape.ConstraintsTitle); ok {
 		return text, nil
 	}
 	return "", fmt.Errorf("graft: the tape of %s has no %s block", source, tape.ConstraintsTitle)

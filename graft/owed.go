@@ -7,6 +7,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/txn"
@@ -133,7 +134,7 @@ func (s *Service) OwedExports() ([]catalog.Owed, error) {
 		out, err = db.OwedExports()
 		return err
 	})
-	return nonNil(out), err
+	return nonnil.Slice(out), err
 }
 
 // finishAllOwed is the recovery scan's part: every owed export is
@@ -154,7 +155,7 @@ func (s *Service) finishAllOwed() (finished []OwedDone, problems []string) {
 		return err
 	})
 	if err != nil {
-		return nil, []string{"the exports committed handoffs owe their hosts were not checked: " + catalogProblem(err)}
+		return nil, []string{"the exports committed handoffs owe their hosts were not checked: " + catalog.Problem(err)}
 	}
 	for _, o := range owed {
 		done, err := s.finishOwed(o, 0)

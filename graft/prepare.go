@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/catalog"
-	"github.com/graft-project/graft/index"
+	"github.com/graft-project/graft/foldcache"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
-	"github.com/graft-project/graft/vfs"
 )
 
 // DefaultTTL is how long a prepared review stays committable.
@@ -55,47 +55,11 @@ type Review struct {
 	Tape         string    `json:"tape"`
 }
 
-// built is one scan of a source: the tape and the state fold.
-type built struct {
-	tape *tape.Tape
-	info *session.Info
-	// seal identifies the source bytes the tape was built from (Info not
-	// filled in); nil when they cannot be identified.
-	seal *index.Seal
-	// notSaved says why the fold's indexes were not stored ("": stored,
-	// or no need); the tape's warnings say it too.
-	notSaved string
-}
-
-// build folds the source once, feeding the tape builder and the state
-// fold: from its scan index when that is valid, so a grown session costs
-// its new tail (see scanindex.go).
-func (s *Service) build(source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
-	return s.buildContext(context.Background(), source, opts, leftovers)
-}
-
-// buildContext is build, cancelled with ctx (see foldOpen).
-func (s *Service) buildContext(ctx context.Context, source string, opts tape.Options, leftovers []tape.Leftover) (*built, error) {
-	var t *tape.Tape
-	fo, err := s.foldSourceThen(ctx, source, func(fo *sourceFold, f vfs.File) error {
-		var err error
-		t, err = fo.b.BuildFrom(opts, leftovers, logOutputs{f: f, path: s.store.Path(source)})
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res := fo.info.ScanResult
-	if res.Torn != nil {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("the source has a torn last line (%d bytes at offset %d), ignored", res.Torn.Bytes, res.Torn.Offset))
-	}
-	if fo.NotUsed != "" {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("the scan index of %s was not used (%s): read the whole log", source, fo.NotUsed))
-	}
-	if fo.NotSaved != "" {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("the indexes of %s were not stored (%s): the next prepare reads the whole log again", source, fo.NotSaved))
-	}
-	return &built{tape: t, info: fo.info, seal: fo.seal, notSaved: fo.NotSaved}, nil
+// build folds the source once and builds its tape (foldcache.Cache.Build):
+// from its scan index when that is valid, so a grown session costs its new
+// tail.
+func (s *Service) build(source string, opts tape.Options, leftovers []tape.Leftover) (*foldcache.Built, error) {
+	return s.folds().Build(context.Background(), source, opts, leftovers)
 }
 
 // checkSource refuses sources that must not be grafted: abandoned or
@@ -155,24 +119,24 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 	if err != nil {
 		return nil, err
 	}
-	bt, err := s.buildContext(ctx, source, o.Tape, lo)
+	bt, err := s.folds().Build(ctx, source, o.Tape, lo)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkSource(bt.info, o.AllowReslice); err != nil {
+	if err := s.checkSource(bt.Info, o.AllowReslice); err != nil {
 		return nil, err
 	}
-	t := bt.tape
+	t := bt.Tape
 	now := s.Now()
 	rv := &Review{
 		PreparedID: catalog.NewPreparedID(now), Source: source,
 		BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq, Generation: t.Generation,
-		Goal: nonNil(t.Goal), Progress: t.Progress, Constraints: nonNil(t.Constraints), MoreConstraints: t.MoreConstraints,
-		Leftovers: nonNil(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
-		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonNil(t.Warnings),
+		Goal: nonnil.Slice(t.Goal), Progress: t.Progress, Constraints: nonnil.Slice(t.Constraints), MoreConstraints: t.MoreConstraints,
+		Leftovers: nonnil.Slice(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
+		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonnil.Slice(t.Warnings),
 		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text, Cwd: t.Cwd,
 	}
-	if _, ok := bt.info.Live(); ok {
+	if _, ok := bt.Info.Live(); ok {
 		rv.Warnings = append(rv.Warnings, "the source is already retired: this is a re-slice; the new target will be a sibling of the existing one")
 	}
 	if err := cancelled(ctx, "prepare of "+source); err != nil {
@@ -189,7 +153,7 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 	}
 	// A sealed review keeps the tape it showed: a commit that finds the
 	// source still the same bytes writes it without folding the log again.
-	seal, sealed, err := sealReview(bt)
+	seal, sealed, err := bt.Seal()
 	if err != nil {
 		return nil, fmt.Errorf("graft: review %s: %w", rv.PreparedID, err)
 	}
@@ -202,7 +166,7 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 		// autoGraft prepares one a turn). A purge that fails leaves them
 		// and says so; the new review is stored all the same.
 		if _, perr := db.PurgeExpired(now); perr != nil {
-			s.degrade("expired reviews were not purged from catalog.db: %s", catalogProblem(perr))
+			s.degrade("expired reviews were not purged from catalog.db: %s", catalog.Problem(perr))
 		}
 		return db.PutReview(catalog.Prepared{
 			ID: rv.PreparedID, Source: source,
@@ -248,13 +212,6 @@ func (s *Service) PreparedReview(id string) (*Review, error) {
 		return nil, catalogNeeded(fmt.Sprintf("review %s is kept only in catalog.db, which cannot be read", id), err)
 	}
 	return &rv, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // strays names the host sessions that were used after their graft session

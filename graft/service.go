@@ -8,6 +8,7 @@ import (
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/etcdstore"
+	"github.com/graft-project/graft/foldcache"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/recovery"
@@ -150,6 +151,16 @@ func (s *Service) Bindings() hosts.Bindings { return s.back.bindings() }
 // cat opens the catalog: catalog.db in the home, or the etcd store's.
 func (s *Service) cat() catalog.Opener { return s.back.catalog(s.catalogWait()) }
 
+// indexSaveTail is the fold cache's SaveTail (foldcache.DefaultSaveTail).
+// Tests set it to 0 to store an index at every fold.
+var indexSaveTail = foldcache.DefaultSaveTail
+
+// folds is the fold cache of this service's home: the scan indexes, the
+// seq marks and the sealed reviews (package foldcache).
+func (s *Service) folds() *foldcache.Cache {
+	return &foldcache.Cache{Home: s.Home, Store: s.store, Catalog: s.cat, Degrade: s.degrade, SaveTail: indexSaveTail, FoldHook: s.foldHook}
+}
+
 // minCatalogWait is the least a wait for catalog.db gets past Deadline:
 // an unheld catalog opens in well under a millisecond.
 const minCatalogWait = 100 * time.Millisecond
@@ -205,7 +216,7 @@ func (s *Service) Recover(ctx context.Context) (*recovery.Report, error) {
 	}
 	if rep != nil && (rep.Scanned > 0 || len(rep.Swept) > 0 || len(rep.Exports) > 0 || err != nil) {
 		if merr := s.putMeta("last-recovery", LastRecovery{At: s.Now().UTC(), Report: rep, Error: errString(err)}); merr != nil {
-			s.degrade("the recovery report was not remembered in catalog.db (graft status will not show it): %s", catalogProblem(merr))
+			s.degrade("the recovery report was not remembered in catalog.db (graft status will not show it): %s", catalog.Problem(merr))
 		}
 	}
 	return rep, err
@@ -284,23 +295,6 @@ func (s *Service) Append(id string, evs []session.Event) ([]session.Event, error
 	return evs, err
 }
 
-// How often a long scan checks its context: every foldCheckEvents events
-// or foldCheckBytes bytes, whichever comes first.
-const (
-	foldCheckEvents = 4096
-	foldCheckBytes  = 4 << 20
-)
-
-// cancelled is ctx's error, wrapped with what it stopped, or nil. It is
-// checked at the boundaries of a phase and in the long scans, never once a
-// transaction's journal record is written (a commit past PREPARING runs to
-// its end or its own failure).
-func cancelled(ctx context.Context, what string) error {
-	if err := ctx.Err(); err != nil {
-		if cause := context.Cause(ctx); cause != nil && cause != err {
-			return fmt.Errorf("graft: %s cancelled (%v): %w", what, cause, err)
-		}
-		return fmt.Errorf("graft: %s cancelled: %w", what, err)
-	}
-	return nil
-}
+// cancelled is ctx's error, wrapped with what it stopped, or nil
+// (foldcache.Cancelled).
+func cancelled(ctx context.Context, what string) error { return foldcache.Cancelled(ctx, what) }

@@ -2,12 +2,12 @@ package graft
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/graft-project/graft/version"
 
 	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 )
@@ -81,45 +81,8 @@ func (s *Service) SessionState(id string) SessionStatus {
 			row.State, row.Error = "uncommitted", err.Error()
 		}
 	}
-	row.Head, row.HeadProblem = s.headOf(id)
+	row.Head, row.HeadProblem = s.lineage().Head(id)
 	return row
-}
-
-// head follows live targets from id to the session to continue in. An
-// abandoned or uncommitted target hands over to its parent, whose own live
-// graft (if any) is followed in turn. A session on the way that has no log
-// is not the head: see headOf.
-func (s *Service) head(id string) string {
-	h, _ := s.headOf(id)
-	return h
-}
-
-// headOf is head, and why it stops short when it does: a live target (or
-// the parent an abandoned target hands back to) whose log is gone (a hand
-// deletion; the protocol never removes one) is skipped, the head being the
-// last session with a log, and problem names the missing one.
-func (s *Service) headOf(id string) (head, problem string) {
-	cur := id
-	var from, role string // the session that led to cur, and how
-	for hops := 0; hops < 1000; hops++ {
-		info, err := s.store.Info(cur)
-		if err != nil {
-			if from != "" && errors.Is(err, session.ErrNotFound) {
-				return from, fmt.Sprintf("the %s %s of %s has no log (deleted?): the head shown is %s; nothing can continue past it", role, cur, from, from)
-			}
-			return cur, ""
-		}
-		if g, ok := info.Live(); ok {
-			from, role, cur = cur, "live target", g.Target
-			continue
-		}
-		if info.Origin != nil && s.store.Check(info) != nil {
-			from, role, cur = cur, "parent", info.Origin.Parent
-			continue
-		}
-		return cur, ""
-	}
-	return cur, ""
 }
 
 // Status lists sessions, records in flight, leftovers and the last scan.
@@ -128,14 +91,14 @@ func (s *Service) Status() (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonNil(strays)}
+	st := &Status{GraftVersion: version.Get().Short(), Home: s.Home, Sessions: []SessionStatus{}, Pending: []journal.Record{}, Corrupt: []string{}, Leftovers: []catalog.Leftover{}, OwedExports: []catalog.Owed{}, Strays: nonnil.Slice(strays)}
 	for _, id := range ids {
 		st.Sessions = append(st.Sessions, s.SessionState(id))
 	}
 	if st.HostSessions, err = s.Bindings().List(); err != nil {
 		return nil, err
 	}
-	st.HostSessions = nonNil(st.HostSessions)
+	st.HostSessions = nonnil.Slice(st.HostSessions)
 	st.Store = s.back.setting()
 	scan, err := s.back.journal().Scan()
 	if err != nil {
@@ -173,7 +136,7 @@ func (s *Service) Status() (*Status, error) {
 		// The catalog is derived: the sessions above come from the logs
 		// and are right; what only the catalog holds is missing.
 		st.Leftovers, st.LastRecovery, st.OwedExports = []catalog.Leftover{}, nil, []catalog.Owed{}
-		st.CatalogError = catalogProblem(err)
+		st.CatalogError = catalog.Problem(err)
 		s.degrade("status: catalog.db not read, the sessions come from the logs; leftovers, owed exports and the last recovery scan are not shown: %s", st.CatalogError)
 	}
 	return st, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/recovery"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
@@ -200,7 +201,7 @@ func (s *server) review(rv *graft.Review, offset int) (PrepareOutput, error) {
 		PreparedID: rv.PreparedID, Source: rv.Source, BoundarySeq: rv.BoundarySeq, LastSeq: rv.LastSeq,
 		Generation: rv.Generation, Goal: []Quote{}, Progress: rv.Progress, Constraints: constraints(rv.Constraints),
 		MoreConstraints: moreConstraints(rv.MoreConstraints), Leftovers: []Leftover{}, TapeChars: rv.TapeChars, CarryoverChars: rv.CarryoverChars,
-		TapeHash: rv.TapeHash, PrefixHash: rv.PrefixHash, Warnings: nonNil(rv.Warnings),
+		TapeHash: rv.TapeHash, PrefixHash: rv.PrefixHash, Warnings: nonnil.Slice(rv.Warnings),
 		Tier: rv.Options.Tier, RecentTurns: rv.Options.RecentTurns, Budget: rv.Options.Budget,
 		AllowReslice: rv.AllowReslice, Expires: rv.Expires.UTC().Format(time.RFC3339),
 		Tape: page.Text, TapeOffset: offset, NextOffset: page.Next,
@@ -279,7 +280,7 @@ func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, erro
 	out := CommitOutput{
 		TargetID: res.TargetID, TxnID: res.TxnID, Source: res.Source, TapeHash: res.TapeHash,
 		TapeChars: res.TapeChars, TapeEvents: res.TapeEvents, Generation: res.Generation,
-		BoundarySeq: res.BoundarySeq, Notes: nonNil(res.Notes), DriftCheck: res.DriftCheck,
+		BoundarySeq: res.BoundarySeq, Notes: nonnil.Slice(res.Notes), DriftCheck: res.DriftCheck,
 	}
 	switch {
 	case err != nil:
@@ -379,7 +380,7 @@ func (s *server) status(_ context.Context, in StatusInput) (StatusOutput, error)
 	}
 	out := StatusOutput{
 		Home: st.Home, Sessions: []SessionRow{}, SessionsTotal: len(rows), Offset: in.Offset,
-		Pending: []PendingTxn{}, CorruptRecords: nonNil(st.Corrupt), Leftovers: []Leftover{},
+		Pending: []PendingTxn{}, CorruptRecords: nonnil.Slice(st.Corrupt), Leftovers: []Leftover{},
 		CatalogError: st.CatalogError,
 	}
 	end := min(in.Offset+s.opts.PageSessions, len(rows))
@@ -412,7 +413,7 @@ func report(r *recovery.Report, err error) *RecoveryReport {
 	out := &RecoveryReport{Leftovers: []string{}, Swept: []string{}, Errors: []string{}}
 	if r != nil {
 		out.Scanned, out.RolledForward, out.RolledBack, out.Busy, out.Corrupt = r.Scanned, r.RolledForward, r.RolledBack, r.Busy, r.Corrupt
-		out.Leftovers, out.Swept, out.Errors = nonNil(r.Leftovers), nonNil(r.Swept), nonNil(r.Errors)
+		out.Leftovers, out.Swept, out.Errors = nonnil.Slice(r.Leftovers), nonnil.Slice(r.Swept), nonnil.Slice(r.Errors)
 	}
 	if err != nil {
 		out.Error = err.Error()
@@ -449,16 +450,9 @@ func (s *server) revert(ctx context.Context, in RevertInput) (RevertOutput, erro
 	}
 	return RevertOutput{
 		TxnID: res.Txn, Reverts: res.Reverts, Source: res.Source, Target: res.Target,
-		ExtraEvents: res.Extra, Notes: nonNil(res.Notes),
+		ExtraEvents: res.Extra, Notes: nonnil.Slice(res.Notes),
 		Next: fmt.Sprintf("continue in session %s, which is active again; %s is abandoned: never resume it", res.Source, res.Target),
 	}, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func moreConstraints(ms []session.More) []MoreConstraints {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +27,7 @@ to the target. Refused when the target has events beyond its tape, unless
 				return err
 			}
 			if asJSON {
-				return a.printJSON(map[string]any{"txnId": res.Txn, "reverts": res.Reverts, "source": res.Source, "target": res.Target, "extraEvents": res.Extra, "notes": nonNilStrings(res.Notes)})
+				return a.printJSON(map[string]any{"txnId": res.Txn, "reverts": res.Reverts, "source": res.Source, "target": res.Target, "extraEvents": res.Extra, "notes": nonnil.Slice(res.Notes)})
 			}
 			fmt.Fprintf(a.stdout, "reverted: %s is active again; %s is abandoned (txn %s)\n", res.Source, res.Target, res.Txn)
 			for _, n := range res.Notes {
@@ -38,11 +39,4 @@ to the target. Refused when the target has events beyond its tape, unless
 	cmd.Flags().BoolVar(&force, "force", false, "revert even if the target has events beyond its tape")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

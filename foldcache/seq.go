@@ -1,4 +1,4 @@
-package graft
+package foldcache
 
 import (
 	"bytes"
@@ -35,14 +35,14 @@ import (
 // are missing or do not continue into tail are dropped: the file then
 // starts at tail, and recall reads earlier seqs from the log's start until
 // a fold reads the whole log again.
-func (s *Service) extendSeqMarks(source string, dev, ino uint64, from session.ScanFrom, tail []index.SeqMark) []index.SeqMark {
+func (c *Cache) extendSeqMarks(source string, dev, ino uint64, from session.ScanFrom, tail []index.SeqMark) []index.SeqMark {
 	if from.Offset == 0 {
 		return tail
 	}
-	prev, _, err := index.LoadSeq(s.store.FS, s.Home, source, dev, ino)
+	prev, _, err := index.LoadSeq(c.Store.FS, c.Home, source, dev, ino)
 	if err != nil {
 		// A cache: the new file starts at tail.
-		s.degrade("the seq cache %s could not be read (its marks before seq %d are dropped: recall reads those seqs from the log's start): %v", index.SeqPath(s.Home, source), from.NextSeq, err)
+		c.degrade("the seq cache %s could not be read (its marks before seq %d are dropped: recall reads those seqs from the log's start): %v", index.SeqPath(c.Home, source), from.NextSeq, err)
 		prev = nil
 	}
 	return index.Extend(prev, from.Offset, from.NextSeq, tail)
@@ -63,43 +63,45 @@ type RecallPath struct {
 	FullScan string `json:"fullScan,omitempty"`
 }
 
-// RecallWithPath is Recall, also saying how the event was found. ctx is
+// Recall returns the event at seq of any session, retired ones included,
+// and says how it was found. It seeks to the nearest seq mark and reads
+// forward; without a usable index it reads the log from its start. ctx is
 // checked before the read and, on a read of the whole log, as it goes.
-func (s *Service) RecallWithPath(ctx context.Context, id string, seq int64) (*session.Event, RecallPath, error) {
+func (c *Cache) Recall(ctx context.Context, id string, seq int64) (*session.Event, RecallPath, error) {
 	if err := session.ValidID(id); err != nil {
 		return nil, RecallPath{}, err
 	}
-	if err := cancelled(ctx, fmt.Sprintf("recall of %s seq %d", id, seq)); err != nil {
+	if err := Cancelled(ctx, fmt.Sprintf("recall of %s seq %d", id, seq)); err != nil {
 		return nil, RecallPath{}, err
 	}
 	if seq < 1 {
 		return nil, RecallPath{}, fmt.Errorf("%w: seq %d (seqs start at 1)", ErrNoSuchSeq, seq)
 	}
-	f, fi, err := s.store.OpenLog(id)
+	f, fi, err := c.Store.OpenLog(id)
 	if err != nil {
 		return nil, RecallPath{}, err
 	}
-	ev, path, err := s.recallIndexed(id, seq, f, fi.Size(), fi)
+	ev, path, err := c.recallIndexed(id, seq, f, fi.Size(), fi)
 	if cerr := f.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("graft: closing %s: %w", f.Name(), cerr)
 	}
 	if err != nil || ev != nil {
 		return ev, path, err
 	}
-	ev, err = s.recallFromStart(ctx, id, seq)
+	ev, err = c.recallFromStart(ctx, id, seq)
 	return ev, path, err
 }
 
 // recallIndexed looks for seq from its nearest mark. A nil event with a
 // nil error means: read the log from its start (path.FullScan says why).
-func (s *Service) recallIndexed(id string, seq int64, f vfs.File, size int64, fi fs.FileInfo) (*session.Event, RecallPath, error) {
+func (c *Cache) recallIndexed(id string, seq int64, f vfs.File, size int64, fi fs.FileInfo) (*session.Event, RecallPath, error) {
 	var path RecallPath
 	dev, ino, ok := index.FileIdentity(fi)
 	if !ok {
 		path.FullScan = "this platform gives no file identity (dev/ino) to check an index against"
 		return nil, path, nil
 	}
-	mark, reason := s.findMark(id, seq, dev, ino)
+	mark, reason := c.findMark(id, seq, dev, ino)
 	if reason != "" {
 		path.FullScan = reason
 		return nil, path, nil
@@ -126,7 +128,7 @@ func (s *Service) recallIndexed(id string, seq int64, f vfs.File, size int64, fi
 		return nil, path, err
 	}
 	var found *session.Event
-	logPath := s.store.Path(id)
+	logPath := c.Store.Path(id)
 	_, err = session.Scan(io.NewSectionReader(f, off, math.MaxInt64-off), logPath, session.ScanFrom{Offset: off, Line: line, NextSeq: seq}, func(ev *session.Event, _ []byte, _ int64) error {
 		e := *ev
 		found = &e
@@ -149,10 +151,10 @@ func (s *Service) recallIndexed(id string, seq int64, f vfs.File, size int64, fi
 // reason says why there is none. A file that cannot be read is a reason
 // (and a note: TakeDegraded), never an error: the log is the truth, and
 // recall reads it instead.
-func (s *Service) findMark(id string, seq int64, dev, ino uint64) (index.SeqMark, string) {
-	m, reason, err := index.FindMark(s.store.FS, s.Home, id, seq, dev, ino)
+func (c *Cache) findMark(id string, seq int64, dev, ino uint64) (index.SeqMark, string) {
+	m, reason, err := index.FindMark(c.Store.FS, c.Home, id, seq, dev, ino)
 	if err != nil {
-		s.degrade("recall of %s seq %d read the log from its start: the seq cache %s could not be read: %v", id, seq, index.SeqPath(s.Home, id), err)
+		c.degrade("recall of %s seq %d read the log from its start: the seq cache %s could not be read: %v", id, seq, index.SeqPath(c.Home, id), err)
 		return index.SeqMark{}, fmt.Sprintf("the seq cache could not be read (%v)", err)
 	}
 	return m, reason
@@ -214,12 +216,12 @@ func skipLines(r io.ReaderAt, mark index.SeqMark, seq int64) (off int64, line in
 }
 
 // recallFromStart is the read of the whole log up to seq.
-func (s *Service) recallFromStart(ctx context.Context, id string, seq int64) (*session.Event, error) {
+func (c *Cache) recallFromStart(ctx context.Context, id string, seq int64) (*session.Event, error) {
 	var found *session.Event
 	var seen int64
-	res, err := s.store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
-		if seen++; seen%foldCheckEvents == 0 {
-			if err := cancelled(ctx, fmt.Sprintf("recall of %s seq %d", id, seq)); err != nil {
+	res, err := c.Store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+		if seen++; seen%CheckEvents == 0 {
+			if err := Cancelled(ctx, fmt.Sprintf("recall of %s seq %d", id, seq)); err != nil {
 				return err
 			}
 		}

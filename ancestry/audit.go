@@ -1,13 +1,15 @@
-package graft
+package ancestry
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/internal/nonnil"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 )
@@ -15,6 +17,9 @@ import (
 // ErrNoOrigin: recall --origin was pointed at an event that cites no
 // origin (neither a human instruction nor part of a graft tape).
 var ErrNoOrigin = errors.New("graft: the event cites no origin")
+
+// ErrAuditFailed: graft audit found a broken origin chain (AuditReport.Err).
+var ErrAuditFailed = errors.New("graft: audit failed")
 
 // AuditCheck is one origin of a constraint, re-read from its session's log.
 type AuditCheck struct {
@@ -63,17 +68,17 @@ type AuditReport struct {
 // texts alone, and the report says the tamper check is not available. The
 // error is for an audit that could not run; a failed check is in the
 // report (see Err).
-func (s *Service) Audit(id string) (*AuditReport, error) {
+func (r *Reader) Audit(id string) (*AuditReport, error) {
 	if err := session.ValidID(id); err != nil {
 		return nil, err
 	}
 	// The fold is what prepare builds; MaxBudget only keeps rendering from
 	// refusing a tape whose text nobody reads here.
-	bt, err := s.build(id, tape.Options{Budget: tape.MaxBudget}, nil)
+	bt, err := r.Folds.Build(context.Background(), id, tape.Options{Budget: tape.MaxBudget}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("graft: audit of %s: reading its constraints: %w", id, err)
 	}
-	cs := bt.tape.Constraints
+	cs := bt.Tape.Constraints
 	var origins []session.Origin
 	texts := map[session.Origin][]string{}
 	for _, c := range cs {
@@ -82,10 +87,10 @@ func (s *Service) Audit(id string) (*AuditReport, error) {
 			texts[o] = append(texts[o], c.Text)
 		}
 	}
-	oc := s.newOriginChecker(id, origins, texts)
-	rep := &AuditReport{Session: id, Generation: bt.tape.Generation, Constraints: []AuditedConstraint{}, MoreConstraints: bt.tape.MoreConstraints, OK: true}
+	oc := r.newOriginChecker(id, origins, texts)
+	rep := &AuditReport{Session: id, Generation: bt.Tape.Generation, Constraints: []AuditedConstraint{}, MoreConstraints: bt.Tape.MoreConstraints, OK: true}
 	for _, c := range cs {
-		ac := AuditedConstraint{Text: c.Text, Origin: c.Origin, Also: nonNil(c.Also), Checks: []AuditCheck{}}
+		ac := AuditedConstraint{Text: c.Text, Origin: c.Origin, Also: nonnil.Slice(c.Also), Checks: []AuditCheck{}}
 		for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
 			_, problem := oc.check(o, []string{c.Text})
 			ac.Checks = append(ac.Checks, AuditCheck{Origin: o, OK: problem == "", Problem: problem})
@@ -93,7 +98,7 @@ func (s *Service) Audit(id string) (*AuditReport, error) {
 		}
 		rep.Constraints = append(rep.Constraints, ac)
 	}
-	rep.Relied, rep.TamperCheck, rep.TamperNote, err = s.checkRelied(id, origins, oc.chain)
+	rep.Relied, rep.TamperCheck, rep.TamperNote, err = r.checkRelied(id, origins, oc.chain)
 	if err != nil {
 		return nil, fmt.Errorf("graft: audit of %s: reading what its graft/origin relies on: %w", id, err)
 	}
@@ -106,16 +111,16 @@ func (s *Service) Audit(id string) (*AuditReport, error) {
 // Err is nil when every check passed, else an error matching ErrAuditFailed
 // that names each failed check: constraint, origin (session and seq) and
 // what was found.
-func (r *AuditReport) Err() error {
+func (rep *AuditReport) Err() error {
 	var failed, relied []string
-	for _, c := range r.Constraints {
+	for _, c := range rep.Constraints {
 		for _, k := range c.Checks {
 			if !k.OK {
 				failed = append(failed, fmt.Sprintf("constraint %q, origin %s: %s", clipText(c.Text, 80), k.Origin, k.Problem))
 			}
 		}
 	}
-	for _, c := range r.Relied {
+	for _, c := range rep.Relied {
 		if !c.OK {
 			relied = append(relied, c.Problem)
 		}
@@ -124,11 +129,11 @@ func (r *AuditReport) Err() error {
 	case len(failed) == 0 && len(relied) == 0:
 		return nil
 	case len(relied) == 0:
-		return fmt.Errorf("%w: %s: %d origin check(s) failed: %s", ErrAuditFailed, r.Session, len(failed), strings.Join(failed, "; "))
+		return fmt.Errorf("%w: %s: %d origin check(s) failed: %s", ErrAuditFailed, rep.Session, len(failed), strings.Join(failed, "; "))
 	case len(failed) == 0:
-		return fmt.Errorf("%w: %s: %d of what it relies on changed: %s", ErrAuditFailed, r.Session, len(relied), strings.Join(relied, "; "))
+		return fmt.Errorf("%w: %s: %d of what it relies on changed: %s", ErrAuditFailed, rep.Session, len(relied), strings.Join(relied, "; "))
 	}
-	return fmt.Errorf("%w: %s: %d origin check(s) failed: %s; and %d of what it relies on changed: %s", ErrAuditFailed, r.Session, len(failed), strings.Join(failed, "; "), len(relied), strings.Join(relied, "; "))
+	return fmt.Errorf("%w: %s: %d origin check(s) failed: %s; and %d of what it relies on changed: %s", ErrAuditFailed, rep.Session, len(failed), strings.Join(failed, "; "), len(relied), strings.Join(relied, "; "))
 }
 
 // originChecker re-reads origins cited from session id: id's lineage is
@@ -157,9 +162,9 @@ type eventKey struct {
 
 // newOriginChecker reads origins, for checking that each holds the texts
 // that texts lists for it.
-func (s *Service) newOriginChecker(id string, origins []session.Origin, texts map[session.Origin][]string) *originChecker {
+func (r *Reader) newOriginChecker(id string, origins []session.Origin, texts map[session.Origin][]string) *originChecker {
 	oc := &originChecker{id: id, events: map[string]map[int64]*session.Event{}, lastSeq: map[string]int64{}, readErr: map[string]error{}, human: map[eventKey]bool{}, holds: map[eventKey]map[string]bool{}}
-	oc.chain, oc.chainErr = s.Ancestors(id)
+	oc.chain, oc.chainErr = r.Ancestors(id)
 	want := map[string]map[int64]bool{}
 	for _, o := range origins {
 		if session.ValidID(o.Session) != nil {
@@ -171,7 +176,7 @@ func (s *Service) newOriginChecker(id string, origins []session.Origin, texts ma
 		want[o.Session][o.Seq] = true
 	}
 	for sid, seqs := range want {
-		oc.events[sid], oc.lastSeq[sid], oc.readErr[sid] = s.readSeqs(sid, seqs)
+		oc.events[sid], oc.lastSeq[sid], oc.readErr[sid] = r.readSeqs(sid, seqs)
 		for seq, ev := range oc.events[sid] {
 			oc.human[eventKey{sid, seq}] = ev.IsHumanInstruction()
 		}
@@ -200,13 +205,13 @@ func (s *Service) newOriginChecker(id string, origins []session.Origin, texts ma
 // readSeqs returns the events of id at the given seqs, reading the log up
 // to the last of them, and the last seq read. Events found before a read
 // error are returned with it.
-func (s *Service) readSeqs(id string, seqs map[int64]bool) (map[int64]*session.Event, int64, error) {
+func (r *Reader) readSeqs(id string, seqs map[int64]bool) (map[int64]*session.Event, int64, error) {
 	var last int64
 	for q := range seqs {
 		last = max(last, q)
 	}
 	found := map[int64]*session.Event{}
-	res, err := s.store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+	res, err := r.Store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
 		if seqs[ev.Seq] {
 			e := *ev
 			found[ev.Seq] = &e
@@ -310,9 +315,9 @@ type OriginRecall struct {
 }
 
 // Failed counts the origins that could not be re-read as cited.
-func (r *OriginRecall) Failed() int {
+func (or *OriginRecall) Failed() int {
 	n := 0
-	for _, o := range r.Origins {
+	for _, o := range or.Origins {
 		if !o.OK {
 			n++
 		}
@@ -333,14 +338,14 @@ func (r *OriginRecall) Failed() int {
 //   - anything else cites no origin (ErrNoOrigin): tool output, assistant
 //     text and injected user/messages (plugin, system, skill) are never
 //     origins.
-func (s *Service) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
-	ev, err := s.Recall(id, seq)
+func (r *Reader) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
+	ev, _, err := r.Folds.Recall(context.Background(), id, seq)
 	if err != nil {
 		return nil, err
 	}
 	out := &OriginRecall{Session: id, Seq: seq, Event: ev, Origins: []CitedOrigin{}}
 	if ev.IsHumanInstruction() {
-		chain, err := s.Ancestors(id)
+		chain, err := r.Ancestors(id)
 		if len(chain) == 0 {
 			return nil, err
 		}
@@ -353,7 +358,7 @@ func (s *Service) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 		out.Origins = append(out.Origins, CitedOrigin{Origin: o, CitedBy: cited, Event: ev, OK: true})
 		return out, nil
 	}
-	origin, err := s.originOf(id)
+	origin, err := r.originOf(id)
 	if err != nil {
 		return nil, err
 	}
@@ -386,7 +391,7 @@ func (s *Service) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 	slices.SortFunc(order, func(a, b session.Origin) int {
 		return cmp.Or(cmp.Compare(a.Generation, b.Generation), cmp.Compare(a.Session, b.Session), cmp.Compare(a.Seq, b.Seq))
 	})
-	oc := s.newOriginChecker(id, order, texts)
+	oc := r.newOriginChecker(id, order, texts)
 	for _, o := range order {
 		oev, problem := oc.check(o, texts[o])
 		out.Origins = append(out.Origins, CitedOrigin{Origin: o, CitedBy: cites[o], Event: oev, OK: problem == "", Problem: problem})

@@ -1,4 +1,4 @@
-package graft
+package foldcache
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package graft
+package foldcache
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // line boundary), the log's dev and ino, the tail check of the bytes
 // before that offset, and the fold there (index.EncodeScanState of the
 // state fold's and the tape builder's snapshots). It stores the seq marks
-// of the events it read in index/<id>.seq too (seqindex.go). The formats
+// of the events it read in index/<id>.seq too (seq.go). The formats
 // and their checks are the index package's (index/doc.go).
 //
 // The next fold of that source (prepare, or commit's drift rebuild) uses
@@ -34,17 +34,11 @@ import (
 // An index that is not used is reported in the review's warnings, and the
 // whole log is read.
 
-// indexSaveTail is how many bytes a fold that resumed from a valid index
-// reads before it stores a new one: below it, the next fold re-reads the
-// small tail (milliseconds) rather than pay a catalog write now. Tests set
-// it to 0 to store an index at every fold.
-var indexSaveTail int64 = 4 << 20
-
-// sourceFold is one fold of a source: the tape builder and the state fold
-// at its end, and how the log was read.
-type sourceFold struct {
-	b    *tape.Builder
-	info *session.Info
+// Fold is one fold of a source: the tape builder and the state fold at
+// its end, and how the log was read.
+type Fold struct {
+	Builder *tape.Builder
+	Info    *session.Info
 	// From is where reading started: the zero value, or a valid index's
 	// position.
 	From session.ScanFrom
@@ -62,27 +56,22 @@ type sourceFold struct {
 	seal *index.Seal
 }
 
-// foldSource folds the log of source, resuming from its scan index when
-// the index is valid, and stores a new index when it read enough.
-func (s *Service) foldSource(source string) (*sourceFold, error) {
-	return s.foldSourceContext(context.Background(), source)
+// Fold folds the log of source, resuming from its scan index when the
+// index is valid, and stores a new index when it read enough. It checks
+// ctx every CheckEvents events or CheckBytes bytes.
+func (c *Cache) Fold(ctx context.Context, source string) (*Fold, error) {
+	return c.FoldThen(ctx, source, nil)
 }
 
-// foldSourceContext is foldSource, cancelled with ctx: the fold checks it
-// every foldCheckEvents events or foldCheckBytes bytes.
-func (s *Service) foldSourceContext(ctx context.Context, source string) (*sourceFold, error) {
-	return s.foldSourceThen(ctx, source, nil)
-}
-
-// foldSourceThen is foldSourceContext calling then, when the fold
-// succeeded, with the log still open: the tape reads the outputs it
-// quotes from the very file it folded (logOutputs).
-func (s *Service) foldSourceThen(ctx context.Context, source string, then func(fo *sourceFold, f vfs.File) error) (*sourceFold, error) {
-	f, fi, err := s.store.OpenLog(source)
+// FoldThen is Fold calling then, when the fold succeeded, with the log
+// still open: the tape reads the outputs it quotes from the very file it
+// folded (LogOutputs).
+func (c *Cache) FoldThen(ctx context.Context, source string, then func(fo *Fold, f vfs.File) error) (*Fold, error) {
+	f, fi, err := c.Store.OpenLog(source)
 	if err != nil {
 		return nil, err
 	}
-	fo, err := s.foldOpen(ctx, source, f, fi)
+	fo, err := c.foldOpen(ctx, source, f, fi)
 	if err == nil && then != nil {
 		err = then(fo, f)
 	}
@@ -92,14 +81,55 @@ func (s *Service) foldSourceThen(ctx context.Context, source string, then func(f
 	return fo, err
 }
 
-// logOutputs reads tool outputs from a session log for the tape
-// (tape.Outputs): the line at an offset the fold recorded, decoded.
-type logOutputs struct {
-	f    vfs.File
-	path string
+// Built is one fold of a source and the tape built from it.
+type Built struct {
+	Tape *tape.Tape
+	Info *session.Info
+	// seal identifies the source bytes the tape was built from (Info not
+	// filled in); nil when they cannot be identified.
+	seal *index.Seal
+	// NotSaved says why the fold's indexes were not stored ("": stored,
+	// or no need); the tape's warnings say it too.
+	NotSaved string
 }
 
-func (o logOutputs) Output(seq, off int64, size int) (string, error) {
+// Build folds the source once, feeding the tape builder and the state
+// fold: from its scan index when that is valid, so a grown session costs
+// its new tail. The tape is built with opts and leftovers, quoting the
+// outputs from the log it folded; what the fold could not use or store is
+// in its warnings. It checks ctx as Fold does.
+func (c *Cache) Build(ctx context.Context, source string, opts tape.Options, leftovers []tape.Leftover) (*Built, error) {
+	var t *tape.Tape
+	fo, err := c.FoldThen(ctx, source, func(fo *Fold, f vfs.File) error {
+		var err error
+		t, err = fo.Builder.BuildFrom(opts, leftovers, LogOutputs{F: f, Path: c.Store.Path(source)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := fo.Info.ScanResult
+	if res.Torn != nil {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("the source has a torn last line (%d bytes at offset %d), ignored", res.Torn.Bytes, res.Torn.Offset))
+	}
+	if fo.NotUsed != "" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("the scan index of %s was not used (%s): read the whole log", source, fo.NotUsed))
+	}
+	if fo.NotSaved != "" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("the indexes of %s were not stored (%s): the next prepare reads the whole log again", source, fo.NotSaved))
+	}
+	return &Built{Tape: t, Info: fo.Info, seal: fo.seal, NotSaved: fo.NotSaved}, nil
+}
+
+// LogOutputs reads tool outputs from a session log for the tape
+// (tape.Outputs): the line at an offset the fold recorded, decoded. F is
+// the open log, Path its name for errors.
+type LogOutputs struct {
+	F    vfs.File
+	Path string
+}
+
+func (o LogOutputs) Output(seq, off int64, size int) (string, error) {
 	ev, err := o.read(seq, off, size)
 	if err != nil {
 		return "", err
@@ -107,7 +137,7 @@ func (o logOutputs) Output(seq, off int64, size int) (string, error) {
 	return ev.Tool.Output, nil
 }
 
-func (o logOutputs) Input(seq, off int64, size int) (json.RawMessage, error) {
+func (o LogOutputs) Input(seq, off int64, size int) (json.RawMessage, error) {
 	ev, err := o.read(seq, off, size)
 	if err != nil {
 		return nil, err
@@ -116,28 +146,28 @@ func (o logOutputs) Input(seq, off int64, size int) (json.RawMessage, error) {
 }
 
 // read decodes the tool event seq from its line, size bytes at off.
-func (o logOutputs) read(seq, off int64, size int) (*session.Event, error) {
+func (o LogOutputs) read(seq, off int64, size int) (*session.Event, error) {
 	buf := make([]byte, size)
-	if _, err := o.f.ReadAt(buf, off); err != nil {
-		return nil, fmt.Errorf("graft: %s: reading seq %d at offset %d: %w", o.path, seq, off, err)
+	if _, err := o.F.ReadAt(buf, off); err != nil {
+		return nil, fmt.Errorf("graft: %s: reading seq %d at offset %d: %w", o.Path, seq, off, err)
 	}
 	var ev session.Event
 	if err := session.Decode(buf, &ev); err != nil {
-		return nil, fmt.Errorf("graft: %s: the line of seq %d at offset %d does not decode: %w", o.path, seq, off, err)
+		return nil, fmt.Errorf("graft: %s: the line of seq %d at offset %d does not decode: %w", o.Path, seq, off, err)
 	}
 	if ev.Seq != seq || ev.Tool == nil {
-		return nil, fmt.Errorf("graft: %s: the line at offset %d is seq %d, not the tool event seq %d the fold read there", o.path, off, ev.Seq, seq)
+		return nil, fmt.Errorf("graft: %s: the line at offset %d is seq %d, not the tool event seq %d the fold read there", o.Path, off, ev.Seq, seq)
 	}
 	return &ev, nil
 }
 
-func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os.FileInfo) (*sourceFold, error) {
-	path := s.store.Path(source)
+func (c *Cache) foldOpen(ctx context.Context, source string, f vfs.File, fi os.FileInfo) (*Fold, error) {
+	path := c.Store.Path(source)
 	dev, ino, haveIdentity := index.FileIdentity(fi)
-	fo := &sourceFold{}
+	fo := &Fold{}
 	var stored index.ScanIndex
 	var haveIndex bool
-	err := s.viewCatalog(func(db *catalog.DB) error {
+	err := c.Catalog().View(func(db *catalog.DB) error {
 		var err error
 		stored, haveIndex, err = db.GetScanIndex(source)
 		return err
@@ -148,9 +178,9 @@ func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os
 	catalogUnread := false
 	if err != nil {
 		haveIndex = false
-		fo.NotUsed = "catalog.db not read: " + catalogProblem(err)
+		fo.NotUsed = "catalog.db not read: " + catalog.Problem(err)
 		catalogUnread = !errors.Is(err, catalog.ErrCorruptValue)
-		s.degrade("the scan index of %s was not used, the whole log was read: %s", source, fo.NotUsed)
+		c.degrade("the scan index of %s was not used, the whole log was read: %s", source, fo.NotUsed)
 	}
 	var prevEvents int
 	if haveIndex {
@@ -161,50 +191,50 @@ func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os
 		if reason != "" {
 			fo.NotUsed = reason
 		} else {
-			fo.b, fo.info = b, info
+			fo.Builder, fo.Info = b, info
 			fo.From = session.ScanFrom{Offset: stored.Offset, Line: stored.Line, NextSeq: stored.NextSeq}
 			prevEvents = info.Events
 		}
 	}
-	if fo.b == nil {
-		fo.b, fo.info = tape.NewBuilder(source), &session.Info{ID: source}
+	if fo.Builder == nil {
+		fo.Builder, fo.Info = tape.NewBuilder(source), &session.Info{ID: source}
 	}
 	marks := index.NewCollector(fo.From.Line, fo.From.NextSeq)
 	var seen, read int64
-	res, err := s.scanFold(f, path, fo.From, func(ev *session.Event, size int, sum session.LineSum, off int64) error {
+	res, err := scanFold(f, path, fo.From, func(ev *session.Event, size int, sum session.LineSum, off int64) error {
 		// The fold is the long part of a prepare: ctx is checked every
-		// foldCheckEvents events or foldCheckBytes bytes.
+		// CheckEvents events or CheckBytes bytes.
 		seen++
 		read += int64(size)
-		if seen%foldCheckEvents == 0 || read >= foldCheckBytes {
+		if seen%CheckEvents == 0 || read >= CheckBytes {
 			read = 0
-			if s.foldHook != nil {
-				s.foldHook(source, seen)
+			if c.FoldHook != nil {
+				c.FoldHook(source, seen)
 			}
-			if err := cancelled(ctx, "prepare of "+source); err != nil {
+			if err := Cancelled(ctx, "prepare of "+source); err != nil {
 				return err
 			}
 		}
 		marks.See(ev.Seq, off)
-		fo.info.Add(ev)
-		return fo.b.AddSumAt(ev, size, sum, off)
+		fo.Info.Add(ev)
+		return fo.Builder.AddSumAt(ev, size, sum, off)
 	})
 	if err != nil {
 		return nil, err
 	}
 	res.Events += prevEvents
-	fo.info.ScanResult = res
+	fo.Info.ScanResult = res
 	if haveIdentity && res.Torn == nil {
 		if fo.seal, err = index.NewSeal(f, dev, ino, res.End, res.LastSeq); err != nil {
 			return nil, fmt.Errorf("graft: sealing the fold of %s: %w", source, err)
 		}
 	}
-	if !catalogUnread && (fo.From.Offset == 0 || res.End-fo.From.Offset >= indexSaveTail) {
-		if err := s.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.Marks()); err != nil {
+	if !catalogUnread && (fo.From.Offset == 0 || res.End-fo.From.Offset >= c.SaveTail) {
+		if err := c.saveIndexes(source, f, dev, ino, haveIdentity, fo, marks.Marks()); err != nil {
 			// A cache not stored costs the next fold a longer read; the
 			// fold in hand is whole.
-			fo.NotSaved = err.Error() + catalogAdvice(err)
-			s.degrade("the indexes of %s were not stored (the next prepare or audit reads the whole log again): %s", source, fo.NotSaved)
+			fo.NotSaved = err.Error() + catalog.Advice(err)
+			c.degrade("the indexes of %s were not stored (the next prepare or audit reads the whole log again): %s", source, fo.NotSaved)
 		}
 	}
 	return fo, nil
@@ -212,7 +242,7 @@ func (s *Service) foldOpen(ctx context.Context, source string, f vfs.File, fi os
 
 // scanFold reads f from from.Offset with the fold decoder: the tape and the
 // state fold never read the output of a successful tool call.
-func (s *Service) scanFold(f vfs.File, path string, from session.ScanFrom, fn func(ev *session.Event, size int, sum session.LineSum, off int64) error) (session.ScanResult, error) {
+func scanFold(f vfs.File, path string, from session.ScanFrom, fn func(ev *session.Event, size int, sum session.LineSum, off int64) error) (session.ScanResult, error) {
 	return session.ScanFoldSums(io.NewSectionReader(f, from.Offset, math.MaxInt64-from.Offset), path, from, fn)
 }
 
@@ -245,11 +275,11 @@ func resumeFrom(ix index.ScanIndex, source string, f io.ReaderAt, size int64, de
 // saveIndexes stores the scan index at the end of fo in the catalog and
 // the seq marks, extended with marks (those of the events fo read), in
 // index/<id>.seq.
-func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveIdentity bool, fo *sourceFold, marks []index.SeqMark) error {
+func (c *Cache) saveIndexes(source string, f vfs.File, dev, ino uint64, haveIdentity bool, fo *Fold, marks []index.SeqMark) error {
 	if !haveIdentity {
 		return nil // nothing to validate an index against; see resumeFrom
 	}
-	res := fo.info.ScanResult
+	res := fo.Info.ScanResult
 	var check string
 	if fo.seal != nil && fo.seal.End == res.End {
 		check = fo.seal.Check // the same 4 KiB, hashed once
@@ -259,11 +289,11 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 			return fmt.Errorf("graft: storing the scan index of %s: %w", source, err)
 		}
 	}
-	tapeState, err := fo.b.Snapshot()
+	tapeState, err := fo.Builder.Snapshot()
 	if err != nil {
 		return err
 	}
-	infoState, err := fo.info.Snapshot()
+	infoState, err := fo.Info.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -271,16 +301,16 @@ func (s *Service) saveIndexes(source string, f vfs.File, dev, ino uint64, haveId
 	if err != nil {
 		return fmt.Errorf("graft: encoding the scan state of %s: %w", source, err)
 	}
-	all := s.extendSeqMarks(source, dev, ino, fo.From, marks)
+	all := c.extendSeqMarks(source, dev, ino, fo.From, marks)
 	// One line per event: the next line's number follows from the events
 	// read since From.
 	line := max(fo.From.Line, 1) + int(res.LastSeq+1-max(fo.From.NextSeq, 1))
 	ix := index.ScanIndex{Session: source, Dev: dev, Ino: ino, Offset: res.End, Line: line, NextSeq: res.LastSeq + 1, Check: check, State: state}
-	err = s.cat().With(func(db *catalog.DB) error { return db.PutScanIndex(ix) })
+	err = c.Catalog().With(func(db *catalog.DB) error { return db.PutScanIndex(ix) })
 	if err != nil {
 		return fmt.Errorf("graft: storing the indexes of %s: %w", source, err)
 	}
-	if err := index.NewWriter(s.store.FS, s.Home).WriteSeq(source, dev, ino, all); err != nil {
+	if err := index.NewWriter(c.Store.FS, c.Home).WriteSeq(source, dev, ino, all); err != nil {
 		return err
 	}
 	fo.Saved = true

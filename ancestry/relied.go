@@ -1,8 +1,10 @@
-package graft
+package ancestry
 
 import (
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -46,8 +48,8 @@ const (
 // checkRelied recomputes everything id's graft/origin relies on. cited are
 // the origins the audit checks, chain id's ancestors (id first). note says
 // what could not be checked and why.
-func (s *Service) checkRelied(id string, cited []session.Origin, chain []Ancestor) (checks []ReliedCheck, state, note string, err error) {
-	origin, err := s.originOf(id)
+func (r *Reader) checkRelied(id string, cited []session.Origin, chain []Ancestor) (checks []ReliedCheck, state, note string, err error) {
+	origin, err := r.originOf(id)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -91,7 +93,7 @@ func (s *Service) checkRelied(id string, cited []session.Origin, chain []Ancesto
 		if w.prefix != nil {
 			boundary = w.prefix.Boundary
 		}
-		prefix, lines, last, rerr := s.rehash(sess, boundary, seqs)
+		prefix, lines, last, rerr := r.rehash(sess, boundary, seqs)
 		if w.prefix != nil {
 			c := ReliedCheck{Kind: "prefix", Session: sess, Generation: w.prefix.Generation, Boundary: boundary, Recorded: w.prefix.PrefixHash}
 			switch {
@@ -162,7 +164,7 @@ func (s *Service) checkRelied(id string, cited []session.Origin, chain []Ancesto
 // events before boundary (tape.PrefixHasher), the line digests at seqs,
 // and the last seq read. Whatever was found before a read error is
 // returned with it.
-func (s *Service) rehash(id string, boundary int64, seqs []int64) (prefix string, lines map[int64]string, last int64, err error) {
+func (r *Reader) rehash(id string, boundary int64, seqs []int64) (prefix string, lines map[int64]string, last int64, err error) {
 	lines = map[int64]string{}
 	if err := session.ValidID(id); err != nil {
 		return "", lines, 0, err
@@ -175,7 +177,7 @@ func (s *Service) rehash(id string, boundary int64, seqs []int64) (prefix string
 	if stop < 1 {
 		return h.Sum(), lines, 0, nil
 	}
-	f, _, err := s.store.OpenLog(id)
+	f, _, err := r.Store.OpenLog(id)
 	if err != nil {
 		return "", lines, 0, err
 	}
@@ -188,7 +190,7 @@ func (s *Service) rehash(id string, boundary int64, seqs []int64) (prefix string
 	for _, q := range seqs {
 		want[q] = true
 	}
-	_, err = s.scanFold(f, s.store.Path(id), session.ScanFrom{}, func(ev *session.Event, size int, sum session.LineSum, _ int64) error {
+	_, err = session.ScanFoldSums(io.NewSectionReader(f, 0, math.MaxInt64), r.Store.Path(id), session.ScanFrom{}, func(ev *session.Event, size int, sum session.LineSum, _ int64) error {
 		last = ev.Seq
 		if ev.Seq < boundary {
 			h.Add(size, sum)
