@@ -24,7 +24,7 @@ type backend interface {
 	// setting is the store as a setting names it: "file" or the URL.
 	setting() string
 	// journal is where the records of transactions in flight live.
-	journal() txn.Journal
+	journal() txn.RecordStore
 	// catalog opens the catalog, waiting up to wait where the store has
 	// a file lock to wait for.
 	catalog(wait time.Duration) catalog.Opener
@@ -60,8 +60,8 @@ func openFileStore(fsys vfs.FS, home string) (*fileStore, error) {
 	return &fileStore{FileBackend: txn.FileBackend{Home: home}, fs: fsys, home: home, jrnl: j}, nil
 }
 
-func (f *fileStore) setting() string      { return "file" }
-func (f *fileStore) journal() txn.Journal { return f.jrnl }
+func (f *fileStore) setting() string          { return "file" }
+func (f *fileStore) journal() txn.RecordStore { return f.jrnl }
 func (f *fileStore) catalog(wait time.Duration) catalog.Opener {
 	return catalog.Files(f.home, wait)
 }
@@ -87,7 +87,7 @@ func newEtcdBackend(s *etcdstore.Store, now func() time.Time) *etcdBackend {
 }
 
 func (e *etcdBackend) setting() string                      { return e.Config().URL() }
-func (e *etcdBackend) journal() txn.Journal                 { return e.jrnl }
+func (e *etcdBackend) journal() txn.RecordStore             { return e.jrnl }
 func (e *etcdBackend) catalog(time.Duration) catalog.Opener { return e.Catalog() }
 func (e *etcdBackend) catalogFile() string                  { return "" }
 func (e *etcdBackend) hasCatalog() bool                     { return true }

@@ -27,7 +27,7 @@ func (s *Service) Journal() *journal.Journal {
 }
 
 // TxnJournal is where the records of transactions in flight live.
-func (s *Service) TxnJournal() txn.Journal { return s.back.journal() }
+func (s *Service) TxnJournal() txn.RecordStore { return s.back.journal() }
 
 // Env is the transaction environment.
 func (s *Service) Env() *txn.Env { return s.env() }

@@ -53,7 +53,7 @@
 //	PREPARING       the target id may be taken; the target may be an empty or torn shell
 //	TARGET_FLUSHED  the target is complete and fsynced, not yet cold-read; source not retired
 //	COLD_VERIFIED   the target was re-read from disk and matched; source not yet retired
-//	COMMITTED       only on a coordinated store (package etcdstore), never in .txn/:
+//	COMMITTED       only on an etcd store (package etcdstore), never in .txn/:
 //	                the fenced write of this state is the commit point there
 //
 // The commit point is not a journal state: it is the graft/retired (or, for

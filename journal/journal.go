@@ -76,7 +76,7 @@ func (j *Journal) Path(txn string) string { return filepath.Join(j.dir, txn+Ext)
 // Updated always, then validates.
 func (j *Journal) Write(r Record) error {
 	if r.State == Committed {
-		return fmt.Errorf("%w %s: state %s is a coordinated store's; the file store's commit point is the source's graft/retired", ErrInvalidRecord, r.Txn, r.State)
+		return fmt.Errorf("%w %s: state %s is an etcd store's; the file store's commit point is the source's graft/retired", ErrInvalidRecord, r.Txn, r.State)
 	}
 	data, err := Encode(r, j.Now())
 	if err != nil {
@@ -91,7 +91,7 @@ func (j *Journal) Write(r Record) error {
 
 // Encode stamps r (Version when zero, Created when empty, Updated = now),
 // validates it and returns its bytes: what Write stores in a file, and what
-// a coordinated store (package etcdstore) stores under its key.
+// an etcd store (package etcdstore) stores under its key.
 func Encode(r Record, now time.Time) ([]byte, error) {
 	ts := now.UTC().Format(time.RFC3339Nano)
 	if r.Version == 0 {
@@ -133,7 +133,7 @@ func (j *Journal) Read(txn string) (Record, error) {
 	}
 	r, err := parse(data, txn)
 	if err == nil && r.State == Committed {
-		err = fmt.Errorf("state %s is written only by a coordinated store (etcd), never in %s", r.State, DirName)
+		err = fmt.Errorf("state %s is written only by an etcd store, never in %s", r.State, DirName)
 	}
 	if err != nil {
 		return Record{}, &CorruptRecordError{Path: path, Err: err}

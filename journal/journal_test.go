@@ -622,7 +622,7 @@ func TestReadReportsCloseError(t *testing.T) {
 	}
 }
 
-// COMMITTED is a coordinated store's state: the file journal neither
+// COMMITTED is an etcd store's state: the file journal neither
 // writes nor reads it.
 func TestFileJournalRefusesCommitted(t *testing.T) {
 	j, err := Open(vfs.Default, t.TempDir())
@@ -635,7 +635,7 @@ func TestFileJournalRefusesCommitted(t *testing.T) {
 	}
 	data, err := Encode(r, time.Now())
 	if err != nil {
-		t.Fatalf("Encode(COMMITTED) = %v, want it valid for a coordinated store", err)
+		t.Fatalf("Encode(COMMITTED) = %v, want it valid for an etcd store", err)
 	}
 	if err := os.WriteFile(j.Path("txn-1"), data, FileMode); err != nil {
 		t.Fatal(err)

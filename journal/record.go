@@ -18,7 +18,7 @@ const (
 	Preparing     State = "PREPARING"
 	TargetFlushed State = "TARGET_FLUSHED"
 	ColdVerified  State = "COLD_VERIFIED"
-	// Committed is written only by a coordinated store (package etcdstore):
+	// Committed is written only by an etcd store (package etcdstore):
 	// there the commit point is the one fenced write that moves a graft's
 	// record from COLD_VERIFIED to COMMITTED, and the source's graft/retired
 	// follows it. The file store never writes it: its commit point is the
@@ -49,7 +49,7 @@ type Record struct {
 	TargetBytes int64  `json:"targetBytes,omitempty"` // size of the target as written
 	BoundarySeq int64  `json:"boundarySeq,omitempty"`
 	// SourceSeq is the last seq of the source the tape was built from: the
-	// graft/retired goes right after it. Recovery on a coordinated store
+	// graft/retired goes right after it. Recovery on an etcd store
 	// appends a decided mark and warns when the source went past it.
 	SourceSeq  int64 `json:"sourceSeq,omitempty"`
 	Generation int   `json:"generation,omitempty"`

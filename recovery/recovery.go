@@ -95,7 +95,7 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 		}
 	}()
 	// Re-read: the owner may have finished between the scan and the lock.
-	// On a coordinated store its state may have moved on to COMMITTED.
+	// On an etcd store its state may have moved on to COMMITTED.
 	cur, err := env.Journal.Read(rec.Txn)
 	if errors.Is(err, journal.ErrNotFound) {
 		return nil
@@ -110,7 +110,7 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 	switch rec.Kind {
 	case journal.KindGraft:
 		if _, retired := sinfo.RetiredInto(rec.Txn); !retired && rec.State == journal.Committed {
-			// Decided on a coordinated store, crashed before the
+			// Decided on an etcd store, crashed before the
 			// graft/retired append that follows the decision: append it.
 			if problem := lostTarget(env, rec); problem != "" {
 				return unretireLost(env, rec, sinfo, problem, rep)
@@ -149,7 +149,7 @@ func one(env *txn.Env, folds *sourceFolds, rec journal.Record, rep *Report) (err
 		return nil
 	case journal.KindRevert:
 		if rec.State == journal.Committed && !unretired(sinfo, rec.Reverts) {
-			// Decided on a coordinated store: the graft/unretired follows.
+			// Decided on an etcd store: the graft/unretired follows.
 			if err := txn.Unretire(env, rec, sinfo.ScanResult); err != nil {
 				return fmt.Errorf("appending the decided graft/unretired to %s: %w", rec.Source, err)
 			}

@@ -36,7 +36,7 @@ type Store struct {
 	// (DefaultLockWait when zero).
 	LockWait time.Duration
 	// Locker, when set, takes a session's lock instead of the flock of
-	// home/locks/<id>.lock: a coordinated store's lease-bound lock
+	// home/locks/<id>.lock: an etcd store's lease-bound lock
 	// (package etcdstore), so every writer of a log on any machine holds
 	// the same lock as a graft of it.
 	Locker func(id string, wait time.Duration) (Unlocker, error)

@@ -128,7 +128,7 @@
 // are FinishRevert, which recovery also calls to roll a revert forward; a
 // failure there is a note on the RevertResult.
 //
-// # On a coordinated store
+// # On an etcd store
 //
 // Env.Backend holds the locks and says where the commit point is. The
 // file store (FileBackend, and a nil Backend) takes flocks and decides
@@ -141,7 +141,7 @@
 // failed commit (the record stays for recovery, which decides from its
 // state); a failure of the append after it is a committed graft with a
 // note, and recovery appends the mark. A revert is decided the same way
-// before its graft/unretired (revert/decided:after). CoordPoints lists the
+// before its graft/unretired (revert/decided:after). EtcdPoints lists the
 // points of this store.
 //
 // # A handoff's export

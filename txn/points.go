@@ -17,8 +17,8 @@ const (
 	CommitJournalFlushed  Point = "commit/journal-flushed:after"   // record TARGET_FLUSHED durable (L1c)
 	CommitColdRead        Point = "commit/cold-read:after"         // target verified, record not yet updated
 	CommitJournalVerified Point = "commit/journal-verified:after"  // record COLD_VERIFIED durable
-	CommitDecided         Point = "commit/decided:after"           // coordinated store only: record COMMITTED (its commit point), source not yet retired
-	CommitSourceRetired   Point = "commit/source-retire:after"     // commit point durable (file store); retire mark durable (coordinated)
+	CommitDecided         Point = "commit/decided:after"           // etcd store only: record COMMITTED (its commit point), source not yet retired
+	CommitSourceRetired   Point = "commit/source-retire:after"     // commit point durable (file store); retire mark durable (etcd)
 	CommitLineage         Point = "commit/lineage:after"           // catalog updated
 	CommitJournalRemoved  Point = "commit/journal-remove:after"    // record gone: COMMITTED
 )
@@ -27,7 +27,7 @@ const (
 const (
 	RevertLocked          Point = "revert/locked"
 	RevertJournalPrepared Point = "revert/journal-preparing:after"
-	RevertDecided         Point = "revert/decided:after"         // coordinated store only: record COMMITTED, source not yet unretired
+	RevertDecided         Point = "revert/decided:after"         // etcd store only: record COMMITTED, source not yet unretired
 	RevertSourceUnretired Point = "revert/source-unretire:after" // commit point of the revert
 	RevertTargetAbandoned Point = "revert/target-abandon:after"
 	RevertLineage         Point = "revert/lineage:after"
@@ -62,9 +62,9 @@ const (
 // a handoff at each (its handoff group) on the file store.
 var ExportPoints = []Point{ExportLocked, ExportTempSynced, ExportLinked, ExportDirSynced, ExportCursor, ExportBound, ExportOwedCleared}
 
-// CoordPoints is every crash point of a transaction on a coordinated store
+// EtcdPoints is every crash point of a transaction on an etcd store
 // (package etcdstore): Points with the fenced commit decision of each.
-var CoordPoints = []Point{
+var EtcdPoints = []Point{
 	CommitLocked, CommitJournalPrepared, CommitTargetCreated, CommitTargetHalf,
 	CommitTargetWritten, CommitTargetSynced, CommitTargetDirSynced, CommitJournalFlushed,
 	CommitColdRead, CommitJournalVerified, CommitDecided, CommitSourceRetired, CommitLineage,

@@ -72,18 +72,18 @@ func revertLocked(env *Env, target, source, graftTxn string, force bool) (res *R
 		return nil, fmt.Errorf("txn: writing revert journal record (nothing else was touched): %w", err)
 	}
 	env.at(RevertJournalPrepared)
-	// A coordinated store's commit point: the fenced COMMITTED write; the
+	// An etcd store's commit point: the fenced COMMITTED write; the
 	// graft/unretired append follows it. The file store's is the append.
 	decided, err := env.backend().Decide(rec)
 	if err != nil {
-		return nil, fmt.Errorf("txn: the revert's commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: reverted if the decision landed, the graft left live if not", err)
+		return nil, fmt.Errorf("txn: the revert's commit point on the etcd store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: reverted if the decision landed, the graft left live if not", err)
 	}
 	if decided {
 		rec.State = journal.Committed
 		env.at(RevertDecided)
 		if err := Unretire(env, rec, sinfo.ScanResult); err != nil {
 			res = &RevertResult{Txn: rec.Txn, Reverts: graftTxn, Source: source, Target: target, Extra: max(extra, 0)}
-			res.Notes = append(res.Notes, fmt.Sprintf("reverted (decided on the coordinated store), but the graft/unretired append to %s failed (%v); the next recovery scan appends it", source, err))
+			res.Notes = append(res.Notes, fmt.Sprintf("reverted (decided on the etcd store), but the graft/unretired append to %s failed (%v); the next recovery scan appends it", source, err))
 			return res, nil
 		}
 	} else if err := Unretire(env, rec, sinfo.ScanResult); err != nil {
@@ -114,7 +114,7 @@ func Unretire(env *Env, rec journal.Record, after session.ScanResult) error {
 
 // Retire appends graft/retired for the graft of rec to the source, right
 // after the events scan read: the commit point on the file store, the
-// append that follows it on a coordinated one.
+// append that follows it on an etcd one.
 func Retire(env *Env, rec journal.Record, after session.ScanResult) error {
 	_, err := env.Store.AppendMarkAfter(rec.Source, session.Event{
 		Type: session.TypeGraftRetired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},

@@ -21,9 +21,9 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
-// Journal is where the records of transactions in flight live: .txn/ on
+// RecordStore is where the records of transactions in flight live: .txn/ on
 // the file store (*journal.Journal), keys under the prefix on etcd.
-type Journal interface {
+type RecordStore interface {
 	Write(journal.Record) error
 	Read(txn string) (journal.Record, error)
 	Remove(txn string) error
@@ -66,7 +66,7 @@ type Env struct {
 	Home    string
 	FS      vfs.FS
 	Store   *session.Store
-	Journal Journal
+	Journal RecordStore
 	// Backend holds the locks and the commit point; nil is the file store
 	// of Home (FileBackend).
 	Backend Backend
@@ -136,7 +136,7 @@ func (e *Env) backend() Backend {
 type Locks struct{ held []Unlocker }
 
 // LockPair takes both locks without blocking; a busy lock is ErrLocked.
-// They are flocks on the file store, leases on a coordinated one.
+// They are flocks on the file store, leases on an etcd one.
 func (e *Env) LockPair(target, source string) (*Locks, error) {
 	l := &Locks{}
 	for _, name := range []string{target, source} {
@@ -342,14 +342,14 @@ func commitLocked(env *Env, req Request) (res *Result, err error) {
 	}
 	env.at(CommitJournalVerified)
 
-	// 6. the commit point. On a coordinated store it is the fenced
+	// 6. the commit point. On an etcd store it is the fenced
 	// COMMITTED write, and the graft/retired append follows it (recovery
 	// repairs a crash between the two); on the file store it is the append.
 	decided, err := env.backend().Decide(rec)
 	if err != nil {
 		// Refused (the locks were lost: a lease expired) or unknown (no
 		// answer): the record says which, and recovery reads it.
-		return nil, fmt.Errorf("txn: the commit point on the coordinated store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: committed if the decision landed, rolled back if not", err)
+		return nil, fmt.Errorf("txn: the commit point on the etcd store was not confirmed (%w); a recovery scan (this worker's next command, or another worker's) resolves the record from the store: committed if the decision landed, rolled back if not", err)
 	}
 	if decided {
 		rec.State = journal.Committed
@@ -367,9 +367,9 @@ func commitLocked(env *Env, req Request) (res *Result, err error) {
 		BoundarySeq: t.BoundarySeq, Notes: built.Notes,
 	}
 	if err != nil {
-		// Decided on the coordinated store: committed, and the record
+		// Decided on the etcd store: committed, and the record
 		// (COMMITTED) stays for recovery, which appends the mark.
-		res.Notes = append(res.Notes, fmt.Sprintf("committed (decided on the coordinated store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err))
+		res.Notes = append(res.Notes, fmt.Sprintf("committed (decided on the etcd store), but the graft/retired append to %s failed (%v); the next recovery scan appends it", req.Source, err))
 		return res, nil
 	}
 	env.at(CommitSourceRetired)

@@ -147,7 +147,7 @@ func TestKillAtCrashPoint(t *testing.T) {
 	sem := make(chan struct{}, 7)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for _, p := range txn.CoordPoints {
+	for _, p := range txn.EtcdPoints {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -159,7 +159,7 @@ func TestKillAtCrashPoint(t *testing.T) {
 		t.Errorf("no recovery run during a dead worker's lease reported its record busy")
 	}
 	t.Logf("%d crash points in %v; busy during the lease at %d point(s); recovery time after SIGKILL (kill → resolving recover): %s",
-		len(txn.CoordPoints), time.Since(start).Round(time.Millisecond), len(stats.busySeen), durations(stats.recovered))
+		len(txn.EtcdPoints), time.Since(start).Round(time.Millisecond), len(stats.busySeen), durations(stats.recovered))
 }
 
 func killCase(t *testing.T, c *etcdtest.Cluster, p txn.Point, stats *killStats) {

@@ -127,7 +127,7 @@ func checkWords(c *checker, ds *docs, k *code) {
 		tools[t.Name] = true
 	}
 	points := map[string]bool{}
-	for _, p := range append(append([]txn.Point{}, txn.Points...), txn.CoordPoints...) {
+	for _, p := range append(append([]txn.Point{}, txn.Points...), txn.EtcdPoints...) {
 		points[string(p)] = true
 	}
 	types := stringConsts(ps["session"].nonTestFiles(), "Type")
@@ -143,7 +143,7 @@ func checkWords(c *checker, ds *docs, k *code) {
 				_, ok := types[w]
 				c.fact("event type", d, s.line, ok, "%s is no event type of package session", w)
 			case pointRE.MatchString(w):
-				c.fact("crash point", d, s.line, points[w], "%s is not in txn.Points (nor txn.CoordPoints)", w)
+				c.fact("crash point", d, s.line, points[w], "%s is not in txn.Points (nor txn.EtcdPoints)", w)
 			}
 			if m := envRE.FindStringSubmatch(w); m != nil {
 				c.fact("GRAFT_ name", d, s.line, literalWord(lits, m[1]), "no string of the code holds %s (a variable it reads, a line it prints)", m[1])
