@@ -117,7 +117,8 @@
 //
 // "graft hook install codex" also registers graft's MCP server in Codex's
 // $CODEX_HOME/config.toml (else ~/.codex/config.toml), and "graft hook
-// uninstall codex" removes it, in the same step (codexmcp.go). The table
+// uninstall codex" removes it, in the same step (mcpserver.go, asking
+// Codex's adapter, an adapter.MCPRegistrar: hosts/codex/mcp.go). The table
 // graft writes is text, never a re-encoding of the file:
 //
 //	# graft's MCP server, added by "graft hook install codex"; "graft hook uninstall codex" removes this table

@@ -126,8 +126,9 @@ type Result struct {
 	// Notes are things the user has to know or do (Codex's hook trust, a
 	// host setting that disables hooks, …).
 	Notes []string `json:"notes"`
-	// MCPServer is what a codex install or uninstall did to graft's MCP
-	// server table in $CODEX_HOME/config.toml (codexmcp.go).
+	// MCPServer is what an install or uninstall did to graft's MCP server
+	// in the host's config file, for a host that reads it from one beside
+	// its hooks file (mcpserver.go: Codex's $CODEX_HOME/config.toml).
 	MCPServer *MCPResult `json:"mcpServer,omitempty"`
 }
 
