@@ -10,18 +10,11 @@ import (
 
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/adapter"
-	"github.com/graft-project/graft/hosts/codex"
 )
 
 // Host is an agent host whose hooks graft installs: the hosts package's
 // type, so the installer and the hook runtime name hosts alike.
 type Host = hosts.Host
-
-// The hosts' names, as package hosts has them.
-const (
-	ClaudeCode = hosts.ClaudeCode
-	Codex      = hosts.Codex
-)
 
 // Hosts lists the hosts graft installs hooks for: every host of the
 // registry (package hosts).
@@ -65,10 +58,6 @@ func Timeout(event string) int {
 	}
 	return 15
 }
-
-// CodexTrustNote is printed by every codex install: Codex runs only hooks
-// the user has trusted and skips the others without a word.
-const CodexTrustNote = codex.TrustNote
 
 // SettingsPath returns the absolute path of the settings file graft edits
 // for host and scope (adapter.Hooks.Settings). For ScopeProject and
