@@ -43,7 +43,7 @@ func Command(host Host, program string, flags ...string) string {
 // program — the first word after any VAR=value assignments — has the base
 // name "graft" and the words after it are what Command writes and nothing
 // else: --home and --config with their values, "hook", the host's name
-// ("claude-code" or "codex"). Words are split the way a POSIX shell splits
+// in the registry (package hosts). Words are split the way a POSIX shell splits
 // plain words, with '…', "…" and backslash quoting; a shell operator is a
 // word of its own, so "graft hook claude-code && backup" is not graft's.
 func IsGraftCommand(host Host, command, installing string) bool {

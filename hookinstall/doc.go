@@ -117,7 +117,8 @@
 //
 // "graft hook install codex" also registers graft's MCP server in Codex's
 // $CODEX_HOME/config.toml (else ~/.codex/config.toml), and "graft hook
-// uninstall codex" removes it, in the same step (codexmcp.go). The table
+// uninstall codex" removes it, in the same step (mcpserver.go, asking
+// Codex's adapter, an adapter.MCPRegistrar: hosts/codex/mcp.go). The table
 // graft writes is text, never a re-encoding of the file:
 //
 //	# graft's MCP server, added by "graft hook install codex"; "graft hook uninstall codex" removes this table
@@ -148,9 +149,9 @@
 // message; the trust is recorded in $CODEX_HOME/config.toml, per hook, keyed
 // by the hooks file, the event, the group index and the hook index, with a
 // hash of the hook's definition. Install does not write it: every codex
-// install returns CodexTrustNote in notes (start codex once and approve
+// install returns codex.TrustNote in notes (start codex once and approve
 // graft's hooks, or run it with --dangerously-bypass-hook-trust).
-// CodexTrust computes the key and hash Codex records for one hook, and
+// codex.Trust computes the key and hash Codex records for one hook, and
 // Installed lists graft's hooks with the positions they are keyed by:
 // graft doctor compares them with $CODEX_HOME/config.toml. Because trust follows positions, graft's groups are
 // appended after the user's and replaced in place; when an uninstall (or

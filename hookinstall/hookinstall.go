@@ -10,18 +10,11 @@ import (
 
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/adapter"
-	"github.com/graft-project/graft/hosts/codex"
 )
 
 // Host is an agent host whose hooks graft installs: the hosts package's
 // type, so the installer and the hook runtime name hosts alike.
 type Host = hosts.Host
-
-// The hosts' names, as package hosts has them.
-const (
-	ClaudeCode = hosts.ClaudeCode
-	Codex      = hosts.Codex
-)
 
 // Hosts lists the hosts graft installs hooks for: every host of the
 // registry (package hosts).
@@ -65,10 +58,6 @@ func Timeout(event string) int {
 	}
 	return 15
 }
-
-// CodexTrustNote is printed by every codex install: Codex runs only hooks
-// the user has trusted and skips the others without a word.
-const CodexTrustNote = codex.TrustNote
 
 // SettingsPath returns the absolute path of the settings file graft edits
 // for host and scope (adapter.Hooks.Settings). For ScopeProject and
@@ -126,8 +115,9 @@ type Result struct {
 	// Notes are things the user has to know or do (Codex's hook trust, a
 	// host setting that disables hooks, …).
 	Notes []string `json:"notes"`
-	// MCPServer is what a codex install or uninstall did to graft's MCP
-	// server table in $CODEX_HOME/config.toml (codexmcp.go).
+	// MCPServer is what an install or uninstall did to graft's MCP server
+	// in the host's config file, for a host that reads it from one beside
+	// its hooks file (mcpserver.go: Codex's $CODEX_HOME/config.toml).
 	MCPServer *MCPResult `json:"mcpServer,omitempty"`
 }
 

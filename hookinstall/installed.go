@@ -1,25 +1,15 @@
 package hookinstall
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"strings"
-	"unicode"
+
+	"github.com/graft-project/graft/hosts/adapter"
 )
 
 // Hook is one of graft's hooks in a settings file, where it stands: what
-// graft doctor reads, and what Codex keys its trust by.
-type Hook struct {
-	Event   string `json:"event"`
-	Group   int    `json:"group"` // index of the matcher group in the event's list
-	Index   int    `json:"index"` // index of the hook in the group's "hooks"
-	Matcher string `json:"matcher,omitempty"`
-	Command string `json:"command"`
-	Timeout int    `json:"timeout,omitempty"` // as written, in the host's unit (adapter.Hooks TimeoutUnit); 0 for none
-}
+// graft doctor reads, and what a host that trusts hooks one by one keys
+// its trust by (adapter.HookTruster).
+type Hook = adapter.InstalledHook
 
 // Installed lists graft's hooks for host in the settings file at path
 // (recognised as Uninstall does, with no extra command), in the order of
@@ -69,58 +59,4 @@ func Program(command string) string {
 		return ""
 	}
 	return words[0]
-}
-
-// CodexTrust is the entry of Codex's config.toml that marks hook h of the
-// hooks file at hooksPath trusted (Codex 0.169.0):
-//
-//	[hooks.state."<hooksPath>:<event_snake_case>:<group>:<index>"]
-//	trusted_hash = "sha256:<hex>"
-//
-// where the hash is SHA-256 of the compact JSON, keys sorted, of
-// {"event_name":<event_snake_case>,"hooks":[{"async":false,"command":…,
-// "timeout":<seconds>,"type":"command"}],"matcher":…} (matcher only when
-// set; timeout 600 when not set; SessionEnd's clamped to at most 3). It is
-// what "codex app-server" reports as currentHash from hooks/list
-// (internal/hosttest's explore test compares the two).
-func CodexTrust(hooksPath string, h Hook) (key, hash string) {
-	event := snakeCase(h.Event)
-	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = 600
-	}
-	if event == "session_end" && timeout > 3 {
-		timeout = 3
-	}
-	// encoding/json sorts map keys and writes compact JSON; HTML escaping
-	// is turned off to match serde_json.
-	doc := map[string]any{
-		"event_name": event,
-		"hooks":      []any{map[string]any{"async": false, "command": h.Command, "timeout": timeout, "type": "command"}},
-	}
-	if h.Matcher != "" {
-		doc["matcher"] = h.Matcher
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(doc); err != nil {
-		panic(err) // plain values only
-	}
-	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-	return fmt.Sprintf("%s:%s:%d:%d", hooksPath, event, h.Group, h.Index), "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func snakeCase(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/graft-project/graft/hosts"
 )
 
 // graft's Claude Code plugin as its marketplace (plugin/ in graft's
@@ -26,6 +28,17 @@ const (
 	keyMarketplaces = "extraKnownMarketplaces"
 	keyEnabled      = "enabledPlugins"
 )
+
+// PluginHost is the host graft's plugin is a plugin of: the one whose
+// adapter's Hooks declare Plugin (Claude Code).
+func PluginHost() (Host, error) {
+	for _, a := range hosts.Adapters() {
+		if a.Hooks().Plugin {
+			return a.Name(), nil
+		}
+	}
+	return "", errors.New("hookinstall: no host of the registry has graft's plugin")
+}
 
 // PluginResult is what InstallPlugin and UninstallPlugin did.
 type PluginResult struct {
@@ -65,8 +78,12 @@ func InstallPlugin(path, dir string) (PluginResult, error) {
 	if _, err := os.Stat(filepath.Join(dir, ".claude-plugin", "marketplace.json")); err != nil {
 		return PluginResult{}, fmt.Errorf("hookinstall: %s is not graft's plugin marketplace (no .claude-plugin/marketplace.json): %w", dir, err)
 	}
+	host, err := PluginHost()
+	if err != nil {
+		return PluginResult{}, err
+	}
 	var bad error
-	r, err := edit(ClaudeCode, path, "", func(s *settings, r *Result) bool {
+	r, err := edit(host, path, "", func(s *settings, r *Result) bool {
 		changed := false
 		for _, kv := range []struct {
 			key, member string
@@ -97,8 +114,12 @@ func InstallPlugin(path, dir string) (PluginResult, error) {
 // graft's backup holds the same settings as is written back as that
 // backup's bytes; a file graft created and that holds nothing else goes.
 func UninstallPlugin(path string) (PluginResult, error) {
+	host, err := PluginHost()
+	if err != nil {
+		return PluginResult{}, err
+	}
 	var bad error
-	r, err := editFile(ClaudeCode, path, "", true, func(s *settings, r *Result) bool {
+	r, err := editFile(host, path, "", true, func(s *settings, r *Result) bool {
 		changed := false
 		var emptied []string // objects graft's member was the last of
 		for _, kv := range []struct{ key, member string }{{keyMarketplaces, PluginMarketplace}, {keyEnabled, PluginID}} {

@@ -10,14 +10,16 @@ import (
 	"github.com/graft-project/graft/hosts"
 )
 
-// pluginTwice is, for a run from graft's Claude Code plugin, why it stands
-// down: graft hook install put graft's hook for the same event into one of
-// Claude Code's settings files (the user's, the project's, the project's
-// local one), which Claude Code runs as well. "" when none does. Of the
-// two, the settings hook runs: it carries the --home and --config the
-// person installed it with.
+// pluginTwice is, for a run from graft's plugin (a host whose adapter's
+// Hooks declare Plugin: Claude Code), why it stands down: graft hook
+// install put graft's hook for the same event into one of the host's
+// settings files (the user's, the project's, the project's local one),
+// which the host runs as well. "" when none does. Of the two, the settings
+// hook runs: it carries the --home and --config the person installed it
+// with.
 func pluginTwice(host hosts.Host, in *Input, set Settings) string {
-	if host != hosts.ClaudeCode {
+	a, err := hosts.Of(host)
+	if err != nil || !a.Hooks().Plugin {
 		return ""
 	}
 	project := set.ProjectDir
@@ -38,16 +40,16 @@ func pluginTwice(host hosts.Host, in *Input, set Settings) string {
 			place{hookinstall.ScopeLocal, project, "--local --project " + shellQuote(project)})
 	}
 	for _, p := range places {
-		path, err := hookinstall.SettingsPath(hosts.ClaudeCode, p.scope, p.dir)
+		path, err := hookinstall.SettingsPath(host, p.scope, p.dir)
 		if err != nil {
 			continue
 		}
-		events, err := hookinstall.Find(hosts.ClaudeCode, path, "")
+		events, err := hookinstall.Find(host, path, "")
 		if err != nil || !slices.Contains(events, in.HookEventName) {
 			continue
 		}
-		return fmt.Sprintf("graft's hooks are installed twice: by the graft plugin and by graft hook install in %s (%s); the plugin's hooks stand down so that graft runs once per event. Keep one: graft hook uninstall claude-code %s, or claude plugin uninstall graft@graft (graft doctor checks this).",
-			path, strings.Join(events, ", "), p.flag)
+		return fmt.Sprintf("graft's hooks are installed twice: by the graft plugin and by graft hook install in %s (%s); the plugin's hooks stand down so that graft runs once per event. Keep one: graft hook uninstall %s %s, or %s plugin uninstall %s (graft doctor checks this).",
+			path, strings.Join(events, ", "), host, p.flag, a.Program(), hookinstall.PluginID)
 	}
 	return ""
 }

@@ -66,3 +66,31 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("ResumeCommand of host %q = %q, want none", unknown, got)
 	}
 }
+
+// What an install does beyond a host's settings file is declared by the
+// host's adapter, and today these hosts declare it: graft's MCP server in
+// one more config file and hook trust for Codex, graft's plugin for Claude
+// Code. Shared code asks the adapters, so no other host gets Codex's
+// config.toml or Claude Code's plugin by mistake.
+func TestRegistryDeclaresInstallExtras(t *testing.T) {
+	var mcp, trust, plugin []hosts.Host
+	for _, a := range hosts.Adapters() {
+		if _, ok := a.(adapter.MCPRegistrar); ok {
+			mcp = append(mcp, a.Name())
+		}
+		if _, ok := a.(adapter.HookTruster); ok {
+			trust = append(trust, a.Name())
+		}
+		if a.Hooks().Plugin {
+			plugin = append(plugin, a.Name())
+		}
+	}
+	for what, got := range map[string][]hosts.Host{"MCPRegistrar": mcp, "HookTruster": trust} {
+		if len(got) != 1 || got[0] != hosts.Codex {
+			t.Errorf("the adapters that are %s: %v, want [%s]", what, got, hosts.Codex)
+		}
+	}
+	if len(plugin) != 1 || plugin[0] != hosts.ClaudeCode {
+		t.Errorf("the adapters whose Hooks declare Plugin: %v, want [%s]", plugin, hosts.ClaudeCode)
+	}
+}

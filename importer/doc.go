@@ -12,7 +12,7 @@
 // rename, fsync of the directory). It is one JSON object:
 //
 //	version       1
-//	format        "claude-code" or "codex": the importer that wrote it
+//	format        a host's name in the registry: the importer that wrote it
 //	session       <id>
 //	source        absolute path of the transcript
 //	device, inode identity of the transcript file when the cursor was written

@@ -28,7 +28,8 @@ import (
 // must be deterministic: the same lines after the same state give the same
 // events, which is how a run that stopped half-way is checked and resumed.
 type Mapper interface {
-	// Format names the transcript format ("claude-code", "codex").
+	// Format names the transcript format: a host's name in the registry
+	// (package hosts).
 	Format() string
 	// Settings are the options that shape the mapping; a re-import must use
 	// the same ones (they are kept in the cursor).

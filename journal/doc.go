@@ -35,7 +35,7 @@
 //	              (recovery rolls forward when the source holds its graft/unretired)
 //	owe           in the record of a handoff's graft (optional): the export the
 //	              handoff owes its host once committed, {"host", "cwd", "root",
-//	              "hostSession"}: the host ("claude-code", "codex"), the new host
+//	              "hostSession"}: the host (its name in the registry), the new host
 //	              session's working directory, the host's folder the transcript
 //	              goes under ($CLAUDE_CONFIG_DIR or $CODEX_HOME as the handoff
 //	              resolved it) and the host session handed off. Recording the

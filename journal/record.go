@@ -68,7 +68,7 @@ type Record struct {
 
 // Owe is the export a handoff owes its host (doc.go).
 type Owe struct {
-	Host        string `json:"host"`        // "claude-code" or "codex"
+	Host        string `json:"host"`        // a host's name in the registry (package hosts)
 	Cwd         string `json:"cwd"`         // the new host session's working directory (a real path)
 	Root        string `json:"root"`        // the host's folder the export goes under ($CLAUDE_CONFIG_DIR, $CODEX_HOME)
 	HostSession string `json:"hostSession"` // the host session handed off (the source's)

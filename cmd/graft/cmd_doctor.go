@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pelletier/go-toml/v2"
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
@@ -373,15 +372,15 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 					dk.Runs = true
 				}
 			}
-			if host == hookinstall.Codex {
-				untrusted, err := codexUntrusted(dh.Dir, path, hs)
+			if tr, ok := ad.(adapter.HookTruster); ok {
+				untrusted, err := tr.Untrusted(dh.Dir, path, hs)
+				file, fix := tr.TrustHelp()
 				if err != nil {
-					add(err, "Codex's config.toml cannot be read: "+errorMessage(err), "fix $CODEX_HOME/config.toml as the message says")
+					add(err, fmt.Sprintf("%s's %s cannot be read: %s", ad.Title(), filepath.Base(file), errorMessage(err)), "fix "+file+" as the message says")
 				}
 				dk.Untrusted = untrusted
 				if len(untrusted) > 0 {
-					add(graft.ErrHooksWontRun, fmt.Sprintf("Codex has not trusted graft's hooks for %s, so it skips them without a word", strings.Join(untrusted, ", ")),
-						"codex (start it once and approve graft's hooks when it asks; or run it with --dangerously-bypass-hook-trust)")
+					add(graft.ErrHooksWontRun, fmt.Sprintf("%s has not trusted graft's hooks for %s, so it skips them without a word", ad.Title(), strings.Join(untrusted, ", ")), fix)
 				}
 			}
 			dh.Hooks = append(dh.Hooks, dk)
@@ -401,35 +400,6 @@ func scopeFlag(hooks adapter.Hooks, scope hookinstall.Scope) string {
 		return ""
 	}
 	return " --" + string(scope)
-}
-
-// codexUntrusted lists the events of hs (in the hooks file at hooksPath)
-// whose trusted hash in codexHome/config.toml is missing or another.
-func codexUntrusted(codexHome, hooksPath string, hs []hookinstall.Hook) ([]string, error) {
-	var cfg struct {
-		Hooks struct {
-			State map[string]struct {
-				TrustedHash string `toml:"trusted_hash"`
-			} `toml:"state"`
-		} `toml:"hooks"`
-	}
-	data, err := os.ReadFile(filepath.Join(codexHome, "config.toml"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	if err == nil {
-		if err := toml.Unmarshal(data, &cfg); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(codexHome, "config.toml"), err)
-		}
-	}
-	var out []string
-	for _, h := range hs {
-		key, hash := hookinstall.CodexTrust(hooksPath, h)
-		if cfg.Hooks.State[key].TrustedHash != hash {
-			out = append(out, h.Event)
-		}
-	}
-	return out, nil
 }
 
 // probe runs program with args for at most probeTimeout, stdin empty, and

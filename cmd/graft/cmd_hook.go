@@ -233,10 +233,8 @@ func newHookUserCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if host == hookinstall.Codex {
-				if err := a.editCodexMCP(cmd, root, &r, install); err != nil {
-					return err
-				}
+			if err := a.editMCPServer(cmd, host, root, &r, install); err != nil {
+				return err
 			}
 			return a.printHookResult(r, f.asJSON, install)
 		},
@@ -249,13 +247,14 @@ func newHookUserCmd(a *app, ad adapter.Adapter, install bool) *cobra.Command {
 	return cmd
 }
 
-// editCodexMCP registers (or removes) graft's MCP server in Codex's
-// config.toml under root, the same reversible step as its hooks
-// (hookinstall/codexmcp.go): Codex is the one host whose config graft
-// writes its MCP server into.
-func (a *app) editCodexMCP(cmd *cobra.Command, root string, r *hookinstall.Result, install bool) error {
-	cfgPath, err := hookinstall.CodexConfigPath(root)
-	if err != nil {
+// editMCPServer registers (or removes) graft's MCP server in the config
+// file of host under root, the same reversible step as its hooks
+// (hookinstall/mcpserver.go), for a host that reads graft's MCP server
+// from one beside its hooks file (adapter.MCPRegistrar: Codex's
+// config.toml); nothing for the others.
+func (a *app) editMCPServer(cmd *cobra.Command, host hookinstall.Host, root string, r *hookinstall.Result, install bool) error {
+	cfgPath, ok, err := hookinstall.MCPConfigPath(host, root)
+	if err != nil || !ok {
 		return err
 	}
 	var m hookinstall.MCPResult
@@ -264,11 +263,11 @@ func (a *app) editCodexMCP(cmd *cobra.Command, root string, r *hookinstall.Resul
 		if err != nil {
 			return err
 		}
-		m, err = hookinstall.InstallCodexMCP(cfgPath, exe, append(flags, "mcp"))
+		m, err = hookinstall.InstallMCP(host, cfgPath, exe, append(flags, "mcp"))
 		if err != nil {
 			return fmt.Errorf("graft's hooks are installed in %s, but registering its MCP server failed: %w", r.File, err)
 		}
-	} else if m, err = hookinstall.UninstallCodexMCP(cfgPath); err != nil {
+	} else if m, err = hookinstall.UninstallMCP(host, cfgPath); err != nil {
 		return fmt.Errorf("graft's hooks are removed from %s, but removing its MCP server failed: %w", r.File, err)
 	}
 	r.MCPServer = &m

@@ -67,7 +67,7 @@ func newPluginInstallCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			path, err := hookinstall.SettingsPath(hookinstall.ClaudeCode, hookinstall.ScopeUser, "")
+			path, err := pluginSettings()
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func newPluginUninstallCmd(a *app) *cobra.Command {
 		Short: "Take graft's plugin out of the user's Claude Code settings again",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := hookinstall.SettingsPath(hookinstall.ClaudeCode, hookinstall.ScopeUser, "")
+			path, err := pluginSettings()
 			if err != nil {
 				return err
 			}
@@ -127,4 +127,14 @@ func newPluginUninstallCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
+}
+
+// pluginSettings is the user's settings file of the host graft's plugin
+// is a plugin of (hookinstall.PluginHost), where graft plugin enables it.
+func pluginSettings() (string, error) {
+	host, err := hookinstall.PluginHost()
+	if err != nil {
+		return "", err
+	}
+	return hookinstall.SettingsPath(host, hookinstall.ScopeUser, "")
 }

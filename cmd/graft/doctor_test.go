@@ -17,6 +17,7 @@ import (
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hookinstall"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/codex"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/txn"
 )
@@ -172,13 +173,13 @@ func TestDoctorAllIsWell(t *testing.T) {
 	e.ok("hook", "install", "qwen", "--command", "graft hook qwen")
 	// Codex's trust, as Codex writes it when the person approves.
 	hooksPath := filepath.Join(e.root, "codex", "hooks.json")
-	hs, err := hookinstall.Installed(hookinstall.Codex, hooksPath)
+	hs, err := hookinstall.Installed(hosts.Codex, hooksPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var trust strings.Builder
 	for _, h := range hs {
-		key, hash := hookinstall.CodexTrust(hooksPath, h)
+		key, hash := codex.Trust(hooksPath, h)
 		fmt.Fprintf(&trust, "[hooks.state.%s]\ntrusted_hash = %s\n", strconv.Quote(key), strconv.Quote(hash))
 	}
 	e.write("codex/config.toml", trust.String(), 0o600)

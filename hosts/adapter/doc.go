@@ -32,7 +32,12 @@
 //	                          a PreCompact hook's context reaches the summary
 //	                          (CompactContext), whether
 //	                          notices must go to the model too, its notify
-//	                          program, the notes an install prints
+//	                          program, the notes an install prints, whether
+//	                          graft's plugin is one of its plugins (Plugin);
+//	                          and install.go's MCPRegistrar (graft's MCP
+//	                          server in one more config file) and HookTruster
+//	                          (hooks run only once the person trusts them),
+//	                          for a host that needs them
 //	help texts                Help
 //
 // Errors an adapter returns are this package's (ErrNoTranscript,

@@ -46,6 +46,12 @@ type Hooks struct {
 	// Notes are what a person must know after graft's hooks were
 	// installed into (or removed from) the host's settings file.
 	Notes func(f SettingsFacts) []string
+	// Plugin: graft's plugin (plugin/ in graft's repository) is a plugin
+	// of this host, whose hooks run beside the ones graft hook install
+	// puts into its settings files: a hook run from the plugin stands down
+	// when graft's hook for the same event is in one of them, and graft
+	// plugin enables it in the user's settings file.
+	Plugin bool
 }
 
 // HookEvent is one host event graft hooks.

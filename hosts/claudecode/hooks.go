@@ -11,6 +11,7 @@ import (
 // Hooks: settings.json hooks on SessionStart, UserPromptSubmit, Stop and
 // PreCompact, in the project's, the project's local or the user's file; a
 // PreCompact hook blocks the compaction with {"decision": "block"}.
+// graft's plugin (plugin/ in graft's repository) is a Claude Code plugin.
 func (a Adapter) Hooks() adapter.Hooks {
 	return adapter.Hooks{
 		Events:   adapter.GraftNamed(),
@@ -25,6 +26,7 @@ func (a Adapter) Hooks() adapter.Hooks {
 			}
 			return nil
 		},
+		Plugin: true,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/graft-project/graft/hookinstall"
+	"github.com/graft-project/graft/hosts/codex"
 )
 
 // installResult is "graft hook install … --json".
@@ -179,7 +180,7 @@ func checkHooks(c *checker, ds *docs, k *code) {
 	// Codex's trust: the flag the README names is the one install prints.
 	for _, s := range d.spansOf(sec) {
 		if strings.HasPrefix(s.text, "--dangerously") {
-			c.fact("hook codex trust", d, s.line, strings.Contains(hookinstall.CodexTrustNote, s.text), "graft hook install codex says %q, without %s", hookinstall.CodexTrustNote, s.text)
+			c.fact("hook codex trust", d, s.line, strings.Contains(codex.TrustNote, s.text), "graft hook install codex says %q, without %s", codex.TrustNote, s.text)
 		}
 	}
 }

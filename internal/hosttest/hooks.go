@@ -15,6 +15,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/graft-project/graft/hookinstall"
+	"github.com/graft-project/graft/hosts/codex"
 )
 
 // ClaudeProjectDirName is the folder name under <config>/projects that
@@ -159,13 +160,13 @@ type CodexHook struct {
 }
 
 // CodexHookTrust is the config.toml entry that marks h, from the hooks.json
-// at hooksPath, trusted for Codex 0.169.0 (hookinstall.CodexTrust, where
+// at hooksPath, trusted for Codex 0.169.0 (codex.Trust in hosts/codex, where
 // the rule lives: graft doctor checks the trust with it):
 //
 //	[hooks.state."<key>"]
 //	trusted_hash = "<hash>"
 func CodexHookTrust(hooksPath string, h CodexHook) (key, hash, toml string) {
-	key, hash = hookinstall.CodexTrust(hooksPath, hookinstall.Hook{Event: h.Event, Group: h.Group, Index: h.Index, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout})
+	key, hash = codex.Trust(hooksPath, hookinstall.Hook{Event: h.Event, Group: h.Group, Index: h.Index, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout})
 	toml = fmt.Sprintf("[hooks.state.%s]\ntrusted_hash = %s\n", strconv.Quote(key), strconv.Quote(hash))
 	return key, hash, toml
 }

@@ -31,7 +31,7 @@ func TestCodexMCPInstallUninstallIsByteExact(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, err := InstallCodexMCP(path, "/opt/my graft/graft", []string{"--home", `/h "q"`, "mcp"})
+			r, err := InstallMCP(Codex, path, "/opt/my graft/graft", []string{"--home", `/h "q"`, "mcp"})
 			if err != nil || !r.Changed {
 				t.Fatalf("install: %+v %v", r, err)
 			}
@@ -54,10 +54,10 @@ func TestCodexMCPInstallUninstallIsByteExact(t *testing.T) {
 			if orig != nil && !bytes.HasPrefix(data, []byte(*orig)) {
 				t.Fatalf("install changed the person's bytes:\n%q", data)
 			}
-			if r, err := InstallCodexMCP(path, "/opt/my graft/graft", []string{"--home", `/h "q"`, "mcp"}); err != nil || r.Changed || !r.Present {
+			if r, err := InstallMCP(Codex, path, "/opt/my graft/graft", []string{"--home", `/h "q"`, "mcp"}); err != nil || r.Changed || !r.Present {
 				t.Fatalf("second install: %+v %v", r, err)
 			}
-			if r, err := UninstallCodexMCP(path); err != nil || !r.Changed {
+			if r, err := UninstallMCP(Codex, path); err != nil || !r.Changed {
 				t.Fatalf("uninstall: %+v %v", r, err)
 			}
 			got, err := os.ReadFile(path)
@@ -70,7 +70,7 @@ func TestCodexMCPInstallUninstallIsByteExact(t *testing.T) {
 			if err != nil || string(got) != *orig {
 				t.Fatalf("after uninstall %q (%v), want %q", got, err, *orig)
 			}
-			if r, err := UninstallCodexMCP(path); err != nil || r.Changed {
+			if r, err := UninstallMCP(Codex, path); err != nil || r.Changed {
 				t.Fatalf("second uninstall: %+v %v", r, err)
 			}
 		})
@@ -85,7 +85,7 @@ func TestCodexMCPKeepsWhatOthersWrote(t *testing.T) {
 	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallCodexMCP(path, "/bin/graft", []string{"mcp"}); err != nil {
+	if _, err := InstallMCP(Codex, path, "/bin/graft", []string{"mcp"}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -96,7 +96,7 @@ func TestCodexMCPKeepsWhatOthersWrote(t *testing.T) {
 	if err := os.WriteFile(path, append(data, trust...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UninstallCodexMCP(path); err != nil {
+	if _, err := UninstallMCP(Codex, path); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != orig+trust {
@@ -107,11 +107,11 @@ func TestCodexMCPKeepsWhatOthersWrote(t *testing.T) {
 	if err := os.WriteFile(path, []byte(own), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := InstallCodexMCP(path, "/bin/graft", []string{"mcp"})
+	r, err := InstallMCP(Codex, path, "/bin/graft", []string{"mcp"})
 	if err != nil || r.Changed || len(r.Notes) != 1 {
 		t.Fatalf("install over the person's table: %+v %v", r, err)
 	}
-	if r, err := UninstallCodexMCP(path); err != nil || r.Changed {
+	if r, err := UninstallMCP(Codex, path); err != nil || r.Changed {
 		t.Fatalf("uninstall removed the person's table: %+v %v", r, err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != own {
@@ -121,9 +121,32 @@ func TestCodexMCPKeepsWhatOthersWrote(t *testing.T) {
 	if err := os.WriteFile(path, []byte("model = \n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallCodexMCP(path, "/bin/graft", []string{"mcp"}); err == nil || !strings.Contains(err.Error(), "not valid TOML") {
+	if _, err := InstallMCP(Codex, path, "/bin/graft", []string{"mcp"}); err == nil || !strings.Contains(err.Error(), "not valid TOML") {
 		t.Fatalf("install into invalid TOML: %v", err)
 	}
 }
 
 func ptr(s string) *string { return &s }
+
+// Only a host whose adapter is an adapter.MCPRegistrar has a config file
+// for graft's MCP server: Codex's is config.toml beside its hooks.json.
+func TestMCPConfigPathIsTheAdapters(t *testing.T) {
+	dir := t.TempDir()
+	p, ok, err := MCPConfigPath(Codex, dir)
+	if err != nil || !ok || p != filepath.Join(dir, "config.toml") {
+		t.Fatalf("MCPConfigPath(codex) = %q, %v, %v", p, ok, err)
+	}
+	if p, ok, err := MCPConfigPath(ClaudeCode, dir); ok || err != nil || p != "" {
+		t.Fatalf("MCPConfigPath(claude-code) = %q, %v, %v; want none", p, ok, err)
+	}
+	path := filepath.Join(dir, "settings.toml")
+	if _, err := InstallMCP(ClaudeCode, path, "/bin/graft", []string{"mcp"}); err == nil {
+		t.Fatal("InstallMCP(claude-code) registered graft's MCP server")
+	}
+	if _, err := UninstallMCP(ClaudeCode, path); err == nil {
+		t.Fatal("UninstallMCP(claude-code) did not refuse")
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a refused edit wrote %s: %v", path, err)
+	}
+}
