@@ -14,3 +14,10 @@ func (s *Service) Events(id string, from, to int64, fn func(ev *session.Event, r
 		return fn(ev, raw)
 	})
 }
+
+// EventsBack calls fn with the events of session id whose log line holds
+// one of needles, newest first, until fn returns false (session.Store's
+// ScanBack): the newest event of a rare kind without decoding the log.
+func (s *Service) EventsBack(id string, needles [][]byte, fn func(ev *session.Event) (more bool, err error)) error {
+	return s.store.ScanBack(id, needles, fn)
+}

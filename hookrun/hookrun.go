@@ -354,23 +354,26 @@ func (h *handler) carryConstraints(fr *hosts.FollowResult) {
 	if !h.hooks.CompactionInTranscript || h.does() != UserPromptSubmit {
 		return
 	}
-	var compacted, carried int64
+	// The newest of the two kinds decides, read from the log's end: only
+	// the lines that can be one are decoded.
+	owed := false
 	title := "] [" + tape.ConstraintsTitle + "]"
-	_, err := h.svc.Events(fr.Session, 0, 0, func(ev *session.Event, _ []byte) error {
+	err := h.svc.EventsBack(fr.Session, [][]byte{[]byte(`"compacted"`), []byte(carriedNote)}, func(ev *session.Event) (bool, error) {
 		switch {
 		case ev.Source.Kind != session.KindSystem:
 		case ev.Source.Name == "compacted":
-			compacted = ev.Seq
+			owed = true
+			return false, nil
 		case ev.Source.Name == "hook-context" && strings.Contains(ev.Text, carriedNote) && strings.Contains(ev.Text, title):
-			carried = ev.Seq
+			return false, nil
 		}
-		return nil
+		return true, nil
 	})
 	if err != nil {
 		h.out.warn("%s: reading %s for a compaction: %v", h.in.HookEventName, fr.Session, err)
 		return
 	}
-	if compacted == 0 || carried > compacted {
+	if !owed {
 		return
 	}
 	block, err := h.svc.ConstraintsBlock(fr.Session)
