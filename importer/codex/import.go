@@ -1,7 +1,6 @@
 package codex
 
 import (
-
 	"github.com/graft-project/graft/importer"
 )
 
