@@ -70,8 +70,13 @@ func sourceTranscript(o *ExportOptions, info *session.Info) string {
 	return cur.Source
 }
 
-// under reports whether path lies inside dir.
+// under reports whether path lies inside dir (both made absolute).
 func under(dir, path string) bool {
+	dir, derr := filepath.Abs(dir)
+	path, perr := filepath.Abs(path)
+	if derr != nil || perr != nil {
+		return false
+	}
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

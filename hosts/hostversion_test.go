@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,7 +127,9 @@ func TestExportNamesTheHostVersion(t *testing.T) {
 			t.Run("newest", func(t *testing.T) {
 				root := t.TempDir()
 				now := time.Now()
-				write(t, h.file(root, 1), h.written("9.8.7"), now.Add(-time.Hour))
+				// Its last line, 100 KiB long, names none: its first does.
+				long := h.written("9.8.7") + `{"type":"pad","pad":"` + strings.Repeat("x", 100<<10) + `"}` + "\n"
+				write(t, h.file(root, 1), long, now.Add(-time.Hour))
 				write(t, h.file(root, 2), h.written("1.0.0"), now.Add(-48*time.Hour))
 				write(t, h.file(root, 3), "not a record\n", now) // the newest names none
 				res, o, data := export(t, root)
