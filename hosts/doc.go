@@ -68,15 +68,23 @@
 // instruction. Where the file goes and its records are the host's: see
 // hosts/claudecode/doc.go and hosts/codex/doc.go.
 //
-// The writer: both hosts store which program wrote a record and its
-// version, and graft writes itself there (version.Info.Short: the module
-// version, or "(devel)+<revision>"); neither host reads them to resume (the
-// real-host tests resume graft's exports). A file already at the export's
-// path that another graft version wrote for the same target (an upgrade
-// between a handoff and the export it owed, or a re-export) is the same
-// export: the adapter reads its writer from its first line
-// (adapter.Adapter.Writer), its bytes are rendered again as that version
-// wrote them and compared, and the import cursor is seeded with them.
+// Who made it (adapter.Made): the hosts store which program wrote a record,
+// and graft writes itself there, with its version (version.Info.Short:
+// the module version, or "(devel)+<revision>") in a field the host keeps
+// and reads nothing of (the real-host tests resume graft's exports). Where
+// a host's records name its own version (adapter.Versioned: Claude Code,
+// Codex, Qwen Code), an export names the version the person has, found
+// without running the program (hostversion.go): the version the last, else
+// the first, line of the host's newest session file names, the source
+// session's own transcript first when it is the host's, the newest few
+// under the host's transcript root by modification time next (graft's own
+// records name none), else the adapter's TestedVersion. A file already at
+// the export's path that another graft version wrote for the same target,
+// or for another version of the host (an upgrade between a handoff and the
+// export it owed, or a re-export) is the same export: the adapter reads
+// who made it from its first line (adapter.Adapter.Writer), its bytes are
+// rendered again as they made them and compared, and the import cursor is
+// seeded with them.
 //
 // A transcript is written to a temporary file in its directory
 // (.graft-export-<host session id>.tmp: a killed export's is known by its

@@ -119,12 +119,13 @@ type layout struct {
 	// (adapter.Claimer), created when missing.
 	claims []adapter.File
 	mapper importer.Mapper
-	// writer is the graft version the data names as its writer; render
-	// renders the same turn as another graft version would have, and
-	// writerOf reads the writer of a file graft wrote (ok false: not one).
-	writer   string
-	render   func(writer string) ([]byte, error)
-	writerOf func(first []byte) (string, bool)
+	// made is who the data names as its makers (graft's version, the
+	// host's: hostVersion); render renders the same turn as other makers
+	// would have, and madeOf reads the makers of a file graft wrote (ok
+	// false: not one).
+	made   adapter.Made
+	render func(by adapter.Made) ([]byte, error)
+	madeOf func(first []byte) (adapter.Made, bool)
 }
 
 func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Turn, cwd string) (*layout, error) {
@@ -135,15 +136,10 @@ func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Tu
 			return nil, fmt.Errorf("hosts: finding %s's folder: %w", a.Title(), err)
 		}
 	}
-	writer := version.Get().Short()
 	sid := a.ExportID(t, info.ID, info.Origin.Txn)
-	render := func(w string) ([]byte, error) { return a.Render(t, sid, cwd, w) }
-	data, err := render(writer)
-	if err != nil {
-		return nil, err
-	}
 	var claims []adapter.File
 	if c, ok := a.(adapter.Claimer); ok {
+		var err error
 		if claims, err = c.Claims(root, cwd); err != nil {
 			return nil, fmt.Errorf("hosts: %s's folder for %s: %w", a.Title(), cwd, err)
 		}
@@ -152,8 +148,14 @@ func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Tu
 	if path == "" {
 		return nil, fmt.Errorf("hosts: %s has no place for an export in %s", a.Title(), cwd)
 	}
+	made := adapter.Made{Graft: version.Get().Short(), Host: hostVersion(o, a, root, info, path)}
+	render := func(by adapter.Made) ([]byte, error) { return a.Render(t, sid, cwd, by) }
+	data, err := render(made)
+	if err != nil {
+		return nil, err
+	}
 	return &layout{sid: sid, data: data, resume: a.ResumeCommand(sid), path: path, claims: claims,
-		mapper: a.Mapper(), writer: writer, render: render, writerOf: a.Writer}, nil
+		mapper: a.Mapper(), made: made, render: render, madeOf: a.Writer}, nil
 }
 
 // Export writes graft target o.Session as a host session that the host
@@ -252,11 +254,12 @@ func Export(o ExportOptions) (*ExportResult, error) {
 	return res, nil
 }
 
-// asWritten renders l.data as the graft that wrote the file already at
-// l.path named itself, when another did: the export of the same target by
+// asWritten renders l.data as the file already at l.path names its makers
+// (adapter.Made), when they are others: the export of the same target by
 // another graft version (an upgrade between a handoff and the export it
-// owed, a re-export) is the same export, and the import cursor is seeded
-// with the file's own bytes. No file, or one graft did not write, leaves
+// owed, a re-export), or for another version of the host (the person's
+// host upgraded since), is the same export, and the import cursor is
+// seeded with the file's own bytes. No file, or one graft did not write, leaves
 // l.data as it is (publish says what is there).
 func (l *layout) asWritten(fsys vfs.FS) error {
 	f, err := fsys.Open(l.path)
@@ -273,11 +276,11 @@ func (l *layout) asWritten(fsys vfs.FS) error {
 	if err != nil {
 		return fmt.Errorf("hosts: reading %s: %w", l.path, err)
 	}
-	w, ok := l.writerOf(first)
-	if !ok || w == l.writer {
+	by, ok := l.madeOf(first)
+	if !ok || by == l.made {
 		return nil
 	}
-	data, err := l.render(w)
+	data, err := l.render(by)
 	if err != nil {
 		return err
 	}

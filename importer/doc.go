@@ -73,7 +73,9 @@
 //  6. Append the events in batches (Options.BatchBytes of source lines,
 //     8 MiB by default) with explicit seqs, so an append by anyone else in
 //     between is refused by the store instead of interleaved. A new session
-//     is streamed through a session.Writer, which holds the session's lock
+//     is streamed through a session.Writer (its batches 256 KiB of source
+//     lines: nothing of it exists before it is closed, so a bigger batch
+//     would only hold more events in memory), which holds the session's lock
 //     (lockfile, locks/<id>.lock) until it is closed, and the cursor is
 //     written after it is closed; a run that fails before (a full disk, a
 //     bad line) removes the new session, keeping none of it. An existing

@@ -70,7 +70,10 @@ type Options struct {
 	// about every MiB and once at the end.
 	Progress func(read, total int64)
 	// BatchBytes bounds the source bytes whose events are held in memory
-	// before they are appended (default DefaultBatchBytes).
+	// before they are appended to an existing session (default
+	// DefaultBatchBytes). A new session's are written to its
+	// session.Writer after at most createBatchBytes, or BatchBytes when
+	// it is smaller.
 	BatchBytes int
 	// LockWait bounds the wait for the session's lock before each append
 	// (default DefaultLockWait).
@@ -84,6 +87,12 @@ type Options struct {
 
 // DefaultBatchBytes is the default of Options.BatchBytes.
 const DefaultBatchBytes = 8 << 20
+
+// createBatchBytes bounds the source bytes whose events are held before
+// they are written into a new session: its Writer streams them into a log
+// that exists only once it is closed, so holding more buys nothing, and
+// the events of 8 MiB of a transcript are MBs of memory (issue 25).
+const createBatchBytes = 256 << 10
 
 const progressEvery = 1 << 20
 
@@ -451,7 +460,7 @@ func (r *run) consume() error {
 		if out.uuid != "" {
 			r.lastUUID = out.uuid
 		}
-		if r.pendBytes >= r.o.BatchBytes {
+		if r.pendBytes >= r.o.BatchBytes || r.create && r.pendBytes >= createBatchBytes {
 			if err := r.flush(); err != nil {
 				return err
 			}
@@ -561,6 +570,7 @@ func (r *run) flush() error {
 	}
 	r.lastSeq = r.pending[len(r.pending)-1].Seq
 	r.sum.Appended += len(r.pending)
+	clear(r.pending) // what the array holds past its length would stay alive
 	r.pending = r.pending[:0]
 	r.pendBytes = 0
 	if r.create {

@@ -61,14 +61,14 @@ type Adapter interface {
 	// directory cwd (a real path) goes under root.
 	ExportPath(root, cwd, id string, t *Turn) string
 	// Render writes t as a host session file of host session id in cwd,
-	// naming graft version writer as its writer ("": the records of an
-	// export from before graft named itself, for a re-export to compare
-	// with).
-	Render(t *Turn, id, cwd, writer string) ([]byte, error)
-	// Writer reads the graft version that wrote an export from its first
-	// line ("" for one from before graft named itself); ok is false when
+	// made as by says: the graft version that writes it and the host
+	// version it names (an empty field: the records of an export from
+	// before graft wrote it, for a re-export to compare with).
+	Render(t *Turn, id, cwd string, by Made) ([]byte, error)
+	// Writer reads who made an export from its first line (Made; an
+	// empty field for one from before graft wrote it); ok is false when
 	// the line is not graft's.
-	Writer(first []byte) (writer string, ok bool)
+	Writer(first []byte) (by Made, ok bool)
 	// ResumeCommand is the command a person runs to resume host session id.
 	ResumeCommand(id string) string
 
@@ -81,6 +81,33 @@ type Adapter interface {
 	Hooks() Hooks
 	// Help is what graft's commands say of the host.
 	Help() Help
+}
+
+// Made is who made an export, as its records say: Graft is the graft
+// version that wrote it (version.Info.Short), Host the version of the host
+// program it names as its own (a Versioned host's; hosts.Export finds the
+// one the person has). A re-export renders the file already there with
+// the Made its first line holds (Writer), so the same target gives the
+// same bytes whichever graft, and whichever host version, exports it
+// again. An empty field is an export from before graft wrote it.
+type Made struct {
+	Graft, Host string
+}
+
+// Versioned is an Adapter whose host names its own version in its
+// session files' records (Claude Code's "version", Codex's cli_version,
+// Qwen Code's "version"): an export names the one the person has, read
+// from the newest of the host's own session files, else TestedVersion.
+// A host whose records name none (Gemini CLI) is not Versioned, and its
+// exports name only graft's version.
+type Versioned interface {
+	// LineVersion is the host version one line of a session file names
+	// ("" when it names none).
+	LineVersion(line []byte) string
+	// TestedVersion is the host release the adapter was checked against
+	// (internal/hosttest's pinned one): what an export names when no
+	// session file of the host names a version.
+	TestedVersion() string
 }
 
 // Help is what graft's commands say of one host, beside what the rest of

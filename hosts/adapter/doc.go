@@ -20,9 +20,11 @@
 //	                          snapshots; hosts.Follow refuses such a host with
 //	                          ErrCannotFollow until it does)
 //	transcript → events       Mapper, Import (package importer's mappers)
-//	tape → host session       ExportID, ExportPath, Render, Writer; the bytes
-//	                          are written by hosts.Export through the store's
-//	                          vfs.FS, never by the adapter
+//	tape → host session       ExportID, ExportPath, Render, Writer (who made
+//	                          an export: Made, graft's version and the host's);
+//	                          Versioned, for a host whose records name its
+//	                          version; the bytes are written by hosts.Export
+//	                          through the store's vfs.FS, never by the adapter
 //	resuming                  ResumeCommand
 //	autoGraft                 LineTokens: the context size one line reports
 //	hooks                     Hooks: its events and what graft does on each,

@@ -135,3 +135,15 @@ type UsageCounts struct {
 	CacheCreation int64 `json:"cache_creation_input_tokens"`
 	CacheRead     int64 `json:"cache_read_input_tokens"`
 }
+
+var hostVersionRe = regexp.MustCompile(`^[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}([-+.][0-9A-Za-z.+-]{1,40})?$`)
+
+// HostVersion is v when it is a release version as the hosts write theirs
+// ("2.1.332", "0.171.0", "0.25.0-preview.1"), else "": what a session
+// file's record names is not written into an export unless it is one.
+func HostVersion(v string) string {
+	if hostVersionRe.MatchString(v) {
+		return v
+	}
+	return ""
+}

@@ -20,12 +20,19 @@
 // The host session id is a version-4 uuid derived from "claude-code", the
 // target and its txn (hosts/doc.go). Lines are compact JSON records
 // {parentUuid, isSidechain, userType, cwd, sessionId, version, entrypoint,
-// type, message, uuid, timestamp}, chained by parentUuid: a user record
-// whose message content holds one text block per tape text, then the
-// assistant's acknowledgement. graft writes itself as the writer:
-// entrypoint "graft" and version <graft's> (version.Info.Short); an export
-// from before graft named itself has version 2.1.328 and no entrypoint.
-// Resume: claude --resume <uuid>.
+// graftVersion, type, message, uuid, timestamp}, chained by parentUuid: a
+// user record whose message content holds one text block per tape text,
+// then the assistant's acknowledgement. version is the Claude Code version
+// the person has (adapter.Made.Host, which hosts.Export reads from the
+// newest of Claude Code's own records: the source session's transcript
+// first; TestedVersion, 2.1.332, when none names one; LineVersion).
+// graft writes itself as the writer: entrypoint "graft", and its version
+// (version.Info.Short) in graftVersion, a field Claude Code keeps and
+// reads nothing of. Writer reads both back, so a re-export renders the
+// same bytes; an export from before graft named the host's version has
+// graft's in version and no graftVersion, one from before graft named
+// itself version 2.1.328 and no entrypoint. Resume: claude --resume
+// <uuid>.
 //
 // # Context size
 //

@@ -19,6 +19,7 @@ type record struct {
 	SessionID   string  `json:"sessionId"`
 	Version     string  `json:"version"`
 	Entrypoint  string  `json:"entrypoint,omitempty"`
+	Graft       string  `json:"graftVersion,omitempty"`
 	Type        string  `json:"type"`
 	Message     message `json:"message"`
 	UUID        string  `json:"uuid"`
@@ -31,14 +32,38 @@ type message struct {
 }
 
 // hostVersion is the "version" of the records of an export written before
-// graft wrote its own (writer ""): the Claude Code release whose resume the
-// tests drove. A re-export of such a file renders it again.
+// graft wrote its own (Made{}): the Claude Code release whose resume the
+// tests drove then. A re-export of such a file renders it again.
 const hostVersion = "2.1.328"
 
+// TestedVersion is the Claude Code release this package was checked
+// against (internal/hosttest's pinned one): the "version" of an export's
+// records when no session file of the person's Claude Code names one.
+const TestedVersion = "2.1.332"
+
 // entrypoint is what graft writes as the "entrypoint" of its records:
-// Claude Code stores the writer there ("cli", "sdk-cli") and its version
-// in "version", where graft puts its own (version.Info.Short).
+// Claude Code stores the writer there ("cli", "sdk-cli") and its own
+// version in "version", where graft puts the Claude Code version the
+// export is for; graft's own version goes in "graftVersion", a field
+// Claude Code keeps and reads nothing of. An export from before that
+// (Made.Host "") has graft's version in "version" and no graftVersion.
 const entrypoint = "graft"
+
+// TestedVersion implements adapter.Versioned.
+func (Adapter) TestedVersion() string { return TestedVersion }
+
+// LineVersion is the "version" of a record Claude Code wrote (not one of
+// graft's, whose entrypoint is "graft").
+func (Adapter) LineVersion(line []byte) string {
+	var r struct {
+		Version    string `json:"version"`
+		Entrypoint string `json:"entrypoint"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.Entrypoint == entrypoint {
+		return ""
+	}
+	return adapter.HostVersion(r.Version)
+}
 
 // ExportID is a version-4 uuid derived from the host, the target and its
 // txn.
@@ -52,16 +77,19 @@ func (Adapter) ExportPath(root, cwd, id string, _ *adapter.Turn) string {
 }
 
 // Render writes the turn as Claude Code records (doc.go).
-func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) {
+func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte, error) {
 	var buf bytes.Buffer
 	var parent *string
 	msgs := []struct {
 		typ, role string
 		texts     []string
 	}{{"user", "user", t.User}, {"assistant", "assistant", []string{t.Ack}}}
-	ver, entry := writer, entrypoint
-	if writer == "" {
+	ver, entry, graft := by.Host, entrypoint, by.Graft
+	switch {
+	case by.Graft == "" && by.Host == "":
 		ver, entry = hostVersion, ""
+	case by.Host == "":
+		ver, graft = by.Graft, ""
 	}
 	for k, m := range msgs {
 		id := adapter.DerivedUUID(4, time.Time{}, sid, "record", strconv.Itoa(k))
@@ -70,7 +98,7 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) 
 			blocks[j] = adapter.TextBlock{Type: "text", Text: s}
 		}
 		rec := record{
-			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: ver, Entrypoint: entry,
+			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: ver, Entrypoint: entry, Graft: graft,
 			Type: m.typ, Message: message{Role: m.role, Content: blocks},
 			UUID: id, Timestamp: adapter.Stamp(t.At, k),
 		}
@@ -82,20 +110,25 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
-// Writer reads the entrypoint and version of an export's first record.
-func (Adapter) Writer(first []byte) (writer string, ok bool) {
+// Writer reads who made an export from its first record: graftVersion
+// and version; an export without graftVersion has graft's version in
+// version, one without an entrypoint is from before graft named itself.
+func (Adapter) Writer(first []byte) (by adapter.Made, ok bool) {
 	var r struct {
 		Version    string `json:"version"`
 		Entrypoint string `json:"entrypoint"`
+		Graft      string `json:"graftVersion"`
 	}
 	if json.Unmarshal(first, &r) != nil {
-		return "", false
+		return adapter.Made{}, false
 	}
 	switch {
+	case r.Entrypoint == entrypoint && r.Graft != "":
+		return adapter.Made{Graft: r.Graft, Host: r.Version}, true
 	case r.Entrypoint == entrypoint:
-		return r.Version, true
+		return adapter.Made{Graft: r.Version}, true
 	case r.Entrypoint == "" && r.Version == hostVersion:
-		return "", true
+		return adapter.Made{}, true
 	}
-	return "", false
+	return adapter.Made{}, false
 }

@@ -16,13 +16,20 @@
 // bits) derived from "codex", the target and its txn (hosts/doc.go); the
 // file's date is the commit's, UTC. Lines are {timestamp, type, payload}:
 // a session_meta {id, timestamp, cwd, originator, cli_version,
-// instructions, source}, the user message as a response_item {type, role,
-// content} with one input_text block per tape text, its event_msg
-// user_message twin {type, message, images}, and the assistant's message
-// (output_text). graft writes itself as the writer: originator "graft" and
-// cli_version <graft's> (version.Info.Short); an export from before graft
-// named its version has cli_version 0.169.0. Resume: codex resume <uuid>
-// (or codex exec resume <uuid> "…").
+// graft_version, instructions, source}, the user message as a
+// response_item {type, role, content} with one input_text block per tape
+// text, its event_msg user_message twin {type, message, images}, and the
+// assistant's message (output_text). cli_version is the Codex version the
+// person has (adapter.Made.Host, which hosts.Export reads from the
+// session_meta of the newest of Codex's own rollouts: the source session's
+// first; TestedVersion, 0.171.0, when none names one; LineVersion). graft
+// writes itself as the writer: originator "graft", and its version
+// (version.Info.Short) in graft_version, a field Codex keeps and reads
+// nothing of. Writer reads both back, so a re-export renders the same
+// bytes; an export from before graft named the host's version has graft's
+// as cli_version and no graft_version, one from before graft named its
+// version cli_version 0.169.0. Resume: codex resume <uuid> (or codex exec
+// resume <uuid> "…").
 //
 // # Context size
 //

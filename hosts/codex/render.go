@@ -9,13 +9,41 @@ import (
 )
 
 // cliVersion is the cli_version of an export written before graft wrote
-// its own there (writer ""): the Codex release whose resume the tests
-// drove. session_meta stores the writer in originator ("graft") and its
-// version in cli_version, where graft puts its own (version.Info.Short).
+// its own there (Made{}): the Codex release whose resume the tests drove
+// then.
 const cliVersion = "0.169.0"
 
-// originator is the originator graft writes in session_meta.
+// TestedVersion is the Codex release this package was checked against
+// (internal/hosttest's pinned one): the cli_version of an export when no
+// rollout of the person's Codex names one.
+const TestedVersion = "0.171.0"
+
+// originator is the originator graft writes in session_meta, where Codex
+// stores the writer ("codex_cli_rs", "codex_exec"); cli_version holds the
+// Codex version the export is for, and graft_version, a field Codex keeps
+// and reads nothing of, graft's own (version.Info.Short). An export from
+// before that (Made.Host "") has graft's version as cli_version and no
+// graft_version.
 const originator = "graft"
+
+// TestedVersion implements adapter.Versioned.
+func (Adapter) TestedVersion() string { return TestedVersion }
+
+// LineVersion is the cli_version of a session_meta Codex wrote (not
+// graft's, whose originator is "graft").
+func (Adapter) LineVersion(line []byte) string {
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Originator string `json:"originator"`
+			CLIVersion string `json:"cli_version"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" || l.Payload.Originator == originator {
+		return ""
+	}
+	return adapter.HostVersion(l.Payload.CLIVersion)
+}
 
 type line struct {
 	Timestamp string `json:"timestamp"`
@@ -29,6 +57,7 @@ type meta struct {
 	Cwd          string  `json:"cwd"`
 	Originator   string  `json:"originator"`
 	CLIVersion   string  `json:"cli_version"`
+	GraftVersion string  `json:"graft_version,omitempty"`
 	Instructions *string `json:"instructions"`
 	Source       string  `json:"source"`
 }
@@ -60,16 +89,20 @@ func (Adapter) ExportPath(root, _, id string, t *adapter.Turn) string {
 }
 
 // Render writes the turn as a Codex rollout (doc.go).
-func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) {
-	if writer == "" {
-		writer = cliVersion
+func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte, error) {
+	cli, graft := by.Host, by.Graft
+	switch {
+	case by.Graft == "" && by.Host == "":
+		cli = cliVersion
+	case by.Host == "":
+		cli, graft = by.Graft, ""
 	}
 	user := make([]adapter.TextBlock, len(t.User))
 	for k, s := range t.User {
 		user[k] = adapter.TextBlock{Type: "input_text", Text: s}
 	}
 	lines := []line{
-		{Type: "session_meta", Payload: meta{ID: sid, Timestamp: adapter.Stamp(t.At, 0), Cwd: cwd, Originator: originator, CLIVersion: writer, Source: "exec"}},
+		{Type: "session_meta", Payload: meta{ID: sid, Timestamp: adapter.Stamp(t.At, 0), Cwd: cwd, Originator: originator, CLIVersion: cli, GraftVersion: graft, Source: "exec"}},
 		{Type: "response_item", Payload: message{Type: "message", Role: "user", Content: user}},
 		{Type: "event_msg", Payload: userMessage{Type: "user_message", Message: t.User[0], Images: []string{}}},
 		{Type: "response_item", Payload: message{Type: "message", Role: "assistant", Content: []adapter.TextBlock{{Type: "output_text", Text: t.Ack}}}},
@@ -84,19 +117,24 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
-// Writer is the cli_version of graft's session_meta. An export from
-// before graft named its version holds cliVersion, which renders the same
-// bytes.
-func (Adapter) Writer(first []byte) (writer string, ok bool) {
+// Writer reads who made an export from graft's session_meta:
+// graft_version and cli_version; one without graft_version has graft's
+// version as cli_version (an export from before graft named its version
+// has cliVersion, which renders the same bytes).
+func (Adapter) Writer(first []byte) (by adapter.Made, ok bool) {
 	var l struct {
 		Type    string `json:"type"`
 		Payload struct {
-			Originator string `json:"originator"`
-			CLIVersion string `json:"cli_version"`
+			Originator   string `json:"originator"`
+			CLIVersion   string `json:"cli_version"`
+			GraftVersion string `json:"graft_version"`
 		} `json:"payload"`
 	}
 	if json.Unmarshal(first, &l) != nil || l.Type != "session_meta" || l.Payload.Originator != originator {
-		return "", false
+		return adapter.Made{}, false
 	}
-	return l.Payload.CLIVersion, true
+	if l.Payload.GraftVersion == "" {
+		return adapter.Made{Graft: l.Payload.CLIVersion}, true
+	}
+	return adapter.Made{Graft: l.Payload.GraftVersion, Host: l.Payload.CLIVersion}, true
 }

@@ -57,7 +57,9 @@
 // Render writes three lines: a header {"sessionId", "projectHash",
 // "startTime", "lastUpdated", "kind": "main", "graft": "<graft version>"}
 // (Gemini CLI keeps a header field it does not know and reads nothing of
-// it: Writer reads it back), a user message {"id", "timestamp", "type":
+// it: Writer reads it back; Gemini CLI's records name no version of their
+// own, so an export names none of the host's: the adapter is not
+// adapter.Versioned), a user message {"id", "timestamp", "type":
 // "user", "content": [{"text"}, …]} holding the handoff text and each
 // recap block as one text part, and a gemini message {"id", "timestamp",
 // "type": "gemini", "content": "<acknowledgement>", "model": "graft"}. The

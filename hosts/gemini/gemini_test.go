@@ -43,7 +43,7 @@ func TestDocNamesEveryExportField(t *testing.T) {
 		t.Fatalf("doc.go does not name these fields: %q", missing)
 	}
 	turn := &adapter.Turn{User: []string{"a", "b"}, Ack: "c", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	data, err := a.Render(turn, a.ExportID(turn, "s", "t"), "/w", "v1")
+	data, err := a.Render(turn, a.ExportID(turn, "s", "t"), "/w", adapter.Made{Graft: "v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +112,11 @@ func TestRenderFind(t *testing.T) {
 	if len(claim) != 2 {
 		t.Fatalf("claim %+v: a new project gets a marker under tmp/ and history/", claim)
 	}
-	data, err := a.Render(turn, id, cwd, "v1.2.3")
+	data, err := a.Render(turn, id, cwd, adapter.Made{Graft: "v1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := a.Render(turn, id, cwd, "v1.2.3")
+	again, _ := a.Render(turn, id, cwd, adapter.Made{Graft: "v1.2.3"})
 	if string(again) != string(data) {
 		t.Fatal("Render is not deterministic")
 	}
@@ -147,8 +147,8 @@ func TestRenderFind(t *testing.T) {
 		t.Fatalf("an export imports as %d events, %d human: %+v", len(evs), humans, evs)
 	}
 	first, _, _ := strings.Cut(string(data), "\n")
-	if w, ok := a.Writer([]byte(first)); !ok || w != "v1.2.3" {
-		t.Fatalf("Writer = %q, %v", w, ok)
+	if w, ok := a.Writer([]byte(first)); !ok || w != (adapter.Made{Graft: "v1.2.3"}) {
+		t.Fatalf("Writer = %+v, %v", w, ok)
 	}
 }
 
@@ -448,7 +448,7 @@ func export(t *testing.T, e *hosttest.GeminiEnv, turn *adapter.Turn, id string, 
 			t.Fatal(err)
 		}
 	}
-	data, err := a.Render(turn, id, e.Dir, "v0.0.0-test")
+	data, err := a.Render(turn, id, e.Dir, adapter.Made{Graft: "v0.0.0-test"})
 	if err != nil {
 		t.Fatal(err)
 	}

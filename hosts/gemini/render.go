@@ -98,10 +98,12 @@ const firstWriter = "graft"
 const ExportModel = "graft"
 
 // Render writes t as a Gemini CLI session file of session id in project
-// root cwd, naming graft version writer in its header: the header, a user
+// root cwd, naming graft version by.Graft in its header (Gemini CLI's
+// records name no version of their own: by.Host is not written): the header, a user
 // message holding each tape text as one text part, and a gemini message
 // holding the acknowledgement (doc.go, "Export"). Same turn, same bytes.
-func (Adapter) Render(t *adapter.Turn, id, cwd, writer string) ([]byte, error) {
+func (Adapter) Render(t *adapter.Turn, id, cwd string, by adapter.Made) ([]byte, error) {
+	writer := by.Graft
 	if err := adapter.ValidSessionID(id); err != nil {
 		return nil, err
 	}
@@ -134,12 +136,12 @@ func messageID(id string, k int) string { return id + "-graft-" + strconv.Itoa(k
 
 // Writer reads the graft version that wrote an export from its first
 // line; ok is false when the line is not an export's header.
-func (Adapter) Writer(first []byte) (writer string, ok bool) {
+func (Adapter) Writer(first []byte) (by adapter.Made, ok bool) {
 	var h exportHeader
 	if json.Unmarshal(first, &h) != nil || h.SessionID == "" || h.Graft == "" {
-		return "", false
+		return adapter.Made{}, false
 	}
-	return h.Graft, true
+	return adapter.Made{Graft: h.Graft}, true
 }
 
 // IsExportName reports whether a file name is one graft gives its exports.

@@ -28,8 +28,12 @@
 // text and every recap block, one text part each, then an assistant
 // record (role "model") holding the acknowledgement, whose parentUuid is
 // the user record's uuid. Both carry the session id, the project root as
-// cwd, the Qwen Code version the export targets as version (TestedVersion),
-// entrypoint "graft" and graftVersion (Writer reads it back). The host
+// cwd, the Qwen Code version the person has as version (adapter.Made.Host,
+// which hosts.Export reads from the newest of Qwen Code's own records: the
+// source session's file first; TestedVersion when none names one;
+// LineVersion), entrypoint "graft" and graft's version as graftVersion
+// (Writer reads both back, so a re-export renders the same bytes; every
+// export from before graft looked names TestedVersion). The host
 // session id is a version-4 uuid derived from "qwen", the target and its
 // txn (hosts/doc.go). The user record has no
 // provenance (Qwen Code's "real_user" would say the person typed it).

@@ -24,11 +24,11 @@ func TestRender(t *testing.T) {
 	if err := adapter.ValidSessionID(sid); err != nil || sid != a.ExportID(turn, "target", "txn") || sid == a.ExportID(turn, "target", "txn2") {
 		t.Fatalf("ExportID %q: %v", sid, err)
 	}
-	data, err := a.Render(turn, sid, "/p", "v1.2.3")
+	data, err := a.Render(turn, sid, "/p", adapter.Made{Graft: "v1.2.3"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := a.Render(turn, sid, "/p", "v1.2.3")
+	again, err := a.Render(turn, sid, "/p", adapter.Made{Graft: "v1.2.3"})
 	if err != nil || !bytes.Equal(data, again) {
 		t.Fatalf("Render is not deterministic: %v", err)
 	}
@@ -70,8 +70,8 @@ func TestRender(t *testing.T) {
 	if recs[1].Timestamp != "2026-12-01T10:00:00.001Z" {
 		t.Errorf("timestamp %q", recs[1].Timestamp)
 	}
-	if w, ok := a.Writer([]byte(lines[0])); !ok || w != "v1.2.3" {
-		t.Errorf("Writer = %q, %v", w, ok)
+	if w, ok := a.Writer([]byte(lines[0])); !ok || w != (adapter.Made{Graft: "v1.2.3", Host: qwen.TestedVersion}) {
+		t.Errorf("Writer = %+v, %v", w, ok)
 	}
 	host := `{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user","cwd":"/p","version":"0.24.4","message":{"role":"user","parts":[{"text":"hi"}]}}`
 	if _, ok := a.Writer([]byte(host)); ok {

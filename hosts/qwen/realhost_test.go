@@ -284,7 +284,7 @@ func TestRealQwenResumesExport(t *testing.T) {
 	}
 
 	sid := a.ExportID(turn, res.TargetID, res.TxnID)
-	data, err := a.Render(turn, sid, cwd, "test")
+	data, err := a.Render(turn, sid, cwd, adapter.Made{Graft: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,8 +360,8 @@ func TestRealQwenResumesExport(t *testing.T) {
 	if !slices.Equal(human, []string{"continue"}) || plugin != 1 {
 		t.Errorf("mapped back: human %q, %d plugin messages; want [continue] and the tape", human, plugin)
 	}
-	if w, ok := a.Writer(b[:strings.IndexByte(string(b), '\n')+1]); !ok || w != "test" {
-		t.Errorf("Writer = %q, %v", w, ok)
+	if w, ok := a.Writer(b[:strings.IndexByte(string(b), '\n')+1]); !ok || w.Graft != "test" {
+		t.Errorf("Writer = %+v, %v", w, ok)
 	}
 }
 
@@ -415,7 +415,7 @@ func TestRealQwenHandWrittenRules(t *testing.T) {
 		t.Helper()
 		turn := &adapter.Turn{User: []string{"MARK-USER"}, Ack: "MARK-ACK", At: time.Now()}
 		sid := a.ExportID(turn, "rules", name)
-		data, err := a.Render(turn, sid, cwd, "")
+		data, err := a.Render(turn, sid, cwd, adapter.Made{})
 		if err != nil {
 			t.Fatal(err)
 		}

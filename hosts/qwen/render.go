@@ -13,8 +13,25 @@ import (
 
 // TestedVersion is the Qwen Code release whose session files, resume,
 // hooks and compression this package was checked against: the "version"
-// of an export's records.
+// of an export's records when no session file of the person's Qwen Code
+// names one (and of every export from before graft looked).
 const TestedVersion = "0.24.4"
+
+// TestedVersion implements adapter.Versioned.
+func (Adapter) TestedVersion() string { return TestedVersion }
+
+// LineVersion is the "version" of a record Qwen Code wrote (not one of
+// graft's, whose entrypoint is "graft").
+func (Adapter) LineVersion(line []byte) string {
+	var r struct {
+		Version    string `json:"version"`
+		Entrypoint string `json:"entrypoint"`
+	}
+	if json.Unmarshal(line, &r) != nil || r.Entrypoint == mapper.Entrypoint {
+		return ""
+	}
+	return adapter.HostVersion(r.Version)
+}
 
 // exportRecord is one record of an export. A user record carries no
 // provenance: Qwen Code writes "real_user" for what the person typed, and
@@ -58,7 +75,11 @@ func (Adapter) ExportPath(root, cwd, id string, _ *adapter.Turn) string {
 // each, then an assistant record (role "model") holding t.Ack, its
 // parentUuid the user record's uuid. Record uuids are derived from the
 // session id, so the same turn gives the same bytes.
-func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) {
+func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte, error) {
+	host := by.Host
+	if host == "" {
+		host = TestedVersion
+	}
 	msgs := []struct {
 		typ, role string
 		texts     []string
@@ -73,7 +94,7 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) 
 		}
 		rec := exportRecord{
 			UUID: id, ParentUUID: parent, SessionID: sid, Timestamp: adapter.Stamp(t.At, k),
-			Type: m.typ, Cwd: cwd, Version: TestedVersion, Entrypoint: mapper.Entrypoint, GraftVersion: writer,
+			Type: m.typ, Cwd: cwd, Version: host, Entrypoint: mapper.Entrypoint, GraftVersion: by.Graft,
 			Message: exportContent{Role: m.role, Parts: parts},
 		}
 		if m.typ == "assistant" {
@@ -87,15 +108,18 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd, writer string) ([]byte, error) 
 	return buf.Bytes(), nil
 }
 
-// Writer is the graftVersion of an export's first record ("" when it names
-// none); ok is false when the record is not graft's.
-func (Adapter) Writer(first []byte) (writer string, ok bool) {
+// Writer reads who made an export from its first record: graftVersion
+// ("" when it names none) and version (every export from before graft
+// looked for the person's Qwen Code names TestedVersion, which renders
+// the same bytes); ok is false when the record is not graft's.
+func (Adapter) Writer(first []byte) (by adapter.Made, ok bool) {
 	var r struct {
 		Entrypoint   string `json:"entrypoint"`
+		Version      string `json:"version"`
 		GraftVersion string `json:"graftVersion"`
 	}
 	if json.Unmarshal(first, &r) != nil || r.Entrypoint != mapper.Entrypoint {
-		return "", false
+		return adapter.Made{}, false
 	}
-	return r.GraftVersion, true
+	return adapter.Made{Graft: r.GraftVersion, Host: r.Version}, true
 }

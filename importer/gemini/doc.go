@@ -46,7 +46,8 @@
 //
 // Format "gemini-cli". The mapper keeps the host's list by id (its state:
 // what was imported of each id, the list's ids in order, the tool calls
-// and whether their result came), so a message is imported once, a
+// and whether their result came; each id as the first 16 bytes of its
+// SHA-256, saved as base64 tables, state.go), so a message is imported once, a
 // message written again yields only what it gained (a tool call, its
 // result, a changed text: assistant/message with meta "revises"), and a
 // list that $set repeats yields nothing. graft's log is append-only, so a

@@ -1,6 +1,8 @@
 package gemini_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,39 +247,129 @@ func TestHookContextPart(t *testing.T) {
 	}
 }
 
-// TestSaveStateIsMarshal: the state the mapper saves is json.Marshal's
-// bytes, for the states of the recorded session, of every shape and of a
-// state with ids to escape and nil marks.
-func TestSaveStateIsMarshal(t *testing.T) {
-	check := func(name string, m *gemini.Mapper) {
-		t.Helper()
-		got, err := m.SaveState()
+// mapEvents maps data's lines (numbered from first) with m: each event as
+// JSON.
+func mapEvents(t *testing.T, m importer.Mapper, data []byte, first int) []string {
+	t.Helper()
+	var evs []string
+	if _, _, err := importer.MapLines(data, first, m, false, func(ev *session.Event) {
+		b, err := json.Marshal(ev)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := gemini.MarshalState(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("%s: SaveState\n%s\njson.Marshal\n%s", name, got, want)
-		}
+		evs = append(evs, string(b))
+	}); err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range []string{recorded, "testdata/shapes.jsonl", "testdata/synthetic.jsonl"} {
+	return evs
+}
+
+// TestState: a state saved after any line and loaded into a new mapper
+// maps the rest of the file to the same events, and saves the same bytes
+// again; the first form of the state (the ids themselves, as graft wrote
+// it before StateVersion: testdata/state-v1.json-lines, saved by that mapper
+// after a third and two thirds of each file) loads into a mapper that goes
+// on as the new one does, and ends in the same state.
+func TestState(t *testing.T) {
+	files := []string{recorded, "testdata/shapes.jsonl", "testdata/synthetic.jsonl"}
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := gemini.NewMapper(gemini.Config{})
-		check(f+" (no line)", m)
-		if _, _, err := importer.MapLines(data, 1, m, false, func(*session.Event) {}); err != nil {
-			t.Fatal(err)
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		for _, keep := range []bool{false, true} {
+			whole := gemini.NewMapper(gemini.Config{KeepThinking: keep})
+			all := mapEvents(t, whole, data, 1)
+			end, err := whole.SaveState()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for cut := 0; cut < len(lines); cut++ {
+				m := gemini.NewMapper(gemini.Config{KeepThinking: keep})
+				before := mapEvents(t, m, bytes.Join(lines[:cut], nil), 1)
+				st, err := m.SaveState()
+				if err != nil {
+					t.Fatal(err)
+				}
+				again := gemini.NewMapper(gemini.Config{KeepThinking: keep})
+				if err := again.LoadState(st); err != nil {
+					t.Fatalf("%s after %d lines: %v\n%s", f, cut, err, st)
+				}
+				if st2, _ := again.SaveState(); !bytes.Equal(st, st2) {
+					t.Fatalf("%s after %d lines: saved %s, loaded and saved %s", f, cut, st, st2)
+				}
+				after := mapEvents(t, again, bytes.Join(lines[cut:], nil), cut+1)
+				if got := append(before, after...); !slices.Equal(got, all) {
+					t.Fatalf("%s cut after %d lines: events\n%s\nwant\n%s", f, cut, strings.Join(got, "\n"), strings.Join(all, "\n"))
+				}
+				if st3, _ := again.SaveState(); !bytes.Equal(st3, end) {
+					t.Fatalf("%s cut after %d lines: end state %s, want %s", f, cut, st3, end)
+				}
+			}
 		}
-		check(f, m)
 	}
-	m := gemini.NewMapper(gemini.Config{})
-	if err := m.LoadState([]byte(`{"msgs":{"a<b>&c":{"t":"x\u2028y","th":2},"b\"\\\n":null,"é":{},"z":{"th":-1}},"list":["a<b>&c","\u00ff","","x<y","p>q","r&s","u\tv","w\u007fz"],"calls":{"c\u0001":{"n":"t\"n","d":true},"d":null,"e":{"n":""}},"told":["x","\ud800"]}`)); err != nil {
+
+	v1, err := os.ReadFile("testdata/state-v1.json-lines")
+	if err != nil {
 		t.Fatal(err)
 	}
-	check("escapes", m)
+	n := 0
+	for _, l := range bytes.Split(bytes.TrimSpace(v1), []byte("\n")) {
+		var c struct {
+			File  string          `json:"file"`
+			Lines int             `json:"lines"`
+			State json.RawMessage `json:"state"`
+		}
+		if err := json.Unmarshal(l, &c); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(c.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		whole := gemini.NewMapper(gemini.Config{})
+		all := mapEvents(t, whole, data, 1)
+		end, _ := whole.SaveState()
+		before := mapEvents(t, gemini.NewMapper(gemini.Config{}), bytes.Join(lines[:c.Lines], nil), 1)
+		m := gemini.NewMapper(gemini.Config{})
+		if err := m.LoadState(c.State); err != nil {
+			t.Fatalf("%s after %d lines: the first form does not load: %v", c.File, c.Lines, err)
+		}
+		after := mapEvents(t, m, bytes.Join(lines[c.Lines:], nil), c.Lines+1)
+		if !slices.Equal(after, all[len(before):]) {
+			t.Fatalf("%s after %d lines, from the first form: events\n%s\nwant\n%s", c.File, c.Lines, strings.Join(after, "\n"), strings.Join(all[len(before):], "\n"))
+		}
+		if st, _ := m.SaveState(); !bytes.Equal(st, end) {
+			t.Fatalf("%s after %d lines, from the first form: end state %s, want %s", c.File, c.Lines, st, end)
+		}
+		n++
+	}
+	if n != 6 {
+		t.Fatalf("%d first-form states, want 6", n)
+	}
+
+	// A first-form state with ids to escape, nil marks, a text that is no
+	// digest, a list id no message was imported of and an open call.
+	m := gemini.NewMapper(gemini.Config{})
+	if err := m.LoadState([]byte(`{"msgs":{"a<b>&c":{"t":"x\u2028y","th":2},"b\"\\\n":null,"é":{},"z":{"th":-1}},"list":["a<b>&c","\u00ff","","x<y","p>q","r&s","u\tv","w\u007fz"],"calls":{"c\u0001":{"n":"t\"n","d":true},"d":null,"e":{"n":""},"f":{"n":"<x>"}},"told":["x","\ud800"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := m.SaveState()
+	if err != nil || !json.Valid(st) {
+		t.Fatalf("SaveState %s: %v", st, err)
+	}
+	again := gemini.NewMapper(gemini.Config{})
+	if err := again.LoadState(st); err != nil {
+		t.Fatal(err)
+	}
+	if st2, _ := again.SaveState(); !bytes.Equal(st, st2) {
+		t.Fatalf("saved %s, loaded and saved %s", st, st2)
+	}
+	for _, bad := range []string{`{"v":3}`, `{"v":2,"list":"AAAA"}`, `{"v":2,"msgs":"AAAAAAAAAAAAAAAAAAAAAAM="}`, `{"v":2,"open":{"zz":"n"}}`} {
+		if err := gemini.NewMapper(gemini.Config{}).LoadState([]byte(bad)); err == nil {
+			t.Errorf("LoadState(%s) took it", bad)
+		}
+	}
 }

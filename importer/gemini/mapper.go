@@ -3,10 +3,10 @@ package gemini
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,34 +36,8 @@ type Config struct {
 type Mapper struct {
 	cfg Config
 	st  mapState
-	// inList holds the ids of st.List (not saved: LoadState makes it
-	// again).
-	inList map[string]bool
 	// dec reads records on the fast path (fast.go).
 	dec logscan.Decoder
-}
-
-// mapState is what Mapper remembers across lines (the cursor's state).
-type mapState struct {
-	// Msgs marks what was imported of each message id: the digest of its
-	// text and how many of its thoughts.
-	Msgs map[string]*mark `json:"msgs,omitempty"`
-	// List is the host's message list now, ids in order.
-	List []string `json:"list,omitempty"`
-	// Calls are the tool calls imported, by call id: their tool name and
-	// whether their result was.
-	Calls map[string]*callMark `json:"calls,omitempty"`
-	Told  []string             `json:"told,omitempty"`
-}
-
-type mark struct {
-	Text     string `json:"t,omitempty"`
-	Thoughts int    `json:"th,omitempty"`
-}
-
-type callMark struct {
-	Name string `json:"n"`
-	Done bool   `json:"d,omitempty"`
 }
 
 // NewMapper returns a Mapper that has seen no line.
@@ -73,18 +47,7 @@ func NewMapper(cfg Config) *Mapper {
 	return m
 }
 
-func (m *Mapper) reset() {
-	m.st = mapState{Msgs: map[string]*mark{}, Calls: map[string]*callMark{}}
-	m.listed()
-}
-
-// listed makes inList again from st.List.
-func (m *Mapper) listed() {
-	m.inList = make(map[string]bool, len(m.st.List))
-	for _, id := range m.st.List {
-		m.inList[id] = true
-	}
-}
+func (m *Mapper) reset() { m.st = newState() }
 
 // Format implements importer.Mapper.
 func (m *Mapper) Format() string { return Format }
@@ -99,24 +62,18 @@ func (m *Mapper) SaveState() (json.RawMessage, error) {
 	return appendState(make([]byte, 0, stateSize(&m.st)), &m.st)
 }
 
-// LoadState implements importer.Mapper.
+// LoadState implements importer.Mapper: a state of either form
+// (state.go).
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.reset()
 	if len(raw) == 0 {
 		return nil
 	}
-	var st mapState
-	if err := json.Unmarshal(raw, &st); err != nil {
+	st, err := loadState(raw)
+	if err != nil {
 		return err
 	}
-	if st.Msgs == nil {
-		st.Msgs = map[string]*mark{}
-	}
-	if st.Calls == nil {
-		st.Calls = map[string]*callMark{}
-	}
 	m.st = st
-	m.listed()
 	return nil
 }
 
@@ -335,7 +292,7 @@ func (m *Mapper) dispatch(rec *record, to string, is func(k string, first byte) 
 	case is("$rewindTo", '"'):
 		m.rewind(to, l, out)
 	case is("id", '"'):
-		m.message(rec, false, out)
+		m.message(rec, keyOf(rec.ID), false, out)
 	case is("$set", '{'):
 		m.set(rec, out)
 	case is("sessionId", '"') && is("projectHash", '"'):
@@ -348,7 +305,7 @@ func (m *Mapper) dispatch(rec *record, to string, is func(k string, first byte) 
 		ev.Text = "unknown Gemini CLI record " + importer.Clip(shape, 150)
 		ev.Meta["shape"] = importer.Clip(shape, 150)
 		out.Emit(ev)
-		m.st.Told = importer.NoteUnknown(out, m.st.Told, Title, "", "record", shape)
+		m.st.told = importer.NoteUnknown(out, m.st.told, Title, "", "record", shape)
 	}
 }
 
@@ -384,7 +341,7 @@ func (m *Mapper) header(rec *record, out *importer.Output) {
 		}
 		for k := range msgs {
 			if msgs[k].ID != "" {
-				m.message(&msgs[k], false, out)
+				m.message(&msgs[k], keyOf(msgs[k].ID), false, out)
 			}
 		}
 	}
@@ -393,13 +350,22 @@ func (m *Mapper) header(rec *record, out *importer.Output) {
 // rewind drops message to and what follows it from the host's list (all of
 // it when to is not in the list, as the host does).
 func (m *Mapper) rewind(to string, l importer.Line, out *importer.Output) {
-	k := slices.Index(m.st.List, to)
+	k := slices.Index(m.st.list, keyOf(to))
 	if k < 0 {
 		k = 0
 	}
-	dropped := len(m.st.List) - k
-	m.st.List = m.st.List[:k]
-	m.listed()
+	dropped := len(m.st.list) - k
+	for _, id := range m.st.list[k:] {
+		mk := m.st.msgs[id]
+		mk.listed = false
+		m.st.msgs[id] = mk
+	}
+	m.st.list = m.st.list[:k]
+	for _, id := range m.st.list { // an id listed twice is still listed
+		mk := m.st.msgs[id]
+		mk.listed = true
+		m.st.msgs[id] = mk
+	}
 	ev := event("", session.TypeSystem, system("rewind"))
 	ev.Text = fmt.Sprintf("%s rewound its conversation to before message %s: %d message(s) taken back (their events stay in this log)", Title, to, dropped)
 	ev.Meta["rewindTo"] = to
@@ -446,31 +412,37 @@ func (m *Mapper) set(rec *record, out *importer.Output) {
 	if raw, ok := field("lastUpdated"); ok {
 		_ = json.Unmarshal(raw, &ts) // a time that does not decode leaves the store's
 	}
-	old := m.st.List
-	var ids []string
+	old := m.st.list
+	var ids []key
 	added := 0
 	for k := range list {
 		if list[k].ID == "" {
 			continue
 		}
-		if m.st.Msgs[list[k].ID] == nil {
+		id := keyOf(list[k].ID)
+		if !m.st.msgs[id].present {
 			added++
 		}
-		m.message(&list[k], true, out)
-		ids = append(ids, list[k].ID)
+		m.message(&list[k], id, true, out)
+		ids = append(ids, id)
 	}
-	listed := make(map[string]bool, len(ids))
+	for _, id := range old {
+		mk := m.st.msgs[id]
+		mk.listed = false
+		m.st.msgs[id] = mk
+	}
 	for _, id := range ids {
-		listed[id] = true
+		mk := m.st.msgs[id]
+		mk.listed = true
+		m.st.msgs[id] = mk
 	}
 	dropped := 0
 	for _, id := range old {
-		if !listed[id] {
+		if !m.st.msgs[id].listed {
 			dropped++
 		}
 	}
-	m.st.List = ids
-	m.inList = listed
+	m.st.list = ids
 	if dropped == 0 {
 		// Nothing taken back: what is new was imported above (the session
 		// context a resume lists first, a compression's snapshot).
@@ -486,26 +458,24 @@ func (m *Mapper) set(rec *record, out *importer.Output) {
 }
 
 // digest is how a text already imported is recognised.
-func digest(s string) string {
+func digest(s string) [digestSize]byte {
 	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
+	return [digestSize]byte(sum[:digestSize])
 }
 
 // message imports what is new in a message record: one read from the
 // file (viaSet false) or from a $set list (true: the host rewrote its
 // history, so a message it did not have before is the host's, not the
 // person's).
-func (m *Mapper) message(rec *record, viaSet bool, out *importer.Output) {
-	mk := m.st.Msgs[rec.ID]
-	fresh := mk == nil
-	if fresh {
-		mk = &mark{}
-		m.st.Msgs[rec.ID] = mk
+func (m *Mapper) message(rec *record, id key, viaSet bool, out *importer.Output) {
+	mk := m.st.msgs[id]
+	fresh := !mk.present
+	mk.present = true
+	if !viaSet && !mk.listed {
+		m.st.list = append(m.st.list, id)
+		mk.listed = true
 	}
-	if !viaSet && !m.inList[rec.ID] {
-		m.st.List = append(m.st.List, rec.ID)
-		m.inList[rec.ID] = true
-	}
+	defer func() { m.st.msgs[id] = mk }()
 	ps, err := m.parts(rec.Content)
 	if err != nil {
 		out.Malformed(fmt.Errorf("message %s content: %w", rec.ID, err))
@@ -513,13 +483,13 @@ func (m *Mapper) message(rec *record, viaSet bool, out *importer.Output) {
 	}
 	switch rec.Type {
 	case "user":
-		m.user(rec, ps, mk, fresh, viaSet, out)
+		m.user(rec, ps, &mk, fresh, viaSet, out)
 	case "gemini":
-		m.gemini(rec, ps, mk, fresh, viaSet, out)
+		m.gemini(rec, ps, &mk, fresh, viaSet, out)
 	case "info", "error", "warning":
 		text := texts(ps)
-		if d := digest(text); d != mk.Text {
-			mk.Text = d
+		if d := digest(text); !mk.sameText(d) {
+			mk.setText(d)
 			ev := event(rec.Timestamp, session.TypeSystem, system(rec.Type))
 			ev.Text = importer.Clip(text, 200)
 			ev.Meta["uuid"] = rec.ID
@@ -534,7 +504,7 @@ func (m *Mapper) message(rec *record, viaSet bool, out *importer.Output) {
 		ev.Meta["messageType"] = rec.Type
 		ev.Meta["uuid"] = rec.ID
 		out.Emit(ev)
-		m.st.Told = importer.NoteUnknown(out, m.st.Told, Title, "", "message type", rec.Type)
+		m.st.told = importer.NoteUnknown(out, m.st.told, Title, "", "message type", rec.Type)
 	}
 }
 
@@ -564,13 +534,13 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 		return
 	}
 	d := digest(whole)
-	if d == mk.Text {
+	if mk.sameText(d) {
 		if !fresh {
 			out.Skip("message listed again")
 		}
 		return
 	}
-	mk.Text = d
+	mk.setText(d)
 	emit := func(src session.Source, t string) {
 		ev := event(rec.Timestamp, session.TypeUserMessage, src)
 		ev.Text = t
@@ -625,20 +595,20 @@ func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, ou
 			th = append(th, *p.Text)
 		}
 	}
-	if len(th) > mk.Thoughts {
+	if len(th) > int(mk.thoughts) {
 		if m.cfg.KeepThinking {
 			ev := event(rec.Timestamp, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant, Name: importer.ThinkingName})
-			ev.Text = strings.Join(th[mk.Thoughts:], "\n\n")
+			ev.Text = strings.Join(th[max(mk.thoughts, 0):], "\n\n")
 			ev.Meta["uuid"] = rec.ID
 			out.Emit(ev)
 		} else {
 			out.Skip("thoughts")
 		}
-		mk.Thoughts = len(th)
+		mk.thoughts = int32(min(len(th), math.MaxInt32))
 	}
 	text := texts(ps)
 	if strings.TrimSpace(text) != "" {
-		if d := digest(text); d != mk.Text {
+		if d := digest(text); !mk.sameText(d) {
 			switch {
 			case viaSet && fresh && strings.TrimSpace(text) == compressionAck:
 				out.Skip("compression acknowledgement")
@@ -646,12 +616,12 @@ func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, ou
 				ev := event(rec.Timestamp, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant})
 				ev.Text = text
 				ev.Meta["uuid"] = rec.ID
-				if mk.Text != "" {
+				if mk.has != noText {
 					ev.Meta["revises"] = rec.ID
 				}
 				out.Emit(ev)
 			}
-			mk.Text = d
+			mk.setText(d)
 		}
 	}
 	for _, p := range ps {
@@ -693,7 +663,7 @@ func mustJSON(v any) json.RawMessage {
 var toolNames = map[string]string{"replace": "edit"}
 
 func (m *Mapper) call(rec *record, id, name string, args json.RawMessage, out *importer.Output) {
-	if id == "" || m.st.Calls[id] != nil {
+	if id == "" || m.st.hasCall(keyOf(id)) {
 		return
 	}
 	if name == "" {
@@ -711,7 +681,7 @@ func (m *Mapper) call(rec *record, id, name string, args json.RawMessage, out *i
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	m.st.Calls[id] = &callMark{Name: tool}
+	m.st.open[keyOf(id)] = tool
 	ev.Tool = &session.Tool{Name: tool, CallID: id, Input: args}
 	out.Emit(ev)
 	if name == "write_todos" {
@@ -748,8 +718,8 @@ func (m *Mapper) todos(rec *record, id string, args json.RawMessage, out *import
 // record when it has one (status says how it went), else from the
 // functionResponse the host sends back as a user message.
 func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out *importer.Output) {
-	c := m.st.Calls[id]
-	if c != nil && c.Done {
+	k := keyOf(id)
+	if _, done := m.st.done[k]; done {
 		if status == "" {
 			out.Skip("functionResponse (copy of a tool call's result)")
 		}
@@ -758,15 +728,16 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 	if len(frs) == 0 {
 		return
 	}
-	if c == nil {
+	tool, ok := m.st.open[k]
+	if !ok {
 		if name == "" {
 			name = "unknown"
 		}
 		out.Warn("tool result %q has no tool call before it; imported with tool name %q", id, name)
-		c = &callMark{Name: name}
-		m.st.Calls[id] = c
+		tool = name
 	}
-	c.Done = true
+	delete(m.st.open, k)
+	m.st.done[k] = struct{}{}
 	var texts []string
 	failed := false
 	for _, fr := range frs {
@@ -787,7 +758,7 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 		}
 	}
 	ev := event(ts, session.TypeToolResult, session.Source{Kind: session.KindTool})
-	ev.Tool = &session.Tool{Name: c.Name, CallID: id, Output: strings.Join(texts, "\n")}
+	ev.Tool = &session.Tool{Name: tool, CallID: id, Output: strings.Join(texts, "\n")}
 	switch {
 	case status == "success" && !failed:
 		ev.Tool.OK = ptr(true)
