@@ -83,7 +83,10 @@
 //     inside a commit or revert; waited for up to 10 s), and a cursor after
 //     each batch; a batch is all or nothing, so a failed one leaves no
 //     event of itself and the cursor where it was. The cursor never claims
-//     what is not durable.
+//     what is not durable. A run that consumed no line past the cursor it
+//     resumed from (of the same file, no graft mark stepped over, nothing
+//     more verified) writes no cursor: the one on disk says the same
+//     (a hook on every turn of a session that did not grow).
 //
 // Every event carries meta "line" (its source line); importers add the
 // source's ids (meta "uuid") and their own provenance. A source time an

@@ -153,6 +153,8 @@ type run struct {
 	// verified is the cursor's VerifiedOffset when the prefix hash was
 	// resumed, -1 when this run read the transcript from byte 0.
 	verified int64
+	// cur is the cursor this run resumed from (nil: none).
+	cur *Cursor
 }
 
 func (r *run) do() (_ *Summary, err error) {
@@ -177,6 +179,7 @@ func (r *run) do() (_ *Summary, err error) {
 			return nil, fmt.Errorf("%w: session %s was imported with %v, this run asks for %v; re-import with the same options or into a new session id", ErrSettings, r.o.ID, cur.Settings, r.m.Settings())
 		}
 	}
+	r.cur = cur
 	if err := r.openSource(cur); err != nil {
 		return nil, err
 	}
@@ -225,8 +228,10 @@ func (r *run) do() (_ *Summary, err error) {
 			return r.sum, fmt.Errorf("importer: closing session %s: %w", r.o.ID, err)
 		}
 	}
-	if err := r.saveCursor(); err != nil {
-		return r.sum, err
+	if !r.unchanged() {
+		if err := r.saveCursor(); err != nil {
+			return r.sum, err
+		}
 	}
 	r.sum.ToLine, r.sum.Offset, r.sum.LastSeq = r.lines, r.pos, r.lastSeq
 	if r.o.Progress != nil {
@@ -600,6 +605,24 @@ func (r *run) appendLocked() error {
 		return fmt.Errorf("importer: appending to session %s: %w", r.o.ID, err)
 	}
 	return nil
+}
+
+// unchanged: the run read nothing past the cursor it resumed from, of the
+// same file, stepped over no graft mark of the session and verified no
+// more of it: the cursor it would save says
+// what the saved one says (a hook on every turn of an idle session writes
+// nothing).
+func (r *run) unchanged() bool {
+	c := r.cur
+	if c == nil || r.pos != c.Offset || r.lines != c.Lines || r.lastSeq != c.LastSeq || r.sum.Appended != 0 || r.sum.Verified != 0 || r.sum.GraftMarks != 0 ||
+		c.Source != r.src || c.Device != r.dev || c.Inode != r.ino {
+		return false
+	}
+	verified := r.verified
+	if verified < 0 {
+		verified = r.pos
+	}
+	return verified == c.VerifiedOffset
 }
 
 func (r *run) saveCursor() error {

@@ -714,3 +714,39 @@ func TestPrefixCheckResumesUntilThePrefixDoubles(t *testing.T) {
 		t.Fatalf("a changed tail: %v, want ErrSourceRewritten", err)
 	}
 }
+
+// A run that reads nothing past its cursor writes no cursor: the one on
+// disk already says it all (a hook on every turn of an idle session).
+func TestNothingNewWritesNoCursor(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	f.mustRun("s")
+	path := CursorPath(f.home, "s")
+	ino := func() uint64 {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	before, data := ino(), f.fileBytes(path)
+	if s := f.mustRun("s"); s.Appended != 0 || !s.Resumed {
+		t.Fatalf("second run: %+v", s)
+	}
+	if ino() != before || !bytes.Equal(f.fileBytes(path), data) {
+		t.Fatal("a run with nothing new rewrote the cursor")
+	}
+	f.appendSrc("half")
+	f.mustRun("s") // a line still being written: nothing consumed
+	if ino() != before {
+		t.Fatal("a run that consumed nothing rewrote the cursor")
+	}
+	f.appendSrc(" done\n")
+	if s := f.mustRun("s"); s.Appended != 1 {
+		t.Fatalf("third run: %+v", s)
+	}
+	if bytes.Equal(f.fileBytes(path), data) {
+		t.Fatal("a run that read a new line left the old cursor")
+	}
+}
