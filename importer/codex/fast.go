@@ -17,15 +17,6 @@ import (
 // that is not a plain integer, deep nesting. Raw values are the line's own
 // bytes; the ones that outlive the line (a tool's input) are copied.
 
-// object reads a whole JSON text that is one object.
-func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
-	d.Reset(data)
-	d.WS()
-	ok := d.Object(field)
-	d.WS()
-	return ok && d.AtEnd()
-}
-
 var rolloutKeys = []string{"timestamp", "type", "payload"}
 
 // fastRolloutLine is json.Unmarshal(data, rl) for rl zero, or false.

@@ -50,15 +50,6 @@ func stringField(d *logscan.Decoder, dst *string, isString *bool) bool {
 	return d.StringField(dst)
 }
 
-// object reads a whole JSON text that is one object.
-func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
-	d.Reset(data)
-	d.WS()
-	ok := d.Object(field)
-	d.WS()
-	return ok && d.AtEnd()
-}
-
 var recordFields = []string{"id", "timestamp", "type", "content", "displayContent", "thoughts", "toolCalls", "tokens", "model",
 	"$set", "$rewindTo", "sessionId", "projectHash", "startTime", "lastUpdated", "kind", "messages"}
 

@@ -18,15 +18,6 @@ import (
 // are the line's own bytes; the ones that outlive the line (a
 // functionCall's args) are copied.
 
-// object reads a whole JSON text that is one object.
-func object(d *logscan.Decoder, data []byte, field func(key []byte) bool) bool {
-	d.Reset(data)
-	d.WS()
-	ok := d.Object(field)
-	d.WS()
-	return ok && d.AtEnd()
-}
-
 var recordFields = []string{"uuid", "type", "subtype", "provenance", "timestamp", "cwd", "version", "model", "entrypoint",
 	"message", "systemPayload", "toolCallResult"}
 
