@@ -101,4 +101,13 @@
 // reports, system events), what was skipped by name, malformed lines with
 // their numbers (the first 100 listed, all counted), warnings, the pending
 // tail and the summaries of sub-sessions.
+//
+// # Fast paths
+//
+// The importers read their hosts' lines with session/logscan's Decoder
+// where they can, and with encoding/json where it would answer otherwise
+// (issue 25). List and Nullable are the shapes they share: a JSON array
+// into a slice, null or an object into a pointer, as json.Unmarshal
+// fills them. The Google GenAI parts of Gemini CLI and Qwen Code are
+// package importer/genai's.
 package importer

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session/logscan"
 )
 
@@ -82,11 +83,9 @@ func fastTextParts(d *logscan.Decoder, dst *[]textPart) bool {
 		*dst = nil
 		return true
 	}
-	parts := []textPart{} // encoding/json makes an empty, non-nil slice of []
-	ok := d.Array(func() bool {
-		var p textPart
+	return importer.List(d, dst, func(p *textPart) bool {
 		var seen logscan.FieldSet
-		if !d.Object(func(key []byte) bool {
+		return d.Object(func(key []byte) bool {
 			switch string(key) {
 			case "type":
 				return seen.First(0) && d.StringField(&p.Type)
@@ -94,14 +93,8 @@ func fastTextParts(d *logscan.Decoder, dst *[]textPart) bool {
 				return seen.First(1) && d.StringField(&p.Text)
 			}
 			return !logscan.FoldsTo(key, textPartKeys) && d.SkipValue()
-		}) {
-			return false
-		}
-		parts = append(parts, p)
-		return true
+		})
 	})
-	*dst = parts
-	return ok
 }
 
 // fastTextPartList is json.Unmarshal(raw, parts) for raw a list, or false.

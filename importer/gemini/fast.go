@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/genai"
 	"github.com/graft-project/graft/session/logscan"
 )
 
@@ -139,11 +141,9 @@ func fastThoughts(d *logscan.Decoder, dst *[]thought) bool {
 	if d.Null() {
 		return true
 	}
-	out := []thought{} // encoding/json makes an empty, non-nil slice of []
-	ok := d.Array(func() bool {
-		var t thought
+	return importer.List(d, dst, func(t *thought) bool {
 		var seen logscan.FieldSet
-		if !d.Object(func(key []byte) bool {
+		return d.Object(func(key []byte) bool {
 			switch string(key) {
 			case "subject":
 				return seen.First(0) && d.StringField(&t.Subject)
@@ -151,14 +151,8 @@ func fastThoughts(d *logscan.Decoder, dst *[]thought) bool {
 				return seen.First(1) && d.StringField(&t.Description)
 			}
 			return !logscan.FoldsTo(key, thoughtFields) && d.SkipValue()
-		}) {
-			return false
-		}
-		out = append(out, t)
-		return true
+		})
 	})
-	*dst = out
-	return ok
 }
 
 var toolCallFields = []string{"id", "name", "args", "result", "status"}
@@ -169,11 +163,9 @@ func fastToolCalls(d *logscan.Decoder, dst *[]toolCall) bool {
 	if d.Null() {
 		return true
 	}
-	out := []toolCall{}
-	ok := d.Array(func() bool {
-		var c toolCall
+	return importer.List(d, dst, func(c *toolCall) bool {
 		var seen logscan.FieldSet
-		if !d.Object(func(key []byte) bool {
+		return d.Object(func(key []byte) bool {
 			switch string(key) {
 			case "id":
 				return seen.First(0) && d.StringField(&c.ID)
@@ -191,14 +183,8 @@ func fastToolCalls(d *logscan.Decoder, dst *[]toolCall) bool {
 				return seen.First(4) && d.StringField(&c.Status)
 			}
 			return !logscan.FoldsTo(key, toolCallFields) && d.SkipValue()
-		}) {
-			return false
-		}
-		out = append(out, c)
-		return true
+		})
 	})
-	*dst = out
-	return ok
 }
 
 var tokenFields = []string{"input", "output", "cached", "thoughts", "tool", "total"}
@@ -251,9 +237,6 @@ func fastSet(d *logscan.Decoder, raw []byte, fields *[]setField) bool {
 	return ok
 }
 
-var partFields = []string{"text", "thought", "functionCall", "functionResponse", "inlineData", "fileData"}
-var callFields = []string{"id", "name", "args"}
-var responseFields = []string{"id", "name", "response"}
 var mimeFields = []string{"mimeType"}
 var fileFields = []string{"mimeType", "fileUri"}
 
@@ -267,100 +250,38 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 		case "thought":
 			return seen.First(1) && d.BoolField(&p.Thought)
 		case "functionCall":
-			if !seen.First(2) {
-				return false
-			}
-			if d.Null() {
-				p.FunctionCall = nil
-				return true
-			}
-			fc := &struct {
-				ID   string          `json:"id"`
-				Name string          `json:"name"`
-				Args json.RawMessage `json:"args"`
-			}{}
-			p.FunctionCall = fc
-			var cs logscan.FieldSet
-			return d.Object(func(key []byte) bool {
-				switch string(key) {
-				case "id":
-					return cs.First(0) && d.StringField(&fc.ID)
-				case "name":
-					return cs.First(1) && d.StringField(&fc.Name)
-				case "args":
-					if !cs.First(2) || !d.RawField((*[]byte)(&fc.Args)) {
-						return false
-					}
-					fc.Args = bytes.Clone(fc.Args)
-					return true
-				}
-				return !logscan.FoldsTo(key, callFields) && d.SkipValue()
+			return seen.First(2) && importer.Nullable(d, &p.FunctionCall, func(c *functionCall) bool {
+				return genai.Call(d, &c.ID, &c.Name, &c.Args)
 			})
 		case "functionResponse":
-			if !seen.First(3) {
-				return false
-			}
-			if d.Null() {
-				p.FunctionResponse = nil
-				return true
-			}
-			fr := &functionResponse{}
-			p.FunctionResponse = fr
-			var rs logscan.FieldSet
-			return d.Object(func(key []byte) bool {
-				switch string(key) {
-				case "id":
-					return rs.First(0) && d.StringField(&fr.ID)
-				case "name":
-					return rs.First(1) && d.StringField(&fr.Name)
-				case "response":
-					return rs.First(2) && d.RawField((*[]byte)(&fr.Response))
-				}
-				return !logscan.FoldsTo(key, responseFields) && d.SkipValue()
+			return seen.First(3) && importer.Nullable(d, &p.FunctionResponse, func(r *functionResponse) bool {
+				return genai.Response(d, &r.ID, &r.Name, &r.Response)
 			})
 		case "inlineData":
-			if !seen.First(4) {
-				return false
-			}
-			if d.Null() {
-				p.InlineData = nil
-				return true
-			}
-			p.InlineData = &struct {
-				MimeType string `json:"mimeType"`
-			}{}
-			var ms logscan.FieldSet
-			return d.Object(func(key []byte) bool {
-				if string(key) == "mimeType" {
-					return ms.First(0) && d.StringField(&p.InlineData.MimeType)
-				}
-				return !logscan.FoldsTo(key, mimeFields) && d.SkipValue()
+			return seen.First(4) && importer.Nullable(d, &p.InlineData, func(m *inlineData) bool {
+				var seen logscan.FieldSet
+				return d.Object(func(key []byte) bool {
+					if string(key) == "mimeType" {
+						return seen.First(0) && d.StringField(&m.MimeType)
+					}
+					return !logscan.FoldsTo(key, mimeFields) && d.SkipValue()
+				})
 			})
 		case "fileData":
-			if !seen.First(5) {
-				return false
-			}
-			if d.Null() {
-				p.FileData = nil
-				return true
-			}
-			p.FileData = &struct {
-				MimeType string `json:"mimeType"`
-				FileURI  string `json:"fileUri"`
-			}{}
-			fd := p.FileData
-			var fs logscan.FieldSet
-			return d.Object(func(key []byte) bool {
-				switch string(key) {
-				case "mimeType":
-					return fs.First(0) && d.StringField(&fd.MimeType)
-				case "fileUri":
-					return fs.First(1) && d.StringField(&fd.FileURI)
-				}
-				return !logscan.FoldsTo(key, fileFields) && d.SkipValue()
+			return seen.First(5) && importer.Nullable(d, &p.FileData, func(f *fileData) bool {
+				var seen logscan.FieldSet
+				return d.Object(func(key []byte) bool {
+					switch string(key) {
+					case "mimeType":
+						return seen.First(0) && d.StringField(&f.MimeType)
+					case "fileUri":
+						return seen.First(1) && d.StringField(&f.FileURI)
+					}
+					return !logscan.FoldsTo(key, fileFields) && d.SkipValue()
+				})
 			})
 		}
-		return !logscan.FoldsTo(key, partFields) && d.SkipValue()
+		return !logscan.FoldsTo(key, genai.PartKeys) && d.SkipValue()
 	})
 }
 
@@ -369,15 +290,8 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 func fastPartList(d *logscan.Decoder, raw []byte, ps *[]part) bool {
 	d.Reset(raw)
 	d.WS()
-	out := []part{}
-	ok := d.Array(func() bool {
-		var p part
-		if !fastPart(d, &p) {
-			return false
-		}
-		out = append(out, p)
-		return true
-	})
+	var out []part
+	ok := importer.List(d, &out, func(p *part) bool { return fastPart(d, p) })
 	d.WS()
 	if !ok || !d.AtEnd() {
 		return false

@@ -126,22 +126,30 @@ type Tokens struct {
 }
 
 type part struct {
-	Text         *string `json:"text"`
-	Thought      bool    `json:"thought"`
-	FunctionCall *struct {
+	Text             *string           `json:"text"`
+	Thought          bool              `json:"thought"`
+	FunctionCall     *functionCall     `json:"functionCall"`
+	FunctionResponse *functionResponse `json:"functionResponse"`
+	InlineData       *inlineData       `json:"inlineData"`
+	FileData         *fileData         `json:"fileData"`
+}
+
+// A part's structs with no name of their own (aliases): encoding/json's
+// errors, which a summary keeps, would name them.
+type (
+	functionCall = struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
 		Args json.RawMessage `json:"args"`
-	} `json:"functionCall"`
-	FunctionResponse *functionResponse `json:"functionResponse"`
-	InlineData       *struct {
+	}
+	inlineData = struct {
 		MimeType string `json:"mimeType"`
-	} `json:"inlineData"`
-	FileData *struct {
+	}
+	fileData = struct {
 		MimeType string `json:"mimeType"`
 		FileURI  string `json:"fileUri"`
-	} `json:"fileData"`
-}
+	}
+)
 
 type functionResponse struct {
 	ID       string          `json:"id"`

@@ -1,9 +1,10 @@
 package qwen
 
 import (
-	"bytes"
 	"encoding/json"
 
+	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/genai"
 	"github.com/graft-project/graft/session/logscan"
 )
 
@@ -16,7 +17,7 @@ import (
 // case than the field's, invalid UTF-8 or a lone surrogate in a built
 // string, a number that is not a plain integer, deep nesting. Raw values
 // are the line's own bytes; the ones that outlive the line (a
-// functionCall's args) are copied.
+// functionCall's args, package genai) are copied.
 
 var recordFields = []string{"uuid", "type", "subtype", "provenance", "timestamp", "cwd", "version", "model", "entrypoint",
 	"message", "systemPayload", "toolCallResult"}
@@ -82,21 +83,17 @@ func fastToolCallResult(d *logscan.Decoder, r *record) bool {
 var contentFields = []string{"role", "parts"}
 
 func fastContent(d *logscan.Decoder, dst **content) bool {
-	if d.Null() {
-		*dst = nil
-		return true
-	}
-	c := &content{}
-	*dst = c
-	var seen logscan.FieldSet
-	return d.Object(func(key []byte) bool {
-		switch string(key) {
-		case "role":
-			return seen.First(0) && d.StringField(&c.Role)
-		case "parts":
-			return seen.First(1) && fastParts(d, &c.Parts)
-		}
-		return !logscan.FoldsTo(key, contentFields) && d.SkipValue()
+	return importer.Nullable(d, dst, func(c *content) bool {
+		var seen logscan.FieldSet
+		return d.Object(func(key []byte) bool {
+			switch string(key) {
+			case "role":
+				return seen.First(0) && d.StringField(&c.Role)
+			case "parts":
+				return seen.First(1) && fastParts(d, &c.Parts)
+			}
+			return !logscan.FoldsTo(key, contentFields) && d.SkipValue()
+		})
 	})
 }
 
@@ -105,22 +102,8 @@ func fastParts(d *logscan.Decoder, dst *[]part) bool {
 		*dst = nil
 		return true
 	}
-	out := []part{} // encoding/json makes an empty, non-nil slice of []
-	ok := d.Array(func() bool {
-		var p part
-		if !fastPart(d, &p) {
-			return false
-		}
-		out = append(out, p)
-		return true
-	})
-	*dst = out
-	return ok
+	return importer.List(d, dst, func(p *part) bool { return fastPart(d, p) })
 }
-
-var partFields = []string{"text", "thought", "functionCall", "functionResponse", "inlineData", "fileData"}
-var callFields = []string{"id", "name", "args"}
-var responseFields = []string{"id", "name", "response"}
 
 // fastPart reads one part; a functionCall's args are copied (a tool
 // call's input outlives the line).
@@ -133,59 +116,19 @@ func fastPart(d *logscan.Decoder, p *part) bool {
 		case "thought":
 			return seen.First(1) && d.BoolField(&p.Thought)
 		case "functionCall":
-			if !seen.First(2) {
-				return false
-			}
-			if d.Null() {
-				p.FunctionCall = nil
-				return true
-			}
-			fc := &functionCall{}
-			p.FunctionCall = fc
-			var cs logscan.FieldSet
-			return d.Object(func(key []byte) bool {
-				switch string(key) {
-				case "id":
-					return cs.First(0) && d.StringField(&fc.ID)
-				case "name":
-					return cs.First(1) && d.StringField(&fc.Name)
-				case "args":
-					if !cs.First(2) || !d.RawField((*[]byte)(&fc.Args)) {
-						return false
-					}
-					fc.Args = bytes.Clone(fc.Args)
-					return true
-				}
-				return !logscan.FoldsTo(key, callFields) && d.SkipValue()
+			return seen.First(2) && importer.Nullable(d, &p.FunctionCall, func(c *functionCall) bool {
+				return genai.Call(d, &c.ID, &c.Name, &c.Args)
 			})
 		case "functionResponse":
-			if !seen.First(3) {
-				return false
-			}
-			if d.Null() {
-				p.FunctionResponse = nil
-				return true
-			}
-			fr := &functionResult{}
-			p.FunctionResponse = fr
-			var rs logscan.FieldSet
-			return d.Object(func(key []byte) bool {
-				switch string(key) {
-				case "id":
-					return rs.First(0) && d.StringField(&fr.ID)
-				case "name":
-					return rs.First(1) && d.StringField(&fr.Name)
-				case "response":
-					return rs.First(2) && d.RawField((*[]byte)(&fr.Response))
-				}
-				return !logscan.FoldsTo(key, responseFields) && d.SkipValue()
+			return seen.First(3) && importer.Nullable(d, &p.FunctionResponse, func(r *functionResult) bool {
+				return genai.Response(d, &r.ID, &r.Name, &r.Response)
 			})
 		case "inlineData":
 			return seen.First(4) && d.RawField((*[]byte)(&p.InlineData))
 		case "fileData":
 			return seen.First(5) && d.RawField((*[]byte)(&p.FileData))
 		}
-		return !logscan.FoldsTo(key, partFields) && d.SkipValue()
+		return !logscan.FoldsTo(key, genai.PartKeys) && d.SkipValue()
 	})
 }
 
