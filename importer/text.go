@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -53,4 +55,41 @@ func Todo(id, content, status string) (todo session.Todo, mapped bool) {
 // WarnTodo is the warning of a todo that Todo mapped (k is 1-based).
 func WarnTodo(out *Output, k int, status string) {
 	out.Warn("todo %d status %q is not pending, in_progress or completed: imported as pending", k, status)
+}
+
+// TodoList reads the input of a tool call that writes the todo list as
+// Claude Code's TodoWrite and Qwen Code's todo_write do: {"todos": [{id,
+// content, status}]}. An item's id is its string when not empty, the text
+// of another value but null (a number), else its place (1-based); each
+// status is mapped by Todo, warned of by WarnTodo. An input with no todos
+// list is warned of, naming the tool and its call, and ok is false: no
+// todo/write event.
+func TodoList(tool, callID string, input json.RawMessage, out *Output) (todos []session.Todo, ok bool) {
+	var in struct {
+		Todos *[]struct {
+			ID      json.RawMessage `json:"id"`
+			Content string          `json:"content"`
+			Status  string          `json:"status"`
+		} `json:"todos"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil || in.Todos == nil {
+		out.Warn("%s %q input has no todos list; no todo/write event", tool, callID)
+		return nil, false
+	}
+	todos = make([]session.Todo, 0, len(*in.Todos))
+	for k, t := range *in.Todos {
+		id := strconv.Itoa(k + 1)
+		var s string
+		if json.Unmarshal(t.ID, &s) == nil && s != "" {
+			id = s
+		} else if len(t.ID) > 0 && t.ID[0] != '"' && string(t.ID) != "null" {
+			id = string(t.ID)
+		}
+		td, known := Todo(id, t.Content, t.Status)
+		if !known {
+			WarnTodo(out, k+1, t.Status)
+		}
+		todos = append(todos, td)
+	}
+	return todos, true
 }

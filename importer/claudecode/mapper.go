@@ -633,33 +633,12 @@ func (m *Mapper) toolCall(ln *line, b block, out *importer.Output) {
 }
 
 func (m *Mapper) todoWrite(ln *line, b block, out *importer.Output) {
-	var in struct {
-		Todos *[]struct {
-			ID      json.RawMessage `json:"id"`
-			Content string          `json:"content"`
-			Status  string          `json:"status"`
-		} `json:"todos"`
-	}
-	if err := json.Unmarshal(b.Input, &in); err != nil || in.Todos == nil {
-		out.Warn("TodoWrite %q input has no todos list; no todo/write event", b.ID)
+	todos, ok := importer.TodoList("TodoWrite", b.ID, b.Input, out)
+	if !ok {
 		return
 	}
 	ev := m.event(ln, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
-	ev.Todos = make([]session.Todo, 0, len(*in.Todos))
-	for k, t := range *in.Todos {
-		id := strconv.Itoa(k + 1)
-		var s string
-		if json.Unmarshal(t.ID, &s) == nil && s != "" {
-			id = s
-		} else if len(t.ID) > 0 && t.ID[0] != '"' && string(t.ID) != "null" {
-			id = string(t.ID)
-		}
-		td, known := importer.Todo(id, t.Content, t.Status)
-		if !known {
-			importer.WarnTodo(out, k+1, t.Status)
-		}
-		ev.Todos = append(ev.Todos, td)
-	}
+	ev.Todos = todos
 	ev.Meta["callId"] = b.ID
 	out.Emit(ev)
 }

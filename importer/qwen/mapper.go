@@ -441,33 +441,12 @@ func (m *Mapper) functionCall(r *record, c *functionCall, out *importer.Output) 
 }
 
 func (m *Mapper) todoWrite(r *record, id string, input json.RawMessage, out *importer.Output) {
-	var in struct {
-		Todos *[]struct {
-			ID      json.RawMessage `json:"id"`
-			Content string          `json:"content"`
-			Status  string          `json:"status"`
-		} `json:"todos"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil || in.Todos == nil {
-		out.Warn("%s %q input has no todos list; no todo/write event", ToolTodoWrite, id)
+	todos, ok := importer.TodoList(ToolTodoWrite, id, input, out)
+	if !ok {
 		return
 	}
 	ev := m.event(r, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
-	ev.Todos = make([]session.Todo, 0, len(*in.Todos))
-	for k, t := range *in.Todos {
-		tid := strconv.Itoa(k + 1)
-		var s string
-		if json.Unmarshal(t.ID, &s) == nil && s != "" {
-			tid = s
-		} else if len(t.ID) > 0 && t.ID[0] != '"' && string(t.ID) != "null" {
-			tid = string(t.ID)
-		}
-		td, known := importer.Todo(tid, t.Content, t.Status)
-		if !known {
-			importer.WarnTodo(out, k+1, t.Status)
-		}
-		ev.Todos = append(ev.Todos, td)
-	}
+	ev.Todos = todos
 	ev.Meta["callId"] = id
 	out.Emit(ev)
 }
