@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
@@ -276,11 +277,11 @@ func (r *run) openSource(cur *Cursor) error {
 		return vfs.CloseAfter(f, fmt.Errorf("%w: %s (%s)", ErrNotRegular, r.src, fi.Mode().Type()))
 	}
 	r.f = f
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := index.FileIdentity(fi)
 	if !ok {
 		return vfs.CloseAfter(f, fmt.Errorf("importer: %s: no device and inode on this system (%T)", r.src, fi.Sys()))
 	}
-	r.dev, r.ino = uint64(st.Dev), st.Ino
+	r.dev, r.ino = dev, ino
 	r.h = sha256.New()
 	if cur == nil {
 		return nil
