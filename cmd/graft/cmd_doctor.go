@@ -113,9 +113,9 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Long: `Checks what graft needs to work and says what is wrong, each problem with the
 command that fixes it:
 
-  the hosts     Claude Code and Codex: found (the program on PATH or its
-                directory), their version ("claude --version", "codex
-                --version", 5 s at most each), graft's hooks in each settings
+  the hosts     ` + hosts.Titles(", ", " and ") + `: found (the program on
+                PATH or its directory), their version ("<program> --version",
+                5 s at most each), graft's hooks in each settings
                 file and whether they would run: the graft they name exists
                 and is this version; Codex runs only the hooks it trusts
                 ($CODEX_HOME/config.toml), Claude Code runs graft twice when
