@@ -11,7 +11,7 @@ import (
 )
 
 // Bindings are the host bindings (package hosts: which graft session a
-// Claude Code or Codex session continues) under <root>/hosts/<host>/<uuid>,
+// host session continues) under <root>/hosts/<host>/<uuid>,
 // with the same JSON as hosts/<host>/<uuid>.json in a file home. A save
 // replaces the binding whole, as a file's atomic replace does.
 type Bindings struct{ s *Store }

@@ -5,7 +5,7 @@
 //
 // # Input
 //
-// One JSON object on stdin, as both hosts send it: session_id,
+// One JSON object on stdin, as the hosts send it: session_id,
 // transcript_path, cwd, hook_event_name, and per event source (SessionStart:
 // startup, resume, clear, compact) or trigger (PreCompact: manual, auto),
 // and input_tokens when the host gives a Stop the size of the last model

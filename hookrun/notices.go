@@ -227,7 +227,7 @@ func (n *Notices) Take(event string) []string {
 }
 
 // Tell puts the notices not shown yet into a SessionStart's or a
-// UserPromptSubmit's answer, as its systemMessage (what both hosts show the
+// UserPromptSubmit's answer, as its systemMessage (what the hosts show the
 // person; a message the answer already had follows them). For a host
 // whose hook text may reach no one (adapter.Hooks.NoticesToModel: codex
 // exec shows none) they also go into additionalContext, asking the model

@@ -109,7 +109,7 @@ func DerivedUUID(v int, at time.Time, parts ...string) string {
 	return x[0:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32]
 }
 
-// TextBlock is a {"type", "text"} content block, as both hosts write them.
+// TextBlock is a {"type", "text"} content block, as the hosts write them.
 type TextBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -128,7 +128,7 @@ func Stamp(at time.Time, k int) string {
 	return at.Add(time.Duration(k) * time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// UsageCounts are the token counts of a model request, as both hosts
+// UsageCounts are the token counts of a model request, as the hosts
 // name them.
 type UsageCounts struct {
 	Input         int64 `json:"input_tokens"`

@@ -69,7 +69,7 @@ var (
 	installedHost = map[string]Hosts{} // by install directory
 )
 
-// Install makes sure the pinned Claude Code and Codex packages are
+// Install makes sure the pinned hosts' packages are
 // installed in <module root>/build/hosts/<short sha256 of the lock>/ and
 // returns the paths of their native binaries.
 //
@@ -82,7 +82,7 @@ var (
 func Install(t testing.TB) Hosts {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("hosttest: installs and runs the real Claude Code and Codex CLIs; skipped with -short")
+		t.Skip("hosttest: installs and runs the real hosts' CLIs; skipped with -short")
 	}
 	claudeRel, codexRel, ok := nativePaths()
 	if !ok {

@@ -46,7 +46,7 @@ func (r Result) Ok(t testing.TB) Result {
 	return r
 }
 
-// env is what both hosts' environments share: a throw-away root holding
+// env is what the hosts' environments share: a throw-away root holding
 // HOME, TMPDIR, the host's config directory and a working directory.
 type env struct {
 	Bin     string       // the native binary
@@ -73,7 +73,7 @@ func newEnv(t testing.TB, bin string, srv *ModelServer) env {
 	return e
 }
 
-// base is the environment both hosts start from: not the developer's, so
+// base is the environment the hosts start from: not the developer's, so
 // that no real profile, API key or proxy setting leaks in. Any host request
 // to a machine other than 127.0.0.1 goes through the fake server as a
 // proxy, which refuses and records it.
