@@ -195,6 +195,16 @@ type ImportOptions struct {
 	LockWait time.Duration
 }
 
+// File is o as the options of a one-file import (importer.FileOptions):
+// what a host whose transcript is one file hands its mapper's Import.
+func (o ImportOptions) File() importer.FileOptions {
+	f := importer.FileOptions{Store: o.Store, Home: o.Home, Path: o.Path, ID: o.ID, KeepThinking: o.KeepThinking, Ctx: o.Ctx, LockWait: o.LockWait}
+	if o.Progress != nil {
+		f.Progress = func(read, total int64) { o.Progress(o.Path, read, total) }
+	}
+	return f
+}
+
 // Turn is a graft tape as one closed host turn (hosts/doc.go): what an
 // export renders.
 type Turn struct {

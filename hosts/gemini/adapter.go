@@ -78,12 +78,7 @@ func (Adapter) Growth() adapter.Growth { return adapter.Appends }
 func (Adapter) Mapper() importer.Mapper { return mapper.NewMapper(mapper.Config{}) }
 
 func (Adapter) Import(o adapter.ImportOptions) (*importer.Summary, error) {
-	var progress func(read, total int64)
-	if o.Progress != nil {
-		progress = func(read, total int64) { o.Progress(o.Path, read, total) }
-	}
-	return mapper.Import(mapper.Options{Store: o.Store, Home: o.Home, Path: o.Path, ID: o.ID, KeepThinking: o.KeepThinking,
-		Progress: progress, Ctx: o.Ctx, LockWait: o.LockWait})
+	return mapper.Import(o.File())
 }
 
 func (Adapter) ResumeCommand(id string) string { return "gemini --resume " + id }
