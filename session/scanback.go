@@ -50,7 +50,9 @@ func scanBack(f vfs.File, path string, needles [][]byte, fn func(ev *Event) (boo
 	}
 	end := fi.Size()
 	var carry []byte // the start of the line the previous chunk began inside
-	buf := make([]byte, scanBackChunk)
+	// Room past the chunk for the carried start of a line, so that the
+	// usual carry (a line's head) needs no new array per chunk.
+	buf := make([]byte, scanBackChunk, scanBackChunk+scanBackChunk/4)
 	for end > 0 || len(carry) > 0 {
 		n := min(int64(scanBackChunk), end)
 		start := end - n
