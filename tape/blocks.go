@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -23,6 +24,9 @@ type quoted struct {
 	symbols map[string][]string
 	change  map[string]string
 	adds    map[string][]string
+	// earlier are the names the files' earlier writes and edits put in
+	// (fileEntry.Earlier), by path, newest edit first.
+	earlier map[string][]string
 	// plan is the plan file's content when Build read it.
 	plan string
 	// get reads an output once (the tail reads what the actions read).
@@ -35,7 +39,7 @@ type quoted struct {
 func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	st := &b.st
 	q := &quoted{key: map[int64][]string{}, ref: map[int64]string{}, answer: map[int64]string{}, notes: map[int64]string{},
-		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}}
+		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}}
 	if err := b.readEdits(src, q); err != nil {
 		return nil, err
 	}
@@ -213,6 +217,11 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *se
 		}
 	}
 	paragraphs := blk.addSection(sec)
+	for k := range sec.items {
+		if steps[k] && !marked[k] {
+			b.carrySteps++
+		}
+	}
 	var reply *section
 	if r := st.LastReply; r != nil {
 		reply = &section{singular: "message", plural: "messages"}
@@ -599,6 +608,18 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		if len(adds) > 0 {
 			line += " (its last edit adds " + strings.Join(adds, ", ") + ")"
 		}
+		if named[p] {
+			var names []string
+			for k := len(f.Earlier) - 1; k >= 0; k-- {
+				names = append(names, f.Earlier[k].Names...) // read at once: no call
+			}
+			if q.earlier[p] != nil {
+				names = q.earlier[p]
+			}
+			if n := earlierNames(names, symbols, adds); len(n) > 0 {
+				line += " (earlier edits add " + strings.Join(n, ", ") + ")"
+			}
+		}
 		it := newItem(line, "", f.firstSeq(), f.Last)
 		if f.Write == 0 && f.Edit == 0 {
 			read.items = append(read.items, it)
@@ -807,22 +828,71 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 	if src == nil {
 		return nil
 	}
-	for p := range b.namedFiles() {
-		c := st.Files[p].Call
-		if c == nil {
-			continue
-		}
+	read := func(c *callRef) (json.RawMessage, error) {
 		if c.Size > maxEditInput+64<<10 {
-			continue // its input is past maxEditInput: editTexts names nothing of it
+			return nil, nil // its input is past maxEditInput: editTexts names nothing of it
 		}
 		in, err := src.Input(c.Seq, c.Off, c.Size)
 		if err != nil {
-			return fmt.Errorf("tape: reading the input of seq %d: %w", c.Seq, err)
+			return nil, fmt.Errorf("tape: reading the input of seq %d: %w", c.Seq, err)
 		}
-		q.symbols[p], q.change[p], q.adds[p] = editSymbols(c.Tool, in), editChange(c.Tool, in), editAdds(c.Tool, in)
+		return in, nil
+	}
+	for p := range b.namedFiles() {
+		f := st.Files[p]
+		if c := f.Call; c != nil {
+			in, err := read(c)
+			if err != nil {
+				return err
+			}
+			if in != nil {
+				q.symbols[p], q.change[p], q.adds[p] = editSymbols(c.Tool, in), editChange(c.Tool, in), editAdds(c.Tool, in)
+			}
+		}
+		var names []string
+		for k := len(f.Earlier) - 1; k >= 0; k-- {
+			e := f.Earlier[k]
+			if e.Call == nil {
+				names = append(names, e.Names...)
+				continue
+			}
+			in, err := read(e.Call)
+			if err != nil {
+				return err
+			}
+			if in != nil {
+				names = append(append(names, editSymbols(e.Call.Tool, in)...), editAdds(e.Call.Tool, in)...)
+			}
+		}
+		q.earlier[p] = names
 	}
 	return nil
 }
+
+// earlierNames are names, in order, without those already said and past
+// maxEarlierNames.
+func earlierNames(names []string, said ...[]string) []string {
+	seen := map[string]bool{}
+	for _, s := range said {
+		for _, n := range s {
+			seen[n] = true
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if len(out) == maxEarlierNames {
+			break
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// maxEarlierNames bounds the names a file's earlier edits add to its line.
+const maxEarlierNames = 8
 
 // namedFiles are the files whose definitions the tape names: the
 // maxEditReads most recently changed ones (written or edited, not under a

@@ -206,3 +206,36 @@ func TestCutLine(t *testing.T) {
 		t.Fatalf("single: %q", got)
 	}
 }
+
+// A message that only announces the tool call after it ("Let me run the
+// checks.") says what the call says: it only fills room, so the budget
+// cuts every such step before it cuts any action, whatever the room the
+// carryover's other messages take.
+func TestStepsGoBeforeAnyAction(t *testing.T) {
+	evs := []session.Event{human("Run each check and report.")}
+	for k := 0; k < 30; k++ {
+		id := fmt.Sprintf("c%d", k)
+		evs = append(evs, say(fmt.Sprintf("Let me run check number %d now.", k)),
+			call("Bash", id, fmt.Sprintf(`{"command":"make check-%d PACKAGES=./internal/... FLAGS=-race TIMEOUT=10m REPORT=build/check-%d.xml"}`, k, k)),
+			result("Bash", id, true, fmt.Sprintf("ok: check %d passed, 12 tests", k)))
+	}
+	evs = append(evs, say("All 30 checks passed."))
+	evs = seqd(evs...)
+	sawActionCut := false
+	for budget := 9000; budget >= MinBudget; budget -= 250 {
+		tp, err := fold(t, "s", evs).Build(Options{Budget: budget}, nil)
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if !cutLineRE.MatchString(blockText(t, tp, "Recent Actions")) {
+			continue
+		}
+		sawActionCut = true
+		if bp := blockText(t, tp, "Breakpoint"); strings.Contains(bp, "Let me run check") {
+			t.Fatalf("budget %d: an action was cut while a step stayed:\n%s\n\n%s", budget, bp, blockText(t, tp, "Recent Actions"))
+		}
+	}
+	if !sawActionCut {
+		t.Fatal("no budget cut an action: the test shows nothing")
+	}
+}

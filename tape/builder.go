@@ -52,7 +52,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 8
+	snapshotVersion = 9
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -93,6 +93,7 @@ type Builder struct {
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
+	carrySteps   int // the carryover's messages that only announce the call after them
 }
 
 // state is the whole fold; Snapshot writes it as JSON.
@@ -243,7 +244,23 @@ type fileEntry struct {
 	Change  string   `json:"change,omitempty"`
 	Adds    []string `json:"adds,omitempty"`
 	Call    *callRef `json:"call,omitempty"`
+	// Earlier are the file's writes and edits before its last one, oldest
+	// first, at most keptEarlierEdits: the names they put in are the
+	// session's footprint in the file (its choices), which the last edit
+	// alone does not say.
+	Earlier []earlierEdit `json:"earlier,omitempty"`
 }
+
+// earlierEdit is one write or edit before a file's last: the names it
+// defined or added, read at once, or the call line Build reads them from.
+type earlierEdit struct {
+	Names []string `json:"names,omitempty"`
+	Call  *callRef `json:"call,omitempty"`
+}
+
+// keptEarlierEdits is how many writes and edits before a file's last one
+// the fold keeps for their names.
+const keptEarlierEdits = 4
 
 // callRef locates a tool/call line for Build to read its input.
 type callRef struct {
@@ -909,6 +926,16 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 		f.Edit = seq
 	}
 	if t.Op != OpRead && call.Seq > 0 {
+		if f.Call != nil || len(f.Symbols) > 0 || len(f.Adds) > 0 {
+			e := earlierEdit{Call: f.Call}
+			if f.Call == nil {
+				e.Names = append(append([]string(nil), f.Symbols...), f.Adds...)
+			}
+			f.Earlier = append(f.Earlier, e)
+			if len(f.Earlier) > keptEarlierEdits {
+				f.Earlier = append(f.Earlier[:0:0], f.Earlier[len(f.Earlier)-keptEarlierEdits:]...)
+			}
+		}
 		f.Symbols, f.Change, f.Adds, f.Call = call.Symbols, call.Change, call.Adds, nil
 		if call.Off >= 0 && call.Size > 0 {
 			f.Call = &callRef{Seq: call.Seq, Tool: call.Tool, Off: call.Off, Size: call.Size}

@@ -175,7 +175,12 @@
 // func, function, class, type … and "a.b = {" assignments: at most 6),
 // or else its first two lines; and an edit the identifiers it adds that
 // its old text lacked (snake_case, camelCase or dotted, 6 runes or more:
-// at most 6).
+// at most 6). The fold keeps the file's keptEarlierEdits (4) writes and
+// edits before its last (fileEntry.Earlier: their names, or the call line
+// Build reads them from), and the line names what they defined or added,
+// the newest edit first, at most maxEarlierNames (8) not said already:
+// "(earlier edits add …)". The session's choices are spread over a
+// file's edits; its last one alone does not say them.
 //
 // # Tape text
 //
@@ -222,7 +227,8 @@
 //
 //	conversation tail → 0, middle parts of long instructions → those of
 //	the first and the latest, recall index → 0, replayed messages → 0,
-//	files only read → 4, sub-agent reports → 0, host summary → 6,
+//	files only read → 4, sub-agent reports → 0, the carryover's steps
+//	(messages that only announce the call after them) → 0, host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, constraints → the typed ones and 4
 //	of those said only in pasted instructions (keptPastedConstraints),

@@ -201,6 +201,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	step(readItems, 4)
 	step(reportItems, 0)
+	if paragraphs != nil {
+		step(paragraphs, paragraphs.liveItems()-b.carrySteps)
+	}
 	step(summaryItems, 6)
 	step(milestoneItems, 8)
 	step(actionItems, 14)

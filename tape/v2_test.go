@@ -457,3 +457,53 @@ func TestTailOutputsGrowIntoTheRoomLeft(t *testing.T) {
 		t.Errorf("grow added %d runes to a section the budget cut", added)
 	}
 }
+
+// A file's line names what its earlier writes and edits put in, newest
+// first, not only its last edit: the session's choices are spread over the
+// edits (the shared computer attached in the first, a handler renamed in
+// the last). Read at once or at Build, the tape is the same; past
+// keptEarlierEdits, the oldest edits' names are not kept.
+func TestFileLineNamesWhatEarlierEditsAdded(t *testing.T) {
+	edit := func(id, old, new string) []session.Event {
+		in, _ := json.Marshal(map[string]string{"file_path": "/r/lib/live.ex", "old_string": old, "new_string": new})
+		return []session.Event{call("Edit", id, string(in)), result("Edit", id, true, "ok")}
+	}
+	evs := []session.Event{withMeta(human("Share the computer."), "cwd", "/r")}
+	evs = append(evs, edit("e1", "use Phoenix.LiveView", "use Phoenix.LiveView\nattach_computer(SpotterWeb.Live.TranscriptComputers, :transcript_view)")...)
+	evs = append(evs, edit("e2", "def mount(p)", "def mount(p)\n  toggle_tool_result_group(socket)")...)
+	evs = append(evs, edit("e3", "x = 1", "show_debug_rows = 1")...)
+	evs = seqd(evs...)
+	want := build(t, "s", evs, Options{}, nil)
+	files := blockText(t, want, "Workspace Files")
+	if !strings.Contains(files, "(its last edit adds show_debug_rows) (earlier edits add mount, toggle_tool_result_group, attach_computer, SpotterWeb.Live.TranscriptComputers, transcript_view)") {
+		t.Fatalf("the earlier edits' names, newest first:\n%s", files)
+	}
+
+	var log bytes.Buffer
+	withOff := NewBuilder("s")
+	for k := range evs {
+		raw := rawLine(t, &evs[k])
+		if err := withOff.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
+			t.Fatal(err)
+		}
+		log.Write(raw)
+		log.WriteByte('\n')
+	}
+	got, err := withOff.BuildFrom(Options{}, nil, bufOutputs(log.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != want.Text {
+		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", blockText(t, got, "Workspace Files"), files)
+	}
+
+	// More edits than the fold keeps: the first one's names are gone.
+	more := evs[:len(evs):len(evs)]
+	for k := 0; k < keptEarlierEdits; k++ {
+		more = append(more, edit(fmt.Sprintf("m%d", k), "y", fmt.Sprintf("step_number_%d = 1", k))...)
+	}
+	files = blockText(t, build(t, "s", seqd(more...), Options{}, nil), "Workspace Files")
+	if strings.Contains(files, "attach_computer") || !strings.Contains(files, "step_number_0") {
+		t.Fatalf("past %d earlier edits the oldest names stay, or the kept ones are gone:\n%s", keptEarlierEdits, files)
+	}
+}
