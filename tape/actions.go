@@ -509,8 +509,42 @@ func sameRunWords(failed, later string, lw []string) bool {
 		ok = false
 		return false
 	})
-	return ok && n > 0
+	return ok && n > 0 || sameScriptRun(failed, later)
 }
+
+// sameScriptRun: failed ran one script (a path, or an interpreter and a
+// path: "bash x.sh …", "python3 tools/y.py …") and later runs the same
+// script another way, with the same arguments: through a copy cleaned of
+// carriage returns, an interpreter, a different working directory ("tr -d
+// '\r' < x.sh > $tmp; bash $tmp --json"): the script's file name and the
+// failed call's first argumentRunes of arguments are in later's text.
+func sameScriptRun(failed, later string) bool {
+	failed = strings.TrimSuffix(strings.TrimSpace(failed), "…")
+	if strings.ContainsAny(failed, "&|;") {
+		return false
+	}
+	w1, rest := nextWord(failed)
+	switch w1 {
+	case "bash", "sh", "zsh", "python", "python3", "node", "ruby", "perl":
+		w1, rest = nextWord(rest)
+	}
+	if !strings.Contains(w1, "/") || strings.ContainsAny(w1, "\"'$<>") {
+		return false
+	}
+	name := w1[strings.LastIndexByte(w1, '/')+1:]
+	if !strings.Contains(name, ".") {
+		return false // a program's path (/usr/bin/x), not a script of the project
+	}
+	args := strings.TrimSpace(rest)
+	if r := []rune(args); len(r) > argumentRunes {
+		args = string(r[:argumentRunes])
+	}
+	return args != "" && strings.Contains(later, name) && strings.Contains(later, args)
+}
+
+// argumentRunes is how much of a failed script run's arguments a later run
+// must repeat to be the same run.
+const argumentRunes = 40
 
 // sameWords: l is joinWords(w1, w2), compared without building it.
 func sameWords(l, w1, w2 string) bool {

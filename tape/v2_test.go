@@ -507,3 +507,36 @@ func TestFileLineNamesWhatEarlierEditsAdded(t *testing.T) {
 		t.Fatalf("past %d earlier edits the oldest names stay, or the kept ones are gone:\n%s", keptEarlierEdits, files)
 	}
 }
+
+// A failed script run is fixed by a later successful run of the same
+// script another way, with the same arguments: a copy cleaned of carriage
+// returns, an interpreter in front (Codex models work around CRLF scripts
+// so). The same script with other arguments, or another script, fixes
+// nothing.
+func TestFailedScriptFixedByTheSameRunAnotherWay(t *testing.T) {
+	failed := `{"command":".specify/scripts/bash/create-new-feature.sh --json --number 1 --short-name \"orchestrator-architecture\" \"Create a spec\""}`
+	run := func(later string) string {
+		in, _ := json.Marshal(map[string]string{"command": later})
+		tp := build(t, "s", seqd(human("Create the spec."),
+			call("shell", "c1", failed), result("shell", "c1", false, "/usr/bin/env: ‘bash\\r’: No such file or directory"),
+			call("shell", "c2", string(in)), result("shell", "c2", true, `{"BRANCH_NAME":"001-orchestrator-architecture"}`),
+			say("Created.")), Options{}, nil)
+		return blockText(t, tp, "Pending State")
+	}
+	for _, later := range []string{
+		`tmp=$(mktemp); tr -d '\r' < .specify/scripts/bash/create-new-feature.sh > "$tmp"; bash "$tmp" --json --number 1 --short-name "orchestrator-architecture" "Create a spec"`,
+		`bash .specify/scripts/bash/create-new-feature.sh --json --number 1 --short-name "orchestrator-architecture" "Create a spec"`,
+	} {
+		if p := run(later); strings.Contains(p, "FAILED") || !strings.Contains(p, "1 failure was fixed") {
+			t.Errorf("fixed by %q, still pending:\n%s", later, p)
+		}
+	}
+	for _, later := range []string{
+		`bash .specify/scripts/bash/create-new-feature.sh --json --number 2 --short-name "other-feature"`,
+		`bash .specify/scripts/bash/setup-plan.sh --json --number 1 --short-name "orchestrator-architecture" "Create a spec"`,
+	} {
+		if p := run(later); !strings.Contains(p, "seq=3 shell FAILED") {
+			t.Errorf("%q fixed the failure:\n%s", later, p)
+		}
+	}
+}
