@@ -3,7 +3,9 @@ package tape
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -512,14 +514,40 @@ func sameRunWords(failed, later string, lw []string) bool {
 	return ok && n > 0 || sameScriptRun(failed, later)
 }
 
+// chainLeft: of the failed chain's commands (commandList; left, when not
+// nil, those no earlier successful call ran), the ones lw does not run.
+// A chain that later calls ran part by part ("git add x && git commit"
+// failed on an ignored file; then "git add -f x", then "git commit") is
+// fixed once none is left; nil for a failure of one command.
+func chainLeft(failed string, left, lw []string) []string {
+	if left == nil {
+		left = commandList(failed)
+		if len(left) < 2 {
+			return nil
+		}
+	}
+	out := left[:0:0]
+	for _, c := range left {
+		if !slices.Contains(lw, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // sameScriptRun: failed ran one script (a path, or an interpreter and a
 // path: "bash x.sh …", "python3 tools/y.py …") and later runs the same
 // script another way, with the same arguments: through a copy cleaned of
 // carriage returns, an interpreter, a different working directory ("tr -d
 // '\r' < x.sh > $tmp; bash $tmp --json"): the script's file name and the
-// failed call's first argumentRunes of arguments are in later's text.
+// failed call's first argumentRunes of arguments are in later's text;
+// with no arguments, a command of later runs a script of that file name
+// ("node assets/build.js" is fixed by "cd assets && node build.js").
 func sameScriptRun(failed, later string) bool {
 	failed = strings.TrimSuffix(strings.TrimSpace(failed), "…")
+	for _, r := range []string{" 2>&1", " 2>/dev/null", " >/dev/null"} {
+		failed = strings.ReplaceAll(failed, r, "")
+	}
 	if strings.ContainsAny(failed, "&|;") {
 		return false
 	}
@@ -539,7 +567,16 @@ func sameScriptRun(failed, later string) bool {
 	if r := []rune(args); len(r) > argumentRunes {
 		args = string(r[:argumentRunes])
 	}
-	return args != "" && strings.Contains(later, name) && strings.Contains(later, args)
+	if args != "" {
+		return strings.Contains(later, name) && strings.Contains(later, args)
+	}
+	// No arguments: a later command runs a script of that file name.
+	runs := false
+	eachCommand(later, func(w1, w2 string) bool {
+		runs = path.Base(w1) == name || path.Base(w2) == name
+		return !runs
+	})
+	return runs
 }
 
 // argumentRunes is how much of a failed script run's arguments a later run

@@ -297,6 +297,9 @@ type failure struct {
 	Size int    `json:"size,omitempty"`
 	// Key are its key lines when the fold had the output (Add).
 	Key []string `json:"key,omitempty"`
+	// Left are the commands of a failed chain that no later successful
+	// call has run yet (chainLeft); none left, the chain is fixed.
+	Left []string `json:"left,omitempty"`
 }
 
 // plan is a plan the assistant proposed (Claude Code ExitPlanMode) and
@@ -804,6 +807,10 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 					later = commandList(what)
 				}
 				if sameRunWords(f.What, what, later) {
+					st.Fixed++
+					continue
+				}
+				if f.Left = chainLeft(f.What, f.Left, later); f.Left != nil && len(f.Left) == 0 {
 					st.Fixed++
 					continue
 				}

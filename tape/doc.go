@@ -151,8 +151,13 @@
 // extension, or an interpreter and such a path) is also fixed by a later
 // run that names the same script file and repeats its first 40 runes of
 // arguments (argumentRunes): the same run another way, through a copy
-// cleaned of carriage returns or an interpreter in front (sameScriptRun);
-// otherwise the same text. They are counted.
+// cleaned of carriage returns or an interpreter in front (sameScriptRun;
+// without arguments, a later command running a script of that file name:
+// "node assets/build.js" by "cd assets && node build.js"); a failed chain
+// is also fixed once later successful calls ran each of its commands,
+// part by part ("git add x && git commit" by "git add -f x", then "git
+// commit": failure.Left, chainLeft); otherwise the same text. They are
+// counted.
 //
 // In flight: calls of the open turn with no result yet (the last 5).
 //

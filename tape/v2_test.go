@@ -540,3 +540,32 @@ func TestFailedScriptFixedByTheSameRunAnotherWay(t *testing.T) {
 		}
 	}
 }
+
+// A failed chain that later calls ran part by part is fixed once each of
+// its commands ran again; while one is left, it is pending. Redirections
+// do not make a script run a chain.
+func TestFailedChainFixedPartByPart(t *testing.T) {
+	cmd := func(id, c string, ok bool, out string) []session.Event {
+		in, _ := json.Marshal(map[string]string{"command": c})
+		return []session.Event{call("Bash", id, string(in)), result("Bash", id, ok, out)}
+	}
+	evs := []session.Event{human("Commit the styles.")}
+	evs = append(evs, cmd("b1", "git add lib/a.ex priv/static/assets/spotter.css && git commit -m 'style'", false, "The following paths are ignored by one of your .gitignore files:")...)
+	evs = append(evs, cmd("b2", "git add -f priv/static/assets/spotter.css", true, "")...)
+	half := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Pending State")
+	if !strings.Contains(half, "seq=3 Bash FAILED") {
+		t.Errorf("the chain is fixed while its commit was not run again:\n%s", half)
+	}
+	evs = append(evs, cmd("b3", "git commit -m 'style: spotter.css'", true, "[main 3bb8701] style: spotter.css")...)
+	whole := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Pending State")
+	if strings.Contains(whole, "FAILED") || !strings.Contains(whole, "1 failure was fixed") {
+		t.Errorf("the chain run again part by part is still pending:\n%s", whole)
+	}
+
+	build2 := seqd(append([]session.Event{human("Build the bundle.")},
+		append(cmd("n1", "node assets/build.js 2>&1", false, `error: Could not resolve "js/app.js"`),
+			cmd("n2", "cd assets && node build.js 2>&1", true, "built in 80ms")...)...)...)
+	if p := blockText(t, build(t, "s", build2, Options{}, nil), "Pending State"); strings.Contains(p, "FAILED") {
+		t.Errorf("the script run again from its folder is still pending:\n%s", p)
+	}
+}
