@@ -52,7 +52,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 10
+	snapshotVersion = 11
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -972,13 +972,30 @@ func (f *fileEntry) firstSeq() int64 {
 	return first
 }
 
+// reportBody is a sub-agent's report without the trailer the host adds
+// for its model (Claude Code: "agentId: … (for resuming …)" and a
+// <usage> block): a long report shows its head, where it frames the
+// work, and its end, where it sums up its findings (clipHeadTail).
+func reportBody(text string) string {
+	text = strings.TrimSpace(text)
+	if strings.HasSuffix(text, "</usage>") {
+		if i := strings.LastIndex(text, "<usage>"); i >= 0 {
+			text = strings.TrimSpace(text[:i])
+		}
+	}
+	if i := strings.LastIndex(text, "agentId: "); i >= 0 && len(text)-i <= 200 && !strings.Contains(text[i:], "\n") {
+		text = strings.TrimSpace(text[:i])
+	}
+	return text
+}
+
 func (b *Builder) addReport(ev *session.Event) {
 	st := &b.st
 	if reportVerdict(ev.Text) != "" {
 		st.ReportsSkipped++
 		return
 	}
-	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxReportRunes, "", ev.Seq)})
+	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipHeadTail(reportBody(ev.Text), maxReportRunes, "", ev.Seq)})
 	if len(st.Reports) > keptReports {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
 		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)

@@ -95,7 +95,10 @@
 // non-empty lines are file or log lines (numbered lines "12→", "12:",
 // "12|", "12<tab>"; lines starting with a date, a clock time or a log level;
 // indented "at " stack frames, `File "`, "goroutine "; diff headers).
-// The last 5 kept reports are shown.
+// The last 5 kept reports are shown, each without the trailer the host
+// adds for its model (Claude Code's "agentId: …" and <usage> block) and,
+// past 1500 runes, by its head and its end (clipHeadTail): a report frames
+// the work at its head and sums up its findings at its end.
 //
 // Replay: tier A replays nothing; tier B the last closed turn; RecentTurns
 // N the last N closed turns (overrides Tier); AutoTier turns tier A into B
@@ -237,14 +240,16 @@
 //
 //	conversation tail → 0, middle parts of long instructions → those of
 //	the first and the latest, recall index → 0, replayed messages → 0,
-//	files only read → 4, sub-agent reports → 0, the carryover's steps
+//	files only read → 4, sub-agent reports → 0 (→ 1 when the newest came
+//	after the assistant's last message: what it learned last, which no
+//	other block says yet; unanswered), the carryover's steps
 //	(messages that only announce the call after them) → 0, host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, constraints → the typed ones and 4
 //	of those said only in pasted instructions (keptPastedConstraints),
 //	written files → 14, look-ups → 1,
 //	host summary → 0, recent actions → 6, middle parts → 0, milestones →
-//	3, carryover → 4, plan → 0, the user's words → 8, written files → 6,
+//	3, carryover → 4, sub-agent reports → 0, plan → 0, the user's words → 8, written files → 6,
 //	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	written files → 0, carryover → 0, the user's words → 0, the first

@@ -200,7 +200,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		step(r, 0)
 	}
 	step(readItems, 4)
-	step(reportItems, 0)
+	step(reportItems, b.unanswered())
 	if paragraphs != nil {
 		step(paragraphs, paragraphs.liveItems()-b.carrySteps)
 	}
@@ -532,6 +532,17 @@ func (b *Builder) pastedOnly(c session.Constraint) bool {
 
 func isKnownStatus(s string) bool {
 	return s == session.TodoCompleted || s == session.TodoPending || s == session.TodoInProgress
+}
+
+// unanswered is 1 when the newest sub-agent report came after the
+// assistant's last message: what the agent learned last, which nothing
+// else in the tape says yet; else 0.
+func (b *Builder) unanswered() int {
+	st := &b.st
+	if n := len(st.Reports); n > 0 && (st.LastReply == nil || st.Reports[n-1].Seq > st.LastReply.Seq) {
+		return 1
+	}
+	return 0
 }
 
 func (b *Builder) reportsBlock() (*block, *section) {

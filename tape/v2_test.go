@@ -569,3 +569,45 @@ func TestFailedChainFixedPartByPart(t *testing.T) {
 		t.Errorf("the script run again from its folder is still pending:\n%s", p)
 	}
 }
+
+// A sub-agent report shows its head and its end, where it sums up its
+// findings, without the trailer the host adds for its model; the newest
+// report, when the assistant has said nothing since, is what the agent
+// learned last: the budget keeps it past what only fills room.
+func TestNewestReportKeptWithItsSummary(t *testing.T) {
+	body := "## Findings\n\nI found the following about the test setup.\n\n" + strings.Repeat("Details of the Tmux module and its error handling. ", 60) +
+		"\n\n## Summary Table\n\n| LiveView Test Support | only DataCase exists; no ConnCase yet |"
+	trailer := " agentId: a7be2f0 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 30610\ntool_uses: 19</usage>"
+	evs := []session.Event{human("Add the LiveView tests.")}
+	for k := 0; k < 3; k++ {
+		evs = append(evs, say(fmt.Sprintf("Let me explore part %d.", k)), subagent("Explore", fmt.Sprintf("## Findings\n\nI found part %d: %s", k, strings.Repeat("older detail ", 100))))
+	}
+	for k := 0; k < 20; k++ {
+		id := fmt.Sprintf("r%d", k)
+		evs = append(evs, call("Read", id, fmt.Sprintf(`{"file_path":"/r/lib/module_%d.ex"}`, k)), result("Read", id, true, strings.Repeat("x", 300)))
+	}
+	evs = append(evs, say("Let me check the Tmux module."), subagent("Explore", body+trailer))
+	answered := append(evs[:len(evs):len(evs)], say("No ConnCase: I will add test/support/conn_case.ex first."))
+
+	whole := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Sub-agent Reports")
+	if !strings.Contains(whole, "I found the following") || !strings.Contains(whole, "no ConnCase yet |") || strings.Contains(whole, "agentId") || strings.Contains(whole, "<usage>") {
+		t.Fatalf("the report's head and summary, without the host's trailer:\n%s", whole)
+	}
+	kept, cut := false, false
+	for budget := 12000; budget >= MinBudget; budget -= 250 {
+		tp := build(t, "s", seqd(evs...), Options{Budget: budget}, nil)
+		rep := blockText(t, tp, "Sub-agent Reports")
+		if !strings.Contains(rep, "I found part 0") && !cutLineRE.MatchString(blockText(t, tp, "Recent Actions")) && cutLineRE.MatchString(blockText(t, tp, "Workspace Files")) {
+			kept = true
+			if !strings.Contains(rep, "no ConnCase yet") {
+				t.Fatalf("budget %d: the unanswered newest report was cut before any action:\n%s", budget, rep)
+			}
+			if a := blockText(t, build(t, "s", seqd(answered...), Options{Budget: budget}, nil), "Sub-agent Reports"); !strings.Contains(a, "no ConnCase yet") {
+				cut = true // answered: the assistant's message says what it took from it
+			}
+		}
+	}
+	if !kept || !cut {
+		t.Fatalf("no budget showed the rule (unanswered kept: %v, answered cut: %v)", kept, cut)
+	}
+}
