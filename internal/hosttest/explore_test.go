@@ -531,3 +531,34 @@ func TestExploreCodexTUIPreCompact(t *testing.T) {
 	time.Sleep(4 * time.Second)
 	t.Logf("requests %d; screen after:\n%s", len(srv.Requests()), tm("capture-pane", "-p"))
 }
+
+// A resumed export gets the project's AGENTS.md from Codex itself: a
+// rollout with no turn_context (graft's export) is resumed with the
+// full initial context, the instructions read from the working directory
+// and the environment context (0.171.0: all present), so the tape need not
+// carry the injected AGENTS.md.
+func TestExploreCodexResumeAgentsMD(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	e := h.NewCodex(t, srv)
+	if err := os.WriteFile(filepath.Join(e.Dir, "AGENTS.md"), []byte("# Rules\n\nZULU-RULE: run make lint before any commit.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2026, 11, 1, 10, 0, 1, 0, time.UTC)
+	id, _ := writeCodexRollout(t, e, nil, []map[string]any{
+		codexLine(ts, "response_item", codexMessage("user", "ALPHA")),
+		codexLine(ts, "response_item", codexMessage("assistant", "BRAVO")),
+	})
+	res := e.ExecResume(t, id, "continue")
+	reqs := srv.ModelRequests()
+	if len(reqs) == 0 {
+		t.Fatalf("no request: %+v", res)
+	}
+	body := string(reqs[0].Body)
+	for _, want := range []string{"ALPHA", "BRAVO", "ZULU-RULE", "environment_context"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the resumed export's first request lacks %q (exit %d)", want, res.ExitCode)
+		}
+	}
+}
