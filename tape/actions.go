@@ -874,6 +874,9 @@ func editAdds(name string, input json.RawMessage) []string {
 	if len(input) == 0 || len(input) > maxEditInput {
 		return nil
 	}
+	if markdownOnly(name, input) {
+		return headingAdds(name, input)
+	}
 	var in struct {
 		OldString string `json:"old_string"`
 		NewString string `json:"new_string"`
@@ -909,6 +912,78 @@ func editAdds(name string, input json.RawMessage) []string {
 }
 
 const maxAdds = 6
+
+// markdownOnly: every file the call writes is a Markdown document.
+func markdownOnly(name string, input json.RawMessage) bool {
+	touches, ok := fileTouches(name, input)
+	if !ok || len(touches) == 0 {
+		return false
+	}
+	for _, t := range touches {
+		if !isMarkdown(t.Path) {
+			return false
+		}
+	}
+	return true
+}
+
+// isMarkdown: the file at p is a Markdown document.
+func isMarkdown(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".mdx":
+		return true
+	}
+	return false
+}
+
+// headingAdds are a Markdown document's names: the headings a write or an
+// edit puts in that its old text did not have ("User Story 2 - Dedicated
+// Codex Queue (Priority: P2)"), of a patch its added lines, each clipped
+// to headingRunes, at most maxAdds, in order.
+func headingAdds(name string, input json.RawMessage) []string {
+	old := map[string]bool{}
+	if vals, ok := session.StringFields(input, "old_string"); ok {
+		eachHeading(vals[0], false, func(h string) { old[h] = true })
+	}
+	var out []string
+	for _, text := range editTexts(name, input) {
+		patch := strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
+		eachHeading(text, patch, func(h string) {
+			if len(out) < maxAdds && !old[h] {
+				old[h] = true
+				out = append(out, firstLine(h, headingRunes))
+			}
+		})
+	}
+	return out
+}
+
+// eachHeading calls fn with the text of each ATX heading of a Markdown
+// text ("## Phase 1: Setup" → "Phase 1: Setup"); of a patch, of the lines
+// it adds.
+func eachHeading(text string, patch bool, fn func(string)) {
+	if len(text) > symbolScan*4 {
+		text = text[:symbolScan*4]
+	}
+	for l := range strings.SplitSeq(text, "\n") {
+		if patch {
+			if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
+				continue
+			}
+			l = l[1:]
+		}
+		t := strings.TrimSpace(l)
+		h := strings.TrimLeft(t, "#")
+		if n := len(t) - len(h); n == 0 || n > 6 || !strings.HasPrefix(h, " ") {
+			continue
+		}
+		if h = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#")); h != "" {
+			fn(h)
+		}
+	}
+}
+
+const headingRunes = 60
 
 // eachIdent calls fn with each identifier of s that names something of
 // the code: letters, digits, _ and inner dots, 6 runes or more, with an

@@ -3,6 +3,7 @@ package tape
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -611,8 +612,11 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		}
 		if len(symbols) > 0 {
 			line += " (defines " + strings.Join(symbols, ", ") + ")"
-		} else if change != "" && len(adds) == 0 {
+		} else if change != "" && (len(adds) == 0 || isMarkdown(p)) {
+			// A document's first lines say what it is; its headings
+			// past them, what it holds.
 			line += " (last change: " + change + ")"
+			adds = slices.DeleteFunc(slices.Clone(adds), func(h string) bool { return strings.Contains(change, h) })
 		}
 		if len(adds) > 0 {
 			line += " (its last edit adds " + strings.Join(adds, ", ") + ")"

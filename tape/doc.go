@@ -188,7 +188,11 @@
 // func, function, class, type … and "a.b = {" assignments: at most 6),
 // or else its first two lines; and an edit the identifiers it adds that
 // its old text lacked (snake_case, camelCase or dotted, 6 runes or more:
-// at most 6). The fold keeps the file's keptEarlierEdits (4) writes and
+// at most 6). A Markdown document's names are its headings: a write or
+// an edit of one (every file it touches .md, .markdown or .mdx) adds the
+// ATX headings its old text lacked, of a patch those of the lines it adds
+// (headingAdds; at most 6, each clipped to 60 runes), shown after its
+// first lines, less those the first lines hold. The fold keeps the file's keptEarlierEdits (4) writes and
 // edits before its last (fileEntry.Earlier: their names, or the call line
 // Build reads them from), and the line names what they defined or added,
 // the newest edit first, at most maxEarlierNames (8) not said already:

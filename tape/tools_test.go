@@ -3,6 +3,7 @@ package tape
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,5 +136,27 @@ func TestCommandWhatFoldsPathLists(t *testing.T) {
 	short := "git add a.go b.go c.go"
 	if got := callWhat("Bash", json.RawMessage(`{"command":`+strconv.Quote(short)+`}`), ""); got != short {
 		t.Errorf("a short command changed: %q", got)
+	}
+}
+
+// A Markdown document's names are its headings: an edit or a write of one
+// adds the headings its old text lacked, a patch those of the lines it
+// adds; a "# comment" in code is no heading.
+func TestMarkdownEditAddsItsHeadings(t *testing.T) {
+	tests := []struct {
+		name, input string
+		want        []string
+	}{
+		{"Edit", `{"file_path":"/r/README.md","old_string":"## Usage\n\nRun it.","new_string":"## Usage\n\nRun it.\n\n## Install\n\n### From source ##\n#hashtag is no heading"}`,
+			[]string{"Install", "From source"}},
+		{"Write", `{"file_path":"/r/specs/plan.md","content":"# Plan\n\n## Phase 1: Setup\n\ntext\n"}`, []string{"Plan", "Phase 1: Setup"}},
+		{"apply_patch", `"*** Begin Patch\n*** Update File: specs/003/spec.md\n-### User Story 2 - Sharded Worker Routing (Priority: P2)\n+### User Story 2 - Dedicated Codex Queue (Priority: P2)\n ## Requirements\n*** End Patch"`,
+			[]string{"User Story 2 - Dedicated Codex Queue (Priority: P2)"}},
+		{"Edit", `{"file_path":"/r/tool.py","old_string":"x = 1","new_string":"# Compute the answer\nanswer_value = 42"}`, []string{"answer_value"}},
+	}
+	for _, tt := range tests {
+		if got := editAdds(tt.name, json.RawMessage(tt.input)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s %s:\n got %q\nwant %q", tt.name, tt.input, got, tt.want)
+		}
 	}
 }
