@@ -611,3 +611,55 @@ func TestNewestReportKeptWithItsSummary(t *testing.T) {
 		t.Fatalf("no budget showed the rule (unanswered kept: %v, answered cut: %v)", kept, cut)
 	}
 }
+
+// countingOutputs counts the reads Build makes.
+type countingOutputs struct {
+	bufOutputs
+	inputs, outputs int
+}
+
+func (c *countingOutputs) Output(seq, off int64, size int) (string, error) {
+	c.outputs++
+	return c.bufOutputs.Output(seq, off, size)
+}
+
+func (c *countingOutputs) Input(seq, off int64, size int) (json.RawMessage, error) {
+	c.inputs++
+	return c.bufOutputs.Input(seq, off, size)
+}
+
+// Build reads the inputs of at most the last 1+keptEarlierEdits writes
+// and edits of the maxEditReads most recently changed files, however many
+// files and edits the session has (docs/DESIGN.md §4.4).
+func TestBuildReadsOfEditsAreBounded(t *testing.T) {
+	evs := []session.Event{human("Refactor everything.")}
+	for k := 0; k < 3*maxEditReads; k++ {
+		for e := 0; e < 3*keptEarlierEdits; e++ {
+			id := fmt.Sprintf("e%d-%d", k, e)
+			in, _ := json.Marshal(map[string]string{"file_path": fmt.Sprintf("/r/pkg/file_%d.go", k), "old_string": "x", "new_string": fmt.Sprintf("func name_%d_%d() {}", k, e)})
+			evs = append(evs, call("Edit", id, string(in)), result("Edit", id, true, "ok"))
+		}
+	}
+	evs = seqd(evs...)
+	var log bytes.Buffer
+	b := NewBuilder("s")
+	for k := range evs {
+		raw := rawLine(t, &evs[k])
+		if err := b.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
+			t.Fatal(err)
+		}
+		log.Write(raw)
+		log.WriteByte('\n')
+	}
+	src := &countingOutputs{bufOutputs: bufOutputs(log.Bytes())}
+	tp, err := b.BuildFrom(Options{Budget: MaxBudget}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := maxEditReads * (1 + keptEarlierEdits); src.inputs > max || src.inputs < maxEditReads {
+		t.Fatalf("Build read %d edit inputs, want at most %d (and the last edits of %d files)", src.inputs, max, maxEditReads)
+	}
+	if !strings.Contains(tp.Text, fmt.Sprintf("name_%d_%d", 3*maxEditReads-1, 3*keptEarlierEdits-2)) {
+		t.Fatalf("the newest file's earlier edit is not named:\n%s", blockText(t, tp, "Workspace Files"))
+	}
+}
