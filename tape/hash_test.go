@@ -246,23 +246,20 @@ func TestRestoreRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cur := fmt.Sprintf(`"v":%d`, snapshotVersion)
 	tests := map[string][]byte{
-		"not json":                      []byte("{"),
-		"other version":                 []byte(strings.Replace(string(good), `"v":12`, `"v":13`, 1)),
-		"graft-prefix-v1":               []byte(strings.Replace(string(good), `"v":12`, `"v":1`, 1)),
-		"version 2 (no constraint cap)": []byte(strings.Replace(string(good), `"v":12`, `"v":2`, 1)),
-		"version 3 (no line digests)":   []byte(strings.Replace(string(good), `"v":12`, `"v":3`, 1)),
-		"version 4 (tape v1's fold)":    []byte(strings.Replace(string(good), `"v":12`, `"v":4`, 1)),
-		"version 5 (final paragraphs)":  []byte(strings.Replace(string(good), `"v":12`, `"v":5`, 1)),
-		"version 6 (no pasted seqs)":    []byte(strings.Replace(string(good), `"v":12`, `"v":6`, 1)),
-		"version 7 (noisy key lines)":   []byte(strings.Replace(string(good), `"v":12`, `"v":7`, 1)),
-		"version 8 (no earlier edits)":  []byte(strings.Replace(string(good), `"v":12`, `"v":8`, 1)),
-		"version 9 (scripts run again)": []byte(strings.Replace(string(good), `"v":12`, `"v":9`, 1)),
-		"version 10 (report heads)":     []byte(strings.Replace(string(good), `"v":12`, `"v":10`, 1)),
-		"version 11 (no headings)":      []byte(strings.Replace(string(good), `"v":12`, `"v":11`, 1)),
-		"bad running hash":              []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
-		"bad prefix hash":               []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
-		"null file entry":               []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),
+		"not json":         []byte("{"),
+		"other version":    []byte(strings.Replace(string(good), cur, fmt.Sprintf(`"v":%d`, snapshotVersion+1), 1)),
+		"bad running hash": []byte(strings.Replace(string(good), `"runningHash":"`, `"runningHash":"AAAA`, 1)),
+		"bad prefix hash":  []byte(strings.Replace(string(good), `"prefixState":"`, `"prefixState":"AAAA`, 1)),
+		"null file entry":  []byte(strings.Replace(string(good), `"files":{"cache.go":{`, `"files":{"x.go":null,"cache.go":{`, 1)),
+	}
+	// Every earlier version (1: graft-prefix-v1; 2: no constraint cap; 3:
+	// no line digests; 4: tape v1's fold; 5: final paragraphs; 6: no
+	// pasted seqs; 7: noisy key lines; 8: no earlier edits; 9: no scripts
+	// run again; 10: report heads; 11: no headings) is refused.
+	for v := 1; v < snapshotVersion; v++ {
+		tests[fmt.Sprintf("version %d", v)] = []byte(strings.Replace(string(good), cur, fmt.Sprintf(`"v":%d`, v), 1))
 	}
 	for name, data := range tests {
 		if string(data) == string(good) {

@@ -252,19 +252,7 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 		call("Read", "r1", `{"file_path":"/r/assets/app.js"}`), result("Read", "r1", true, longRead),
 		say("Done."),
 	)
-	var log bytes.Buffer
-	offs := map[int64]int64{}
-	withOff := NewBuilder("s")
-	for k := range evs {
-		raw := rawLine(t, &evs[k])
-		offs[evs[k].Seq] = int64(log.Len())
-		if err := withOff.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
-			t.Fatal(err)
-		}
-		log.Write(raw)
-		log.WriteByte('\n')
-	}
-	src := bufOutputs(log.Bytes())
+	withOff, src := foldWithOffsets(t, evs)
 	got, err := withOff.BuildFrom(Options{}, nil, src)
 	if err != nil {
 		t.Fatal(err)
@@ -285,6 +273,23 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 	if !strings.Contains(got.Text, "output of 96 KiB not quoted: recall seq=9") {
 		t.Errorf("a line past MaxOutputLine is quoted or not named:\n%s", blockText(t, got, "Recent Actions"))
 	}
+}
+
+// foldWithOffsets folds evs as the service does, by their lines' offsets
+// in a log it writes in memory, and returns the builder and that log.
+func foldWithOffsets(t *testing.T, evs []session.Event) (*Builder, bufOutputs) {
+	t.Helper()
+	var log bytes.Buffer
+	b := NewBuilder("s")
+	for k := range evs {
+		raw := rawLine(t, &evs[k])
+		if err := b.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
+			t.Fatal(err)
+		}
+		log.Write(raw)
+		log.WriteByte('\n')
+	}
+	return b, bufOutputs(log.Bytes())
 }
 
 // bufOutputs reads tool outputs from an in-memory log.
@@ -479,17 +484,8 @@ func TestFileLineNamesWhatEarlierEditsAdded(t *testing.T) {
 		t.Fatalf("the earlier edits' names, newest first:\n%s", files)
 	}
 
-	var log bytes.Buffer
-	withOff := NewBuilder("s")
-	for k := range evs {
-		raw := rawLine(t, &evs[k])
-		if err := withOff.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
-			t.Fatal(err)
-		}
-		log.Write(raw)
-		log.WriteByte('\n')
-	}
-	got, err := withOff.BuildFrom(Options{}, nil, bufOutputs(log.Bytes()))
+	withOff, log := foldWithOffsets(t, evs)
+	got, err := withOff.BuildFrom(Options{}, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -641,17 +637,8 @@ func TestBuildReadsOfEditsAreBounded(t *testing.T) {
 		}
 	}
 	evs = seqd(evs...)
-	var log bytes.Buffer
-	b := NewBuilder("s")
-	for k := range evs {
-		raw := rawLine(t, &evs[k])
-		if err := b.AddSumAt(&evs[k], len(raw), session.SumLine(raw), int64(log.Len())); err != nil {
-			t.Fatal(err)
-		}
-		log.Write(raw)
-		log.WriteByte('\n')
-	}
-	src := &countingOutputs{bufOutputs: bufOutputs(log.Bytes())}
+	b, log := foldWithOffsets(t, evs)
+	src := &countingOutputs{bufOutputs: log}
 	tp, err := b.BuildFrom(Options{Budget: MaxBudget}, nil, src)
 	if err != nil {
 		t.Fatal(err)
