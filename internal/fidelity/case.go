@@ -30,7 +30,11 @@ type Case struct {
 	Transcript string `json:"transcript"`
 	Cut        Cut    `json:"cut"`
 	Written    string `json:"written"`
-	Facts      []Fact `json:"facts"`
+	// HeldOut marks a case written blind and kept out of the tape's work:
+	// only its totals are read (README.md). The scorer reports these cases
+	// apart, as the project's own check on unseen sessions does.
+	HeldOut bool   `json:"heldOut,omitempty"`
+	Facts   []Fact `json:"facts"`
 
 	// File is the case file it was read from.
 	File string `json:"-"`

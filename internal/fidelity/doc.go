@@ -10,6 +10,9 @@
 // messages alone (what a person pasting the end of the chat gives), and,
 // at a cut where the host compacted, the host's own compaction summary. A fact is carried when every one of its evidence
 // strings occurs in the text, case-insensitively, white space folded.
+// The cases marked heldOut (written blind, kept out of the tape's work)
+// are also scored apart, as the project's own check on unseen sessions
+// is: Lead asks 90 % of them and a lead in each of their categories.
 //
 // The package owns no file: it reads the truth set and writes only in a
 // temporary directory. `make fidelity` prints its tables

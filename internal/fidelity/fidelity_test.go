@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,43 @@ func TestBaselines(t *testing.T) {
 	}
 	if !r.Carried[Graft][0] {
 		t.Error("the tape does not name the bead the user asked for")
+	}
+}
+
+// The held-out cases are scored apart: Lead asks 90 % of them and a lead
+// in each of their categories, whatever the other cases carry, and the
+// report prints their table and marks them in the per-handoff one.
+func TestHeldOutScoredApart(t *testing.T) {
+	result := func(name string, held bool, graft, talk []bool) *Result {
+		c := &Case{Name: name, Host: HostClaudeCode, Cut: Cut{Lines: 1}, HeldOut: held}
+		for k := range graft {
+			c.Facts = append(c.Facts, Fact{ID: fmt.Sprint(k), Category: "state"})
+		}
+		return &Result{Case: c, Carried: map[string][]bool{Graft: graft, Excerpt: make([]bool, len(graft)), Tail: make([]bool, len(graft)), Talk: talk}}
+	}
+	all := func(n int, v bool) []bool {
+		out := make([]bool, n)
+		for k := range out {
+			out[k] = v
+		}
+		return out
+	}
+	tuning := result("tuned", false, all(40, true), all(40, false))
+	held := result("unseen", true, append(all(8, true), all(2, false)...), append(all(9, true), false))
+	fails := strings.Join(Lead([]*Result{tuning, held}, 0.5, 0.9), "\n")
+	for _, want := range []string{"80.0 % of the held-out facts: want at least 90 %", "held-out cases, state: graft 80 % is not ahead of talk 90 %"} {
+		if !strings.Contains(fails, want) {
+			t.Errorf("Lead: %q: want it to say %q", fails, want)
+		}
+	}
+	if strings.Contains(fails, "all cuts") || strings.Contains(fails, "of all facts") {
+		t.Errorf("Lead faults all cuts, which graft leads: %q", fails)
+	}
+	if l := Lead([]*Result{tuning}, 0.5, 0.9); len(l) != 0 {
+		t.Errorf("Lead with no held-out case: %q", l)
+	}
+	tables := Tables([]*Result{tuning, held})
+	if !strings.Contains(tables, "Held-out cases (1 handoffs") || !strings.Contains(tables, "| **all** | 10 | **80 %** |") || !strings.Contains(tables, "| unseen (held out) |") {
+		t.Errorf("the report's held-out table or mark is missing:\n%s", tables)
 	}
 }

@@ -38,12 +38,17 @@ func (t *Tally) add(r *Result, k int) {
 // Totals tallies results overall and per category; only compactBoundary
 // cuts when compactOnly.
 func Totals(results []*Result, compactOnly bool) (all *Tally, byCat map[string]*Tally) {
+	return TotalsOf(results, func(r *Result) bool { return !compactOnly || r.Case.Cut.CompactBoundary > 0 })
+}
+
+// TotalsOf tallies the results keep keeps, overall and per category.
+func TotalsOf(results []*Result, keep func(*Result) bool) (all *Tally, byCat map[string]*Tally) {
 	all, byCat = newTally(), map[string]*Tally{}
 	for _, c := range Categories {
 		byCat[c] = newTally()
 	}
 	for _, r := range results {
-		if compactOnly && r.Case.Cut.CompactBoundary == 0 {
+		if !keep(r) {
 			continue
 		}
 		for k, f := range r.Case.Facts {
@@ -62,8 +67,12 @@ func pct(t *Tally, cand string) string {
 	return fmt.Sprintf("%.0f %%", 100*r)
 }
 
-// Tables renders the per-category tables (all cuts; compaction cuts) and
-// the per-session table, as Markdown.
+func everyCut(*Result) bool       { return true }
+func atCompaction(r *Result) bool { return r.Case.Cut.CompactBoundary > 0 }
+func heldOut(r *Result) bool      { return r.Case.HeldOut }
+
+// Tables renders the per-category tables (all cuts; compaction cuts;
+// held-out cases) and the per-session table, as Markdown.
 func Tables(results []*Result) string {
 	var b strings.Builder
 	cases, facts := len(results), 0
@@ -71,8 +80,8 @@ func Tables(results []*Result) string {
 		facts += len(r.Case.Facts)
 	}
 	fmt.Fprintf(&b, "Truth set: %d handoffs, %d facts.\n\n", cases, facts)
-	catTable := func(title string, compactOnly bool, cands []string) {
-		all, byCat := Totals(results, compactOnly)
+	catTable := func(title string, keep func(*Result) bool, cands []string) {
+		all, byCat := TotalsOf(results, keep)
 		if all.Facts == 0 {
 			return
 		}
@@ -98,8 +107,15 @@ func Tables(results []*Result) string {
 		}
 		b.WriteString("\n\n")
 	}
-	catTable("All cuts (graft's tape, the hook excerpt, the conversation tail, the messages tail):", false, []string{Graft, Excerpt, Tail, Talk})
-	catTable("Cuts at a host compaction (the same facts, and the host's own summary):", true, []string{Graft, Excerpt, Tail, Talk, Summary})
+	catTable("All cuts (graft's tape, the hook excerpt, the conversation tail, the messages tail):", everyCut, []string{Graft, Excerpt, Tail, Talk})
+	catTable("Cuts at a host compaction (the same facts, and the host's own summary):", atCompaction, []string{Graft, Excerpt, Tail, Talk, Summary})
+	held := 0
+	for _, r := range results {
+		if r.Case.HeldOut {
+			held++
+		}
+	}
+	catTable(fmt.Sprintf("Held-out cases (%d handoffs written blind and kept out of the tape's work; the project's own check on unseen sessions asks 90 %%):", held), heldOut, []string{Graft, Excerpt, Tail, Talk})
 	b.WriteString("Per handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		t := newTally()
@@ -110,7 +126,11 @@ func Tables(results []*Result) string {
 		if r.Case.Cut.CompactBoundary > 0 {
 			cut = fmt.Sprintf("compaction %d", r.Case.Cut.CompactBoundary)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", r.Case.Name, r.Case.Host, cut, t.Facts, r.TapeChars,
+		name := r.Case.Name
+		if r.Case.HeldOut {
+			name += " (held out)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", name, r.Case.Host, cut, t.Facts, r.TapeChars,
 			pct(t, Graft), pct(t, Excerpt), pct(t, Tail), pct(t, Talk), pct(t, Summary))
 	}
 	return b.String()
@@ -130,21 +150,26 @@ func Missed(results []*Result) string {
 }
 
 // Lead checks the goal of issue 23 on results: graft's overall recall is
-// at least min, and in every category graft is ahead of every baseline it
-// was scored beside (a tie counts as ahead only at 100 %). It returns what
-// fails, one line each.
-func Lead(results []*Result, min float64) []string {
+// at least min, its recall on the held-out cases at least minHeld, and in
+// every category graft is ahead of every baseline it was scored beside
+// (a tie counts as ahead only at 100 %), over all cuts, the compaction
+// cuts and the held-out cases. It returns what fails, one line each.
+func Lead(results []*Result, min, minHeld float64) []string {
 	var out []string
 	all, _ := Totals(results, false)
 	if r, _ := all.Recall(Graft); r < min {
 		out = append(out, fmt.Sprintf("graft carries %.1f %% of all facts: want at least %.0f %%", 100*r, 100*min))
 	}
-	for _, compactOnly := range []bool{false, true} {
-		_, byCat := Totals(results, compactOnly)
-		where := "all cuts"
-		if compactOnly {
-			where = "compaction cuts"
+	if held, _ := TotalsOf(results, heldOut); held.Facts > 0 {
+		if r, _ := held.Recall(Graft); r < minHeld {
+			out = append(out, fmt.Sprintf("graft carries %.1f %% of the held-out facts: want at least %.0f %%", 100*r, 100*minHeld))
 		}
+	}
+	for _, set := range []struct {
+		where string
+		keep  func(*Result) bool
+	}{{"all cuts", everyCut}, {"compaction cuts", atCompaction}, {"held-out cases", heldOut}} {
+		_, byCat := TotalsOf(results, set.keep)
 		for _, cat := range Categories {
 			t := byCat[cat]
 			if t.Facts == 0 {
@@ -152,7 +177,7 @@ func Lead(results []*Result, min float64) []string {
 			}
 			g, _ := t.Recall(Graft)
 			for _, cand := range Candidates[1:] {
-				if cand == Summary && !compactOnly {
+				if cand == Summary && set.where != "compaction cuts" {
 					continue // the summary is scored on compaction cuts only
 				}
 				v, ok := t.Recall(cand)
@@ -160,7 +185,7 @@ func Lead(results []*Result, min float64) []string {
 					continue
 				}
 				if g < v || (g == v && g < 1) {
-					out = append(out, fmt.Sprintf("%s, %s: graft %.0f %% is not ahead of %s %.0f %%", where, cat, 100*g, cand, 100*v))
+					out = append(out, fmt.Sprintf("%s, %s: graft %.0f %% is not ahead of %s %.0f %%", set.where, cat, 100*g, cand, 100*v))
 				}
 			}
 		}
