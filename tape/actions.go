@@ -552,12 +552,14 @@ func sameScriptRun(failed, later string) bool {
 		return false
 	}
 	w1, rest := nextWord(failed)
+	interp := false
 	switch w1 {
 	case "bash", "sh", "zsh", "python", "python3", "node", "ruby", "perl":
 		w1, rest = nextWord(rest)
+		interp = true
 	}
-	if !strings.Contains(w1, "/") || strings.ContainsAny(w1, "\"'$<>") {
-		return false
+	if !interp && !strings.Contains(w1, "/") || strings.ContainsAny(w1, "\"'$<>") {
+		return false // a program on the PATH, not a script of the project
 	}
 	name := w1[strings.LastIndexByte(w1, '/')+1:]
 	if !strings.Contains(name, ".") {

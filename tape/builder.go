@@ -52,7 +52,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 12
+	snapshotVersion = 13
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

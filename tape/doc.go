@@ -151,7 +151,7 @@
 // and subcommand of the failed chain (split at && || ; |, by its first two
 // words) is run by the later one ("git push" is fixed by "git push
 // --set-upstream origin x"); a failed run of one script (a path with an
-// extension, or an interpreter and such a path) is also fixed by a later
+// extension, or an interpreter and a file name with an extension) is also fixed by a later
 // run that names the same script file and repeats its first 40 runes of
 // arguments (argumentRunes): the same run another way, through a copy
 // cleaned of carriage returns or an interpreter in front (sameScriptRun;

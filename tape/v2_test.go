@@ -558,6 +558,13 @@ func TestFailedChainFixedPartByPart(t *testing.T) {
 		t.Errorf("the chain run again part by part is still pending:\n%s", whole)
 	}
 
+	deploy := seqd(append([]session.Event{human("Deploy it.")},
+		append(cmd("d1", "bash deploy.sh staging", false, "deploy.sh: line 3: $'\\r': command not found"),
+			cmd("d2", "tr -d '\\r' < deploy.sh > /tmp/d.sh && bash /tmp/d.sh staging # deploy.sh", true, "deployed")...)...)...)
+	if p := blockText(t, build(t, "s", deploy, Options{}, nil), "Pending State"); strings.Contains(p, "FAILED") {
+		t.Errorf("a script run by its interpreter, without a path, run again another way is still pending:\n%s", p)
+	}
+
 	build2 := seqd(append([]session.Event{human("Build the bundle.")},
 		append(cmd("n1", "node assets/build.js 2>&1", false, `error: Could not resolve "js/app.js"`),
 			cmd("n2", "cd assets && node build.js 2>&1", true, "built in 80ms")...)...)...)
