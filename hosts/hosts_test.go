@@ -17,6 +17,23 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
+// exportNew commits a fresh target and exports it to host under root; it
+// returns the result, the options (for a re-export) and the file's bytes.
+func exportNew(t *testing.T, host hosts.Host, root string) (*hosts.ExportResult, hosts.ExportOptions, []byte) {
+	t.Helper()
+	svc, target := committedTarget(t)
+	o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: host, Cwd: t.TempDir(), Root: root}
+	res, err := hosts.Export(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, o, data
+}
+
 // committedTarget makes a source with a human goal and a constraint,
 // grafts it and returns the service and the target id.
 func committedTarget(t *testing.T) (*graft.Service, string) {

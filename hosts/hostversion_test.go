@@ -94,20 +94,6 @@ func TestExportNamesTheHostVersion(t *testing.T) {
 	}
 	for _, h := range versionedHosts {
 		t.Run(string(h.host), func(t *testing.T) {
-			export := func(t *testing.T, root string) (*hosts.ExportResult, hosts.ExportOptions, []byte) {
-				t.Helper()
-				svc, target := committedTarget(t)
-				o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: h.host, Cwd: t.TempDir(), Root: root}
-				res, err := hosts.Export(o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := os.ReadFile(res.Path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res, o, data
-			}
 			names := func(t *testing.T, data []byte) (string, string) {
 				t.Helper()
 				var first map[string]any
@@ -118,7 +104,7 @@ func TestExportNamesTheHostVersion(t *testing.T) {
 			}
 
 			t.Run("none", func(t *testing.T) {
-				_, _, data := export(t, t.TempDir())
+				_, _, data := exportNew(t, h.host, t.TempDir())
 				if v, g := names(t, data); v != h.tested || g != mine {
 					t.Fatalf("with no session of %s, the export names %s %q and graft %q; want the tested %q and %q", h.host, h.host, v, g, h.tested, mine)
 				}
@@ -132,7 +118,7 @@ func TestExportNamesTheHostVersion(t *testing.T) {
 				write(t, h.file(root, 1), long, now.Add(-time.Hour))
 				write(t, h.file(root, 2), h.written("1.0.0"), now.Add(-48*time.Hour))
 				write(t, h.file(root, 3), "not a record\n", now) // the newest names none
-				res, o, data := export(t, root)
+				res, o, data := exportNew(t, h.host, root)
 				if v, g := names(t, data); v != "9.8.7" || g != mine {
 					t.Fatalf("the export names %s %q and graft %q; want 9.8.7 (the newest session's) and %q", h.host, v, g, mine)
 				}
@@ -151,7 +137,7 @@ func TestExportNamesTheHostVersion(t *testing.T) {
 				}
 				// Another target exported now names the new version, and
 				// never an export of graft's as the host's.
-				_, _, next := export(t, root)
+				_, _, next := exportNew(t, h.host, root)
 				if v, _ := names(t, next); v != "9.9.0" {
 					t.Fatalf("after the upgrade an export names %s %q, want 9.9.0", h.host, v)
 				}
@@ -162,7 +148,7 @@ func TestExportNamesTheHostVersion(t *testing.T) {
 				// host version is the same export: a re-export keeps it.
 				root := t.TempDir()
 				write(t, h.file(root, 1), h.written("9.8.7"), time.Now())
-				res, o, data := export(t, root)
+				res, o, data := exportNew(t, h.host, root)
 				other := bytes.ReplaceAll(data, []byte(`"9.8.7"`), []byte(`"9.0.1"`))
 				other = bytes.ReplaceAll(other, []byte(`"`+mine+`"`), []byte(`"v0.0.2"`))
 				if v, g := names(t, other); v != "9.0.1" || g != "v0.0.2" {

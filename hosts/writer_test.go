@@ -70,17 +70,7 @@ func TestExportNamesGraftAsTheWriter(t *testing.T) {
 	} {
 		t.Run(string(c.host), func(t *testing.T) {
 			for _, w := range []string{"v0.0.1", "old:v0.0.1", ""} {
-				svc, target := committedTarget(t)
-				dir := t.TempDir()
-				o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: c.host, Cwd: t.TempDir(), Root: dir}
-				res, err := hosts.Export(o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := os.ReadFile(res.Path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res, o, data := exportNew(t, c.host, t.TempDir())
 				var first map[string]any
 				if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &first); err != nil {
 					t.Fatal(err)
