@@ -156,10 +156,11 @@ func (b *Builder) handoffBlock() *block {
 
 // breakpointBlock: the last assistant message whole, then the assistant's
 // earlier messages of the carryover (across turns, a line marking where the
-// user spoke).
-func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *section) {
+// user spoke); steps is how many of them only announce a tool call, the
+// first ones the section cuts.
+func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, paragraphs *section, steps int) {
 	st := &b.st
-	blk := newBlock("Breakpoint")
+	blk = newBlock("Breakpoint")
 	const what = "its last assistant message whole, then the assistant's earlier messages, oldest first, across the last turns (a line marks where the user spoke: their words are in the Goal)"
 	if st.Boundary > 0 {
 		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s): %s.", st.Boundary, st.LastSeq, modelWritten, what))
@@ -174,7 +175,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *se
 		blk.addHead("(No assistant message in the open turn yet.)")
 	}
 	sec := &section{heading: "Earlier messages:", singular: "message", plural: "messages", cutFront: true, pre: c.Dropped}
-	var marks, steps []bool
+	var marks, isStep []bool
 	for _, p := range c.Paragraphs {
 		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
 			continue
@@ -185,7 +186,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *se
 		}
 		sec.items = append(sec.items, newItem(text, "", p.Seq, p.Seq))
 		marks = append(marks, p.User)
-		steps = append(steps, p.Step)
+		isStep = append(isStep, p.Step)
 	}
 	if len(sec.items) == 0 && sec.pre.N == 0 {
 		sec.heading = ""
@@ -201,29 +202,24 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *se
 		marked[k] = !marks[k] && (isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
 	}
 	for k := range sec.items {
-		if steps[k] && !marked[k] {
+		if isStep[k] && !marked[k] {
 			sec.order = append(sec.order, k)
+			steps++
 		}
 	}
 	for k := 0; k < old; k++ {
-		if !steps[k] {
+		if !isStep[k] {
 			sec.order = append(sec.order, k)
 		}
 	}
 	for _, m := range []bool{false, true} {
 		for k := old; k < len(sec.items); k++ {
-			if marked[k] == m && (!steps[k] || marked[k]) {
+			if marked[k] == m && (!isStep[k] || marked[k]) {
 				sec.order = append(sec.order, k)
 			}
 		}
 	}
-	paragraphs := blk.addSection(sec)
-	for k := range sec.items {
-		if steps[k] && !marked[k] {
-			b.carrySteps++
-		}
-	}
-	var reply *section
+	paragraphs = blk.addSection(sec)
 	if r := st.LastReply; r != nil {
 		reply = &section{singular: "message", plural: "messages"}
 		reply.items = append(reply.items, newItem(fmt.Sprintf("Last assistant message, seq=%d (whole):\n%s", r.Seq, r.Text), "", r.Seq, r.Seq))
@@ -232,7 +228,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (*block, *section, *se
 		blk.addSection(reply)
 		blk.addSection(paragraphs)
 	}
-	return blk, reply, paragraphs
+	return blk, reply, paragraphs, steps
 }
 
 // goalBlock: the first instruction, then every later one the fold keeps

@@ -239,3 +239,33 @@ func TestStepsGoBeforeAnyAction(t *testing.T) {
 		t.Fatal("no budget cut an action: the test shows nothing")
 	}
 }
+
+// A builder built twice gives the same tape: Build keeps nothing of a
+// build for the next (the service may build again after more Adds, and a
+// tape is the same whenever it is built from the same events).
+func TestBuildTwiceGivesTheSameTape(t *testing.T) {
+	evs := []session.Event{human("Run each check and report.")}
+	for k := 0; k < 30; k++ {
+		id := fmt.Sprintf("c%d", k)
+		evs = append(evs, say(fmt.Sprintf("Let me run check number %d now.", k)),
+			call("Bash", id, fmt.Sprintf(`{"command":"make check-%d PACKAGES=./internal/... FLAGS=-race TIMEOUT=10m REPORT=build/check-%d.xml"}`, k, k)),
+			result("Bash", id, true, fmt.Sprintf("ok: check %d passed, 12 tests", k)),
+			say(fmt.Sprintf("Check %d passed: the cache of module %d is warm, so the next check reuses it.", k, k)))
+	}
+	evs = append(evs, say("All 30 checks passed."))
+	evs = seqd(evs...)
+	for budget := 16000; budget >= MinBudget; budget -= 500 {
+		b := fold(t, "s", evs)
+		first, err := b.Build(Options{Budget: budget}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := b.Build(Options{Budget: budget}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first.Text != second.Text {
+			t.Errorf("budget %d: the second build differs: %q, then %q", budget, first.Warnings, second.Warnings)
+		}
+	}
+}

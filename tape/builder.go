@@ -93,7 +93,6 @@ type Builder struct {
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
-	carrySteps   int // the carryover's messages that only announce the call after them
 }
 
 // state is the whole fold; Snapshot writes it as JSON.

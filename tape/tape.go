@@ -154,7 +154,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 
 	conflicts := b.conflicts()
-	breakpoint, reply, paragraphs := b.breakpointBlock(conflicts)
+	breakpoint, reply, paragraphs, steps := b.breakpointBlock(conflicts)
 	constraints, constraintItems, typed := b.constraintsBlock()
 	goal, goalFirst, goalLatest := b.goalBlock(t.Goal, q)
 	status, statusTodos, planItems := b.statusBlock(q)
@@ -202,7 +202,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(readItems, 4)
 	step(reportItems, b.unanswered())
 	if paragraphs != nil {
-		step(paragraphs, paragraphs.liveItems()-b.carrySteps)
+		step(paragraphs, paragraphs.liveItems()-steps) // the steps only fill room
 	}
 	step(summaryItems, 6)
 	step(milestoneItems, 8)
