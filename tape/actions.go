@@ -514,25 +514,24 @@ func sameRunWords(failed, later string, lw []string) bool {
 	return ok && n > 0 || sameScriptRun(failed, later)
 }
 
-// chainLeft: of the failed chain's commands (commandList; left, when not
-// nil, those no earlier successful call ran), the ones lw does not run.
-// A chain that later calls ran part by part ("git add x && git commit"
-// failed on an ignored file; then "git add -f x", then "git commit") is
-// fixed once none is left; nil for a failure of one command.
-func chainLeft(failed string, left, lw []string) []string {
-	if left == nil {
-		left = commandList(failed)
-		if len(left) < 2 {
-			return nil
-		}
+// chainCommands are the commands of a failed chain (commandList) that a
+// later call may run part by part, nil for a failure of one command.
+func chainCommands(failed string) []string {
+	if l := commandList(failed); len(l) > 1 {
+		return l
 	}
-	out := left[:0:0]
-	for _, c := range left {
-		if !slices.Contains(lw, c) {
-			out = append(out, c)
-		}
+	return nil
+}
+
+// chainLeft: of left, the failed chain's commands no earlier successful
+// call ran, those lw does not run. A chain that later calls ran part by
+// part ("git add x && git commit" failed on an ignored file; then "git add
+// -f x", then "git commit") is fixed once none is left.
+func chainLeft(left, lw []string) []string {
+	if !slices.ContainsFunc(left, func(c string) bool { return slices.Contains(lw, c) }) {
+		return left // nothing of it ran: no copy
 	}
-	return out
+	return slices.DeleteFunc(slices.Clone(left), func(c string) bool { return slices.Contains(lw, c) })
 }
 
 // sameScriptRun: failed ran one script (a path, or an interpreter and a
@@ -565,10 +564,7 @@ func sameScriptRun(failed, later string) bool {
 	if !strings.Contains(name, ".") {
 		return false // a program's path (/usr/bin/x), not a script of the project
 	}
-	args := strings.TrimSpace(rest)
-	if r := []rune(args); len(r) > argumentRunes {
-		args = string(r[:argumentRunes])
-	}
+	args, _ := prefixRunes(strings.TrimSpace(rest), argumentRunes)
 	if args != "" {
 		return strings.Contains(later, name) && strings.Contains(later, args)
 	}

@@ -497,17 +497,16 @@ func fixedLater(as []action) []bool {
 		if a.OK || a.What == "" {
 			continue
 		}
-		var left []string
+		left := chainCommands(a.What)
 		for _, l := range as[k+1:] {
 			if !l.OK || l.Tool != a.Tool || l.What == "" {
 				continue
 			}
 			lw := commandList(l.What)
-			if sameRunWords(a.What, l.What, lw) {
-				out[k] = true
-				break
+			if left != nil {
+				left = chainLeft(left, lw)
 			}
-			if left = chainLeft(a.What, left, lw); left != nil && len(left) == 0 {
+			if sameRunWords(a.What, l.What, lw) || left != nil && len(left) == 0 {
 				out[k] = true
 				break
 			}

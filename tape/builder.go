@@ -52,7 +52,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 13
+	snapshotVersion = 14
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -296,8 +296,9 @@ type failure struct {
 	Size int    `json:"size,omitempty"`
 	// Key are its key lines when the fold had the output (Add).
 	Key []string `json:"key,omitempty"`
-	// Left are the commands of a failed chain that no later successful
-	// call has run yet (chainLeft); none left, the chain is fixed.
+	// Left are the commands of a failed chain (chainCommands) that no
+	// later successful call has run yet (chainLeft); none left, the chain
+	// is fixed. Nil for a failure of one command.
 	Left []string `json:"left,omitempty"`
 }
 
@@ -789,7 +790,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		if ev.Tool != nil {
 			line = firstLine(ev.Tool.Output, maxFailureRunes)
 		}
-		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key})
+		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key, Left: chainCommands(what)})
 		st.Failures = keepLast(st.Failures, keptFailures)
 		st.OpenFailures++
 		st.Open.ToolFailures++
@@ -809,9 +810,11 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 					st.Fixed++
 					continue
 				}
-				if f.Left = chainLeft(f.What, f.Left, later); f.Left != nil && len(f.Left) == 0 {
-					st.Fixed++
-					continue
+				if f.Left != nil {
+					if f.Left = chainLeft(f.Left, later); len(f.Left) == 0 {
+						st.Fixed++
+						continue
+					}
 				}
 			}
 			kept = append(kept, *f)

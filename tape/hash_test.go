@@ -258,7 +258,8 @@ func TestRestoreRefuses(t *testing.T) {
 	// no line digests; 4: tape v1's fold; 5: final paragraphs; 6: no
 	// pasted seqs; 7: noisy key lines; 8: no earlier edits; 9: no scripts
 	// run again; 10: report heads; 11: no headings; 12: scripts run by an
-	// interpreter without a path not fixed) is refused.
+	// interpreter without a path not fixed; 13: a chain's commands listed
+	// at its first later run) is refused.
 	for v := 1; v < snapshotVersion; v++ {
 		tests[fmt.Sprintf("version %d", v)] = []byte(strings.Replace(string(good), cur, fmt.Sprintf(`"v":%d`, v), 1))
 	}
