@@ -166,9 +166,10 @@ func Lead(results []*Result, min, minHeld float64) []string {
 		}
 	}
 	for _, set := range []struct {
-		where string
-		keep  func(*Result) bool
-	}{{"all cuts", everyCut}, {"compaction cuts", atCompaction}, {"held-out cases", heldOut}} {
+		where   string
+		keep    func(*Result) bool
+		summary bool // the host's summary is scored on these
+	}{{"all cuts", everyCut, false}, {"compaction cuts", atCompaction, true}, {"held-out cases", heldOut, false}} {
 		_, byCat := TotalsOf(results, set.keep)
 		for _, cat := range Categories {
 			t := byCat[cat]
@@ -177,7 +178,7 @@ func Lead(results []*Result, min, minHeld float64) []string {
 			}
 			g, _ := t.Recall(Graft)
 			for _, cand := range Candidates[1:] {
-				if cand == Summary && set.where != "compaction cuts" {
+				if cand == Summary && !set.summary {
 					continue // the summary is scored on compaction cuts only
 				}
 				v, ok := t.Recall(cand)
