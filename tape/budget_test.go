@@ -207,20 +207,29 @@ func TestCutLine(t *testing.T) {
 	}
 }
 
-// A message that only announces the tool call after it ("Let me run the
-// checks.") says what the call says: it only fills room, so the budget
-// cuts every such step before it cuts any action, whatever the room the
-// carryover's other messages take.
-func TestStepsGoBeforeAnyAction(t *testing.T) {
+// checksSession runs 30 checks, each announced by a step ("Let me run
+// check number 3 now.") and, with findings, followed by a message that
+// says what came of it.
+func checksSession(findings bool) []session.Event {
 	evs := []session.Event{human("Run each check and report.")}
 	for k := 0; k < 30; k++ {
 		id := fmt.Sprintf("c%d", k)
 		evs = append(evs, say(fmt.Sprintf("Let me run check number %d now.", k)),
 			call("Bash", id, fmt.Sprintf(`{"command":"make check-%d PACKAGES=./internal/... FLAGS=-race TIMEOUT=10m REPORT=build/check-%d.xml"}`, k, k)),
 			result("Bash", id, true, fmt.Sprintf("ok: check %d passed, 12 tests", k)))
+		if findings {
+			evs = append(evs, say(fmt.Sprintf("Check %d passed: the cache of module %d is warm, so the next check reuses it.", k, k)))
+		}
 	}
-	evs = append(evs, say("All 30 checks passed."))
-	evs = seqd(evs...)
+	return seqd(append(evs, say("All 30 checks passed."))...)
+}
+
+// A message that only announces the tool call after it ("Let me run the
+// checks.") says what the call says: it only fills room, so the budget
+// cuts every such step before it cuts any action, whatever the room the
+// carryover's other messages take.
+func TestStepsGoBeforeAnyAction(t *testing.T) {
+	evs := checksSession(false)
 	sawActionCut := false
 	for budget := 9000; budget >= MinBudget; budget -= 250 {
 		tp, err := fold(t, "s", evs).Build(Options{Budget: budget}, nil)
@@ -244,16 +253,7 @@ func TestStepsGoBeforeAnyAction(t *testing.T) {
 // build for the next (the service may build again after more Adds, and a
 // tape is the same whenever it is built from the same events).
 func TestBuildTwiceGivesTheSameTape(t *testing.T) {
-	evs := []session.Event{human("Run each check and report.")}
-	for k := 0; k < 30; k++ {
-		id := fmt.Sprintf("c%d", k)
-		evs = append(evs, say(fmt.Sprintf("Let me run check number %d now.", k)),
-			call("Bash", id, fmt.Sprintf(`{"command":"make check-%d PACKAGES=./internal/... FLAGS=-race TIMEOUT=10m REPORT=build/check-%d.xml"}`, k, k)),
-			result("Bash", id, true, fmt.Sprintf("ok: check %d passed, 12 tests", k)),
-			say(fmt.Sprintf("Check %d passed: the cache of module %d is warm, so the next check reuses it.", k, k)))
-	}
-	evs = append(evs, say("All 30 checks passed."))
-	evs = seqd(evs...)
+	evs := checksSession(true)
 	for budget := 16000; budget >= MinBudget; budget -= 500 {
 		b := fold(t, "s", evs)
 		first, err := b.Build(Options{Budget: budget}, nil)
