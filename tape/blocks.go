@@ -254,14 +254,14 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			if main {
 				mainParts = append(mainParts, len(more.items))
 			}
-			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", originText(o), k+1, quoteLines(part)), b.refSession(o), o.Seq, o.Seq))
+			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", b.originText(o), k+1, quoteLines(part)), b.refSession(o), o.Seq, o.Seq))
 		}
 	}
 	var first *section
 	if len(goal) > 0 {
 		first = &section{singular: "instruction", plural: "instructions"}
 		q := goal[0]
-		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
+		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		if t, ok := full[q.Origin]; ok {
 			addMore(q.Origin, t, true)
@@ -291,7 +291,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		if k == len(later)-1 {
 			label = "Latest instruction"
 		}
-		all = append(all, said{h.Origin.Seq, fmt.Sprintf("%s (%s):\n%s", label, originText(h.Origin), quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))), b.refSession(h.Origin)})
+		all = append(all, said{h.Origin.Seq, fmt.Sprintf("%s (%s):\n%s", label, b.originText(h.Origin), quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))), b.refSession(h.Origin)})
 		addMore(h.Origin, h.Text, k == len(later)-1)
 	}
 	for _, a := range st.Answers {

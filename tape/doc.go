@@ -119,7 +119,11 @@
 // a Claude Code AskUserQuestion result). A long one shows its head (two
 // fifths of 2000 runes) and its end (the rest): a long message is mostly
 // pasted context, the ask stands at its end; its middle follows in parts
-// of 1000 runes that the budget cuts early.
+// of 1000 runes that the budget cuts early. Each is cited "seq N" when
+// the source session said it (the Handoff block names the session), by
+// generation, session and seq when inherited; a constraint always by all
+// three (its block is given to a host again alone, and a constraint line
+// stays at least 27 runes: MaxConstraints).
 //
 // Actions: each tool result (todo tools aside) with what its call ran
 // (the command, the path, the pattern or query: callWhat, 140 runes; in a
@@ -242,16 +246,16 @@
 // cutting one section in its own order down to a number of entries (or,
 // for the carryover's floor, of runes), until it fits:
 //
-//	conversation tail → 0, middle parts of long instructions → those of
+//	constraints → the typed ones and 4 of those said only in pasted
+//	instructions (keptPastedConstraints), conversation tail → 0, middle
+//	parts of long instructions → those of
 //	the first and the latest, recall index → 0, replayed messages → 0,
 //	files only read → 4, sub-agent reports → 0 (→ 1 when the newest came
 //	after the assistant's last message: what it learned last, which no
 //	other block says yet; unanswered), the carryover's steps
 //	(messages that only announce the call after them) → 0, host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
-//	(carryFloor), files only read → 0, constraints → the typed ones and 4
-//	of those said only in pasted instructions (keptPastedConstraints),
-//	written files → 14, look-ups → 1,
+//	(carryFloor), files only read → 0, written files → 14, look-ups → 1,
 //	host summary → 0, recent actions → 6, middle parts → 0, milestones →
 //	3, carryover → 4, sub-agent reports → 0, plan → 0, the user's words → 8, written files → 6,
 //	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,

@@ -292,7 +292,7 @@ func TestConstraintsBlock(t *testing.T) {
 		t.Fatalf("anchor line:\n got %q\nwant %q", lines[1], wantAnchor)
 	}
 	for _, want := range []string{
-		"- You must keep the API stable. (gen 1 session s seq 1; said again at gen 1 session s seq 4)",
+		"- You must keep the API stable. (gen 1 session s seq 1; said again at seq 4)", // the same session: by seq alone
 		"- 必须保持向后兼容。 (gen 1 session s seq 3)",
 		"- Не трогай миграции. (gen 1 session s seq 3)",
 		"- Never push to main. (gen 1 session s seq 3)",
@@ -303,6 +303,27 @@ func TestConstraintsBlock(t *testing.T) {
 	}
 	if len(tp.Constraints) != 4 || len(tp.Inherit.Constraints) != 4 {
 		t.Fatalf("constraints %d, inherit %d, want 4", len(tp.Constraints), len(tp.Inherit.Constraints))
+	}
+}
+
+// The Goal cites an instruction of the source session by its seq alone:
+// the Handoff block names the session once, and a host's session id (36
+// to 64 characters) on every quoted instruction took room from the work.
+// The constraints keep the full origin: their block is given to a host
+// again on its own.
+func TestGoalCitesTheSourceBySeq(t *testing.T) {
+	const id = "rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9"
+	evs := seqd(human("Fix the parser. Never touch prod.go."), say("Fixed."), human("Now the lexer."), say("On it."))
+	tp := build(t, id, evs, Options{}, nil)
+	goal := blockText(t, tp, "Goal")
+	if strings.Contains(goal, id) || !strings.Contains(goal, "First instruction (seq 1):\n> Fix the parser.") || !strings.Contains(goal, "Latest instruction (seq 3):\n> Now the lexer.") {
+		t.Errorf("the Goal does not cite the source by seq alone:\n%s", goal)
+	}
+	if !strings.Contains(blockText(t, tp, "Handoff"), "continues session "+id) {
+		t.Errorf("the Handoff block does not name the source session:\n%s", tp.Text)
+	}
+	if blk := blockText(t, tp, "Anchor + Hard Constraints"); !strings.Contains(blk, "- Never touch prod.go. (gen 1 session "+id+" seq 1)") {
+		t.Errorf("a constraint lost its full origin:\n%s", blk)
 	}
 }
 
@@ -914,6 +935,35 @@ func TestPastedConstraintsRankBelowTyped(t *testing.T) {
 	}
 	if strings.Contains(blk, fmt.Sprintf("check number %d before", keptPastedConstraints)) {
 		t.Errorf("more than %d constraints of the paste kept:\n%s", keptPastedConstraints, blk)
+	}
+}
+
+// The constraints said only in a paste, past its first
+// keptPastedConstraints, are the first thing the budget cuts, newest
+// first, before the conversation tail: a pasted log's or template's "must" sentences are
+// the document's, not the person's; the tail is what was said and done
+// last. Before the rule the tail vanished while 200 of them stayed.
+func TestPastedConstraintsRankBelowTheTail(t *testing.T) {
+	var paste strings.Builder
+	paste.WriteString("Here is the log of my last session:\n")
+	for k := 0; k < 200; k++ {
+		fmt.Fprintf(&paste, "Thinking: we must always re-run check number %d before the commit.\n", k)
+	}
+	evs := []session.Event{human(paste.String() + "Carry on from there."),
+		call("Bash", "b1", `{"command":"make deploy"}`),
+		result("Bash", "b1", true, "deployed build 7f3a2c1 to staging"),
+		say("Deployed build 7f3a2c1 to staging; the smoke check is next."),
+	}
+	tp := build(t, "s", seqd(evs...), Options{Budget: DefaultBudget}, nil)
+	blk := blockText(t, tp, "Anchor + Hard Constraints")
+	if !strings.Contains(blk, "constraints; recall seq=1]") || strings.Contains(blk, "check number 199 before") {
+		t.Errorf("no constraint of the paste was cut, its newest first:\n%s", blk)
+	}
+	if !strings.Contains(blk, fmt.Sprintf("check number %d before", keptPastedConstraints-1)) {
+		t.Errorf("the paste's first %d constraints were cut:\n%s", keptPastedConstraints, blk)
+	}
+	if _, ok := tp.Block("Conversation Tail"); !ok {
+		t.Fatalf("the conversation tail was cut before the paste's constraints:\n%s", tp.Text)
 	}
 }
 

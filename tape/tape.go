@@ -193,6 +193,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	var plan []cutStep
 	step := func(s *section, keep int) { plan = append(plan, cutStep{sec: s, keep: keep}) }
 	stepRunes := func(s *section, runes int) { plan = append(plan, cutStep{sec: s, keepRunes: runes}) }
+	step(constraintItems, typed+keptPastedConstraints)
 	step(tailItems, 0)
 	step(b.goalMore, b.goalMoreMain)
 	step(recallItems, 0)
@@ -421,8 +422,23 @@ func (b *Builder) ackBlock() *block {
 	return blk
 }
 
+// originText cites where a constraint was said: the generation, the
+// session and the seq, so that the constraints block, which a host is
+// given again alone after it compacted (ConstraintsTitle), says where
+// each came from without the rest of the tape; and so that a constraint
+// line is at least 27 runes (MaxConstraints).
 func originText(o session.Origin) string {
 	return fmt.Sprintf("gen %d session %s seq %d", o.Generation, o.Session, o.Seq)
+}
+
+// originText cites where an instruction of the Goal block was said: "seq
+// N" in the source session, which the Handoff block names once; the
+// generation and the session too in another (an inherited one).
+func (b *Builder) originText(o session.Origin) string {
+	if o.Session == b.st.SessionID && o.Generation == b.st.Generation {
+		return fmt.Sprintf("seq %d", o.Seq)
+	}
+	return originText(o)
 }
 
 // refSession is the session an item recalls: "" for the source itself.
@@ -502,7 +518,11 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 			} else {
 				line += ", "
 			}
-			line += originText(a)
+			if a.Session == c.Origin.Session && a.Generation == c.Origin.Generation {
+				line += fmt.Sprintf("seq %d", a.Seq) // the line named its session
+			} else {
+				line += originText(a)
+			}
 		}
 		line += ")"
 		sec.items = append(sec.items, newItem(line, b.refSession(c.Origin), c.Origin.Seq, c.Origin.Seq))

@@ -170,7 +170,7 @@ func TestWorkspaceNoiseAndRelativePaths(t *testing.T) {
 		t.Errorf("edited file not relative, or its definition not named:\n%s", files)
 	}
 	goal := blockText(t, tp, "Goal")
-	if strings.Contains(goal, "/compact") || !strings.Contains(goal, "First instruction (gen 1 session s seq 2):\n> Fix the parser.") {
+	if strings.Contains(goal, "/compact") || !strings.Contains(goal, "First instruction (seq 2):\n> Fix the parser.") {
 		t.Errorf("a host command is the goal:\n%s", goal)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 )
@@ -85,7 +86,13 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 	if c.Host == HostCodex {
 		host = hosts.Codex
 	}
-	const id = "case"
+	// The session is named as a person's import names it: after the
+	// transcript's file (a host's session id), whose length the tape's
+	// citations pay for.
+	id, err := importer.DefaultID(path)
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: %s: %w", c.Name, err)
+	}
 	if _, err := svc.Import(ctx, host, path, graft.ImportOptions{ID: id}); err != nil {
 		return nil, fmt.Errorf("fidelity: %s: import: %w", c.Name, err)
 	}
