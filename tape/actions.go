@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
@@ -1018,4 +1019,68 @@ func eachIdent(s string, fn func(string)) {
 			fn(w)
 		}
 	}
+}
+
+// labelledLines are the lines of what an edit or a write puts in that
+// state a value under a label: "**Scale/Scope**: up to 5 runs", "-
+// Decision: one queue", "Status: PASS": at most maxLabelled, each clipped.
+func labelledLines(name string, input json.RawMessage) []string {
+	var out []string
+	for _, text := range editTexts(name, input) {
+		patch := strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
+		fenced := false
+		for l := range strings.SplitSeq(text, "\n") {
+			if patch {
+				if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
+					continue
+				}
+				l = l[1:]
+			}
+			t := strings.TrimSpace(l)
+			if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+				fenced = !fenced
+				continue
+			}
+			if fenced {
+				continue // code, not the document's prose
+			}
+			for _, m := range []string{"- ", "* ", "+ "} {
+				t = strings.TrimPrefix(t, m)
+			}
+			if strings.HasPrefix(t, "**") {
+				// "**Label**: value" and "**Label:** value" read "Label: value".
+				if label, rest, ok := strings.Cut(t[2:], "**"); ok {
+					t = label + rest
+				}
+			}
+			if !isLabelled(t) {
+				continue
+			}
+			out = append(out, firstLine(t, labelledRunes))
+			if len(out) == maxLabelled {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+const (
+	maxLabelled   = 6
+	labelledRunes = 140
+)
+
+// isLabelled: a line "Label: value" or "**Label**: value", the label one
+// to four words starting with a capital letter, the value present.
+func isLabelled(t string) bool {
+	i := strings.Index(t, ":")
+	if i <= 0 || i > 40 || i+2 >= len(t) {
+		return false
+	}
+	label := strings.TrimSpace(t[:i])
+	if label == "" || !unicode.IsUpper([]rune(label)[0]) || len(strings.Fields(label)) > 4 || strings.ContainsAny(label, "`[]()") {
+		return false
+	}
+	rest := strings.TrimSpace(t[i+1:])
+	return len(rest) >= 8 && !strings.HasPrefix(rest, "//")
 }

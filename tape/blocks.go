@@ -28,6 +28,9 @@ type quoted struct {
 	// earlier are the names the files' earlier writes and edits put in
 	// (fileEntry.Earlier), by path, newest edit first.
 	earlier map[string][]string
+	// labelled are a document's labelled lines ("**Scale/Scope**: …",
+	// "- Decision: …") its last write or edit put in, by path.
+	labelled map[string][]string
 	// plan is the plan file's content when Build read it.
 	plan string
 	// get reads an output once (the tail reads what the actions read).
@@ -40,7 +43,7 @@ type quoted struct {
 func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	st := &b.st
 	q := &quoted{key: map[int64][]string{}, ref: map[int64]string{}, answer: map[int64]string{}, notes: map[int64]string{},
-		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}}
+		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}, labelled: map[string][]string{}}
 	if err := b.readEdits(src, q); err != nil {
 		return nil, err
 	}
@@ -616,6 +619,15 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		if len(adds) > 0 {
 			line += " (its last edit adds " + strings.Join(adds, ", ") + ")"
 		}
+		labelled := f.Labelled
+		if f.Call != nil {
+			labelled = q.labelled[p]
+		}
+		if named[p] && isMarkdown(p) {
+			for _, l := range labelled {
+				line += "\n    · " + l
+			}
+		}
 		if named[p] {
 			var names []string
 			for k := len(f.Earlier) - 1; k >= 0; k-- {
@@ -855,6 +867,9 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 			}
 			if in != nil {
 				q.symbols[p], q.change[p], q.adds[p] = editSymbols(c.Tool, in), editChange(c.Tool, in), editAdds(c.Tool, in)
+				if isMarkdown(p) {
+					q.labelled[p] = labelledLines(c.Tool, in)
+				}
 			}
 		}
 		var names []string

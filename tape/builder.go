@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -52,7 +53,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 14
+	snapshotVersion = 15
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -242,7 +243,10 @@ type fileEntry struct {
 	Symbols []string `json:"symbols,omitempty"`
 	Change  string   `json:"change,omitempty"`
 	Adds    []string `json:"adds,omitempty"`
-	Call    *callRef `json:"call,omitempty"`
+	// Labelled are a document's labelled lines the last write or edit put
+	// in (labelledLines), read at once.
+	Labelled []string `json:"labelled,omitempty"`
+	Call     *callRef `json:"call,omitempty"`
 	// Earlier are the file's writes and edits before its last one, oldest
 	// first, at most keptEarlierEdits: the names they put in are the
 	// session's footprint in the file (its choices), which the last edit
@@ -278,6 +282,8 @@ type openCall struct {
 	Symbols []string    `json:"symbols,omitempty"`
 	Change  string      `json:"change,omitempty"`
 	Adds    []string    `json:"adds,omitempty"`
+	// Labelled: labelledLines of a write or an edit of a document.
+	Labelled []string `json:"labelled,omitempty"`
 	// Off and Size locate a write's or an edit's call line, whose input
 	// Build reads for Symbols and Change (-1: they were read at once).
 	Off  int64 `json:"off,omitempty"`
@@ -711,6 +717,9 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 				c.Off, c.Size = off, size // read at Build, for the files it shows
 			} else {
 				c.Symbols, c.Change, c.Adds = editSymbols(name, ev.Tool.Input), editChange(name, ev.Tool.Input), editAdds(name, ev.Tool.Input)
+				if slices.ContainsFunc(touches, func(t fileTouch) bool { return isMarkdown(t.Path) }) {
+					c.Labelled = labelledLines(name, ev.Tool.Input)
+				}
 			}
 		}
 	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
@@ -945,7 +954,7 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 				f.Earlier = append(f.Earlier[:0:0], f.Earlier[len(f.Earlier)-keptEarlierEdits:]...)
 			}
 		}
-		f.Symbols, f.Change, f.Adds, f.Call = call.Symbols, call.Change, call.Adds, nil
+		f.Symbols, f.Change, f.Adds, f.Labelled, f.Call = call.Symbols, call.Change, call.Adds, call.Labelled, nil
 		if call.Off >= 0 && call.Size > 0 {
 			f.Call = &callRef{Seq: call.Seq, Tool: call.Tool, Off: call.Off, Size: call.Size}
 		}

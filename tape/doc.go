@@ -196,7 +196,14 @@
 // an edit of one (every file it touches .md, .markdown or .mdx) adds the
 // ATX headings its old text lacked, of a patch those of the lines it adds
 // (headingAdds; at most 6, each clipped to 60 runes), shown after its
-// first lines, less those the first lines hold. The fold keeps the file's keptEarlierEdits (4) writes and
+// first lines, less those the first lines hold; and what it settles, its
+// labelled lines: the lines of its last write or edit (of a patch, the
+// lines it adds) outside code fences that read "Label: value" or
+// "**Label**: value" (a label of one to four words, capitalised, no
+// code; a value of 8 bytes or more), each on a line of its own under the
+// file's ("    · Decision: one queue"), at most 6, clipped to 140 runes
+// (labelledLines): a plan's "Scale/Scope", a research note's "Decision",
+// a gate's "Status". The fold keeps the file's keptEarlierEdits (4) writes and
 // edits before its last (fileEntry.Earlier: their names, or the call line
 // Build reads them from), and the line names what they defined or added,
 // the newest edit first, at most maxEarlierNames (8) not said already:

@@ -493,7 +493,7 @@ func TestWorkspaceFiles(t *testing.T) {
 		{"not a file tool", "Bash", `{"command":"cat a.go"}`, ""},
 		// A shell heredoc into a file is a write (Codex agents write whole
 		// files this way); >> appends: an edit.
-		{"Codex shell heredoc", "shell", `{"command":["bash","-lc","cat <<'EOF' > docs/r.md\n# Research\n- Decision: one queue\nEOF"]}`, "- docs/r.md: write seq=RSEQ (last change: # Research ⏎ - Decision: one queue)"},
+		{"Codex shell heredoc", "shell", `{"command":["bash","-lc","cat <<'EOF' > docs/r.md\n# Research\n- Decision: one queue\nEOF"]}`, "- docs/r.md: write seq=RSEQ (last change: # Research ⏎ - Decision: one queue)\n    · Decision: one queue"},
 		{"Bash heredoc, redirect after", "Bash", `{"command":"mkdir -p d && cat > d/a.txt << \"END\"\nhello\nEND\necho done"}`, "- d/a.txt: write seq=RSEQ (last change: hello)"},
 		{"exec_command tee", "exec_command", `{"cmd":"tee notes.md <<EOF >/dev/null\nnote\nEOF"}`, "- notes.md: write seq=RSEQ (last change: note)"},
 		{"heredoc append", "shell", `{"command":["bash","-lc","cat >> log.md <<-EOF\n\tmore\n\tEOF"]}`, "- log.md: edit seq=RSEQ (last change: more)"},

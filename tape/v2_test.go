@@ -657,3 +657,57 @@ func TestBuildReadsOfEditsAreBounded(t *testing.T) {
 		t.Fatalf("the newest file's earlier edit is not named:\n%s", blockText(t, tp, "Workspace Files"))
 	}
 }
+
+// A document the session wrote says what it settled in its labelled
+// lines ("- Decision: …", "**Scale/Scope**: …"): the Workspace Files
+// line of a Markdown file carries those its last write or edit put in
+// (a patch's added lines), not those of its code blocks, at most
+// maxLabelled, whether the fold had the input in hand or Build read it
+// from the log. A code file's "key: value" lines are not a document's.
+// Before the rule, a Spec Kit research.md showed its title and headings,
+// and its decisions were lost.
+func TestDocumentsLabelledLines(t *testing.T) {
+	research := "# Research\n\n## Queues\n- Decision: one durable codex queue with prefetch=1.\n- Rationale: workers share one volume.\n\n```yaml\nqueue: codex-0 codex-1\n```\n" +
+		"**Scale/Scope**: Up to ~5 concurrent runs per deployment\n- **Gate Status:** PASS WITH NOTE, the constitution is a template\n" +
+		"Note: a\nSee: [the spec](spec.md) and more\n"
+	for k := 0; k < maxLabelled; k++ {
+		research += fmt.Sprintf("- Decision: extra choice number %d here.\n", k)
+	}
+	patch := "*** Begin Patch\n*** Update File: plan.md\n@@\n-**Gate Status**: ERROR, nothing to check\n+**Gate Status**: PASS WITH NOTE, nothing to check\n*** End Patch"
+	in, _ := json.Marshal(map[string]string{"input": patch})
+	w, _ := json.Marshal(map[string]string{"file_path": "/r/research.md", "content": research})
+	code, _ := json.Marshal(map[string]string{"file_path": "/r/conf.py", "content": "Broker: amqp://localhost\nQueue: codex single durable\n"})
+	evs := seqd(
+		withMeta(human("Plan the queue change."), "cwd", "/r"),
+		call("Write", "w1", string(w)), result("Write", "w1", true, "ok"),
+		call("apply_patch", "p1", string(in)), result("apply_patch", "p1", true, "Success. Updated the following files:\nM plan.md"),
+		call("Write", "w2", string(code)), result("Write", "w2", true, "ok"),
+		say("Planned."),
+	)
+	inHand := build(t, "s", evs, Options{}, nil)
+	withOff, src := foldWithOffsets(t, evs)
+	atBuild, err := withOff.BuildFrom(Options{}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atBuild.Text != inHand.Text {
+		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", atBuild.Text, inHand.Text)
+	}
+	files := blockText(t, inHand, "Workspace Files")
+	for _, want := range []string{
+		"\n    · Decision: one durable codex queue with prefetch=1.",
+		"\n    · Rationale: workers share one volume.",
+		"\n    · Scale/Scope: Up to ~5 concurrent runs per deployment",
+		"\n    · Gate Status: PASS WITH NOTE, the constitution is a template",
+		"- plan.md: edit seq=5 (last change: **Gate Status**: PASS WITH NOTE, nothing to check)\n    · Gate Status: PASS WITH NOTE, nothing to check",
+	} {
+		if !strings.Contains(files, want) {
+			t.Errorf("missing %q:\n%s", want, files)
+		}
+	}
+	for _, not := range []string{"· queue: codex-0", "· Note: a", "· Broker:", "· Queue:", fmt.Sprintf("choice number %d", maxLabelled-4)} {
+		if strings.Contains(files, not) {
+			t.Errorf("%q is shown: code, a short value, a code file's line or past maxLabelled:\n%s", not, files)
+		}
+	}
+}
