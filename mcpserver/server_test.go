@@ -545,8 +545,12 @@ func TestReviewClipsLongQuotes(t *testing.T) {
 	if utf8.RuneCountInString(g) >= utf8.RuneCountInString(long) || !strings.HasPrefix(g, head) || !strings.HasSuffix(g, end) {
 		t.Fatalf("goal not cut to its head and end at %d chars: %d chars: %q … %q", quoteChars, utf8.RuneCountInString(g), string([]rune(g)[:60]), string([]rune(g)[utf8.RuneCountInString(g)-60:]))
 	}
-	// The tape cut it, naming the session and the seq to recall.
-	mustContain(t, "cut goal", g, "[cut: recall long seq=1]")
+	// The tape cut it, naming the seq to recall; the quote's origin names
+	// the session.
+	mustContain(t, "cut goal", g, "[cut: recall seq=1]")
+	if o := rv.Goal[0].Origin; o.Session != "long" || o.Seq != 1 {
+		t.Fatalf("goal origin %+v, want session long seq 1", o)
+	}
 }
 
 func TestChunk(t *testing.T) {

@@ -512,7 +512,7 @@ func anchorsCopy(cs []session.Constraint) []session.Constraint {
 func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st := &b.st
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
-	q := session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQuoteRunes, st.SessionID+" ", ev.Seq), Origin: origin}
+	q := session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQuoteRunes, "", ev.Seq), Origin: origin}
 	hostCommand := isHostCommand(ev.Text)
 	if !hostCommand {
 		st.Humans = append(st.Humans, session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxHumanRunes, "", ev.Seq), Origin: origin})

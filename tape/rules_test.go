@@ -313,10 +313,11 @@ func TestConstraintsBlock(t *testing.T) {
 // again on its own.
 func TestGoalCitesTheSourceBySeq(t *testing.T) {
 	const id = "rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9"
-	evs := seqd(human("Fix the parser. Never touch prod.go."), say("Fixed."), human("Now the lexer."), say("On it."))
+	// The first instruction is long: its quote's clip mark cites the seq alone too.
+	evs := seqd(human("Fix the parser. Never touch prod.go.\n"+strings.Repeat("context line\n", 400)), say("Fixed."), human("Now the lexer."), say("On it."))
 	tp := build(t, id, evs, Options{}, nil)
 	goal := blockText(t, tp, "Goal")
-	if strings.Contains(goal, id) || !strings.Contains(goal, "First instruction (seq 1):\n> Fix the parser.") || !strings.Contains(goal, "Latest instruction (seq 3):\n> Now the lexer.") {
+	if strings.Contains(goal, id) || !strings.Contains(goal, "First instruction (seq 1):\n> Fix the parser.") || !strings.Contains(goal, "[cut: recall seq=1]") || !strings.Contains(goal, "Latest instruction (seq 3):\n> Now the lexer.") {
 		t.Errorf("the Goal does not cite the source by seq alone:\n%s", goal)
 	}
 	if !strings.Contains(blockText(t, tp, "Handoff"), "continues session "+id) {
