@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
 )
@@ -252,8 +253,8 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		full[h.Origin] = h.Text
 	}
 	var mainParts []int // of the first and the latest instruction: the task's own definition
-	addMore := func(o session.Origin, text string, main bool) {
-		for k, part := range middleParts(text, humanCoreRunes, humanPartRunes) {
+	addMore := func(o session.Origin, text string, main bool, core int) {
+		for k, part := range middleParts(text, core, humanPartRunes) {
 			if main {
 				mainParts = append(mainParts, len(more.items))
 			}
@@ -267,7 +268,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		if t, ok := full[q.Origin]; ok {
-			addMore(q.Origin, t, true)
+			addMore(q.Origin, t, true, humanCoreRunes)
 		}
 	}
 	var later []session.Quote
@@ -284,9 +285,10 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		later = append(later, q)
 	}
 	type said struct {
-		seq  int64
-		text string
-		sess string
+		seq   int64
+		text  string
+		sess  string
+		grown string
 	}
 	var all []said
 	for k, h := range later {
@@ -294,12 +296,22 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		if k == len(later)-1 {
 			label = "Latest instruction"
 		}
-		all = append(all, said{h.Origin.Seq, fmt.Sprintf("%s (%s):\n%s", label, b.originText(h.Origin), quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))), b.refSession(h.Origin)})
-		addMore(h.Origin, h.Text, k == len(later)-1)
+		head := fmt.Sprintf("%s (%s):\n", label, b.originText(h.Origin))
+		core, grown := humanCoreRunes, ""
+		if k < len(later)-keptWholeHumans {
+			// An older instruction, answered since: a shorter head and
+			// end, grown back where the budget leaves room.
+			core = olderCoreRunes
+			if g := head + quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq)); utf8.RuneCountInString(h.Text) > olderCoreRunes {
+				grown = g
+			}
+		}
+		all = append(all, said{h.Origin.Seq, head + quoteLines(clipHeadTail(h.Text, core, "", h.Origin.Seq)), b.refSession(h.Origin), grown})
+		addMore(h.Origin, h.Text, k == len(later)-1, core)
 	}
 	for _, a := range st.Answers {
 		if text := q.answer[a.Seq]; text != "" {
-			all = append(all, said{a.Seq, fmt.Sprintf("The user's answer to the assistant's question (tool result seq %d):\n%s", a.Seq, quoteLines(text)), ""})
+			all = append(all, said{a.Seq, fmt.Sprintf("The user's answer to the assistant's question (tool result seq %d):\n%s", a.Seq, quoteLines(text)), "", ""})
 		}
 	}
 	var latest *section
@@ -308,6 +320,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		latest = &section{singular: "instruction", plural: "instructions", cutFront: true}
 		for _, w := range all {
 			latest.items = append(latest.items, newItem(w.text, w.sess, w.seq, w.seq))
+			latest.grown = append(latest.grown, w.grown)
 		}
 		blk.addSection(latest)
 	}
@@ -330,6 +343,13 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	}
 	return blk, first, latest
 }
+
+// An older instruction (all but the keptWholeHumans latest) shows
+// olderCoreRunes of its head and end, the latest humanCoreRunes.
+const (
+	keptWholeHumans = 1
+	olderCoreRunes  = 800
+)
 
 // humanPartRunes is the size of one middle part of a long instruction.
 const humanPartRunes = 1000

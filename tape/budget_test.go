@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
 )
@@ -227,7 +228,8 @@ func checksSession(findings bool) []session.Event {
 // A message that only announces the tool call after it ("Let me run the
 // checks.") says what the call says: it only fills room, so the budget
 // cuts every such step before it cuts any action, whatever the room the
-// carryover's other messages take.
+// carryover's other messages take. A step the room left after the cuts
+// took back (fit) stays only where that room could not hold an action.
 func TestStepsGoBeforeAnyAction(t *testing.T) {
 	evs := checksSession(false)
 	sawActionCut := false
@@ -240,8 +242,18 @@ func TestStepsGoBeforeAnyAction(t *testing.T) {
 			continue
 		}
 		sawActionCut = true
+		actions := blockText(t, tp, "Recent Actions")
 		if bp := blockText(t, tp, "Breakpoint"); strings.Contains(bp, "Let me run check") {
-			t.Fatalf("budget %d: an action was cut while a step stayed:\n%s\n\n%s", budget, bp, blockText(t, tp, "Recent Actions"))
+			// The shortest action entry shown: its line and its key line.
+			shortest := 0
+			for _, e := range strings.Split(actions, "\n- seq=")[1:] {
+				if n := utf8.RuneCountInString("- seq="+e) + 1; shortest == 0 || n < shortest {
+					shortest = n
+				}
+			}
+			if room := budget - tp.TapeChars; shortest == 0 || room >= shortest {
+				t.Fatalf("budget %d: an action was cut while a step stayed, and the room left (%d) holds an action (%d):\n%s\n\n%s", budget, room, shortest, bp, actions)
+			}
 		}
 	}
 	if !sawActionCut {
@@ -267,5 +279,33 @@ func TestBuildTwiceGivesTheSameTape(t *testing.T) {
 		if first.Text != second.Text {
 			t.Errorf("budget %d: the second build differs: %q, then %q", budget, first.Warnings, second.Warnings)
 		}
+	}
+}
+
+// The last cut frees more than the budget asked for; the room it leaves
+// takes back what was cut before it, the latest cut first, each entry
+// that fits (fit). Here the small entry A is cut first and leaves the
+// tape 49 runes over; the big B then leaves it 952 under: A comes back,
+// B stays cut, and the cut line names B alone. Before the rule both
+// stayed cut, and a tape could end 1,000 runes short of its budget.
+func TestFitTakesBackWhatFits(t *testing.T) {
+	blk := newBlock("Test")
+	blk.addHead("head")
+	a := blk.addSection(&section{singular: "a", plural: "as", items: []item{newItem(strings.Repeat("a", 100), "", 3, 3)}})
+	b := blk.addSection(&section{singular: "b", plural: "bs", items: []item{newItem(strings.Repeat("b", 1000), "", 7, 7), newItem("keep", "", 9, 9)}, order: []int{0, 1}})
+	blocks := []*block{blk}
+	budget := totalRunes(blocks) - 150
+	total, cutBy := fit(blocks, []cutStep{{sec: a}, {sec: b, keep: 1}}, budget)
+	if total != totalRunes(blocks) || total > budget {
+		t.Fatalf("total %d, rendered %d, budget %d", total, totalRunes(blocks), budget)
+	}
+	if a.ncut != 0 || b.ncut != 1 || cutBy[a] != 0 || cutBy[b] != 1 {
+		t.Fatalf("a cut %d (by %d), b cut %d (by %d): want A taken back, B cut", a.ncut, cutBy[a], b.ncut, cutBy[b])
+	}
+	if got := b.cutLine(); got != "[cut: 1 b; recall seq=7]" {
+		t.Fatalf("b's cut line %q", got)
+	}
+	if got := a.cutLine(); got != "" {
+		t.Fatalf("a's cut line %q after it came back", got)
 	}
 }

@@ -119,7 +119,10 @@
 // a Claude Code AskUserQuestion result). A long one shows its head (two
 // fifths of 2000 runes) and its end (the rest): a long message is mostly
 // pasted context, the ask stands at its end; its middle follows in parts
-// of 1000 runes that the budget cuts early. Each is cited "seq N" when
+// of 1000 runes that the budget cuts early. An instruction answered since
+// (all but the latest: keptWholeHumans) shows 800 runes of its head and
+// end (olderCoreRunes), and its 2000 where the budget leaves room once no
+// instruction was cut (section.grown). Each is cited "seq N" when
 // the source session said it (the Handoff block names the session), by
 // generation, session and seq when inherited; a constraint always by all
 // three (its block is given to a host again alone, and a constraint line
@@ -269,6 +272,12 @@
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	written files → 0, carryover → 0, the user's words → 0, the first
 //	instruction → 0, constraints → 0, the last assistant message → 0.
+//
+// Refill: the last cut frees a whole entry, often more than needed; the
+// room left goes back to the entries cut, the latest cut first, each
+// that fits, among the last refillTries (64) cuts (fit); then to the
+// instructions answered since, at their longer length, and to the tail's
+// outputs (section.grow).
 //
 // Within a section: oldest first, except Task Status todos (completed,
 // then pending, then in progress), constraints (those said only in an

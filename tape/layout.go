@@ -115,7 +115,8 @@ type cutStep struct {
 	keepRunes int
 }
 
-func (s *section) cutNext() {
+// cutNext cuts the next item in the section's order and returns its index.
+func (s *section) cutNext() int {
 	k := s.order[s.next]
 	s.next++
 	s.cut[k] = true
@@ -124,7 +125,7 @@ func (s *section) cutNext() {
 	s.live -= 1 + it.runes
 	if it.session == "" {
 		s.cutOwn.add(it.from, it.to)
-		return
+		return k
 	}
 	if s.cutOthers == nil {
 		s.cutOthers = map[string]seqRange{}
@@ -132,6 +133,41 @@ func (s *section) cutNext() {
 	r := s.cutOthers[it.session]
 	r.add(it.from, it.to)
 	s.cutOthers[it.session] = r
+	return k
+}
+
+// setCut cuts the item k or puts it back; the seqs the cut line names
+// are counted again from the items cut (refill: at most refillTries
+// times per Build).
+func (s *section) setCut(k int, cut bool) {
+	if s.cut[k] == cut {
+		return
+	}
+	s.cut[k] = cut
+	if cut {
+		s.ncut++
+		s.live -= 1 + s.items[k].runes
+	} else {
+		s.ncut--
+		s.live += 1 + s.items[k].runes
+	}
+	s.cutOwn, s.cutOthers = seqRange{}, nil
+	for j, c := range s.cut {
+		if !c {
+			continue
+		}
+		it := s.items[j]
+		if it.session == "" {
+			s.cutOwn.add(it.from, it.to)
+			continue
+		}
+		if s.cutOthers == nil {
+			s.cutOthers = map[string]seqRange{}
+		}
+		r := s.cutOthers[it.session]
+		r.add(it.from, it.to)
+		s.cutOthers[it.session] = r
+	}
 }
 
 // cutLine is "[cut: N nouns; recall seq=a..b]", or "" when nothing was cut.

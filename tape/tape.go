@@ -235,21 +235,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(goalFirst, 0)
 	step(constraintItems, 0)
 	step(reply, 0)
-	total := totalRunes(blocks)
+	total, cutBy := fit(blocks, plan, opts.Budget)
 	var cutNotes []string
-	cutBy := map[*section]int{}
-	for _, ps := range plan {
-		s := ps.sec
-		if s == nil || total <= opts.Budget {
-			continue
-		}
-		for total > opts.Budget && s.canCut() && s.liveItems() > ps.keep && (ps.keepRunes == 0 || s.live > ps.keepRunes) {
-			before := s.blk.span()
-			s.cutNext()
-			cutBy[s]++
-			total += s.blk.span() - before
-		}
-	}
 	for _, ps := range plan {
 		s := ps.sec
 		if s == nil || cutBy[s] == 0 {
@@ -279,6 +266,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	if total < opts.Budget {
 		// Room the cuts left: the tail's outputs shown at more length.
+		total += goalLatest.grow(opts.Budget - total)
 		total += tailItems.grow(opts.Budget - total)
 	}
 	if total > opts.Budget {
@@ -323,6 +311,50 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	t.TapeHash = tapeHash(t, opts)
 	return t, nil
 }
+
+// fit cuts the blocks' entries by the plan's steps until they fit in
+// budget runes, then gives the room the last cut left to what was cut,
+// and returns the tape's runes and how many entries each section lost.
+func fit(blocks []*block, plan []cutStep, budget int) (int, map[*section]int) {
+	total := totalRunes(blocks)
+	cutBy := map[*section]int{}
+	type cutItem struct {
+		sec *section
+		k   int
+	}
+	var cuts []cutItem
+	for _, ps := range plan {
+		s := ps.sec
+		if s == nil || total <= budget {
+			continue
+		}
+		for total > budget && s.canCut() && s.liveItems() > ps.keep && (ps.keepRunes == 0 || s.live > ps.keepRunes) {
+			before := s.blk.span()
+			cuts = append(cuts, cutItem{s, s.cutNext()})
+			cutBy[s]++
+			total += s.blk.span() - before
+		}
+	}
+	// The last cut freed more than the budget asked for: the room left
+	// takes back what was cut, the latest cut (the highest ranked) first,
+	// each entry that fits, among the last refillTries cuts.
+	for k := len(cuts) - 1; k >= 0 && k >= len(cuts)-refillTries && total < budget; k-- {
+		c := cuts[k]
+		before := c.sec.blk.span()
+		c.sec.setCut(c.k, false)
+		if grown := total + c.sec.blk.span() - before; grown <= budget {
+			total = grown
+			cutBy[c.sec]--
+			continue
+		}
+		c.sec.setCut(c.k, true) // it does not fit
+	}
+	return total, cutBy
+}
+
+// refillTries is how many of the last cuts the room the cuts left may
+// take back (a bound: each try counts a section's cut seqs again).
+const refillTries = 64
 
 // carryFloor is the runes of the assistant's newest messages the ranking
 // keeps before it cuts the files and the newest actions: a third of the

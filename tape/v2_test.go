@@ -711,3 +711,47 @@ func TestDocumentsLabelledLines(t *testing.T) {
 		}
 	}
 }
+
+// An instruction answered since (all but the latest) shows a shorter
+// head and end (olderCoreRunes) than the latest (humanCoreRunes): a long
+// template or paste the session already acted on gives its room to the
+// work; where the budget leaves room once no instruction was cut, it
+// shows as much as the latest.
+func TestOlderInstructionsShowLess(t *testing.T) {
+	long := func(word string) string {
+		var b strings.Builder
+		for k := 0; b.Len() < 2*humanCoreRunes; k++ { // under maxHumanRunes: the fold keeps it whole
+			fmt.Fprintf(&b, "%s context line %d\n", word, k)
+		}
+		return b.String()
+	}
+	evs := []session.Event{human("Start the work."), say("Started."), human("Older: " + long("older")), say("Done with that.")}
+	for k := 0; k < 10; k++ {
+		id := fmt.Sprintf("b%d", k)
+		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"make step-%d"}`, k)), result("Bash", id, true, fmt.Sprintf("step %d built: %s", k, strings.Repeat("x", 200))))
+	}
+	evs = append(evs, human("Latest: "+long("latest")), say("On it."))
+	evs = seqd(evs...)
+	olderSeq := evs[2].Seq
+	text := strings.TrimSpace(evs[2].Text)
+	short := quoteLines(clipHeadTail(text, olderCoreRunes, "", olderSeq))
+	full := quoteLines(clipHeadTail(text, humanCoreRunes, "", olderSeq))
+	latest := quoteLines(clipHeadTail(strings.TrimSpace(evs[len(evs)-2].Text), humanCoreRunes, "", evs[len(evs)-2].Seq))
+	sawShort, sawFull := false, false
+	for budget := 24000; budget >= 8000; budget -= 1000 {
+		tp := build(t, "s", evs, Options{Budget: budget}, nil)
+		goal := blockText(t, tp, "Goal")
+		switch {
+		case strings.Contains(goal, full):
+			sawFull = true
+		case strings.Contains(goal, short):
+			sawShort = true
+			if !strings.Contains(goal, latest) {
+				t.Fatalf("budget %d: the older instruction shows less, and the latest is not whole:\n%s", budget, goal)
+			}
+		}
+	}
+	if !sawShort || !sawFull {
+		t.Fatalf("the older instruction was shown short at some budget: %v, grown at another: %v", sawShort, sawFull)
+	}
+}
