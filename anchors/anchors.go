@@ -83,7 +83,7 @@ func Sayings(text string) iter.Seq[string] {
 				inFence = !inFence
 				continue
 			}
-			if inFence {
+			if inFence || isOutputLine(trimmed) {
 				continue
 			}
 			for s := range sentences(line) {
@@ -96,6 +96,36 @@ func Sayings(text string) iter.Seq[string] {
 				}
 			}
 		}
+	}
+}
+
+// outputPrefixes open the report lines of test runners, compilers and
+// tools (rule 1).
+var outputPrefixes = []string{"E ", "E\t", "FAILED ", "FAIL\t", "--- FAIL", "ERROR ", "ERROR:", "error:", "error[", "Error:",
+	"fatal:", "warning:", "panic:", "npm ERR!", "Traceback ("}
+
+// isOutputLine: a line of pasted program output (rule 1): one that opens
+// as a report line (outputPrefixes), or names an error or an exception
+// type with its colon ("ImportError: …", "IOException: …").
+func isOutputLine(line string) bool {
+	for _, p := range outputPrefixes {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	for rest := line; ; {
+		i := strings.IndexByte(rest, ':')
+		if i < 0 {
+			return false
+		}
+		w := rest[:i]
+		if j := strings.LastIndexAny(w, " \t([{'\""); j >= 0 {
+			w = w[j+1:]
+		}
+		if len(w) > len("Error") && (strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception")) && w[0] >= 'A' && w[0] <= 'Z' {
+			return true
+		}
+		rest = rest[i+1:]
 	}
 }
 

@@ -49,6 +49,11 @@ func TestExtract(t *testing.T) {
 		{"lines and list markers", "Plan:\n- never use sudo\n* always sign commits\n1. Only touch pkg/\nthanks", []string{"never use sudo", "always sign commits", "Only touch pkg/"}},
 		{"other list markers", "• never use sudo\n+ always sign commits\n> only touch pkg/\n2) must pass CI", []string{"never use sudo", "always sign commits", "only touch pkg/", "must pass CI"}},
 		{"fenced code skipped", "Look at this:\n```\nif x { must(panic) }\n```\nthen fix it", nil},
+		// Pasted program output, unfenced: an error type and its colon, or a
+		// test runner's, a compiler's or a tool's report line (rule 1).
+		{"output lines skipped", "CI fails:\nE   ImportError: cannot import name 'init_workspace'\nFAILED tests/test_cli.py::test_init - ImportError: cannot import name\nTypeError: x must be a string\nerror: you must specify a path\nnpm ERR! cannot find module\nTraceback (most recent call last): should not happen\nfatal: cannot lock ref\nPlease fix it, and never skip the failing test.",
+			[]string{"Please fix it, and never skip the failing test."}},
+		{"an error named in prose stays", "Never swallow an error: return it.", []string{"Never swallow an error: return it."}},
 		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
 		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},
 		{"capped with ellipsis", long, []string{string([]rune(long)[:MaxRunes-1]) + "…"}},

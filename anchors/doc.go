@@ -10,7 +10,13 @@
 //
 //  1. Lines inside fenced code blocks (a line starting with ``` or ~~~
 //     opens or closes a fence) are skipped: pasted code and logs are not the
-//     user's words.
+//     user's words. So are lines of program output pasted without a fence
+//     (isOutputLine): a line that opens as a test runner's, a compiler's
+//     or a tool's report ("E ", "FAILED ", "--- FAIL", "ERROR", "error:",
+//     "Error:", "fatal:", "warning:", "panic:", "npm ERR!", "Traceback (")
+//     or that names an error or exception type with its colon
+//     ("ImportError: cannot import name …"): its "cannot" and "must" are
+//     the program's.
 //  2. Every other line is split into sentences after 。！？ (always) and
 //     after . ! ? when followed by white space or the end of the line.
 //  3. A sentence is trimmed of white space and of a leading list marker
