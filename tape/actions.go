@@ -3,6 +3,7 @@ package tape
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"path"
 	"regexp"
 	"slices"
@@ -745,16 +746,8 @@ func editChange(name string, input json.RawMessage) string {
 	if len(text) > symbolScan {
 		text = text[:symbolScan]
 	}
-	patch := strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
 	var lines []string
-	for l := range strings.SplitSeq(text, "\n") {
-		if patch {
-			// Of a patch, the lines it adds.
-			if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
-				continue
-			}
-			l = l[1:]
-		}
+	for l := range addedLines(text, isPatch(text)) { // of a patch, the lines it adds
 		if t := strings.TrimSpace(l); t != "" {
 			lines = append(lines, t)
 			if len(lines) == 2 {
@@ -946,8 +939,7 @@ func headingAdds(name string, input json.RawMessage) []string {
 	}
 	var out []string
 	for _, text := range editTexts(name, input) {
-		patch := strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
-		eachHeading(text, patch, func(h string) {
+		eachHeading(text, isPatch(text), func(h string) {
 			if len(out) < maxAdds && !old[h] {
 				old[h] = true
 				out = append(out, firstLine(h, headingRunes))
@@ -957,6 +949,29 @@ func headingAdds(name string, input json.RawMessage) []string {
 	return out
 }
 
+// isPatch: text is an apply_patch patch ("*** Begin Patch").
+func isPatch(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
+}
+
+// addedLines yields the lines text puts in: each of its lines, or, of a
+// patch, the lines it adds without their "+".
+func addedLines(text string, patch bool) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for l := range strings.SplitSeq(text, "\n") {
+			if patch {
+				if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
+					continue
+				}
+				l = l[1:]
+			}
+			if !yield(l) {
+				return
+			}
+		}
+	}
+}
+
 // eachHeading calls fn with the text of each ATX heading of a Markdown
 // text ("## Phase 1: Setup" → "Phase 1: Setup"); of a patch, of the lines
 // it adds.
@@ -964,13 +979,7 @@ func eachHeading(text string, patch bool, fn func(string)) {
 	if len(text) > symbolScan*4 {
 		text = text[:symbolScan*4]
 	}
-	for l := range strings.SplitSeq(text, "\n") {
-		if patch {
-			if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
-				continue
-			}
-			l = l[1:]
-		}
+	for l := range addedLines(text, patch) {
 		t := strings.TrimSpace(l)
 		h := strings.TrimLeft(t, "#")
 		if n := len(t) - len(h); n == 0 || n > 6 || !strings.HasPrefix(h, " ") {
@@ -1027,15 +1036,8 @@ func eachIdent(s string, fn func(string)) {
 func labelledLines(name string, input json.RawMessage) []string {
 	var out []string
 	for _, text := range editTexts(name, input) {
-		patch := strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
 		fenced := false
-		for l := range strings.SplitSeq(text, "\n") {
-			if patch {
-				if !strings.HasPrefix(l, "+") || strings.HasPrefix(l, "+++") {
-					continue
-				}
-				l = l[1:]
-			}
+		for l := range addedLines(text, isPatch(text)) {
 			t := strings.TrimSpace(l)
 			if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 				fenced = !fenced

@@ -3,6 +3,8 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/graft-project/graft/session"
@@ -91,4 +93,25 @@ func build(t testing.TB, id string, evs []session.Event, opts Options, leftovers
 		t.Fatalf("Build: %v", err)
 	}
 	return tp
+}
+
+// linesUpTo is head, then format filled with 0, 1, 2 … (one line each)
+// until the text is n bytes or more: a long paste, log or report.
+func linesUpTo(head, format string, n int) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for k := 0; b.Len() < n; k++ {
+		fmt.Fprintf(&b, format, k)
+	}
+	return b.String()
+}
+
+// containsAll fails t for each of wants that text, the block what, lacks.
+func containsAll(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
 }

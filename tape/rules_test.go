@@ -911,14 +911,10 @@ func TestSignificantWords(t *testing.T) {
 // Before the rule, the newest constraint was cut first and the paste's
 // outlived the typed one.
 func TestPastedConstraintsRankBelowTyped(t *testing.T) {
-	var paste strings.Builder
-	paste.WriteString("Here is the log of my last session:\n")
-	for k := 0; paste.Len() < 2*pastedBytes; k++ {
-		fmt.Fprintf(&paste, "Thinking: we must always re-run check number %d before the commit.\n", k)
-	}
+	paste := linesUpTo("Here is the log of my last session:\n", "Thinking: we must always re-run check number %d before the commit.\n", 2*pastedBytes)
 	var evs []session.Event
 	// The typed rule comes after the paste: newest first alone would cut it first.
-	evs = append(evs, human(paste.String()+"Why did the build fail?"), human("Never touch prod.go."))
+	evs = append(evs, human(paste+"Why did the build fail?"), human("Never touch prod.go."))
 	for k := 0; k < 12; k++ {
 		id := fmt.Sprintf("e%d", k)
 		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/file%02d_with_a_long_name.go","old_string":"a","new_string":"func Changed%02d() {}"}`, k, k)), result("Edit", id, true, "ok"))
@@ -945,12 +941,11 @@ func TestPastedConstraintsRankBelowTyped(t *testing.T) {
 // the document's, not the person's; the tail is what was said and done
 // last. Before the rule the tail vanished while 200 of them stayed.
 func TestPastedConstraintsRankBelowTheTail(t *testing.T) {
-	var paste strings.Builder
-	paste.WriteString("Here is the log of my last session:\n")
-	for k := 0; k < 200; k++ {
-		fmt.Fprintf(&paste, "Thinking: we must always re-run check number %d before the commit.\n", k)
+	paste := "Here is the log of my last session:\n"
+	for k := range 200 {
+		paste += fmt.Sprintf("Thinking: we must always re-run check number %d before the commit.\n", k)
 	}
-	evs := []session.Event{human(paste.String() + "Carry on from there."),
+	evs := []session.Event{human(paste + "Carry on from there."),
 		call("Bash", "b1", `{"command":"make deploy"}`),
 		result("Bash", "b1", true, "deployed build 7f3a2c1 to staging"),
 		say("Deployed build 7f3a2c1 to staging; the smoke check is next."),
