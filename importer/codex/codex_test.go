@@ -271,6 +271,15 @@ func TestToolOutput(t *testing.T) {
 		{`"{\"output\":\"boom\",\"metadata\":{\"exit_code\":2}}"`, "boom", "false"},
 		{`"Exit code: 0\nWall time: 1s\nOutput:\nok"`, "Exit code: 0\nWall time: 1s\nOutput:\nok", "true"},
 		{`{"content":"denied","success":false}`, "denied", "false"},
+		// Codex's own failures, a bare string (FunctionCallError::RespondToModel;
+		// older versions' handle_sandbox_error): no exit code, but failed.
+		{`"failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat"`, "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat", "false"},
+		{`"failed in sandbox None with execution error: command timed out"`, "failed in sandbox None with execution error: command timed out", "false"},
+		{`"execution error: Io(Os { code: 2 })"`, "execution error: Io(Os { code: 2 })", "false"},
+		{`"apply_patch verification failed: Failed to find expected lines in a.md"`, "apply_patch verification failed: Failed to find expected lines in a.md", "false"},
+		{`"exec command rejected by user"`, "exec command rejected by user", "false"},
+		{`"patch rejected by user"`, "patch rejected by user", "false"},
+		{`"plain text that mentions execution error: later"`, "plain text that mentions execution error: later", ""},
 		{`[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:"}]`, "a\n[image]", ""},
 		{`42`, "42", ""},
 	} {

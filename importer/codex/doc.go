@@ -44,7 +44,10 @@
 //	local_shell_call         tool/call "shell" with the action as input
 //	web_search_call          tool/call "web_search" with the action as input
 //	*_output                 tool/result named after its call; ok from {"success"}, from a shell
-//	                         output's metadata.exit_code or "Exit code: N" header, else absent
+//	                         output's metadata.exit_code or "Exit code: N" header, false for the
+//	                         bare strings Codex writes when a call failed before or instead of
+//	                         running ("failed in sandbox …", "execution error: …", "apply_patch
+//	                         verification failed: …", "… rejected …": codexFailures), else absent
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	compaction               system/event "compaction" (its content is encrypted)
 //

@@ -947,5 +947,22 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 			return s, &ok
 		}
 	}
+	for _, p := range codexFailures {
+		if strings.HasPrefix(t, p) {
+			ok := false
+			return s, &ok
+		}
+	}
 	return s, nil
+}
+
+// codexFailures open the outputs Codex itself writes when a call failed
+// before or instead of running: a bare string, with no exit code
+// (codex-rs FunctionCallError::RespondToModel; before 0.40 the sandbox
+// error handler: "failed in sandbox {type} with execution error: {e}").
+// A run that exited is JSON or opens with "Exit code: ".
+var codexFailures = []string{
+	"failed in sandbox ", "execution error: ", "exec command rejected", "patch rejected",
+	"apply_patch verification failed", "apply_patch handler received", "failed to parse function arguments",
+	"retry failed: ", "unsupported call: ",
 }
