@@ -623,7 +623,7 @@ func (b *Builder) addAssistant(ev *session.Event) {
 	if p == "" {
 		return
 	}
-	b.carry(paragraph{Seq: ev.Seq, Text: clipHeadTail(p, maxParagraphRunes, "", ev.Seq)})
+	b.carry(paragraph{Seq: ev.Seq, Text: clipAtSeq(p, maxParagraphRunes, "", ev.Seq)})
 	// A rune is at most 4 bytes: a longer text is no announcement, and its
 	// runes are not counted.
 	if ev.Source.Name != "thinking" && len(p) <= 4*maxAnnounceRunes && utf8.RuneCountInString(p) <= maxAnnounceRunes && !strings.Contains(p, "\n\n") {

@@ -54,10 +54,7 @@
 // turn runs from it to the last event; with no human instruction it is the
 // whole session.
 //
-// Carryover: each assistant message, trimmed, whole up to 1500 runes,
-// past that its head (two fifths) and its end (clipHeadTail: a report
-// says what was done at its head and offers what comes next at its end,
-// where the person's answer points) (of
+// Carryover: each assistant message, trimmed, whole up to 1500 runes (of
 // a thinking block, its last non-empty paragraph; paragraphs are separated
 // by blank lines), in seq order, across turns: a human instruction (not a
 // host command) adds a mark "— seq=N the user: <first line>" once the

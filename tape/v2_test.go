@@ -746,17 +746,3 @@ func TestOlderInstructionsShowLess(t *testing.T) {
 		t.Fatalf("the older instruction was shown short at some budget: %v, grown at another: %v", sawShort, sawFull)
 	}
 }
-
-// A long assistant message shows its head and its end in the carryover
-// (clipHeadTail): a report says what was done at its head and offers what
-// comes next at its end, where the person's answer ("Yes to all") points.
-// Before the rule the end was cut, and "Yes to all" pointed at nothing.
-func TestCarryoverKeepsAMessagesEnd(t *testing.T) {
-	report := linesUpTo("Done. I deepened the generators.\n\n", "- mapped field number %d into the Cura profile\n", 3*maxParagraphRunes) +
-		"\nWant me to map acceleration per-section as well?"
-	evs := seqd(human("Deepen the generators."), say(report), human("Yes to all."), say("On it."))
-	bp := blockText(t, build(t, "s", evs, Options{}, nil), "Breakpoint")
-	if !strings.Contains(bp, "Done. I deepened the generators.") || !strings.Contains(bp, "Want me to map acceleration per-section as well?") || !strings.Contains(bp, "[cut: recall seq=2]") {
-		t.Fatalf("the carryover lost the message's head or its end:\n%s", bp)
-	}
-}
