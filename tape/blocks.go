@@ -665,6 +665,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			read.items = append(read.items, it)
 		} else {
 			changed.items = append(changed.items, it)
+			changed.short = append(changed.short, fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", ")))
 		}
 	}
 	changedSec := blk.addSection(changed)

@@ -309,3 +309,40 @@ func TestFitTakesBackWhatFits(t *testing.T) {
 		t.Fatalf("a's cut line %q after it came back", got)
 	}
 }
+
+// Before the budget cuts a whole file, the files older than the newest 6
+// lose their details (what they define, add and hold) and keep their path
+// and ops (shrink): a file listed is worth more than the names of an old
+// one. Before the rule the oldest files went whole, details and all.
+func TestOldFilesShrinkBeforeAnyIsCut(t *testing.T) {
+	evs := []session.Event{human("Refactor the modules.")}
+	for k := 0; k < 12; k++ {
+		id := fmt.Sprintf("e%d", k)
+		var defs strings.Builder
+		for d := 0; d < 6; d++ {
+			fmt.Fprintf(&defs, "func Module%02dFunctionNumber%d() {}\\n", k, d)
+		}
+		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/module%02d.go","old_string":"x","new_string":"%s"}`, k, defs.String())), result("Edit", id, true, "ok"))
+	}
+	evs = seqd(append(evs, say("Refactored."))...)
+	shrunkNoCut := false
+	for budget := 8000; budget >= MinBudget; budget -= 100 {
+		tp := build(t, "s", evs, Options{Budget: budget}, nil)
+		files := blockText(t, tp, "Workspace Files")
+		if cutLineRE.MatchString(files) || !strings.Contains(files, "- pkg/module00.go: edit seq=") {
+			continue
+		}
+		if strings.Contains(files, "- pkg/module00.go: edit seq=3 (defines") {
+			continue // nothing shrunk yet
+		}
+		shrunkNoCut = true
+		for k := 6; k < 12; k++ { // the newest 6
+			if !strings.Contains(files, fmt.Sprintf("- pkg/module%02d.go: edit seq=%d (defines Module%02dFunctionNumber0", k, 3+2*k, k)) {
+				t.Fatalf("budget %d: module%02d, among the newest 6, lost its details:\n%s", budget, k, files)
+			}
+		}
+	}
+	if !shrunkNoCut {
+		t.Fatal("no budget showed every file with the older ones shrunk: the test shows nothing")
+	}
+}

@@ -265,7 +265,9 @@
 //	other block says yet; unanswered), the carryover's steps
 //	(messages that only announce the call after them) → 0, host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
-//	(carryFloor), files only read → 0, written files → 14, look-ups → 1,
+//	(carryFloor), files only read → 0, written files past the newest 6 →
+//	their path and ops (shrink: keptDetailedFiles), written files → 14,
+//	look-ups → 1,
 //	host summary → 0, recent actions → 6, middle parts → 0, milestones →
 //	3, carryover → 4, sub-agent reports → 0, plan → 0, the user's words → 8, written files → 6,
 //	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,

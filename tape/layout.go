@@ -38,12 +38,16 @@ type section struct {
 	// grown are longer texts of the items ("": none), which grow puts in
 	// where the budget leaves room once nothing of the section was cut.
 	grown []string
+	// short are shorter texts of the items ("": none), which a shrink
+	// step puts in before any is cut.
+	short []string
 	pre   seqRange // cut by the builder's bounds before rendering
 	// preOthers is what the builder cut in other sessions (inherited).
 	preOthers map[string]seqRange
 	cut       []bool
 	ncut      int
 	next      int
+	shrunk    int // how far shrinkNext went along order
 	live      int // Σ (1 + runes) of the items not cut
 	// cutOwn and cutOthers are the seqs of the items cut so far, of the
 	// source and of other sessions: kept as they are cut, so that the cut
@@ -113,6 +117,29 @@ type cutStep struct {
 	// keepRunes, when set, ends the step once the section's entries hold
 	// no more than that many runes, whatever their number.
 	keepRunes int
+	// shrink: the step puts in the items' short texts, keeping the last
+	// keep of the order whole, instead of cutting.
+	shrink bool
+}
+
+// shrinkNext puts the short text of the next item in the cut order that
+// has one in place of its own and reports whether there was one (keep:
+// the last keep items of the order are not shrunk).
+func (s *section) shrinkNext(keep int) bool {
+	for s.shrunk < len(s.order)-keep {
+		k := s.order[s.shrunk]
+		s.shrunk++
+		if k >= len(s.short) || s.short[k] == "" || s.cut[k] {
+			continue
+		}
+		it := newItem(s.short[k], s.items[k].session, s.items[k].from, s.items[k].to)
+		if d := s.items[k].runes - it.runes; d > 0 {
+			s.items[k] = it
+			s.live -= d
+			return true
+		}
+	}
+	return false
 }
 
 // cutNext cuts the next item in the section's order and returns its index.

@@ -193,6 +193,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	var plan []cutStep
 	step := func(s *section, keep int) { plan = append(plan, cutStep{sec: s, keep: keep}) }
 	stepRunes := func(s *section, runes int) { plan = append(plan, cutStep{sec: s, keepRunes: runes}) }
+	shrink := func(s *section, keep int) { plan = append(plan, cutStep{sec: s, keep: keep, shrink: true}) }
 	step(constraintItems, typed+keptPastedConstraints)
 	step(tailItems, 0)
 	step(b.goalMore, b.goalMoreMain)
@@ -211,6 +212,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	stepRunes(paragraphs, carryFloor)
 	step(readItems, 0)
 	step(constraintItems, typed+keptPastedConstraints)
+	shrink(fileItems, keptDetailedFiles)
 	step(fileItems, 14)
 	step(refItems, 1)
 	step(summaryItems, 0)
@@ -328,6 +330,16 @@ func fit(blocks []*block, plan []cutStep, budget int) (int, map[*section]int) {
 		if s == nil || total <= budget {
 			continue
 		}
+		if ps.shrink {
+			for total > budget {
+				before := s.blk.span()
+				if !s.shrinkNext(ps.keep) {
+					break
+				}
+				total += s.blk.span() - before
+			}
+			continue
+		}
 		for total > budget && s.canCut() && s.liveItems() > ps.keep && (ps.keepRunes == 0 || s.live > ps.keepRunes) {
 			before := s.blk.span()
 			cuts = append(cuts, cutItem{s, s.cutNext()})
@@ -351,6 +363,11 @@ func fit(blocks []*block, plan []cutStep, budget int) (int, map[*section]int) {
 	}
 	return total, cutBy
 }
+
+// keptDetailedFiles is how many of the newest written files keep their
+// details (what they define, add and hold) when the budget first shrinks
+// the older ones to their path and ops, before it cuts any file.
+const keptDetailedFiles = 6
 
 // refillTries is how many of the last cuts the room the cuts left may
 // take back (a bound: each try counts a section's cut seqs again).
