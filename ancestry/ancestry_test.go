@@ -29,24 +29,31 @@ func retired(txn, target string) session.Event {
 	return session.Event{Type: session.TypeGraftRetired, Source: session.Source{Kind: session.KindPlugin, Name: "graft"}, Txn: txn, Target: target}
 }
 
-// chain writes s (generation 1) ← s.g2 ← s.g3 as the protocol leaves
-// them: each target opens with its graft/origin, each source ends with
-// graft/retired naming its target.
-func chain(t *testing.T) (*ancestry.Reader, *session.Store) {
+// openStore opens a store in a fresh directory, and must fails t on an
+// error.
+func openStore(t *testing.T) (*session.Store, func(error)) {
 	t.Helper()
 	st, err := session.OpenStore(vfs.Default, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	must := func(err error) {
+	return st, func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// chain writes s (generation 1) ← s.g2 ← s.g3 as the protocol leaves
+// them: each target opens with its graft/origin, each source ends with
+// graft/retired naming its target.
+func chain(t *testing.T) (*ancestry.Reader, *session.Store) {
+	t.Helper()
+	st, must := openStore(t)
 	must(st.Create("s", []session.Event{human("Build the pager. Never touch vendor/.")}))
 	must(st.Create("s.g2", []session.Event{origin("txn-1", "s", 2), human("Go on.")}))
-	_, err = st.AppendMark("s", retired("txn-1", "s.g2"))
+	_, err := st.AppendMark("s", retired("txn-1", "s.g2"))
 	must(err)
 	must(st.Create("s.g3", []session.Event{origin("txn-2", "s.g2", 3), human("Ship it.")}))
 	_, err = st.AppendMark("s.g2", retired("txn-2", "s.g3"))
@@ -146,19 +153,10 @@ var handedDown = struct{ g2, g3 []session.Constraint }{
 // graft/retired).
 func generations(t *testing.T, g2, g3 []session.Constraint) (*ancestry.Reader, *session.Store) {
 	t.Helper()
-	st, err := session.OpenStore(vfs.Default, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	st, must := openStore(t)
 	must(st.Create("s", []session.Event{human("Build the pager. " + vendor), human(secrets)}))
 	must(st.Create("s.g2", []session.Event{inheriting(origin("txn-1", "s", 2), g2), human("Go on. " + secrets)}))
-	_, err = st.AppendMark("s", retired("txn-1", "s.g2"))
+	_, err := st.AppendMark("s", retired("txn-1", "s.g2"))
 	must(err)
 	must(st.Create("s.g3", []session.Event{inheriting(origin("txn-2", "s.g2", 3), g3), human("Ship it.")}))
 	_, err = st.AppendMark("s.g2", retired("txn-2", "s.g3"))
@@ -227,24 +225,33 @@ func wantFailed(t *testing.T, rep *ancestry.AuditReport, problems ...string) {
 	}
 }
 
-// A target that inherits constraints with their origins: each origin is
-// re-read in generation 1's log (or the target's own, for the also) and
-// holds; the report says so, and that no graft recorded what it relies on.
-func TestAuditInheritedConstraintsHold(t *testing.T) {
-	r, _ := generations(t, handedDown.g2, handedDown.g3)
-	rep := audit(t, r, "s.g2")
-	if rep.Session != "s.g2" || rep.Generation != 2 {
-		t.Fatalf("audit of %s, generation %d; want s.g2, 2", rep.Session, rep.Generation)
+// auditHolds audits id, of generation gen, whose two handed-down
+// constraints (vendor from s seq 1; secrets from s seq 2, said again at
+// s.g2 seq 2) all hold, and returns the report.
+func auditHolds(t *testing.T, r *ancestry.Reader, id string, gen int) *ancestry.AuditReport {
+	t.Helper()
+	rep := audit(t, r, id)
+	if rep.Session != id || rep.Generation != gen {
+		t.Fatalf("audit of %s, generation %d; want %s, %d", rep.Session, rep.Generation, id, gen)
 	}
-	// s.g2 said secrets again at its seq 2: the fold adds it as an also,
-	// checked in s.g2's own log.
 	wantConstraints(t, rep,
 		audited(said(vendor, at(1, "s", 1)), ok(at(1, "s", 1))),
 		audited(said(secrets, at(1, "s", 2), at(2, "s.g2", 2)), ok(at(1, "s", 2)), ok(at(2, "s.g2", 2))),
 	)
 	if !rep.OK || rep.Err() != nil {
-		t.Fatalf("audit of s.g2: ok %t, err %v; want it to pass", rep.OK, rep.Err())
+		t.Fatalf("audit of %s: ok %t, err %v; want it to pass", id, rep.OK, rep.Err())
 	}
+	return rep
+}
+
+// A target that inherits constraints with their origins: each origin is
+// re-read in generation 1's log (or the target's own, for the also) and
+// holds; the report says so, and that no graft recorded what it relies on.
+func TestAuditInheritedConstraintsHold(t *testing.T) {
+	r, _ := generations(t, handedDown.g2, handedDown.g3)
+	// s.g2 said secrets again at its seq 2: the fold adds it as an also,
+	// checked in s.g2's own log.
+	rep := auditHolds(t, r, "s.g2", 2)
 	if rep.TamperCheck != ancestry.TamperNotAvailable || len(rep.Relied) != 0 ||
 		rep.TamperNote != "s.g2's graft/origin (txn txn-1) was written by a graft that recorded nothing it relies on (no relies): only the constraint texts are checked" {
 		t.Fatalf("tamper check %q (%q), relied %v", rep.TamperCheck, rep.TamperNote, rep.Relied)
@@ -321,20 +328,10 @@ func TestAuditMissingOrigin(t *testing.T) {
 // generation.
 func TestAuditThroughThreeGenerations(t *testing.T) {
 	r, st := generations(t, handedDown.g2, handedDown.g3)
-	rep := audit(t, r, "s.g3")
-	if rep.Session != "s.g3" || rep.Generation != 3 {
-		t.Fatalf("audit of %s, generation %d; want s.g3, 3", rep.Session, rep.Generation)
-	}
-	wantConstraints(t, rep,
-		audited(said(vendor, at(1, "s", 1)), ok(at(1, "s", 1))),
-		audited(said(secrets, at(1, "s", 2), at(2, "s.g2", 2)), ok(at(1, "s", 2)), ok(at(2, "s.g2", 2))),
-	)
-	if !rep.OK || rep.Err() != nil {
-		t.Fatalf("audit of s.g3: ok %t, err %v; want it to pass", rep.OK, rep.Err())
-	}
+	auditHolds(t, r, "s.g3", 3)
 
 	editLog(t, st, "s", `"text":"`+secrets+`"`, `"text":"Log what helps."`)
-	rep = audit(t, r, "s.g3")
+	rep := audit(t, r, "s.g3")
 	problem := `text mismatch: seq 2 of s no longer contains the constraint; it reads "Log what helps."`
 	wantConstraints(t, rep,
 		audited(said(vendor, at(1, "s", 1)), ok(at(1, "s", 1))),
