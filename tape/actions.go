@@ -1080,7 +1080,7 @@ func isLabelled(t string) bool {
 		return false
 	}
 	label := strings.TrimSpace(t[:i])
-	if label == "" || !unicode.IsUpper([]rune(label)[0]) || len(strings.Fields(label)) > 4 || strings.ContainsAny(label, "`[]()") {
+	if r, _ := utf8.DecodeRuneInString(label); label == "" || !unicode.IsUpper(r) || len(strings.Fields(label)) > 4 || strings.ContainsAny(label, "`[]()") {
 		return false
 	}
 	rest := strings.TrimSpace(t[i+1:])

@@ -302,8 +302,8 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// An older instruction, answered since: a shorter head and
 			// end, grown back where the budget leaves room.
 			core = olderCoreRunes
-			if g := head + quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq)); utf8.RuneCountInString(h.Text) > olderCoreRunes {
-				grown = g
+			if utf8.RuneCountInString(h.Text) > olderCoreRunes {
+				grown = head + quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))
 			}
 		}
 		all = append(all, said{h.Origin.Seq, head + quoteLines(clipHeadTail(h.Text, core, "", h.Origin.Seq)), b.refSession(h.Origin), grown})
@@ -621,12 +621,12 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			}
 		}
 		line := fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", "))
-		symbols, change, adds := f.Symbols, f.Change, f.Adds
+		symbols, change, adds, labelled := f.Symbols, f.Change, f.Adds, f.Labelled
 		if f.Call != nil {
-			symbols, change, adds = q.symbols[p], q.change[p], q.adds[p]
+			symbols, change, adds, labelled = q.symbols[p], q.change[p], q.adds[p], q.labelled[p]
 		}
 		if !named[p] {
-			symbols, change, adds = nil, "", nil
+			symbols, change, adds, labelled = nil, "", nil, nil
 		}
 		if len(symbols) > 0 {
 			line += " (defines " + strings.Join(symbols, ", ") + ")"
@@ -639,11 +639,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		if len(adds) > 0 {
 			line += " (its last edit adds " + strings.Join(adds, ", ") + ")"
 		}
-		labelled := f.Labelled
-		if f.Call != nil {
-			labelled = q.labelled[p]
-		}
-		if named[p] && isMarkdown(p) {
+		if isMarkdown(p) {
 			for _, l := range labelled {
 				line += "\n    · " + l
 			}

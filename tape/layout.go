@@ -150,9 +150,15 @@ func (s *section) cutNext() int {
 	s.ncut++
 	it := s.items[k]
 	s.live -= 1 + it.runes
+	s.addCutSeqs(it)
+	return k
+}
+
+// addCutSeqs adds the seqs of the cut item it to those the cut line names.
+func (s *section) addCutSeqs(it item) {
 	if it.session == "" {
 		s.cutOwn.add(it.from, it.to)
-		return k
+		return
 	}
 	if s.cutOthers == nil {
 		s.cutOthers = map[string]seqRange{}
@@ -160,7 +166,6 @@ func (s *section) cutNext() int {
 	r := s.cutOthers[it.session]
 	r.add(it.from, it.to)
 	s.cutOthers[it.session] = r
-	return k
 }
 
 // setCut cuts the item k or puts it back; the seqs the cut line names
@@ -180,20 +185,9 @@ func (s *section) setCut(k int, cut bool) {
 	}
 	s.cutOwn, s.cutOthers = seqRange{}, nil
 	for j, c := range s.cut {
-		if !c {
-			continue
+		if c {
+			s.addCutSeqs(s.items[j])
 		}
-		it := s.items[j]
-		if it.session == "" {
-			s.cutOwn.add(it.from, it.to)
-			continue
-		}
-		if s.cutOthers == nil {
-			s.cutOthers = map[string]seqRange{}
-		}
-		r := s.cutOthers[it.session]
-		r.add(it.from, it.to)
-		s.cutOthers[it.session] = r
 	}
 }
 

@@ -211,7 +211,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(actionItems, 14)
 	stepRunes(paragraphs, carryFloor)
 	step(readItems, 0)
-	step(constraintItems, typed+keptPastedConstraints)
 	shrink(fileItems, keptDetailedFiles)
 	step(fileItems, 14)
 	step(refItems, 1)
@@ -267,7 +266,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		cutNotes = append(cutNotes, fmt.Sprintf("%d %s (%s)", n, noun, s.blk.title))
 	}
 	if total < opts.Budget {
-		// Room the cuts left: the tail's outputs shown at more length.
+		// Room the refill left: the instructions answered since and the
+		// tail's outputs shown at more length.
 		total += goalLatest.grow(opts.Budget - total)
 		total += tailItems.grow(opts.Budget - total)
 	}
