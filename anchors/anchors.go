@@ -102,16 +102,20 @@ func Sayings(text string) iter.Seq[string] {
 // outputPrefixes open the report lines of test runners, compilers and
 // tools (rule 1).
 var outputPrefixes = []string{"E ", "E\t", "FAILED ", "FAIL\t", "--- FAIL", "ERROR ", "ERROR:", "error:", "error[", "Error:",
-	"fatal:", "warning:", "panic:", "npm ERR!", "Traceback ("}
+	"fatal:", "warning:", "panic:", "npm ERR!", "Traceback (", `(use "git `, "(no output)"}
 
 // isOutputLine: a line of pasted program output (rule 1): one that opens
-// as a report line (outputPrefixes), or names an error or an exception
-// type with its colon ("ImportError: …", "IOException: …").
+// as a report line (outputPrefixes), a diff's added or removed line of
+// code ("+use policy::{", "-x = 1;"), or one that names an error or an
+// exception type with its colon ("ImportError: …", "IOException: …").
 func isOutputLine(line string) bool {
 	for _, p := range outputPrefixes {
 		if strings.HasPrefix(line, p) {
 			return true
 		}
+	}
+	if isDiffLine(line) {
+		return true
 	}
 	for rest := line; ; {
 		i := strings.IndexByte(rest, ':')
@@ -127,6 +131,19 @@ func isOutputLine(line string) bool {
 		}
 		rest = rest[i+1:]
 	}
+}
+
+// isDiffLine: "+" or "-" straight before the line's text, not a list
+// marker ("- item") nor a rule ("---"), and the text reads as code: it
+// holds a brace, a semicolon, an equals sign or "::".
+func isDiffLine(line string) bool {
+	if len(line) < 2 || (line[0] != '+' && line[0] != '-') {
+		return false
+	}
+	if c := line[1]; c == ' ' || c == '\t' || c == '+' || c == '-' {
+		return false
+	}
+	return strings.ContainsAny(line[1:], "{};=") || strings.Contains(line, "::")
 }
 
 // sentences splits one line after 。！？ and after . ! ? followed by white

@@ -53,6 +53,8 @@ func TestExtract(t *testing.T) {
 		// test runner's, a compiler's or a tool's report line (rule 1).
 		{"output lines skipped", "CI fails:\nE   ImportError: cannot import name 'init_workspace'\nFAILED tests/test_cli.py::test_init - ImportError: cannot import name\nTypeError: x must be a string\nerror: you must specify a path\nnpm ERR! cannot find module\nTraceback (most recent call last): should not happen\nfatal: cannot lock ref\nPlease fix it, and never skip the failing test.",
 			[]string{"Please fix it, and never skip the failing test."}},
+		{"diff lines and tool placeholders skipped", "-use policy::{classify_intent, Policy};\n+use policy::{\n+    let must_keep = 1;\n  (use \"git restore --staged <file>...\" to unstage)\n(no output)\n-never commit keys\n- Never push to main.",
+			[]string{"-never commit keys", "Never push to main."}},
 		{"an error named in prose stays", "Never swallow an error: return it.", []string{"Never swallow an error: return it."}},
 		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
 		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},

@@ -13,10 +13,12 @@
 //     user's words. So are lines of program output pasted without a fence
 //     (isOutputLine): a line that opens as a test runner's, a compiler's
 //     or a tool's report ("E ", "FAILED ", "--- FAIL", "ERROR", "error:",
-//     "Error:", "fatal:", "warning:", "panic:", "npm ERR!", "Traceback (")
-//     or that names an error or exception type with its colon
-//     ("ImportError: cannot import name …"): its "cannot" and "must" are
-//     the program's.
+//     "Error:", "fatal:", "warning:", "panic:", "npm ERR!", "Traceback (",
+//     git's hint "(use "git …", a host's "(no output)"), a diff's added or
+//     removed line of code ("+" or "-" straight before text holding a
+//     brace, a semicolon, "=" or "::"), or a line that names an error or
+//     exception type with its colon ("ImportError: cannot import name …"):
+//     its "cannot", "use" and "must" are the program's.
 //  2. Every other line is split into sentences after 。！？ (always) and
 //     after . ! ? when followed by white space or the end of the line.
 //  3. A sentence is trimmed of white space and of a leading list marker

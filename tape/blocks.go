@@ -253,6 +253,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		full[h.Origin] = h.Text
 	}
 	var mainParts []int // of the first and the latest instruction: the task's own definition
+	shown := map[int64]string{} // what the Goal quotes of each instruction of the source
 	addMore := func(o session.Origin, text string, main bool, core int) {
 		for k, part := range middleParts(text, core, humanPartRunes) {
 			if main {
@@ -267,6 +268,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		q := goal[0]
 		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
+		shown[q.Origin.Seq] = q.Text
 		if t, ok := full[q.Origin]; ok {
 			addMore(q.Origin, t, true, humanCoreRunes)
 		}
@@ -306,7 +308,11 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 				grown = head + quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))
 			}
 		}
-		all = append(all, said{h.Origin.Seq, head + quoteLines(clipHeadTail(h.Text, core, "", h.Origin.Seq)), b.refSession(h.Origin), grown})
+		text := clipHeadTail(h.Text, core, "", h.Origin.Seq)
+		if h.Origin.Session == st.SessionID {
+			shown[h.Origin.Seq] = text
+		}
+		all = append(all, said{h.Origin.Seq, head + quoteLines(text), b.refSession(h.Origin), grown})
 		addMore(h.Origin, h.Text, k == len(later)-1, core)
 	}
 	for _, a := range st.Answers {
@@ -323,6 +329,10 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			latest.grown = append(latest.grown, w.grown)
 		}
 		blk.addSection(latest)
+	}
+	b.goalPrompts = b.promptsSection(shown)
+	if b.goalPrompts != nil {
+		blk.addSection(b.goalPrompts)
 	}
 	b.goalMore, b.goalMoreMain = nil, 0
 	if len(more.items) > 0 {
@@ -342,6 +352,35 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		b.goalMore, b.goalMoreMain = blk.addSection(more), len(mainParts)
 	}
 	return blk, first, latest
+}
+
+// promptsSection: the user's prompts in each pasted session the Goal
+// quotes (shown: the text it quotes, by seq), but those the quote shows
+// already; nil when there are none.
+func (b *Builder) promptsSection(shown map[int64]string) *section {
+	sec := &section{singular: "pasted session's prompts", plural: "pasted sessions' prompts", cutFront: true}
+	for _, pa := range b.st.Prompts {
+		text, ok := shown[pa.Seq]
+		if !ok {
+			continue
+		}
+		text = strings.Join(strings.Fields(text), " ")
+		var lines []string
+		for _, p := range pa.Prompts {
+			if !strings.Contains(text, strings.Join(strings.Fields(strings.TrimSuffix(p, "…")), " ")) {
+				lines = append(lines, "- "+p)
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		origin := session.Origin{Generation: b.st.Generation, Session: b.st.SessionID, Seq: pa.Seq}
+		sec.items = append(sec.items, newItem(fmt.Sprintf("Prompts the user typed in the session pasted at %s, oldest first (their own words in an earlier window):\n%s", b.originText(origin), strings.Join(lines, "\n")), "", pa.Seq, pa.Seq))
+	}
+	if len(sec.items) == 0 {
+		return nil
+	}
+	return sec
 }
 
 // An older instruction (all but the keptWholeHumans latest) shows

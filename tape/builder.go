@@ -53,7 +53,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 16
+	snapshotVersion = 17
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -91,6 +91,9 @@ type Builder struct {
 	// goalMore is the Goal block's section of middle parts, set by
 	// goalBlock for the budget's ranking of one Build.
 	goalMore *section
+	// goalPrompts is the Goal block's section of the prompts in pasted
+	// sessions (nil: none), set by goalBlock.
+	goalPrompts *section
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
@@ -115,6 +118,10 @@ type state struct {
 	// pastedBytes or more (the last keptPasted): the constraint
 	// sentences said only there rank below the typed ones.
 	Pasted []int64 `json:"pasted,omitempty"`
+	// Prompts are the user's own prompts in a pasted session's screen
+	// (pastedPrompts), of the last keptPasted pastes that hold any: the
+	// fold keeps only the head and end of the paste itself.
+	Prompts []pastedAt `json:"prompts,omitempty"`
 
 	Boundary int64 `json:"boundary"`
 	// RunningHash and PrefixState are sha256 MarshalBinary states: over
@@ -540,6 +547,9 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st.Constraints = b.cons.List()
 	if len(ev.Text) >= pastedBytes {
 		st.Pasted = keepLast(append(st.Pasted, ev.Seq), keptPasted)
+		if ps := pastedPrompts(ev.Text); len(ps) > 0 && !hostCommand {
+			st.Prompts = keepLast(append(st.Prompts, pastedAt{Seq: ev.Seq, Prompts: ps}), keptPasted)
+		}
 	}
 	if dropped > 0 {
 		st.MoreConstraints = addMore(st.MoreConstraints, st.SessionID, dropped, ev.Seq)

@@ -122,7 +122,13 @@
 // of 1000 runes that the budget cuts early. An instruction answered since
 // (all but the latest: keptWholeHumans) shows 800 runes of its head and
 // end (olderCoreRunes), and its 2000 where the budget leaves room once no
-// instruction was cut (section.grown). Each is cited "seq N" when
+// instruction was cut (section.grown). A paste of 3000 bytes or more
+// that shows an earlier window's screen keeps the person's prompts in it
+// (pastedPrompts: after OpenCode's "▣  Build · <model> · <time>" footer;
+// Claude Code's "> " and "❯ " lines among "⏺" and "⎿" lines), the newest
+// 12 of 300 runes each, listed under the Goal's quotes but those a quote
+// shows already (state.Prompts; the fold keeps only the paste's head and
+// end). Each is cited "seq N" when
 // the source session said it (the Handoff block names the session), by
 // generation, session and seq when inherited; a constraint always by all
 // three (its block is given to a host again alone, and a constraint line
@@ -269,7 +275,8 @@
 //	their path and ops (shrink: keptDetailedFiles), written files → 14,
 //	look-ups → 1,
 //	host summary → 0, recent actions → 6, middle parts → 0, milestones →
-//	3, carryover → 4, sub-agent reports → 0, plan → 0, the user's words → 8, written files → 6,
+//	3, carryover → 4, sub-agent reports → 0, plan → 0, pasted sessions'
+//	prompts → 0, the user's words → 8, written files → 6,
 //	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	written files → 0, carryover → 0, the user's words → 0, the first

@@ -221,6 +221,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(paragraphs, 4)
 	step(reportItems, 0)
 	step(planItems, 0)
+	step(b.goalPrompts, 0)
 	step(goalLatest, 8)
 	step(fileItems, 6)
 	step(refItems, 0)

@@ -1,0 +1,93 @@
+package tape
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// openCodeScreen is a copied OpenCode session: a footer line ends each of
+// the agent's turns, and the user's next prompt follows it.
+func openCodeScreen(prompts []string, filler int) string {
+	var sb strings.Builder
+	sb.WriteString("Thinking: The user wants the release.\n")
+	for k, p := range prompts {
+		for j := 0; j < filler; j++ {
+			fmt.Fprintf(&sb, "← Edit src/file%d_%d.rs\n- old line %d\n+ new line %d\n", k, j, j, j)
+		}
+		fmt.Fprintf(&sb, "Done with step %d.\n", k)
+		fmt.Fprintf(&sb, "▣  Build · Big Pickle · %ds\n", 10+k)
+		sb.WriteString(p + "\n")
+		fmt.Fprintf(&sb, "Thinking: The user is asking about step %d.\n", k)
+	}
+	return sb.String()
+}
+
+func TestPastedPrompts(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"opencode", openCodeScreen([]string{"Why does it still say V2 in the readme?", "Also publish it, please"}, 1),
+			[]string{"Why does it still say V2 in the readme?", "Also publish it, please"}},
+		{"opencode thought line and an interrupted turn",
+			"x\n   ▣  Build · Claude Sonnet 4.6 · interrupted\nwhich doc\n+ Thought: 1.9s\nMDN\n▣  Plan · GPT-5 · 2m 3s\nsave the plan\nto plan.md\n→ Read plan.md\n",
+			[]string{"which doc", "save the plan to plan.md"}},
+		{"opencode footer at the end", "work\n▣  Build · Big Pickle · 1m 14s\n", nil},
+		{"claude code", "⏺ I'll look.\n  ⎿  Read 10 lines\n\n> keep the old API,\n  do not rename it\n\n⏺ Bash(go test ./...)\n  ⎿  ok\n\n❯ now commit\n\n⏺ Committed.\n",
+			[]string{"keep the old API, do not rename it", "now commit"}},
+		{"markdown quotes are not prompts", "> quoted advice\n> more of it\n\nplain text\n", nil},
+		{"a footer-like line without a screen", "▣ a bullet, no separators\nnext line\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pastedPrompts(tc.text); !slices.Equal(got, tc.want) {
+				t.Fatalf("pastedPrompts = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// Bounds: the newest keptPrompts, each clipped.
+	var many []string
+	for k := 0; k < keptPrompts+5; k++ {
+		many = append(many, fmt.Sprintf("prompt number %d %s", k, strings.Repeat("w", 2*promptRunes)))
+	}
+	got := pastedPrompts(openCodeScreen(many, 0))
+	if len(got) != keptPrompts || !strings.HasPrefix(got[0], fmt.Sprintf("prompt number %d ", 5)) {
+		t.Fatalf("kept %d prompts starting %.30q, want the newest %d", len(got), got[0], keptPrompts)
+	}
+	for _, p := range got {
+		if n := len([]rune(p)); n > promptRunes+1 {
+			t.Fatalf("a prompt of %d runes, want at most %d and a mark", n, promptRunes)
+		}
+	}
+}
+
+// A session pasted into one instruction keeps the user's own prompts in it
+// in the Goal, however long the paste: the fold keeps only its head and
+// end, and the prompts in its middle were lost.
+func TestGoalKeepsThePromptsOfAPastedSession(t *testing.T) {
+	prompts := []string{"Why does it still say Bastion V2 in the readme.md?", "Should I publish it to skill.sh?", "Yes, a how-to skill for agent developers."}
+	paste := openCodeScreen(prompts, 150) + "Continue please"
+	if len(paste) < 4*maxHumanRunes {
+		t.Fatalf("the paste is %d bytes, want it long enough that its middle is cut", len(paste))
+	}
+	evs := seqd(human(paste), say("Continuing."), human("Then tag the release."), say("Tagged."))
+	for _, budget := range []int{16000, 8000} {
+		tp := build(t, "s", evs, Options{Budget: budget}, nil)
+		goal := blockText(t, tp, "Goal")
+		for _, p := range prompts {
+			if !strings.Contains(goal, p) {
+				t.Fatalf("budget %d: the Goal lost the pasted prompt %q:\n%s", budget, p, goal)
+			}
+		}
+		if !strings.Contains(goal, "typed in the session pasted at seq 1") {
+			t.Fatalf("budget %d: the prompts do not say where they come from:\n%s", budget, goal)
+		}
+	}
+	// A prompt the Goal already shows (the paste's end) is not repeated.
+	evs = seqd(human(openCodeScreen([]string{"only prompt, at the end"}, 0)), say("ok"))
+	goal := blockText(t, build(t, "s", evs, Options{}, nil), "Goal")
+	if n := strings.Count(goal, "only prompt, at the end"); n != 1 {
+		t.Fatalf("the prompt shows %d times, want once:\n%s", n, goal)
+	}
+}
