@@ -21,6 +21,8 @@ import (
 const (
 	maxQuoteRunes      = 2000 // a human instruction kept for the goal
 	maxParagraphRunes  = 1500 // one carryover paragraph
+	answeredEndRunes   = 600  // the last paragraph of a long one the user answered
+	shortAnswerRunes   = 200  // a human instruction that takes its meaning from the message it answers
 	maxMessageRunes    = 4000 // one message of a replayed turn
 	maxTurnRunes       = 20000
 	maxTurnMessages    = 200
@@ -557,7 +559,19 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	cited = cited || keptSaying(ev.Text, dropped)
 
 	// The open turn closes; this instruction opens the next one (its last
-	// message stays in the carryover).
+	// message stays in the carryover). That message is what the person
+	// answers: when it is too long to carry whole, its last paragraph,
+	// where it asks or offers what to do next ("yes to all"), follows its
+	// head.
+	if r, c := st.LastReply, st.Carry.Paragraphs; r != nil && len(c) > 0 && !hostCommand && utf8.RuneCountInString(strings.TrimSpace(ev.Text)) <= shortAnswerRunes {
+		if p := &c[len(c)-1]; p.Seq == r.Seq && !p.User && utf8.RuneCountInString(r.Text) > maxParagraphRunes {
+			end, _ := prefixRunes(lastParagraph(r.Text), answeredEndRunes)
+			head, _ := prefixRunes(r.Text, maxParagraphRunes-utf8.RuneCountInString(end))
+			p.Text = head + clipMark("", r.Seq) + end
+			st.Carry.Runes += utf8.RuneCountInString(p.Text) - p.Runes
+			p.Runes = utf8.RuneCountInString(p.Text)
+		}
+	}
 	st.LastReply = nil
 	if st.Open.Start != 0 || len(st.Open.Messages) > 0 || st.Open.Dropped.N > 0 {
 		st.Closed = append(st.Closed, st.Open)

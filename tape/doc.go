@@ -56,7 +56,10 @@
 //
 // Carryover: each assistant message, trimmed, whole up to 1500 runes (of
 // a thinking block, its last non-empty paragraph; paragraphs are separated
-// by blank lines), in seq order, across turns: a human instruction (not a
+// by blank lines), in seq order, across turns. A longer message that a
+// short human answer (200 runes at most: "yes to all") follows shows its
+// last paragraph, up to 600 runes, after its head, in the same 1500: the
+// answer means what that message asked or offered. A human instruction (not a
 // host command) adds a mark "— seq=N the user: <first line>" once the
 // carryover holds anything. The open turn's last message (not thinking)
 // is kept whole up to 4000 runes and the Breakpoint shows it first,

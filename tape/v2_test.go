@@ -746,3 +746,44 @@ func TestOlderInstructionsShowLess(t *testing.T) {
 		t.Fatalf("the older instruction was shown short at some budget: %v, grown at another: %v", sawShort, sawFull)
 	}
 }
+
+// A short answer ("yes to all") takes its meaning from the message it
+// answers: that message, too long to carry whole, keeps its last paragraph
+// (the offer) after its head, in the same room; a message answered by a
+// whole instruction keeps its head alone.
+func TestAShortAnswerKeepsTheOfferItAnswers(t *testing.T) {
+	report := linesUpTo("Done. Changes made:\n", "- changed module %d and its tests\n", 2*maxParagraphRunes)
+	offer := "If you want more:\n- Map acceleration per-section.\n- Add a preview of the bundle before writing."
+	for _, tc := range []struct {
+		answer    string
+		wantOffer bool
+	}{
+		{"yes to all", true},
+		{"Instead, " + strings.Repeat("rewrite the loader in full and keep the old API for callers. ", 5), false},
+	} {
+		evs := seqd(human("Deepen the generators."), say(report+"\n\n"+offer), human(tc.answer), say("On it."), say("Working on the first item now."))
+		tp := build(t, "s", evs, Options{}, nil)
+		bp := blockText(t, tp, "Breakpoint")
+		if got := strings.Contains(bp, "Add a preview of the bundle before writing."); got != tc.wantOffer {
+			t.Fatalf("answer %.20q: the offer in the Breakpoint: %v, want %v:\n%s", tc.answer, got, tc.wantOffer, bp)
+		}
+		if !strings.Contains(bp, "Done. Changes made:") {
+			t.Fatalf("answer %.20q: the answered message lost its head:\n%s", tc.answer, bp)
+		}
+		for _, line := range strings.Split(bp, "\n") {
+			if strings.HasPrefix(line, fmt.Sprintf("seq=%d:", evs[1].Seq)) {
+				// The message's text runs from this line to the next seq line.
+				k := strings.Index(bp, line)
+				text := bp[k:]
+				for _, next := range []string{"\nseq=", "\n— seq="} {
+					if j := strings.Index(text[1:], next); j >= 0 {
+						text = text[:j+1]
+					}
+				}
+				if n := len([]rune(text)); n > maxParagraphRunes+80 {
+					t.Fatalf("answer %.20q: the answered message takes %d runes, want at most %d and its marks", tc.answer, n, maxParagraphRunes)
+				}
+			}
+		}
+	}
+}
