@@ -55,6 +55,8 @@ func TestExtract(t *testing.T) {
 			[]string{"Please fix it, and never skip the failing test."}},
 		{"diff lines and tool placeholders skipped", "-use policy::{classify_intent, Policy};\n+use policy::{\n+    let must_keep = 1;\n  (use \"git restore --staged <file>...\" to unstage)\n(no output)\n-never commit keys\n- Never push to main.",
 			[]string{"-never commit keys", "Never push to main."}},
+		{"standing-rule words", "Yes, commit the changes then update the README and commit that before moving forward with more tasks.\nFrom now on run the linter first. Add the tests. Going forward, sign your commits. Every time you push, tag it.",
+			[]string{"Yes, commit the changes then update the README and commit that before moving forward with more tasks.", "From now on run the linter first.", "Going forward, sign your commits.", "Every time you push, tag it."}},
 		{"an error named in prose stays", "Never swallow an error: return it.", []string{"Never swallow an error: return it."}},
 		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
 		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},
