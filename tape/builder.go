@@ -634,7 +634,7 @@ func (t *turn) add(m message) {
 func (b *Builder) addAssistant(ev *session.Event) {
 	st := &b.st
 	if ev.Source.Name != "thinking" && strings.TrimSpace(ev.Text) != "" {
-		st.LastReply = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxReplyRunes, "", ev.Seq)}
+		st.LastReply = &message{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text), maxReplyRunes, "", ev.Seq)}
 	}
 	st.Open.add(message{Seq: ev.Seq, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
 	// The carryover keeps each message whole (up to maxParagraphRunes):

@@ -62,8 +62,9 @@
 // answer means what that message asked or offered. A human instruction (not a
 // host command) adds a mark "— seq=N the user: <first line>" once the
 // carryover holds anything. The open turn's last message (not thinking)
-// is kept whole up to 4000 runes and the Breakpoint shows it first,
-// instead of its entry. A message of at most 200 runes and one paragraph
+// is kept whole up to 4000 runes (a longer one by its head and its end,
+// where it says what is next: clipHeadTail) and the Breakpoint shows it
+// first, instead of its entry. A message of at most 200 runes and one paragraph
 // followed by a tool call with nothing but thinking between is a step: it
 // announced that call. Conflicts (below) read the open turn's entries only.
 //

@@ -787,3 +787,16 @@ func TestAShortAnswerKeepsTheOfferItAnswers(t *testing.T) {
 		}
 	}
 }
+
+// The open turn's last message, past maxReplyRunes, keeps its head and its
+// end: a report ends with what is next and what it asks.
+func TestTheLastMessageKeepsItsEnd(t *testing.T) {
+	report := linesUpTo("All requested updates are in:\n", "- updated module %d and its tests\n", 2*maxReplyRunes)
+	evs := seqd(human("Deepen the generators."), say(report+"\nNext: wire the bundler into the CLI. Want me to do it?"))
+	bp := blockText(t, build(t, "s", evs, Options{}, nil), "Breakpoint")
+	for _, want := range []string{"All requested updates are in:", "Next: wire the bundler into the CLI. Want me to do it?", "[cut: recall seq="} {
+		if !strings.Contains(bp, want) {
+			t.Fatalf("the last message lost %q:\n%s", want, bp)
+		}
+	}
+}
