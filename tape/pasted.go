@@ -36,35 +36,58 @@ type pastedAt struct {
 }
 
 func pastedPrompts(text string) []string {
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	var out []string
-	add := func(parts []string) {
-		if p := strings.Join(parts, " "); p != "" {
-			out = append(out, clipLine(p, promptRunes))
+	// Two passes over the lines, as substrings of text: a paste of many MB
+	// costs no copy and no list of its lines.
+	lines := func(yield func(string) bool) {
+		for l := range strings.SplitSeq(text, "\n") {
+			if !yield(strings.TrimSuffix(l, "\r")) {
+				return
+			}
 		}
 	}
 	claude := isClaudeScreen(lines)
-	for k := 0; k < len(lines); k++ {
-		line := lines[k]
-		switch {
-		case isOpenCodeFooter(line):
-			var parts []string
-			for k+1 < len(lines) && len(parts) < promptLines && !endsOpenCodePrompt(lines[k+1]) {
-				k++
-				if p := strings.TrimSpace(lines[k]); p != "" {
+	var out, parts []string
+	const (
+		none = iota
+		openCode
+		claudePrompt
+	)
+	state := none
+	flush := func() {
+		if p := strings.Join(parts, " "); p != "" {
+			out = append(out, clipLine(p, promptRunes))
+			if len(out) > 2*keptPrompts {
+				out = append(out[:0], out[len(out)-keptPrompts:]...)
+			}
+		}
+		parts, state = parts[:0], none
+	}
+	for line := range lines {
+		switch state {
+		case openCode:
+			if len(parts) < promptLines && !endsOpenCodePrompt(line) {
+				if p := strings.TrimSpace(line); p != "" {
 					parts = append(parts, p)
 				}
+				continue
 			}
-			add(parts)
+			flush()
+		case claudePrompt:
+			if strings.HasPrefix(line, "  ") && !strings.HasPrefix(strings.TrimSpace(line), "⎿") {
+				parts = append(parts, strings.TrimSpace(line))
+				continue
+			}
+			flush()
+		}
+		switch {
+		case isOpenCodeFooter(line):
+			state = openCode
 		case claude && (strings.HasPrefix(line, "> ") || strings.HasPrefix(line, "❯ ")):
-			parts := []string{strings.TrimSpace(line[strings.IndexByte(line, ' '):])}
-			for k+1 < len(lines) && strings.HasPrefix(lines[k+1], "  ") && !strings.HasPrefix(strings.TrimSpace(lines[k+1]), "⎿") {
-				k++
-				parts = append(parts, strings.TrimSpace(lines[k]))
-			}
-			add(parts)
+			state = claudePrompt
+			parts = append(parts, strings.TrimSpace(line[strings.IndexByte(line, ' '):]))
 		}
 	}
+	flush()
 	if len(out) > keptPrompts {
 		out = out[len(out)-keptPrompts:]
 	}
@@ -94,9 +117,9 @@ func endsOpenCodePrompt(line string) bool {
 
 // isClaudeScreen: an assistant line ("⏺ …" or "● …") and a tool output
 // line ("⎿ …") as Claude Code's terminal shows them.
-func isClaudeScreen(lines []string) bool {
+func isClaudeScreen(lines func(func(string) bool)) bool {
 	var said, tool bool
-	for _, l := range lines {
+	for l := range lines {
 		said = said || strings.HasPrefix(l, "⏺ ") || strings.HasPrefix(l, "● ")
 		tool = tool || strings.HasPrefix(strings.TrimSpace(l), "⎿")
 		if said && tool {
