@@ -34,6 +34,7 @@ func TestPastedPrompts(t *testing.T) {
 		{"opencode thought line and an interrupted turn",
 			"x\n   ▣  Build · Claude Sonnet 4.6 · interrupted\nwhich doc\n+ Thought: 1.9s\nMDN\n▣  Plan · GPT-5 · 2m 3s\nsave the plan\nto plan.md\n→ Read plan.md\n",
 			[]string{"which doc", "save the plan to plan.md"}},
+		{"crlf lines", "work\r\n▣  Build · M · 3s\r\nkeep it short\r\nThinking: x\r\n", []string{"keep it short"}},
 		{"opencode footer at the end", "work\n▣  Build · Big Pickle · 1m 14s\n", nil},
 		{"claude code", "⏺ I'll look.\n  ⎿  Read 10 lines\n\n> keep the old API,\n  do not rename it\n\n⏺ Bash(go test ./...)\n  ⎿  ok\n\n❯ now commit\n\n⏺ Committed.\n",
 			[]string{"keep the old API, do not rename it", "now commit"}},
