@@ -842,3 +842,66 @@ func BenchmarkImportCodex100MB(b *testing.B) { benchmarkImport(b, HostCodex) }
 func BenchmarkImportGemini100MB(b *testing.B) { benchmarkImport(b, HostGemini) }
 
 func BenchmarkImportQwen100MB(b *testing.B) { benchmarkImport(b, HostQwen) }
+
+// benchmarkHookHosts is the per-turn hook of Claude Code (Stop, as
+// BenchmarkHookTurn) and of Gemini CLI (BeforeAgent, then AfterAgent)
+// on transcripts of mib MiB, one turn of each host per op, interleaved so
+// that the machine's load falls on all three alike; it reports and logs
+// the medians of the hooks' wall and CPU times.
+func benchmarkHookHosts(b *testing.B, mib int64) {
+	bin := graftBinary(b)
+	root := moduleRoot(b)
+	cache := filepath.Join(root, "build", "bench", "cache")
+	src := fixturePath(b, realSessions[0])
+	cst, err := SynthesizeTranscript(cache, fmt.Sprintf("hook-%dmib", mib), src, mib<<20, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gst, err := SynthesizeGeminiSession(cache, fmt.Sprintf("hook-gemini-%dmib", mib), src, mib<<20, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch, err := NewHookBench(bin, b.TempDir(), cst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	gh, err := NewGeminiHookBench(bin, b.TempDir(), gst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var claude, before, after, claudeCPU, beforeCPU, afterCPU Timing
+	for b.Loop() {
+		d, err := ch.Turn()
+		if err != nil {
+			b.Fatal(err)
+		}
+		claude, claudeCPU = append(claude, d), append(claudeCPU, ch.CPU)
+		if d, err = gh.Turn("BeforeAgent"); err != nil {
+			b.Fatal(err)
+		}
+		before, beforeCPU = append(before, d), append(beforeCPU, gh.CPU)
+		if d, err = gh.Turn("AfterAgent"); err != nil {
+			b.Fatal(err)
+		}
+		after, afterCPU = append(after, d), append(afterCPU, gh.CPU)
+	}
+	b.ReportMetric(float64(claude.Median().Nanoseconds()), "ns/claude-stop")
+	b.ReportMetric(float64(before.Median().Nanoseconds()), "ns/gemini-beforeagent")
+	b.ReportMetric(float64(after.Median().Nanoseconds()), "ns/gemini-afteragent")
+	b.Logf("%d MiB, %d runs, medians (min–max), wall / CPU of the hook process:", mib, len(claude))
+	b.Logf("  Claude Code Stop (%.1f MiB, turn %d B): %v (%v–%v) / %v", float64(cst.Bytes)/(1<<20), ch.TurnBytes, claude.Median(), claude.Quantile(0), claude.Quantile(1), claudeCPU.Median())
+	b.Logf("  Gemini CLI BeforeAgent (%.1f MiB, turn %d B): %v (%v–%v) / %v", float64(gst.Bytes)/(1<<20), gh.TurnBytes, before.Median(), before.Quantile(0), before.Quantile(1), beforeCPU.Median())
+	b.Logf("  Gemini CLI AfterAgent: %v (%v–%v) / %v", after.Median(), after.Quantile(0), after.Quantile(1), afterCPU.Median())
+}
+
+// BenchmarkHookHosts1MB: the per-turn hooks of Claude Code and Gemini CLI
+// on 1 MiB transcripts already imported.
+func BenchmarkHookHosts1MB(b *testing.B) { benchmarkHookHosts(b, 1) }
+
+// BenchmarkHookHosts100MB is the same on 100 MiB (not with -short).
+func BenchmarkHookHosts100MB(b *testing.B) {
+	if testing.Short() {
+		b.Skip("-short: the 100 MiB transcripts are synthesized and imported first")
+	}
+	benchmarkHookHosts(b, 100)
+}

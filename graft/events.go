@@ -21,3 +21,12 @@ func (s *Service) Events(id string, from, to int64, fn func(ev *session.Event, r
 func (s *Service) EventsBack(id string, needles [][]byte, fn func(ev *session.Event) (more bool, err error)) error {
 	return s.store.ScanBack(id, needles, fn)
 }
+
+// LastEvent is the newest event of session id whose log line holds one of
+// needles and that keep accepts (nil for none), reading only what was
+// appended since the last look of the same query (key) after the first
+// (session.Store's LastMatch): a hook's look on every prompt for an event
+// that rarely comes.
+func (s *Service) LastEvent(id, key string, needles [][]byte, keep func(ev *session.Event) bool) (*session.Event, error) {
+	return s.store.LastMatch(id, key, needles, keep)
+}

@@ -71,7 +71,10 @@
 //	                   Anchor + Hard Constraints block with origins as
 //	                   additionalContext, once: until the host has recorded that
 //	                   hook context after the compression
-//	                   (adapter.Hooks.CompactionInTranscript).
+//	                   (adapter.Hooks.CompactionInTranscript). That look reads
+//	                   the session's log from its end down to where the look
+//	                   of the prompt before got to (session.Store.LastMatch,
+//	                   memo index/<id>.last), not the whole log.
 //
 // # Never wedge the host
 //

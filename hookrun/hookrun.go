@@ -3,6 +3,7 @@ package hookrun
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -354,25 +355,27 @@ func (h *handler) carryConstraints(fr *hosts.FollowResult) {
 	if !h.hooks.CompactionInTranscript || h.does() != UserPromptSubmit {
 		return
 	}
-	// The newest of the two kinds decides, read from the log's end: only
-	// the lines that can be one are decoded.
-	owed := false
+	// The newest of the two kinds decides, read from the log's end (only
+	// the lines that can be one are decoded) down to where the look of the
+	// prompt before got to (session.Store.LastMatch's memo): a session
+	// never compacted costs a read of what was appended since.
 	title := "] [" + tape.ConstraintsTitle + "]"
-	err := h.svc.EventsBack(fr.Session, [][]byte{[]byte(`"compacted"`), []byte(carriedNote)}, func(ev *session.Event) (bool, error) {
+	key := fmt.Sprintf("hookrun-carry-v1-%x", sha256.Sum256([]byte(carriedNote+"\x00"+title)))
+	last, err := h.svc.LastEvent(fr.Session, key, [][]byte{[]byte(`"compacted"`), []byte(carriedNote)}, func(ev *session.Event) bool {
 		switch {
 		case ev.Source.Kind != session.KindSystem:
+			return false
 		case ev.Source.Name == "compacted":
-			owed = true
-			return false, nil
-		case ev.Source.Name == "hook-context" && strings.Contains(ev.Text, carriedNote) && strings.Contains(ev.Text, title):
-			return false, nil
+			return true
+		default:
+			return ev.Source.Name == "hook-context" && strings.Contains(ev.Text, carriedNote) && strings.Contains(ev.Text, title)
 		}
-		return true, nil
 	})
 	if err != nil {
 		h.out.warn("%s: reading %s for a compaction: %v", h.in.HookEventName, fr.Session, err)
 		return
 	}
+	owed := last != nil && last.Source.Name == "compacted"
 	if !owed {
 		return
 	}

@@ -18,6 +18,11 @@
 //	index/                       directory, mode 0700, created by the first write
 //	index/<id>.seq               the seq marks of session <id>: a cache, never fsynced
 //	index/<id>.state             the state checkpoint of session <id>: fsynced
+//	index/<id>.last              the last-match memo of session <id> (Last): fsynced;
+//	                             {v, dev, ino, offset, tail, key, event}: the newest event
+//	                             before offset that query key accepted (none when event is
+//	                             absent), checked like the state checkpoint, tail check
+//	                             label "last-tail-v1"; session.Store.LastMatch's
 //	index/<name>.tmp-<8 chars>   a temp file of a write (Writer), mode 0600
 //	index/.<id>.state<digits>    a temp file of a checkpoint write by builds before
 //	                             this package (renameio), swept like the others

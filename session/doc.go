@@ -7,6 +7,8 @@
 //	sessions/<id>.jsonl.broken   bytes cut from a torn tail (".broken.N" if taken)
 //	index/<id>.state             the state checkpoint of the log (see State); derived;
 //	                             its format is index's (index/doc.go)
+//	index/<id>.last              LastMatch's memo (the newest event a query accepted
+//	                             before an offset); derived; index's format
 //
 // Ids match ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$; anything else is refused
 // before any file is touched. Files are opened with O_NOFOLLOW: a symlink

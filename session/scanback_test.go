@@ -66,3 +66,22 @@ func TestScanBackDamagedLine(t *testing.T) {
 		t.Fatalf("a half-written last line: got %v, %v", got, err)
 	}
 }
+
+// A last line still being written that is longer than the chunk ScanBack
+// reads the log in (1 MiB) is not an event either: neither its end nor its
+// start, read in different chunks, is handed on, and the events before it
+// are.
+func TestScanBackLongUnfinishedLastLine(t *testing.T) {
+	st := newStore(t)
+	mustAppend(t, st, "s", assistant("needle one"), assistant("needle two"))
+	half := `{"seq":3,"type":"assistant/message","text":"needle ` + strings.Repeat("w", 3<<20) + ` needle`
+	writeRaw(t, st, "s", readRaw(t, st.Path("s"))+half)
+	var got []string
+	err := st.ScanBack("s", [][]byte{[]byte("needle")}, func(ev *session.Event) (bool, error) {
+		got = append(got, ev.Text)
+		return true, nil
+	})
+	if err != nil || fmt.Sprint(got) != "[needle two needle one]" {
+		t.Fatalf("a half-written last line of 3 MiB: got %.80v, %v", got, err)
+	}
+}
