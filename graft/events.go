@@ -26,7 +26,8 @@ func (s *Service) EventsBack(id string, needles [][]byte, fn func(ev *session.Ev
 // needles and that keep accepts (nil for none), reading only what was
 // appended since the last look of the same query (key) after the first
 // (session.Store's LastMatch): a hook's look on every prompt for an event
-// that rarely comes.
-func (s *Service) LastEvent(id, key string, needles [][]byte, keep func(ev *session.Event) bool) (*session.Event, error) {
+// that rarely comes. memoErr is a failed write of the memo that bounds
+// the next look's read, beside the answer.
+func (s *Service) LastEvent(id, key string, needles [][]byte, keep func(ev *session.Event) bool) (ev *session.Event, memoErr, err error) {
 	return s.store.LastMatch(id, key, needles, keep)
 }

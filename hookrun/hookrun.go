@@ -361,7 +361,7 @@ func (h *handler) carryConstraints(fr *hosts.FollowResult) {
 	// never compacted costs a read of what was appended since.
 	title := "] [" + tape.ConstraintsTitle + "]"
 	key := fmt.Sprintf("hookrun-carry-v1-%x", sha256.Sum256([]byte(carriedNote+"\x00"+title)))
-	last, err := h.svc.LastEvent(fr.Session, key, [][]byte{[]byte(`"compacted"`), []byte(carriedNote)}, func(ev *session.Event) bool {
+	last, memoErr, err := h.svc.LastEvent(fr.Session, key, [][]byte{[]byte(`"compacted"`), []byte(carriedNote)}, func(ev *session.Event) bool {
 		switch {
 		case ev.Source.Kind != session.KindSystem:
 			return false
@@ -374,6 +374,9 @@ func (h *handler) carryConstraints(fr *hosts.FollowResult) {
 	if err != nil {
 		h.out.warn("%s: reading %s for a compaction: %v", h.in.HookEventName, fr.Session, err)
 		return
+	}
+	if memoErr != nil {
+		h.out.warn("%s: the next prompt reads all of %s for a compaction again: %v", h.in.HookEventName, fr.Session, memoErr)
 	}
 	owed := last != nil && last.Source.Name == "compacted"
 	if !owed {

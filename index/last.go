@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 
 	"github.com/graft-project/graft/vfs"
-	"strconv"
 )
 
 // lastVersion is the "v" of a last-match memo this build reads.

@@ -79,9 +79,9 @@ func lastByScanBack(t *testing.T, st *session.Store, id string) string {
 
 func lastByMatch(t *testing.T, st *session.Store, id, key string) string {
 	t.Helper()
-	ev, err := st.LastMatch(id, key, lastNeedles, keepNeedle)
-	if err != nil {
-		t.Fatal(err)
+	ev, memoErr, err := st.LastMatch(id, key, lastNeedles, keepNeedle)
+	if err != nil || memoErr != nil {
+		t.Fatal(err, memoErr)
 	}
 	if ev == nil {
 		return "<none>"
@@ -171,9 +171,9 @@ func TestLastMatchMemoMustFitTheLog(t *testing.T) {
 		t.Fatalf("no memo after reading %d events: %v", len(evs), err)
 	}
 	// Another query does not take this one's answer.
-	ev, err := st.LastMatch("s", "other", lastNeedles, func(ev *session.Event) bool { return ev.Text == "needle keep new" })
-	if err != nil || ev != nil {
-		t.Fatalf("another query: %v, %v", ev, err)
+	ev, memoErr, err := st.LastMatch("s", "other", lastNeedles, func(ev *session.Event) bool { return ev.Text == "needle keep new" })
+	if err != nil || memoErr != nil || ev != nil {
+		t.Fatalf("another query: %v, %v, %v", ev, memoErr, err)
 	}
 	// The log rewritten in place (same file, other bytes before the
 	// memo's offset): the memo does not fit.

@@ -152,43 +152,44 @@ var LastMatchEvery int64 = 1 << 20
 // look on every prompt for an event that never comes costs a read of what
 // was appended since, not of the log. It writes a new memo after reading
 // at least LastMatchEvery bytes past the old one. The memo is a hint: one
-// that does not fit, or a memo write that fails, costs a longer read, never
-// another answer.
-func (s *Store) LastMatch(id, key string, needles [][]byte, keep func(ev *Event) bool) (*Event, error) {
+// that does not fit costs a longer read, never another answer; a memo
+// write that fails is memoErr, beside the answer (the caller tells the
+// person: the next look reads the log again).
+func (s *Store) LastMatch(id, key string, needles [][]byte, keep func(ev *Event) bool) (ev *Event, memoErr, err error) {
 	if err := ValidID(id); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path := s.Path(id)
 	if err := s.regularPath(path); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := s.FS.Open(path)
 	if err != nil {
-		return nil, translate(path, err)
+		return nil, nil, translate(path, err)
 	}
-	ev, err := s.lastMatch(f, id, key, path, needles, keep)
+	ev, memoErr, err = s.lastMatch(f, id, key, path, needles, keep)
 	if err != nil {
-		return nil, vfs.CloseAfter(f, err)
+		return nil, nil, vfs.CloseAfter(f, err)
 	}
 	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("session: closing %s: %w", path, err)
+		return nil, nil, fmt.Errorf("session: closing %s: %w", path, err)
 	}
-	return ev, nil
+	return ev, memoErr, nil
 }
 
-func (s *Store) lastMatch(f vfs.File, id, key, path string, needles [][]byte, keep func(ev *Event) bool) (*Event, error) {
+func (s *Store) lastMatch(f vfs.File, id, key, path string, needles [][]byte, keep func(ev *Event) bool) (*Event, error, error) {
 	if err := regular(f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("session: %s: %w", path, err)
+		return nil, nil, fmt.Errorf("session: %s: %w", path, err)
 	}
 	dev, ino, haveIdentity := fileIdentity(fi)
 	var memo *index.Last
 	if haveIdentity {
 		if memo, _, err = index.ReadLast(s.FS, s.home, id, key, f, dev, ino, fi.Size()); err != nil {
-			return nil, fmt.Errorf("session: the last-match memo of %s: %w", id, err)
+			return nil, nil, fmt.Errorf("session: the last-match memo of %s: %w", id, err)
 		}
 	}
 	var memoEv *Event
@@ -214,16 +215,19 @@ func (s *Store) lastMatch(f vfs.File, id, key, path string, needles [][]byte, ke
 		return true, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if found == nil && memoEv != nil {
 		found, line = memoEv, memo.Event
 	}
+	var memoErr error
 	if haveIdentity && end-floor >= LastMatchEvery {
 		// A memo that cannot be written costs the next look a longer read.
-		_ = index.NewWriter(s.FS, s.home).WriteLast(id, key, f, dev, ino, end, line)
+		if err := index.NewWriter(s.FS, s.home).WriteLast(id, key, f, dev, ino, end, line); err != nil {
+			memoErr = fmt.Errorf("session: the last-match memo of %s: %w", id, err)
+		}
 	}
-	return found, nil
+	return found, memoErr, nil
 }
 
 // LastMatchPath is LastMatch's memo of session id in home.
