@@ -190,3 +190,30 @@ func TestLastMatchMemoMustFitTheLog(t *testing.T) {
 		t.Fatalf("with a broken memo: got %s", got)
 	}
 }
+
+// renameFails fails the rename that publishes a last-match memo.
+type renameFails struct{ vfs.FS }
+
+func (r renameFails) Rename(oldname, newname string) error {
+	if strings.HasSuffix(newname, ".last") {
+		return fmt.Errorf("injected: rename %s", newname)
+	}
+	return r.FS.Rename(oldname, newname)
+}
+
+// A memo that cannot be written is told beside the answer, which stands.
+func TestLastMatchTellsAFailedMemo(t *testing.T) {
+	st := newStoreFS(t, renameFails{vfs.Default})
+	evs := []session.Event{assistant("needle keep one")}
+	for k := range 3000 {
+		evs = append(evs, assistant(fmt.Sprintf("plain %d %s", k, strings.Repeat("x", 700))))
+	}
+	mustAppend(t, st, "s", evs...)
+	ev, memoErr, err := st.LastMatch("s", "q", lastNeedles, keepNeedle)
+	if err != nil || ev == nil || ev.Text != "needle keep one" {
+		t.Fatalf("the answer: %v, %v", ev, err)
+	}
+	if memoErr == nil || !strings.Contains(memoErr.Error(), "injected: rename") {
+		t.Fatalf("the failed memo write: got %v", memoErr)
+	}
+}
