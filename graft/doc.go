@@ -21,7 +21,8 @@
 //     writes it: MCP's graft_commit), Revert, Handoff (follow, prepare,
 //     confirm, commit and export in one step; it and CommitToHost share
 //     one commit-then-export, commitOwing),
-//     ConstraintsBlock (what the hooks re-inject after a host compacted);
+//     ConstraintsBlock (what the hooks re-inject after a host compacted,
+//     within what the host keeps of it);
 //   - reading the lineage: Status, SessionState, and Lineage, Ancestors,
 //     Parent, Audit, RecallOrigin (package ancestry answers them);
 //   - recovery and the catalog: Recover (the scan, its report remembered in

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/catalog"
+	"github.com/graft-project/graft/foldcache"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
+	"github.com/graft-project/graft/vfs"
 )
 
 // HandoffOptions: one host transcript in, one resumable host session out.
@@ -300,16 +302,23 @@ func (s *Service) Follow(host hosts.Host, path, hostSessionID, cwd string, progr
 // ConstraintsBlock is the Anchor + Hard Constraints block of source's tape
 // (with the origins of every constraint), built as prepare builds it but
 // without storing a review: what a host is given again after it compacted
-// the session on its own.
-func (s *Service) ConstraintsBlock(source string) (string, error) {
-	bt, err := s.build(source, tape.Options{}, nil)
+// the session on its own. A host that keeps only the first max characters
+// of it, counted by length (adapter.Hooks.CompactContextMax and
+// CompactContextLen; max 0: no cap), gets it within them: its newest
+// constraints cut with a cut line that names them (tape.Builder.
+// ConstraintsBlock); tape.ErrBudget when even its anchor line and heading
+// do not fit.
+func (s *Service) ConstraintsBlock(source string, max int, length func(string) int) (string, error) {
+	var text string
+	_, err := s.folds().FoldThen(context.Background(), source, func(fo *foldcache.Fold, f vfs.File) error {
+		var err error
+		text, err = fo.Builder.ConstraintsBlock(tape.Options{}, foldcache.LogOutputs{F: f, Path: s.store.Path(source)}, max, length)
+		return err
+	})
 	if err != nil {
 		return "", err
 	}
-	if text, ok := bt.Tape.Block(tape.ConstraintsTitle); ok {
-		return text, nil
-	}
-	return "", fmt.Errorf("graft: the tape of %s has no %s block", source, tape.ConstraintsTitle)
+	return text, nil
 }
 
 // HostSession names the host session an agent asked graft to work on, and

@@ -62,7 +62,14 @@
 //	                   block (the failure on stderr); for a host whose PreCompact
 //	                   context reaches the summary request (adapter.Hooks.CompactContext:
 //	                   Qwen Code, whose compression no answer stops), follow and give the
-//	                   Anchor + Hard Constraints block, with origins, as additionalContext.
+//	                   Anchor + Hard Constraints block, with origins, as additionalContext,
+//	                   within what the host keeps of it (CompactContextMax, counted by
+//	                   CompactContextLen: Qwen Code's first 4,000 UTF-16 code units,
+//	                   '<' and '>' escaped): past it, the newest constraints are cut
+//	                   in the block's own order and its cut line names the seqs to
+//	                   recall (tape.Builder.ConstraintsBlock), rather than the host
+//	                   cutting the block off mid-line. When not even its anchor line
+//	                   and heading fit: a warning and no answer.
 //	(Gemini CLI)       BeforeAgent, AfterAgent and PreCompress are run as
 //	                   UserPromptSubmit, Stop and PreCompact. No hook answer stops
 //	                   its compression (PreCompress follows only); its summary

@@ -255,7 +255,7 @@ func (h *handler) sessionStart() {
 		notes = append(notes, h.handedOffNote(fr))
 	}
 	if h.in.Source == "compact" && fr != nil && fr.HandedOffTo == "" {
-		block, err := h.svc.ConstraintsBlock(fr.Session)
+		block, err := h.svc.ConstraintsBlock(fr.Session, 0, nil)
 		if err != nil {
 			h.out.warn("SessionStart after compaction: the constraints of %s: %v", fr.Session, err)
 		} else {
@@ -382,7 +382,7 @@ func (h *handler) carryConstraints(fr *hosts.FollowResult) {
 	if !owed {
 		return
 	}
-	block, err := h.svc.ConstraintsBlock(fr.Session)
+	block, err := h.svc.ConstraintsBlock(fr.Session, 0, nil)
 	if err != nil {
 		h.out.warn("%s after a compaction: the constraints of %s: %v", h.in.HookEventName, fr.Session, err)
 		return
@@ -412,7 +412,10 @@ func (h *handler) preCompact() {
 		if h.hooks.CompactContext && fr != nil && fr.HandedOffTo == "" {
 			// The host's model writes the summary with this in its
 			// request: the constraints, with their origins, survive it.
-			block, err := h.svc.ConstraintsBlock(fr.Session)
+			// Within what the host keeps of it: the newest constraints
+			// cut with a cut line, not the block cut off mid-line. When
+			// not even its anchor line fits, a warning and no answer.
+			block, err := h.svc.ConstraintsBlock(fr.Session, h.hooks.CompactContextMax, h.hooks.CompactContextLen)
 			if err != nil {
 				h.out.warn("PreCompact: the constraints of %s: %v", fr.Session, err)
 				return

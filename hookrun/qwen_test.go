@@ -2,10 +2,12 @@ package hookrun_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/graft-project/graft/hookrun"
 	"github.com/graft-project/graft/hosts"
@@ -14,8 +16,8 @@ import (
 // qwenSession writes a Qwen Code session where it keeps them
 // ($QWEN_HOME/projects/<folder>/chats/<uuid>.jsonl, QWEN_HOME set for the
 // test): the person's prompt with a constraint and a reply that reports
-// no usage.
-func qwenSession(t *testing.T) string {
+// no usage, then each of more, a prompt and its reply.
+func qwenSession(t *testing.T, more ...string) string {
 	t.Helper()
 	root := t.TempDir()
 	t.Setenv("QWEN_HOME", root)
@@ -24,11 +26,32 @@ func qwenSession(t *testing.T) string {
 	if err := os.MkdirAll(chats, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lines := `{"uuid":"u1","parentUuid":null,"sessionId":"` + uuid + `","timestamp":"2026-12-01T10:00:00.000Z","type":"user","cwd":"/w","version":"0.24.4","provenance":"real_user","message":{"role":"user","parts":[{"text":"Port the pager to Go. Never push to main without running the tests."}]}}
-{"uuid":"u2","parentUuid":"u1","sessionId":"` + uuid + `","timestamp":"2026-12-01T10:00:01.000Z","type":"assistant","cwd":"/w","version":"0.24.4","model":"qwen","message":{"role":"model","parts":[{"text":"On it."}]}}
-`
+	var b strings.Builder
+	parent := "null"
+	record := func(typ, role, text string) {
+		id := fmt.Sprintf("u%d", strings.Count(b.String(), "\n")+1)
+		rec := map[string]any{"uuid": id, "sessionId": uuid, "timestamp": "2026-12-01T10:00:00.000Z", "type": typ, "cwd": "/w", "version": "0.24.4",
+			"message": map[string]any{"role": role, "parts": []map[string]string{{"text": text}}}}
+		if role == "user" {
+			rec["provenance"] = "real_user"
+		} else {
+			rec["model"] = "qwen"
+		}
+		line, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// parentUuid first, as Qwen Code writes it; null for the first.
+		b.WriteString(`{"parentUuid":` + parent + `,` + string(line[1:]) + "\n")
+		parent = `"` + id + `"`
+	}
+	prompts := append([]string{"Port the pager to Go. Never push to main without running the tests."}, more...)
+	for _, p := range prompts {
+		record("user", "user", p)
+		record("assistant", "model", "On it.")
+	}
 	p := filepath.Join(chats, uuid+".jsonl")
-	if err := os.WriteFile(p, []byte(lines), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -97,5 +120,46 @@ func TestQwenStopMeasuresInputTokens(t *testing.T) {
 		if err := json.Unmarshal(out.Stdout, &msg); err != nil || !strings.Contains(msg.SystemMessage, "context is at 150000 tokens (autoGraft 100000)") || !strings.Contains(msg.SystemMessage, "handoff qwen --session-id "+uuid) {
 			t.Fatalf("input_tokens %s: %s (%v), want the handoff offered", tokens, out.Stdout, err)
 		}
+	}
+}
+
+// Qwen Code keeps the first 4,000 characters of PreCompact's context: a
+// constraints block past them is given within them, its newest
+// constraints cut and its cut line, which names them, last and whole.
+func TestQwenPreCompactFitsTheConstraintsInQwensCap(t *testing.T) {
+	var more []string
+	for k := 0; k < 60; k++ {
+		more = append(more, fmt.Sprintf("Step %d. Never rename the exported symbol Widget%03d in package api.", k, k))
+	}
+	home, path := t.TempDir(), qwenSession(t, more...)
+	in, err := hookrun.Parse("qwen", input(hookrun.PreCompact, path, `,"trigger":"manual"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := hookrun.Run("qwen", in, opener(home), hookrun.Settings{})
+	var o struct {
+		HookSpecificOutput struct {
+			HookEventName, AdditionalContext string
+		}
+	}
+	if err := json.Unmarshal(out.Stdout, &o); err != nil || o.HookSpecificOutput.HookEventName != "PreCompact" {
+		t.Fatalf("PreCompact: %s (%v) stderr %q", out.Stdout, err, out.Stderr)
+	}
+	ctx := o.HookSpecificOutput.AdditionalContext
+	lines := strings.Split(ctx, "\n")
+	last := lines[len(lines)-1]
+	if n := len(utf16.Encode([]rune(ctx))); n > 4000 || !strings.HasPrefix(last, "[cut: ") || !strings.Contains(last, " constraints; recall seq=") || !strings.HasSuffix(last, "]") {
+		t.Fatalf("the context is %d UTF-16 units, its last line %q; want at most 4000 and the cut line:\n%s", n, last, ctx)
+	}
+	for _, want := range []string{"[Anchor + Hard Constraints]", "[ANCHOR] Core constraints originate from generation 1 session " + uuid, "- Never push to main without running the tests. (gen 1 session " + uuid + " seq 1)", "Widget000 "} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("the context lacks %q:\n%s", want, ctx)
+		}
+	}
+	if strings.Contains(ctx, "Widget059 ") {
+		t.Errorf("the newest constraint was kept, not cut:\n%s", ctx)
+	}
+	if len(out.Stderr) != 0 {
+		t.Errorf("stderr %q", out.Stderr)
 	}
 }

@@ -11,11 +11,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/graft-project/graft/internal/hosttest"
 )
@@ -222,13 +225,33 @@ func TestQwenHooksFollowSuggestAndUninstall(t *testing.T) {
 	}
 }
 
+// qwenCutBlock matches the constraints block graft's PreCompact hook
+// gives Qwen Code when the whole block is past the 4,000 characters Qwen
+// Code keeps: the block within them, its cut line last and whole.
+var qwenCutBlock = regexp.MustCompile(`^\[graft:tape [0-9a-f]{8}\] \[Anchor \+ Hard Constraints\]\n(?s:.*?)\n\[cut: [0-9]+ constraints; recall seq=[0-9]+(\.\.[0-9]+)?\](\n|$)`)
+
+// qwenHookBlock is what follows "Additional Instructions:" in r, the
+// compression request: the PreCompact hook's context as Qwen Code sent it.
+func qwenHookBlock(r hosttest.QwenRequest) string {
+	for _, v := range r.Strings() {
+		if _, after, ok := strings.Cut(v, "Additional Instructions:\n"); ok {
+			return after
+		}
+	}
+	return ""
+}
+
 // No hook answer stops Qwen Code's compression: graft's PreCompact hook
 // puts the constraints block, with its origin, into the summary request,
 // and its SessionStart hook (source compact) into the turns after it.
 // Past its threshold, in qwen -p: the summary request carries it (the turn
 // that compressed was already sent when Qwen Code fires SessionStart
 // without waiting). /compress in the interactive Qwen Code (tmux): the
-// summary request and the next prompt's request carry it.
+// summary request and the next prompt's request carry it. The prompt
+// holds enough constraints that the block passes the 4,000 characters
+// Qwen Code keeps of PreCompact's context: the summary request carries
+// the block graft cut to fit, its cut line whole; the SessionStart
+// context, which Qwen Code does not cut, the whole block.
 func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 	q, srv, g := newQwenGraft(t)
 	q.Settings["context"] = map[string]any{"autoCompactThreshold": 0.1}
@@ -236,6 +259,18 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 	installHooks(t, g, "qwen", "", "--qwen-home", q.QwenDir)
 
 	goal := "Port the pager to Go. " + constraint
+	for k := 0; k < 40; k++ {
+		goal += fmt.Sprintf(" Never rename the exported symbol Widget%03d in package api.", k)
+	}
+	newest := "Never rename the exported symbol Widget039 in package api."
+	cutToFit := func(what string, r hosttest.QwenRequest) {
+		t.Helper()
+		// Qwen Code adds its own directive after it, past a blank line.
+		b := strings.TrimSuffix(qwenCutBlock.FindString(qwenHookBlock(r)), "\n")
+		if n := len(utf16.Encode([]rune(b))); b == "" || n > 4000 || strings.Contains(b, newest) {
+			t.Errorf("%s: the summary request's PreCompact context (%d UTF-16 units) is not the constraints block cut to fit with its cut line last:\n%s", what, n, qwenHookBlock(r))
+		}
+	}
 	tokens := 10
 	srv.SetReplyFunc(func(r hosttest.QwenRequest) hosttest.QwenReply {
 		if r.IsCompress() {
@@ -263,6 +298,7 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 	if len(comp) != 1 || !carries(comp[0]) {
 		t.Fatalf("past its threshold Qwen Code made %d compression requests, want 1 carrying the constraints block with its origin: %s\n%s", len(comp), r, srv.Describe())
 	}
+	cutToFit("past the threshold", comp[0])
 
 	// /compress, then a prompt, in the interactive Qwen Code.
 	tm, err := hosttest.NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id)
@@ -283,6 +319,8 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 	}
 	if comp := srv.Compressions(t); len(comp) != 1 || !carries(comp[0]) {
 		t.Fatalf("/compress made %d compression requests, want 1 carrying the constraints block:\n%s\n%s", len(comp), tm.Screen(), srv.Describe())
+	} else {
+		cutToFit("/compress", comp[0])
 	}
 	if screen, ok := tm.WaitFor(30*time.Second, "ompress"); !ok {
 		t.Fatalf("no word of the compression on the screen:\n%s", screen)
@@ -301,8 +339,8 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 			}
 		}
 	}
-	if turn == nil || !carries(*turn) {
-		t.Fatalf("the first turn after /compress lacks the constraints block with its origin:\n%s\n%s", tm.Screen(), srv.Describe())
+	if turn == nil || !carries(*turn) || !turn.Contains(newest) {
+		t.Fatalf("the first turn after /compress lacks the whole constraints block with its origin:\n%s\n%s", tm.Screen(), srv.Describe())
 	}
 	checkNoForeign(t, srv)
 }

@@ -325,6 +325,15 @@
 // costs the same however many entries were cut before it, so a tape of
 // 20,000 todos is cut in linear time.
 //
+// The Anchor + Hard Constraints block alone. A host that keeps only the
+// first N characters of a hook's context (Qwen Code: 4,000 of PreCompact's)
+// would cut the block mid-line. Builder.ConstraintsBlock gives the tape's
+// block when it fits in N as the host counts (a length function: UTF-16
+// code units, escapes), else the block rendered alone with its
+// constraints cut by the same fit, in the section's own order, ending
+// with its cut line; its marker line, anchor line and heading are never
+// cut, and ErrBudget says when they do not fit.
+//
 // Constraints past the cap. No budget can show more than 3703 constraints:
 // a constraint line is at least 27 runes with its newline ("- ", the
 // text, " (gen 1 session s seq 1)"), and MaxBudget is 100000. So the fold

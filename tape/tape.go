@@ -518,6 +518,50 @@ func (t *Tape) Block(title string) (string, bool) {
 	return "", false
 }
 
+// ConstraintsBlock is the Anchor + Hard Constraints block of the tape
+// BuildFrom(opts, nil, src) builds, what a host is given again after it
+// compacted a session on its own, within max characters as length counts
+// them (length nil: runes; max 0: no cap). A host that keeps only the
+// first max characters of a hook's context would cut the block mid-line;
+// so, when the tape's block is longer, the block is rendered alone with
+// its constraints cut in its section's own order (the pasted-only ones,
+// newest first, then the typed ones, newest first) until it fits, and its
+// cut line names the seqs to recall. The marker, the anchor line and the
+// heading are never cut: ErrBudget when they (and the cut line) do not
+// fit in max.
+func (b *Builder) ConstraintsBlock(opts Options, src Outputs, max int, length func(string) int) (string, error) {
+	t, err := b.BuildFrom(opts, nil, src)
+	if err != nil {
+		return "", err
+	}
+	text, ok := t.Block(ConstraintsTitle)
+	if !ok {
+		return "", fmt.Errorf("tape: the tape of %s has no %s block", b.st.SessionID, ConstraintsTitle)
+	}
+	if length == nil {
+		length = utf8.RuneCountInString
+	}
+	if max <= 0 || length(text) <= max {
+		return text, nil
+	}
+	// fit counts runes; length may count more (UTF-16 units, escapes):
+	// the rune budget shrinks by the share the rendering is over max,
+	// and the block is cut again from whole, until it fits.
+	for budget := max; ; {
+		blk, sec, _ := b.constraintsBlock()
+		total, _ := fit([]*block{blk}, []cutStep{{sec: sec}}, budget)
+		if total > budget {
+			return "", fmt.Errorf("%w: %s at seq %d: the %s block's marker, anchor line, heading and cut line need %d runes, the host keeps %d characters", ErrBudget, b.st.SessionID, b.st.LastSeq, ConstraintsTitle, total, max)
+		}
+		text := blk.text(b.st.SessionID)
+		n := length(text)
+		if n <= max {
+			return text, nil
+		}
+		budget = min(budget-1, total*max/n)
+	}
+}
+
 // keptPastedConstraints is how many constraints said only in pasted
 // instructions (pastedBytes) the ranking keeps before it cuts the written
 // files: the first ones of the paste, its heading rules.

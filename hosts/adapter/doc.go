@@ -32,7 +32,9 @@
 //	                          answer stops a compaction (Block; nil: no answer
 //	                          does, and graft does not intercept it), whether
 //	                          a PreCompact hook's context reaches the summary
-//	                          (CompactContext), whether
+//	                          (CompactContext) and how much of it the host
+//	                          keeps (CompactContextMax, counted by
+//	                          CompactContextLen), whether
 //	                          notices must go to the model too, its notify
 //	                          program, the notes an install prints, whether
 //	                          graft's plugin is one of its plugins (Plugin);

@@ -23,6 +23,15 @@ type Hooks struct {
 	// so graft's PreCompact hook gives it the session's constraints with
 	// their origins (for a host whose compaction no answer stops).
 	CompactContext bool
+	// CompactContextMax is how many characters of that additionalContext
+	// the host keeps, counted as CompactContextLen counts them (0: it
+	// keeps all of it): graft renders the constraints block within them,
+	// cutting constraints with a cut line that names what to recall,
+	// rather than have the host cut it off mid-line.
+	CompactContextMax int
+	// CompactContextLen is the length the host gives a PreCompact hook's
+	// additionalContext (nil: runes), which CompactContextMax caps.
+	CompactContextLen func(string) int
 	// NoticesToModel: the host shows a hook's systemMessage to no one in
 	// some of its modes (codex exec), so what graft must tell the person
 	// also goes to the model, asking it to tell them.

@@ -67,9 +67,11 @@
 //	                  request's prompt tokens), context_limit, context_usage
 //	                  (input_tokens / context_limit)
 //	PreCompact        trigger manual | auto, custom_instructions. It cannot stop the
-//	                  compression; its additionalContext, trimmed and cut to its first
-//	                  4,000 characters (MAX_HOOK_INSTRUCTIONS_CHARS in its source), is
-//	                  added to the summary request after "Additional Instructions:"
+//	                  compression; its additionalContext, '<' and '>' escaped as
+//	                  "&lt;" and "&gt;", trimmed and cut to its first 4,000
+//	                  characters (MAX_HOOK_INSTRUCTIONS_CHARS in its source; a
+//	                  JavaScript length, UTF-16 code units), is added to the summary
+//	                  request after "Additional Instructions:"
 //	PostCompact       trigger, compact_summary
 //
 // SessionEnd does not fire in `qwen -p`. A hook answers with stdout
@@ -80,7 +82,12 @@
 // with their origins (CompactContext), which reach the summary the host's
 // model writes, and its SessionStart hook of source compact with the same
 // block, which reaches the turns after it (its context is in the system
-// prompt). After /compress Qwen Code waits for that hook before the next
+// prompt). A block past the 4,000 characters Qwen Code keeps of
+// PreCompact's context, counted as it counts them (CompactContextMax,
+// CompactContextLen), would lose its newest constraints mid-line, and its
+// cut line: graft gives it within them, its newest constraints cut and
+// named by a cut line. SessionStart's context is not cut that way (only a
+// command hook's stdout past 1 MiB is): it gets the whole block. After /compress Qwen Code waits for that hook before the next
 // prompt; a compression past its threshold (context.autoCompactThreshold)
 // happens inside a turn, and Qwen Code fires SessionStart without waiting:
 // the request of that turn goes out without the block, the requests after

@@ -3,6 +3,7 @@ package qwen
 import (
 	"fmt"
 	"path/filepath"
+	"unicode/utf16"
 
 	"github.com/graft-project/graft/hosts/adapter"
 )
@@ -18,7 +19,32 @@ func (Adapter) Hooks() adapter.Hooks {
 		Scopes:         []adapter.Scope{adapter.ScopeUser},
 		Settings:       settingsPath,
 		CompactContext: true,
+		// Qwen Code escapes the context's '<' and '>' (&lt; &gt;), trims
+		// it and keeps its first MAX_HOOK_INSTRUCTIONS_CHARS = 4000 UTF-16
+		// code units (doc.go).
+		CompactContextMax: maxHookInstructionsChars,
+		CompactContextLen: contextChars,
 	}
+}
+
+// maxHookInstructionsChars is how much of a PreCompact hook's context
+// Qwen Code puts into the summary request (MAX_HOOK_INSTRUCTIONS_CHARS).
+const maxHookInstructionsChars = 4000
+
+// contextChars is the length Qwen Code gives a PreCompact hook's context
+// before it cuts it: JavaScript's, in UTF-16 code units, of the context
+// with '<' and '>' escaped as "&lt;" and "&gt;" (getAdditionalContext).
+func contextChars(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r == '<' || r == '>':
+			n += 4
+		default:
+			n += utf16.RuneLen(r)
+		}
+	}
+	return n
 }
 
 // settingsPath is <dir>/settings.json, dir defaulting to Home: the user's

@@ -183,4 +183,14 @@ func TestTokensAndHooks(t *testing.T) {
 			t.Errorf("event %s: %+v, %v", e, ev, ok)
 		}
 	}
+	// PreCompact's context: '<' and '>' escaped (&lt; &gt;), then cut to
+	// its first 4,000 UTF-16 code units.
+	if h.CompactContextMax != 4000 || h.CompactContextLen == nil {
+		t.Fatalf("CompactContextMax %d, CompactContextLen set %v; want 4000 counted as Qwen Code counts", h.CompactContextMax, h.CompactContextLen != nil)
+	}
+	for s, want := range map[string]int{"": 0, "seq 12": 6, "<b>": 9, "é": 1, "必须": 2, "😀": 2, "a<😀>\n": 12} {
+		if got := h.CompactContextLen(s); got != want {
+			t.Errorf("CompactContextLen(%q) = %d, want %d", s, got, want)
+		}
+	}
 }
