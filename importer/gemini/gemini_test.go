@@ -306,6 +306,28 @@ func TestState(t *testing.T) {
 				if st3, _ := again.SaveState(); !bytes.Equal(st3, end) {
 					t.Fatalf("%s cut after %d lines: end state %s, want %s", f, cut, st3, end)
 				}
+				// The third form (the state file): the same state, the
+				// same bytes, the same events after it, in either form.
+				bin, err := m.AppendBinaryState(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromBin := gemini.NewMapper(gemini.Config{KeepThinking: keep})
+				if err := fromBin.LoadBinaryState(bin); err != nil {
+					t.Fatalf("%s after %d lines: %v", f, cut, err)
+				}
+				if bin2, _ := fromBin.AppendBinaryState(nil); !bytes.Equal(bin, bin2) {
+					t.Fatalf("%s after %d lines: the state file's bytes change when loaded and saved", f, cut)
+				}
+				if js, _ := fromBin.SaveState(); !bytes.Equal(js, st) {
+					t.Fatalf("%s after %d lines: from the state file, saved %s, want %s", f, cut, js, st)
+				}
+				if got := append(slices.Clone(before), mapEvents(t, fromBin, bytes.Join(lines[cut:], nil), cut+1)...); !slices.Equal(got, all) {
+					t.Fatalf("%s cut after %d lines, through the state file: events\n%s\nwant\n%s", f, cut, strings.Join(got, "\n"), strings.Join(all, "\n"))
+				}
+				if st4, _ := fromBin.SaveState(); !bytes.Equal(st4, end) {
+					t.Fatalf("%s cut after %d lines, through the state file: end state %s, want %s", f, cut, st4, end)
+				}
 			}
 		}
 	}
@@ -366,6 +388,11 @@ func TestState(t *testing.T) {
 	}
 	if st2, _ := again.SaveState(); !bytes.Equal(st, st2) {
 		t.Fatalf("saved %s, loaded and saved %s", st, st2)
+	}
+	for _, bad := range []string{"", "graft gemini-cli state 3\n", "graft gemini-cli state 3\n\x01\x00\x00\x00", "graft gemini-cli state 3\n" + strings.Repeat("\x00", 20) + "x"} {
+		if err := gemini.NewMapper(gemini.Config{}).LoadBinaryState([]byte(bad)); err == nil {
+			t.Errorf("LoadBinaryState(%q) took it", bad)
+		}
 	}
 	for _, bad := range []string{`{"v":3}`, `{"v":2,"list":"AAAA"}`, `{"v":2,"msgs":"AAAAAAAAAAAAAAAAAAAAAAM="}`, `{"v":2,"open":{"zz":"n"}}`} {
 		if err := gemini.NewMapper(gemini.Config{}).LoadState([]byte(bad)); err == nil {

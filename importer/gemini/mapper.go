@@ -77,6 +77,25 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	return nil
 }
 
+// AppendBinaryState implements importer.BinaryState: the state in its
+// third form (statefile.go), which the importer keeps in a file beside
+// the cursor.
+func (m *Mapper) AppendBinaryState(b []byte) ([]byte, error) {
+	return appendBinary(slices.Grow(b, binarySize(&m.st)), &m.st)
+}
+
+// LoadBinaryState implements importer.BinaryState. The mapper keeps
+// data's tables and reads them as lines ask (data must not change).
+func (m *Mapper) LoadBinaryState(data []byte) error {
+	m.reset()
+	st, err := loadBinary(data)
+	if err != nil {
+		return err
+	}
+	m.st = st
+	return nil
+}
+
 // record is any record of a session file; which one it is follows the
 // host's own test order (doc.go).
 type record struct {
@@ -364,15 +383,15 @@ func (m *Mapper) rewind(to string, l importer.Line, out *importer.Output) {
 	}
 	dropped := len(m.st.list) - k
 	for _, id := range m.st.list[k:] {
-		mk := m.st.msgs[id]
+		mk := m.st.mark(id)
 		mk.listed = false
-		m.st.msgs[id] = mk
+		m.st.setMark(id, mk)
 	}
 	m.st.list = m.st.list[:k]
 	for _, id := range m.st.list { // an id listed twice is still listed
-		mk := m.st.msgs[id]
+		mk := m.st.mark(id)
 		mk.listed = true
-		m.st.msgs[id] = mk
+		m.st.setMark(id, mk)
 	}
 	ev := event("", session.TypeSystem, system("rewind"))
 	ev.Text = fmt.Sprintf("%s rewound its conversation to before message %s: %d message(s) taken back (their events stay in this log)", Title, to, dropped)
@@ -428,25 +447,25 @@ func (m *Mapper) set(rec *record, out *importer.Output) {
 			continue
 		}
 		id := keyOf(list[k].ID)
-		if !m.st.msgs[id].present {
+		if !m.st.mark(id).present {
 			added++
 		}
 		m.message(&list[k], id, true, out)
 		ids = append(ids, id)
 	}
 	for _, id := range old {
-		mk := m.st.msgs[id]
+		mk := m.st.mark(id)
 		mk.listed = false
-		m.st.msgs[id] = mk
+		m.st.setMark(id, mk)
 	}
 	for _, id := range ids {
-		mk := m.st.msgs[id]
+		mk := m.st.mark(id)
 		mk.listed = true
-		m.st.msgs[id] = mk
+		m.st.setMark(id, mk)
 	}
 	dropped := 0
 	for _, id := range old {
-		if !m.st.msgs[id].listed {
+		if !m.st.mark(id).listed {
 			dropped++
 		}
 	}
@@ -476,14 +495,14 @@ func digest(s string) [digestSize]byte {
 // history, so a message it did not have before is the host's, not the
 // person's).
 func (m *Mapper) message(rec *record, id key, viaSet bool, out *importer.Output) {
-	mk := m.st.msgs[id]
+	mk := m.st.mark(id)
 	fresh := !mk.present
 	mk.present = true
 	if !viaSet && !mk.listed {
 		m.st.list = append(m.st.list, id)
 		mk.listed = true
 	}
-	defer func() { m.st.msgs[id] = mk }()
+	defer func() { m.st.setMark(id, mk) }()
 	ps, err := m.parts(rec.Content)
 	if err != nil {
 		out.Malformed(fmt.Errorf("message %s content: %w", rec.ID, err))
@@ -727,7 +746,7 @@ func (m *Mapper) todos(rec *record, id string, args json.RawMessage, out *import
 // functionResponse the host sends back as a user message.
 func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out *importer.Output) {
 	k := keyOf(id)
-	if _, done := m.st.done[k]; done {
+	if m.st.isDone(k) {
 		if status == "" {
 			out.Skip("functionResponse (copy of a tool call's result)")
 		}
@@ -745,7 +764,7 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 		tool = name
 	}
 	delete(m.st.open, k)
-	m.st.done[k] = struct{}{}
+	m.st.setDone(k)
 	var texts []string
 	failed := false
 	for _, fr := range frs {

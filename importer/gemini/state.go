@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 )
 
@@ -19,8 +21,9 @@ import (
 // each id as its key, the first 16 bytes of the id's SHA-256, in maps of
 // values without pointers (the garbage collector does not scan them), and
 // a done call without its tool name (a name is read only for a result
-// still owed). Saved, it is StateVersion's compact form: each table one
-// base64 string of fixed-size entries.
+// still owed). Saved in a cursor, it was StateVersion's compact form:
+// each table one base64 string of entries; the importer now keeps it in
+// a state file, the third form (statefile.go, doc.go).
 
 // StateVersion is the "v" of the state SaveState writes. A state without
 // one is the first form (JSON maps of the ids themselves: "msgs", "list",
@@ -66,28 +69,119 @@ func (mk *mark) sameText(d [digestSize]byte) bool { return mk.has == hasDigest &
 func (mk *mark) setText(d [digestSize]byte) { mk.text, mk.has = d, hasDigest }
 
 // mapState is what Mapper remembers across lines (the cursor's state).
+// A state read from its file (the third form, loadBinary) is not decoded
+// into maps: its marks and its done calls stay in the file's sorted tables
+// (base, baseDone), searched by key when a line asks, and what later lines
+// change goes into the maps, which win over the tables. A follow of one
+// turn on a long session decodes a few entries, not all of them.
 type mapState struct {
 	msgs map[key]mark
+	base table
 	// list is the host's message list now, in order.
 	list []key
-	// done are the tool calls whose result was imported; open the calls
-	// imported without one yet, with their tool name.
-	done map[key]struct{}
-	open map[key]string
-	told []string
+	// done are the tool calls whose result was imported (with baseDone);
+	// open the calls imported without one yet, with their tool name.
+	done     map[key]struct{}
+	baseDone table
+	open     map[key]string
+	told     []string
 }
 
 func newState() mapState {
-	return mapState{msgs: map[key]mark{}, done: map[key]struct{}{}, open: map[key]string{}}
+	return mapState{msgs: map[key]mark{}, done: map[key]struct{}{}, open: map[key]string{},
+		base: table{size: markSize}, baseDone: table{size: len(key{})}}
 }
+
+// mark is what was imported of message id k.
+func (st *mapState) mark(k key) mark {
+	if mk, ok := st.msgs[k]; ok {
+		return mk
+	}
+	if e, ok := st.base.find(k); ok {
+		return decodeMark(e)
+	}
+	return mark{}
+}
+
+func (st *mapState) setMark(k key, mk mark) { st.msgs[k] = mk }
+
+// isDone reports whether the result of call k was imported.
+func (st *mapState) isDone(k key) bool {
+	if _, ok := st.done[k]; ok {
+		return true
+	}
+	_, ok := st.baseDone.find(k)
+	return ok
+}
+
+func (st *mapState) setDone(k key) { st.done[k] = struct{}{} }
 
 // hasCall reports whether call id k was imported.
 func (st *mapState) hasCall(k key) bool {
-	if _, ok := st.done[k]; ok {
+	if st.isDone(k) {
 		return true
 	}
 	_, ok := st.open[k]
 	return ok
+}
+
+// table is a state file's table: entries of size bytes, each starting
+// with its key, sorted by key, no key twice.
+type table struct {
+	raw  []byte
+	size int
+}
+
+func (t table) len() int { return len(t.raw) / t.size }
+
+// find is the entry of key k.
+func (t table) find(k key) ([]byte, bool) {
+	j, ok := sort.Find(t.len(), func(j int) int { return bytes.Compare(k[:], t.raw[j*t.size:j*t.size+len(key{})]) })
+	if !ok {
+		return nil, false
+	}
+	return t.raw[j*t.size : (j+1)*t.size], true
+}
+
+// eachMark calls fn with every mark, the table's and the map's merged,
+// in key order.
+func (st *mapState) eachMark(fn func(k key, mk mark)) {
+	keys := sortedKeys(st.msgs)
+	mergeTable(st.base, keys, func(k key) { fn(k, st.msgs[k]) }, func(e []byte) {
+		for ; len(e) > 0; e = e[markSize:] {
+			fn(key(e[:len(key{})]), decodeMark(e[:markSize]))
+		}
+	})
+}
+
+// eachDone calls fn with the key of every call done, in order.
+func (st *mapState) eachDone(fn func(k key)) {
+	mergeTable(st.baseDone, sortedKeys(st.done), fn, func(e []byte) {
+		for ; len(e) > 0; e = e[len(key{}):] {
+			fn(key(e[:len(key{})]))
+		}
+	})
+}
+
+// mergeTable walks t and the sorted keys together: runs of t's entries
+// that no key replaces go to entries (whole, as they are), each key to
+// over, in place of t's entry of the same key.
+func mergeTable(t table, keys []key, over func(k key), entries func(run []byte)) {
+	rest := t.raw
+	for _, k := range keys {
+		j, found := sort.Find(len(rest)/t.size, func(j int) int { return bytes.Compare(k[:], rest[j*t.size:j*t.size+len(key{})]) })
+		if j > 0 {
+			entries(rest[:j*t.size])
+		}
+		rest = rest[j*t.size:]
+		if found {
+			rest = rest[t.size:]
+		}
+		over(k)
+	}
+	if len(rest) > 0 {
+		entries(rest)
+	}
 }
 
 // savedState is the JSON of a state: the second form's fields ([]byte is
@@ -114,10 +208,9 @@ func appendState(b []byte, st *mapState) ([]byte, error) {
 	var raw []byte
 	if n := presentMarks(st); n > 0 {
 		raw = make([]byte, 0, n*(len(key{})+1+digestSize+1))
-		for _, k := range sortedKeys(st.msgs) {
-			mk := st.msgs[k]
+		st.eachMark(func(k key, mk mark) {
 			if !mk.present {
-				continue
+				return
 			}
 			raw = append(raw, k[:]...)
 			raw = append(raw, mk.has)
@@ -125,7 +218,7 @@ func appendState(b []byte, st *mapState) ([]byte, error) {
 				raw = append(raw, mk.text[:]...)
 			}
 			raw = binary.AppendVarint(raw, int64(mk.thoughts))
-		}
+		})
 		b = appendBase64(b, "msgs", raw)
 	}
 	if len(st.list) > 0 {
@@ -135,11 +228,9 @@ func appendState(b []byte, st *mapState) ([]byte, error) {
 		}
 		b = appendBase64(b, "list", raw)
 	}
-	if len(st.done) > 0 {
+	if len(st.done)+st.baseDone.len() > 0 {
 		raw = raw[:0]
-		for _, k := range sortedKeys(st.done) {
-			raw = append(raw, k[:]...)
-		}
+		st.eachDone(func(k key) { raw = append(raw, k[:]...) })
 		b = appendBase64(b, "calls", raw)
 	}
 	var err error
@@ -169,11 +260,11 @@ func appendState(b []byte, st *mapState) ([]byte, error) {
 
 func presentMarks(st *mapState) int {
 	n := 0
-	for _, mk := range st.msgs {
+	st.eachMark(func(_ key, mk mark) {
 		if mk.present {
 			n++
 		}
-	}
+	})
 	return n
 }
 
@@ -327,7 +418,8 @@ func loadFirstForm(st *mapState, raw []byte) error {
 }
 
 // listed marks the ids of st.list as listed, and only them: an id of the
-// list no message was imported of gets a mark that is not present.
+// list no message was imported of gets a mark that is not present. It is
+// for a state read from JSON, whose marks are all in st.msgs.
 func (st *mapState) listed() {
 	for k, mk := range st.msgs {
 		if mk.listed {
@@ -351,17 +443,7 @@ func sortedKeys[V any](m map[key]V) []key {
 	return keys
 }
 
-func compareKeys(a, b *key) int {
-	for j := range a {
-		if a[j] != b[j] {
-			if a[j] < b[j] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
+func compareKeys(a, b *key) int { return bytes.Compare(a[:], b[:]) }
 
 func appendStrings(b []byte, ss []string) ([]byte, error) {
 	b = append(b, '[')
@@ -395,7 +477,7 @@ func appendString(b []byte, s string) ([]byte, error) {
 
 // stateSize is about the size of st's JSON, to make its buffer once.
 func stateSize(st *mapState) int {
-	n := 64 + (len(st.msgs)*(len(key{})+2+digestSize)+(len(st.list)+len(st.done))*len(key{}))*4/3
+	n := 64 + ((len(st.msgs)+st.base.len())*(len(key{})+2+digestSize)+(len(st.list)+len(st.done)+st.baseDone.len())*len(key{}))*4/3
 	for _, name := range st.open {
 		n += 2*len(key{}) + len(name) + 6
 	}
