@@ -158,11 +158,10 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 	}
 	var off int64
 	var lines0 int
-	var state []byte
 	cur, err := importer.LoadCursor(o.Store.FS, o.Home, b.Session)
 	switch {
 	case err == nil:
-		off, lines0, state = cur.Offset, cur.Lines, cur.State
+		off, lines0 = cur.Offset, cur.Lines
 	case !errors.Is(err, importer.ErrNoCursor):
 		return err
 	}
@@ -187,7 +186,12 @@ func noteStray(o *FollowOptions, b *Binding, res *FollowResult, path, target str
 		return err
 	}
 	m := a.Mapper()
-	if err := m.LoadState(state); err != nil {
+	if cur != nil {
+		err = cur.RestoreState(o.Store.FS, o.Home, m)
+	} else {
+		err = m.LoadState(nil)
+	}
+	if err != nil {
 		return fmt.Errorf("hosts: %s importer state of %s: %w", o.Host, b.Session, err)
 	}
 	humans := 0

@@ -2,6 +2,8 @@ package importer
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +24,37 @@ var FullCheckBelow int64 = 8 << 20
 // and compares before trusting the saved hash state (see Cursor.HashState).
 const TailCheckBytes = 4096
 
-// CursorVersion is the version of the cursor file format (see doc.go).
-const CursorVersion = 1
+// CursorVersion is the version of the cursor file format (see doc.go): 2
+// for a cursor that names a state file, 1 for one that does not (the
+// form every cursor had before); LoadCursor reads both.
+const CursorVersion = 2
+
+// cursorVersionInline is the version of a cursor whose mapper's state, if
+// any, is in the cursor itself.
+const cursorVersionInline = 1
+
+// BinaryState is a Mapper whose state the cursor keeps in a file of its
+// own beside it, imports/<id>.state (doc.go), instead of JSON inside the
+// cursor: a state that grows with the session (Gemini CLI's holds every
+// message and call id) costs no JSON decoding, encoding or indenting per
+// run. The importer calls these in place of SaveState and LoadState.
+type BinaryState interface {
+	// AppendBinaryState appends the state to b. The same state must give
+	// the same bytes (an unchanged state file is not written again).
+	AppendBinaryState(b []byte) ([]byte, error)
+	// LoadBinaryState restores a state AppendBinaryState wrote; the
+	// mapper may keep data, which is not changed after.
+	LoadBinaryState(data []byte) error
+}
+
+// StateFile is what a cursor says of its state file: its name in
+// imports/ (<id>.state, nothing else is read), size and hex SHA-256. A
+// file missing or that does not match is ErrStateFile.
+type StateFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
 
 // Cursor is how far an import into one session got: the content of
 // $GRAFT_HOME/imports/<id>.json. doc.go specifies every field.
@@ -53,8 +84,16 @@ type Cursor struct {
 
 	LastSeq  int64             `json:"lastSeq"`
 	Settings map[string]string `json:"settings,omitempty"`
-	State    json.RawMessage   `json:"state,omitempty"`
-	Updated  string            `json:"updated"`
+	// StateFile names the file that holds the mapper's state (a
+	// BinaryState mapper; State is then empty). It comes before State:
+	// encodeCursor puts State just before Updated.
+	StateFile *StateFile      `json:"stateFile,omitempty"`
+	State     json.RawMessage `json:"state,omitempty"`
+	Updated   string          `json:"updated"`
+
+	// binState is the state file's content: what SaveCursor writes, what
+	// readStateFile read.
+	binState []byte
 }
 
 // encodeCursor is json.MarshalIndent(c, "", "  ") and a newline, to the
@@ -100,6 +139,11 @@ func ImportsDir(home string) string { return filepath.Join(home, "imports") }
 // CursorPath is the cursor file of session id.
 func CursorPath(home, id string) string { return filepath.Join(ImportsDir(home), id+".json") }
 
+// StatePath is the state file of session id's cursor (BinaryState).
+func StatePath(home, id string) string { return filepath.Join(ImportsDir(home), stateName(id)) }
+
+func stateName(id string) string { return id + ".state" }
+
 // LoadCursor reads the cursor of session id. A missing file is ErrNoCursor;
 // a file that does not decode, or names another session or version, is
 // ErrCursor with the path.
@@ -129,8 +173,11 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrCursor, path, err)
 	}
-	if c.Version != CursorVersion {
-		return nil, fmt.Errorf("%w %s: version %d, this graft reads version %d", ErrCursor, path, c.Version, CursorVersion)
+	if c.Version != CursorVersion && c.Version != cursorVersionInline {
+		return nil, fmt.Errorf("%w %s: version %d, this graft reads versions %d and %d", ErrCursor, path, c.Version, cursorVersionInline, CursorVersion)
+	}
+	if c.StateFile != nil && (c.Version != CursorVersion || c.StateFile.Name != stateName(id) || len(c.State) > 0) {
+		return nil, fmt.Errorf("%w %s: version %d, state file %q beside a state of %d bytes: want version %d, %q and no state", ErrCursor, path, c.Version, c.StateFile.Name, len(c.State), CursorVersion, stateName(id))
 	}
 	if c.Session != id {
 		return nil, fmt.Errorf("%w %s: it is the cursor of session %q, not %q", ErrCursor, path, c.Session, id)
@@ -142,15 +189,39 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 }
 
 // SaveCursor replaces the cursor file atomically (temp file, fsync, rename,
-// fsync of the directory), creating imports/ with mode 0700 if needed.
+// fsync of the directory), creating imports/ with mode 0700 if needed. It
+// writes the cursor with its state in it (State, version 1): the state
+// file of a BinaryState mapper is written by Run and Seed.
 func SaveCursor(fsys vfs.FS, home string, c *Cursor) error {
+	c.binState = nil
+	return saveCursor(fsys, home, c, nil)
+}
+
+// saveCursor is SaveCursor. A cursor with a state (binState) has its
+// state file replaced first, the same way, so that the cursor never names
+// a state file that is not durable; it is not written again when prev,
+// the state file on disk, has the same size and digest. A crash between
+// the two leaves the old cursor and the new state file: they do not
+// match, and the next run reads the source again (doc.go).
+func saveCursor(fsys vfs.FS, home string, c *Cursor, prev *StateFile) error {
 	if err := session.ValidID(c.Session); err != nil {
 		return err
 	}
 	if err := vfs.MkdirAllDurable(fsys, ImportsDir(home), session.DirMode); err != nil {
 		return fmt.Errorf("importer: creating %s: %w", ImportsDir(home), err)
 	}
-	c.Version = CursorVersion
+	c.Version, c.StateFile = cursorVersionInline, nil
+	if c.binState != nil {
+		sum := sha256.Sum256(c.binState)
+		sf := &StateFile{Name: stateName(c.Session), Size: int64(len(c.binState)), SHA256: hex.EncodeToString(sum[:])}
+		if prev == nil || *prev != *sf {
+			path := StatePath(home, c.Session)
+			if err := fsys.WriteFileAtomic(path, c.binState, session.FileMode); err != nil {
+				return fmt.Errorf("importer: writing the cursor's state file %s: %w", path, err)
+			}
+		}
+		c.Version, c.StateFile, c.State = CursorVersion, sf, nil
+	}
 	data, err := encodeCursor(c)
 	if err != nil {
 		return fmt.Errorf("importer: encoding cursor of %s: %w", c.Session, err)
@@ -158,6 +229,64 @@ func SaveCursor(fsys vfs.FS, home string, c *Cursor) error {
 	path := CursorPath(home, c.Session)
 	if err := fsys.WriteFileAtomic(path, data, session.FileMode); err != nil {
 		return fmt.Errorf("importer: writing cursor %s: %w", path, err)
+	}
+	return nil
+}
+
+// readStateFile reads the state file c names and checks it against c: a
+// file missing, of another size or another digest is ErrStateFile.
+func readStateFile(fsys vfs.FS, home string, c *Cursor) ([]byte, error) {
+	sf := c.StateFile
+	path := StatePath(home, c.Session)
+	f, err := fsys.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s is missing", ErrStateFile, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("importer: opening the cursor's state file %s: %w", path, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		err = fmt.Errorf("importer: reading the cursor's state file %s: %w", path, err)
+	}
+	if cerr := f.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("importer: closing the cursor's state file %s: %w", path, cerr))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != sf.Size {
+		return nil, fmt.Errorf("%w: %s is %d bytes, the cursor %s says %d", ErrStateFile, path, len(data), CursorPath(home, c.Session), sf.Size)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != sf.SHA256 {
+		return nil, fmt.Errorf("%w: %s has sha256 %x, the cursor %s says %s", ErrStateFile, path, sum, CursorPath(home, c.Session), sf.SHA256)
+	}
+	return data, nil
+}
+
+// RestoreState gives m the state c holds: the state file's (read and
+// checked here when readStateFile has not read it) or the state in c.
+// A state that does not decode is ErrCursor.
+func (c *Cursor) RestoreState(fsys vfs.FS, home string, m Mapper) error {
+	if c.StateFile == nil {
+		if err := m.LoadState(c.State); err != nil {
+			return fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(home, c.Session), err)
+		}
+		return nil
+	}
+	bm, ok := m.(BinaryState)
+	if !ok {
+		return fmt.Errorf("%w %s: it names a state file, which the %s importer does not read", ErrCursor, CursorPath(home, c.Session), m.Format())
+	}
+	if c.binState == nil {
+		data, err := readStateFile(fsys, home, c)
+		if err != nil {
+			return err
+		}
+		c.binState = data
+	}
+	if err := bm.LoadBinaryState(c.binState); err != nil {
+		return fmt.Errorf("%w %s: state file %s: %v", ErrCursor, CursorPath(home, c.Session), StatePath(home, c.Session), err)
 	}
 	return nil
 }

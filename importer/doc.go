@@ -11,7 +11,7 @@
 // The cursor is replaced atomically (vfs WriteFileAtomic: temp file, fsync,
 // rename, fsync of the directory). It is one JSON object:
 //
-//	version       1
+//	version       1, or 2 with a state file
 //	format        a host's name in the registry: the importer that wrote it
 //	session       <id>
 //	source        absolute path of the transcript
@@ -29,11 +29,31 @@
 //	              whole prefix check or the first import); optional
 //	lastSeq       the session's last seq once those lines were appended
 //	settings      options that shape the mapping (keepThinking, parentSession)
-//	state         the importer's memory across lines: tool calls still
-//	              waiting for their result (their tool name, the sub-agent);
-//	              Codex: whether the rollout has shown a user message's twin,
-//	              and a user message held until the next line (codex/doc.go)
+//	stateFile     version 2 only: {"name": "<id>.state", "size", "sha256"
+//	              (hex)}, the state file that holds the importer's state
+//	state         version 1 only: the importer's memory across lines: tool
+//	              calls still waiting for their result (their tool name, the
+//	              sub-agent); Codex: whether the rollout has shown a user
+//	              message's twin, and a user message held until the next
+//	              line (codex/doc.go)
 //	updated       RFC 3339 time of the write
+//
+// Version 1 is a cursor with its importer's state in it (JSON), version 2
+// one whose importer keeps its state in a file of its own (BinaryState:
+// Gemini CLI's, whose state holds every message and call id, gemini/doc.go),
+// which it names:
+//
+//	imports/<id>.state       binary, the importer's; mode 0600
+//
+// A run reads both versions and writes the one its importer keeps. The
+// state file is replaced atomically as the cursor is, before it, and only
+// when its bytes changed; a run that finds it missing or not the size and
+// sha256 its cursor names (a crash between the two writes, a file changed
+// by hand: ErrStateFile) warns, sets the cursor aside and reads the source
+// again from its first line, checking the session's events against it as
+// with no cursor (step 4); a state file that matches but does not decode is
+// ErrCursor, as a cursor that does not decode is. A cursor that does not
+// decode or names another file is ErrCursor.
 //
 // # A run
 //

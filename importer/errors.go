@@ -6,9 +6,13 @@ import "errors"
 // them with the session, the source and the numbers that disagree.
 var (
 	// Opening.
-	ErrBusy         = errors.New("importer: another import into this session is running")
-	ErrNoCursor     = errors.New("importer: no import cursor")
-	ErrCursor       = errors.New("importer: unreadable import cursor")
+	ErrBusy     = errors.New("importer: another import into this session is running")
+	ErrNoCursor = errors.New("importer: no import cursor")
+	ErrCursor   = errors.New("importer: unreadable import cursor")
+	// ErrStateFile: the cursor's state file is missing or is not the one
+	// the cursor names (a crash between writing it and the cursor): Run
+	// sets the cursor aside, with a warning, and reads the source again.
+	ErrStateFile    = errors.New("importer: the import cursor's state file does not match it")
 	ErrFormat       = errors.New("importer: cursor was written by another importer")
 	ErrSettings     = errors.New("importer: import settings differ from the ones the cursor was written with")
 	ErrNotRegular   = errors.New("importer: source is not a regular file")

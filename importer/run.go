@@ -156,6 +156,9 @@ type run struct {
 	verified int64
 	// cur is the cursor this run resumed from (nil: none).
 	cur *Cursor
+	// stateFile is the cursor's state file on disk, as this run read or
+	// wrote it (nil: none, or not known).
+	stateFile *StateFile
 }
 
 func (r *run) do() (_ *Summary, err error) {
@@ -178,6 +181,22 @@ func (r *run) do() (_ *Summary, err error) {
 		}
 		if !maps.Equal(cur.Settings, r.m.Settings()) {
 			return nil, fmt.Errorf("%w: session %s was imported with %v, this run asks for %v; re-import with the same options or into a new session id", ErrSettings, r.o.ID, cur.Settings, r.m.Settings())
+		}
+	}
+	if cur != nil && cur.StateFile != nil {
+		data, err := readStateFile(r.st.FS, r.o.Home, cur)
+		switch {
+		case errors.Is(err, ErrStateFile):
+			// A crash between the state file and its cursor, or a file
+			// changed by hand: the state can be had again only from the
+			// source. The session's events are checked against it.
+			r.sum.warn("%v; the cursor is set aside: %s is read again from its first line and the session's events are checked against it", err, src)
+			cur = nil
+		case err != nil:
+			return nil, err
+		default:
+			cur.binState = data
+			r.stateFile = cur.StateFile
 		}
 	}
 	r.cur = cur
@@ -295,8 +314,8 @@ func (r *run) openSource(cur *Cursor) error {
 		return vfs.CloseAfter(f, err)
 	}
 	if resumed {
-		if err := r.m.LoadState(cur.State); err != nil {
-			return vfs.CloseAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
+		if err := cur.RestoreState(r.st.FS, r.o.Home, r.m); err != nil {
+			return vfs.CloseAfter(f, err)
 		}
 		r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 		return nil
@@ -314,8 +333,8 @@ func (r *run) openSource(cur *Cursor) error {
 	if cur.Source != r.src || cur.Device != r.dev || cur.Inode != r.ino {
 		r.sum.warn("source identity changed since the last import (%s dev %d inode %d, now %s dev %d inode %d); its first %d bytes are unchanged, continuing", cur.Source, cur.Device, cur.Inode, r.src, r.dev, r.ino, cur.Offset)
 	}
-	if err := r.m.LoadState(cur.State); err != nil {
-		return vfs.CloseAfter(f, fmt.Errorf("%w %s: state: %v", ErrCursor, CursorPath(r.o.Home, r.o.ID), err))
+	if err := cur.RestoreState(r.st.FS, r.o.Home, r.m); err != nil {
+		return vfs.CloseAfter(f, err)
 	}
 	r.pos, r.lines, r.lastUUID = cur.Offset, cur.Lines, cur.LastUUID
 	return nil
@@ -627,7 +646,7 @@ func (r *run) unchanged() bool {
 }
 
 func (r *run) saveCursor() error {
-	state, err := r.m.SaveState()
+	state, bin, err := saveState(r.m)
 	if err != nil {
 		return fmt.Errorf("importer: saving %s importer state of %s: %w", r.m.Format(), r.o.ID, err)
 	}
@@ -656,9 +675,28 @@ func (r *run) saveCursor() error {
 		LastSeq:        r.lastSeq,
 		Settings:       r.m.Settings(),
 		State:          state,
+		binState:       bin,
 		Updated:        r.st.Now().UTC().Format(time.RFC3339Nano),
 	}
-	return SaveCursor(r.st.FS, r.o.Home, c)
+	if err := saveCursor(r.st.FS, r.o.Home, c, r.stateFile); err != nil {
+		r.stateFile = nil // which of the two is on disk is not known
+		return err
+	}
+	r.stateFile = c.StateFile
+	return nil
+}
+
+// saveState is m's state: its binary form (BinaryState), or its JSON.
+func saveState(m Mapper) (json.RawMessage, []byte, error) {
+	if bm, ok := m.(BinaryState); ok {
+		bin, err := bm.AppendBinaryState(nil)
+		if err == nil && bin == nil {
+			bin = []byte{}
+		}
+		return nil, bin, err
+	}
+	state, err := m.SaveState()
+	return state, nil, err
 }
 
 func (r *run) sizeNow() int64 {

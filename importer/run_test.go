@@ -219,7 +219,7 @@ func TestCursorRecordsConsumedPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Cursor{
-		Version: CursorVersion, Format: "test-lines", Session: "s", Source: f.src,
+		Version: cursorVersionInline, Format: "test-lines", Session: "s", Source: f.src,
 		Device: uint64(st.Dev), Inode: uint64(st.Ino), Size: int64(len(content)),
 		Offset: 4, Lines: 2, LastUUID: "u2", PrefixSHA256: hex.EncodeToString(sum[:]),
 		HashState: state, TailSHA256: hex.EncodeToString(sum[:]), VerifiedOffset: 4,
@@ -582,7 +582,13 @@ func TestLoadCursorRefuses(t *testing.T) {
 		{"negative offset", func(c map[string]any) { c["offset"] = -1 }, "negative offset"},
 		{"negative lines", func(c map[string]any) { c["lines"] = -2 }, "negative offset"},
 		{"negative last seq", func(c map[string]any) { c["lastSeq"] = -3 }, "negative offset"},
-		{"another version", func(c map[string]any) { c["version"] = 2 }, "version 2"},
+		{"another version", func(c map[string]any) { c["version"] = 3 }, "version 3"},
+		{"a state file in version 1", func(c map[string]any) {
+			c["stateFile"] = map[string]any{"name": "s.state", "size": 1, "sha256": "00"}
+		}, "state file"},
+		{"a state file of another name", func(c map[string]any) {
+			c["version"], c["stateFile"], c["state"] = 2, map[string]any{"name": "../s.state", "size": 1, "sha256": "00"}, nil
+		}, "state file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var m map[string]any

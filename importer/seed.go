@@ -69,7 +69,7 @@ func Seed(st *session.Store, home, id, path string, dev, ino uint64, data []byte
 	if err != nil {
 		return fmt.Errorf("importer: seeding the cursor of %s: %w", id, err)
 	}
-	state, err := m.SaveState()
+	state, bin, err := saveState(m)
 	if err != nil {
 		return fmt.Errorf("importer: saving %s importer state of %s: %w", m.Format(), id, err)
 	}
@@ -79,7 +79,7 @@ func Seed(st *session.Store, home, id, path string, dev, ino uint64, data []byte
 	if err != nil {
 		return fmt.Errorf("importer: seeding the cursor of %s: %w", id, err)
 	}
-	return SaveCursor(st.FS, home, &Cursor{
+	return saveCursor(st.FS, home, &Cursor{
 		HashState:      hashState,
 		TailSHA256:     tail,
 		VerifiedOffset: int64(len(data)),
@@ -96,6 +96,7 @@ func Seed(st *session.Store, home, id, path string, dev, ino uint64, data []byte
 		LastSeq:        lastSeq,
 		Settings:       m.Settings(),
 		State:          state,
+		binState:       bin,
 		Updated:        st.Now().UTC().Format(time.RFC3339Nano),
-	})
+	}, nil)
 }

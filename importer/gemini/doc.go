@@ -47,7 +47,7 @@
 // Format "gemini-cli". The mapper keeps the host's list by id (its state:
 // what was imported of each id, the list's ids in order, the tool calls
 // and whether their result came; each id as the first 16 bytes of its
-// SHA-256, saved as base64 tables, state.go), so a message is imported once, a
+// SHA-256, state.go), so a message is imported once, a
 // message written again yields only what it gained (a tool call, its
 // result, a changed text: assistant/message with meta "revises"), and a
 // list that $set repeats yields nothing. graft's log is append-only, so a
@@ -90,4 +90,29 @@
 //	not JSON                    malformed: reported with its line number, skipped
 //
 // Every event of a message keeps meta "uuid" (the message id).
+//
+// # State
+//
+// The importer keeps the mapper's state in the cursor's state file
+// (importer.BinaryState, imports/<id>.state; importer/doc.go), the third
+// form, little-endian:
+//
+//	"graft gemini-cli state 3\n"
+//	marks    uint32 n, n entries of 29 bytes sorted by key: key (16), flags
+//	         (bits 0-1: 0 no text imported, 1 a digest, 2 a text that is no
+//	         digest; bit 2 a message was imported; bit 3 listed now), the
+//	         text's digest (8, the first of its SHA-256; zeros without one),
+//	         thoughts imported (int32)
+//	list     uint32 n, n keys (16) in the host's order
+//	calls    uint32 n, n keys (16) sorted: the calls whose result was imported
+//	open     uint32 n, n of key (16), uvarint length, tool name: calls without
+//	         their result yet, sorted by key
+//	told     uint32 n, n of uvarint length, text: unknown shapes warned of
+//
+// A key is the first 16 bytes of the id's SHA-256. A run searches the
+// sorted tables where they lie and decodes only the entries the new lines
+// ask about; its save copies the runs no line changed. A cursor of version
+// 1 holds the state as JSON, which is still read: the second form
+// ({"v":2}, each table one base64 string of the same kind of entries,
+// variable-size) and the first (no "v": maps of the ids themselves).
 package gemini
