@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/graft-project/graft/importer"
-	"github.com/graft-project/graft/vfs"
 )
 
 // GeminiHookBench runs graft hook gemini on a Gemini CLI session file in a
@@ -164,17 +163,4 @@ func (h *GeminiHookBench) Run(event string) (time.Duration, error) {
 	return pr.Wall, nil
 }
 
-func (h *GeminiHookBench) check() error {
-	fi, err := os.Stat(h.Transcript)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	cur, err := importer.LoadCursor(vfs.Default, h.Dirs.Graft, h.Session)
-	if err != nil {
-		return err
-	}
-	if cur.Offset != fi.Size() {
-		return fmt.Errorf("bench: the import cursor of %s is at byte %d of %d: the hook did not follow the session file to its end", h.Session, cur.Offset, fi.Size())
-	}
-	return nil
-}
+func (h *GeminiHookBench) check() error { return followedToEnd(h.Transcript, h.Dirs.Graft, h.Session) }

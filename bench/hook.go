@@ -464,17 +464,21 @@ func (h *HookBench) run() (time.Duration, error) {
 	return pr.Wall, nil
 }
 
-func (h *HookBench) check() error {
-	fi, err := os.Stat(h.Transcript)
+func (h *HookBench) check() error { return followedToEnd(h.Transcript, h.Dirs.Graft, h.Session) }
+
+// followedToEnd checks that the import cursor of session in home is at
+// the end of transcript: the hook followed it all.
+func followedToEnd(transcript, home, session string) error {
+	fi, err := os.Stat(transcript)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	cur, err := importer.LoadCursor(vfs.Default, h.Dirs.Graft, h.Session)
+	cur, err := importer.LoadCursor(vfs.Default, home, session)
 	if err != nil {
 		return err
 	}
 	if cur.Offset != fi.Size() {
-		return fmt.Errorf("bench: the import cursor of %s is at byte %d of %d: the hook did not follow the transcript to its end", h.Session, cur.Offset, fi.Size())
+		return fmt.Errorf("bench: the import cursor of %s is at byte %d of %d: the hook did not follow %s to its end", session, cur.Offset, fi.Size(), transcript)
 	}
 	return nil
 }

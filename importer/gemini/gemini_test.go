@@ -332,20 +332,8 @@ func TestState(t *testing.T) {
 		}
 	}
 
-	v1, err := os.ReadFile("testdata/state-v1.json-lines")
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, l := range bytes.Split(bytes.TrimSpace(v1), []byte("\n")) {
-		var c struct {
-			File  string          `json:"file"`
-			Lines int             `json:"lines"`
-			State json.RawMessage `json:"state"`
-		}
-		if err := json.Unmarshal(l, &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range firstFormStates(t) {
 		data, err := os.ReadFile(c.File)
 		if err != nil {
 			t.Fatal(err)
@@ -399,4 +387,29 @@ func TestState(t *testing.T) {
 			t.Errorf("LoadState(%s) took it", bad)
 		}
 	}
+}
+
+// firstFormState is one line of testdata/state-v1.json-lines: the state,
+// in its first form, of an import of file's first lines.
+type firstFormState struct {
+	File  string          `json:"file"`
+	Lines int             `json:"lines"`
+	State json.RawMessage `json:"state"`
+}
+
+func firstFormStates(t *testing.T) []firstFormState {
+	t.Helper()
+	v1, err := os.ReadFile("testdata/state-v1.json-lines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []firstFormState
+	for _, l := range bytes.Split(bytes.TrimSpace(v1), []byte("\n")) {
+		var c firstFormState
+		if err := json.Unmarshal(l, &c); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
 }

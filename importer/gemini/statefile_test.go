@@ -130,15 +130,7 @@ func TestOlderCursorsGoOn(t *testing.T) {
 		n := len(bytes.Split(mustRead(t, file), []byte("\n")))
 		olds = append(olds, old{file, n / 3, nil}, old{file, 2 * n / 3, nil})
 	}
-	for _, l := range bytes.Split(bytes.TrimSpace(mustRead(t, "testdata/state-v1.json-lines")), []byte("\n")) {
-		var c struct {
-			File  string          `json:"file"`
-			Lines int             `json:"lines"`
-			State json.RawMessage `json:"state"`
-		}
-		if err := json.Unmarshal(l, &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range firstFormStates(t) {
 		olds = append(olds, old{c.File, c.Lines, c.State})
 	}
 	for _, o := range olds {
