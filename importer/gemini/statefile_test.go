@@ -262,11 +262,14 @@ func TestStateFileMismatch(t *testing.T) {
 	}
 	m["version"] = importer.CursorVersion
 	m["stateFile"] = map[string]any{"name": "g.state", "size": len(bad), "sha256": sha256Hex(bad)}
-	raw, _ = json.Marshal(m)
+	var err error
+	if raw, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(importer.CursorPath(f.home, "g"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := gemini.Import(gemini.Options{Store: f.st, Home: f.home, Path: f.path, ID: "g"})
+	_, err = gemini.Import(gemini.Options{Store: f.st, Home: f.home, Path: f.path, ID: "g"})
 	if !errors.Is(err, importer.ErrCursor) || !strings.Contains(err.Error(), "g.state") {
 		t.Fatalf("a state file that does not decode: %v, want ErrCursor naming it", err)
 	}
