@@ -250,6 +250,9 @@ func editSymbols(name string, input json.RawMessage) []string {
 // outcome (package-manager chatter).
 func noiseLine(l string) bool {
 	t := strings.TrimSpace(l)
+	if t == ", stderr:" {
+		return true // the end of Codex's "failed in sandbox … stdout: …", no stderr
+	}
 	if len(t) > 40 {
 		t = t[:40] // every prefix below is shorter
 	}
@@ -307,10 +310,15 @@ func keyLines(out string, ok bool) []string {
 	}
 	pick := map[int]bool{len(lines) - 1: true}
 	if !ok {
-		for k, l := range lines {
-			if isErrorLine(l) {
+		// Line 0 is kept anyway (often a wrapper's: Codex's "failed in
+		// sandbox … stdout: …"); the error is looked for past it, a line
+		// that names one (pytest's "E " line, "TypeError: …") before one
+		// that merely holds an error word (a quoted source line).
+		if k := firstLine1(lines, namesError); k > 0 {
+			pick[k] = true
+		} else if !isErrorLine(lines[0]) {
+			if k := firstLine1(lines, isErrorLine); k > 0 {
 				pick[k] = true
-				break
 			}
 		}
 		pick[0] = true
@@ -338,6 +346,47 @@ func keyLines(out string, ok bool) []string {
 		outLines = outLines[len(outLines)-maxKeyLines:]
 	}
 	return outLines
+}
+
+// firstLine1 is the index of the first of lines past line 0 that is
+// true for f, 0 when none is.
+func firstLine1(lines []string, f func(string) bool) int {
+	for k := 1; k < len(lines); k++ {
+		if f(lines[k]) {
+			return k
+		}
+	}
+	return 0
+}
+
+// namesError: a line that names the error: pytest's "E " line, Go's
+// "x_test.go:12: …" (where a test said what failed), or one naming an
+// error or exception type with its colon ("AssertionError: …", "error:
+// …").
+func namesError(l string) bool {
+	if strings.HasPrefix(l, "E ") {
+		return true
+	}
+	if i := strings.Index(l, "_test.go:"); i > 0 && !strings.ContainsAny(l[:i], " \t") {
+		rest := l[i+len("_test.go:"):]
+		if j := strings.IndexByte(rest, ':'); j > 0 && strings.Trim(rest[:j], "0123456789") == "" {
+			return true
+		}
+	}
+	for rest := l; ; {
+		i := strings.IndexByte(rest, ':')
+		if i < 0 {
+			return false
+		}
+		w := rest[:i]
+		if j := strings.LastIndexAny(w, " \t([{'\""); j >= 0 {
+			w = w[j+1:]
+		}
+		if lw := strings.ToLower(w); lw == "error" || strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") {
+			return true
+		}
+		rest = rest[i+1:]
+	}
 }
 
 // userTokens are the identifiers a human instruction names (a bead, an

@@ -800,3 +800,39 @@ func TestTheLastMessageKeepsItsEnd(t *testing.T) {
 		}
 	}
 }
+
+// A failed test run shows the line that says what failed: pytest's "E "
+// assertion line, past a wrapper's first line (Codex's "failed in sandbox
+// … stdout: …", kept anyway) and past source lines that merely hold the
+// word "error"; Codex's empty ", stderr:" tail says nothing.
+func TestAFailureShowsItsAssertion(t *testing.T) {
+	out := "failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error, exit code: 1, stdout: .F      [100%]\n" +
+		"=================================== FAILURES ===================================\n" +
+		"    def test_status(monkeypatch):\n" +
+		"        result = runner.invoke(cli, [\"status\"])  # should degrade, not error\n" +
+		">       assert \"Offline (local-only)\" in out\n" +
+		"E       AssertionError: assert ('Offline (local-only)' in '│ 缺少密码，仅展示本地配置 │')\n" +
+		"\n" +
+		"tests/test_status_local_only.py:28: AssertionError\n" +
+		"=========================== short test summary info ============================\n" +
+		"FAILED tests/test_status_local_only.py::test_status\n" +
+		"1 failed, 1 passed in 0.87s\n" +
+		", stderr: \n"
+	got := keyLines(out, false)
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{"E       AssertionError: assert ('Offline (local-only)' in '│ 缺少密码", "1 failed, 1 passed in 0.87s"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("key lines lack %q:\n%s", want, joined)
+		}
+	}
+	for _, noise := range []string{"should degrade, not error", ", stderr:"} {
+		if strings.Contains(joined, noise) {
+			t.Errorf("key lines quote %q:\n%s", noise, joined)
+		}
+	}
+	// Go's testing says what failed at x_test.go:N.
+	goOut := "--- FAIL: TestCompactKeepsOrder (0.00s)\n    api_test.go:58: replayed 2 records, want 3\nFAIL\nFAIL\tgithub.com/acme/q/api\t0.560s\nFAIL\nexit status 1\n"
+	if got := strings.Join(keyLines(goOut, false), "\n"); !strings.Contains(got, "api_test.go:58: replayed 2 records, want 3") {
+		t.Errorf("a go test failure's key lines lack the test's message:\n%s", got)
+	}
+}
