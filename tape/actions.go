@@ -795,19 +795,45 @@ func editChange(name string, input json.RawMessage) string {
 	if len(text) > symbolScan {
 		text = text[:symbolScan]
 	}
+	// Of an edit, the lines its new text has that its old text had not
+	// (the context it repeats is no change).
+	old := map[string]bool{}
+	for _, o := range editOldTexts(name, input) {
+		for l := range strings.SplitSeq(o, "\n") {
+			old[strings.TrimSpace(l)] = true
+		}
+	}
 	var lines []string
+	n := 0
 	for l := range addedLines(text, isPatch(text)) { // of a patch, the lines it adds
-		if t := strings.TrimSpace(l); t != "" {
+		if t := strings.TrimSpace(l); t != "" && !old[t] {
 			lines = append(lines, t)
-			if len(lines) == 2 {
+			if n += utf8.RuneCountInString(t) + 3; n > changeLongRunes {
 				break
 			}
 		}
 	}
-	return firstLine(strings.Join(lines, " ⏎ "), changeRunes)
+	return firstLine(strings.Join(lines, " ⏎ "), changeLongRunes)
 }
 
-const changeRunes = 160
+// A file's entry shows the first two lines its last change adds
+// (changeRunes); the newest keptLongChanges written files, the work in
+// hand, show its added lines up to changeLongRunes in a section of their
+// own where room is left (filesBlock).
+const (
+	changeRunes     = 160
+	changeLongRunes = 600
+	keptLongChanges = 3
+)
+
+// shortChange is a change cut to its first two lines and changeRunes.
+func shortChange(change string) string {
+	parts := strings.SplitN(change, " ⏎ ", 3)
+	if len(parts) > 2 {
+		parts = parts[:2]
+	}
+	return firstLine(strings.Join(parts, " ⏎ "), changeRunes)
+}
 
 // isAnswerTool: a tool whose result carries the person's own answer
 // (Claude Code AskUserQuestion): the tape quotes it with the user's words.
@@ -918,23 +944,7 @@ func editAdds(name string, input json.RawMessage) []string {
 	if markdownOnly(name, input) {
 		return headingAdds(name, input)
 	}
-	var in struct {
-		OldString string `json:"old_string"`
-		NewString string `json:"new_string"`
-		Edits     []struct {
-			OldString string `json:"old_string"`
-			NewString string `json:"new_string"`
-		} `json:"edits"`
-	}
-	var olds, news []string
-	if vals, ok := session.StringFields(input, "old_string", "new_string"); ok && !strings.EqualFold(name, "multiedit") {
-		olds, news = []string{vals[0]}, []string{vals[1]}
-	} else if json.Unmarshal(input, &in) == nil {
-		olds, news = []string{in.OldString}, []string{in.NewString}
-		for _, e := range in.Edits {
-			olds, news = append(olds, e.OldString), append(news, e.NewString)
-		}
-	}
+	olds, news := editPairs(name, input)
 	old := map[string]bool{}
 	for _, t := range olds {
 		eachIdent(t, func(w string) { old[w] = true })
@@ -1001,6 +1011,38 @@ func headingAdds(name string, input json.RawMessage) []string {
 // isPatch: text is an apply_patch patch ("*** Begin Patch").
 func isPatch(text string) bool {
 	return strings.HasPrefix(strings.TrimSpace(text), "*** Begin Patch")
+}
+
+// editPairs are the old and new texts of an edit (Edit's old_string and
+// new_string, MultiEdit's edits); none for other tools.
+func editPairs(name string, input json.RawMessage) (olds, news []string) {
+	var in struct {
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Edits     []struct {
+			OldString string `json:"old_string"`
+			NewString string `json:"new_string"`
+		} `json:"edits"`
+	}
+	if vals, ok := session.StringFields(input, "old_string", "new_string"); ok && !strings.EqualFold(name, "multiedit") {
+		return []string{vals[0]}, []string{vals[1]}
+	}
+	if json.Unmarshal(input, &in) == nil {
+		olds, news = []string{in.OldString}, []string{in.NewString}
+		for _, e := range in.Edits {
+			olds, news = append(olds, e.OldString), append(news, e.NewString)
+		}
+	}
+	return olds, news
+}
+
+// editOldTexts are the old texts an edit replaces (editPairs).
+func editOldTexts(name string, input json.RawMessage) []string {
+	if len(input) == 0 || len(input) > maxEditInput || isShellTool(name) {
+		return nil
+	}
+	olds, _ := editPairs(name, input)
+	return olds
 }
 
 // addedLines yields the lines text puts in: each of its lines, or, of a

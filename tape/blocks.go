@@ -647,6 +647,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	}
 	named := b.namedFiles()
 	changed := &section{singular: "file", plural: "files", pre: st.FilesDropped}
+	lastChanges := &section{heading: "The last changes of the newest files, the lines they add:", singular: "change", plural: "changes", optional: true}
 	read := &section{heading: "Only read:", singular: "file", plural: "files"}
 	for _, p := range paths {
 		f := st.Files[p]
@@ -666,6 +667,13 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		}
 		if !named[p] {
 			symbols, change, adds, labelled = nil, "", nil, nil
+		}
+		if long := change; long != "" && (f.Write != 0 || f.Edit != 0) && !isMarkdown(p) && len(lastChanges.items) < keptLongChanges {
+			if change = shortChange(long); change != long {
+				lastChanges.items = append(lastChanges.items, newItem(fmt.Sprintf("- %s (seq=%d): %s", relPath(p, st.Cwd), f.Last, long), "", f.Last, f.Last))
+			}
+		} else {
+			change = shortChange(change)
 		}
 		if len(symbols) > 0 {
 			line += " (defines " + strings.Join(symbols, ", ") + ")"
@@ -704,6 +712,10 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		}
 	}
 	changedSec := blk.addSection(changed)
+	b.lastChanges = nil
+	if len(lastChanges.items) > 0 {
+		b.lastChanges = blk.addSection(lastChanges)
+	}
 	var readSec *section
 	if len(read.items) > 0 {
 		readSec = blk.addSection(read)

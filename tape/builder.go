@@ -55,7 +55,7 @@ const (
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build).
-	snapshotVersion = 17
+	snapshotVersion = 18
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -96,6 +96,9 @@ type Builder struct {
 	// goalPrompts is the Goal block's section of the prompts in pasted
 	// sessions (nil: none), set by goalBlock.
 	goalPrompts *section
+	// lastChanges is the Workspace Files block's section of the newest
+	// files' last changes at length (nil: none), set by filesBlock.
+	lastChanges *section
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int

@@ -203,7 +203,12 @@
 // Edited files: the last write or edit of each of the 40 most recently
 // changed files names the definitions its new text makes (def, defp,
 // func, function, class, type … and "a.b = {" assignments: at most 6),
-// or else its first two lines; and an edit the identifiers it adds that
+// or else the first two lines it adds (of an edit, the lines its new text
+// has that its old text lacked; of a patch, its "+" lines). The newest 3
+// written files but documents show those added lines at length, up to
+// 600 runes, in a section of their own ("The last changes of the newest
+// files"), ranked just above the conversation tail and left out whole,
+// heading and cut line too, when cut (section.optional); and an edit the identifiers it adds that
 // its old text lacked (snake_case, camelCase or dotted, 6 runes or more:
 // at most 6). A Markdown document's names are its headings: a write or
 // an edit of one (every file it touches .md, .markdown or .mdx) adds the
@@ -267,7 +272,8 @@
 // for the carryover's floor, of runes), until it fits:
 //
 //	constraints → the typed ones and 4 of those said only in pasted
-//	instructions (keptPastedConstraints), conversation tail → 0, middle
+//	instructions (keptPastedConstraints), conversation tail → 0, the newest
+//	files' last changes at length → 0, middle
 //	parts of long instructions → those of
 //	the first and the latest, recall index → 0, replayed messages → 0,
 //	files only read → 4, sub-agent reports → 0 (→ 1 when the newest came

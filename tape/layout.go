@@ -49,6 +49,9 @@ type section struct {
 	next      int
 	shrunk    int // how far shrinkNext went along order
 	live      int // Σ (1 + runes) of the items not cut
+	// optional: the section says nothing, heading and cut line too, once
+	// every item is cut (a longer form of what another section holds).
+	optional bool
 	// cutOwn and cutOthers are the seqs of the items cut so far, of the
 	// source and of other sessions: kept as they are cut, so that the cut
 	// line costs the same however many items were cut.
@@ -228,8 +231,16 @@ func (s *section) cutLine() string {
 	return fmt.Sprintf("[cut: %d %s; recall %s]", n, noun, strings.Join(parts, ", "))
 }
 
+// gone: an optional section whose items are all cut.
+func (s *section) gone() bool {
+	return s.optional && s.ncut == len(s.items) && s.pre.N == 0 && len(s.preOthers) == 0
+}
+
 // runes is what the section adds to its block: each line plus its '\n'.
 func (s *section) runes() int {
+	if s.gone() {
+		return 0
+	}
 	n := s.live
 	if s.heading != "" {
 		n += 1 + utf8.RuneCountInString(s.heading)
@@ -241,6 +252,9 @@ func (s *section) runes() int {
 }
 
 func (s *section) lines() []string {
+	if s.gone() {
+		return nil
+	}
 	var out []string
 	if s.heading != "" {
 		out = append(out, s.heading)

@@ -196,6 +196,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	shrink := func(s *section, keep int) { plan = append(plan, cutStep{sec: s, keep: keep, shrink: true}) }
 	step(constraintItems, typed+keptPastedConstraints)
 	step(tailItems, 0)
+	step(b.lastChanges, 0)
 	step(b.goalMore, b.goalMoreMain)
 	step(recallItems, 0)
 	for _, r := range replaySections {
@@ -241,8 +242,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	var cutNotes []string
 	for _, ps := range plan {
 		s := ps.sec
-		if s == nil || cutBy[s] == 0 {
-			continue
+		if s == nil || cutBy[s] == 0 || s.gone() {
+			continue // a longer form left out whole is no cut to recall
 		}
 		n := cutBy[s]
 		delete(cutBy, s)

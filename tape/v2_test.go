@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -835,4 +836,41 @@ func TestAFailureShowsItsAssertion(t *testing.T) {
 	if got := strings.Join(keyLines(goOut, false), "\n"); !strings.Contains(got, "api_test.go:58: replayed 2 records, want 3") {
 		t.Errorf("a go test failure's key lines lack the test's message:\n%s", got)
 	}
+}
+
+// Where room is left, the newest written files show the lines their last
+// change adds at length (the context an edit repeats is no change); where
+// the budget is short, that section goes whole, heading and cut line too,
+// before anything else but the conversation tail.
+func TestTheNewestChangesAtLength(t *testing.T) {
+	var added []string
+	for k := range 12 {
+		added = append(added, fmt.Sprintf("    status_key_%02d = '%s'", k, strings.Repeat("v", 20)))
+	}
+	in, err := json.Marshal(map[string]string{"file_path": "/r/src/i18n.py", "old_string": "MESSAGES = {\n}", "new_string": "MESSAGES = {\n" + strings.Join(added, "\n") + "\n}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := string(in)
+	base := []session.Event{human("Add the status keys."), call("Edit", "e1", edit), result("Edit", "e1", true, "The file /r/src/i18n.py has been updated."), say("Added.")}
+	evs := seqd(base...)
+	full := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
+	if !strings.Contains(full, "The last changes of the newest files") || !strings.Contains(full, "status_key_05") {
+		t.Fatalf("with room, the last change is not shown at length:\n%s", full)
+	}
+	if strings.Contains(full, "MESSAGES = {") {
+		t.Fatalf("the context the edit repeats is shown as a change:\n%s", full)
+	}
+	for budget := 16000; budget >= 1500; budget -= 100 {
+		tp := build(t, "s", seqd(append(slices.Clone(base), say(strings.Repeat("a long report line\n", 20000/19*budget/16000)))...), Options{Budget: budget}, nil)
+		files := blockText(t, tp, "Workspace Files")
+		if strings.Contains(files, "status_key_05") {
+			continue
+		}
+		if strings.Contains(files, "The last changes of the newest files") || strings.Contains(files, "change;") || strings.Contains(strings.Join(tp.Warnings, " "), "changes (Workspace Files)") {
+			t.Fatalf("budget %d: the section cut whole leaves a heading, a cut line or a warning:\n%s\n%q", budget, files, tp.Warnings)
+		}
+		return
+	}
+	t.Fatalf("no budget cut the section")
 }
