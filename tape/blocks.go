@@ -670,7 +670,8 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		}
 		if long := change; long != "" && (f.Write != 0 || f.Edit != 0) && !isMarkdown(p) && len(lastChanges.items) < keptLongChanges {
 			if change = shortChange(long); change != long {
-				lastChanges.items = append(lastChanges.items, newItem(fmt.Sprintf("- %s (seq=%d): %s", relPath(p, st.Cwd), f.Last, long), "", f.Last, f.Last))
+				at := max(f.Write, f.Edit) // the change's own seq, not a later read's
+				lastChanges.items = append(lastChanges.items, newItem(fmt.Sprintf("- %s (seq=%d): %s", relPath(p, st.Cwd), at, long), "", at, at))
 			}
 		} else {
 			change = shortChange(change)

@@ -861,6 +861,11 @@ func TestTheNewestChangesAtLength(t *testing.T) {
 	if strings.Contains(full, "MESSAGES = {") {
 		t.Fatalf("the context the edit repeats is shown as a change:\n%s", full)
 	}
+	// A read after the edit: the change still cites the edit's seq.
+	read := seqd(append(slices.Clone(base[:3]), call("Read", "r1", `{"file_path":"/r/src/i18n.py"}`), result("Read", "r1", true, "MESSAGES = {}"), say("Read it."))...)
+	if files := blockText(t, build(t, "s", read, Options{}, nil), "Workspace Files"); !strings.Contains(files, fmt.Sprintf("- /r/src/i18n.py (seq=%d): status_key_00", read[2].Seq)) {
+		t.Fatalf("the last change does not cite its edit's seq %d:\n%s", read[2].Seq, files)
+	}
 	for budget := 16000; budget >= 1500; budget -= 100 {
 		tp := build(t, "s", seqd(append(slices.Clone(base), say(strings.Repeat("a long report line\n", 20000/19*budget/16000)))...), Options{Budget: budget}, nil)
 		files := blockText(t, tp, "Workspace Files")
