@@ -118,9 +118,12 @@ func isOutputLine(line string) bool {
 			return true
 		}
 	}
-	if isDiffLine(line) {
-		return true
-	}
+	return isDiffLine(line) || NamesErrorType(line)
+}
+
+// NamesErrorType: line names an error or exception type with its colon
+// ("ImportError: …", "IOException: …", "assert x: AssertionError: …").
+func NamesErrorType(line string) bool {
 	for rest := line; ; {
 		i := strings.IndexByte(rest, ':')
 		if i < 0 {

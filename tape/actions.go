@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/session"
 )
 
@@ -373,20 +374,12 @@ func namesError(l string) bool {
 			return true
 		}
 	}
-	for rest := l; ; {
-		i := strings.IndexByte(rest, ':')
-		if i < 0 {
-			return false
-		}
-		w := rest[:i]
-		if j := strings.LastIndexAny(w, " \t([{'\""); j >= 0 {
-			w = w[j+1:]
-		}
-		if lw := strings.ToLower(w); lw == "error" || strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception") {
-			return true
-		}
-		rest = rest[i+1:]
+	if anchors.NamesErrorType(l) {
+		return true
 	}
+	lower := strings.ToLower(l)
+	i := strings.Index(lower, "error:")
+	return i == 0 || i > 0 && !unicode.IsLetter(rune(lower[i-1]))
 }
 
 // userTokens are the identifiers a human instruction names (a bead, an
