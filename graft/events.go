@@ -15,13 +15,6 @@ func (s *Service) Events(id string, from, to int64, fn func(ev *session.Event, r
 	})
 }
 
-// EventsBack calls fn with the events of session id whose log line holds
-// one of needles, newest first, until fn returns false (session.Store's
-// ScanBack): the newest event of a rare kind without decoding the log.
-func (s *Service) EventsBack(id string, needles [][]byte, fn func(ev *session.Event) (more bool, err error)) error {
-	return s.store.ScanBack(id, needles, fn)
-}
-
 // LastEvent is the newest event of session id whose log line holds one of
 // needles and that keep accepts (nil for none), reading only what was
 // appended since the last look of the same query (key) after the first

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	graftindex "github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -167,7 +168,7 @@ func TestLastMatchMemoMustFitTheLog(t *testing.T) {
 	if got := lastByMatch(t, st, "s", "q"); got != "needle keep old" {
 		t.Fatalf("got %s", got)
 	}
-	if _, err := os.Stat(session.LastMatchPath(filepath.Dir(filepath.Dir(st.Path("s"))), "s")); err != nil {
+	if _, err := os.Stat(graftindex.LastPath(filepath.Dir(filepath.Dir(st.Path("s"))), "s")); err != nil {
 		t.Fatalf("no memo after reading %d events: %v", len(evs), err)
 	}
 	// Another query does not take this one's answer.
@@ -183,7 +184,7 @@ func TestLastMatchMemoMustFitTheLog(t *testing.T) {
 		t.Fatalf("after the log changed: got %s", got)
 	}
 	// A memo that does not decode is passed over too.
-	if err := os.WriteFile(session.LastMatchPath(filepath.Dir(filepath.Dir(st.Path("s"))), "s"), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(graftindex.LastPath(filepath.Dir(filepath.Dir(st.Path("s"))), "s"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if got := lastByMatch(t, st, "s", "q"); got != "needle keep new" {

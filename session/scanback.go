@@ -229,6 +229,3 @@ func (s *Store) lastMatch(f vfs.File, id, key, path string, needles [][]byte, ke
 	}
 	return found, memoErr, nil
 }
-
-// LastMatchPath is LastMatch's memo of session id in home.
-func LastMatchPath(home, id string) string { return index.LastPath(home, id) }

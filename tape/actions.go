@@ -315,10 +315,10 @@ func keyLines(out string, ok bool) []string {
 		// sandbox … stdout: …"); the error is looked for past it, a line
 		// that names one (pytest's "E " line, "TypeError: …") before one
 		// that merely holds an error word (a quoted source line).
-		if k := firstLine1(lines, namesError); k > 0 {
+		if k := indexPast0(lines, namesError); k > 0 {
 			pick[k] = true
 		} else if !isErrorLine(lines[0]) {
-			if k := firstLine1(lines, isErrorLine); k > 0 {
+			if k := indexPast0(lines, isErrorLine); k > 0 {
 				pick[k] = true
 			}
 		}
@@ -349,9 +349,9 @@ func keyLines(out string, ok bool) []string {
 	return outLines
 }
 
-// firstLine1 is the index of the first of lines past line 0 that is
-// true for f, 0 when none is.
-func firstLine1(lines []string, f func(string) bool) int {
+// indexPast0 is the index of the first line past line 0 that f is true
+// for, 0 when there is none.
+func indexPast0(lines []string, f func(string) bool) int {
 	for k := 1; k < len(lines); k++ {
 		if f(lines[k]) {
 			return k
