@@ -46,7 +46,9 @@
 //	                   additionalContext (the model relays it: Codex shows hook output
 //	                   to nobody), after it as a systemMessage. A prompt typed into a
 //	                   session that was handed off gets a note naming the session that
-//	                   goes on and its resume command.
+//	                   goes on and its resume command, also when the follow failed
+//	                   after it knew that (an unreadable import cursor: the failure
+//	                   is warned, the stray lines are not counted).
 //	PreCompact         with interceptCompaction: hand the session off (import,
 //	                   prepare, commit, export) and stop the compaction with a reason
 //	                   that gives the resume command: Claude Code takes

@@ -218,7 +218,12 @@ func (h *handler) follow() *hosts.FollowResult {
 	fr, err := h.svc.Follow(h.host, path, h.in.SessionID, h.in.Cwd, nil)
 	if err != nil {
 		h.out.warn("%s: following %s: %v", h.in.HookEventName, path, err)
-		return nil
+		if fr == nil || fr.HandedOffTo == "" {
+			return nil
+		}
+		// Handed off: where the work went on is known although what the
+		// host wrote since could not be measured; the note still goes.
+		return &hosts.FollowResult{Host: fr.Host, HostSessionID: fr.HostSessionID, Path: fr.Path, Session: fr.Session, Role: fr.Role, HandedOffTo: fr.HandedOffTo}
 	}
 	h.out.Session = fr.Session
 	if fr.Stray != nil {
