@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/graft-project/graft/internal/fidelity"
+	"github.com/graft-project/graft/tape"
 )
 
 // The fidelity tables the documents print under a `make fidelity` Run:
@@ -17,8 +18,9 @@ import (
 
 var fidelityOnce struct {
 	sync.Once
-	rows map[string]bool
-	err  error
+	rows    map[string]bool
+	results []*fidelity.Result
+	err     error
 }
 
 // fidelityRows runs the truth set once and returns every table row
@@ -51,7 +53,7 @@ func fidelityRows(root string) (map[string]bool, error) {
 				rows[strings.Join(splitRow(l), "|")] = true
 			}
 		}
-		fidelityOnce.rows = rows
+		fidelityOnce.rows, fidelityOnce.results = rows, results
 	})
 	return fidelityOnce.rows, fidelityOnce.err
 }
@@ -69,4 +71,33 @@ func checkFidelityTable(c *checker, d *mdDoc, t mdTable, cmd, root string) {
 	for _, r := range t.rows {
 		c.fact("fidelity table", d, r.line, rows[strings.Join(r.cells, "|")], "make fidelity prints no such row today: %q", strings.Join(r.cells, " | "))
 	}
+}
+
+// checkSweepTable checks a budget sweep table under a Run: line of cmd
+// (make fidelity-sweep): its row of the default budget is the one
+// fidelity.SweepTable renders from make fidelity's run today, cell for
+// cell; the other budgets' rows are not recomputed (each is a run of the
+// whole truth set).
+func checkSweepTable(c *checker, d *mdDoc, t mdTable, cmd, root string) {
+	if cmd != "make fidelity-sweep" {
+		return
+	}
+	_, err := fidelityRows(root)
+	if !c.fact("fidelity sweep", d, t.line, err == nil, "the truth set does not run: %v", err) {
+		return
+	}
+	var want []string
+	for _, l := range strings.Split(fidelity.SweepTable([]fidelity.SweepRun{{Budget: tape.DefaultBudget, Results: fidelityOnce.results}}, tape.DefaultBudget), "\n") {
+		if strings.Contains(l, "(default)") {
+			want = splitRow(l)
+		}
+	}
+	found := false
+	for _, r := range t.rows {
+		if len(r.cells) > 0 && strings.Contains(r.cells[0], "(default)") {
+			found = true
+			c.fact("fidelity sweep", d, r.line, strings.Join(r.cells, "|") == strings.Join(want, "|"), "the default budget's row is %q; make fidelity gives %q today", strings.Join(r.cells, " | "), strings.Join(want, " | "))
+		}
+	}
+	c.fact("fidelity sweep", d, t.line, found, "the sweep table has no row of the default budget")
 }

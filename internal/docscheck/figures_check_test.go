@@ -128,6 +128,8 @@ func figures(d *mdDoc) []figure {
 			out = append(out, figure{line: t.line, kind: "bench", tbl: t})
 		case (t.header[0] == "category" || t.header[0] == "handoff") && slices.Contains(t.header, "graft") && slices.Contains(t.header, "excerpt"):
 			out = append(out, figure{line: t.line, kind: "fidelity", tbl: t})
+		case t.header[0] == "budget" && slices.Contains(t.header, "all") && slices.Contains(t.header, "held out"):
+			out = append(out, figure{line: t.line, kind: "sweep", tbl: t})
 		}
 	}
 	for _, b := range d.codeBlocks(d.all()) {
@@ -230,6 +232,8 @@ func checkFigures(c *checker, ds *docs, k *code) {
 				checkClusterTable(c, d, fg.tbl, clusterLines)
 			case "fidelity":
 				checkFidelityTable(c, d, fg.tbl, lab.cmd, k.root)
+			case "sweep":
+				checkSweepTable(c, d, fg.tbl, lab.cmd, k.root)
 			}
 		}
 		for _, l := range labels {

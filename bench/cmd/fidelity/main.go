@@ -11,10 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/graft-project/graft/bench"
 	"github.com/graft-project/graft/internal/fidelity"
+	"github.com/graft-project/graft/tape"
 )
 
 func main() {
@@ -23,28 +25,38 @@ func main() {
 	out := flag.String("out", "", "write each candidate's text to DIR/<case>.<candidate>.txt")
 	budget := flag.Int("budget", 0, "prepare with this tape budget in characters (0: the default, 16000); the baselines keep their sizes")
 	dir := flag.String("dir", "", "the truth set: a directory with cases/*.json (default testdata/fidelity); transcripts are named from the module root")
+	sweep := flag.String("sweep", "", "score the truth set at each of these tape budgets (comma-separated, e.g. 12000,16000,24000,64000) and print graft's recall at each and what the largest still misses (make fidelity-sweep)")
 	flag.Parse()
-	if err := run(*missed, *only, *out, *dir, *budget); err != nil {
+	var err error
+	if *sweep != "" {
+		err = runSweep(*sweep, *only, *dir)
+	} else {
+		err = run(*missed, *only, *out, *dir, *budget)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(missed bool, only, out, dir string, budget int) error {
+// score runs the truth set's cases (those whose name holds only) with a
+// tape budget, each in a fresh home under a temporary directory; each
+// result is given to each as it comes.
+func score(only, dir string, budget int, each func(*fidelity.Result) error) ([]*fidelity.Result, error) {
 	root, err := bench.ModuleRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if dir == "" {
 		dir = root + "/testdata/fidelity"
 	}
 	cases, err := fidelity.Load(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.MkdirTemp("", "graft-fidelity-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(tmp)
 	var results []*fidelity.Result
@@ -56,12 +68,46 @@ func run(missed bool, only, out, dir string, budget int) error {
 		c.Budget = budget
 		r, err := fidelity.Run(context.Background(), root, tmp, c)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(r.Unreachable) > 0 {
-			return fmt.Errorf("%s: facts %v have evidence that is not in the transcript before the cut", c.Name, r.Unreachable)
+			return nil, fmt.Errorf("%s: facts %v have evidence that is not in the transcript before the cut", c.Name, r.Unreachable)
 		}
 		results = append(results, r)
+		if each != nil {
+			if err := each(r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return results, nil
+}
+
+// runSweep scores the truth set at each budget of list and prints the
+// sweep table (fidelity.SweepTable).
+func runSweep(list, only, dir string) error {
+	var runs []fidelity.SweepRun
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("-sweep %q: %q is not a budget in characters", list, f)
+		}
+		fmt.Fprintf(os.Stderr, "fidelity: budget %d\n", n)
+		results, err := score(only, dir, n, nil)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, fidelity.SweepRun{Budget: n, Results: results})
+	}
+	fmt.Printf("Run: go run ./bench/cmd/fidelity -sweep %s (make fidelity-sweep); machine: %s, kernel %s\n\n", list, bench.CPUModel(), bench.Kernel())
+	fmt.Printf("graft's recall (facts carried) with each tape budget; the baselines keep their sizes:\n\n")
+	fmt.Print(fidelity.SweepTable(runs, tape.DefaultBudget))
+	return nil
+}
+
+func run(missed bool, only, out, dir string, budget int) error {
+	results, err := score(only, dir, budget, func(r *fidelity.Result) error {
+		c := r.Case
 		if out != "" {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
@@ -72,6 +118,10 @@ func run(missed bool, only, out, dir string, budget int) error {
 				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Printf("Run: go run ./bench/cmd/fidelity (make fidelity); machine: %s, kernel %s\n", bench.CPUModel(), bench.Kernel())
 	if budget != 0 {

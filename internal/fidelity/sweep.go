@@ -1,0 +1,125 @@
+package fidelity
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SweepRun is the truth set scored with one tape budget.
+type SweepRun struct {
+	Budget  int
+	Results []*Result
+}
+
+// SweepTable renders, as Markdown, graft's recall at each budget of runs
+// (sorted by budget; def is the default budget, marked): overall, on the
+// tuning and the held-out cases, and per category. Then the split of what
+// is missed at def: the facts a larger budget brings in (room) and those
+// not carried even at the largest (content the tape does not hold), by
+// category. The runs must score the same cases in the same order.
+func SweepTable(runs []SweepRun, def int) string {
+	runs = append([]SweepRun(nil), runs...)
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Budget < runs[j].Budget })
+	if len(runs) == 0 {
+		return "No run.\n"
+	}
+	for _, r := range runs[1:] {
+		if !sameCases(r.Results, runs[0].Results) {
+			return fmt.Sprintf("Budgets %d and %d scored not the same cases: no sweep.\n", runs[0].Budget, r.Budget)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| budget | all | tuning | held out |")
+	for _, c := range Categories {
+		fmt.Fprintf(&b, " %s |", c)
+	}
+	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(Categories)) + "\n")
+	withCount := func(t *Tally) string {
+		if t.Scored[Graft] == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%s (%d)", pct(t, Graft), t.Carried[Graft])
+	}
+	for _, r := range runs {
+		label := thousands(r.Budget)
+		if r.Budget == def {
+			label = "**" + label + "** (default)"
+		}
+		all, byCat := TotalsOf(r.Results, everyCut)
+		tuning, _ := TotalsOf(r.Results, func(r *Result) bool { return !heldOut(r) })
+		held, _ := TotalsOf(r.Results, heldOut)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", label, withCount(all), withCount(tuning), withCount(held))
+		for _, c := range Categories {
+			fmt.Fprintf(&b, " %s |", pct(byCat[c], Graft))
+		}
+		b.WriteString("\n")
+	}
+	largest := runs[len(runs)-1]
+	notAtLargest, facts := map[string]int{}, 0
+	var base *SweepRun
+	for k := range runs {
+		if runs[k].Budget == def {
+			base = &runs[k]
+		}
+	}
+	room := map[string]int{}
+	for i, r := range largest.Results {
+		for k, f := range r.Case.Facts {
+			facts++
+			if !r.Carried[Graft][k] {
+				notAtLargest[f.Category]++
+			} else if base != nil && !base.Results[i].Carried[Graft][k] {
+				room[f.Category]++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nNot carried at %s characters: %d of %d facts%s.\n", thousands(largest.Budget), sum(notAtLargest), facts, byCategory(notAtLargest))
+	if base != nil && base != &runs[len(runs)-1] {
+		fmt.Fprintf(&b, "Carried at %s but not at %s: %d facts%s.\n", thousands(largest.Budget), thousands(def), sum(room), byCategory(room))
+	}
+	return b.String()
+}
+
+func sameCases(a, b []*Result) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if a[k].Case.Name != b[k].Case.Name || len(a[k].Case.Facts) != len(b[k].Case.Facts) {
+			return false
+		}
+	}
+	return true
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// byCategory is " (file 2, state 1)" in the categories' order; "" for none.
+func byCategory(m map[string]int) string {
+	var parts []string
+	for _, c := range Categories {
+		if m[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// thousands is n with a comma between thousands: 16000 → "16,000".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for k := len(s) - 3; k > 0; k -= 3 {
+		s = s[:k] + "," + s[k:]
+	}
+	return s
+}
