@@ -562,3 +562,102 @@ func TestExploreCodexResumeAgentsMD(t *testing.T) {
 		}
 	}
 }
+
+// hookContextOf writes a hook answer for event whose additionalContext
+// is tag's opening line, then lines of x and one 😀 (two UTF-16 code
+// units, one rune), padded with x to units UTF-16 code units, and tag's
+// closing line last; the command prints it.
+func hookContextOf(t *testing.T, dir, event, tag string, units int) (cmd, text string) {
+	t.Helper()
+	head, tail := "<<"+tag+"-START>>\n", "\n<<"+tag+"-END>>"
+	body := units - len(head) - len(tail) - 2
+	var b strings.Builder
+	b.WriteString(head + "😀")
+	for k := 0; k < body; k++ {
+		if k%100 == 99 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte('x')
+		}
+	}
+	b.WriteString(tail)
+	text = b.String()
+	data, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, tag+".json")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "cat " + shellQuote(p), text
+}
+
+// Claude Code keeps a command hook's additionalContext inline up to
+// 10,000 UTF-16 code units (JavaScript's length), each hook's answer on
+// its own; past that it writes the text to a file under the session's
+// tool-results folder and gives the model "<persisted-output>", the path
+// and a 2 KB preview. Both SessionStart and UserPromptSubmit, both sides
+// of the boundary, and two SessionStart hooks whose contexts together
+// pass it.
+func TestExploreClaudeHookContextLimit(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	for _, c := range []struct {
+		name                  string
+		start, start2, prompt int // UTF-16 units of each hook's context
+	}{
+		{"SessionStart at the limit, UserPromptSubmit past it", 10000, 6000, 10001},
+		{"SessionStart past the limit, UserPromptSubmit at it", 10001, 0, 10000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewClaude(t, srv)
+			dir := t.TempDir()
+			kept, filed := []string{}, []string{}
+			sort := func(text string, units int) {
+				if units <= 10000 {
+					kept = append(kept, text)
+				} else {
+					filed = append(filed, text)
+				}
+			}
+			cmds := map[string][]string{}
+			for _, hk := range []struct {
+				event, tag string
+				units      int
+			}{{"SessionStart", "START1", c.start}, {"SessionStart", "START2", c.start2}, {"UserPromptSubmit", "PROMPT", c.prompt}} {
+				if hk.units == 0 {
+					continue
+				}
+				cmd, text := hookContextOf(t, dir, hk.event, hk.tag, hk.units)
+				cmds[hk.event] = append(cmds[hk.event], cmd)
+				sort(text, hk.units)
+			}
+			e.WriteProjectSettings(t, HooksConfig(0, cmds))
+			e.Print(t, "hello").Ok(t)
+			reqs := srv.ModelRequests()
+			if len(reqs) != 1 {
+				t.Fatalf("want one model request:\n%s", srv.Describe())
+			}
+			for _, s := range kept {
+				if !reqs[0].Contains(s) {
+					first, _, _ := strings.Cut(s, "\n")
+					t.Errorf("the request lacks the whole context %s", first)
+				}
+			}
+			for _, s := range filed {
+				first, _, _ := strings.Cut(s, "\n")
+				end := s[strings.LastIndex(s, "\n")+1:]
+				if reqs[0].Contains(end) || !reqs[0].Contains("<persisted-output>\nOutput too large") || !reqs[0].Contains(first) {
+					t.Errorf("the context %s is not given as a file and its preview", first)
+				}
+			}
+			for _, v := range reqs[0].Strings() {
+				if strings.Contains(v, "<persisted-output>") {
+					t.Logf("%.600s", v)
+				}
+			}
+		})
+	}
+}
