@@ -496,7 +496,6 @@ func TestClaudeCodeCompactionFitsTheConstraintsInline(t *testing.T) {
 	if n := len(utf16.Encode([]rune(block))); block == "" || n > 10000 || !strings.Contains(block, anchor) || !strings.Contains(block, constraint) || strings.Contains(block, newest) {
 		t.Fatalf("the request after the compaction does not hold the constraints block cut to fit (%d UTF-16 units), its origin and its cut line; its strings:\n%q", n, req.Strings())
 	}
-	t.Logf("block %d units:\n%s", len(utf16.Encode([]rune(block))), block)
 	// The cut line ends the hook's context: nothing of the block follows it.
 	for _, v := range req.Strings() {
 		if i := strings.Index(v, block); i >= 0 && strings.Contains(v[i+len(block):], "Widget") {
