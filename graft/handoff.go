@@ -303,8 +303,10 @@ func (s *Service) Follow(host hosts.Host, path, hostSessionID, cwd string, progr
 // (with the origins of every constraint), built as prepare builds it but
 // without storing a review: what a host is given again after it compacted
 // the session on its own. A host that keeps only the first max characters
-// of it, counted by length (adapter.Hooks.CompactContextMax and
-// CompactContextLen; max 0: no cap), gets it within them: its newest
+// of it, counted by length (adapter.Hooks.ContextCap: CompactContextMax
+// and CompactContextLen for PreCompact, ContextMax and ContextLen for the
+// other events, less what the hook joins with the block; max 0: no cap),
+// gets it within them: its newest
 // constraints cut with a cut line that names them (tape.Builder.
 // ConstraintsBlock); tape.ErrBudget when even its anchor line and heading
 // do not fit.

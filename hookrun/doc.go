@@ -38,7 +38,16 @@
 //	                   after its commit) that the scan finished, with its resume
 //	                   command. After a compaction (source "compact") the
 //	                   Anchor + Hard Constraints block of the session, with origins, is
-//	                   injected too, so the constraints outlive the host's summary.
+//	                   injected too, after those notes, so the constraints outlive the
+//	                   host's summary: within what the host gives its model of a hook's
+//	                   context as it is (adapter.Hooks.ContextMax, counted by
+//	                   ContextLen: Claude Code's 10,000 UTF-16 code units, past which it
+//	                   gives a file's path and a preview; Codex's 10,000 bytes, past
+//	                   which it drops the middle), less what the notes take, and the
+//	                   notices Tell puts first for Codex's model: past it the newest
+//	                   constraints are cut and the block's cut line, last, names the
+//	                   seqs to recall. When not even its anchor line and heading fit: a
+//	                   warning and the notes alone.
 //	UserPromptSubmit,  follow the transcript; past autoGraft context tokens (the last
 //	Stop, notify       model request's: input_tokens when the input has it, else read
 //	                   from the transcript) prepare a review and
@@ -78,7 +87,9 @@
 //	                   (<state_snapshot>) shows in the session file, so the first
 //	                   BeforeAgent after a compression the follow imported gives the
 //	                   Anchor + Hard Constraints block with origins as
-//	                   additionalContext, once: until the host has recorded that
+//	                   additionalContext (after the autoGraft note, when there is one;
+//	                   Gemini CLI cuts no hook context: ContextMax 0), once: until the
+//	                   host has recorded that
 //	                   hook context after the compression
 //	                   (adapter.Hooks.CompactionInTranscript). That look reads
 //	                   the session's log from its end down to where the look

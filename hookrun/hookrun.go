@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
@@ -260,12 +261,9 @@ func (h *handler) sessionStart() {
 		notes = append(notes, h.handedOffNote(fr))
 	}
 	if h.in.Source == "compact" && fr != nil && fr.HandedOffTo == "" {
-		block, err := h.svc.ConstraintsBlock(fr.Session, 0, nil)
-		if err != nil {
-			h.out.warn("SessionStart after compaction: the constraints of %s: %v", fr.Session, err)
-		} else {
-			notes = append(notes, block)
-		}
+		// The notes, then the block in the room they leave.
+		h.withConstraints(fr.Session, notes, "")
+		return
 	}
 	if len(notes) == 0 {
 		return
@@ -284,9 +282,33 @@ func (h *handler) turn() {
 		}
 		return
 	}
-	h.carryConstraints(fr)
-	if h.set.AutoGraft <= 0 {
+	carry := h.constraintsOwed(fr)
+	var notes []string
+	if msg := h.autoGraft(fr); msg != "" {
+		h.out.Stderr = append(h.out.Stderr, msg)
+		if h.does() == UserPromptSubmit {
+			// Before the turn: the model reads it and can tell the person.
+			notes = append(notes, msg+"\n(Tell the user about this handoff before answering.)")
+		} else {
+			h.emit(map[string]any{"systemMessage": msg})
+		}
+	}
+	if carry {
+		// The note first, then the block in the room it leaves.
+		h.withConstraints(fr.Session, notes, carriedNote+"\n")
 		return
+	}
+	if len(notes) > 0 {
+		h.context(strings.Join(notes, "\n\n"))
+	}
+}
+
+// autoGraft prepares a review when the context is past autoGraft tokens
+// and returns what tells the person how to hand off ("" when it is not,
+// or on a failure, which is warned of).
+func (h *handler) autoGraft(fr *hosts.FollowResult) string {
+	if h.set.AutoGraft <= 0 {
+		return ""
 	}
 	tokens, ok := int64(0), false
 	if h.in.InputTokens != nil {
@@ -295,26 +317,19 @@ func (h *handler) turn() {
 		var err error
 		if tokens, ok, err = hosts.ContextTokens(h.host, fr.Path); err != nil {
 			h.out.warn("%s: reading the context size: %v", h.in.HookEventName, err)
-			return
+			return ""
 		}
 	}
 	if !ok || tokens < h.set.AutoGraft {
-		return
+		return ""
 	}
 	rv, err := h.svc.Prepare(context.Background(), fr.Session, h.set.Prepare)
 	if err != nil {
 		h.out.warn("%s: the context is at %d tokens (autoGraft %d) but prepare failed: %v", h.in.HookEventName, tokens, h.set.AutoGraft, err)
-		return
+		return ""
 	}
-	msg := fmt.Sprintf("graft: this session's context is at %d tokens (autoGraft %d). A handoff is ready for review (%s, tape %d chars, %d constraint(s)). Hand off to a fresh session instead of compacting:\n  %s handoff %s --session-id %s --cwd %s\nor read the review first: %s show --prepared %s",
+	return fmt.Sprintf("graft: this session's context is at %d tokens (autoGraft %d). A handoff is ready for review (%s, tape %d chars, %d constraint(s)). Hand off to a fresh session instead of compacting:\n  %s handoff %s --session-id %s --cwd %s\nor read the review first: %s show --prepared %s",
 		tokens, h.set.AutoGraft, rv.PreparedID, rv.TapeChars, len(rv.Constraints), h.set.Self, h.host, fr.HostSessionID, shellQuote(h.cwd()), h.set.Self, rv.PreparedID)
-	h.out.Stderr = append(h.out.Stderr, msg)
-	if h.does() == UserPromptSubmit {
-		// Before the turn: the model reads it and can tell the person.
-		h.context(msg + "\n(Tell the user about this handoff before answering.)")
-		return
-	}
-	h.emit(map[string]any{"systemMessage": msg})
 }
 
 // handedOffNote tells whoever still types into a handed-off host session
@@ -336,29 +351,104 @@ func (h *handler) handedOffNote(fr *hosts.FollowResult) string {
 // context adds text for the model before its next request, after what
 // this run already added.
 func (h *handler) context(text string) {
+	if prev := h.given(); prev != "" {
+		text = prev + "\n\n" + text
+	}
+	h.setContext(text)
+}
+
+// given is the additionalContext this run's answer holds so far.
+func (h *handler) given() string {
 	var prev struct {
 		HSO struct {
 			Context string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 	}
-	if len(h.out.Stdout) > 0 && json.Unmarshal(h.out.Stdout, &prev) == nil && prev.HSO.Context != "" {
-		text = prev.HSO.Context + "\n\n" + text
+	if len(h.out.Stdout) > 0 && json.Unmarshal(h.out.Stdout, &prev) == nil {
+		return prev.HSO.Context
 	}
+	return ""
+}
+
+// setContext answers with text as the whole additionalContext.
+func (h *handler) setContext(text string) {
 	h.emit(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": h.in.HookEventName, "additionalContext": text}})
+}
+
+// withConstraints adds, after what this run already added, notes (joined
+// by blank lines), then head and the Anchor + Hard Constraints block of
+// session, with origins: the block within what the host gives its model
+// of this event's additionalContext as it is (adapter.Hooks.ContextCap),
+// less what comes before it and the notices Tell will put before it all
+// (adapter.Hooks.NoticesToModel): its newest constraints cut with a cut
+// line that names them (graft.Service.ConstraintsBlock), rather than the
+// host cutting, or filing, the whole. When the block cannot be given (it
+// cannot be built, or not even its anchor line fits): a warning, and the
+// notes alone.
+func (h *handler) withConstraints(session string, notes []string, head string) {
+	max, length := h.hooks.ContextCap(h.does())
+	var lead string
+	if prev := h.given(); prev != "" {
+		lead = prev + "\n\n"
+	}
+	if len(notes) > 0 {
+		lead += strings.Join(notes, "\n\n") + "\n\n"
+	}
+	reserved := ""
+	if max > 0 && h.hooks.NoticesToModel {
+		if msgs := h.set.Notices.Pending(h.does()); len(msgs) > 0 {
+			reserved = modelNote(msgs) + "\n\n"
+		}
+	}
+	text, err := fitConstraints(reserved, lead+head, max, length, func(max int, length func(string) int) (string, error) {
+		return h.svc.ConstraintsBlock(session, max, length)
+	})
+	if err != nil {
+		h.out.warn("%s: the constraints of %s are not given: %v", h.in.HookEventName, session, err)
+		if len(notes) > 0 {
+			h.context(strings.Join(notes, "\n\n"))
+		}
+		return
+	}
+	h.setContext(text)
+}
+
+// fitConstraints is before followed by the constraints block block
+// renders within what before leaves of max characters, counted by length
+// (nil: runes), after reserved, which another step puts before it all
+// (max 0: no cap, and block gets 0). tape.ErrBudget when no room is left,
+// or block finds the block's anchor line and heading do not fit.
+func fitConstraints(reserved, before string, max int, length func(string) int, block func(max int, length func(string) int) (string, error)) (string, error) {
+	if length == nil {
+		length = utf8.RuneCountInString
+	}
+	room := 0
+	if max > 0 {
+		// A length of joined texts is the sum of theirs (runes, UTF-16
+		// code units, bytes, escapes).
+		if room = max - length(reserved) - length(before); room <= 0 {
+			return "", fmt.Errorf("%w: what comes before the %s block takes %d of the %d characters the host keeps", tape.ErrBudget, tape.ConstraintsTitle, max-room, max)
+		}
+	}
+	b, err := block(room, length)
+	if err != nil {
+		return "", err
+	}
+	return before + b, nil
 }
 
 // carriedNote opens the constraints a prompt carries past a compaction.
 const carriedNote = "graft: the host compacted this session; its hard constraints, each with the message it came from, go on:"
 
-// carryConstraints gives the first prompt after a compaction the
-// constraints with their origins, for a host whose compaction no hook
-// announces or stops but whose transcript shows it
+// constraintsOwed reports whether the first prompt after a compaction is
+// owed the constraints with their origins, for a host whose compaction no
+// hook announces or stops but whose transcript shows it
 // (adapter.Hooks.CompactionInTranscript: Gemini CLI): when the session's
 // last compaction summary comes after the last time they were carried (a
 // hook context holding the constraints block, as the host recorded it).
-func (h *handler) carryConstraints(fr *hosts.FollowResult) {
+func (h *handler) constraintsOwed(fr *hosts.FollowResult) bool {
 	if !h.hooks.CompactionInTranscript || h.does() != UserPromptSubmit {
-		return
+		return false
 	}
 	// The newest of the two kinds decides, read from the log's end (only
 	// the lines that can be one are decoded) down to where the look of the
@@ -378,21 +468,12 @@ func (h *handler) carryConstraints(fr *hosts.FollowResult) {
 	})
 	if err != nil {
 		h.out.warn("%s: reading %s for a compaction: %v", h.in.HookEventName, fr.Session, err)
-		return
+		return false
 	}
 	if memoErr != nil {
 		h.out.warn("%s: the next prompt reads all of %s for a compaction again: %v", h.in.HookEventName, fr.Session, memoErr)
 	}
-	owed := last != nil && last.Source.Name == "compacted"
-	if !owed {
-		return
-	}
-	block, err := h.svc.ConstraintsBlock(fr.Session, 0, nil)
-	if err != nil {
-		h.out.warn("%s after a compaction: the constraints of %s: %v", h.in.HookEventName, fr.Session, err)
-		return
-	}
-	h.context(carriedNote + "\n" + block)
+	return last != nil && last.Source.Name == "compacted"
 }
 
 // does is what graft does on the hook's event.
@@ -420,12 +501,7 @@ func (h *handler) preCompact() {
 			// Within what the host keeps of it: the newest constraints
 			// cut with a cut line, not the block cut off mid-line. When
 			// not even its anchor line fits, a warning and no answer.
-			block, err := h.svc.ConstraintsBlock(fr.Session, h.hooks.CompactContextMax, h.hooks.CompactContextLen)
-			if err != nil {
-				h.out.warn("PreCompact: the constraints of %s: %v", fr.Session, err)
-				return
-			}
-			h.context(block)
+			h.withConstraints(fr.Session, nil, "")
 		}
 		return
 	}

@@ -189,7 +189,13 @@ func (n *Notices) resolveIn(dir, kind string) {
 // shown: of two hooks at once, the one that creates <cause>.shown tells it.
 // What this run recorded and no directory took is told when event is a
 // SessionStart, and not otherwise.
-func (n *Notices) Take(event string) []string {
+func (n *Notices) Take(event string) []string { return n.messages(event, true) }
+
+// Pending returns the messages Take(event) would return now, marking
+// none shown.
+func (n *Notices) Pending(event string) []string { return n.messages(event, false) }
+
+func (n *Notices) messages(event string, take bool) []string {
 	if n == nil {
 		return nil
 	}
@@ -216,6 +222,13 @@ func (n *Notices) Take(event string) []string {
 			continue
 		}
 		shown := strings.TrimSuffix(name, ".json") + ".shown"
+		if !take {
+			if _, err := os.Lstat(shown); err == nil {
+				continue
+			}
+			out = append(out, nf.Message)
+			continue
+		}
 		f, err := os.OpenFile(shown, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if errors.Is(err, fs.ErrExist) || err != nil {
 			continue
@@ -265,7 +278,7 @@ func Tell(host hosts.Host, event string, n *Notices, out *Outcome) {
 			hso = map[string]any{"hookEventName": event}
 		}
 		ctx, _ := hso["additionalContext"].(string)
-		note := "graft could not do its job; tell the user before answering:\n" + text
+		note := modelNote(msgs)
 		if ctx != "" {
 			note += "\n\n" + ctx
 		}
@@ -278,4 +291,11 @@ func Tell(host hosts.Host, event string, n *Notices, out *Outcome) {
 		return
 	}
 	out.Stdout = append(b, '\n')
+}
+
+// modelNote is what Tell puts first in the additionalContext of a host
+// whose hook text may reach no one (adapter.Hooks.NoticesToModel): the
+// notices msgs, asking the model to tell the user.
+func modelNote(msgs []string) string {
+	return "graft could not do its job; tell the user before answering:\n" + strings.Join(msgs, "\n")
 }

@@ -15,11 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/graft-project/graft/internal/hosttest"
 	"github.com/graft-project/graft/internal/testfixtures"
@@ -429,6 +431,126 @@ func TestClaudeCodeCompactionKeepsTheConstraints(t *testing.T) {
 	req := lastModelRequest(t, srv)
 	if !req.Contains("[Anchor + Hard Constraints]") || !req.Contains(constraint) || !req.Contains("[ANCHOR] Core constraints originate from generation 1 session "+id) {
 		t.Fatalf("the request after the compaction does not carry the constraints block with its origin; its strings:\n%q", req.Strings())
+	}
+}
+
+// cutBlock is the constraints block, cut to fit what a host gives its
+// model of a hook's additionalContext as it is: its cut line last.
+var cutBlock = regexp.MustCompile(`\[graft:tape [0-9a-f]{8}\] \[Anchor \+ Hard Constraints\]\n(?s:.*?)\n\[cut: [0-9]+ constraints; recall seq=[0-9]+(\.\.[0-9]+)?\]`)
+
+// Claude Code writes a hook's additionalContext past 10,000 characters
+// (JavaScript's length: UTF-16 code units) to a file and gives the model
+// its path and a 2 KB preview instead (hosts/claudecode/doc.go). The
+// person's prompts hold enough constraints that the block passes that:
+// the request after the compaction holds the block graft cut to fit, its
+// cut line last and whole, and no file in its place.
+func TestClaudeCodeCompactionFitsTheConstraintsInline(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	c := h.NewClaude(t, srv)
+	c.Timeout = 60 * time.Second
+	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
+	installHooks(t, g, "claude-code", "interceptCompaction = false\n", "--project", g.dir)
+
+	c.Print(t, rulesPrompt(0)).Ok(t)
+	id := sessionOf(t, c)
+	for k := 35; k < 140; k += 35 {
+		c.Resume(t, id, rulesPrompt(k)).Ok(t)
+	}
+	srv.SetSummary("The user wants the pager ported.") // a lossy summary: no constraint
+	c.Resume(t, id, "/compact").Ok(t)
+	if n := len(srv.Compactions()); n == 0 {
+		t.Fatal("with interception off the compaction did not run")
+	}
+	srv.Reset()
+	c.Resume(t, id, "next step").Ok(t)
+	req := lastModelRequest(t, srv)
+	for _, bad := range []string{"<persisted-output>", "Output too large", "truncated at"} {
+		if req.Contains(bad) {
+			t.Errorf("the request after the compaction holds %q: Claude Code did not keep the hook's context inline", bad)
+		}
+	}
+	var block string
+	for _, v := range req.Strings() {
+		if b := cutBlock.FindString(v); b != "" {
+			block = b
+			break
+		}
+	}
+	anchor := "[ANCHOR] Core constraints originate from generation 1 session " + id
+	if n := len(utf16.Encode([]rune(block))); block == "" || n > 10000 || !strings.Contains(block, anchor) || !strings.Contains(block, constraint) || strings.Contains(block, newestRule) {
+		t.Fatalf("the request after the compaction does not hold the constraints block cut to fit (%d UTF-16 units), its origin and its cut line; its strings:\n%q", n, req.Strings())
+	}
+	// The cut line ends the hook's context: nothing of the block follows it.
+	for _, v := range req.Strings() {
+		if i := strings.Index(v, block); i >= 0 && strings.Contains(v[i+len(block):], "Widget") {
+			t.Errorf("constraints follow the cut line:\n%s", v[i:])
+		}
+	}
+}
+
+// rulesPrompt is the k/35+1-th of four prompts that say 140 constraints,
+// 35 each, the first with constraint too: each shorter than the 3,000
+// bytes past which graft takes an instruction as pasted and cuts its
+// constraints first, together a constraints block of more than 10,000.
+func rulesPrompt(k int) string {
+	p := fmt.Sprintf("Part %d of the rules.", k/35+1)
+	if k == 0 {
+		p = "Port the pager to Go. " + constraint
+	}
+	for end := k + 35; k < end; k++ {
+		p += fmt.Sprintf(" Never rename the exported symbol Widget%03d in package api.", k)
+	}
+	return p
+}
+
+// newestRule is the newest constraint rulesPrompt says.
+const newestRule = "Never rename the exported symbol Widget139 in package api."
+
+// Codex gives its model a hook's additionalContext past 10,000 bytes cut
+// in its middle, with a note and a file (hosts/codex/doc.go). Its
+// SessionStart of source compact gives the request after the compaction
+// the constraints block graft cut to fit, its cut line last and whole.
+func TestCodexCompactionFitsTheConstraintsInline(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	x := h.NewCodex(t, srv)
+	x.Timeout = 60 * time.Second
+	x.WriteConfig(t, "model_auto_compact_token_limit = 1000\n", "")
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	installHooks(t, g, "codex", "interceptCompaction = false\n", "--codex-home", x.CodexHome)
+
+	x.Exec(t, rulesPrompt(0), "--dangerously-bypass-hook-trust").Ok(t)
+	id := hosttest.RolloutID(x.Rollouts(t)[0])
+	for k := 35; k < 140; k += 35 {
+		if k == 105 {
+			srv.SetInputTokens(150000) // past the limit: the next turn compacts first
+		}
+		x.ExecResume(t, id, rulesPrompt(k), "--dangerously-bypass-hook-trust").Ok(t)
+	}
+	srv.Reset()
+	srv.SetInputTokens(10)
+	x.ExecResume(t, id, "next step", "--dangerously-bypass-hook-trust").Ok(t)
+	if n := len(srv.Compactions()); n != 1 {
+		t.Fatalf("%d compaction requests, want 1:\n%s", n, srv.Describe())
+	}
+	req := lastModelRequest(t, srv)
+	if req.Contains("Warning: truncated output") || req.Contains("Full hook output saved to") {
+		t.Errorf("Codex cut the hook's context in its middle")
+	}
+	var block string
+	for _, v := range req.Strings() {
+		if b := cutBlock.FindString(v); b != "" {
+			block = b
+			break
+		}
+	}
+	// graft names a Codex session for its rollout file.
+	anchor := "[ANCHOR] Core constraints originate from generation 1 session rollout-"
+	if block == "" || len(block) > 10000 || !strings.Contains(block, anchor) || !strings.Contains(block, id+", seq=") || !strings.Contains(block, constraint) || strings.Contains(block, newestRule) {
+		t.Fatalf("the request after the compaction does not hold the constraints block cut to fit (%d bytes), its origin and its cut line; its strings:\n%q", len(block), req.Strings())
 	}
 }
 

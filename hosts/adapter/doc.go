@@ -34,7 +34,10 @@
 //	                          a PreCompact hook's context reaches the summary
 //	                          (CompactContext) and how much of it the host
 //	                          keeps (CompactContextMax, counted by
-//	                          CompactContextLen), whether
+//	                          CompactContextLen), how much of a SessionStart's
+//	                          or UserPromptSubmit's context it gives its model
+//	                          as it is (ContextMax, counted by ContextLen;
+//	                          ContextCap picks the pair of an event), whether
 //	                          notices must go to the model too, its notify
 //	                          program, the notes an install prints, whether
 //	                          graft's plugin is one of its plugins (Plugin);

@@ -32,6 +32,17 @@ type Hooks struct {
 	// CompactContextLen is the length the host gives a PreCompact hook's
 	// additionalContext (nil: runes), which CompactContextMax caps.
 	CompactContextLen func(string) int
+	// ContextMax is how many characters of a SessionStart's or a
+	// UserPromptSubmit's additionalContext (one hook's answer) the host
+	// gives its model as they are, counted as ContextLen counts them (0:
+	// all of it); past it the host gives something else in its place
+	// (Claude Code: a file's path and a preview; Codex: the head and the
+	// end). graft renders the constraints block it gives there, after a
+	// compaction, within what the text joined with it leaves of them,
+	// cutting constraints with a cut line, as for CompactContextMax.
+	ContextMax int
+	// ContextLen is the length ContextMax counts (nil: runes).
+	ContextLen func(string) int
 	// NoticesToModel: the host shows a hook's systemMessage to no one in
 	// some of its modes (codex exec), so what graft must tell the person
 	// also goes to the model, asking it to tell them.
@@ -128,6 +139,17 @@ func (h Hooks) Event(name string) (HookEvent, bool) {
 		}
 	}
 	return HookEvent{}, false
+}
+
+// ContextCap is what the host gives its model of the additionalContext
+// of a hook that does does (PreCompact: CompactContextMax and
+// CompactContextLen; else ContextMax and ContextLen): at most max
+// characters as length counts them; max 0 is all of it.
+func (h Hooks) ContextCap(does string) (max int, length func(string) int) {
+	if does == PreCompact {
+		return h.CompactContextMax, h.CompactContextLen
+	}
+	return h.ContextMax, h.ContextLen
 }
 
 // HasScope reports whether s is one of the host's settings scopes.

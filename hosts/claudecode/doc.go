@@ -48,4 +48,49 @@
 // "reason": …}, which Claude Code prints ("Compaction blocked by
 // PreCompact hook: …"). An install into a file that sets
 // "disableAllHooks": true says Claude Code runs none of them.
+//
+// A hook's additionalContext (SessionStart's, UserPromptSubmit's: every
+// event's) reaches the model as it is only up to 10,000 characters,
+// counted as JavaScript counts them: UTF-16 code units (ContextMax,
+// ContextLen). A longer one is written to a file,
+// <config>/projects/<enc>/<session>/tool-results/hook-<hook id>-<event>-<hash>-additionalContext.txt,
+// and the model gets, in its place,
+//
+//	<persisted-output>
+//	Output too large (13.8KB). Full output saved to: <that file>
+//
+//	Preview (first 2KB):
+//	<its first 2,000 characters, back to a line's end>
+//	...
+//	</persisted-output>
+//
+// (when the file cannot be written: the first 10,000 characters and
+// "[Hook additionalContext truncated at 10000 chars — persist-to-disk
+// failed: …]"). Each hook's answer is measured alone: the contexts of an
+// event's hooks go to the model together, joined by newlines after
+// "<event> hook additional context: ", however long together. So graft
+// gives the constraints block after a compaction (SessionStart of source
+// compact, after its recovery notes) within what the notes leave of the
+// 10,000, its newest constraints cut and named by its cut line (hookrun).
+//
+// Read in the pinned 2.1.332, a native binary whose bundled JavaScript
+// reads as text (node_modules/@anthropic-ai/claude-code-linux-x64/claude;
+// the minified names are this build's): the command-hook runner, for every
+// event, does
+//
+//	if(Fi.additionalContext){…let Yi=await jEe(Fi.additionalContext,No,"additionalContext",{storageV5:ln});…yield{additionalContexts:[Yi],…}}
+//
+// and jEe, with the threshold QDe=1e4 (var …,QDe=1e4,…), begins
+//
+//	async function jEe(e,n,r,{threshold:o=QDe,maxPersistBytes:i=$jr,storageV5:u}={}){if(e.length<=o)return e;…
+//
+// then writes the file (mK, "hook-${n}-…-${r}") and returns the
+// <persisted-output> text (BEe, xe; the preview r$=2000, h$e cutting at
+// the last newline before it); the attachment is rendered as
+// hook_additional_context:(e)=>…`${e.hookName} hook additional context:
+// ${e.content.join("\n")}`. Seen on the binary too: internal/hosttest's
+// TestExploreClaudeHookContextLimit (10,000 UTF-16 units with a 😀, 9,999
+// runes, kept whole; 10,001 units, 10,000 runes, filed; two SessionStart
+// hooks of 10,000 and 6,000 both whole) and hosts'
+// TestClaudeCodeCompactionFitsTheConstraintsInline.
 package claudecode

@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/graft-project/graft/hosts/adapter"
 )
 
 // Hooks: settings.json hooks on SessionStart, UserPromptSubmit, Stop and
 // PreCompact, in the project's, the project's local or the user's file; a
-// PreCompact hook blocks the compaction with {"decision": "block"}.
+// PreCompact hook blocks the compaction with {"decision": "block"}. A
+// hook's additionalContext past 10,000 UTF-16 code units reaches the
+// model only as a file's path and a preview (doc.go).
 // graft's plugin (plugin/ in graft's repository) is a Claude Code plugin.
 func (a Adapter) Hooks() adapter.Hooks {
 	return adapter.Hooks{
@@ -20,6 +23,8 @@ func (a Adapter) Hooks() adapter.Hooks {
 		Block: func(reason string) map[string]any {
 			return map[string]any{"decision": "block", "reason": reason}
 		},
+		ContextMax: maxInlineContext,
+		ContextLen: utf16Len,
 		Notes: func(f adapter.SettingsFacts) []string {
 			if v, ok := f.Setting("disableAllHooks"); f.Install && ok && strings.TrimSpace(v) == "true" {
 				return []string{fmt.Sprintf(`%s sets "disableAllHooks": true, so Claude Code runs none of its hooks, graft's included`, f.File)}
@@ -28,6 +33,22 @@ func (a Adapter) Hooks() adapter.Hooks {
 		},
 		Plugin: true,
 	}
+}
+
+// maxInlineContext is how long a hook's additionalContext Claude Code
+// gives its model as it is (its default persist threshold, 1e4): a longer
+// one is written to a file and the model gets its path and a 2 KB
+// preview.
+const maxInlineContext = 10000
+
+// utf16Len is the length Claude Code gives a hook's additionalContext:
+// JavaScript's, in UTF-16 code units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // settingsPath is <dir>/.claude/settings.json (project),

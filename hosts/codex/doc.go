@@ -48,4 +48,39 @@
 // "systemMessage"} stops the turn before its model request, which keeps
 // the old session uncompacted. codex exec shows no hook text at all, so
 // notices go to the model too (NoticesToModel).
+//
+// SessionStart (source startup, resume, clear, compact or fork: after a
+// compaction Codex runs it with "compact") and UserPromptSubmit take
+// {"hookSpecificOutput": {"hookEventName", "additionalContext"}}. Codex
+// gives the model a hook's additionalContext as it is up to 10,000 bytes
+// of UTF-8 (ContextMax, ContextLen; its estimate of 4 bytes a token makes
+// that 2,500 tokens); a longer one becomes about 10,100 bytes:
+//
+//	Warning: truncated output (original token count: 2501)
+//	Total output lines: …
+//
+//	<its head> … <its end>
+//
+//	Full hook output saved to: <TMPDIR>/hook_outputs/<thread>/<uuid>.txt
+//
+// the middle dropped, and the constraints block with it, cut line and all.
+// Each hook's answer is measured alone. So graft gives the constraints
+// block of a SessionStart of source compact within the 10,000 bytes less
+// what comes before it (hookrun; the notices it puts first for the model
+// included). A hook's "additionalContextLimit" in hooks.json changes that
+// limit ("ignoring additionalContextLimit for … hook in …: this event
+// cannot emit additionalContext"); graft sets none.
+//
+// Codex 0.171.0 is a compiled binary
+// (node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex):
+// its JSON schemas (session-start.command.input's "source" enum,
+// session-start.command.output's additionalContext) and those messages
+// read as strings in it ("Warning: truncated output (original token
+// count: ", "Full hook output saved to: ", "hook_outputs",
+// "additionalContextLimit"), not the code that applies them. The limit,
+// its unit and the per-hook measure were found on the binary:
+// internal/hosttest's TestExploreCodexHookContextLimit (10,000 bytes, 9,998
+// UTF-16 units with a 😀, whole; 10,001 bytes cut; two SessionStart hooks
+// of 10,000 and 6,000 bytes both whole) and hosts'
+// TestCodexCompactionFitsTheConstraintsInline.
 package codex

@@ -18,7 +18,8 @@ const TrustNote = "Codex runs only trusted hooks and skips the others silently: 
 // vetoes a compaction ("block" is reported as a failed hook and the
 // compaction runs): {"continue": false} stops the run before its model
 // request, which keeps the old session uncompacted. codex exec shows no
-// hook text, so notices go to the model too.
+// hook text, so notices go to the model too. A hook's additionalContext
+// past 10,000 bytes reaches the model cut in its middle.
 func (a Adapter) Hooks() adapter.Hooks {
 	return adapter.Hooks{
 		Events:   adapter.GraftNamed(),
@@ -28,7 +29,11 @@ func (a Adapter) Hooks() adapter.Hooks {
 			return map[string]any{"continue": false, "stopReason": reason, "systemMessage": reason}
 		},
 		NoticesToModel: true,
-		Notify:         notify,
+		// A hook's additionalContext past 10,000 bytes reaches the
+		// model as its head and end with a note and a file (doc.go).
+		ContextMax: maxInlineContext,
+		ContextLen: func(s string) int { return len(s) },
+		Notify:     notify,
 		Notes: func(f adapter.SettingsFacts) []string {
 			var notes []string
 			if f.Install {
@@ -41,6 +46,10 @@ func (a Adapter) Hooks() adapter.Hooks {
 		},
 	}
 }
+
+// maxInlineContext is how many bytes (UTF-8) of a hook's
+// additionalContext Codex gives its model as they are.
+const maxInlineContext = 10000
 
 // notify reads the notify program's JSON argument: an agent-turn-complete
 // of a thread.

@@ -117,6 +117,21 @@
 // (CompactionInTranscript): hookrun gives the first prompt after it the
 // constraints with their origins, once.
 //
+// Gemini CLI 0.61.0 cuts no hook's additionalContext (ContextMax 0):
+// bundle/chunk-JDPZ4CE3.js (the chunk bundle/gemini.js loads) reads a
+// command hook's stdout whole (executeCommandHook: stdout +=
+// data.toString()), joins the contexts of an event's hooks with "\n"
+// (mergeWithOrDecision: additionalContexts.join("\n")), and
+// getAdditionalContext() only escapes them:
+//
+//	return context2.replace(/</g, "&lt;").replace(/>/g, "&gt;");
+//
+// BeforeAgent's goes after the prompt as { text:
+// `<hook_context>${additionalContext}</hook_context>` } (sendMessageStream),
+// SessionStart's before the prompt (bundle/gemini-3HFX2LNT.js). Seen on the
+// CLI too: internal/hosttest's TestExploreGeminiHookContextLimit (60,000
+// characters of each reach the request whole).
+//
 // # Tokens
 //
 // A gemini message's tokens.input is its request's promptTokenCount

@@ -87,7 +87,14 @@
 // CompactContextLen), would lose its newest constraints mid-line, and its
 // cut line: graft gives it within them, its newest constraints cut and
 // named by a cut line. SessionStart's context is not cut that way (only a
-// command hook's stdout past 1 MiB is): it gets the whole block. After /compress Qwen Code waits for that hook before the next
+// command hook's stdout past 1 MiB is; ContextMax 0): it gets the whole
+// block. In chunks/chunk-DPEB6S2R.js, fireSessionStartHook returns
+// output?.getAdditionalContext()?.trim() (chunk-QA5TENCT.js:
+// getAdditionalContext escapes '<' and '>', nothing more) and
+// setSessionStartContext puts it whole into the system instruction
+// (buildSessionStartContextBlock); internal/hosttest's
+// TestExploreQwenHookContextLimit sees 60,000 characters of it reach the
+// request whole. After /compress Qwen Code waits for that hook before the next
 // prompt; a compression past its threshold (context.autoCompactThreshold)
 // happens inside a turn, and Qwen Code fires SessionStart without waiting:
 // the request of that turn goes out without the block, the requests after

@@ -562,3 +562,217 @@ func TestExploreCodexResumeAgentsMD(t *testing.T) {
 		}
 	}
 }
+
+// hookContextOf writes a hook answer for event whose additionalContext
+// is tag's opening line, then lines of x and one 😀 (two UTF-16 code
+// units, one rune), padded with x to units UTF-16 code units, and tag's
+// closing line last; the command prints it.
+func hookContextOf(t *testing.T, dir, event, tag string, units int) (cmd, text string) {
+	t.Helper()
+	head, tail := "<<"+tag+"-START>>\n", "\n<<"+tag+"-END>>"
+	body := units - len(head) - len(tail) - 2
+	var b strings.Builder
+	b.WriteString(head + "😀")
+	for k := 0; k < body; k++ {
+		if k%100 == 99 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte('x')
+		}
+	}
+	b.WriteString(tail)
+	text = b.String()
+	data, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": event, "additionalContext": text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, tag+".json")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return "cat " + shellQuote(p), text
+}
+
+// Claude Code keeps a command hook's additionalContext inline up to
+// 10,000 UTF-16 code units (JavaScript's length), each hook's answer on
+// its own; past that it writes the text to a file under the session's
+// tool-results folder and gives the model "<persisted-output>", the path
+// and a 2 KB preview. Both SessionStart and UserPromptSubmit, both sides
+// of the boundary, and two SessionStart hooks whose contexts together
+// pass it.
+func TestExploreClaudeHookContextLimit(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	for _, c := range []struct {
+		name                  string
+		start, start2, prompt int // UTF-16 units of each hook's context
+	}{
+		{"SessionStart at the limit, UserPromptSubmit past it", 10000, 6000, 10001},
+		{"SessionStart past the limit, UserPromptSubmit at it", 10001, 0, 10000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewClaude(t, srv)
+			dir := t.TempDir()
+			kept, filed := []string{}, []string{}
+			sort := func(text string, units int) {
+				if units <= 10000 {
+					kept = append(kept, text)
+				} else {
+					filed = append(filed, text)
+				}
+			}
+			cmds := map[string][]string{}
+			for _, hk := range []struct {
+				event, tag string
+				units      int
+			}{{"SessionStart", "START1", c.start}, {"SessionStart", "START2", c.start2}, {"UserPromptSubmit", "PROMPT", c.prompt}} {
+				if hk.units == 0 {
+					continue
+				}
+				cmd, text := hookContextOf(t, dir, hk.event, hk.tag, hk.units)
+				cmds[hk.event] = append(cmds[hk.event], cmd)
+				sort(text, hk.units)
+			}
+			e.WriteProjectSettings(t, HooksConfig(0, cmds))
+			e.Print(t, "hello").Ok(t)
+			reqs := srv.ModelRequests()
+			if len(reqs) != 1 {
+				t.Fatalf("want one model request:\n%s", srv.Describe())
+			}
+			for _, s := range kept {
+				if !reqs[0].Contains(s) {
+					first, _, _ := strings.Cut(s, "\n")
+					t.Errorf("the request lacks the whole context %s", first)
+				}
+			}
+			for _, s := range filed {
+				first, _, _ := strings.Cut(s, "\n")
+				end := s[strings.LastIndex(s, "\n")+1:]
+				if reqs[0].Contains(end) || !reqs[0].Contains("<persisted-output>\nOutput too large") || !reqs[0].Contains(first) {
+					t.Errorf("the context %s is not given as a file and its preview", first)
+				}
+			}
+			for _, v := range reqs[0].Strings() {
+				if strings.Contains(v, "<persisted-output>") {
+					t.Logf("%.600s", v)
+				}
+			}
+		})
+	}
+}
+
+// Codex 0.171.0 keeps a command hook's additionalContext whole up to
+// 10,000 bytes of UTF-8 (its "tokens" are 4 bytes: 2,500); past that the
+// model gets "Warning: truncated output (original token count: N)", its
+// head and end around " … " (about 10,000 characters in all) and "Full
+// hook output saved to: <file>". SessionStart and UserPromptSubmit, both
+// sides of the boundary (the 😀 is 4 bytes, 2 UTF-16 code units), and two
+// SessionStart hooks whose contexts together pass it: each is kept whole
+// (the limit is a hook's own).
+func TestExploreCodexHookContextLimit(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	for _, c := range []struct {
+		name                  string
+		start, start2, prompt int // UTF-16 units; bytes are 2 more
+	}{
+		{"SessionStart at the limit, UserPromptSubmit past it", 9998, 6000, 9999},
+		{"SessionStart past the limit, UserPromptSubmit at it", 9999, 0, 9998},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := NewModelServer(t)
+			e := h.NewCodex(t, srv)
+			dir := t.TempDir()
+			start, startText := hookContextOf(t, dir, "SessionStart", "START", c.start)
+			prompt, promptText := hookContextOf(t, dir, "UserPromptSubmit", "PROMPT", c.prompt)
+			cmds := map[string][]string{"SessionStart": {start}, "UserPromptSubmit": {prompt}}
+			texts := []string{startText, promptText}
+			if c.start2 > 0 {
+				start2, start2Text := hookContextOf(t, dir, "SessionStart", "START2", c.start2)
+				cmds["SessionStart"] = append(cmds["SessionStart"], start2)
+				texts = append(texts, start2Text)
+			}
+			e.WriteHooks(t, HooksConfig(10, cmds))
+			e.Exec(t, "hello", "--dangerously-bypass-hook-trust").Ok(t)
+			reqs := srv.ModelRequests()
+			if len(reqs) != 1 {
+				t.Fatalf("want one model request:\n%s", srv.Describe())
+			}
+			for _, text := range texts {
+				first, _, _ := strings.Cut(text, "\n")
+				if len(text) <= 10000 {
+					if !reqs[0].Contains(text) {
+						t.Errorf("%s (%d bytes) is not in the request whole", first, len(text))
+					}
+					continue
+				}
+				var got string
+				for _, v := range reqs[0].Strings() {
+					if strings.Contains(v, first) {
+						got = v
+					}
+				}
+				if reqs[0].Contains(text) || !strings.HasPrefix(got, "Warning: truncated output (original token count: ") || !strings.Contains(got, "Full hook output saved to: ") {
+					t.Errorf("%s (%d bytes) is not given truncated with its file:\n%.400s", first, len(text), got)
+				}
+				t.Logf("%s: %d bytes given as %d bytes", first, len(text), len(got))
+			}
+		})
+	}
+}
+
+// escapeAngles is Gemini CLI's and Qwen Code's escaping of a hook's
+// additionalContext (getAdditionalContext): '<' and '>' as "&lt;" and
+// "&gt;".
+func escapeAngles(s string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// checkWhole fails unless one string of reqs' bodies holds text whole.
+func checkWhole(t *testing.T, reqs []Request, text string) {
+	t.Helper()
+	for _, r := range reqs {
+		if r.Contains(text) {
+			return
+		}
+	}
+	first, _, _ := strings.Cut(text, "\n")
+	t.Errorf("no request holds the whole context %s (%d chars)", first, len(text))
+}
+
+// Gemini CLI 0.61.0 does not cut a hook's additionalContext: BeforeAgent's
+// (after the prompt, in <hook_context>) and SessionStart's of 60,000
+// characters reach the request whole, '<' and '>' escaped.
+func TestExploreGeminiHookContextLimit(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewGeminiServer(t)
+	e := h.NewGemini(t, srv)
+	dir := t.TempDir()
+	start, startText := hookContextOf(t, dir, "SessionStart", "START", 60000)
+	before, beforeText := hookContextOf(t, dir, "BeforeAgent", "BEFORE", 60000)
+	group := func(cmd string) []any {
+		return []any{map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 10000}}}}
+	}
+	e.Settings["hooks"] = map[string]any{"SessionStart": group(start), "BeforeAgent": group(before)}
+	e.Prompt(t, "hello").Ok(t)
+	checkWhole(t, srv.Requests(), escapeAngles(startText))
+	checkWhole(t, srv.Requests(), escapeAngles(beforeText))
+}
+
+// Qwen Code 0.24.4 does not cut a SessionStart hook's additionalContext
+// (only PreCompact's, to 4,000): 60,000 characters reach the system
+// prompt whole, '<' and '>' escaped.
+func TestExploreQwenHookContextLimit(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewQwenServer(t)
+	e := h.NewQwen(t, srv)
+	dir := t.TempDir()
+	start, startText := hookContextOf(t, dir, "SessionStart", "START", 60000)
+	e.Settings["hooks"] = HooksConfig(10, map[string][]string{"SessionStart": {start}})["hooks"]
+	e.WriteSettings(t)
+	e.Print(t, "hello").Ok(t)
+	checkWhole(t, srv.Requests(), escapeAngles(startText))
+}
