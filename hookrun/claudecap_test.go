@@ -21,10 +21,7 @@ import (
 // the newest constraint.
 func withConstraints(t *testing.T, path string) string {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var lines []string
 	k := 0
 	for p := 0; p < 4; p++ {
 		text := fmt.Sprintf("Part %d of the rules.", p+1)
@@ -39,13 +36,9 @@ func withConstraints(t *testing.T, path string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.Write(append(line, '\n')); err != nil {
-			t.Fatal(err)
-		}
+		lines = append(lines, string(line))
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	appendLines(t, path, lines...)
 	return "Never rename the exported symbol Widget139 in package api."
 }
 

@@ -28,16 +28,7 @@ func TestAHandedOffSessionIsToldWhenItsNewLinesCannotBeRead(t *testing.T) {
 		t.Fatalf("PreCompact: %s (%v) stderr %q, want the handoff's block", out.Stdout, err, out.Stderr)
 	}
 	// The person types into the old session anyway.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(`{"type":"user","uuid":"u-stray","parentUuid":null,"timestamp":"2026-11-30T12:00:00.000Z","message":{"role":"user","content":"And now the docs, please."}}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	appendLines(t, path, `{"type":"user","uuid":"u-stray","parentUuid":null,"timestamp":"2026-11-30T12:00:00.000Z","message":{"role":"user","content":"And now the docs, please."}}`)
 	prompt, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.UserPromptSubmit, path, `,"prompt":"And now the docs, please."`), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -171,31 +171,16 @@ func TestPreCompactInterceptsWithAHandoff(t *testing.T) {
 func TestSessionStartAfterCompactionInjectsTheConstraints(t *testing.T) {
 	home, path := t.TempDir(), transcriptOf(t, "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
 	// The real session states no constraint; the person adds one.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(`{"type":"user","uuid":"u-extra","parentUuid":null,"timestamp":"2026-11-30T12:00:00.000Z","message":{"role":"user","content":"Never push to main without running the tests."}}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
+	appendLines(t, path, `{"type":"user","uuid":"u-extra","parentUuid":null,"timestamp":"2026-11-30T12:00:00.000Z","message":{"role":"user","content":"Never push to main without running the tests."}}`)
+	ctx, _ := sessionStartContext(t, home, path)
+	for _, want := range []string{"[Anchor + Hard Constraints]", "[ANCHOR] Core constraints originate from generation 1 session " + uuid, "Never push to main without running the tests."} {
+		if !strings.Contains(ctx, want) {
+			t.Fatalf("SessionStart after compaction: additionalContext %q, want the constraints block with %q", ctx, want)
+		}
 	}
 	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.SessionStart, path, `,"source":"compact"`), nil)
 	if err != nil {
 		t.Fatal(err)
-	}
-	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{})
-	var o struct {
-		HookSpecificOutput struct {
-			HookEventName, AdditionalContext string
-		}
-	}
-	if err := json.Unmarshal(out.Stdout, &o); err != nil || o.HookSpecificOutput.HookEventName != "SessionStart" ||
-		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "[Anchor + Hard Constraints]") ||
-		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "[ANCHOR] Core constraints originate from generation 1 session "+uuid) ||
-		!strings.Contains(o.HookSpecificOutput.AdditionalContext, "Never push to main without running the tests.") {
-		t.Fatalf("SessionStart after compaction: %s (%v), want the constraints block in additionalContext", out.Stdout, err)
 	}
 	in.Source = "startup"
 	if out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{}); len(out.Stdout) != 0 {
@@ -310,16 +295,7 @@ func TestAHeldSessionLockCostsTheHookLittle(t *testing.T) {
 		t.Fatalf("first follow: %+v", out)
 	}
 	// The transcript grows, and the session's lock is held meanwhile.
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(`{"type":"user","uuid":"u-more","timestamp":"2026-02-12T20:00:00.000Z","message":{"role":"user","content":"one more thing"}}` + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	appendLines(t, path, `{"type":"user","uuid":"u-more","timestamp":"2026-02-12T20:00:00.000Z","message":{"role":"user","content":"one more thing"}}`)
 	held, err := lockfile.TryLock(home, uuid)
 	if err != nil {
 		t.Fatal(err)
@@ -337,6 +313,25 @@ func TestAHeldSessionLockCostsTheHookLittle(t *testing.T) {
 
 // sessionsOf opens the session store of svc's home, as graft does (the
 // service keeps its own to itself).
+// appendLines appends lines, each ended by a newline, to the transcript
+// at path: what the host writes as the session goes on.
+func appendLines(t testing.TB, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if _, err := f.WriteString(l + "\n"); err != nil {
+			f.Close()
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func sessionsOf(t testing.TB, svc *graft.Service) *session.Store {
 	t.Helper()
 	st, err := session.OpenStore(svc.FS, svc.Home)
