@@ -84,6 +84,10 @@ type Options struct {
 	// dropped, an existing session keeps the batches appended (with the
 	// cursor), and a session the run was creating is not created.
 	Ctx context.Context
+	// Others are the mappers of the other hosts: when a first import is
+	// refused (ErrNotTranscript), the one whose records the file holds is
+	// named in the error.
+	Others []Mapper
 }
 
 // DefaultBatchBytes is the default of Options.BatchBytes.
@@ -819,6 +823,8 @@ type FileOptions struct {
 	Ctx context.Context
 	// LockWait bounds each wait for the session's lock (Options.LockWait).
 	LockWait time.Duration
+	// Others are the other hosts' mappers (Options.Others).
+	Others []Mapper
 }
 
 // RunFile imports the transcript at o.Path with m into session o.ID
@@ -831,5 +837,5 @@ func RunFile(o FileOptions, m Mapper) (*Summary, error) {
 			return nil, err
 		}
 	}
-	return Run(Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait}, m)
+	return Run(Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait, Others: o.Others}, m)
 }
