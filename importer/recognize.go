@@ -1,7 +1,13 @@
 package importer
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 )
 
@@ -17,6 +23,14 @@ type Recognizer interface {
 	// Describe names the format for a person: the host ("Claude Code")
 	// and what its files are ("a Claude Code transcript").
 	Describe() (host, file string)
+}
+
+// Other is another host a refused file may be of (Options.Others).
+type Other struct {
+	// Name is the host's name in the registry, as graft import takes it
+	// ("codex").
+	Name   string
+	Mapper Mapper
 }
 
 // The first lines a first import looks at: at most SniffLines complete
@@ -37,9 +51,9 @@ type NotTranscriptError struct {
 	// is set when they are all the file holds.
 	Lines int
 	Whole bool
-	// LooksLike is the format whose records the lines are ("" when none
-	// of Options.Others recognises them), LooksLikeFile what its files are
-	// ("a Codex rollout").
+	// LooksLike is the host whose records the lines are (its name, "" when
+	// none of Options.Others recognises them), LooksLikeFile what its files
+	// are ("a Codex rollout").
 	LooksLike, LooksLikeFile string
 }
 
@@ -72,4 +86,142 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Check is what Run refuses before it writes anything (doc.go "A run",
+// step 0): a first import (no cursor for o.ID) with a Recognizer m of a
+// file that holds complete lines, none of whose first ones (SniffLines,
+// within SniffBytes) is a record of m's host. It returns the
+// NotTranscriptError, naming the one of o.Others whose records the lines
+// are. A file with no complete line yet is not refused (a hook sees a file
+// its host has only begun), nor is an import that resumes from a cursor,
+// nor one whose cursor or file cannot be read here: Run says why then.
+func Check(o Options, m Mapper) error {
+	rec, ok := m.(Recognizer)
+	if !ok || !checkFirstLines {
+		return nil
+	}
+	if _, err := LoadCursor(o.Store.FS, o.Home, o.ID); !errors.Is(err, ErrNoCursor) {
+		return nil
+	}
+	path, err := filepath.Abs(o.Source)
+	if err != nil {
+		return nil
+	}
+	f, err := openRegular(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close() // read only: a failed close loses nothing
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	lines, err := firstLines(f)
+	if err != nil {
+		return fmt.Errorf("importer: reading %s: %w", path, err)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	for _, l := range lines {
+		if rec.Recognize(l) {
+			return nil
+		}
+	}
+	host, _ := rec.Describe()
+	e := &NotTranscriptError{Path: path, Format: m.Format(), Host: host, Lines: len(lines),
+		Whole: len(lines) < SniffLines && fi.Size() <= SniffBytes}
+	best := 0
+	for _, other := range o.Others {
+		or, ok := other.Mapper.(Recognizer)
+		if !ok || other.Mapper.Format() == m.Format() {
+			continue
+		}
+		n := 0
+		for _, l := range lines {
+			if or.Recognize(l) {
+				n++
+			}
+		}
+		if n > best {
+			best = n
+			e.LooksLike = other.Name
+			_, e.LooksLikeFile = or.Describe()
+		}
+	}
+	return e
+}
+
+// checkFirstLines is off only in tests that feed a mapper another host's
+// lines on purpose (the golden imports pin what it makes of them, as a
+// resumed import of a file that changed host would).
+var checkFirstLines = true
+
+// firstLines are the non-blank complete lines among the first SniffLines
+// lines of r that end within its first SniffBytes.
+func firstLines(r io.ReaderAt) ([][]byte, error) {
+	br := bufio.NewReader(io.NewSectionReader(r, 0, SniffBytes))
+	var lines [][]byte
+	for n := 0; n < SniffLines; n++ {
+		line, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			break // the end, or a line not finished (by the host, or within SniffBytes)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			lines = append(lines, line)
+		}
+	}
+	return lines, nil
+}
+
+// Shape is the top-level fields of a JSON object line, for the
+// Recognizers. Its keys match as encoding/json matches a struct's fields,
+// whatever their case: a line a mapper reads is a line its Recognizer
+// judges.
+type Shape map[string]json.RawMessage
+
+// ShapeOf is the shape of line; ok is false when it is no JSON object.
+func ShapeOf(line []byte) (s Shape, ok bool) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil || fields == nil {
+		return nil, false
+	}
+	s = make(Shape, len(fields))
+	for k, v := range fields {
+		s[strings.ToLower(k)] = v
+	}
+	return s, true
+}
+
+// Get is the value of field key ("" when absent).
+func (s Shape) Get(key string) json.RawMessage { return s[strings.ToLower(key)] }
+
+// Has says whether any of keys is a field (null included).
+func (s Shape) Has(keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := s[strings.ToLower(k)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// String says whether field key is a non-empty JSON string.
+func (s Shape) String(key string) bool {
+	var v string
+	raw := s.Get(key)
+	return len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &v) == nil && v != ""
+}
+
+// Object is the shape of field key when it is a JSON object.
+func (s Shape) Object(key string) (Shape, bool) {
+	raw := bytes.TrimSpace(s.Get(key))
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	return ShapeOf(raw)
 }

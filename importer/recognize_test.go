@@ -30,7 +30,7 @@ func (m *angleMapper) Describe() (host, file string) { return "Angle", "an angle
 func TestFirstImportOfAnotherFormatIsRefused(t *testing.T) {
 	f := newFixture(t)
 	f.write("<a>\n<b>\n")
-	_, err := Run(Options{Store: f.st, Home: f.home, ID: "s", Source: f.src, Others: []Mapper{&lineMapper{}, &angleMapper{}}}, &recMapper{})
+	_, err := Run(Options{Store: f.st, Home: f.home, ID: "s", Source: f.src, Others: []Other{{"lines", &lineMapper{}}, {"angle", &angleMapper{}}}}, &recMapper{})
 	if !errors.Is(err, ErrNotTranscript) {
 		t.Fatalf("err = %v, want ErrNotTranscript", err)
 	}
@@ -63,11 +63,12 @@ func TestFirstImportLooksAtTheFirstRecords(t *testing.T) {
 	if !errors.Is(err, ErrNotTranscript) || !strings.Contains(err.Error(), "in its first 64 lines") {
 		t.Fatalf("err = %v", err)
 	}
-	// 1 MiB of complete lines is the other bound.
-	long := strings.Repeat("j", 4096) + "\n"
-	f.write(strings.Repeat(long, SniffBytes/len(long)+1) + "{a}\n")
+	// The lines that end within the first MiB are the other bound: 52
+	// lines of 20,000 bytes, then a record that ends past it.
+	long := strings.Repeat("j", 20000) + "\n"
+	f.write(strings.Repeat(long, SniffBytes/len(long)) + "{" + strings.Repeat("a", 10000) + "}\n")
 	_, err = Run(Options{Store: f.st, Home: f.home, ID: "u", Source: f.src}, &recMapper{})
-	if !errors.Is(err, ErrNotTranscript) || !strings.Contains(err.Error(), "in its first 256 lines") {
+	if !errors.Is(err, ErrNotTranscript) || !strings.Contains(err.Error(), "in its first 52 lines") {
 		t.Fatalf("err = %v", err)
 	}
 }

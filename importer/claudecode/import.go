@@ -33,8 +33,8 @@ type Options struct {
 	Ctx context.Context
 	// LockWait bounds each wait for the session's lock (importer.Options).
 	LockWait time.Duration
-	// Others are the other hosts' mappers (importer.Options.Others).
-	Others []importer.Mapper
+	// Others are the other hosts (importer.Options.Others).
+	Others []importer.Other
 }
 
 // SubAgent is a sub-agent transcript found next to a transcript.

@@ -17,8 +17,12 @@ import (
 )
 
 // others are the other hosts' mappers, as package hosts hands them on.
-func otherHosts() []importer.Mapper {
-	return []importer.Mapper{claudecode.NewMapper(claudecode.Config{}), gemini.NewMapper(gemini.Config{}), qwen.NewMapper(qwen.Config{})}
+func otherHosts() []importer.Other {
+	return []importer.Other{
+		{Name: "claude-code", Mapper: claudecode.NewMapper(claudecode.Config{})},
+		{Name: "gemini", Mapper: gemini.NewMapper(gemini.Config{})},
+		{Name: "qwen", Mapper: qwen.NewMapper(qwen.Config{})},
+	}
 }
 
 func firstImport(t *testing.T, path string) (*session.Store, string, *importer.Summary, error) {
