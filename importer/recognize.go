@@ -117,17 +117,12 @@ func Check(o Options, m Mapper) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	lines, err := firstLines(f)
+	lines, found, err := firstLines(f, rec.Recognize)
 	if err != nil {
 		return fmt.Errorf("importer: reading %s: %w", path, err)
 	}
-	if len(lines) == 0 {
+	if found || len(lines) == 0 {
 		return nil
-	}
-	for _, l := range lines {
-		if rec.Recognize(l) {
-			return nil
-		}
 	}
 	host, _ := rec.Describe()
 	e := &NotTranscriptError{Path: path, Format: m.Format(), Host: host, Lines: len(lines),
@@ -158,24 +153,28 @@ func Check(o Options, m Mapper) error {
 // resumed import of a file that changed host would).
 var checkFirstLines = true
 
-// firstLines are the non-blank complete lines among the first SniffLines
-// lines of r that end within its first SniffBytes.
-func firstLines(r io.ReaderAt) ([][]byte, error) {
+// firstLines reads the first SniffLines lines of r that end within its
+// first SniffBytes until one is a record (found); else it returns the
+// non-blank ones.
+func firstLines(r io.ReaderAt, record func([]byte) bool) (lines [][]byte, found bool, err error) {
 	br := bufio.NewReader(io.NewSectionReader(r, 0, SniffBytes))
-	var lines [][]byte
 	for n := 0; n < SniffLines; n++ {
 		line, err := br.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
 			break // the end, or a line not finished (by the host, or within SniffBytes)
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			lines = append(lines, line)
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
 		}
+		if record(line) {
+			return nil, true, nil
+		}
+		lines = append(lines, line)
 	}
-	return lines, nil
+	return lines, false, nil
 }
 
 // Shape is the top-level fields of a JSON object line, for the
