@@ -13,7 +13,7 @@ import (
 
 // Recognizer is a Mapper that tells its host's records by their shape: a
 // first import of a file none of whose first lines is one is refused
-// (ErrNotTranscript, doc.go "A run", step 3).
+// (Check; doc.go "A run", step 0).
 type Recognizer interface {
 	Mapper
 	// Recognize says whether line (complete, without its '\n') is a record
@@ -96,7 +96,7 @@ func shellQuote(s string) string {
 // are. A file with no complete line yet is not refused (a hook sees a file
 // its host has only begun), nor is an import that resumes from a cursor,
 // nor one whose cursor or file cannot be read here: Run says why then.
-func Check(o Options, m Mapper) error {
+func Check(o Options, m Mapper) (err error) {
 	rec, ok := m.(Recognizer)
 	if !ok || !checkFirstLines {
 		return nil
@@ -112,12 +112,17 @@ func Check(o Options, m Mapper) error {
 	if err != nil {
 		return nil
 	}
-	defer f.Close() // read only: a failed close loses nothing
+	// Read only, so a failed close loses nothing; it is still reported.
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("importer: closing source %s: %w", path, cerr)
+		}
+	}()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	lines, found, err := firstLines(f, rec.Recognize)
+	lines, found, end, err := firstLines(f, rec.Recognize)
 	if err != nil {
 		return fmt.Errorf("importer: reading %s: %w", path, err)
 	}
@@ -126,7 +131,7 @@ func Check(o Options, m Mapper) error {
 	}
 	host, _ := rec.Describe()
 	e := &NotTranscriptError{Path: path, Format: m.Format(), Host: host, Lines: len(lines),
-		Whole: len(lines) < SniffLines && fi.Size() <= SniffBytes}
+		Whole: end && fi.Size() <= SniffBytes}
 	best := 0
 	for _, other := range o.Others {
 		or, ok := other.Mapper.(Recognizer)
@@ -155,26 +160,29 @@ var checkFirstLines = true
 
 // firstLines reads the first SniffLines lines of r that end within its
 // first SniffBytes until one is a record (found); else it returns the
-// non-blank ones.
-func firstLines(r io.ReaderAt, record func([]byte) bool) (lines [][]byte, found bool, err error) {
+// non-blank ones, and end when it read up to the end of the SniffBytes
+// (all the lines there are, when r is no longer).
+func firstLines(r io.ReaderAt, record func([]byte) bool) (lines [][]byte, found, end bool, err error) {
 	br := bufio.NewReader(io.NewSectionReader(r, 0, SniffBytes))
 	for n := 0; n < SniffLines; n++ {
 		line, err := br.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			break // the end, or a line not finished (by the host, or within SniffBytes)
+			// The end, or a line not finished (by the host, or within
+			// SniffBytes): not a line.
+			return lines, false, true, nil
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		if line = bytes.TrimSpace(line); len(line) == 0 {
 			continue
 		}
 		if record(line) {
-			return nil, true, nil
+			return nil, true, false, nil
 		}
 		lines = append(lines, line)
 	}
-	return lines, false, nil
+	return lines, false, false, nil
 }
 
 // Shape is the top-level fields of a JSON object line, for the
