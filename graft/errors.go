@@ -86,6 +86,7 @@ var codes = []ExitCode{
 	{"hooks_wont_run", 61, "doctor: graft's hooks are installed but would not run: the graft they name is missing or another version, or Codex has not trusted them", ErrHooksWontRun},
 	{"hooks_missing", 62, "doctor: autoGraft or interceptCompaction is set but no host runs graft's hooks", ErrHooksMissing},
 	{"hooks_twice", 63, "doctor: two of Claude Code's settings files hold graft's hooks, so graft runs twice per event", ErrHooksTwice},
+	{"not_host_transcript", 64, "import: none of the file's first lines (64, within 1 MiB) is a record of the host named; the message names the host it reads as", importer.ErrNotTranscript},
 }
 
 var (

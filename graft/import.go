@@ -65,7 +65,7 @@ func (s *Service) Import(ctx context.Context, host hosts.Host, path string, o Im
 	}
 	sum, err := a.Import(adapter.ImportOptions{
 		Store: s.store, Home: s.Home, Path: path, ID: o.ID, KeepThinking: o.KeepThinking,
-		Progress: o.Progress, Ctx: ctx,
+		Progress: o.Progress, Ctx: ctx, Others: hosts.Others(host),
 	})
 	return &ImportResult{Summary: sum}, err
 }

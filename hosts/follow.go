@@ -98,6 +98,11 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A file that is not the host's is refused before it is bound, as
+		// the import would refuse it before it writes anything.
+		if err := importer.Check(importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path, Others: Others(o.Host)}, a.Mapper()); err != nil {
+			return nil, err
+		}
 		b = &Binding{Host: o.Host, HostSessionID: hid, Session: id, Role: RoleImported, Path: path, Created: o.Now().UTC().Format(time.RFC3339Nano)}
 		if err := o.bindings().Save(b); err != nil {
 			return nil, err
@@ -129,7 +134,7 @@ func Follow(o FollowOptions) (*FollowResult, error) {
 			return res, noteStray(&o, b, res, path, g.Target)
 		}
 	}
-	sum, err := a.Import(adapter.ImportOptions{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, LockWait: o.LockWait,
+	sum, err := a.Import(adapter.ImportOptions{Store: o.Store, Home: o.Home, Path: path, ID: b.Session, LockWait: o.LockWait, Others: Others(o.Host),
 		Progress: func(_ string, read, total int64) {
 			if o.Progress != nil {
 				o.Progress(read, total)

@@ -10,6 +10,7 @@ import (
 	"github.com/graft-project/graft/hosts/codex"
 	"github.com/graft-project/graft/hosts/gemini"
 	"github.com/graft-project/graft/hosts/qwen"
+	"github.com/graft-project/graft/importer"
 )
 
 // registry holds every host graft knows, in the order help texts name
@@ -42,6 +43,19 @@ var Hosts = func() []Host {
 
 // Adapters lists the hosts' adapters, in the order of Hosts.
 func Adapters() []adapter.Adapter { return append([]adapter.Adapter(nil), registry...) }
+
+// Others are the hosts but h, by name and mapper: a first import of a
+// file that is not h's names the one whose records it holds
+// (importer.Check).
+func Others(h Host) []importer.Other {
+	var out []importer.Other
+	for _, a := range registry {
+		if a.Name() != h {
+			out = append(out, importer.Other{Name: string(a.Name()), Mapper: a.Mapper()})
+		}
+	}
+	return out
+}
 
 // Of is the adapter of host h; ErrUnknownHost when graft knows no such
 // host.

@@ -57,6 +57,20 @@
 //
 // # A run
 //
+//  0. A first import (no cursor for <id>) of a file whose first lines are
+//     not the host's is refused before anything is written, not even the
+//     lock file (Check; ErrNotTranscript, exit code not_host_transcript).
+//     The mapper is a Recognizer: it tells its host's records by their
+//     shape, whatever their type, so a record type newer than the mapper
+//     still counts (and is imported as before, a system event with a
+//     warning). When none of the first SniffLines (64) complete, non-blank
+//     lines that end within the first SniffBytes (1 MiB) is one, the run
+//     is refused with a NotTranscriptError naming the file, the host asked
+//     for, how many lines were looked at and, when another host's mapper
+//     (Options.Others) recognises them, that host and the command to
+//     import it with. A file with no complete line yet (empty, or a host
+//     mid-write) is not refused, nor is a run that resumes from a cursor,
+//     nor a mapper that is no Recognizer.
 //  1. Take locks/import/<id>.lock (lockfile.TryLockImport) without
 //     waiting; held: ErrBusy. It is not the session's lock (step 6).
 //  2. Read the cursor. A cursor of another format or with other settings is

@@ -18,6 +18,9 @@ var (
 	ErrNotRegular   = errors.New("importer: source is not a regular file")
 	ErrSessionGone  = errors.New("importer: session was removed after events were imported into it")
 	ErrSessionShort = errors.New("importer: session holds fewer events than the cursor recorded")
+	// ErrNotTranscript: a first import of a file none of whose first lines
+	// is a record of the mapper's host (Recognizer); nothing is written.
+	ErrNotTranscript = errors.New("importer: the file holds no record of the host's format")
 
 	// Checking the source against the cursor.
 	ErrSourceShortened = errors.New("importer: source is shorter than the part already imported")

@@ -84,6 +84,10 @@ type Options struct {
 	// dropped, an existing session keeps the batches appended (with the
 	// cursor), and a session the run was creating is not created.
 	Ctx context.Context
+	// Others are the other hosts, by name and mapper: when a first import
+	// is refused (Check), the one whose records the file holds is named in
+	// the error.
+	Others []Other
 }
 
 // DefaultBatchBytes is the default of Options.BatchBytes.
@@ -101,6 +105,11 @@ const progressEvery = 1 << 20
 // session o.ID, and records how far it got in the cursor (see doc.go).
 func Run(o Options, m Mapper) (sum *Summary, err error) {
 	if err := session.ValidID(o.ID); err != nil {
+		return nil, err
+	}
+	// Before anything is written, not even the lock file: a first import
+	// of a file that is not the host's writes nothing.
+	if err := Check(o, m); err != nil {
 		return nil, err
 	}
 	fsys := o.Store.FS
@@ -819,6 +828,8 @@ type FileOptions struct {
 	Ctx context.Context
 	// LockWait bounds each wait for the session's lock (Options.LockWait).
 	LockWait time.Duration
+	// Others are the other hosts (Options.Others).
+	Others []Other
 }
 
 // RunFile imports the transcript at o.Path with m into session o.ID
@@ -831,5 +842,5 @@ func RunFile(o FileOptions, m Mapper) (*Summary, error) {
 			return nil, err
 		}
 	}
-	return Run(Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait}, m)
+	return Run(Options{Store: o.Store, Home: o.Home, ID: id, Source: o.Path, Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait, Others: o.Others}, m)
 }

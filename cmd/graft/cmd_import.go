@@ -27,7 +27,10 @@ func newImportCmd(a *app) *cobra.Command {
 		Long: `Imports a host's transcript into a native session and remembers how far it
 got ($GRAFT_HOME/imports/<id>.json), so running the same import again appends
 only the lines the host wrote since. A transcript that was shortened or
-rewritten in the part already imported is refused, nothing appended.
+rewritten in the part already imported is refused, nothing appended. The
+first import of a file none of whose first 64 lines is a record of the host
+named is refused before anything is written (exit 64), naming the host the
+file reads as and the command that imports it.
 
 Malformed lines are reported with their line numbers and skipped; a last
 line still being written is left for the next run. The summary gives counts

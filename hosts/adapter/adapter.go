@@ -193,12 +193,15 @@ type ImportOptions struct {
 	Ctx context.Context
 	// LockWait bounds each wait for the session's lock (importer.Options).
 	LockWait time.Duration
+	// Others are the other hosts (importer.Options.Others: a first import
+	// of a file that is not this host's is refused naming the one it is).
+	Others []importer.Other
 }
 
 // File is o as the options of a one-file import (importer.FileOptions):
 // what a host whose transcript is one file hands its mapper's Import.
 func (o ImportOptions) File() importer.FileOptions {
-	f := importer.FileOptions{Store: o.Store, Home: o.Home, Path: o.Path, ID: o.ID, KeepThinking: o.KeepThinking, Ctx: o.Ctx, LockWait: o.LockWait}
+	f := importer.FileOptions{Store: o.Store, Home: o.Home, Path: o.Path, ID: o.ID, KeepThinking: o.KeepThinking, Ctx: o.Ctx, LockWait: o.LockWait, Others: o.Others}
 	if o.Progress != nil {
 		f.Progress = func(read, total int64) { o.Progress(o.Path, read, total) }
 	}

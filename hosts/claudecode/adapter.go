@@ -105,7 +105,7 @@ func (Adapter) Mapper() importer.Mapper { return mapper.NewMapper(mapper.Config{
 
 func (Adapter) Import(o adapter.ImportOptions) (*importer.Summary, error) {
 	return mapper.Import(mapper.Options{Store: o.Store, Home: o.Home, Path: o.Path, ID: o.ID, KeepThinking: o.KeepThinking,
-		Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait})
+		Progress: o.Progress, Ctx: o.Ctx, LockWait: o.LockWait, Others: o.Others})
 }
 
 func (Adapter) ResumeCommand(id string) string { return "claude --resume " + id }

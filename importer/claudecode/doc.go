@@ -25,6 +25,18 @@
 //	                         once per type for the life of the import cursor (mapper state "told")
 //	not JSON, no "type"      malformed: reported with its line number, skipped
 //
+// # Recognising a transcript
+//
+// A first import refuses a file none of whose first lines is a Claude
+// Code record (importer.Check). A record is a JSON object with a
+// non-empty string "type", whatever the type, and one of uuid, parentUuid,
+// sessionId, leafUuid, messageId (every line type above carries one; a
+// summary its leafUuid, a file-history-snapshot its messageId) or an
+// Anthropic message {"role", "content"}. Qwen Code's records have that
+// shape too: a line with provenance, systemPayload, toolCallResult or a
+// message of "parts" and neither userType nor isSidechain is Qwen Code's,
+// not Claude Code's.
+//
 // Every event keeps meta "uuid" (the line's uuid) and "line", and a human
 // instruction the line's "cwd" (the tape names files relative to it); the line's
 // timestamp is the event's ts (kept in meta "timestamp" when it is not RFC 3339).

@@ -33,6 +33,8 @@ type Options struct {
 	Ctx context.Context
 	// LockWait bounds each wait for the session's lock (importer.Options).
 	LockWait time.Duration
+	// Others are the other hosts (importer.Options.Others).
+	Others []importer.Other
 }
 
 // SubAgent is a sub-agent transcript found next to a transcript.
@@ -182,7 +184,7 @@ func Import(o Options) (*importer.Summary, error) {
 }
 
 func runOptions(o Options, id, path string) importer.Options {
-	ro := importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path, Ctx: o.Ctx, LockWait: o.LockWait}
+	ro := importer.Options{Store: o.Store, Home: o.Home, ID: id, Source: path, Ctx: o.Ctx, LockWait: o.LockWait, Others: o.Others}
 	if o.Progress != nil {
 		ro.Progress = func(read, total int64) { o.Progress(path, read, total) }
 	}

@@ -24,6 +24,13 @@
 // A line with a ResponseItem type and no payload (rollouts written before
 // the RolloutLine envelope) is read as that response item.
 //
+// # Recognising a rollout
+//
+// A first import refuses a file none of whose first lines is a rollout
+// line (importer.Check): a JSON object with "timestamp", a non-empty string
+// "type" and a payload that is not null, whatever the type (a RolloutItem
+// newer than graft is still one), or a bare response item as above.
+//
 // # Response items (models.rs ResponseItem)
 //
 //	message user             see "Who wrote a user message": the human's words (user/message

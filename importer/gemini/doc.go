@@ -42,6 +42,15 @@
 // list. Resuming drops the user messages whose text starts with '/', '?',
 // <session_context> or <hook_context>.
 //
+// # Recognising a session file
+//
+// A first import refuses a file none of whose first lines is one of these
+// records (importer.Check): {"$rewindTo"}, {"$set"}, any other object of
+// one field named "$…" (a record newer than graft), the header
+// (sessionId and projectHash), or a message: a string "id" and a
+// non-empty string "type", whatever the type, without the fields of the
+// other hosts' records (uuid, sessionId, payload, message).
+//
 // # Import
 //
 // Format "gemini-cli". The mapper keeps the host's list by id (its state:

@@ -40,6 +40,15 @@
 // `qwen -p /compress` writes no user record: the compression appears as
 // its chat_compression record only.
 //
+// # Recognising a session file
+//
+// A first import refuses a file none of whose first lines is a Qwen Code
+// record (importer.Check): a JSON object with a non-empty string "type",
+// whatever the type, one of uuid, parentUuid, sessionId, and one of the
+// fields by which its records differ from Claude Code's, alike in the
+// rest: provenance, systemPayload, toolCallResult or a message of
+// "parts"; not a line with Claude Code's userType or isSidechain.
+//
 // # Import (Mapper, format "qwen"): who said it
 //
 //	user, provenance real_user (or none), no subtype
