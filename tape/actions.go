@@ -119,7 +119,7 @@ func whatOf(key, s, cwd string) string {
 		}
 	}
 	if key == "command" || key == "cmd" {
-		s = foldPaths(s)
+		s = foldPaths(dropCdIntoCwd(s, cwd))
 	}
 	return clipLine(s, whatRunes)
 }
@@ -187,7 +187,71 @@ func relPath(p, cwd string) string {
 	if rest, ok := strings.CutPrefix(p, c+"/"); ok && rest != "" {
 		return rest
 	}
+	if isWindowsPath(cwd) {
+		// A Windows session's files (C:\Users\…\repo\scripts\x.py), as
+		// git and the person name them: relative, with slashes; a
+		// Windows path's case does not matter.
+		c, q := slashed(cwd), slashed(p)
+		if len(q) > len(c)+1 && q[len(c)] == '/' && strings.EqualFold(q[:len(c)], c) {
+			return q[len(c)+1:]
+		}
+	}
 	return p
+}
+
+// dropCdIntoCwd is cmd without the "cd <the session's folder> &&" it
+// opens with: Claude Code on Windows runs each Bash call from a fresh
+// shell, and its agents open every command with it; what the call ran is
+// the rest. A cd elsewhere, or one not followed by &&, stays.
+func dropCdIntoCwd(cmd, cwd string) string {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(cmd, " \t"), "cd ")
+	if !ok || cwd == "" {
+		return cmd
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	var dir string
+	if rest != "" && (rest[0] == '"' || rest[0] == '\'') {
+		end := strings.IndexByte(rest[1:], rest[0])
+		if end < 0 {
+			return cmd
+		}
+		dir, rest = rest[1:1+end], rest[2+end:]
+	} else {
+		i := strings.IndexAny(rest, " \t")
+		if i < 0 {
+			return cmd
+		}
+		dir, rest = rest[:i], rest[i:]
+	}
+	after, ok := strings.CutPrefix(strings.TrimLeft(rest, " \t"), "&&")
+	if !ok || !sameDir(dir, cwd) {
+		return cmd
+	}
+	return strings.TrimLeft(after, " \t")
+}
+
+// sameDir: dir names the folder cwd is. Of a Windows cwd, whatever the
+// case and the slashes, and as Git Bash names it (/c/Users/… for
+// C:\Users\…).
+func sameDir(dir, cwd string) bool {
+	if !isWindowsPath(cwd) {
+		return dir != "" && strings.TrimRight(dir, "/") == strings.TrimRight(cwd, "/")
+	}
+	d := slashed(dir)
+	if len(d) >= 2 && d[0] == '/' && ('a' <= d[1]|0x20 && d[1]|0x20 <= 'z') && (len(d) == 2 || d[2] == '/') {
+		d = d[1:2] + ":" + d[2:]
+	}
+	return strings.EqualFold(d, slashed(cwd))
+}
+
+// isWindowsPath: a path with a drive letter (C:\…, C:/…).
+func isWindowsPath(p string) bool {
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
+}
+
+// slashed is a Windows path with slashes and no trailing one.
+func slashed(p string) string {
+	return strings.TrimRight(strings.ReplaceAll(p, `\`, "/"), "/")
 }
 
 // noiseDirs are folders of dependencies, builds and caches: files read
@@ -254,6 +318,9 @@ func noiseLine(l string) bool {
 	if t == ", stderr:" {
 		return true // the end of Codex's "failed in sandbox … stdout: …", no stderr
 	}
+	if msysLine(t) || strings.HasSuffix(t, "fork: retry: Resource temporarily unavailable") {
+		return true // Git Bash's runtime on Windows, failing to fork and retrying
+	}
 	if len(t) > 40 {
 		t = t[:40] // every prefix below is shorter
 	}
@@ -264,6 +331,26 @@ func noiseLine(l string) bool {
 		}
 	}
 	return logLine(t)
+}
+
+// msysLine: a message of the MSYS/Cygwin runtime under Git Bash on
+// Windows, "0 [main] bash (1620) child_copy: …": a number, the thread in
+// brackets, the program and its pid in parentheses.
+func msysLine(t string) bool {
+	i := 0
+	for i < len(t) && '0' <= t[i] && t[i] <= '9' {
+		i++
+	}
+	if i == 0 || !strings.HasPrefix(t[i:], " [") {
+		return false
+	}
+	rest := t[i+2:]
+	end := strings.Index(rest, "] ")
+	if end <= 0 {
+		return false
+	}
+	f := strings.Fields(rest[end+2:])
+	return len(f) >= 2 && strings.HasPrefix(f[1], "(") && strings.HasSuffix(f[1], ")") && strings.Trim(f[1], "()0123456789") == ""
 }
 
 // noisePrefixes open a line of output that says nothing of how a command

@@ -54,8 +54,10 @@ const (
 	// last message of each closed turn; 6 did not know which human
 	// instructions were pasted; 7 held key lines picked with timings, hints
 	// and log lines among them (an action's Key, when its output was not
-	// read from the log at Build).
-	snapshotVersion = 18
+	// read from the log at Build); 18 held commands with the "cd <the
+	// session's folder> &&" they open with, key lines that a path's words
+	// made, and no list item a number answer picks.
+	snapshotVersion = 19
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -568,7 +570,13 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	// head.
 	if r, c := st.LastReply, st.Carry.Paragraphs; r != nil && len(c) > 0 && !hostCommand && utf8.RuneCountInString(strings.TrimSpace(ev.Text)) <= shortAnswerRunes {
 		if p := &c[len(c)-1]; p.Seq == r.Seq && !p.User && utf8.RuneCountInString(r.Text) > maxParagraphRunes {
-			end, _ := prefixRunes(lastParagraph(r.Text), answeredEndRunes)
+			// An answer of numbers picks the items of those numbers in
+			// the list the message offers ("6" to "6. All of the above").
+			end := lastParagraph(r.Text)
+			if items := pickedItems(r.Text, ev.Text); items != "" {
+				end = items + "\n" + end
+			}
+			end, _ = prefixRunes(end, answeredEndRunes)
 			head, _ := prefixRunes(r.Text, maxParagraphRunes-utf8.RuneCountInString(end))
 			p.Text = head + clipMark("", r.Seq) + end
 			st.Carry.Runes += utf8.RuneCountInString(p.Text) - p.Runes

@@ -59,7 +59,10 @@
 // by blank lines), in seq order, across turns. A longer message that a
 // short human answer (200 runes at most: "yes to all") follows shows its
 // last paragraph, up to 600 runes, after its head, in the same 1500: the
-// answer means what that message asked or offered. A human instruction (not a
+// answer means what that message asked or offered; an answer of numbers
+// only ("6", "#2", "2 and 7") shows before that paragraph the items of
+// those numbers in the message's numbered list ("6. **All of the above**
+// in priority order?"): pickedItems. A human instruction (not a
 // host command) adds a mark "— seq=N the user: <first line>" once the
 // carryover holds anything. The open turn's last message (not thinking)
 // is kept whole up to 4000 runes (a longer one by its head and its end,
@@ -90,7 +93,10 @@
 // and "*** Delete File:" edit. The path is the call's input field
 // file_path, path or notebook_path; the call is found by callId, else the
 // result's own input is read. A file-tool result with no path found is
-// counted in the warnings, not guessed.
+// counted in the warnings, not guessed. The block names a file under the
+// working directory relative to it (relPath); of a Windows session
+// (C:\Users\…\repo), with slashes and whatever the case, as git and the
+// person name it (scripts/x.py).
 //
 // Sub-agent reports: kept when a report keyword (summary, result(s),
 // findings, done, report, conclusion(s), 结论, 总结, итог…) stands within
@@ -139,7 +145,10 @@
 // stays at least 27 runes: MaxConstraints).
 //
 // Actions: each tool result (todo tools aside) with what its call ran
-// (the command, the path, the pattern or query: callWhat, 140 runes; in a
+// (the command, the path, the pattern or query: callWhat, 140 runes; a
+// command that opens with a cd into the session's own folder and && is
+// shown without it, as Claude Code's agents on Windows write every Bash
+// call: dropCdIntoCwd; in a
 // longer command each run of three or more paths folds to its first and
 // "… (N paths)", so a chain's verbs and flags survive: foldPaths) and
 // whether it succeeded. Of commands and other tools that are neither file
@@ -154,7 +163,11 @@
 // warn …", "[Output truncated …"), timings ("Finished in …", "Analysis
 // took …", "Done in …"), advice ("Use `…` to …", "hint: …") and the
 // program's own log lines below an error ("12:03:45.101 [warning] …",
-// "[info] …") are never key lines (noiseLine); an output of at most three
+// "[info] …") and the chatter of Git Bash's runtime on Windows ("0 [main]
+// bash (1620) child_copy: …", "fork: retry: Resource temporarily
+// unavailable") are never key lines (noiseLine), and the words of a path
+// are no verdict or count ("create mode 100644 tests/test_fail.py":
+// withoutPaths); an output of at most three
 // lines is quoted whole only when it is a failure or holds no verdict. The ring
 // keeps 40, dropping reads and edits before commands.
 //

@@ -110,11 +110,28 @@ func isKeyLine(line string) bool {
 		return true
 	}
 	found := false
-	eachWord(t, func(w string, afterNumber bool) bool {
+	eachWord(withoutPaths(t), func(w string, afterNumber bool) bool {
 		found = verdictWords[w] || afterNumber && countWords[w]
 		return !found
 	})
 	return found
+}
+
+// withoutPaths is t without its words that name a path (a slash or a
+// backslash in them): the words of "create mode 100644 tests/test_fail.py"
+// are no count of tests and no verdict.
+func withoutPaths(t string) string {
+	if !strings.ContainsAny(t, `/\`) {
+		return t
+	}
+	f := strings.Fields(t)
+	kept := f[:0]
+	for _, w := range f {
+		if !strings.ContainsAny(w, `/\`) {
+			kept = append(kept, w)
+		}
+	}
+	return strings.Join(kept, " ")
 }
 
 // isErrorLine: a line that names what went wrong.

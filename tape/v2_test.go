@@ -879,3 +879,34 @@ func TestTheNewestChangesAtLength(t *testing.T) {
 	}
 	t.Fatalf("no budget cut the section")
 }
+
+// An answer that is a number picks the item of that number in the list the
+// answered message offers ("6" to "… 6. **All of the above** in priority
+// order?"): the item shows with the message's head, whatever its end.
+func TestANumberAnswerKeepsTheItemItPicks(t *testing.T) {
+	report := linesUpTo("## Review\n", "- finding %d about the code\n", 2*maxParagraphRunes)
+	offer := "Would you like me to:\n\n1. **Fix the redaction bug** immediately?\n2. **Set up pytest** with initial test cases?\n6. **All of the above** in priority order?\n7) Only the docs.\n\nLet me know which improvements you'd like to tackle first!"
+	for _, tc := range []struct {
+		answer string
+		want   []string
+		not    []string
+	}{
+		{"6", []string{"6. **All of the above** in priority order?"}, []string{"Set up pytest"}},
+		{"2 and 7", []string{"2. **Set up pytest** with initial test cases?", "7) Only the docs."}, []string{"All of the above"}},
+		{"#1", []string{"1. **Fix the redaction bug** immediately?"}, nil},
+		{"yes", nil, []string{"All of the above", "Set up pytest"}}, // no number: the last paragraph, as before
+	} {
+		evs := seqd(human("Review the repo and propose improvements."), say(report+"\n\n"+offer), human(tc.answer), say("On it."))
+		bp := blockText(t, build(t, "s", evs, Options{}, nil), "Breakpoint")
+		for _, w := range append(tc.want, "## Review", "Let me know which improvements") {
+			if !strings.Contains(bp, w) {
+				t.Errorf("answer %q: the Breakpoint lacks %q:\n%s", tc.answer, w, bp)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(bp, w) {
+				t.Errorf("answer %q: the Breakpoint holds %q, an item not picked:\n%s", tc.answer, w, bp)
+			}
+		}
+	}
+}
