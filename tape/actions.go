@@ -333,6 +333,69 @@ func noiseLine(l string) bool {
 	return logLine(t)
 }
 
+// pendingKey is what Pending State shows of a failure's key lines (more
+// than 2, in output order), in output order: the first that names its
+// error (namesError, then isErrorLine; else the first) and the last that
+// counts (a test run's verdict, "4 failed, 31 passed"); without a count,
+// the first two. Never a wrapper's line ("Exit code 1", make's "*** [lint]
+// Error 1", "exit status 1"), which says no more than FAILED.
+func pendingKey(key []string) []string {
+	var lines []string
+	for _, l := range key {
+		if !wrapperLine(l) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) <= 2 {
+		return lines
+	}
+	e := 0
+	for _, is := range []func(string) bool{namesError, isErrorLine} {
+		if k := slices.IndexFunc(lines, is); k >= 0 {
+			e = k
+			break
+		}
+	}
+	for k := len(lines) - 1; k >= 0; k-- {
+		if k != e && countLine(lines[k]) {
+			if k < e {
+				return []string{lines[k], lines[e]}
+			}
+			return []string{lines[e], lines[k]}
+		}
+	}
+	return lines[:2]
+}
+
+// countLine: a line that counts what a run found ("4 failed, 31 passed",
+// "1 file changed"): a number followed by a count word, paths aside.
+func countLine(l string) bool {
+	found := false
+	eachWord(withoutPaths(l), func(w string, afterNumber bool) bool {
+		found = afterNumber && countWords[w]
+		return !found
+	})
+	return found
+}
+
+// wrapperLine: a line a host or make puts around a failed command's own
+// output, "Exit code 1" (Claude Code), "make: *** [Makefile:40: lint]
+// Error 1", "exit status 1" (go run, go test): it says no more than
+// FAILED does.
+func wrapperLine(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, p := range []string{"Exit code ", "exit status "} {
+		if rest, ok := strings.CutPrefix(t, p); ok {
+			return rest != "" && strings.Trim(rest, "0123456789") == ""
+		}
+	}
+	if strings.HasPrefix(t, "make") && strings.Contains(t, ": *** [") {
+		_, after, ok := strings.Cut(t, "] Error ")
+		return ok && after != "" && strings.Trim(after, "0123456789 (ignored)") == ""
+	}
+	return false
+}
+
 // msysLine: a message of the MSYS/Cygwin runtime under Git Bash on
 // Windows, "0 [main] bash (1620) child_copy: …": a number, the thread in
 // brackets, the program and its pid in parentheses.

@@ -757,7 +757,10 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 				key = []string{f.Line}
 			}
 			if len(key) > 2 {
-				key = key[:2] // the error line and the next: Recent Actions may have the rest
+				// The line that names the error and the last key line (a
+				// test run's verdict); not a host's "Exit code 1" before
+				// them: Recent Actions may have the rest.
+				key = pendingKey(key)
 			}
 			line := actionLine(f.Seq, f.Tool, f.What, false, key, q.notes[f.Seq])
 			line = strings.Replace(line, " FAILED", " FAILED"+where, 1)

@@ -190,7 +190,10 @@
 // is also fixed once later successful calls ran each of its commands,
 // part by part ("git add x && git commit" by "git add -f x", then "git
 // commit": failure.Left, chainLeft); otherwise the same text. They are
-// counted.
+// counted. A failure still pending shows two of its key lines, in output
+// order: the one that names its error and the last that counts ("4
+// failed, 31 passed"), else the first two; never a wrapper's line ("Exit
+// code 1", make's "*** [lint] Error 1", "exit status 1"): pendingKey.
 //
 // In flight: calls of the open turn with no result yet (the last 5).
 //

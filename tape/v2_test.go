@@ -910,3 +910,26 @@ func TestANumberAnswerKeepsTheItemItPicks(t *testing.T) {
 		}
 	}
 }
+
+// A failure still pending shows two lines: the one that names its error
+// and the output's last key line (a test run's verdict, "4 failed, 31
+// passed"), not the line a host puts first ("Exit code 1").
+func TestAPendingFailureShowsItsErrorAndItsVerdict(t *testing.T) {
+	out := "Exit code 1\n============================= test session starts =============================\ncollected 35 items\n\n" +
+		"tests/test_redaction.py::test_github_token FAILED [ 11%]\n" +
+		"E   AssertionError: assert '[REDACTED_GITHUB_TOKEN]' in 'GITHUB_token=[REDACTED]'\n" +
+		"=========================== short test summary info ===========================\n" +
+		"FAILED tests/test_redaction.py::TestAPIKeyRedaction::test_github_token - AssertionError\n" +
+		"FAILED tests/test_redaction.py::TestAPIKeyRedaction::test_slack_token - AssertionError\n" +
+		"======================== 4 failed, 31 passed in 0.39s =========================\n"
+	evs := seqd(human("Fix the redaction patterns."), call("Bash", "t1", `{"command":"python -m pytest tests/test_redaction.py"}`), result("Bash", "t1", false, out), say("Four fail; the generic patterns match first."))
+	ps := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	for _, want := range []string{"E   AssertionError: assert '[REDACTED_GITHUB_TOKEN]'", "4 failed, 31 passed in 0.39s"} {
+		if !strings.Contains(ps, want) {
+			t.Errorf("Pending State lacks %q:\n%s", want, ps)
+		}
+	}
+	if strings.Contains(ps, "Exit code 1") {
+		t.Errorf("Pending State quotes the host's exit code line:\n%s", ps)
+	}
+}
