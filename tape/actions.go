@@ -367,6 +367,52 @@ func pendingKey(key []string) []string {
 	return lines[:2]
 }
 
+// workaround: the shell command fixed ran what failed another way: with
+// a flag it lacked ("git commit --no-gpg-sign …" after "git commit …",
+// "git push --set-upstream origin x" after "git push"), or the same script
+// another way (sameScriptRun: "cd assets && node build.js" after "node
+// assets/build.js"). Not the same command again (a retry), nor one that
+// only shares its first words ("go test ./b/..." after "go test
+// ./a/..."), nor another tool's retry.
+func workaround(f failure, by string) bool {
+	if !isShellTool(f.Tool) || f.What == "" || by == "" || f.What == by {
+		return false
+	}
+	if sameScriptRun(f.What, by) {
+		return true
+	}
+	had := map[string]bool{}
+	for _, w := range strings.Fields(f.What) {
+		had[w] = true
+	}
+	for _, w := range strings.Fields(by) {
+		if len(w) > 1 && w[0] == '-' && w != "--" && !had[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// errorLineOf is the line of key that names an error (namesError, then
+// isErrorLine), else its first, wrappers aside; "" for none.
+func errorLineOf(key []string) string {
+	var lines []string
+	for _, l := range key {
+		if !wrapperLine(l) {
+			lines = append(lines, l)
+		}
+	}
+	for _, is := range []func(string) bool{namesError, isErrorLine} {
+		if k := slices.IndexFunc(lines, is); k >= 0 {
+			return lines[k]
+		}
+	}
+	if len(lines) > 0 {
+		return lines[0]
+	}
+	return ""
+}
+
 // countLine: a line that counts what a run found ("4 failed, 31 passed",
 // "1 file changed"): a number followed by a count word, paths aside.
 func countLine(l string) bool {

@@ -110,6 +110,12 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 			return nil, err
 		}
 	}
+	for _, x := range st.FixedLast {
+		f := x.Failure
+		if err := keyOf(f.Seq, f.Off, f.Size, f.Key, false); err != nil {
+			return nil, err
+		}
+	}
 	for _, a := range st.Answers {
 		if a.Off < 0 && a.Size <= MaxOutputLine {
 			if len(a.Key) > 0 {
@@ -742,8 +748,36 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		}
 		blk.addSection(todos)
 	}
+	b.fixedItems = nil
 	if st.Fixed > 0 {
-		blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
+		if len(st.FixedLast) == 0 {
+			blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
+		} else {
+			// What did not work here, and what did: the way the next
+			// window takes, not the one it tries first.
+			fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last ones, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
+			for _, x := range st.FixedLast {
+				f := x.Failure
+				if !workaround(f, x.ByWhat) {
+					continue
+				}
+				line := fmt.Sprintf("- seq=%d %s FAILED: %s", f.Seq, f.Tool, f.What)
+				key := q.key[f.Seq]
+				if len(key) == 0 && f.Line != "" {
+					key = []string{f.Line}
+				}
+				if e := errorLineOf(key); e != "" {
+					line += "\n    → " + e
+				}
+				line += fmt.Sprintf("\n    fixed by seq=%d: %s", x.BySeq, x.ByWhat)
+				fixed.items = append(fixed.items, newItem(line, "", f.Seq, x.BySeq))
+			}
+			if len(fixed.items) > 0 {
+				b.fixedItems = blk.addSection(fixed)
+			} else {
+				blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
+			}
+		}
 	}
 	if len(st.Failures) > 0 {
 		fails = &section{heading: "Failed tool calls not fixed since:", singular: "failure", plural: "failures", cutFront: true}

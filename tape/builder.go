@@ -56,8 +56,9 @@ const (
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build); 18 held commands with the "cd <the
 	// session's folder> &&" they open with, key lines that a path's words
-	// made, and no list item a number answer picks.
-	snapshotVersion = 19
+	// made, and no list item a number answer picks; 19 kept no fixed
+	// failure with its fix.
+	snapshotVersion = 20
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -101,6 +102,9 @@ type Builder struct {
 	// lastChanges is the Workspace Files block's section of the newest
 	// files' last changes at length (nil: none), set by filesBlock.
 	lastChanges *section
+	// fixedItems is the Pending State block's section of the failures
+	// fixed since, with their fix (nil: none), set by pendingBlock.
+	fixedItems *section
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
@@ -181,6 +185,9 @@ type state struct {
 	Refs       []action    `json:"refs,omitempty"`
 	UserTokens []string    `json:"userTokens,omitempty"`
 	Fixed      int         `json:"fixed,omitempty"`
+	// FixedLast are the last keptFixed failures a later call fixed, with
+	// that call: what did not work here, and what did.
+	FixedLast []fixedFailure `json:"fixedLast,omitempty"`
 	// LastReply is the last assistant message of the open turn;
 	LastReply   *message   `json:"lastReply,omitempty"`
 	Plan        *plan      `json:"plan,omitempty"`
@@ -321,6 +328,17 @@ type failure struct {
 	// is fixed. Nil for a failure of one command.
 	Left []string `json:"left,omitempty"`
 }
+
+// fixedFailure is a failure a later successful call fixed (BySeq, its
+// result; ByWhat, what it ran).
+type fixedFailure struct {
+	Failure failure `json:"failure"`
+	BySeq   int64   `json:"bySeq"`
+	ByWhat  string  `json:"byWhat,omitempty"`
+}
+
+// keptFixed is how many fixed failures the fold keeps with their fix.
+const keptFixed = 4
 
 // plan is a plan the assistant proposed (Claude Code ExitPlanMode) and
 // whether the person approved it.
@@ -852,11 +870,13 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 				}
 				if sameRunWords(f.What, what, later) {
 					st.Fixed++
+					st.FixedLast = keepLast(append(st.FixedLast, fixedFailure{Failure: *f, BySeq: ev.Seq, ByWhat: what}), keptFixed)
 					continue
 				}
 				if f.Left != nil {
 					if f.Left = chainLeft(f.Left, later); len(f.Left) == 0 {
 						st.Fixed++
+						st.FixedLast = keepLast(append(st.FixedLast, fixedFailure{Failure: *f, BySeq: ev.Seq, ByWhat: what}), keptFixed)
 						continue
 					}
 				}

@@ -217,6 +217,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(refItems, 1)
 	step(summaryItems, 0)
 	step(actionItems, 6)
+	step(b.fixedItems, 0)
 	step(b.goalMore, 0)
 	step(milestoneItems, 3)
 	step(paragraphs, 4)

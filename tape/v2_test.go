@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -82,13 +83,13 @@ func TestFailuresByTheirErrorLine(t *testing.T) {
 	if strings.Contains(pending, "npm warn") {
 		t.Errorf("package-manager chatter quoted as the failure:\n%s", pending)
 	}
-	if strings.Contains(pending, "git push") || !strings.Contains(pending, "1 failure was fixed by a later run of the same call") {
+	if strings.Contains(stillPending(pending), "git push") || !strings.Contains(pending, "1 failure was fixed by a later run of the same call") {
 		t.Errorf("the push fixed by a later push is still pending:\n%s", pending)
 	}
 	// Fixed by the same command run again.
 	again := build(t, "s", seqd(human("Go."), call("Bash", "b1", `{"command":"npm run build"}`), result("Bash", "b1", false, "Error: x"),
 		call("Bash", "b2", `{"command":"npm run build"}`), result("Bash", "b2", true, "built in 2s")), Options{}, nil)
-	if p := blockText(t, again, "Pending State"); strings.Contains(p, "FAILED") {
+	if p := blockText(t, again, "Pending State"); strings.Contains(stillPending(p), "FAILED") {
 		t.Errorf("a failure fixed by the same command is pending:\n%s", p)
 	}
 }
@@ -524,7 +525,7 @@ func TestFailedScriptFixedByTheSameRunAnotherWay(t *testing.T) {
 		`tmp=$(mktemp); tr -d '\r' < .specify/scripts/bash/create-new-feature.sh > "$tmp"; bash "$tmp" --json --number 1 --short-name "orchestrator-architecture" "Create a spec"`,
 		`bash .specify/scripts/bash/create-new-feature.sh --json --number 1 --short-name "orchestrator-architecture" "Create a spec"`,
 	} {
-		if p := run(later); strings.Contains(p, "FAILED") || !strings.Contains(p, "1 failure was fixed") {
+		if p := run(later); strings.Contains(stillPending(p), "FAILED") || !strings.Contains(p, "1 failure was fixed") {
 			t.Errorf("fixed by %q, still pending:\n%s", later, p)
 		}
 	}
@@ -555,21 +556,21 @@ func TestFailedChainFixedPartByPart(t *testing.T) {
 	}
 	evs = append(evs, cmd("b3", "git commit -m 'style: spotter.css'", true, "[main 3bb8701] style: spotter.css")...)
 	whole := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Pending State")
-	if strings.Contains(whole, "FAILED") || !strings.Contains(whole, "1 failure was fixed") {
+	if strings.Contains(stillPending(whole), "FAILED") || !strings.Contains(whole, "1 failure was fixed") {
 		t.Errorf("the chain run again part by part is still pending:\n%s", whole)
 	}
 
 	deploy := seqd(append([]session.Event{human("Deploy it.")},
 		append(cmd("d1", "bash deploy.sh staging", false, "deploy.sh: line 3: $'\\r': command not found"),
 			cmd("d2", "tr -d '\\r' < deploy.sh > /tmp/d.sh && bash /tmp/d.sh staging # deploy.sh", true, "deployed")...)...)...)
-	if p := blockText(t, build(t, "s", deploy, Options{}, nil), "Pending State"); strings.Contains(p, "FAILED") {
+	if p := blockText(t, build(t, "s", deploy, Options{}, nil), "Pending State"); strings.Contains(stillPending(p), "FAILED") {
 		t.Errorf("a script run by its interpreter, without a path, run again another way is still pending:\n%s", p)
 	}
 
 	build2 := seqd(append([]session.Event{human("Build the bundle.")},
 		append(cmd("n1", "node assets/build.js 2>&1", false, `error: Could not resolve "js/app.js"`),
 			cmd("n2", "cd assets && node build.js 2>&1", true, "built in 80ms")...)...)...)
-	if p := blockText(t, build(t, "s", build2, Options{}, nil), "Pending State"); strings.Contains(p, "FAILED") {
+	if p := blockText(t, build(t, "s", build2, Options{}, nil), "Pending State"); strings.Contains(stillPending(p), "FAILED") {
 		t.Errorf("the script run again from its folder is still pending:\n%s", p)
 	}
 }
@@ -932,4 +933,54 @@ func TestAPendingFailureShowsItsErrorAndItsVerdict(t *testing.T) {
 	if strings.Contains(ps, "Exit code 1") {
 		t.Errorf("Pending State quotes the host's exit code line:\n%s", ps)
 	}
+}
+
+// A failure a later call fixed is not pending, but what did not work here
+// and what did is a choice the next window must not redo: the last fixed
+// failures show with their error line and the call that fixed them.
+func TestAFixedFailureShowsWithItsFix(t *testing.T) {
+	evs := seqd(human("Commit it."),
+		call("Bash", "c1", `{"command":"git commit -m \"Add the tests\""}`),
+		result("Bash", "c1", false, "Exit code 128\nerror: gpg failed to sign the data:\nfatal: failed to write commit object"),
+		call("Bash", "c2", `{"command":"git commit --no-gpg-sign -m \"Add the tests\""}`),
+		result("Bash", "c2", true, "[main ffe9ab7] Add the tests\n 2 files changed, 40 insertions(+)"),
+		say("Committed without signing."))
+	ps := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	for _, want := range []string{
+		"1 failure was fixed by a later run of the same call; the last ones, each with the call that fixed it:",
+		"- seq=3 Bash FAILED: git commit -m \"Add the tests\"\n    → error: gpg failed to sign the data:\n    fixed by seq=5: git commit --no-gpg-sign -m \"Add the tests\"",
+	} {
+		if !strings.Contains(ps, want) {
+			t.Errorf("Pending State lacks %q:\n%s", want, ps)
+		}
+	}
+	if strings.Contains(ps, "Failed tool calls not fixed since") {
+		t.Errorf("a fixed failure is listed as pending:\n%s", ps)
+	}
+	// A later run that only shares the first words is no fix to show (it
+	// counts as one, as before); nor is the same command run again.
+	for _, later := range []string{"go test ./internal/store/...", "go test ./internal/journal/..."} {
+		evs := seqd(human("Test it."),
+			call("Bash", "g1", `{"command":"go test ./internal/journal/..."}`),
+			result("Bash", "g1", false, "--- FAIL: TestReplay (0.00s)\n    journal_test.go:74: replayed 2 records, want 3\nFAIL"),
+			call("Bash", "g2", `{"command":`+strconv.Quote(later)+`}`),
+			result("Bash", "g2", true, "ok  \tgithub.com/acme/q/internal/store\t0.2s"))
+		ps := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+		if strings.Contains(ps, "fixed by seq=") || !strings.Contains(ps, "1 failure was fixed by a later run of the same call: not listed.") {
+			t.Errorf("after %q: a fix shown, or the count lost:\n%s", later, ps)
+		}
+	}
+}
+
+// stillPending is the part of a Pending State block that lists the
+// failures not fixed since ("" when there is none).
+func stillPending(block string) string {
+	_, after, ok := strings.Cut(block, "Failed tool calls not fixed since:")
+	if !ok {
+		return ""
+	}
+	if k := strings.Index(after, "\nIn flight at the cut"); k >= 0 {
+		after = after[:k]
+	}
+	return after
 }
