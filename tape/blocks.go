@@ -750,33 +750,29 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	}
 	b.fixedItems = nil
 	if st.Fixed > 0 {
-		if len(st.FixedLast) == 0 {
-			blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
+		// What did not work here, and what did: the failures a shell
+		// command worked around, each with that command (workaround).
+		fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
+		for _, x := range st.FixedLast {
+			f := x.Failure
+			if !workaround(f, x.ByWhat) {
+				continue
+			}
+			line := fmt.Sprintf("- seq=%d %s FAILED: %s", f.Seq, f.Tool, f.What)
+			key := q.key[f.Seq]
+			if len(key) == 0 && f.Line != "" {
+				key = []string{f.Line}
+			}
+			if e := errorLineOf(key); e != "" {
+				line += "\n    → " + e
+			}
+			line += fmt.Sprintf("\n    fixed by seq=%d: %s", x.BySeq, x.ByWhat)
+			fixed.items = append(fixed.items, newItem(line, "", f.Seq, x.BySeq))
+		}
+		if len(fixed.items) > 0 {
+			b.fixedItems = blk.addSection(fixed)
 		} else {
-			// What did not work here, and what did: the way the next
-			// window takes, not the one it tries first.
-			fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last ones, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
-			for _, x := range st.FixedLast {
-				f := x.Failure
-				if !workaround(f, x.ByWhat) {
-					continue
-				}
-				line := fmt.Sprintf("- seq=%d %s FAILED: %s", f.Seq, f.Tool, f.What)
-				key := q.key[f.Seq]
-				if len(key) == 0 && f.Line != "" {
-					key = []string{f.Line}
-				}
-				if e := errorLineOf(key); e != "" {
-					line += "\n    → " + e
-				}
-				line += fmt.Sprintf("\n    fixed by seq=%d: %s", x.BySeq, x.ByWhat)
-				fixed.items = append(fixed.items, newItem(line, "", f.Seq, x.BySeq))
-			}
-			if len(fixed.items) > 0 {
-				b.fixedItems = blk.addSection(fixed)
-			} else {
-				blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
-			}
+			blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
 		}
 	}
 	if len(st.Failures) > 0 {
@@ -791,9 +787,9 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 				key = []string{f.Line}
 			}
 			if len(key) > 2 {
-				// The line that names the error and the last key line (a
-				// test run's verdict); not a host's "Exit code 1" before
-				// them: Recent Actions may have the rest.
+				// The line that names the error and the one that counts
+				// (a test run's verdict), never a wrapper's "Exit code
+				// 1": Recent Actions may have the rest.
 				key = pendingKey(key)
 			}
 			line := actionLine(f.Seq, f.Tool, f.What, false, key, q.notes[f.Seq])

@@ -947,7 +947,7 @@ func TestAFixedFailureShowsWithItsFix(t *testing.T) {
 		say("Committed without signing."))
 	ps := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
 	for _, want := range []string{
-		"1 failure was fixed by a later run of the same call; the last ones, each with the call that fixed it:",
+		"1 failure was fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:",
 		"- seq=3 Bash FAILED: git commit -m \"Add the tests\"\n    → error: gpg failed to sign the data:\n    fixed by seq=5: git commit --no-gpg-sign -m \"Add the tests\"",
 	} {
 		if !strings.Contains(ps, want) {
