@@ -335,27 +335,16 @@ func noiseLine(l string) bool {
 
 // pendingKey is what Pending State shows of a failure's key lines (more
 // than 2, in output order), in output order: the first that names its
-// error (namesError, then isErrorLine; else the first) and the last that
-// counts (a test run's verdict, "4 failed, 31 passed"); without a count,
-// the first two. Never a wrapper's line ("Exit code 1", make's "*** [lint]
-// Error 1", "exit status 1"), which says no more than FAILED.
+// error (errorIndex; else the first) and the last that counts (a test
+// run's verdict, "4 failed, 31 passed"); without a count, the first two.
+// Never a wrapper's line ("Exit code 1", make's "*** [lint] Error 1",
+// "exit status 1"), which says no more than FAILED.
 func pendingKey(key []string) []string {
-	var lines []string
-	for _, l := range key {
-		if !wrapperLine(l) {
-			lines = append(lines, l)
-		}
-	}
+	lines := unwrapped(key)
 	if len(lines) <= 2 {
 		return lines
 	}
-	e := 0
-	for _, is := range []func(string) bool{namesError, isErrorLine} {
-		if k := slices.IndexFunc(lines, is); k >= 0 {
-			e = k
-			break
-		}
-	}
+	e := max(errorIndex(lines), 0)
 	for k := len(lines) - 1; k >= 0; k-- {
 		if k != e && countLine(lines[k]) {
 			if k < e {
@@ -393,24 +382,35 @@ func workaround(f failure, by string) bool {
 	return false
 }
 
-// errorLineOf is the line of key that names an error (namesError, then
-// isErrorLine), else its first, wrappers aside; "" for none.
+// errorLineOf is the line of key that names an error (errorIndex), else
+// its first, wrappers aside; "" for none.
 func errorLineOf(key []string) string {
+	lines := unwrapped(key)
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[max(errorIndex(lines), 0)]
+}
+
+// unwrapped are key's lines but a wrapper's (wrapperLine).
+func unwrapped(key []string) []string {
 	var lines []string
 	for _, l := range key {
 		if !wrapperLine(l) {
 			lines = append(lines, l)
 		}
 	}
-	for _, is := range []func(string) bool{namesError, isErrorLine} {
-		if k := slices.IndexFunc(lines, is); k >= 0 {
-			return lines[k]
-		}
+	return lines
+}
+
+// errorIndex is the index of the first line that names an error
+// (namesError), else of the first that holds an error word (isErrorLine);
+// -1 for none.
+func errorIndex(lines []string) int {
+	if k := slices.IndexFunc(lines, namesError); k >= 0 {
+		return k
 	}
-	if len(lines) > 0 {
-		return lines[0]
-	}
-	return ""
+	return slices.IndexFunc(lines, isErrorLine)
 }
 
 // countLine: a line that counts what a run found ("4 failed, 31 passed",
@@ -437,7 +437,8 @@ func wrapperLine(l string) bool {
 	}
 	if strings.HasPrefix(t, "make") && strings.Contains(t, ": *** [") {
 		_, after, ok := strings.Cut(t, "] Error ")
-		return ok && after != "" && strings.Trim(after, "0123456789 (ignored)") == ""
+		after = strings.TrimSuffix(after, " (ignored)")
+		return ok && after != "" && strings.Trim(after, "0123456789") == ""
 	}
 	return false
 }

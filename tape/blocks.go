@@ -749,15 +749,12 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		blk.addSection(todos)
 	}
 	b.fixedItems = nil
-	if st.Fixed > 0 {
-		// What did not work here, and what did: the failures a shell
-		// command worked around, each with that command (workaround).
+	switch {
+	case len(st.FixedLast) > 0:
+		// What did not work here, and what did.
 		fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
 		for _, x := range st.FixedLast {
 			f := x.Failure
-			if !workaround(f, x.ByWhat) {
-				continue
-			}
 			line := fmt.Sprintf("- seq=%d %s FAILED: %s", f.Seq, f.Tool, f.What)
 			key := q.key[f.Seq]
 			if len(key) == 0 && f.Line != "" {
@@ -769,11 +766,9 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 			line += fmt.Sprintf("\n    fixed by seq=%d: %s", x.BySeq, x.ByWhat)
 			fixed.items = append(fixed.items, newItem(line, "", f.Seq, x.BySeq))
 		}
-		if len(fixed.items) > 0 {
-			b.fixedItems = blk.addSection(fixed)
-		} else {
-			blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
-		}
+		b.fixedItems = blk.addSection(fixed)
+	case st.Fixed > 0:
+		blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
 	}
 	if len(st.Failures) > 0 {
 		fails = &section{heading: "Failed tool calls not fixed since:", singular: "failure", plural: "failures", cutFront: true}

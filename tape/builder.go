@@ -56,8 +56,8 @@ const (
 	// and log lines among them (an action's Key, when its output was not
 	// read from the log at Build); 18 held commands with the "cd <the
 	// session's folder> &&" they open with, key lines that a path's words
-	// made, and no list item a number answer picks; 19 kept no fixed
-	// failure with its fix.
+	// made, and no list item a number answer picks; 19 kept no
+	// worked-around failure with its fix.
 	snapshotVersion = 20
 )
 
@@ -185,8 +185,9 @@ type state struct {
 	Refs       []action    `json:"refs,omitempty"`
 	UserTokens []string    `json:"userTokens,omitempty"`
 	Fixed      int         `json:"fixed,omitempty"`
-	// FixedLast are the last keptFixed failures a later call fixed, with
-	// that call: what did not work here, and what did.
+	// FixedLast are the last keptFixed failures a shell command worked
+	// around (workaround), with that command: what did not work here, and
+	// what did.
 	FixedLast []fixedFailure `json:"fixedLast,omitempty"`
 	// LastReply is the last assistant message of the open turn;
 	LastReply   *message   `json:"lastReply,omitempty"`
@@ -329,16 +330,26 @@ type failure struct {
 	Left []string `json:"left,omitempty"`
 }
 
-// fixedFailure is a failure a later successful call fixed (BySeq, its
-// result; ByWhat, what it ran).
+// fixedFailure is a failure a later successful call worked around
+// (BySeq, its result; ByWhat, what it ran).
 type fixedFailure struct {
 	Failure failure `json:"failure"`
 	BySeq   int64   `json:"bySeq"`
 	ByWhat  string  `json:"byWhat,omitempty"`
 }
 
-// keptFixed is how many fixed failures the fold keeps with their fix.
+// keptFixed is how many worked-around failures the fold keeps with their
+// fix.
 const keptFixed = 4
+
+// fixed counts failure f fixed by the call of result seq that ran what,
+// and keeps it with that call when the call worked around it.
+func (st *state) fixed(f failure, seq int64, what string) {
+	st.Fixed++
+	if workaround(f, what) {
+		st.FixedLast = keepLast(append(st.FixedLast, fixedFailure{Failure: f, BySeq: seq, ByWhat: what}), keptFixed)
+	}
+}
 
 // plan is a plan the assistant proposed (Claude Code ExitPlanMode) and
 // whether the person approved it.
@@ -869,14 +880,12 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 					later = commandList(what)
 				}
 				if sameRunWords(f.What, what, later) {
-					st.Fixed++
-					st.FixedLast = keepLast(append(st.FixedLast, fixedFailure{Failure: *f, BySeq: ev.Seq, ByWhat: what}), keptFixed)
+					st.fixed(*f, ev.Seq, what)
 					continue
 				}
 				if f.Left != nil {
 					if f.Left = chainLeft(f.Left, later); len(f.Left) == 0 {
-						st.Fixed++
-						st.FixedLast = keepLast(append(st.FixedLast, fixedFailure{Failure: *f, BySeq: ev.Seq, ByWhat: what}), keptFixed)
+						st.fixed(*f, ev.Seq, what)
 						continue
 					}
 				}

@@ -194,12 +194,11 @@
 // order: the one that names its error and the last that counts ("4
 // failed, 31 passed"), else the first two; never a wrapper's line ("Exit
 // code 1", make's "*** [lint] Error 1", "exit status 1"): pendingKey.
-// The last 4 failures fixed are kept with the call that fixed them; those
-// a shell command worked around (a flag the failed one lacked, "git
-// commit --no-gpg-sign" after "git commit", or the same script run
-// another way: workaround) show under the count, each with its error
-// line and its fix: what does not work here, and what does. Ranked with
-// the actions kept to 6.
+// The last 4 failures a shell command worked around (a flag the failed
+// one lacked, "git commit --no-gpg-sign" after "git commit", or the same
+// script run another way: workaround) are kept with that command and show
+// under the count, each with its error line and its fix: what does not
+// work here, and what does. Ranked with the actions kept to 6.
 //
 // In flight: calls of the open turn with no result yet (the last 5).
 //

@@ -119,7 +119,7 @@ func pickedItems(text, answer string) string {
 		item := ""
 		for l := range strings.SplitSeq(text, "\n") {
 			t := strings.TrimLeft(strings.TrimSpace(l), "*_ ")
-			if rest, ok := strings.CutPrefix(t, n); ok && (strings.HasPrefix(rest, ". ") || strings.HasPrefix(rest, ") ") || strings.HasPrefix(rest, ".** ") || strings.HasPrefix(rest, ".**")) {
+			if rest, ok := strings.CutPrefix(t, n); ok && (strings.HasPrefix(rest, ". ") || strings.HasPrefix(rest, ") ") || strings.HasPrefix(rest, ".**")) {
 				item = strings.TrimSpace(l)
 			}
 		}
