@@ -224,7 +224,7 @@ func (h *handler) follow() *hosts.FollowResult {
 		}
 		// Handed off: where the work went on is known although what the
 		// host wrote since could not be measured; the note still goes.
-		return &hosts.FollowResult{Host: fr.Host, HostSessionID: fr.HostSessionID, Path: fr.Path, Session: fr.Session, Role: fr.Role, HandedOffTo: fr.HandedOffTo}
+		return fr
 	}
 	h.out.Session = fr.Session
 	if fr.Stray != nil {

@@ -1,6 +1,9 @@
 package adapter
 
-import "time"
+import (
+	"time"
+	"unicode/utf16"
+)
 
 // Hooks is how a host runs graft's hooks and takes their answers.
 type Hooks struct {
@@ -160,4 +163,14 @@ func (h Hooks) HasScope(s Scope) bool {
 		}
 	}
 	return false
+}
+
+// UTF16Len is the length JavaScript gives s: UTF-16 code units (the
+// ContextLen and CompactContextLen of hosts written in it).
+func UTF16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/graft-project/graft/hosts/adapter"
 )
@@ -24,7 +23,7 @@ func (a Adapter) Hooks() adapter.Hooks {
 			return map[string]any{"decision": "block", "reason": reason}
 		},
 		ContextMax: maxInlineContext,
-		ContextLen: utf16Len,
+		ContextLen: adapter.UTF16Len, // JavaScript's length
 		Notes: func(f adapter.SettingsFacts) []string {
 			if v, ok := f.Setting("disableAllHooks"); f.Install && ok && strings.TrimSpace(v) == "true" {
 				return []string{fmt.Sprintf(`%s sets "disableAllHooks": true, so Claude Code runs none of its hooks, graft's included`, f.File)}
@@ -40,16 +39,6 @@ func (a Adapter) Hooks() adapter.Hooks {
 // one is written to a file and the model gets its path and a 2 KB
 // preview.
 const maxInlineContext = 10000
-
-// utf16Len is the length Claude Code gives a hook's additionalContext:
-// JavaScript's, in UTF-16 code units.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
 
 // settingsPath is <dir>/.claude/settings.json (project),
 // <dir>/.claude/settings.local.json (local) or <config>/settings.json

@@ -3,7 +3,7 @@ package qwen
 import (
 	"fmt"
 	"path/filepath"
-	"unicode/utf16"
+	"strings"
 
 	"github.com/graft-project/graft/hosts/adapter"
 )
@@ -35,16 +35,7 @@ const maxHookInstructionsChars = 4000
 // before it cuts it: JavaScript's, in UTF-16 code units, of the context
 // with '<' and '>' escaped as "&lt;" and "&gt;" (getAdditionalContext).
 func contextChars(s string) int {
-	n := 0
-	for _, r := range s {
-		switch {
-		case r == '<' || r == '>':
-			n += 4
-		default:
-			n += utf16.RuneLen(r)
-		}
-	}
-	return n
+	return adapter.UTF16Len(s) + 3*(strings.Count(s, "<")+strings.Count(s, ">"))
 }
 
 // settingsPath is <dir>/settings.json, dir defaulting to Home: the user's
