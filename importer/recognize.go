@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
@@ -101,7 +102,9 @@ func Check(o Options, m Mapper) (err error) {
 	if !ok || !checkFirstLines {
 		return nil
 	}
-	if _, err := LoadCursor(o.Store.FS, o.Home, o.ID); !errors.Is(err, ErrNoCursor) {
+	// A cursor there (whether it reads or not: Run says) is no first
+	// import; a stat, not a read, on every follow.
+	if _, err := o.Store.FS.Lstat(CursorPath(o.Home, o.ID)); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	path, err := filepath.Abs(o.Source)
