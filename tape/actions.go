@@ -444,8 +444,9 @@ func wrapperLine(l string) bool {
 }
 
 // msysLine: a message of the MSYS/Cygwin runtime under Git Bash on
-// Windows, "0 [main] bash (1620) child_copy: …": a number, the thread in
-// brackets, the program and its pid in parentheses.
+// Windows, "0 [main] bash (1620) child_copy: …" or "0 [main] bash 403
+// dofork: …": a number, the thread in brackets, the program, its pid (in
+// parentheses or not) and the routine that speaks.
 func msysLine(t string) bool {
 	i := 0
 	for i < len(t) && '0' <= t[i] && t[i] <= '9' {
@@ -460,7 +461,8 @@ func msysLine(t string) bool {
 		return false
 	}
 	f := strings.Fields(rest[end+2:])
-	return len(f) >= 2 && strings.HasPrefix(f[1], "(") && strings.HasSuffix(f[1], ")") && strings.Trim(f[1], "()0123456789") == ""
+	// The program, then its pid, in parentheses or not.
+	return len(f) >= 3 && strings.HasSuffix(f[2], ":") && strings.Trim(f[1], "()") != "" && strings.Trim(f[1], "()0123456789") == ""
 }
 
 // noisePrefixes open a line of output that says nothing of how a command

@@ -336,6 +336,16 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		}
 		blk.addSection(latest)
 	}
+	b.goalQuoted = map[int64]bool{}
+	quotes := later
+	if len(goal) > 0 {
+		quotes = append([]session.Quote{goal[0]}, later...)
+	}
+	for _, q := range quotes {
+		if q.Origin.Session == st.SessionID {
+			b.goalQuoted[q.Origin.Seq] = true
+		}
+	}
 	b.goalPrompts = b.promptsSection(shown)
 	if b.goalPrompts != nil {
 		blk.addSection(b.goalPrompts)

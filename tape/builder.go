@@ -108,6 +108,9 @@ type Builder struct {
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
+	// goalQuoted are the seqs of the source's instructions the Goal
+	// quotes, set by goalBlock: the tail names them instead.
+	goalQuoted map[int64]bool
 }
 
 // state is the whole fold; Snapshot writes it as JSON.

@@ -268,7 +268,7 @@
 //	Looked Up                         10 when there is a look-up
 //	Sub-agent Reports                 11
 //	Recall Index                      12
-//	Conversation Tail                 13 the last events as they were; left out whole once all are cut
+//	Conversation Tail                 13 the last events as they were (a message the Goal or Breakpoint quotes named by seq); left out whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
 // Replayed turns come after the blocks so that the breakpoint stays the

@@ -144,7 +144,25 @@ func lastRunesOf(s string, n int) string {
 	return "… " + t
 }
 
-// tailBlock renders the tail; the outputs of its results come from src.
+// breakpointSeqs are the assistant messages the Breakpoint quotes: the
+// last one whole, the carryover's up to maxParagraphRunes (more than the
+// tail's tailTextRunes).
+func (b *Builder) breakpointSeqs() map[int64]bool {
+	st := &b.st
+	out := map[int64]bool{}
+	if st.LastReply != nil {
+		out[st.LastReply.Seq] = true
+	}
+	for _, p := range st.Carry.Paragraphs {
+		if !p.User {
+			out[p.Seq] = true
+		}
+	}
+	return out
+}
+
+// tailBlock renders the tail (a message the Goal or the Breakpoint quotes
+// is named by its seq, not quoted again); the outputs of its results come from src.
 func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 	st := &b.st
 	tail := ringLast(st.Tail, keptTail)
@@ -155,8 +173,15 @@ func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 	blk.optional = true
 	blk.addHead("The last events as they were, as far as the budget leaves room (the assistant's are " + modelWritten + "):")
 	sec := &section{singular: "event", plural: "events", cutFront: true}
+	above := b.breakpointSeqs()
 	for _, e := range tail {
 		text, grown := e.Text, ""
+		switch {
+		case e.Who == "user" && e.Source == "" && b.goalQuoted[e.Seq]:
+			text = "(quoted in the Goal)"
+		case e.Who == "assistant" && above[e.Seq]:
+			text = "(in the Breakpoint)"
+		}
 		if e.Result && e.Off < 0 && e.Size <= MaxOutputLine {
 			w := outputWindow{whole: e.Text, head: e.Head, end: e.End, runes: e.Runes, seq: e.Seq}
 			text, grown = w.short(), w.grown()

@@ -102,7 +102,7 @@ func TestGitBashRuntimeChatterIsNoKeyLine(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("key lines %q, want %q", got, want)
 	}
-	for _, l := range []string{"0 [main] hostname (14416) child_copy: cygheap read copy failed, 0x0..0x800023390", "fork: retry: Resource temporarily unavailable"} {
+	for _, l := range []string{"0 [main] hostname (14416) child_copy: cygheap read copy failed, 0x0..0x800023390", "fork: retry: Resource temporarily unavailable", "0 [main] bash 403 dofork: child -1 - forked process 1620 died unexpectedly, retry 0, exit code 0xC0000142, errno 11"} {
 		if !noiseLine(l) {
 			t.Errorf("%q is no noise", l)
 		}
