@@ -186,10 +186,12 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	}
 	sec := &section{heading: "Earlier messages:", singular: "message", plural: "messages", cutFront: true, pre: c.Dropped}
 	var marks, isStep []bool
+	var kept []paragraph // the paragraphs of sec.items, in order
 	for _, p := range c.Paragraphs {
 		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
 			continue
 		}
+		kept = append(kept, p)
 		text := fmt.Sprintf("seq=%d: %s", p.Seq, p.Text)
 		if p.User {
 			text = fmt.Sprintf("— seq=%d the user: %s", p.Seq, p.Text)
@@ -211,23 +213,29 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	for k := old; k < len(sec.items); k++ {
 		marked[k] = !marks[k] && (isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
 	}
+	// The message a short latest instruction answers ("both" to "… or
+	// both?") is cut last of them: the answer means nothing without it.
+	answered := b.answeredParagraph(kept)
 	for k := range sec.items {
-		if isStep[k] && !marked[k] {
+		if isStep[k] && !marked[k] && k != answered {
 			sec.order = append(sec.order, k)
 			steps++
 		}
 	}
 	for k := 0; k < old; k++ {
-		if !isStep[k] {
+		if !isStep[k] && k != answered {
 			sec.order = append(sec.order, k)
 		}
 	}
 	for _, m := range []bool{false, true} {
 		for k := old; k < len(sec.items); k++ {
-			if marked[k] == m && (!isStep[k] || marked[k]) {
+			if marked[k] == m && (!isStep[k] || marked[k]) && k != answered {
 				sec.order = append(sec.order, k)
 			}
 		}
+	}
+	if answered >= 0 {
+		sec.order = append(sec.order, answered)
 	}
 	paragraphs = blk.addSection(sec)
 	if r := st.LastReply; r != nil {
@@ -239,6 +247,48 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 		blk.addSection(paragraphs)
 	}
 	return blk, reply, paragraphs, steps
+}
+
+// answeredParagraph is the index in ps of the assistant's message the
+// latest human instruction answers when that instruction is short
+// (shortAnswerRunes: "both", "yes", "6"): the last message before the
+// instruction's mark, when its last paragraph asks ("…, or both?"); -1
+// when there is none.
+func (b *Builder) answeredParagraph(ps []paragraph) int {
+	st := &b.st
+	mark := -1
+	for k := len(ps) - 1; k >= 0; k-- {
+		if ps[k].User && ps[k].Seq == st.Boundary {
+			mark = k
+			break
+		}
+	}
+	if mark <= 0 || !b.shortLatest() {
+		return -1
+	}
+	for k := mark - 1; k >= 0; k-- {
+		if ps[k].User {
+			return -1 // the user spoke twice in a row
+		}
+		if !ps[k].Step {
+			if !strings.Contains(lastParagraph(ps[k].Text), "?") {
+				return -1 // it asked nothing: "continue" stands alone
+			}
+			return k
+		}
+	}
+	return -1
+}
+
+// shortLatest: the open turn's human instruction has at most
+// shortAnswerRunes.
+func (b *Builder) shortLatest() bool {
+	for _, m := range b.st.Open.Messages {
+		if m.Human && m.Seq == b.st.Boundary {
+			return utf8.RuneCountInString(strings.TrimSpace(m.Text)) <= shortAnswerRunes
+		}
+	}
+	return false
 }
 
 // goalBlock: the first instruction, then every later one the fold keeps
@@ -329,7 +379,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	var latest *section
 	if len(all) > 0 {
 		sort.SliceStable(all, func(i, j int) bool { return all[i].seq < all[j].seq })
-		latest = &section{singular: "instruction", plural: "instructions", cutFront: true}
+		latest = &section{singular: "instruction", plural: "instructions", cutFront: true, pre: st.HumansDropped}
 		for _, w := range all {
 			latest.items = append(latest.items, newItem(w.text, w.sess, w.seq, w.seq))
 			latest.grown = append(latest.grown, w.grown)

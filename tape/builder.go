@@ -39,7 +39,7 @@ const (
 	labelRunes         = 60
 	maxHumanRunes      = 6000 // one human instruction kept for the Goal block (head and end)
 	humanCoreRunes     = 2000 // what the Goal block shows of one before its middle parts
-	keptHumans         = 30
+	keptHumans         = 60
 	maxReplyRunes      = 4000 // the last assistant message of the open turn
 	maxPlanRunes       = 2500
 	maxSummaryRunes    = 12000 // the host's compaction summary
@@ -57,8 +57,9 @@ const (
 	// read from the log at Build); 18 held commands with the "cd <the
 	// session's folder> &&" they open with, key lines that a path's words
 	// made, and no list item a number answer picks; 19 kept no
-	// worked-around failure with its fix.
-	snapshotVersion = 20
+	// worked-around failure with its fix; 20 kept 30 human instructions
+	// and did not count those it let go.
+	snapshotVersion = 21
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -159,6 +160,10 @@ type state struct {
 
 	Failures     []failure `json:"failures,omitempty"`
 	OpenFailures int       `json:"openFailures,omitempty"`
+
+	// HumansDropped counts the instructions past keptHumans the fold let
+	// go (the first one stays in FirstGoal).
+	HumansDropped seqRange `json:"humansDropped"`
 
 	Reports        []report `json:"reports,omitempty"`
 	ReportsDropped seqRange `json:"reportsDropped"`
@@ -562,6 +567,11 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	hostCommand := isHostCommand(ev.Text)
 	if !hostCommand {
 		st.Humans = append(st.Humans, session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxHumanRunes, "", ev.Seq), Origin: origin})
+		for _, gone := range st.Humans[:max(0, len(st.Humans)-keptHumans)] {
+			if st.FirstGoal == nil || gone.Origin != st.FirstGoal.Origin {
+				st.HumansDropped.add(gone.Origin.Seq, gone.Origin.Seq) // the Goal's cut line counts them
+			}
+		}
 		st.Humans = keepLast(st.Humans, keptHumans)
 		for _, tok := range userTokens(ev.Text) {
 			st.UserTokens = addToken(st.UserTokens, tok)

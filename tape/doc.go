@@ -9,8 +9,9 @@
 //
 // A Builder is a fold over the events of one session in seq order (Add).
 // It keeps only small bounded state: the constraints and the goal quotes,
-// the last 40 human instructions (each at most 8000 runes, its head and
-// end), the carryover (each assistant message up to 1500 runes, across
+// the first and the last 60 human instructions (each at most 6000 runes,
+// its head and end; those let go counted with their seqs for the Goal's
+// cut line), the carryover (each assistant message up to 1500 runes, across
 // turns, at most MaxBudget runes and 1000 entries) and the open turn's
 // last assistant message (4000 runes), the message texts of the last
 // MaxRecentTurns closed turns, the last todo list, the last plan proposed
@@ -258,7 +259,7 @@
 //	Handoff, Handoff acknowledged     the closed skeleton turn
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
-//	Goal                              3  the first instruction, then the user's words, then their middle parts
+//	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint), then their middle parts
 //	Task Status                       4  the last todo list, then the last plan
 //	Recent Actions                    5  when there is an action
 //	Milestones                        6  when one is no longer in Recent Actions

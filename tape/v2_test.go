@@ -984,3 +984,60 @@ func stillPending(block string) string {
 	}
 	return after
 }
+
+// A short instruction ("both") takes its meaning from the message it
+// answers: that message outlives the older ones, even those that report
+// an outcome, when the budget cuts the Breakpoint's earlier messages.
+func TestTheMessageAShortAnswerAnswersIsCutLast(t *testing.T) {
+	evs := []session.Event{human("Build the wallpaper app, part by part.")}
+	for k := 0; k < 40; k++ {
+		evs = append(evs, say(fmt.Sprintf("Done with part %d: cargo build finished, 12 tests passed. ", k)+strings.Repeat("The module now reads its settings once. ", 12)))
+	}
+	question := "The transcript is 2.3MB. I could:\n\n1. **Include raw JSONL** - complete but not very readable\n2. **Convert to Markdown** - more readable\n3. **Both**\n\n" + strings.Repeat("The raw file holds the tool calls and the system messages as they ran, which shows how the agent works. ", 8) + "\n\nWhich would you prefer?"
+	evs = append(evs, say(question), human("both"),
+		call("Bash", "c1", `{"command":"mkdir -p transcripts && cp s.jsonl transcripts/conversation.jsonl"}`))
+	bp := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Breakpoint")
+	if !strings.Contains(bp, "Done with part 39") || strings.Contains(bp, "Done with part 0:") {
+		t.Fatalf("the budget should keep the newest reports and cut the oldest:\n%s", bp)
+	}
+	if !strings.Contains(bp, "**Convert to Markdown**") {
+		t.Fatalf("the message \"both\" answers was cut:\n%s", bp)
+	}
+	// A long instruction stands alone, and so does a short one after a
+	// message that asked nothing ("continue"): the order is as it was.
+	long := slices.Clone(evs)
+	long[len(long)-2] = human("both, and then " + strings.Repeat("write a converter script that keeps every tool call readable; ", 5))
+	bp = blockText(t, build(t, "s", seqd(long...), Options{}, nil), "Breakpoint")
+	if strings.Contains(bp, "**Convert to Markdown**") {
+		t.Fatalf("an unmarked message outlived the marked ones after a long instruction:\n%s", bp)
+	}
+	told := slices.Clone(evs)
+	told[len(told)-3] = say(strings.Replace(question, "Which would you prefer?", "I will wait here.", 1))
+	told[len(told)-2] = human("continue")
+	bp = blockText(t, build(t, "s", seqd(told...), Options{}, nil), "Breakpoint")
+	if strings.Contains(bp, "**Convert to Markdown**") {
+		t.Fatalf("a message that asked nothing outlived the marked ones:\n%s", bp)
+	}
+}
+
+// The Goal names every instruction it does not quote: those the fold did
+// not keep (past keptHumans) are counted in its cut line with their seqs,
+// as the budget's cuts are, never left out unsaid; the first is quoted.
+func TestTheGoalCountsTheInstructionsTheFoldDidNotKeep(t *testing.T) {
+	var evs []session.Event
+	n := keptHumans + 5
+	for k := 0; k < n; k++ {
+		evs = append(evs, human(fmt.Sprintf("instruction number %d", k)), say("ok"))
+	}
+	tp := build(t, "s", seqd(evs...), Options{Budget: MaxBudget}, nil)
+	goal := blockText(t, tp, "Goal")
+	for _, want := range []string{"instruction number 0", fmt.Sprintf("instruction number %d", n-1), "[cut: 4 instructions; recall seq=3..9]"} {
+		if !strings.Contains(goal, want) {
+			t.Fatalf("Goal lacks %q:\n%s", want, goal)
+		}
+	}
+	if strings.Contains(goal, "instruction number 4\n") { // kept: the first and the newest 59
+
+		t.Fatalf("the Goal quotes an instruction the fold did not keep:\n%s", goal)
+	}
+}
