@@ -26,12 +26,14 @@ var englishMarkers = map[string]bool{
 // englishPairs are two-word markers: "make sure", "no new …", "I said",
 // "tests go in …", "not allowed"; and the words that make a request a
 // standing rule: "from now on", "going forward", "every time", "each
-// time", "before moving on" or "forward".
+// time", "before moving on" or "forward"; and a requirement: "need to",
+// "needs to", "has to", "have to".
 var englishPairs = map[[2]string]bool{
 	{"make", "sure"}: true, {"no", "new"}: true, {"i", "said"}: true, {"go", "in"}: true,
 	{"goes", "in"}: true, {"belong", "in"}: true, {"belongs", "in"}: true, {"not", "allowed"}: true,
 	{"now", "on"}: true, {"going", "forward"}: true, {"every", "time"}: true, {"each", "time"}: true,
 	{"moving", "on"}: true, {"moving", "forward"}: true,
+	{"need", "to"}: true, {"needs", "to"}: true, {"has", "to"}: true, {"have", "to"}: true,
 }
 
 // englishOpeners mark a sentence that starts with them: the imperative

@@ -551,6 +551,10 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"Make sure the API stays backward compatible.",
 		"Leave the vendor directory alone.",
 		"Stop adding comments to every line.",
+		"So, instructions need to be clear about how to download, build and install.",
+		"The CI needs to test against Python 3.10 to 3.14.",
+		"It has to run without network access.",
+		"The release notes have to mention the installer.",
 	} {
 		if got := Extract(s); len(got) != 1 {
 			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
@@ -561,6 +565,7 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"Can you look at the failing test?",
 		"What does this function return?",
 		"continue",
+		"I need a minute to read it.",
 	} {
 		if got := Extract(s); len(got) != 0 {
 			t.Errorf("Extract(%q) = %q: want no constraint", s, got)

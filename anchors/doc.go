@@ -32,7 +32,9 @@
 //     "go in", "goes in", "belong in", "belongs in", "not allowed", and
 //     those that make a request a standing rule: "now on" (from now on),
 //     "going forward", "every time", "each time", "moving on", "moving
-//     forward" (before moving on) (white space only between them); and a sentence of two words or more that
+//     forward" (before moving on), and the requirements "need to", "needs
+//     to", "has to", "have to" ("instructions need to be clear") (white
+//     space only between them); and a sentence of two words or more that
 //     opens with use, keep, stop, leave, stick or no ("Use pnpm, not npm",
 //     "Keep it under 200 lines", "No, I said the staging bucket");
 //     - Chinese, substring: 必须 不要 禁止 不得 务必 只能;
