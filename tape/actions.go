@@ -25,6 +25,7 @@ const (
 	keptRefs        = 3   // outputs of look-ups of what the user named
 	keptUserTokens  = 60  // identifiers the user named
 	whatRunes       = 140 // the command, path or query of one call
+	inFlightRunes   = 400 // a command in flight at the cut (Pending State)
 	keyLineRunes    = 180 // one key line of an output
 	maxKeyLines     = 4   // key lines quoted of one output
 	refRunes        = 3000
@@ -57,6 +58,11 @@ type action struct {
 // callWhat is the one line that says what a call did: the command, the
 // path, the pattern or the query it named.
 func callWhat(name string, input json.RawMessage, cwd string) string {
+	return callWhatIn(name, input, cwd, whatRunes)
+}
+
+// callWhatIn is callWhat within runes.
+func callWhatIn(name string, input json.RawMessage, cwd string, runes int) string {
 	if len(input) == 0 {
 		return ""
 	}
@@ -67,7 +73,7 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 			if strings.TrimSpace(v) == "" {
 				continue
 			}
-			return whatOf(whatKeys[k], v, cwd)
+			return whatOf(whatKeys[k], v, cwd, runes)
 		}
 		return ""
 	}
@@ -75,7 +81,7 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 	if json.Unmarshal(input, &in) != nil {
 		var s string
 		if json.Unmarshal(input, &s) == nil {
-			return clipLine(s, whatRunes)
+			return clipLine(s, runes)
 		}
 		return ""
 	}
@@ -86,7 +92,7 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
-			return whatOf(key, s, cwd)
+			return whatOf(key, s, cwd, runes)
 		}
 		var parts []string
 		if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
@@ -94,7 +100,7 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 			if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
 				parts = parts[2:]
 			}
-			return clipLine(foldPaths(strings.Join(parts, " ")), whatRunes)
+			return clipLine(foldPaths(strings.Join(parts, " ")), runes)
 		}
 	}
 	return ""
@@ -105,7 +111,7 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 var whatKeys = []string{"command", "cmd", "file_path", "path", "notebook_path", "pattern", "query", "url", "description", "prompt", "patch", "input"}
 
 // whatOf is callWhat's line for the value s of field key.
-func whatOf(key, s, cwd string) string {
+func whatOf(key, s, cwd string, runes int) string {
 	if key == "file_path" || key == "path" || key == "notebook_path" {
 		s = relPath(s, cwd)
 	}
@@ -121,7 +127,7 @@ func whatOf(key, s, cwd string) string {
 	if key == "command" || key == "cmd" {
 		s = foldPaths(dropCdIntoCwd(s, cwd))
 	}
-	return clipLine(s, whatRunes)
+	return clipLine(s, runes)
 }
 
 // foldPaths shortens a command whose first line is longer than whatRunes:

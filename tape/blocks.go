@@ -867,7 +867,9 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		flight = &section{heading: "In flight at the cut (no result yet: check whether they ran):", singular: "call", plural: "calls", cutFront: true}
 		for _, c := range open {
 			line := fmt.Sprintf("- seq=%d %s", c.Seq, c.Tool)
-			if c.What != "" {
+			if c.Long != "" {
+				line += ": " + c.Long
+			} else if c.What != "" {
 				line += ": " + c.What
 			}
 			flight.items = append(flight.items, newItem(line, "", c.Seq, c.Seq))

@@ -58,8 +58,9 @@ const (
 	// session's folder> &&" they open with, key lines that a path's words
 	// made, and no list item a number answer picks; 19 kept no
 	// worked-around failure with its fix; 20 kept 30 human instructions
-	// and did not count those it let go.
-	snapshotVersion = 21
+	// and did not count those it let go; 21 held no call in flight at
+	// length.
+	snapshotVersion = 22
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -309,9 +310,11 @@ type openCall struct {
 	Touches []fileTouch `json:"touches,omitempty"`
 	Tool    string      `json:"tool,omitempty"`
 	What    string      `json:"what,omitempty"`
-	Symbols []string    `json:"symbols,omitempty"`
-	Change  string      `json:"change,omitempty"`
-	Adds    []string    `json:"adds,omitempty"`
+	// Long is What within inFlightRunes when What was clipped.
+	Long    string   `json:"long,omitempty"`
+	Symbols []string `json:"symbols,omitempty"`
+	Change  string   `json:"change,omitempty"`
+	Adds    []string `json:"adds,omitempty"`
 	// Labelled: labelledLines of a write or an edit of a document.
 	Labelled []string `json:"labelled,omitempty"`
 	// Off and Size locate a write's or an edit's call line, whose input
@@ -772,6 +775,9 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
 		c.What = callWhat(name, ev.Tool.Input, st.Cwd)
+		if strings.HasSuffix(c.What, "…") {
+			c.Long = callWhatIn(name, ev.Tool.Input, st.Cwd, inFlightRunes) // shown if it is in flight at the cut
+		}
 	}
 	b.lastWhat = c.What
 	if file && len(touches) == 1 && touches[0].Op == OpWrite && strings.HasSuffix(strings.ToLower(touches[0].Path), ".md") {

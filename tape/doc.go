@@ -201,7 +201,8 @@
 // under the count, each with its error line and its fix: what does not
 // work here, and what does. Ranked with the actions kept to 6.
 //
-// In flight: calls of the open turn with no result yet (the last 5).
+// In flight: calls of the open turn with no result yet (the last 5), a
+// command shown up to 400 runes (Recent Actions clips one at 140).
 //
 // Look-ups: a successful call, not a file tool nor a version-control
 // command, whose command names an identifier the user named (a word of a

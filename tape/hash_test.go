@@ -261,7 +261,8 @@ func TestRestoreRefuses(t *testing.T) {
 	// interpreter without a path not fixed; 13: a chain's commands listed
 	// at its first later run; 14: no labelled lines of documents; 15:
 	// constraints read in pasted program output; 20: 30 human
-	// instructions, those let go not counted) is refused.
+	// instructions, those let go not counted; 21: no call in flight at
+	// length) is refused.
 	for v := 1; v < snapshotVersion; v++ {
 		tests[fmt.Sprintf("version %d", v)] = []byte(strings.Replace(string(good), cur, fmt.Sprintf(`"v":%d`, v), 1))
 	}

@@ -1041,3 +1041,21 @@ func TestTheGoalCountsTheInstructionsTheFoldDidNotKeep(t *testing.T) {
 		t.Fatalf("the Goal quotes an instruction the fold did not keep:\n%s", goal)
 	}
 }
+
+// A command in flight at the cut is what the next window must judge ran
+// or not: it is shown up to inFlightRunes, where Recent Actions clips a
+// command at whatRunes.
+func TestACommandInFlightShowsItsTarget(t *testing.T) {
+	cmd := "mkdir -p /mnt/data/Development/claude/cosmic-bing-wallpaper/transcripts && cp /home/roy/.claude/projects/-mnt-data-Development-claude/8aef9b8f-ae65-42f1-b662-1b8e68b8fd1e.jsonl /mnt/data/Development/claude/cosmic-bing-wallpaper/transcripts/conversation.jsonl"
+	evs := seqd(withMeta(human("both"), "cwd", "/mnt/data/Development/claude"), call("Bash", "c1", fmt.Sprintf(`{"command":%q}`, cmd)))
+	p := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	if !strings.Contains(p, "transcripts/conversation.jsonl") {
+		t.Fatalf("the in-flight command lost its target:\n%s", p)
+	}
+	long := strings.Repeat("x", 2*inFlightRunes)
+	evs = seqd(human("go"), call("Bash", "c1", fmt.Sprintf(`{"command":"echo %s"}`, long)))
+	p = blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	if strings.Contains(p, long[:inFlightRunes]) {
+		t.Fatalf("an in-flight command past inFlightRunes is shown whole:\n%s", p)
+	}
+}
