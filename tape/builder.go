@@ -808,9 +808,10 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
 		for _, tok := range st.UserTokens {
 			if strings.Contains(c.What, tok) {
-				// A look-up of what the user named; a commit or a
-				// tracker update naming it is a milestone, not a look-up.
-				c.Ref = milestoneKind(c.What) != "vcs"
+				// A look-up of what the user named; a commit, a tracker
+				// update, a test run, a build or a lint naming it is a
+				// milestone, not a look-up.
+				c.Ref = milestoneKind(c.What) == ""
 				break
 			}
 		}

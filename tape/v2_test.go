@@ -215,6 +215,20 @@ func TestLookUpsOfWhatTheUserNamed(t *testing.T) {
 	}
 }
 
+// A run of the tests, a build or a linter on a path the user named is no
+// look-up: its outcome is an action's (Recent Actions, Milestones), not
+// a spec to read.
+func TestATestRunOnWhatTheUserNamedIsNoLookUp(t *testing.T) {
+	out := strings.Repeat("........................................................................ [ 40%]\n", 30) + "1657 passed in 41.2s\n"
+	tp := build(t, "s", seqd(human("Verify with: uv run python -m pytest tests/ -x -q"), call("Bash", "b1", `{"command":"uv run python -m pytest tests/ -x -q 2>&1 | head -80"}`), result("Bash", "b1", true, out)), Options{}, nil)
+	if blk, ok := tp.Block("Looked Up"); ok {
+		t.Fatalf("a test run taken for a look-up:\n%s", blk)
+	}
+	if a := blockText(t, tp, "Recent Actions"); !strings.Contains(a, "1657 passed") {
+		t.Fatalf("the run's outcome is not among the actions:\n%s", a)
+	}
+}
+
 // 9. Outcomes that scrolled out of Recent Actions are kept as milestones.
 func TestMilestonesOutliveRecentActions(t *testing.T) {
 	evs := []session.Event{human("Go."), call("Bash", "c0", `{"command":"git commit -m first"}`), result("Bash", "c0", true, "[main 1234567] first")}
