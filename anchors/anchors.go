@@ -120,7 +120,31 @@ func isOutputLine(line string) bool {
 			return true
 		}
 	}
-	return isDiffLine(line) || NamesErrorType(line)
+	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line)
+}
+
+// isCodeLine: a line of program text, not a sentence: it ends with ";"
+// or "{", or names a path with "::" between two words ("use
+// std::collections::HashMap;", "use solana_sdk::{").
+func isCodeLine(line string) bool {
+	if strings.HasSuffix(line, ";") || strings.HasSuffix(line, "{") {
+		return true
+	}
+	for i := strings.Index(line, "::"); i >= 0; {
+		if i > 0 && i+2 < len(line) && isWordByte(line[i-1]) && isWordByte(line[i+2]) {
+			return true
+		}
+		j := strings.Index(line[i+2:], "::")
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // NamesErrorType: line names an error or exception type with its colon
@@ -307,24 +331,51 @@ func hasMarker(s string) bool {
 	if len(ws) > 1 && englishOpeners[ws[0].text] {
 		return true
 	}
-	for k, w := range ws {
-		if englishMarkers[w.text] || russianMarkers[w.text] {
-			return true
-		}
-		if k+1 < len(ws) && ws[k+1].spaced && englishPairs[[2]string{w.text, ws[k+1].text}] {
-			return true
-		}
+	// A question asks: its "should", "only" or "need to" is no rule
+	// ("should they?", "what do I need to do?"); its "make sure", "don't"
+	// or "never" still is ("can you make sure the tests pass?").
+	question := strings.HasSuffix(strings.TrimSpace(s), "?")
+	// next is the word after ws[k], when white space only is between them.
+	next := func(k int) string {
 		if k+1 < len(ws) && ws[k+1].spaced {
-			if w.text == "do" && ws[k+1].text == "not" {
+			return ws[k+1].text
+		}
+		return ""
+	}
+	for k, w := range ws {
+		switch {
+		case w.text == "don't" || w.text == "dont" || w.text == "can't" || w.text == "cannot":
+			if !perceptionVerbs[next(k)] {
 				return true
 			}
-			if w.text == "не" && startsWithLetter(ws[k+1].text) {
+		case englishMarkers[w.text] || russianMarkers[w.text]:
+			if !question || !askingMarkers[w.text] {
 				return true
 			}
+		}
+		if n := next(k); n != "" && englishPairs[[2]string{w.text, n}] && (!question || !askingPairs[[2]string{w.text, n}]) {
+			return true
+		}
+		if w.text == "do" && next(k) == "not" && !perceptionVerbs[next(k+1)] {
+			return true
+		}
+		if w.text == "не" && startsWithLetter(next(k)) {
+			return true
 		}
 	}
 	return false
 }
+
+// askingMarkers and askingPairs make no rule in a question.
+var (
+	askingMarkers = map[string]bool{"should": true, "only": true}
+	askingPairs   = map[[2]string]bool{{"need", "to"}: true, {"needs", "to"}: true, {"has", "to"}: true, {"have", "to"}: true}
+)
+
+// perceptionVerbs after "don't", "do not", "can't" or "cannot" report what the person sees
+// or knows ("I do not see it in the logs"): no rule.
+var perceptionVerbs = map[string]bool{"see": true, "know": true, "think": true, "understand": true, "notice": true,
+	"get": true, "remember": true, "recall": true, "hear": true, "believe": true, "find": true}
 
 func startsWithLetter(s string) bool {
 	for _, r := range s {

@@ -555,6 +555,10 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"The CI needs to test against Python 3.10 to 3.14.",
 		"It has to run without network access.",
 		"The release notes have to mention the installer.",
+		"I do not need backwards compatible",
+		"Can you make sure the tests pass?",
+		"Don't touch the migrations folder?",
+		"You cannot use the network in tests.",
 	} {
 		if got := Extract(s); len(got) != 1 {
 			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
@@ -566,6 +570,19 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"What does this function return?",
 		"continue",
 		"I need a minute to read it.",
+		// A question asks: its "should", "only" or "need to" is no rule.
+		"should they?",
+		"What version should I tag for the hackathon submission release?",
+		"What do I need to do to enable github pages?",
+		// A report of what the person sees or knows is no rule.
+		"when API gateway calls a lambda I do not see it in the logs.",
+		"I don't know why the build fails.",
+		"I still do not see lambda executions in the logs",
+		"I can't find the config file.",
+		// Program text is the program's: its "use" and "const" are code.
+		"use std::collections::HashMap;",
+		"use solana_sdk::{",
+		"Keep::Alive.new(only: true);",
 	} {
 		if got := Extract(s); len(got) != 0 {
 			t.Errorf("Extract(%q) = %q: want no constraint", s, got)

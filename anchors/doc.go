@@ -18,7 +18,9 @@
 //     removed line of code ("+" or "-" straight before text holding a
 //     brace, a semicolon, "=" or "::"), or a line that names an error or
 //     exception type with its colon ("ImportError: cannot import name …"):
-//     its "cannot", "use" and "must" are the program's.
+//     its "cannot", "use" and "must" are the program's; and a line of
+//     program text: one that ends with ";" or "{", or names a path with
+//     "::" between two words ("use std::collections::HashMap;").
 //  2. Every other line is split into sentences after 。！？ (always) and
 //     after . ! ? when followed by white space or the end of the line.
 //  3. A sentence is trimmed of white space and of a leading list marker
@@ -43,6 +45,13 @@
 //     only between them).
 //     A word is a run of letters, digits and '_'; an apostrophe between two
 //     letters belongs to the word.
+//     Two kinds of saying carry a marker and are no rule: a question (it
+//     ends with "?") whose markers are only should, only, need to, needs
+//     to, has to or have to ("should they?", "what do I need to do?"); and
+//     a report of what the person sees or knows: don't, do not, can't or
+//     cannot followed by see, know, think, understand, notice, get,
+//     remember, recall, hear, believe or find ("I do not see it in the
+//     logs").
 //  5. A constraint longer than MaxRunes runes is cut to MaxRunes-1 runes
 //     plus "…".
 //  6. Sentences equal after Normalize are kept once, first one wins.
