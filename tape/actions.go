@@ -26,15 +26,18 @@ const (
 	keptUserTokens  = 60  // identifiers the user named
 	whatRunes       = 140 // the command, path or query of one call
 	inFlightRunes   = 400 // a command in flight at the cut (Pending State)
-	keyLineRunes    = 180 // one key line of an output
-	maxKeyLines     = 4   // key lines quoted of one output
-	refRunes        = 3000
-	keptAnswers     = 8
-	answerRunes     = 1500
-	minRefRunes     = 400 // a shorter look-up output is a state line: Recent Actions has it
-	maxSymbols      = 6   // definitions named per edited file
-	symbolScan      = 8 << 10
-	maxEditInput    = 64 << 10 // a write or edit input past it names no definition
+	// inFlightPromptRunes is what a sub-agent in flight at the cut shows of
+	// its prompt: its head and its end.
+	inFlightPromptRunes = 600
+	keyLineRunes        = 180 // one key line of an output
+	maxKeyLines         = 4   // key lines quoted of one output
+	refRunes            = 3000
+	keptAnswers         = 8
+	answerRunes         = 1500
+	minRefRunes         = 400 // a shorter look-up output is a state line: Recent Actions has it
+	maxSymbols          = 6   // definitions named per edited file
+	symbolScan          = 8 << 10
+	maxEditInput        = 64 << 10 // a write or edit input past it names no definition
 	// MaxOutputLine is the longest tool/result log line whose output the
 	// tape quotes (key lines, a look-up): a longer one is named, not read.
 	MaxOutputLine = 96 << 10
@@ -104,6 +107,17 @@ func callWhatIn(name string, input json.RawMessage, cwd string, runes int) strin
 		}
 	}
 	return ""
+}
+
+// delegated is the prompt of a call that hands work to a sub-agent (a
+// description and a prompt: Claude Code's Task, Qwen Code's task), its
+// lines joined; "" for any other call.
+func delegated(input json.RawMessage) string {
+	vals, ok := session.StringFields(input, "description", "prompt")
+	if !ok || strings.TrimSpace(vals[0]) == "" || strings.TrimSpace(vals[1]) == "" {
+		return ""
+	}
+	return strings.Join(strings.Fields(vals[1]), " ")
 }
 
 // whatKeys are the input fields that say what a call did, in the order

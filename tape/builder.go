@@ -310,7 +310,8 @@ type openCall struct {
 	Touches []fileTouch `json:"touches,omitempty"`
 	Tool    string      `json:"tool,omitempty"`
 	What    string      `json:"what,omitempty"`
-	// Long is What within inFlightRunes when What was clipped.
+	// Long is What within inFlightRunes when What was clipped; of a
+	// sub-agent's task, its description and its prompt (delegated).
 	Long    string   `json:"long,omitempty"`
 	Symbols []string `json:"symbols,omitempty"`
 	Change  string   `json:"change,omitempty"`
@@ -777,6 +778,8 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		c.What = callWhat(name, ev.Tool.Input, st.Cwd)
 		if strings.HasSuffix(c.What, "…") {
 			c.Long = callWhatIn(name, ev.Tool.Input, st.Cwd, inFlightRunes) // shown if it is in flight at the cut
+		} else if p := delegated(ev.Tool.Input); p != "" && c.What != "" {
+			c.Long = c.What + ": " + clipHeadTail(p, inFlightPromptRunes, "", ev.Seq)
 		}
 	}
 	b.lastWhat = c.What

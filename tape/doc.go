@@ -202,7 +202,9 @@
 // work here, and what does. Ranked with the actions kept to 6.
 //
 // In flight: calls of the open turn with no result yet (the last 5), a
-// command shown up to 400 runes (Recent Actions clips one at 140).
+// command shown up to 400 runes (Recent Actions clips one at 140), a
+// sub-agent's task with the head and the end of its prompt (600 runes):
+// its result will not reach the next session, which must run it again.
 //
 // Look-ups: a successful call, not a file tool nor a version-control
 // command, whose command names an identifier the user named (a word of a

@@ -1073,3 +1073,21 @@ func TestACommandInFlightShowsItsTarget(t *testing.T) {
 		t.Fatalf("an in-flight command past inFlightRunes is shown whole:\n%s", p)
 	}
 }
+
+// A sub-agent in flight at the cut is work under way: its task is shown
+// with the head and the end of the prompt it was given, not its short
+// description alone.
+func TestASubAgentInFlightShowsItsPrompt(t *testing.T) {
+	prompt := "Search the web and research what libraries AWS provides pre-installed in Lambda runtimes.\n\n" + strings.Repeat("- one more runtime version to look at\n", 20) + "Look for:\n- `public.ecr.aws/lambda/nodejs`\n- `public.ecr.aws/lambda/python`\n\nAre they usable for our purpose?"
+	in, err := json.Marshal(map[string]string{"description": "Research AWS Lambda runtime libs", "subagent_type": "Explore", "prompt": prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := seqd(human("Mirror the Lambda runtimes in our own images."), call("Task", "t1", string(in)))
+	p := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	for _, want := range []string{"- seq=2 Task: Research AWS Lambda runtime libs: Search the web and research", "public.ecr.aws/lambda/python", "[cut: recall seq=2]"} {
+		if !strings.Contains(p, want) {
+			t.Fatalf("Pending State lacks %q:\n%s", want, p)
+		}
+	}
+}
