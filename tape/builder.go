@@ -59,8 +59,8 @@ const (
 	// made, and no list item a number answer picks; 19 kept no
 	// worked-around failure with its fix; 20 kept 30 human instructions
 	// and did not count those it let go; 21 held no call in flight at
-	// length.
-	snapshotVersion = 22
+	// length; 22 no sub-agent's prompt in flight.
+	snapshotVersion = 23
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
