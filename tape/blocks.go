@@ -37,6 +37,50 @@ type quoted struct {
 	// get reads an output once (the tail reads what the actions read).
 	get   func(seq, off int64, size int) (string, bool, error)
 	notes map[int64]string
+	// last is the output lines of the failure the open turn ended on
+	// (lastFailure), by its seq.
+	last map[int64][]string
+}
+
+// lastFailureRunes bounds what Pending State shows of the output of the
+// failure the open turn ended on: its lines, head and end.
+const lastFailureRunes = 1200
+
+// lastFailure is the failure the open turn ended on: the newest unfixed
+// one, when no later tool call succeeded.
+func (b *Builder) lastFailure() (failure, bool) {
+	st := &b.st
+	n := len(st.Failures)
+	if n == 0 {
+		return failure{}, false
+	}
+	f := st.Failures[n-1]
+	if f.Seq <= st.Boundary {
+		return failure{}, false
+	}
+	for _, a := range b.actions() {
+		if a.Seq > f.Seq && a.OK {
+			return failure{}, false
+		}
+	}
+	return f, true
+}
+
+// failureLines are an output's lines as Pending State shows the last
+// failure's: trimmed, without blank lines, a bare label ("remote:"),
+// noise or a host's wrapper ("Exit code 1"), within lastFailureRunes, the
+// head and the end.
+func failureLines(out string, seq int64) []string {
+	var kept []string
+	for l := range strings.SplitSeq(strings.ReplaceAll(withoutReminders(out), "\r\n", "\n"), "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || wrapperLine(t) || noiseLine(t) || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
+			continue
+		}
+		kept = append(kept, firstLine(strings.TrimRight(l, " \t"), keyLineRunes))
+	}
+	text := clipHeadTail(strings.Join(kept, "\n"), lastFailureRunes, "", seq)
+	return strings.Split(text, "\n")
 }
 
 // quoteOutputs reads, once each, the outputs the tape quotes: of the last
@@ -108,6 +152,15 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	for _, f := range st.Failures {
 		if err := keyOf(f.Seq, f.Off, f.Size, f.Key, false); err != nil {
 			return nil, err
+		}
+	}
+	if f, ok := b.lastFailure(); ok && f.Off >= 0 {
+		out, read, err := get(f.Seq, f.Off, f.Size)
+		if err != nil {
+			return nil, err
+		}
+		if read {
+			q.last = map[int64][]string{f.Seq: failureLines(out, f.Seq)}
 		}
 	}
 	for _, x := range st.FixedLast {
@@ -841,7 +894,9 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 			if len(key) == 0 && f.Line != "" {
 				key = []string{f.Line}
 			}
-			if len(key) > 2 {
+			if long := q.last[f.Seq]; len(long) > 0 {
+				key = long
+			} else if len(key) > 2 {
 				// The line that names the error and the one that counts
 				// (a test run's verdict), never a wrapper's "Exit code
 				// 1": Recent Actions may have the rest.

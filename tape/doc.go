@@ -201,6 +201,11 @@
 // under the count, each with its error line and its fix: what does not
 // work here, and what does. Ranked with the actions kept to 6.
 //
+// The failure the open turn ended on (no later call succeeded) shows its
+// output's lines, blank ones, bare labels, noise and a host's wrapper left
+// out, within 1200 runes, head and end: what the next window must handle
+// first; an older one shows its error line and its count line.
+//
 // In flight: calls of the open turn with no result yet (the last 5), a
 // command shown up to 400 runes (Recent Actions clips one at 140), a
 // sub-agent's task with the head and the end of its prompt (600 runes):

@@ -1091,3 +1091,34 @@ func TestASubAgentInFlightShowsItsPrompt(t *testing.T) {
 		}
 	}
 }
+
+// The failure the open turn ended on is what the next window must handle
+// first: Pending State shows its output's lines (blank ones, noise and a
+// host's wrapper left out) up to lastFailureRunes, head and end, where an
+// older failure shows two key lines.
+func TestTheLastFailureShowsItsOutput(t *testing.T) {
+	out := "Exit code 1\nremote: error: GH013: Repository rule violations found for refs/heads/topic.\nremote:\nremote:     - Push cannot contain secrets\nremote:\n" +
+		"remote:       —— Slack API Token ———\nremote:        locations:\nremote:          - commit: ffe9ab782252faaf8cfdadb308f113fc535a7879\nremote:            path: tests/test_redaction.py:32\n" +
+		"remote:       —— Stripe API Key ———\nremote:            path: tests/test_redaction.py:220\n" +
+		" ! [remote rejected] topic -> topic (push declined due to repository rule violations)\nerror: failed to push some refs to 'https://example.com/r.git'\n"
+	evs := seqd(human("Push it."),
+		call("Bash", "b0", `{"command":"go vet ./..."}`), result("Bash", "b0", false, "Exit code 1\n./a.go:3: unreachable code\n./a.go:5: error: x\n./a.go:7: error: y\n./a.go:9: error: something else\nFAIL 4 errors\n"),
+		call("Bash", "b1", `{"command":"git push -u origin topic"}`), result("Bash", "b1", false, out))
+	b, src := foldWithOffsets(t, evs)
+	tp, err := b.BuildFrom(Options{}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := blockText(t, tp, "Pending State")
+	for _, want := range []string{"Push cannot contain secrets", "Stripe API Key", "tests/test_redaction.py:32", "failed to push some refs"} {
+		if !strings.Contains(p, want) {
+			t.Fatalf("Pending State lacks %q:\n%s", want, p)
+		}
+	}
+	if strings.Contains(p, "→ Exit code 1") || strings.Contains(p, "→ remote:\n") {
+		t.Fatalf("a wrapper or a blank line shown:\n%s", p)
+	}
+	if strings.Contains(p, "something else") {
+		t.Fatalf("an older failure shown at length:\n%s", p)
+	}
+}
