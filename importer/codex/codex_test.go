@@ -271,6 +271,16 @@ func TestToolOutput(t *testing.T) {
 		{`"{\"output\":\"boom\",\"metadata\":{\"exit_code\":2}}"`, "boom", "false"},
 		{`"Exit code: 0\nWall time: 1s\nOutput:\nok"`, "Exit code: 0\nWall time: 1s\nOutput:\nok", "true"},
 		{`{"content":"denied","success":false}`, "denied", "false"},
+		// Unified exec (exec_command, write_stdin), as Codex 0.171.0 wrote
+		// them (internal/hosttest TestCodexExecCommandOutput): the text is
+		// kept whole, as the "Exit code: " header's is.
+		{`"Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n"`, "Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n", "false"},
+		{`"Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n"`, "Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n", "true"},
+		{`"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n"`, "Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n", ""},
+		{`"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n"`, "Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n", "false"},
+		// A command's own output that says so is not a header.
+		{`"Chunk ID: 1\nWall time: 0.1 seconds\nProcess running with session ID 7\nOriginal token count: 9\nOutput:\nProcess exited with code 0\n"`, "Chunk ID: 1\nWall time: 0.1 seconds\nProcess running with session ID 7\nOriginal token count: 9\nOutput:\nProcess exited with code 0\n", ""},
+		{`"build log\nProcess exited with code 0\n"`, "build log\nProcess exited with code 0\n", ""},
 		// Codex's own failures, a bare string (FunctionCallError::RespondToModel;
 		// older versions' handle_sandbox_error): no exit code, but failed.
 		{`"failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat"`, "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat", "false"},
@@ -345,5 +355,64 @@ func TestCurrentHostRollouts(t *testing.T) {
 				t.Errorf("injected messages by name:\n got %v\nwant %v", injected, c.injected)
 			}
 		})
+	}
+}
+
+// TestUnifiedExecRollout imports exec_command and write_stdin calls with
+// outputs of the shape Codex 0.171.0 wrote (internal/hosttest
+// TestCodexExecCommandOutput): a command that printed two lines and exited
+// 3, one that exited 0, one still running when exec_command returned, and
+// the write_stdin that collected its exit 5. The failed runs are known to
+// have failed.
+func TestUnifiedExecRollout(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-12-03T01:49:00.000Z","type":"session_meta","payload":{"id":"01a23997-b65c-7741-9b94-e5b99fe09378","timestamp":"2026-12-03T01:49:00.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
+		`{"timestamp":"2026-12-03T01:49:01.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"exec_command","arguments":"{\"cmd\":\"printf 'FIRST-LINE\\\\nSECOND-LINE\\\\n'; exit 3\"}","call_id":"call_fail","status":"completed"}}`,
+		`{"timestamp":"2026-12-03T01:49:01.100Z","type":"response_item","payload":{"call_id":"call_fail","id":"fco_1","output":"Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n","type":"function_call_output"}}`,
+		`{"timestamp":"2026-12-03T01:49:02.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_2","name":"exec_command","arguments":"{\"cmd\":\"echo ALL-FINE\"}","call_id":"call_ok","status":"completed"}}`,
+		`{"timestamp":"2026-12-03T01:49:02.100Z","type":"response_item","payload":{"call_id":"call_ok","id":"fco_2","output":"Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n","type":"function_call_output"}}`,
+		`{"timestamp":"2026-12-03T01:49:03.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_3","name":"exec_command","arguments":"{\"cmd\":\"sleep 3; echo LATE-LINE; exit 5\",\"yield_time_ms\":500}","call_id":"call_slow","status":"completed"}}`,
+		`{"timestamp":"2026-12-03T01:49:03.600Z","type":"response_item","payload":{"call_id":"call_slow","id":"fco_3","output":"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n","type":"function_call_output"}}`,
+		`{"timestamp":"2026-12-03T01:49:04.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_4","name":"write_stdin","arguments":"{\"session_id\":86659,\"chars\":\"\",\"yield_time_ms\":10000}","call_id":"call_poll","status":"completed"}}`,
+		`{"timestamp":"2026-12-03T01:49:06.400Z","type":"response_item","payload":{"call_id":"call_poll","id":"fco_4","output":"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n","type":"function_call_output"}}`,
+	}
+	path := filepath.Join(t.TempDir(), "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "ux"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.MalformedCount != 0 || sum.WarningCount != 0 {
+		t.Fatalf("malformed %d, warnings %v", sum.MalformedCount, sum.Warnings)
+	}
+	type result struct{ tool, callID, ok, contains string }
+	wants := []result{
+		{"exec_command", "call_fail", "false", "FIRST-LINE\nSECOND-LINE\n"},
+		{"exec_command", "call_ok", "true", "ALL-FINE\n"},
+		{"exec_command", "call_slow", "", "Process running with session ID 86659"},
+		{"write_stdin", "call_poll", "false", "LATE-LINE\n"},
+	}
+	var got []result
+	for _, ev := range testfixtures.ReadSession(t, st, "ux") {
+		if ev.Type != session.TypeToolResult {
+			continue
+		}
+		r := result{tool: ev.Tool.Name, callID: ev.Tool.CallID}
+		if ev.Tool.OK != nil {
+			r.ok = map[bool]string{true: "true", false: "false"}[*ev.Tool.OK]
+		}
+		if k := len(got); k < len(wants) && strings.Contains(ev.Tool.Output, wants[k].contains) {
+			r.contains = wants[k].contains
+		}
+		if !strings.HasPrefix(ev.Tool.Output, "Chunk ID: ") {
+			t.Errorf("%s: output %q, want the text as Codex wrote it", r.callID, ev.Tool.Output)
+		}
+		got = append(got, r)
+	}
+	if !reflect.DeepEqual(got, wants) {
+		t.Errorf("tool results:\n got %+v\nwant %+v", got, wants)
 	}
 }

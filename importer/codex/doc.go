@@ -51,8 +51,9 @@
 //	local_shell_call         tool/call "shell" with the action as input
 //	web_search_call          tool/call "web_search" with the action as input
 //	*_output                 tool/result named after its call; ok from {"success"}, from a shell
-//	                         output's metadata.exit_code or "Exit code: N" header, false for the
-//	                         bare strings Codex writes when a call failed before or instead of
+//	                         output's metadata.exit_code, its "Exit code: N" header or a
+//	                         unified-exec header (see "Unified exec"), false for the bare
+//	                         strings Codex writes when a call failed before or instead of
 //	                         running ("failed in sandbox …", "execution error: …", "apply_patch
 //	                         verification failed: …", "… rejected …": codexFailures), else absent
 //	ghost_snapshot           skipped, counted (undo snapshots)
@@ -67,6 +68,44 @@
 // in_progress or completed; any other status is imported as pending with
 // " [status: <status>]" at the end of the step, and a warning
 // (importer.Todo: graft append refuses such a status).
+//
+// # Unified exec
+//
+// Codex 0.171.0 offers the model exec_command ({"cmd": "…", optional
+// "yield_time_ms", …}; run as /bin/bash -lc cmd) and write_stdin
+// ({"session_id": N, "chars": "…", "yield_time_ms": …}, which feeds or
+// polls a process exec_command left running), not shell. Seen against the
+// real binary (internal/hosttest TestCodexExecCommandOutput, codex exec
+// with a fake model asking for the calls), a function_call_output's output
+// is a JSON string:
+//
+//	Chunk ID: 45a706
+//	Wall time: 0.0000 seconds
+//	Process exited with code 3
+//	Original token count: 6
+//	Output:
+//	FIRST-LINE
+//	SECOND-LINE
+//
+// for printf 'FIRST-LINE\nSECOND-LINE\n'; exit 3 ("Process exited with
+// code 0" for a run that succeeded; the wall time has four decimals, the
+// chunk id is hex). A command still running when exec_command yields has
+// "Process running with session ID 86659" on the third line and the output
+// so far; the write_stdin that later sees it end has the same header with
+// "Process exited with code 5". The rollout also has an event_msg
+// item_completed with a CommandExecution item (exit_code, status, call_id
+// of the exec_command) per command; it is imported like any other
+// event_msg. A Codex 0.120.0 rollout (testdata/fidelity, 2026-04) has the
+// same header on all its 65 exec_command and 9 write_stdin outputs but one,
+// a bare "exec_command failed for `…`: SandboxDenied {…}" that stays
+// without ok.
+//
+// The header is recognised when the text opens with "Chunk ID: " or "Wall
+// time: ": among the lines before "Output:", "Process exited with code N"
+// makes ok N == 0, and "Process running with session ID N" leaves ok
+// absent (still running). A command's own output (after "Output:") is
+// never read for it. The text is kept whole, header included, as the
+// older "Exit code: N" header's is.
 //
 // # Who wrote a user message
 //

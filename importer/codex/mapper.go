@@ -862,7 +862,8 @@ func patchFromShell(input json.RawMessage) (string, bool) {
 
 // toolOutput reads a tool output: a string, {content, success}, or a list
 // of content items. ok is known from success, from a shell output's
-// metadata.exit_code or its "Exit code: N" header; otherwise it is nil.
+// metadata.exit_code, its "Exit code: N" header or a unified-exec
+// "Process exited with code N" header; otherwise it is nil.
 func (m *Mapper) toolOutput(raw json.RawMessage) (string, *bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
@@ -907,7 +908,8 @@ func (m *Mapper) toolOutput(raw json.RawMessage) (string, *bool) {
 }
 
 // shellOutput unwraps {"output": …, "metadata": {"exit_code": N}} and reads
-// an "Exit code: N" header; any other text is returned as it is.
+// an "Exit code: N" header or a unified-exec header (unifiedExecStatus);
+// any other text is returned as it is, headers included.
 func (m *Mapper) shellOutput(s string) (string, *bool) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "{") {
@@ -947,6 +949,9 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 			return s, &ok
 		}
 	}
+	if ok, found := unifiedExecStatus(t); found {
+		return s, ok
+	}
 	for _, p := range codexFailures {
 		if strings.HasPrefix(t, p) {
 			ok := false
@@ -956,11 +961,42 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 	return s, nil
 }
 
+// unifiedExecStatus reads the header of a unified-exec output
+// (exec_command, write_stdin; doc.go): header lines up to the line
+// "Output:", the first of them "Chunk ID: " or "Wall time: ". Within the
+// header, "Process exited with code N" makes ok N == 0, and "Process
+// running with session ID N" leaves it nil (a later write_stdin output
+// carries the exit). found tells whether t had such a header.
+func unifiedExecStatus(t string) (ok *bool, found bool) {
+	if !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
+		return nil, false
+	}
+	for len(t) > 0 {
+		line, rest, _ := strings.Cut(t, "\n")
+		t = rest
+		line = strings.TrimSuffix(line, "\r")
+		if line == "Output:" {
+			break
+		}
+		if code, isExit := strings.CutPrefix(line, "Process exited with code "); isExit {
+			if n, err := strconv.Atoi(strings.TrimSpace(code)); err == nil {
+				ok := n == 0
+				return &ok, true
+			}
+		}
+		if strings.HasPrefix(line, "Process running with session ID ") {
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
 // codexFailures open the outputs Codex itself writes when a call failed
 // before or instead of running: a bare string, with no exit code
 // (codex-rs FunctionCallError::RespondToModel; before 0.40 the sandbox
 // error handler: "failed in sandbox {type} with execution error: {e}").
-// A run that exited is JSON or opens with "Exit code: ".
+// A run that exited is JSON, opens with "Exit code: ", or has a unified-exec
+// header.
 var codexFailures = []string{
 	"failed in sandbox ", "execution error: ", "exec command rejected", "patch rejected",
 	"apply_patch verification failed", "apply_patch handler received", "failed to parse function arguments",

@@ -63,7 +63,10 @@
 // --resume <id> "/compact" and a PreCompact hook blocking it; Codex's
 // hooks skipped untrusted, run with --dangerously-bypass-hook-trust, and
 // run when trusted through config.toml entries made by CodexHookTrust;
-// Codex's notify program.
+// Codex's notify program; Codex running shell commands through its
+// unified-exec tools when the fake answers with a function_call
+// (Reply.Call): the function_call_output text of exec_command and
+// write_stdin (codex_exec_test.go, importer/codex's doc).
 //
 // With HOSTTEST_EXPLORE=1 (explore_test.go): which fields of hand-written
 // Claude transcripts and Codex rollouts are required and what happens

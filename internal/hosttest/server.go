@@ -32,6 +32,18 @@ const CodexCompactMarker = "You are performing a CONTEXT CHECKPOINT COMPACTION"
 type Reply struct {
 	Text        string // the assistant's text
 	InputTokens int    // the input_tokens the usage reports
+	// Call, when set, makes a Responses reply a function_call item instead
+	// of the text: the host runs the tool and asks again with a
+	// function_call_output of the same call_id (CodexFunctionOutputs).
+	// The Messages API (Claude) ignores it.
+	Call *FunctionCall
+}
+
+// FunctionCall is a function_call item of a Responses reply.
+type FunctionCall struct {
+	Name      string // the tool, one of the request's tools (CodexTools)
+	Arguments string // a JSON text, sent as the item's "arguments" string
+	CallID    string // "" : call_hosttest_<request number>
 }
 
 // Request is one HTTP request the fake model server received.
@@ -117,6 +129,53 @@ func (r Request) IsCodexCompaction() bool {
 
 // IsCompaction tells whether r is either host's compaction request.
 func (r Request) IsCompaction() bool { return r.IsClaudeCompaction() || r.IsCodexCompaction() }
+
+// CodexTools are the names of the tools a Responses request offers the
+// model (its "tools": a function tool's name, else its type, e.g.
+// "web_search"), in order.
+func (r Request) CodexTools() []string {
+	var body struct {
+		Tools []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(r.Body, &body) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range body.Tools {
+		if t.Name != "" {
+			out = append(out, t.Name)
+		} else {
+			out = append(out, t.Type)
+		}
+	}
+	return out
+}
+
+// CodexFunctionOutputs are the function_call_output items of a Responses
+// request's input, by call_id: the output as the host sent it (a JSON
+// string, or a list of content items).
+func (r Request) CodexFunctionOutputs() map[string]json.RawMessage {
+	var body struct {
+		Input []struct {
+			Type   string          `json:"type"`
+			CallID string          `json:"call_id"`
+			Output json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	if json.Unmarshal(r.Body, &body) != nil {
+		return nil
+	}
+	out := map[string]json.RawMessage{}
+	for _, it := range body.Input {
+		if it.Type == "function_call_output" {
+			out[it.CallID] = it.Output
+		}
+	}
+	return out
+}
 
 // JSON decodes the body into v.
 func (r Request) JSON(v any) error { return json.Unmarshal(r.Body, v) }
@@ -432,7 +491,8 @@ func (s *ModelServer) anthropic(w http.ResponseWriter, seq int, model string, st
 
 // responses answers a Responses request, always streamed:
 // response.created, response.output_item.done (an assistant message with
-// output_text) and response.completed (with the id and usage).
+// output_text, or the reply's function_call) and response.completed (with
+// the id, the item and usage).
 func (s *ModelServer) responses(w http.ResponseWriter, seq int, model string, reply Reply) {
 	rid := fmt.Sprintf("resp_hosttest_%d", seq)
 	item := map[string]any{
@@ -440,6 +500,17 @@ func (s *ModelServer) responses(w http.ResponseWriter, seq int, model string, re
 		"content": []any{map[string]any{"type": "output_text", "text": reply.Text, "annotations": []any{}}},
 	}
 	outTokens := 1 + len(reply.Text)/4
+	if c := reply.Call; c != nil {
+		callID := c.CallID
+		if callID == "" {
+			callID = fmt.Sprintf("call_hosttest_%d", seq)
+		}
+		item = map[string]any{
+			"type": "function_call", "id": fmt.Sprintf("fc_hosttest_%d", seq), "status": "completed",
+			"name": c.Name, "arguments": c.Arguments, "call_id": callID,
+		}
+		outTokens = 1 + len(c.Arguments)/4
+	}
 	usage := map[string]any{
 		"input_tokens": reply.InputTokens, "input_tokens_details": map[string]any{"cached_tokens": 0},
 		"output_tokens": outTokens, "output_tokens_details": map[string]any{"reasoning_tokens": 0},

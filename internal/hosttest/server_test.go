@@ -94,3 +94,62 @@ func TestModelServerWithoutHosts(t *testing.T) {
 		t.Errorf("others:\n%s", srv.Describe())
 	}
 }
+
+// TestModelServerFunctionCall checks a Responses reply that is a
+// function_call, and the request helpers that read tools and outputs.
+func TestModelServerFunctionCall(t *testing.T) {
+	srv := NewModelServer(t)
+	srv.SetReplyFunc(func(r Request) Reply {
+		if len(r.CodexFunctionOutputs()) == 0 {
+			return Reply{Call: &FunctionCall{Name: "exec_command", Arguments: `{"cmd":"true"}`}}
+		}
+		return Reply{Text: "AFTER"}
+	})
+	post := func(body string) string {
+		t.Helper()
+		resp, err := http.Post(srv.URL+"/v1/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	body := post(`{"tools":[{"type":"function","name":"exec_command"},{"type":"web_search"}],"input":[]}`)
+	var done, completed struct {
+		Item     map[string]any `json:"item"`
+		Response struct {
+			Output []map[string]any `json:"output"`
+		} `json:"response"`
+	}
+	for _, ev := range strings.Split(body, "\n\n") {
+		data, ok := strings.CutPrefix(ev[strings.Index(ev, "\n")+1:], "data: ")
+		switch {
+		case !ok:
+		case strings.HasPrefix(ev, "event: response.output_item.done\n"):
+			_ = json.Unmarshal([]byte(data), &done)
+		case strings.HasPrefix(ev, "event: response.completed\n"):
+			_ = json.Unmarshal([]byte(data), &completed)
+		}
+	}
+	it := done.Item
+	if it["type"] != "function_call" || it["name"] != "exec_command" || it["arguments"] != `{"cmd":"true"}` || it["call_id"] != "call_hosttest_1" {
+		t.Errorf("output_item.done item %v\n%s", it, body)
+	}
+	if len(completed.Response.Output) != 1 || completed.Response.Output[0]["call_id"] != "call_hosttest_1" {
+		t.Errorf("response.completed output %v", completed.Response.Output)
+	}
+	if !strings.Contains(post(`{"input":[{"type":"function_call_output","call_id":"call_hosttest_1","output":"done"}]}`), "AFTER") {
+		t.Error("the request with the output did not get the text")
+	}
+	reqs := srv.Requests()
+	if got := reqs[0].CodexTools(); len(got) != 2 || got[0] != "exec_command" || got[1] != "web_search" {
+		t.Errorf("CodexTools: %v", got)
+	}
+	if got := reqs[1].CodexFunctionOutputs(); string(got["call_hosttest_1"]) != `"done"` {
+		t.Errorf("CodexFunctionOutputs: %v", got)
+	}
+}
