@@ -338,6 +338,9 @@ func noiseLine(l string) bool {
 	if t == ", stderr:" {
 		return true // the end of Codex's "failed in sandbox … stdout: …", no stderr
 	}
+	if codexExecHeader(t) {
+		return true
+	}
 	if msysLine(t) || strings.HasSuffix(t, "fork: retry: Resource temporarily unavailable") {
 		return true // Git Bash's runtime on Windows, failing to fork and retrying
 	}
@@ -450,10 +453,8 @@ func countLine(l string) bool {
 // FAILED does.
 func wrapperLine(l string) bool {
 	t := strings.TrimSpace(l)
-	for _, p := range []string{"Exit code ", "exit status "} {
-		if rest, ok := strings.CutPrefix(t, p); ok {
-			return rest != "" && strings.Trim(rest, "0123456789") == ""
-		}
+	if exitLine(t) {
+		return true
 	}
 	if strings.HasPrefix(t, "make") && strings.Contains(t, ": *** [") {
 		_, after, ok := strings.Cut(t, "] Error ")
@@ -494,6 +495,34 @@ var noisePrefixes = []string{
 	"use `", "run `", "hint:", "please report", "to find out more", "for more information",
 }
 
+// exitLine: a host's line that says only how a command exited ("Exit
+// code 1", Codex's "Exit code: 1" and "Process exited with code 1", Go's
+// "exit status 1"): no key line, the call is marked FAILED or ok already.
+func exitLine(t string) bool {
+	for _, p := range []string{"Exit code ", "exit status ", "Exit code: ", "Process exited with code "} {
+		if rest, ok := strings.CutPrefix(t, p); ok {
+			return rest != "" && strings.Trim(rest, "0123456789") == ""
+		}
+	}
+	return false
+}
+
+// codexExecHeader: a line of the header Codex's unified exec puts before a
+// command's output ("Chunk ID: …", "Wall time: … seconds", "Process
+// running with session ID N", "Original token count: N", "Output:"); its
+// "Process exited with code N" is a wrapper's line (wrapperLine).
+func codexExecHeader(t string) bool {
+	if t == "Output:" {
+		return true
+	}
+	for _, p := range []string{"Chunk ID: ", "Wall time: ", "Process running with session ID ", "Original token count: "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // logLine: a program's own log line below an error, timestamped or not
 // ("21:23:45.773 [warning] …", "[info] …"): what the code under test
 // logged, not the verdict of the run.
@@ -520,8 +549,8 @@ func logLine(t string) bool {
 // nearest the end and the last line.
 func keyLines(out string, ok bool) []string {
 	var lines []string
-	for l := range strings.SplitSeq(out, "\n") {
-		if t := strings.TrimSpace(l); t != "" && !noiseLine(t) {
+	for l := range strings.SplitSeq(stripANSI(out), "\n") {
+		if t := strings.TrimSpace(l); t != "" && !noiseLine(t) && !exitLine(t) {
 			lines = append(lines, t)
 		}
 	}

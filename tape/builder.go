@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -59,8 +60,10 @@ const (
 	// made, and no list item a number answer picks; 19 kept no
 	// worked-around failure with its fix; 20 kept 30 human instructions
 	// and did not count those it let go; 21 held no call in flight at
-	// length; 22 no sub-agent's prompt in flight.
-	snapshotVersion = 23
+	// length; 22 no sub-agent's prompt in flight; 23 named no poll of a
+	// running command (write_stdin) by that command; 24 held key lines with
+	// a terminal's control sequences and hosts' exit lines.
+	snapshotVersion = 25
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -302,6 +305,32 @@ type callRef struct {
 	Tool string `json:"tool"`
 	Off  int64  `json:"off"`
 	Size int    `json:"size"`
+}
+
+// pollWhat names a write_stdin call (Codex's unified exec) by the command
+// of the session it writes to (meta execCommand, from the importer;
+// "session N" when it is not known), with what it writes: "(^C)" for an
+// interrupt, "← …" for other input, nothing for a poll.
+func pollWhat(ev *session.Event) string {
+	var in struct {
+		SessionID json.Number `json:"session_id"`
+		Chars     string      `json:"chars"`
+	}
+	if json.Unmarshal(ev.Tool.Input, &in) != nil || in.SessionID == "" {
+		return ""
+	}
+	what := ev.Meta["execCommand"]
+	if what == "" {
+		what = "session " + in.SessionID.String()
+	}
+	switch {
+	case in.Chars == "":
+	case in.Chars == "\u0003":
+		what += " (^C)"
+	default:
+		what += " ← " + clipLine(strconv.Quote(in.Chars), argumentRunes)
+	}
+	return clipLine(what, whatRunes)
 }
 
 // openCall is a tool call waiting for its result.
@@ -772,7 +801,9 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	}
 	c := openCall{Seq: ev.Seq, Tool: name}
 	touches, file := fileTouches(name, ev.Tool.Input)
-	if file && !isShellTool(name) {
+	if name == "write_stdin" {
+		c.What = pollWhat(ev)
+	} else if file && !isShellTool(name) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
 		c.What = callWhat(name, ev.Tool.Input, st.Cwd)

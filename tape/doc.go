@@ -166,7 +166,14 @@
 // program's own log lines below an error ("12:03:45.101 [warning] …",
 // "[info] …") and the chatter of Git Bash's runtime on Windows ("0 [main]
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
-// unavailable") are never key lines (noiseLine), and the words of a path
+// unavailable"), the header Codex's unified exec puts before an output
+// ("Chunk ID: …", "Wall time: …", "Original token count: …", "Output:")
+// and a host's line that only says how a command exited ("Exit code 1",
+// "Process exited with code 1": exitLine) are never key lines
+// (noiseLine); a terminal's control sequences (colours, cursor moves:
+// stripANSI) are taken out of every output line the tape shows; a
+// write_stdin call is named by the command it polls (meta execCommand
+// from the Codex importer); and the words of a path
 // are no verdict or count ("create mode 100644 tests/test_fail.py":
 // withoutPaths); an output of at most three
 // lines is quoted whole only when it is a failure or holds no verdict. The ring

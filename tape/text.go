@@ -428,3 +428,48 @@ func seqSpan(from, to int64) string {
 	}
 	return fmt.Sprintf("seq=%d..%d", from, to)
 }
+
+// stripANSI is s without a terminal's control sequences: CSI ("\x1b[" then
+// parameters and one final byte: colours, cursor moves), OSC ("\x1b]" up
+// to BEL or "\x1b\\": hyperlinks, titles) and other two-byte escapes.
+// A string with no ESC is returned as it is.
+func stripANSI(s string) string {
+	if !strings.ContainsRune(s, 0x1b) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != 0x1b || i+1 >= len(s) {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case '[':
+			j := i + 2
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
+				j++ // parameter and intermediate bytes
+			}
+			if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
+				j++ // the final byte
+			}
+			i = j
+		case ']':
+			j := i + 2
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x07 {
+				j++
+			} else if j < len(s) {
+				j += 2
+			}
+			i = j
+		default:
+			i += 2
+		}
+	}
+	return b.String()
+}

@@ -289,6 +289,9 @@ func TestToolOutput(t *testing.T) {
 		{`"apply_patch verification failed: Failed to find expected lines in a.md"`, "apply_patch verification failed: Failed to find expected lines in a.md", "false"},
 		{`"exec command rejected by user"`, "exec command rejected by user", "false"},
 		{`"patch rejected by user"`, "patch rejected by user", "false"},
+		// Unified exec's own failures (a Codex 0.114.0 rollout, testdata/fidelity).
+		{`"write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open"`, "write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open", "false"},
+		{`"exec_command failed: CreateProcess { message: \"Rejected\" }"`, "exec_command failed: CreateProcess { message: \"Rejected\" }", "false"},
 		{`"plain text that mentions execution error: later"`, "plain text that mentions execution error: later", ""},
 		{`[{"type":"input_text","text":"a"},{"type":"input_image","image_url":"data:"}]`, "a\n[image]", ""},
 		{`42`, "42", ""},
@@ -414,5 +417,44 @@ func TestUnifiedExecRollout(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, wants) {
 		t.Errorf("tool results:\n got %+v\nwant %+v", got, wants)
+	}
+}
+
+// A write_stdin call writes to (or polls) the command an exec_command left
+// running ("Process running with session ID N"): its event names that
+// command in meta execCommand, so the tape reads the poll as the
+// command's outcome; the mapping holds across imports in steps.
+func TestAPollNamesTheCommandItWaitsFor(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-12-03T01:49:00.000Z","type":"session_meta","payload":{"id":"01a23997-b65c-7741-9b94-e5b99fe09378","timestamp":"2026-12-03T01:49:00.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
+		`{"timestamp":"2026-12-03T01:49:03.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_3","name":"exec_command","arguments":"{\"cmd\":\"sleep 3; echo LATE-LINE; exit 5\",\"yield_time_ms\":500}","call_id":"call_slow","status":"completed"}}`,
+		`{"timestamp":"2026-12-03T01:49:03.600Z","type":"response_item","payload":{"call_id":"call_slow","id":"fco_3","output":"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n","type":"function_call_output"}}`,
+		`{"timestamp":"2026-12-03T01:49:04.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_4","name":"write_stdin","arguments":"{\"session_id\":86659,\"chars\":\"\",\"yield_time_ms\":10000}","call_id":"call_poll","status":"completed"}}`,
+		`{"timestamp":"2026-12-03T01:49:06.400Z","type":"response_item","payload":{"call_id":"call_poll","id":"fco_4","output":"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n","type":"function_call_output"}}`,
+		`{"timestamp":"2026-12-03T01:49:07.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_5","name":"write_stdin","arguments":"{\"session_id\":123,\"chars\":\"\"}","call_id":"call_other","status":"completed"}}`,
+	}
+	for _, steps := range []int{1, 3} {
+		path := filepath.Join(t.TempDir(), "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl")
+		st, home := testfixtures.NewStore(t)
+		// Import the rollout in steps: the first lines, then the rest.
+		for k := 1; k <= steps; k++ {
+			n := len(lines) * k / steps
+			if err := os.WriteFile(path, []byte(strings.Join(lines[:n], "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "ux"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := map[string]string{}
+		for _, ev := range testfixtures.ReadSession(t, st, "ux") {
+			if ev.Type == session.TypeToolCall && ev.Tool.Name == "write_stdin" {
+				got[ev.Tool.CallID] = ev.Meta["execCommand"]
+			}
+		}
+		want := map[string]string{"call_poll": "sleep 3; echo LATE-LINE; exit 5", "call_other": ""}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("in %d steps: execCommand of the polls %q, want %q", steps, got, want)
+		}
 	}
 }

@@ -55,7 +55,8 @@
 //	                         unified-exec header (see "Unified exec"), false for the bare
 //	                         strings Codex writes when a call failed before or instead of
 //	                         running ("failed in sandbox …", "execution error: …", "apply_patch
-//	                         verification failed: …", "… rejected …": codexFailures), else absent
+//	                         verification failed: …", "… rejected …", "exec_command failed…",
+//	                         "write_stdin failed…": codexFailures), else absent
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	compaction               system/event "compaction" (its content is encrypted)
 //
@@ -105,7 +106,16 @@
 // makes ok N == 0, and "Process running with session ID N" leaves ok
 // absent (still running). A command's own output (after "Output:") is
 // never read for it. The text is kept whole, header included, as the
-// older "Exit code: N" header's is.
+// older "Exit code: N" header's is. A Codex 0.114.0 rollout
+// (testdata/fidelity, 2026-03) has the same header on its 224 exec_command
+// and 81 write_stdin outputs.
+//
+// A write_stdin call names the command of the session it writes to in
+// meta execCommand: the importer keeps the command of each exec_command
+// whose output said "Process running with session ID N" (the newest 64,
+// in its saved state across imports), so the tape reads a poll as that
+// command's outcome. A write_stdin to a session it does not know has no
+// execCommand.
 //
 // # Who wrote a user message
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,12 @@ type Mapper struct {
 	// (importer.NoteUnknown).
 	version string
 	told    []string
+	// execCalls maps the call_id of an exec_command without output to its
+	// command; execs are the commands it left running, by session ID,
+	// the newest keptExecs: a write_stdin to one names it (meta
+	// execCommand).
+	execCalls map[string]string
+	execs     []execSession
 	// dec reads lines on the fast path (fast.go); item is the payload
 	// item of the line Map reads, decoded once for classify and
 	// responseItem (itemOf).
@@ -85,12 +92,23 @@ type mapperState struct {
 	Pending   []heldMessage     `json:"pending,omitempty"`
 	Version   string            `json:"version,omitempty"`
 	Told      []string          `json:"told,omitempty"`
+	ExecCalls map[string]string `json:"execCalls,omitempty"`
+	Execs     []execSession     `json:"execs,omitempty"`
 }
+
+// execSession is a command unified exec left running.
+type execSession struct {
+	ID      string `json:"id"`
+	Command string `json:"command"`
+}
+
+// keptExecs bounds the running commands a Mapper remembers.
+const keptExecs = 64
 
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs})
 }
 
 // Held implements importer.Holder: the user message that waits for the
@@ -109,6 +127,7 @@ func (m *Mapper) Held() string {
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]string{}
 	m.version, m.told = "", nil
+	m.execCalls, m.execs = nil, nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -121,6 +140,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	}
 	m.twins, m.held, m.twinAhead, m.pending = st.Twins, st.Held, st.TwinAhead, st.Pending
 	m.version, m.told = st.Version, st.Told
+	m.execCalls, m.execs = st.ExecCalls, st.Execs
 	return nil
 }
 
@@ -660,6 +680,19 @@ func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMe
 	if callID != "" {
 		m.open[callID] = name
 	}
+	switch name {
+	case "exec_command":
+		if cmd := stringArg(input, "cmd"); cmd != "" && callID != "" {
+			if m.execCalls == nil {
+				m.execCalls = map[string]string{}
+			}
+			m.execCalls[callID] = cmd
+		}
+	case "write_stdin":
+		if cmd := m.execCommand(input); cmd != "" {
+			ev.Meta["execCommand"] = cmd
+		}
+	}
 	ev.Tool = &session.Tool{Name: name, CallID: callID, Input: input}
 	out.Emit(ev)
 	if name == "update_plan" {
@@ -701,6 +734,15 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	delete(m.open, it.CallID)
 	text, ok := m.toolOutput(it.Output)
+	if cmd, isExec := m.execCalls[it.CallID]; isExec {
+		delete(m.execCalls, it.CallID)
+		if _, id, _ := unifiedExecStatus(strings.TrimSpace(text)); id != "" {
+			m.execs = append(slices.DeleteFunc(m.execs, func(e execSession) bool { return e.ID == id }), execSession{ID: id, Command: cmd})
+			if len(m.execs) > keptExecs {
+				m.execs = m.execs[len(m.execs)-keptExecs:]
+			}
+		}
+	}
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
 	out.Emit(ev)
@@ -949,7 +991,7 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 			return s, &ok
 		}
 	}
-	if ok, found := unifiedExecStatus(t); found {
+	if ok, _, found := unifiedExecStatus(t); found {
 		return s, ok
 	}
 	for _, p := range codexFailures {
@@ -966,10 +1008,11 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 // "Output:", the first of them "Chunk ID: " or "Wall time: ". Within the
 // header, "Process exited with code N" makes ok N == 0, and "Process
 // running with session ID N" leaves it nil (a later write_stdin output
-// carries the exit). found tells whether t had such a header.
-func unifiedExecStatus(t string) (ok *bool, found bool) {
+// carries the exit) and names the session. found tells whether t had
+// such a header.
+func unifiedExecStatus(t string) (ok *bool, running string, found bool) {
 	if !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
-		return nil, false
+		return nil, "", false
 	}
 	for len(t) > 0 {
 		line, rest, _ := strings.Cut(t, "\n")
@@ -981,14 +1024,45 @@ func unifiedExecStatus(t string) (ok *bool, found bool) {
 		if code, isExit := strings.CutPrefix(line, "Process exited with code "); isExit {
 			if n, err := strconv.Atoi(strings.TrimSpace(code)); err == nil {
 				ok := n == 0
-				return &ok, true
+				return &ok, "", true
 			}
 		}
-		if strings.HasPrefix(line, "Process running with session ID ") {
-			return nil, true
+		if id, isRunning := strings.CutPrefix(line, "Process running with session ID "); isRunning {
+			return nil, strings.TrimSpace(id), true
 		}
 	}
-	return nil, false
+	return nil, "", false
+}
+
+// execCommand is the command of the running session a write_stdin call
+// writes to, "" when the mapper does not know it.
+func (m *Mapper) execCommand(input json.RawMessage) string {
+	var in struct {
+		SessionID json.Number `json:"session_id"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.SessionID == "" {
+		return ""
+	}
+	for _, e := range m.execs {
+		if e.ID == in.SessionID.String() {
+			return e.Command
+		}
+	}
+	return ""
+}
+
+// stringArg is the string field key of a tool call's arguments, "" when
+// absent or not a string.
+func stringArg(input json.RawMessage, key string) string {
+	if vals, ok := session.StringFields(input, key); ok {
+		return vals[0]
+	}
+	var in map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(input, &in) != nil || json.Unmarshal(in[key], &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // codexFailures open the outputs Codex itself writes when a call failed
@@ -1001,4 +1075,7 @@ var codexFailures = []string{
 	"failed in sandbox ", "execution error: ", "exec command rejected", "patch rejected",
 	"apply_patch verification failed", "apply_patch handler received", "failed to parse function arguments",
 	"retry failed: ", "unsupported call: ",
+	// Unified exec's (0.114: "write_stdin failed: stdin is closed for this
+	// session; …", "exec_command failed: CreateProcess { … }").
+	"exec_command failed", "write_stdin failed",
 }

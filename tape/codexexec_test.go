@@ -1,0 +1,91 @@
+package tape
+
+import (
+	"strings"
+	"testing"
+)
+
+// Codex's unified exec (exec_command, write_stdin; seen in rollouts of
+// Codex 0.114 and 0.120, and in the strings of the pinned 0.171) opens
+// every output with a header of its own: "Chunk ID: …", "Wall time: …",
+// "Process exited with code N" or "Process running with session ID N",
+// "Original token count: …", "Output:". Those lines are the host's, not
+// the command's: no key line, no line of a failure shown.
+func TestCodexExecHeaderIsNoKeyLine(t *testing.T) {
+	out := "Chunk ID: 2aa4dd\nWall time: 12.0015 seconds\nProcess exited with code 1\nOriginal token count: 50\nOutput:\n" +
+		"Running 40 tests using 1 worker\n  ✘ e2e/heatmap.spec.ts:22 displays split cells (5.1s)\n  3 failed\n  37 passed (1.2m)\n"
+	got := strings.Join(keyLines(out, false), "\n")
+	for _, h := range []string{"Chunk ID", "Wall time", "Process exited", "Original token count", "Output:"} {
+		if strings.Contains(got, h) {
+			t.Fatalf("key lines hold the header's %q:\n%s", h, got)
+		}
+	}
+	if !strings.Contains(got, "37 passed") {
+		t.Fatalf("key lines lack the verdict:\n%s", got)
+	}
+	for _, l := range []string{"Process running with session ID 61221", "Exit code: 1", "Process exited with code 0"} {
+		if !wrapperLine(l) && !noiseLine(l) {
+			t.Errorf("%q is taken for a line of the command's", l)
+		}
+	}
+}
+
+// A write_stdin call polls (or feeds, or interrupts) a command exec_command
+// left running ("Process running with session ID N"; the importer names
+// it in meta execCommand): it is that command's outcome, named by the
+// command: the last poll's verdict is the run's (and an older poll is cut
+// before it: superseded).
+func TestAPollOfARunningCommandIsThatCommand(t *testing.T) {
+	running := "Chunk ID: b930ab\nWall time: 1.0015 seconds\nProcess running with session ID 61221\nOriginal token count: 10\nOutput:\nRunning 40 tests using 1 worker\n"
+	cmd := "pnpm exec playwright test --project=group4"
+	done := "Chunk ID: c1\nWall time: 30.0 seconds\nProcess exited with code 0\nOriginal token count: 12\nOutput:\n  40 passed (1.2m)\n"
+	b := fold(t, "s", seqd(human("Run group 4."),
+		call("exec_command", "e1", `{"cmd":"`+cmd+`","yield_time_ms":1000}`), result("exec_command", "e1", true, running),
+		withMeta(call("write_stdin", "w1", `{"session_id":61221,"chars":"","yield_time_ms":30000}`), "execCommand", cmd), result("write_stdin", "w1", true, running),
+		withMeta(call("write_stdin", "w2", `{"session_id":61221,"chars":"","yield_time_ms":30000}`), "execCommand", cmd), result("write_stdin", "w2", true, done),
+		call("write_stdin", "w3", `{"session_id":99,"chars":"\u0003"}`), result("write_stdin", "w3", true, "Chunk ID: d\nWall time: 0 seconds\nProcess exited with code 130\nOutput:\n"),
+	))
+	tp, err := b.Build(Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := blockText(t, tp, "Recent Actions")
+	if !strings.Contains(a, "write_stdin ok: pnpm exec playwright test --project=group4\n    → 40 passed (1.2m)") {
+		t.Fatalf("the last poll is not shown as the command's outcome:\n%s", a)
+	}
+	var polls []action
+	for _, x := range b.actions() {
+		if x.Tool == "write_stdin" {
+			polls = append(polls, x)
+		}
+	}
+	if len(polls) != 3 || !superseded(polls)[0] || superseded(polls)[1] {
+		t.Fatalf("polls %+v: the older poll of the run should be superseded by the newer", polls)
+	}
+	if !strings.Contains(a, "write_stdin ok: session 99 (^C)") {
+		t.Fatalf("an interrupt of an unknown session is not named:\n%s", a)
+	}
+}
+
+// A terminal's control sequences (colours, cursor moves: "\x1b[0;32m",
+// "\x1b[1A\x1b[2K") are no text: key lines, a failure's lines and the
+// tail's outputs are shown without them.
+func TestTerminalControlSequencesAreNoText(t *testing.T) {
+	out := "\x1b[1A\x1b[2K[3/40] [chromium] › e2e/a.spec.ts:63:7 › works\n\x1b[0;32mPassed: 40\x1b[0m | Failed: 0 | \x1b]8;;https://x\x07link\x1b]8;;\x07\n  40 passed (1.2m)\n"
+	for _, l := range keyLines(out, true) {
+		if strings.ContainsAny(l, "\x1b\x07") || strings.Contains(l, "[0;32m") || strings.Contains(l, "[2K") {
+			t.Fatalf("key line %q holds a control sequence", l)
+		}
+	}
+	if got := stripANSI("\x1b[0;32mPassed: 40\x1b[0m | \x1b]8;;https://x\x07link\x1b]8;;\x07 [ok]"); got != "Passed: 40 | link [ok]" {
+		t.Fatalf("stripANSI = %q", got)
+	}
+	for _, l := range failureLines(out, 3) {
+		if strings.ContainsAny(l, "\x1b\x07") {
+			t.Fatalf("failure line %q holds a control sequence", l)
+		}
+	}
+	if w := newOutputWindow(out, 3); strings.ContainsAny(w.whole+w.head+w.end, "\x1b\x07") {
+		t.Fatalf("tail output %q holds a control sequence", w.whole)
+	}
+}
