@@ -507,6 +507,30 @@ func exitLine(t string) bool {
 	return false
 }
 
+// outputBody is out without the header Codex's unified exec puts before a
+// command's output ("Command: …" (0.115), "Chunk ID: …", "Wall time: …",
+// "Process exited with code N", "Original token count: …", "Output:"):
+// what follows its "Output:" line when out opens with that header within
+// its first 8 lines; else out as it is.
+func outputBody(out string) string {
+	t := strings.TrimLeft(out, " \t\r\n")
+	if !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
+		return out
+	}
+	rest := t
+	for k := 0; k < 8 && rest != ""; k++ {
+		line, more, _ := strings.Cut(rest, "\n")
+		if strings.TrimSuffix(line, "\r") == "Output:" {
+			return more
+		}
+		if k > 0 && !codexExecHeader(strings.TrimSpace(line)) && !exitLine(strings.TrimSpace(line)) {
+			return out // not the header after all
+		}
+		rest = more
+	}
+	return out
+}
+
 // codexExecHeader: a line of the header Codex's unified exec puts before a
 // command's output ("Chunk ID: …", "Wall time: … seconds", "Process
 // running with session ID N", "Original token count: N", "Output:"); its
@@ -549,7 +573,7 @@ func logLine(t string) bool {
 // nearest the end and the last line.
 func keyLines(out string, ok bool) []string {
 	var lines []string
-	for l := range strings.SplitSeq(stripANSI(out), "\n") {
+	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
 		if t := strings.TrimSpace(l); t != "" && !noiseLine(t) && !exitLine(t) {
 			lines = append(lines, t)
 		}

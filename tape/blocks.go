@@ -72,7 +72,7 @@ func (b *Builder) lastFailure() (failure, bool) {
 // head and the end.
 func failureLines(out string, seq int64) []string {
 	var kept []string
-	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(out)), "\r\n", "\n"), "\n") {
+	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
 		if t == "" || wrapperLine(t) || noiseLine(t) || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue

@@ -62,8 +62,9 @@ const (
 	// and did not count those it let go; 21 held no call in flight at
 	// length; 22 no sub-agent's prompt in flight; 23 named no poll of a
 	// running command (write_stdin) by that command; 24 held key lines with
-	// a terminal's control sequences and hosts' exit lines.
-	snapshotVersion = 25
+	// a terminal's control sequences and hosts' exit lines; 25 read the
+	// header of Codex 0.115's exec outputs ("Command: …") as output.
+	snapshotVersion = 26
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -1009,7 +1010,7 @@ func refKey(off int64, size int, ev *session.Event) []string {
 
 // refText is the head of a look-up's output.
 func refText(out string) string {
-	return clipRunes(strings.TrimSpace(out), refRunes, "the look-up's seq")
+	return clipRunes(strings.TrimSpace(stripANSI(outputBody(out))), refRunes, "the look-up's seq")
 }
 
 // headTail bounds an output the fold holds to its first 8 KiB and last

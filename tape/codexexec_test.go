@@ -89,3 +89,24 @@ func TestTerminalControlSequencesAreNoText(t *testing.T) {
 		t.Fatalf("tail output %q holds a control sequence", w.whole)
 	}
 }
+
+// The unified-exec header, with the "Command: …" line Codex 0.115 opens it
+// with, is taken off an output before the tape reads it: a look-up's head
+// starts with the command's own output.
+func TestALookUpShowsTheOutputNotTheExecHeader(t *testing.T) {
+	out := "Command: /usr/bin/zsh -lc \"git diff -- seeds/a-hi-IN.cjs\"\nChunk ID: 59b319\nWall time: 0.8412 seconds\nProcess exited with code 0\nOriginal token count: 1028\nOutput:\ndiff --git a/seeds/a-hi-IN.cjs b/seeds/a-hi-IN.cjs\n-  area: 'x',\n+  area: 'y',\n"
+	if got := outputBody(out); !strings.HasPrefix(got, "diff --git") {
+		t.Fatalf("outputBody = %q", got)
+	}
+	if got := outputBody("plain\nOutput:\nmore"); got != "plain\nOutput:\nmore" {
+		t.Fatalf("an output without the header changed: %q", got)
+	}
+	if got := refText(out); !strings.HasPrefix(got, "diff --git") {
+		t.Fatalf("refText = %q", got)
+	}
+	for _, l := range keyLines(out, true) {
+		if strings.HasPrefix(l, "Command: ") {
+			t.Fatalf("key line %q is the header's", l)
+		}
+	}
+}

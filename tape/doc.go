@@ -167,7 +167,8 @@
 // "[info] …") and the chatter of Git Bash's runtime on Windows ("0 [main]
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
 // unavailable"), the header Codex's unified exec puts before an output
-// ("Chunk ID: …", "Wall time: …", "Original token count: …", "Output:")
+// ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
+// …", "Output:"; taken off every output the tape reads: outputBody)
 // and a host's line that only says how a command exited ("Exit code 1",
 // "Process exited with code 1": exitLine) are never key lines
 // (noiseLine); a terminal's control sequences (colours, cursor moves:

@@ -88,7 +88,7 @@ type outputWindow struct {
 }
 
 func newOutputWindow(out string, seq int64) outputWindow {
-	c := strings.TrimSpace(stripANSI(withoutReminders(out)))
+	c := strings.TrimSpace(stripANSI(withoutReminders(outputBody(out))))
 	r := []rune(c)
 	if len(r) <= tailGrownRunes {
 		return outputWindow{whole: c, seq: seq}

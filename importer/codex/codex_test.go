@@ -278,6 +278,9 @@ func TestToolOutput(t *testing.T) {
 		{`"Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n"`, "Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n", "true"},
 		{`"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n"`, "Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n", ""},
 		{`"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n"`, "Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n", "false"},
+		// Codex 0.115.0 opens the header with the command it ran.
+		{`"Command: /usr/bin/zsh -lc \"sed -n '1,2p' PROJECT.md\"\nChunk ID: 320c89\nWall time: 0.0000 seconds\nProcess exited with code 2\nOriginal token count: 3\nOutput:\nsed: PROJECT.md: No such file\n"`, "Command: /usr/bin/zsh -lc \"sed -n '1,2p' PROJECT.md\"\nChunk ID: 320c89\nWall time: 0.0000 seconds\nProcess exited with code 2\nOriginal token count: 3\nOutput:\nsed: PROJECT.md: No such file\n", "false"},
+		{`"Command: make\nProcess exited with code 2\n"`, "Command: make\nProcess exited with code 2\n", ""},
 		// A command's own output that says so is not a header.
 		{`"Chunk ID: 1\nWall time: 0.1 seconds\nProcess running with session ID 7\nOriginal token count: 9\nOutput:\nProcess exited with code 0\n"`, "Chunk ID: 1\nWall time: 0.1 seconds\nProcess running with session ID 7\nOriginal token count: 9\nOutput:\nProcess exited with code 0\n", ""},
 		{`"build log\nProcess exited with code 0\n"`, "build log\nProcess exited with code 0\n", ""},

@@ -107,8 +107,11 @@
 // absent (still running). A command's own output (after "Output:") is
 // never read for it. The text is kept whole, header included, as the
 // older "Exit code: N" header's is. A Codex 0.114.0 rollout
-// (testdata/fidelity, 2026-03) has the same header on its 224 exec_command
-// and 81 write_stdin outputs.
+// (testdata/fidelity, 2026-03) has the same header on all but three of its
+// 224 exec_command and 81 write_stdin outputs (those three are Codex's own
+// "exec_command failed: …" and "write_stdin failed: …"); a Codex 0.115.0 rollout has it after a
+// first line "Command: <shell> -lc <command>", which the header may open
+// with.
 //
 // A write_stdin call names the command of the session it writes to in
 // meta execCommand: the importer keeps the command of each exec_command

@@ -1005,12 +1005,16 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 
 // unifiedExecStatus reads the header of a unified-exec output
 // (exec_command, write_stdin; doc.go): header lines up to the line
-// "Output:", the first of them "Chunk ID: " or "Wall time: ". Within the
+// "Output:", the first of them "Chunk ID: " or "Wall time: " (after a
+// "Command: " line, as 0.115 writes it). Within the
 // header, "Process exited with code N" makes ok N == 0, and "Process
 // running with session ID N" leaves it nil (a later write_stdin output
 // carries the exit) and names the session. found tells whether t had
 // such a header.
 func unifiedExecStatus(t string) (ok *bool, running string, found bool) {
+	if first, rest, _ := strings.Cut(t, "\n"); strings.HasPrefix(first, "Command: ") {
+		t = rest // 0.115 names the command first
+	}
 	if !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
 		return nil, "", false
 	}
