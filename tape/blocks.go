@@ -38,7 +38,8 @@ type quoted struct {
 	get   func(seq, off int64, size int) (string, bool, error)
 	notes map[int64]string
 	// last is the output lines of the failure the open turn ended on
-	// (lastFailure), by its seq.
+	// (lastFailure) and of the open turn's last call when it succeeded,
+	// by seq.
 	last map[int64][]string
 }
 
@@ -71,6 +72,16 @@ func (b *Builder) lastFailure() (failure, bool) {
 // noise or a host's wrapper ("Exit code 1"), within lastFailureRunes, the
 // head and the end.
 func failureLines(out string, seq int64) []string {
+	return outputLines(out, lastFailureRunes, seq)
+}
+
+// lastActionRunes bounds what Recent Actions shows of the output of the
+// open turn's last call, when it succeeded: its lines, head and end.
+const lastActionRunes = 800
+
+// outputLines are an output's lines as failureLines reads them, within
+// runes.
+func outputLines(out string, runes int, seq int64) []string {
 	var kept []string
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
@@ -79,7 +90,7 @@ func failureLines(out string, seq int64) []string {
 		}
 		kept = append(kept, firstLine(strings.TrimRight(l, " \t"), keyLineRunes))
 	}
-	text := clipHeadTail(strings.Join(kept, "\n"), lastFailureRunes, "", seq)
+	text := clipHeadTail(strings.Join(kept, "\n"), runes, "", seq)
 	return strings.Split(text, "\n")
 }
 
@@ -154,13 +165,30 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 			return nil, err
 		}
 	}
+	if as := b.actions(); len(as) > 0 {
+		if a := as[len(as)-1]; a.OK && a.Seq > st.Boundary && a.Off >= 0 {
+			out, read, err := get(a.Seq, a.Off, a.Size)
+			if err != nil {
+				return nil, err
+			}
+			if read {
+				if q.last == nil {
+					q.last = map[int64][]string{}
+				}
+				q.last[a.Seq] = outputLines(out, lastActionRunes, a.Seq)
+			}
+		}
+	}
 	if f, ok := b.lastFailure(); ok && f.Off >= 0 {
 		out, read, err := get(f.Seq, f.Off, f.Size)
 		if err != nil {
 			return nil, err
 		}
 		if read {
-			q.last = map[int64][]string{f.Seq: failureLines(out, f.Seq)}
+			if q.last == nil {
+				q.last = map[int64][]string{}
+			}
+			q.last[f.Seq] = failureLines(out, f.Seq)
 		}
 	}
 	for _, x := range st.FixedLast {
@@ -623,7 +651,11 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
 	for _, a := range as {
-		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
+		key := q.key[a.Seq]
+		if long := q.last[a.Seq]; a.OK && len(long) > 0 {
+			key = long
+		}
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	return blk, blk.addSection(sec)
 }

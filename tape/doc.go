@@ -177,7 +177,9 @@
 // from the Codex importer); and the words of a path
 // are no verdict or count ("create mode 100644 tests/test_fail.py":
 // withoutPaths); an output of at most three
-// lines is quoted whole only when it is a failure or holds no verdict. The ring
+// lines is quoted whole only when it is a failure or holds no verdict; the
+// open turn's last call, when it succeeded, shows its output's lines
+// instead (800 runes, head and end: what was done last). The ring
 // keeps 40, dropping reads and edits before commands.
 //
 // Milestones: commands of version control and trackers (git commit, push,

@@ -1122,3 +1122,25 @@ func TestTheLastFailureShowsItsOutput(t *testing.T) {
 		t.Fatalf("an older failure shown at length:\n%s", p)
 	}
 }
+
+// The open turn's last call, when it succeeded, is what was done last:
+// Recent Actions shows its output's lines (lastActionRunes, head and end),
+// where an older call shows its key lines.
+func TestTheLastCallShowsItsOutput(t *testing.T) {
+	push := "remote: This repository moved. Please use the new location:\nremote:   git@github.com:obsessiondb/chkit.git\nTo github.com:obsessiondb/chx.git\n   958e769..cd7e235  main -> main\n"
+	evs := seqd(human("Publish and push."),
+		call("Bash", "b0", `{"command":"git push"}`), result("Bash", "b0", true, "remote: an older notice\nTo x.git\n   1111111..2222222  main -> main\n"),
+		call("Bash", "b1", `{"command":"git push"}`), result("Bash", "b1", true, push))
+	b, src := foldWithOffsets(t, evs)
+	tp, err := b.BuildFrom(Options{}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := blockText(t, tp, "Recent Actions")
+	if !strings.Contains(a, "git@github.com:obsessiondb/chkit.git") || !strings.Contains(a, "958e769..cd7e235") {
+		t.Fatalf("the last call's output is not shown:\n%s", a)
+	}
+	if strings.Contains(a, "an older notice") {
+		t.Fatalf("an older call shown at length:\n%s", a)
+	}
+}
