@@ -288,11 +288,15 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	// (the call is in Recent Actions), oldest first; then the others older
 	// than the newest markedParagraphs, oldest first; then, of the newest,
 	// the marks of the user's turns and narration before those that report
-	// an outcome or a choice (isKeyLine, isDecision), oldest first.
+	// an outcome or a choice (isKeyLine, isDecision) or answer a turn (its
+	// last message: the user spoke next; Codex's final_answer), oldest
+	// first.
 	old := max(0, len(sec.items)-markedParagraphs)
 	marked := make([]bool, len(sec.items))
 	for k := old; k < len(sec.items); k++ {
-		marked[k] = !marks[k] && (isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
+		// A closed turn's last message (the user spoke next) is its answer.
+		answer := k+1 < len(sec.items) && marks[k+1]
+		marked[k] = !marks[k] && (answer || isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
 	}
 	// The message a short latest instruction answers ("both" to "… or
 	// both?") is cut last of them: the answer means nothing without it.

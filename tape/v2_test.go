@@ -1018,19 +1018,21 @@ func TestTheMessageAShortAnswerAnswersIsCutLast(t *testing.T) {
 		t.Fatalf("the message \"both\" answers was cut:\n%s", bp)
 	}
 	// A long instruction stands alone, and so does a short one after a
-	// message that asked nothing ("continue"): the order is as it was.
+	// message that asked nothing ("continue"): no message is taken for
+	// the one they answer.
+	if b := fold(t, "s", seqd(evs...)); b.answeredParagraph(b.st.Carry.Paragraphs) < 0 {
+		t.Fatalf("the question \"both\" answers is not found")
+	}
 	long := slices.Clone(evs)
 	long[len(long)-2] = human("both, and then " + strings.Repeat("write a converter script that keeps every tool call readable; ", 5))
-	bp = blockText(t, build(t, "s", seqd(long...), Options{}, nil), "Breakpoint")
-	if strings.Contains(bp, "**Convert to Markdown**") {
-		t.Fatalf("an unmarked message outlived the marked ones after a long instruction:\n%s", bp)
+	if b := fold(t, "s", seqd(long...)); b.answeredParagraph(b.st.Carry.Paragraphs) >= 0 {
+		t.Fatalf("a long instruction is taken for a short answer")
 	}
 	told := slices.Clone(evs)
 	told[len(told)-3] = say(strings.Replace(question, "Which would you prefer?", "I will wait here.", 1))
 	told[len(told)-2] = human("continue")
-	bp = blockText(t, build(t, "s", seqd(told...), Options{}, nil), "Breakpoint")
-	if strings.Contains(bp, "**Convert to Markdown**") {
-		t.Fatalf("a message that asked nothing outlived the marked ones:\n%s", bp)
+	if b := fold(t, "s", seqd(told...)); b.answeredParagraph(b.st.Carry.Paragraphs) >= 0 {
+		t.Fatalf("a message that asked nothing is taken for the one \"continue\" answers")
 	}
 }
 
@@ -1142,5 +1144,27 @@ func TestTheLastCallShowsItsOutput(t *testing.T) {
 	}
 	if strings.Contains(a, "an older notice") {
 		t.Fatalf("an older call shown at length:\n%s", a)
+	}
+}
+
+// A closed turn's last message is its answer (Codex calls it the turn's
+// final_answer): when the budget cuts the Breakpoint's earlier messages,
+// an answer is kept as long as a message that reports an outcome, not cut
+// before them as plain narration is.
+func TestATurnsAnswerOutlivesItsNarration(t *testing.T) {
+	var evs []session.Event
+	for k := 0; k < 30; k++ {
+		evs = append(evs, human(fmt.Sprintf("Question %d?", k)),
+			say(fmt.Sprintf("Narration %d: the build finished and 12 tests passed. ", k)+strings.Repeat("Still looking at the cache layer. ", 10)),
+			say(fmt.Sprintf("Answer %d: keep the cache per tenant. ", k)+strings.Repeat("The reasons are in the notes. ", 10)))
+	}
+	evs = append(evs, human("Go on."))
+	bp := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Breakpoint")
+	if !strings.Contains(bp, "[cut: ") {
+		t.Fatalf("nothing was cut; the test needs a longer session:\n%s", bp)
+	}
+	answers, narration := strings.Count(bp, ": Answer "), strings.Count(bp, ": Narration ")
+	if answers == 0 || answers < narration-1 {
+		t.Fatalf("%d answers and %d narrations kept: an answer should be kept as long as the narration:\n%s", answers, narration, bp)
 	}
 }
