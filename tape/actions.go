@@ -1101,8 +1101,11 @@ func shortChange(change string) string {
 }
 
 // isAnswerTool: a tool whose result carries the person's own answer
-// (Claude Code AskUserQuestion): the tape quotes it with the user's words.
-func isAnswerTool(name string) bool { return strings.EqualFold(name, "AskUserQuestion") }
+// (Claude Code's AskUserQuestion, Codex's request_user_input): the tape
+// quotes it with the user's words.
+func isAnswerTool(name string) bool {
+	return strings.EqualFold(name, "AskUserQuestion") || name == "request_user_input"
+}
 
 // addMilestone appends m and keeps the last keptVCS version-control and
 // tracker commands and the last keptChecks test and build runs, in seq

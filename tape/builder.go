@@ -63,8 +63,9 @@ const (
 	// length; 22 no sub-agent's prompt in flight; 23 named no poll of a
 	// running command (write_stdin) by that command; 24 held key lines with
 	// a terminal's control sequences and hosts' exit lines; 25 read the
-	// header of Codex 0.115's exec outputs ("Command: …") as output.
-	snapshotVersion = 26
+	// header of Codex 0.115's exec outputs ("Command: …") as output; 26
+	// kept no Codex request_user_input answer.
+	snapshotVersion = 27
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -110,3 +110,17 @@ func TestALookUpShowsTheOutputNotTheExecHeader(t *testing.T) {
 		}
 	}
 }
+
+// Codex's request_user_input (its tool to ask the person; seen in a Codex
+// 0.114 rollout and in the pinned 0.171's tool list) carries the person's
+// own choice: the Goal quotes it with the user's words, as it quotes
+// Claude Code's AskUserQuestion answer.
+func TestCodexRequestUserInputAnswerIsTheUsers(t *testing.T) {
+	tp := build(t, "s", seqd(human("Write the memo."),
+		call("request_user_input", "q1", `{"questions":[{"id":"deliverable_shape","question":"How should the evidence be published?"}]}`),
+		result("request_user_input", "q1", true, `{"answers":{"deliverable_shape":{"answers":["Standalone delta (Recommended)"]}}}`),
+	), Options{}, nil)
+	if g := blockText(t, tp, "Goal"); !strings.Contains(g, "Standalone delta (Recommended)") || !strings.Contains(g, "The user's answer") {
+		t.Fatalf("Goal lacks the person's answer:\n%s", g)
+	}
+}
