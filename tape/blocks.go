@@ -67,20 +67,14 @@ func (b *Builder) lastFailure() (failure, bool) {
 	return f, true
 }
 
-// failureLines are an output's lines as Pending State shows the last
-// failure's: trimmed, without blank lines, a bare label ("remote:"),
-// noise or a host's wrapper ("Exit code 1"), within lastFailureRunes, the
-// head and the end.
-func failureLines(out string, seq int64) []string {
-	return outputLines(out, lastFailureRunes, seq)
-}
-
 // lastActionRunes bounds what Recent Actions shows of the output of the
 // open turn's last call, when it succeeded: its lines, head and end.
 const lastActionRunes = 800
 
-// outputLines are an output's lines as failureLines reads them, within
-// runes.
+// outputLines are an output's lines as the tape shows the last call's and
+// the last failure's: trimmed, without blank lines, a bare label
+// ("remote:"), noise, a host's wrapper ("Exit code 1") or header, within
+// runes, the head and the end.
 func outputLines(out string, runes int, seq int64) []string {
 	var kept []string
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
@@ -165,30 +159,32 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 			return nil, err
 		}
 	}
+	// The open turn's last call, when it succeeded, and the failure it
+	// ended on show their output's lines (q.last), read once each.
+	lastOf := func(seq, off int64, size, runes int) error {
+		if off < 0 {
+			return nil
+		}
+		out, read, err := get(seq, off, size)
+		if err != nil || !read {
+			return err
+		}
+		if q.last == nil {
+			q.last = map[int64][]string{}
+		}
+		q.last[seq] = outputLines(out, runes, seq)
+		return nil
+	}
 	if as := b.actions(); len(as) > 0 {
-		if a := as[len(as)-1]; a.OK && a.Seq > st.Boundary && a.Off >= 0 {
-			out, read, err := get(a.Seq, a.Off, a.Size)
-			if err != nil {
+		if a := as[len(as)-1]; a.OK && a.Seq > st.Boundary {
+			if err := lastOf(a.Seq, a.Off, a.Size, lastActionRunes); err != nil {
 				return nil, err
-			}
-			if read {
-				if q.last == nil {
-					q.last = map[int64][]string{}
-				}
-				q.last[a.Seq] = outputLines(out, lastActionRunes, a.Seq)
 			}
 		}
 	}
-	if f, ok := b.lastFailure(); ok && f.Off >= 0 {
-		out, read, err := get(f.Seq, f.Off, f.Size)
-		if err != nil {
+	if f, ok := b.lastFailure(); ok {
+		if err := lastOf(f.Seq, f.Off, f.Size, lastFailureRunes); err != nil {
 			return nil, err
-		}
-		if read {
-			if q.last == nil {
-				q.last = map[int64][]string{}
-			}
-			q.last[f.Seq] = failureLines(out, f.Seq)
 		}
 	}
 	for _, x := range st.FixedLast {

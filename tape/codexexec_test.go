@@ -80,7 +80,7 @@ func TestTerminalControlSequencesAreNoText(t *testing.T) {
 	if got := stripANSI("\x1b[0;32mPassed: 40\x1b[0m | \x1b]8;;https://x\x07link\x1b]8;;\x07 [ok]"); got != "Passed: 40 | link [ok]" {
 		t.Fatalf("stripANSI = %q", got)
 	}
-	for _, l := range failureLines(out, 3) {
+	for _, l := range outputLines(out, lastFailureRunes, 3) {
 		if strings.ContainsAny(l, "\x1b\x07") {
 			t.Fatalf("failure line %q holds a control sequence", l)
 		}
