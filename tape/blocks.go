@@ -771,11 +771,32 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 	return blk, blk.addSection(sec)
 }
 
+// gitLine names the branch the work is on (the newest meta gitBranch) and
+// the commit the session started at (meta gitCommit, Codex's
+// session_meta), "" when the host said neither.
+func (b *Builder) gitLine() string {
+	st := &b.st
+	var parts []string
+	if st.GitBranch != "" {
+		parts = append(parts, "branch "+st.GitBranch)
+	}
+	if c := st.GitCommit; c != "" {
+		parts = append(parts, "at commit "+c[:min(len(c), 7)]+" when the session started")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Git: " + strings.Join(parts, ", ") + "."
+}
+
 func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	st := &b.st
 	blk := newBlock("Workspace Files")
 	if len(st.Files) == 0 && st.FilesDropped.N == 0 {
 		blk.addHead("No file was read, written or edited by a tool.")
+		if g := b.gitLine(); g != "" {
+			blk.addHead(g)
+		}
 		return blk, nil, nil
 	}
 	paths := make([]string, 0, len(st.Files))
@@ -793,6 +814,9 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		where = " Relative to " + st.Cwd + "."
 	}
 	blk.addHead("Files written or edited, then only read, most recent first; each op cites its tool/result seq." + where)
+	if g := b.gitLine(); g != "" {
+		blk.addHead(g)
+	}
 	if noise > 0 {
 		blk.addHead(fmt.Sprintf("Left out: %s in dependency, build or cache folders.", count(noise, "file", "files")))
 	}

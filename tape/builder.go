@@ -64,8 +64,8 @@ const (
 	// running command (write_stdin) by that command; 24 held key lines with
 	// a terminal's control sequences and hosts' exit lines; 25 read the
 	// header of Codex 0.115's exec outputs ("Command: …") as output; 26
-	// kept no Codex request_user_input answer.
-	snapshotVersion = 27
+	// kept no Codex request_user_input answer; 27 no git branch or commit.
+	snapshotVersion = 28
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -166,6 +166,11 @@ type state struct {
 
 	Failures     []failure `json:"failures,omitempty"`
 	OpenFailures int       `json:"openFailures,omitempty"`
+
+	// GitBranch is the newest branch a host named (meta gitBranch); GitCommit
+	// the commit the session started at (meta gitCommit), the first named.
+	GitBranch string `json:"gitBranch,omitempty"`
+	GitCommit string `json:"gitCommit,omitempty"`
 
 	// HumansDropped counts the instructions past keptHumans the fold let
 	// go (the first one stays in FirstGoal).
@@ -501,6 +506,12 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 	st.LastSeq = ev.Seq
 	if cwd := ev.Meta["cwd"]; cwd != "" {
 		st.Cwd = cwd
+	}
+	if br := ev.Meta["gitBranch"]; br != "" {
+		st.GitBranch = clipLine(br, whatRunes)
+	}
+	if c := ev.Meta["gitCommit"]; c != "" && st.GitCommit == "" {
+		st.GitCommit = clipLine(c, 40)
 	}
 
 	b.announces(ev)

@@ -1168,3 +1168,21 @@ func TestATurnsAnswerOutlivesItsNarration(t *testing.T) {
 		t.Fatalf("%d answers and %d narrations kept: an answer should be kept as long as the narration:\n%s", answers, narration, bp)
 	}
 }
+
+// The branch the work is on (meta gitBranch of the newest instruction
+// that has one; Codex's session_meta also names the commit the session
+// started at) is named in the Workspace Files block, even when no file
+// was touched.
+func TestTheGitBranchIsNamed(t *testing.T) {
+	meta := session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "session_meta"}, Text: "Codex session",
+		Meta: map[string]string{"cwd": "/w", "gitBranch": "master", "gitCommit": "fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc"}}
+	tp := build(t, "s", seqd(meta, human("Convert the variables."), say("Done.")), Options{}, nil)
+	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, "Git: branch master, at commit fee9a60 when the session started.") {
+		t.Fatalf("Workspace Files:\n%s", w)
+	}
+	tp = build(t, "s", seqd(withMeta(human("Start."), "gitBranch", "main"), withMeta(human("Go on."), "gitBranch", "soph/allow-dogfood"),
+		call("Write", "w1", `{"file_path":"/r/a.go","content":"package a"}`), result("Write", "w1", true, "ok")), Options{}, nil)
+	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, "Git: branch soph/allow-dogfood.") || strings.Contains(w, "at commit") {
+		t.Fatalf("Workspace Files:\n%s", w)
+	}
+}

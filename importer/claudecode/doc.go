@@ -38,7 +38,8 @@
 // not Claude Code's.
 //
 // Every event keeps meta "uuid" (the line's uuid) and "line", and a human
-// instruction the line's "cwd" (the tape names files relative to it); the line's
+// instruction the line's "cwd" (the tape names files relative to it) and its
+// "gitBranch" (the branch the work is on, which the tape names); the line's
 // timestamp is the event's ts (kept in meta "timestamp" when it is not RFC 3339).
 //
 // # Who said it

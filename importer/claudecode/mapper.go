@@ -116,6 +116,7 @@ type line struct {
 	Subtype          string          `json:"subtype"`
 	UUID             string          `json:"uuid"`
 	Cwd              string          `json:"cwd"`
+	GitBranch        string          `json:"gitBranch"`
 	Timestamp        string          `json:"timestamp"`
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
@@ -370,6 +371,10 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 	if src.Kind == session.KindUser && ln.Cwd != "" {
 		// Where the person works: the tape names files relative to it.
 		ev.Meta["cwd"] = ln.Cwd
+	}
+	if src.Kind == session.KindUser && ln.GitBranch != "" {
+		// The branch the work is on (the tape names it).
+		ev.Meta["gitBranch"] = ln.GitBranch
 	}
 	out.Emit(ev)
 }

@@ -461,3 +461,28 @@ func TestAPollNamesTheCommandItWaitsFor(t *testing.T) {
 		}
 	}
 }
+
+// session_meta's git (the repository's state when the session started:
+// commit, branch, remote) is kept in meta gitCommit, gitBranch and
+// gitRepository of the session_meta event.
+func TestSessionMetaKeepsTheGitState(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2025-11-30T20:03:11.231Z","type":"session_meta","payload":{"id":"019ad65c-b4ff-7ec0-94b5-d8247f8004af","timestamp":"2025-11-30T20:03:11.231Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.63.0","git":{"commit_hash":"fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc","branch":"master","repository_url":"git@github.com:o/r.git"}}}`,
+	}
+	path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "g"}); err != nil {
+		t.Fatal(err)
+	}
+	evs := testfixtures.ReadSession(t, st, "g")
+	if len(evs) != 1 {
+		t.Fatalf("%d events", len(evs))
+	}
+	m := evs[0].Meta
+	if m["gitCommit"] != "fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc" || m["gitBranch"] != "master" || m["gitRepository"] != "git@github.com:o/r.git" {
+		t.Fatalf("meta %v", m)
+	}
+}

@@ -7,7 +7,9 @@
 // (codex-rs/protocol/src/protocol.rs): {"timestamp", "type", "payload"}, the
 // payload a RolloutItem. The timestamp is the event's ts.
 //
-//	session_meta             system/event "session_meta" (id, cwd, cli version in meta); its id
+//	session_meta             system/event "session_meta" (id, cwd, cli version in meta; its git
+//	                         commit_hash, branch and repository_url, the repository's state when
+//	                         the session started, in meta gitCommit, gitBranch, gitRepository); its id
 //	                         is the cursor's lastUuid
 //	turn_context             skipped, counted: the model, cwd and policies of a turn
 //	world_state, token_usage_record   skipped, counted: 0.169's environment state and token counters

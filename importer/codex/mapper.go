@@ -249,6 +249,11 @@ func (m *Mapper) sessionMeta(rl *rolloutLine, payload json.RawMessage, out *impo
 		Originator    string `json:"originator"`
 		CLIVersion    string `json:"cli_version"`
 		ModelProvider string `json:"model_provider"`
+		Git           *struct {
+			CommitHash    string `json:"commit_hash"`
+			Branch        string `json:"branch"`
+			RepositoryURL string `json:"repository_url"`
+		} `json:"git"`
 	}
 	if err := json.Unmarshal(payload, &sm); err != nil {
 		out.Malformed(fmt.Errorf("session_meta: %w", err))
@@ -261,6 +266,14 @@ func (m *Mapper) sessionMeta(rl *rolloutLine, payload json.RawMessage, out *impo
 	for k, v := range map[string]string{"sessionId": sm.ID, "cwd": sm.Cwd, "originator": sm.Originator, "cliVersion": sm.CLIVersion, "modelProvider": sm.ModelProvider} {
 		if v != "" {
 			ev.Meta[k] = v
+		}
+	}
+	if g := sm.Git; g != nil {
+		// The repository's state when the session started.
+		for k, v := range map[string]string{"gitCommit": g.CommitHash, "gitBranch": g.Branch, "gitRepository": g.RepositoryURL} {
+			if v != "" {
+				ev.Meta[k] = v
+			}
 		}
 	}
 	out.Emit(ev)
