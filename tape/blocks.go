@@ -781,7 +781,8 @@ func (b *Builder) gitLine() string {
 		parts = append(parts, "branch "+st.GitBranch)
 	}
 	if c := st.GitCommit; c != "" {
-		parts = append(parts, "at commit "+c[:min(len(c), 7)]+" when the session started")
+		short, _ := prefixRunes(c, 7)
+		parts = append(parts, "at commit "+short+" when the session started")
 	}
 	if len(parts) == 0 {
 		return ""
