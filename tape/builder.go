@@ -64,8 +64,10 @@ const (
 	// running command (write_stdin) by that command; 24 held key lines with
 	// a terminal's control sequences and hosts' exit lines; 25 read the
 	// header of Codex 0.115's exec outputs ("Command: …") as output; 26
-	// kept no Codex request_user_input answer; 27 no git branch or commit.
-	snapshotVersion = 28
+	// kept no Codex request_user_input answer; 27 no git branch or commit;
+	// 28 named a poll by the command as the importer kept it, not as
+	// exec_command's own line shows it.
+	snapshotVersion = 29
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -318,7 +320,7 @@ type callRef struct {
 // of the session it writes to (meta execCommand, from the importer;
 // "session N" when it is not known), with what it writes: "(^C)" for an
 // interrupt, "← …" for other input, nothing for a poll.
-func pollWhat(ev *session.Event) string {
+func pollWhat(ev *session.Event, cwd string) string {
 	var in struct {
 		SessionID json.Number `json:"session_id"`
 		Chars     string      `json:"chars"`
@@ -326,7 +328,8 @@ func pollWhat(ev *session.Event) string {
 	if json.Unmarshal(ev.Tool.Input, &in) != nil || in.SessionID == "" {
 		return ""
 	}
-	what := ev.Meta["execCommand"]
+	// The command as exec_command's own line shows it (callWhat).
+	what := whatOf("cmd", ev.Meta["execCommand"], cwd, whatRunes)
 	if what == "" {
 		what = "session " + in.SessionID.String()
 	}
@@ -815,7 +818,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	c := openCall{Seq: ev.Seq, Tool: name}
 	touches, file := fileTouches(name, ev.Tool.Input)
 	if name == "write_stdin" {
-		c.What = pollWhat(ev)
+		c.What = pollWhat(ev, st.Cwd)
 	} else if file && !isShellTool(name) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {

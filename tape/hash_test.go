@@ -264,7 +264,8 @@ func TestRestoreRefuses(t *testing.T) {
 	// instructions, those let go not counted; 21: no call in flight at
 	// length; 22: no sub-agent's prompt in flight; 23: polls unnamed; 24:
 	// control sequences in key lines; 25: exec headers read as output; 26:
-	// no request_user_input answers; 27: no git state) is refused.
+	// no request_user_input answers; 27: no git state; 28: polls named by
+	// the raw command) is refused.
 	for v := 1; v < snapshotVersion; v++ {
 		tests[fmt.Sprintf("version %d", v)] = []byte(strings.Replace(string(good), cur, fmt.Sprintf(`"v":%d`, v), 1))
 	}

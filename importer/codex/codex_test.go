@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -484,5 +485,17 @@ func TestSessionMetaKeepsTheGitState(t *testing.T) {
 	m := evs[0].Meta
 	if m["gitCommit"] != "fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc" || m["gitBranch"] != "master" || m["gitRepository"] != "git@github.com:o/r.git" {
 		t.Fatalf("meta %v", m)
+	}
+}
+
+// A poll names a long command (a here-document of many KB) by its head:
+// the meta every poll carries stays small.
+func TestAPollNamesALongCommandByItsHead(t *testing.T) {
+	m := NewMapper(Config{})
+	long := "cat > big.txt <<'EOF'\n" + strings.Repeat("x", 5000) + "\nEOF"
+	out := &importer.Output{}
+	m.toolCall(&rolloutLine{Timestamp: "2026-12-03T01:49:03.000Z"}, "exec_command", "c1", json.RawMessage(`{"cmd":`+strconv.Quote(long)+`}`), out)
+	if got := []rune(m.execCalls["c1"]); len(got) != maxExecCommand+1 || !strings.HasPrefix(string(got), "cat > big.txt <<'EOF'\n") {
+		t.Fatalf("kept %d runes: %.40q", len(got), string(got))
 	}
 }

@@ -118,7 +118,7 @@
 // A write_stdin call names the command of the session it writes to in
 // meta execCommand: the importer keeps the command of each exec_command
 // whose output said "Process running with session ID N" (the newest 64,
-// in its saved state across imports), so the tape reads a poll as that
+// each its first 500 characters, in its saved state across imports), so the tape reads a poll as that
 // command's outcome. A write_stdin to a session it does not know has no
 // execCommand.
 //

@@ -102,8 +102,13 @@ type execSession struct {
 	Command string `json:"command"`
 }
 
-// keptExecs bounds the running commands a Mapper remembers.
-const keptExecs = 64
+// keptExecs bounds the running commands a Mapper remembers, and
+// maxExecCommand what it keeps of each (meta execCommand of every poll):
+// a here-document of many KB is named by its head.
+const (
+	keptExecs      = 64
+	maxExecCommand = 500
+)
 
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
@@ -698,6 +703,9 @@ func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMe
 		if cmd := stringArg(input, "cmd"); cmd != "" && callID != "" {
 			if m.execCalls == nil {
 				m.execCalls = map[string]string{}
+			}
+			if r := []rune(cmd); len(r) > maxExecCommand {
+				cmd = string(r[:maxExecCommand]) + "…"
 			}
 			m.execCalls[callID] = cmd
 		}
