@@ -352,7 +352,7 @@ func (b *Builder) answeredParagraph(ps []paragraph) int {
 			return -1 // the user spoke twice in a row
 		}
 		if !ps[k].Step {
-			if !strings.Contains(lastParagraph(ps[k].Text), "?") {
+			if !strings.ContainsAny(lastParagraph(ps[k].Text), "?？") {
 				return -1 // it asked nothing: "continue" stands alone
 			}
 			return k

@@ -1186,3 +1186,12 @@ func TestTheGitBranchIsNamed(t *testing.T) {
 		t.Fatalf("Workspace Files:\n%s", w)
 	}
 }
+
+// A question asked with a full-width question mark ("要我现在提交吗？") is a
+// question too: the short answer to it ("好") keeps it.
+func TestAFullWidthQuestionIsAnswered(t *testing.T) {
+	b := fold(t, "s", seqd(human("修复登录的问题。"), say("已修复，测试全部通过。要我现在提交吗？"), human("好")))
+	if k := b.answeredParagraph(b.st.Carry.Paragraphs); k < 0 {
+		t.Fatal("the question 好 answers is not found")
+	}
+}
