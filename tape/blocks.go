@@ -48,8 +48,8 @@ type quoted struct {
 const lastFailureRunes = 1200
 
 // lastFailure is the failure the open turn ended on: the newest unfixed
-// one, when no later tool call succeeded.
-func (b *Builder) lastFailure() (failure, bool) {
+// one, when no later tool call of as (the last actions) succeeded.
+func (b *Builder) lastFailure(as []action) (failure, bool) {
 	st := &b.st
 	n := len(st.Failures)
 	if n == 0 {
@@ -59,7 +59,7 @@ func (b *Builder) lastFailure() (failure, bool) {
 	if f.Seq <= st.Boundary {
 		return failure{}, false
 	}
-	for _, a := range b.actions() {
+	for _, a := range as {
 		if a.Seq > f.Seq && a.OK {
 			return failure{}, false
 		}
@@ -149,7 +149,8 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		}
 		return nil
 	}
-	for _, a := range append(append(b.actions(), st.Milestones...), ringLast(st.Quiet, keptQuiet)...) {
+	as := b.actions()
+	for _, a := range slices.Concat(as, st.Milestones, ringLast(st.Quiet, keptQuiet)) {
 		if err := keyOf(a.Seq, a.Off, a.Size, a.Key, a.OK); err != nil {
 			return nil, err
 		}
@@ -175,14 +176,14 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		q.last[seq] = outputLines(out, runes, seq)
 		return nil
 	}
-	if as := b.actions(); len(as) > 0 {
+	if len(as) > 0 {
 		if a := as[len(as)-1]; a.OK && a.Seq > st.Boundary {
 			if err := lastOf(a.Seq, a.Off, a.Size, lastActionRunes); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if f, ok := b.lastFailure(); ok {
+	if f, ok := b.lastFailure(as); ok {
 		if err := lastOf(f.Seq, f.Off, f.Size, lastFailureRunes); err != nil {
 			return nil, err
 		}
