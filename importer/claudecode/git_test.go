@@ -21,16 +21,8 @@ func TestAHumanInstructionCarriesTheGitBranch(t *testing.T) {
 		`{"type":"user","uuid":"u2","cwd":"/r","gitBranch":"soph/allow-dogfood","timestamp":"2026-02-12T20:00:03.000Z","message":{"role":"user","content":"Go on."}}`,
 		`{"type":"user","uuid":"u3","cwd":"/r","timestamp":"2026-02-12T20:00:04.000Z","message":{"role":"user","content":"No branch here."}}`,
 	}
-	path := filepath.Join(t.TempDir(), "git.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, home := testfixtures.NewStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, ev := range testfixtures.ReadSession(t, st, "git") {
+	for _, ev := range importLines(t, "git", lines) {
 		if ev.Type == session.TypeAssistantMessage && ev.Meta["gitBranch"] != "" {
 			t.Errorf("an assistant message carries gitBranch %q", ev.Meta["gitBranch"])
 		}
@@ -41,4 +33,19 @@ func TestAHumanInstructionCarriesTheGitBranch(t *testing.T) {
 	if strings.Join(got, ",") != "main,soph/allow-dogfood," {
 		t.Fatalf("gitBranch of the instructions: %q", got)
 	}
+}
+
+// importLines imports lines as the transcript name.jsonl into a fresh
+// store and returns the session's events.
+func importLines(t *testing.T, name string, lines []string) []session.Event {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
+		t.Fatal(err)
+	}
+	return testfixtures.ReadSession(t, st, name)
 }

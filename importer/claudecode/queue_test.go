@@ -32,17 +32,8 @@ func TestQueuedMessages(t *testing.T) {
 		`{"type":"queue-operation","operation":"dequeue","timestamp":"2026-02-12T20:00:10.000Z"}`,
 		`{"type":"user","uuid":"u3","timestamp":"2026-02-12T20:00:11.000Z","message":{"role":"user","content":"and run the tests"}}`,
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "queued.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, home := testfixtures.NewStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, ev := range testfixtures.ReadSession(t, st, "queued") {
+	for _, ev := range importLines(t, "queued", lines) {
 		if ev.IsHumanInstruction() {
 			got = append(got, ev.Meta["line"]+" "+ev.Source.Name+" "+ev.Text)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -371,22 +372,33 @@ func TestCurrentHostRollouts(t *testing.T) {
 // 3, one that exited 0, one still running when exec_command returned, and
 // the write_stdin that collected its exit 5. The failed runs are known to
 // have failed.
-func TestUnifiedExecRollout(t *testing.T) {
-	lines := []string{
-		`{"timestamp":"2026-12-03T01:49:00.000Z","type":"session_meta","payload":{"id":"01a23997-b65c-7741-9b94-e5b99fe09378","timestamp":"2026-12-03T01:49:00.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
-		`{"timestamp":"2026-12-03T01:49:01.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"exec_command","arguments":"{\"cmd\":\"printf 'FIRST-LINE\\\\nSECOND-LINE\\\\n'; exit 3\"}","call_id":"call_fail","status":"completed"}}`,
-		`{"timestamp":"2026-12-03T01:49:01.100Z","type":"response_item","payload":{"call_id":"call_fail","id":"fco_1","output":"Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n","type":"function_call_output"}}`,
-		`{"timestamp":"2026-12-03T01:49:02.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_2","name":"exec_command","arguments":"{\"cmd\":\"echo ALL-FINE\"}","call_id":"call_ok","status":"completed"}}`,
-		`{"timestamp":"2026-12-03T01:49:02.100Z","type":"response_item","payload":{"call_id":"call_ok","id":"fco_2","output":"Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n","type":"function_call_output"}}`,
-		`{"timestamp":"2026-12-03T01:49:03.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_3","name":"exec_command","arguments":"{\"cmd\":\"sleep 3; echo LATE-LINE; exit 5\",\"yield_time_ms\":500}","call_id":"call_slow","status":"completed"}}`,
-		`{"timestamp":"2026-12-03T01:49:03.600Z","type":"response_item","payload":{"call_id":"call_slow","id":"fco_3","output":"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n","type":"function_call_output"}}`,
-		`{"timestamp":"2026-12-03T01:49:04.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_4","name":"write_stdin","arguments":"{\"session_id\":86659,\"chars\":\"\",\"yield_time_ms\":10000}","call_id":"call_poll","status":"completed"}}`,
-		`{"timestamp":"2026-12-03T01:49:06.400Z","type":"response_item","payload":{"call_id":"call_poll","id":"fco_4","output":"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n","type":"function_call_output"}}`,
-	}
-	path := filepath.Join(t.TempDir(), "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl")
+// unifiedExecLines are the rollout lines of TestUnifiedExecRollout: the
+// session_meta, then three exec_command calls with their outputs (exit 3,
+// exit 0, still running) and the write_stdin that collected the exit 5.
+var unifiedExecLines = []string{
+	`{"timestamp":"2026-12-03T01:49:00.000Z","type":"session_meta","payload":{"id":"01a23997-b65c-7741-9b94-e5b99fe09378","timestamp":"2026-12-03T01:49:00.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
+	`{"timestamp":"2026-12-03T01:49:01.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_1","name":"exec_command","arguments":"{\"cmd\":\"printf 'FIRST-LINE\\\\nSECOND-LINE\\\\n'; exit 3\"}","call_id":"call_fail","status":"completed"}}`,
+	`{"timestamp":"2026-12-03T01:49:01.100Z","type":"response_item","payload":{"call_id":"call_fail","id":"fco_1","output":"Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n","type":"function_call_output"}}`,
+	`{"timestamp":"2026-12-03T01:49:02.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_2","name":"exec_command","arguments":"{\"cmd\":\"echo ALL-FINE\"}","call_id":"call_ok","status":"completed"}}`,
+	`{"timestamp":"2026-12-03T01:49:02.100Z","type":"response_item","payload":{"call_id":"call_ok","id":"fco_2","output":"Chunk ID: e58266\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nALL-FINE\n","type":"function_call_output"}}`,
+	`{"timestamp":"2026-12-03T01:49:03.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_3","name":"exec_command","arguments":"{\"cmd\":\"sleep 3; echo LATE-LINE; exit 5\",\"yield_time_ms\":500}","call_id":"call_slow","status":"completed"}}`,
+	`{"timestamp":"2026-12-03T01:49:03.600Z","type":"response_item","payload":{"call_id":"call_slow","id":"fco_3","output":"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n","type":"function_call_output"}}`,
+	`{"timestamp":"2026-12-03T01:49:04.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_4","name":"write_stdin","arguments":"{\"session_id\":86659,\"chars\":\"\",\"yield_time_ms\":10000}","call_id":"call_poll","status":"completed"}}`,
+	`{"timestamp":"2026-12-03T01:49:06.400Z","type":"response_item","payload":{"call_id":"call_poll","id":"fco_4","output":"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n","type":"function_call_output"}}`,
+}
+
+// writeRollout writes lines as the rollout at path.
+func writeRollout(t *testing.T, path string, lines []string) {
+	t.Helper()
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestUnifiedExecRollout(t *testing.T) {
+	lines := unifiedExecLines
+	path := filepath.Join(t.TempDir(), "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl")
+	writeRollout(t, path, lines)
 	st, home := testfixtures.NewStore(t)
 	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "ux"})
 	if err != nil {
@@ -429,23 +441,15 @@ func TestUnifiedExecRollout(t *testing.T) {
 // command in meta execCommand, so the tape reads the poll as the
 // command's outcome; the mapping holds across imports in steps.
 func TestAPollNamesTheCommandItWaitsFor(t *testing.T) {
-	lines := []string{
-		`{"timestamp":"2026-12-03T01:49:00.000Z","type":"session_meta","payload":{"id":"01a23997-b65c-7741-9b94-e5b99fe09378","timestamp":"2026-12-03T01:49:00.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
-		`{"timestamp":"2026-12-03T01:49:03.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_3","name":"exec_command","arguments":"{\"cmd\":\"sleep 3; echo LATE-LINE; exit 5\",\"yield_time_ms\":500}","call_id":"call_slow","status":"completed"}}`,
-		`{"timestamp":"2026-12-03T01:49:03.600Z","type":"response_item","payload":{"call_id":"call_slow","id":"fco_3","output":"Chunk ID: 25292d\nWall time: 0.5012 seconds\nProcess running with session ID 86659\nOriginal token count: 0\nOutput:\n","type":"function_call_output"}}`,
-		`{"timestamp":"2026-12-03T01:49:04.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_4","name":"write_stdin","arguments":"{\"session_id\":86659,\"chars\":\"\",\"yield_time_ms\":10000}","call_id":"call_poll","status":"completed"}}`,
-		`{"timestamp":"2026-12-03T01:49:06.400Z","type":"response_item","payload":{"call_id":"call_poll","id":"fco_4","output":"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n","type":"function_call_output"}}`,
-		`{"timestamp":"2026-12-03T01:49:07.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_5","name":"write_stdin","arguments":"{\"session_id\":123,\"chars\":\"\"}","call_id":"call_other","status":"completed"}}`,
-	}
+	lines := append(slices.Concat(unifiedExecLines[:1], unifiedExecLines[5:]),
+		`{"timestamp":"2026-12-03T01:49:07.000Z","type":"response_item","payload":{"type":"function_call","id":"fc_5","name":"write_stdin","arguments":"{\"session_id\":123,\"chars\":\"\"}","call_id":"call_other","status":"completed"}}`)
 	for _, steps := range []int{1, 3} {
 		path := filepath.Join(t.TempDir(), "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl")
 		st, home := testfixtures.NewStore(t)
 		// Import the rollout in steps: the first lines, then the rest.
 		for k := 1; k <= steps; k++ {
 			n := len(lines) * k / steps
-			if err := os.WriteFile(path, []byte(strings.Join(lines[:n], "\n")+"\n"), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeRollout(t, path, lines[:n])
 			if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "ux"}); err != nil {
 				t.Fatal(err)
 			}
@@ -471,9 +475,7 @@ func TestSessionMetaKeepsTheGitState(t *testing.T) {
 		`{"timestamp":"2025-11-30T20:03:11.231Z","type":"session_meta","payload":{"id":"019ad65c-b4ff-7ec0-94b5-d8247f8004af","timestamp":"2025-11-30T20:03:11.231Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.63.0","git":{"commit_hash":"fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc","branch":"master","repository_url":"git@github.com:o/r.git"}}}`,
 	}
 	path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeRollout(t, path, lines)
 	st, home := testfixtures.NewStore(t)
 	if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "g"}); err != nil {
 		t.Fatal(err)

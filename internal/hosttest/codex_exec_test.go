@@ -2,6 +2,7 @@ package hosttest
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,7 +43,12 @@ func TestCodexExecCommandOutput(t *testing.T) {
 		},
 		func(outs map[string]json.RawMessage) *FunctionCall {
 			var s string
-			_ = json.Unmarshal(outs["call_slow"], &s)
+			if err := json.Unmarshal(outs["call_slow"], &s); err != nil {
+				mu.Lock()
+				replyErr = append(replyErr, fmt.Sprintf("call_slow's output %s: %v", outs["call_slow"], err))
+				mu.Unlock()
+				return nil
+			}
 			m := regexp.MustCompile(`Process running with session ID (\d+)`).FindStringSubmatch(s)
 			if m == nil {
 				mu.Lock()

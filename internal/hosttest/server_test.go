@@ -17,23 +17,7 @@ func TestModelServerWithoutHosts(t *testing.T) {
 	srv.SetInputTokens(1234)
 	post := func(c *http.Client, path, body string, header map[string]string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range header {
-			req.Header.Set(k, v)
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, string(b)
+		return postTo(t, c, srv.URL+path, body, header)
 	}
 	c := http.DefaultClient
 
@@ -107,16 +91,8 @@ func TestModelServerFunctionCall(t *testing.T) {
 	})
 	post := func(body string) string {
 		t.Helper()
-		resp, err := http.Post(srv.URL+"/v1/responses", "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
+		_, b := postTo(t, http.DefaultClient, srv.URL+"/v1/responses", body, map[string]string{"Content-Type": "application/json"})
+		return b
 	}
 	body := post(`{"tools":[{"type":"function","name":"exec_command"},{"type":"web_search"}],"input":[]}`)
 	var done, completed struct {
@@ -130,9 +106,13 @@ func TestModelServerFunctionCall(t *testing.T) {
 		switch {
 		case !ok:
 		case strings.HasPrefix(ev, "event: response.output_item.done\n"):
-			_ = json.Unmarshal([]byte(data), &done)
+			if err := json.Unmarshal([]byte(data), &done); err != nil {
+				t.Fatalf("output_item.done: %v\n%s", err, data)
+			}
 		case strings.HasPrefix(ev, "event: response.completed\n"):
-			_ = json.Unmarshal([]byte(data), &completed)
+			if err := json.Unmarshal([]byte(data), &completed); err != nil {
+				t.Fatalf("response.completed: %v\n%s", err, data)
+			}
 		}
 	}
 	it := done.Item
@@ -152,4 +132,27 @@ func TestModelServerFunctionCall(t *testing.T) {
 	if got := reqs[1].CodexFunctionOutputs(); string(got["call_hosttest_1"]) != `"done"` {
 		t.Errorf("CodexFunctionOutputs: %v", got)
 	}
+}
+
+// postTo POSTs body to url with c and header, and returns the status and
+// the body of the answer.
+func postTo(t testing.TB, c *http.Client, url, body string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }
