@@ -1,9 +1,12 @@
 package hosttest
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +35,12 @@ func NewTerminal(t testing.TB, env []string, dir string, width, height int, argv
 		return nil, ErrNoTmux
 	}
 	tm := &Terminal{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), env: env, dir: dir}
-	args := []string{"new-session", "-d", "-x", itoa(width), "-y", itoa(height)}
+	// Every process the host starts (its hooks too) inherits the mark, so
+	// the cleanup can wait for all of them: a hook the host runs as it
+	// exits would otherwise still write into the test's directories while
+	// the test removes them.
+	mark := terminalMark + "=" + tm.sock
+	args := []string{"new-session", "-d", "-x", itoa(width), "-y", itoa(height), "-e", mark}
 	for _, kv := range env {
 		args = append(args, "-e", kv)
 	}
@@ -42,8 +50,58 @@ func NewTerminal(t testing.TB, env []string, dir string, width, height int, argv
 	t.Cleanup(func() {
 		// The server may be gone with its only session; that is no error.
 		_, _ = tm.tmux("kill-server")
+		if left := waitGone(mark, 20*time.Second); len(left) > 0 {
+			t.Errorf("hosttest: processes of the terminal still run 20 s after it was killed (killed now): %v", left)
+		}
 	})
 	return tm, nil
+}
+
+// terminalMark names the environment variable that marks a terminal's
+// processes.
+const terminalMark = "GRAFT_HOSTTEST_TERMINAL"
+
+// waitGone waits up to within for every process whose environment holds
+// mark to exit, and returns the pids of those that did not, after killing
+// them. Without /proc (not Linux) it waits for nothing.
+func waitGone(mark string, within time.Duration) []int {
+	want := []byte(mark)
+	marked := func() []int {
+		var pids []int
+		ents, err := os.ReadDir("/proc")
+		if err != nil {
+			return nil
+		}
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err != nil {
+				continue // gone, or not ours to read
+			}
+			for _, kv := range bytes.Split(env, []byte{0}) {
+				if bytes.Equal(kv, want) {
+					pids = append(pids, pid)
+					break
+				}
+			}
+		}
+		return pids
+	}
+	for end := time.Now().Add(within); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if len(marked()) == 0 {
+			return nil
+		}
+	}
+	left := marked()
+	for _, pid := range left {
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill() // it may have ended since; the caller reports it
+		}
+	}
+	return left
 }
 
 func itoa(n int) string {
