@@ -17,6 +17,9 @@
 //	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state,
 //	custom-title             skipped, counted: a current host's request cache, prompt recall,
 //	                         cost counters and the title the person gave the session
+//	permission-mode          system/event "permission-mode", meta.permissionMode = the session's
+//	                         permission mode (default, acceptEdits, plan, bypassPermissions …;
+//	                         current hosts write it, the last one holds)
 //	attachment               system/event "attachment", text "attachment <type>", meta.attachment =
 //	                         its type (environment, date, skill_listing, hook context …): injected
 //	                         by the host, never a human instruction
@@ -39,7 +42,8 @@
 //
 // Every event keeps meta "uuid" (the line's uuid) and "line", and a human
 // instruction the line's "cwd" (the tape names files relative to it) and its
-// "gitBranch" (the branch the work is on, which the tape names); the line's
+// "gitBranch" (the branch the work is on, which the tape names) and its
+// "permissionMode" (the mode it was sent in; plan: no edits yet); the line's
 // timestamp is the event's ts (kept in meta "timestamp" when it is not RFC 3339).
 //
 // # Who said it

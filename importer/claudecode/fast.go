@@ -19,7 +19,7 @@ import (
 // them; the ones that outlive the line (a tool's input) are copied.
 
 var lineKeys = []string{"type", "version", "subtype", "uuid", "cwd", "timestamp", "isMeta", "isCompactSummary", "isSidechain",
-	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata", "gitBranch"}
+	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata", "gitBranch", "permissionMode"}
 
 // fastLine is json.Unmarshal(data, ln) for ln zero, or false.
 func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
@@ -64,6 +64,8 @@ func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 			return seen.First(16) && fastCompactMetadata(d, ln)
 		case "gitBranch":
 			return seen.First(17) && d.StringField(&ln.GitBranch)
+		case "permissionMode":
+			return seen.First(18) && d.StringField(&ln.PermissionMode)
 		}
 		return !logscan.FoldsTo(key, lineKeys) && d.SkipValue()
 	})

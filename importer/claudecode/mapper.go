@@ -117,6 +117,7 @@ type line struct {
 	UUID             string          `json:"uuid"`
 	Cwd              string          `json:"cwd"`
 	GitBranch        string          `json:"gitBranch"`
+	PermissionMode   string          `json:"permissionMode"`
 	Timestamp        string          `json:"timestamp"`
 	IsMeta           bool            `json:"isMeta"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
@@ -187,6 +188,14 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		// cost counters and the title the person gave the session (/rename)
 		// in the transcript: bookkeeping, not conversation.
 		out.Skip(ln.Type)
+	case "permission-mode":
+		// The session's permission mode (current hosts, last wins).
+		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "permission-mode"})
+		ev.Text = "permission mode " + importer.Clip(ln.PermissionMode, 40)
+		if ln.PermissionMode != "" {
+			ev.Meta["permissionMode"] = importer.Clip(ln.PermissionMode, 40)
+		}
+		out.Emit(ev)
 	case "attachment":
 		// Context the host injected beside a turn (environment, date, model,
 		// tool and skill listings, hook context): never the human's words.
@@ -375,6 +384,10 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 	if src.Kind == session.KindUser && ln.GitBranch != "" {
 		// The branch the work is on (the tape names it).
 		ev.Meta["gitBranch"] = ln.GitBranch
+	}
+	if src.Kind == session.KindUser && ln.PermissionMode != "" {
+		// The mode the person sent it in (plan: no edits yet).
+		ev.Meta["permissionMode"] = importer.Clip(ln.PermissionMode, 40)
 	}
 	out.Emit(ev)
 }

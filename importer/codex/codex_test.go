@@ -49,6 +49,7 @@ func TestRolloutMapping(t *testing.T) {
 		{"3", session.TypeUserMessage, "system", "agents-md", "", "", "", "You MUST run gofmt"},
 		{"4", session.TypeUserMessage, "system", "environment-context", "", "", "", "<cwd>/home/dev/pager</cwd>"},
 		{"5", session.TypeUserMessage, "user", "", "", "", "", "Fix the off-by-one in pager.go and never change the public API."},
+		{"7", session.TypeSystem, "system", "turn_context", "", "", "", "approval on-request, sandbox workspace-write, network off"},
 		{"10", session.TypeToolCall, "assistant", "", "update_plan", "call_plan_1", "", `"Read pager.go"`},
 		{"10", session.TypeTodoWrite, "assistant", "", "", "", "", ""},
 		{"11", session.TypeToolResult, "tool", "", "update_plan", "call_plan_1", "", "Plan updated"},
@@ -103,7 +104,7 @@ func TestRolloutMapping(t *testing.T) {
 
 	// apply_patch inputs are {"patch": "<patch text>"} whatever tool carried
 	// them, so the tape builder reads the "*** … File:" lines.
-	for _, k := range []int{10, 12, 22} {
+	for _, k := range []int{11, 13, 23} {
 		var in struct {
 			Patch string `json:"patch"`
 		}
@@ -114,24 +115,24 @@ func TestRolloutMapping(t *testing.T) {
 			t.Errorf("seq %d: patch %q is not a whole patch", evs[k].Seq, in.Patch)
 		}
 	}
-	if evs[12].Meta["viaTool"] != "shell" {
-		t.Errorf("apply_patch through shell: meta %v, want viaTool=shell", evs[12].Meta)
+	if evs[13].Meta["viaTool"] != "shell" {
+		t.Errorf("apply_patch through shell: meta %v, want viaTool=shell", evs[13].Meta)
 	}
 	// shell keeps its raw arguments.
 	var shellIn struct {
 		Command []string `json:"command"`
 		Workdir string   `json:"workdir"`
 	}
-	if err := json.Unmarshal(evs[8].Tool.Input, &shellIn); err != nil || len(shellIn.Command) != 3 || shellIn.Workdir != "/home/dev/pager" {
-		t.Errorf("shell input %s: %+v, %v", evs[8].Tool.Input, shellIn, err)
+	if err := json.Unmarshal(evs[9].Tool.Input, &shellIn); err != nil || len(shellIn.Command) != 3 || shellIn.Workdir != "/home/dev/pager" {
+		t.Errorf("shell input %s: %+v, %v", evs[9].Tool.Input, shellIn, err)
 	}
 	wantTodos := []session.Todo{
 		{ID: "1", Content: "Read pager.go", Status: session.TodoInProgress},
 		{ID: "2", Content: "Fix the loop bound", Status: session.TodoPending},
 		{ID: "3", Content: "Run go test", Status: session.TodoPending},
 	}
-	if !reflect.DeepEqual(evs[6].Todos, wantTodos) {
-		t.Errorf("todos = %+v, want %+v", evs[6].Todos, wantTodos)
+	if !reflect.DeepEqual(evs[7].Todos, wantTodos) {
+		t.Errorf("todos = %+v, want %+v", evs[7].Todos, wantTodos)
 	}
 	for _, ev := range evs {
 		if ev.Type == session.TypeUserMessage && ev.Source.Name == "compacted" && ev.IsHumanInstruction() {
@@ -140,7 +141,7 @@ func TestRolloutMapping(t *testing.T) {
 	}
 
 	c := sum.Counts
-	wantCounts := importer.Counts{HumanInstructions: 2, InjectedMessages: 5, AssistantMessages: 1, ToolCalls: 6, ToolResults: 7, Todos: 1, System: 4}
+	wantCounts := importer.Counts{HumanInstructions: 2, InjectedMessages: 5, AssistantMessages: 1, ToolCalls: 6, ToolResults: 7, Todos: 1, System: 5}
 	if c != wantCounts {
 		t.Errorf("counts = %+v, want %+v", c, wantCounts)
 	}
@@ -149,7 +150,6 @@ func TestRolloutMapping(t *testing.T) {
 		"event_msg agent_message (copy of a response_item)":   1,
 		"event_msg agent_reasoning (copy of a response_item)": 1,
 		"event_msg token_count":                               1,
-		"turn_context":                                        1,
 		"reasoning":                                           1,
 		"ghost_snapshot":                                      1,
 	}
@@ -326,10 +326,10 @@ func TestCurrentHostRollouts(t *testing.T) {
 	}{
 		{"codex-0.169.0.jsonl", []string{"hello", "continue"},
 			map[string]int{"developer": 1, "environment-context": 1},
-			map[string]int{"world_state": 1, "token_usage_record": 2, "turn_context": 2, "event_msg task_started": 2, "event_msg task_complete": 2, "event_msg token_count": 2}},
+			map[string]int{"world_state": 1, "token_usage_record": 2, "turn_context": 1, "event_msg task_started": 2, "event_msg task_complete": 2, "event_msg token_count": 2}},
 		{"codex-0.169.0-compacted.jsonl", []string{"first turn", "second turn"},
 			map[string]int{"developer": 4, "environment-context": 1, "compacted": 1},
-			map[string]int{"world_state": 2, "token_usage_record": 3, "turn_context": 2, "event_msg task_started": 2, "event_msg task_complete": 2, "event_msg token_count": 5}},
+			map[string]int{"world_state": 2, "token_usage_record": 3, "turn_context": 1, "event_msg task_started": 2, "event_msg task_complete": 2, "event_msg token_count": 5}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -499,5 +499,64 @@ func TestAPollNamesALongCommandByItsHead(t *testing.T) {
 	m.toolCall(&rolloutLine{Timestamp: "2026-12-03T01:49:03.000Z"}, "exec_command", "c1", json.RawMessage(`{"cmd":`+strconv.Quote(long)+`}`), out)
 	if got := []rune(m.execCalls["c1"]); len(got) != maxExecCommand+1 || !strings.HasPrefix(string(got), "cat > big.txt <<'EOF'\n") {
 		t.Fatalf("kept %d runes: %.40q", len(got), string(got))
+	}
+}
+
+// The settings a turn ran under (turn_context: the approval policy, the
+// sandbox and its network access, the collaboration mode) are the host's
+// word on what the agent could do: the first turn's and each change are
+// imported as a system event "turn_context" with meta approvalPolicy,
+// sandbox, network and collaborationMode (the shapes of Codex 0.4x, whose
+// sandbox_policy names its mode, and of 0.9x on, which names its type and
+// writes a collaboration mode); a turn that changes nothing is skipped,
+// across imports in steps too.
+func TestTurnSettingsAreImportedWhenTheyChange(t *testing.T) {
+	tc := func(ts, approval, sandbox string) string {
+		return `{"timestamp":"2026-12-03T02:00:` + ts + `.000Z","type":"turn_context","payload":{"cwd":"/w","approval_policy":` + approval + `,"sandbox_policy":` + sandbox + `,"model":"gpt-5-codex","summary":"auto"}}`
+	}
+	lines := []string{
+		`{"timestamp":"2026-12-03T02:00:00.000Z","type":"session_meta","payload":{"id":"019ad65c-b4ff-7ec0-94b5-d8247f8004af","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.46.0"}}`,
+		tc("01", `"on-request"`, `{"mode":"workspace-write","network_access":false,"exclude_tmpdir_env_var":false,"exclude_slash_tmp":false}`),
+		tc("02", `"on-request"`, `{"mode":"workspace-write","network_access":false,"exclude_tmpdir_env_var":false,"exclude_slash_tmp":false}`),
+		tc("03", `"on-request"`, `{"mode":"read-only"}`),
+		tc("04", `"never"`, `{"type":"danger-full-access"}`),
+		`{"timestamp":"2026-12-03T02:00:05.000Z","type":"turn_context","payload":{"cwd":"/w","approval_policy":"never","sandbox_policy":{"type":"danger-full-access"},"collaboration_mode":{"mode":"plan","settings":{"model":"gpt-5.4","reasoning_effort":"high","developer_instructions":null}}}}`,
+		`{"timestamp":"2026-12-03T02:00:06.000Z","type":"turn_context","payload":{"cwd":"/w","approval_policy":"on-request","sandbox_policy":{"type":"workspace-write","network_access":true},"collaboration_mode":{"mode":"default","settings":{}}}}`,
+	}
+	want := []map[string]string{
+		{"approvalPolicy": "on-request", "sandbox": "workspace-write", "network": "off"},
+		{"approvalPolicy": "on-request", "sandbox": "read-only"},
+		{"approvalPolicy": "never", "sandbox": "danger-full-access"},
+		{"approvalPolicy": "never", "sandbox": "danger-full-access", "collaborationMode": "plan"},
+		{"approvalPolicy": "on-request", "sandbox": "workspace-write", "network": "on", "collaborationMode": "default"},
+	}
+	for _, steps := range []int{1, 3} {
+		path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
+		st, home := testfixtures.NewStore(t)
+		for k := 1; k <= steps; k++ {
+			writeRollout(t, path, lines[:len(lines)*k/steps])
+			if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []map[string]string
+		for _, ev := range testfixtures.ReadSession(t, st, "s") {
+			if ev.Type != session.TypeSystem || ev.Source.Name != "turn_context" {
+				continue
+			}
+			m := map[string]string{}
+			for _, k := range []string{"approvalPolicy", "sandbox", "network", "collaborationMode"} {
+				if v := ev.Meta[k]; v != "" {
+					m[k] = v
+				}
+			}
+			if !strings.Contains(ev.Text, m["sandbox"]) {
+				t.Errorf("in %d steps: the event's text %q does not name its sandbox", steps, ev.Text)
+			}
+			got = append(got, m)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("in %d steps: turn settings imported\n got %v\nwant %v", steps, got, want)
+		}
 	}
 }

@@ -11,7 +11,14 @@
 //	                         commit_hash, branch and repository_url, the repository's state when
 //	                         the session started, in meta gitCommit, gitBranch, gitRepository); its id
 //	                         is the cursor's lastUuid
-//	turn_context             skipped, counted: the model, cwd and policies of a turn
+//	turn_context             the turn's settings, when they differ from those imported last (the
+//	                         first turn's, then each change; mapper state "settings"): system/event
+//	                         "turn_context" with meta approvalPolicy (approval_policy, or an
+//	                         object's one key), sandbox (sandbox_policy's mode, or from 0.9x its
+//	                         type), network ("on"/"off": its network_access) and
+//	                         collaborationMode (collaboration_mode's mode, 0.9x on: "plan" is
+//	                         Plan mode); a turn that changes none is skipped, counted; the model,
+//	                         cwd and the rest are not read
 //	world_state, token_usage_record   skipped, counted: 0.169's environment state and token counters
 //	compacted                user/message kind "system" name "compacted" with the summary: never
 //	                         human; replacement_history repeats earlier items and is not read

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,9 @@ type Mapper struct {
 	// execCommand).
 	execCalls map[string]string
 	execs     []execSession
+	// settings are the turn settings last imported (turnSettings.key):
+	// a turn_context that changes none of them is skipped.
+	settings string
 	// dec reads lines on the fast path (fast.go); item is the payload
 	// item of the line Map reads, decoded once for classify and
 	// responseItem (itemOf).
@@ -94,6 +98,7 @@ type mapperState struct {
 	Told      []string          `json:"told,omitempty"`
 	ExecCalls map[string]string `json:"execCalls,omitempty"`
 	Execs     []execSession     `json:"execs,omitempty"`
+	Settings  string            `json:"settings,omitempty"`
 }
 
 // execSession is a command unified exec left running.
@@ -113,7 +118,7 @@ const (
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs, Settings: m.settings})
 }
 
 // Held implements importer.Holder: the user message that waits for the
@@ -132,7 +137,7 @@ func (m *Mapper) Held() string {
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]string{}
 	m.version, m.told = "", nil
-	m.execCalls, m.execs = nil, nil
+	m.execCalls, m.execs, m.settings = nil, nil, ""
 	if len(raw) == 0 {
 		return nil
 	}
@@ -146,6 +151,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.twins, m.held, m.twinAhead, m.pending = st.Twins, st.Held, st.TwinAhead, st.Pending
 	m.version, m.told = st.Version, st.Told
 	m.execCalls, m.execs = st.ExecCalls, st.Execs
+	m.settings = st.Settings
 	return nil
 }
 
@@ -198,8 +204,7 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 	case "session_meta":
 		m.sessionMeta(&rl, payload, out)
 	case "turn_context":
-		// The model, cwd and policies of a turn: no rule of graft reads them.
-		out.Skip("turn_context")
+		m.turnContext(&rl, payload, out)
 	case "world_state", "token_usage_record":
 		// 0.169's paginated rollouts: the environment's state and token
 		// counters, bookkeeping no rule of graft reads.
@@ -282,6 +287,88 @@ func (m *Mapper) sessionMeta(rl *rolloutLine, payload json.RawMessage, out *impo
 		}
 	}
 	out.Emit(ev)
+}
+
+// turnSettings are what a turn_context says the agent may do: its
+// approval policy, its sandbox and the sandbox's network access, its
+// collaboration mode (Codex 0.9x on; "plan" is Plan mode).
+type turnSettings struct {
+	approval, sandbox, network, mode string
+}
+
+func (s turnSettings) key() string {
+	return s.approval + "\x00" + s.sandbox + "\x00" + s.network + "\x00" + s.mode
+}
+
+// turnContext imports the settings of a turn when they differ from those
+// imported last (the first turn's, then each change) as a system event
+// "turn_context" with meta approvalPolicy, sandbox, network and
+// collaborationMode; the model, cwd and the rest of the record are not
+// read, and a turn that changes nothing is skipped.
+func (m *Mapper) turnContext(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
+	var tc struct {
+		Approval json.RawMessage `json:"approval_policy"`
+		Sandbox  struct {
+			Mode    string `json:"mode"`
+			Type    string `json:"type"`
+			Network *bool  `json:"network_access"`
+		} `json:"sandbox_policy"`
+		Collaboration json.RawMessage `json:"collaboration_mode"`
+	}
+	if err := json.Unmarshal(payload, &tc); err != nil {
+		out.Skip("turn_context")
+		out.Warn("turn_context does not decode (%v): its settings are not imported", err)
+		return
+	}
+	var s turnSettings
+	s.approval = enumName(tc.Approval)
+	s.sandbox = cmp.Or(tc.Sandbox.Mode, tc.Sandbox.Type)
+	if n := tc.Sandbox.Network; n != nil {
+		s.network = map[bool]string{true: "on", false: "off"}[*n]
+	}
+	if len(tc.Collaboration) > 0 {
+		var c struct {
+			Mode json.RawMessage `json:"mode"`
+		}
+		if json.Unmarshal(tc.Collaboration, &c) == nil {
+			s.mode = enumName(c.Mode)
+		}
+	}
+	if s == (turnSettings{}) || s.key() == m.settings {
+		out.Skip("turn_context")
+		return
+	}
+	m.settings = s.key()
+	ev := m.event(rl, session.TypeSystem, system("turn_context"))
+	var says []string
+	for _, f := range []struct{ key, label, v string }{
+		{"approvalPolicy", "approval", s.approval}, {"sandbox", "sandbox", s.sandbox},
+		{"network", "network", s.network}, {"collaborationMode", "collaboration mode", s.mode},
+	} {
+		if f.v != "" {
+			ev.Meta[f.key] = f.v
+			says = append(says, f.label+" "+f.v)
+		}
+	}
+	ev.Text = "Codex turn settings: " + strings.Join(says, ", ")
+	out.Emit(ev)
+}
+
+// enumName is a serialised Rust enum's variant: the string itself, or the
+// one key of an object ({"granular": {…}}); "" for anything else. Clipped
+// to 40 runes: a name, not a text.
+func enumName(raw json.RawMessage) string {
+	var name string
+	if json.Unmarshal(raw, &name) != nil {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil || len(obj) != 1 {
+			return ""
+		}
+		for k := range obj {
+			name = k
+		}
+	}
+	return importer.Clip(name, 40)
 }
 
 // item is the part of a ResponseItem the mapping reads.
