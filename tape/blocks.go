@@ -791,6 +791,46 @@ func (b *Builder) gitLine() string {
 	return "Git: " + strings.Join(parts, ", ") + "."
 }
 
+// settingsLine names what the host last said the agent may do
+// (state.Settings) once a setting changed during the session or one is
+// plan mode, when the next window must know them (the host sets its own
+// for the new session): each setting, and for one that changed the seq
+// it changed at and what it was; plan mode says what it means. "" when
+// none changed and none is plan mode, or the host said none.
+func (b *Builder) settingsLine() string {
+	worth := false
+	for _, s := range b.st.Settings {
+		worth = worth || s.Was != "" || s.Value == "plan"
+	}
+	if !worth {
+		return ""
+	}
+	var parts []string
+	plan := false
+	for _, s := range b.st.Settings {
+		label := s.Key
+		for _, h := range hostSettings {
+			if h.meta == s.Key {
+				label = h.label
+			}
+		}
+		part := label + " " + s.Value
+		if s.Was != "" {
+			part += fmt.Sprintf(" since seq=%d (was %s)", s.Seq, s.Was)
+		}
+		parts = append(parts, part)
+		plan = plan || s.Value == "plan"
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "Host settings, as the host last said them: " + strings.Join(parts, ", ")
+	if plan {
+		line += ": the host lets the agent read and plan, not edit, until the person approves a plan"
+	}
+	return line + "."
+}
+
 func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	st := &b.st
 	blk := newBlock("Workspace Files")
@@ -798,6 +838,9 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		blk.addHead("No file was read, written or edited by a tool.")
 		if g := b.gitLine(); g != "" {
 			blk.addHead(g)
+		}
+		if h := b.settingsLine(); h != "" {
+			blk.addHead(h)
 		}
 		return blk, nil, nil
 	}
@@ -818,6 +861,9 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	blk.addHead("Files written or edited, then only read, most recent first; each op cites its tool/result seq." + where)
 	if g := b.gitLine(); g != "" {
 		blk.addHead(g)
+	}
+	if h := b.settingsLine(); h != "" {
+		blk.addHead(h)
 	}
 	if noise > 0 {
 		blk.addHead(fmt.Sprintf("Left out: %s in dependency, build or cache folders.", count(noise, "file", "files")))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ const (
 	// kept no Codex request_user_input answer; 27 no git branch or commit;
 	// 28 named a poll by the command as the importer kept it, not as
 	// exec_command's own line shows it.
-	snapshotVersion = 29
+	snapshotVersion = 30
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -173,6 +174,10 @@ type state struct {
 	// the commit the session started at (meta gitCommit), the first named.
 	GitBranch string `json:"gitBranch,omitempty"`
 	GitCommit string `json:"gitCommit,omitempty"`
+
+	// Settings are what the host last said the agent may do (hostSettings),
+	// in that order; a setting the host never named is absent.
+	Settings []hostSetting `json:"settings,omitempty"`
 
 	// HumansDropped counts the instructions past keptHumans the fold let
 	// go (the first one stays in FirstGoal).
@@ -515,6 +520,23 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 	}
 	if c := ev.Meta["gitCommit"]; c != "" && st.GitCommit == "" {
 		st.GitCommit = clipLine(c, 40)
+	}
+	for _, k := range hostSettings {
+		if v := ev.Meta[k.meta]; v != "" {
+			b.setSetting(k.meta, v, ev.Seq)
+		}
+	}
+	if t := ev.Tool; t != nil {
+		// Claude Code's plan mode: EnterPlanMode enters it, an ExitPlanMode
+		// the person approved (its result ok) leaves it for the mode before.
+		switch {
+		case ev.Type == session.TypeToolCall && t.Name == "EnterPlanMode":
+			b.setSetting("permissionMode", "plan", ev.Seq)
+		case ev.Type == session.TypeToolResult && t.Name == "ExitPlanMode" && t.OK != nil && *t.OK:
+			if s := b.setting("permissionMode"); s != nil && s.Value == "plan" {
+				b.setSetting("permissionMode", cmp.Or(s.Was, "default"), ev.Seq)
+			}
+		}
 	}
 
 	b.announces(ev)
@@ -1192,3 +1214,56 @@ func (b *Builder) LastSeq() int64 { return b.st.LastSeq }
 
 // SessionID is the session being folded.
 func (b *Builder) SessionID() string { return b.st.SessionID }
+
+// hostSettings are the meta keys importers give what a host says the agent
+// may do, in the order the tape names them, with the words it names them
+// by.
+var hostSettings = []struct{ meta, label string }{
+	{"permissionMode", "permission mode"},
+	{"collaborationMode", "collaboration mode"},
+	{"approvalPolicy", "approval"},
+	{"sandbox", "sandbox"},
+	{"network", "network"},
+}
+
+// hostSetting is one setting: its value, the seq it took it at and the
+// value before ("" when it is the first the host named).
+type hostSetting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Was   string `json:"was,omitempty"`
+	Seq   int64  `json:"seq"`
+}
+
+func (b *Builder) setting(key string) *hostSetting {
+	for k := range b.st.Settings {
+		if b.st.Settings[k].Key == key {
+			return &b.st.Settings[k]
+		}
+	}
+	return nil
+}
+
+// setSetting records that the host said key is v at seq: a change keeps
+// the value before it.
+func (b *Builder) setSetting(key, v string, seq int64) {
+	v = clipLine(v, 40)
+	s := b.setting(key)
+	if s == nil {
+		b.st.Settings = append(b.st.Settings, hostSetting{Key: key, Value: v, Seq: seq})
+		slices.SortStableFunc(b.st.Settings, func(x, y hostSetting) int { return settingRank(x.Key) - settingRank(y.Key) })
+		return
+	}
+	if s.Value != v {
+		s.Was, s.Value, s.Seq = s.Value, v, seq
+	}
+}
+
+func settingRank(key string) int {
+	for k, h := range hostSettings {
+		if h.meta == key {
+			return k
+		}
+	}
+	return len(hostSettings)
+}

@@ -281,7 +281,7 @@
 //	Task Status                       4  the last todo list, then the last plan
 //	Recent Actions                    5  when there is an action
 //	Milestones                        6  when one is no longer in Recent Actions
-//	Workspace Files                   7  the git branch (and start commit), written or edited, then "Only read:"
+//	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls in flight, leftovers
 //	Host Summary                      9  when the host compacted
 //	Looked Up                         10 when there is a look-up

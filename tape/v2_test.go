@@ -1195,3 +1195,50 @@ func TestAFullWidthQuestionIsAnswered(t *testing.T) {
 		t.Fatal("the question 好 answers is not found")
 	}
 }
+
+// What the host last said the agent may do (meta permissionMode of
+// Claude Code's lines and records; approvalPolicy, sandbox, network and
+// collaborationMode of Codex's turn settings) is named in the Workspace
+// Files block once one changed during the session or one is plan mode,
+// with the seq a setting changed at and what it was before;
+// Claude Code's EnterPlanMode puts the session in plan mode until an
+// ExitPlanMode the person approved, and plan mode says what it means.
+func TestTheHostSettingsAreNamed(t *testing.T) {
+	settings := func(kv ...string) session.Event {
+		ev := session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "turn_context"}, Text: "Codex turn settings", Meta: map[string]string{}}
+		for k := 0; k+1 < len(kv); k += 2 {
+			ev.Meta[kv[k]] = kv[k+1]
+		}
+		return ev
+	}
+	tp := build(t, "s", seqd(settings("approvalPolicy", "on-request", "sandbox", "workspace-write", "network", "off"), human("Port the pager."),
+		say("On it."), settings("approvalPolicy", "on-request", "sandbox", "read-only"), human("Go on."), say("Read-only now.")), Options{}, nil)
+	const codex = "Host settings, as the host last said them: approval on-request, sandbox read-only since seq=4 (was workspace-write), network off."
+	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, codex) {
+		t.Fatalf("Workspace Files lacks %q:\n%s", codex, w)
+	}
+
+	tp = build(t, "s", seqd(withMeta(human("Start."), "permissionMode", "bypassPermissions"), say("ok"),
+		call("EnterPlanMode", "p1", `{}`), result("EnterPlanMode", "p1", true, "Entered plan mode."), say("Exploring.")), Options{}, nil)
+	const plan = "Host settings, as the host last said them: permission mode plan since seq=3 (was bypassPermissions): the host lets the agent read and plan, not edit, until the person approves a plan."
+	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, plan) {
+		t.Fatalf("Workspace Files lacks %q:\n%s", plan, w)
+	}
+	tp = build(t, "s", seqd(withMeta(human("Start."), "permissionMode", "default"), call("EnterPlanMode", "p1", `{}`), result("EnterPlanMode", "p1", true, "ok"),
+		call("ExitPlanMode", "p2", `{"plan":"1. port"}`), result("ExitPlanMode", "p2", true, "User has approved your plan.")), Options{}, nil)
+	const approved = "Host settings, as the host last said them: permission mode default since seq=5 (was plan)."
+	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, approved) {
+		t.Fatalf("Workspace Files lacks %q:\n%s", approved, w)
+	}
+
+	for _, evs := range [][]session.Event{
+		{human("Start."), say("ok")},
+		{withMeta(human("Start."), "permissionMode", "bypassPermissions"), say("ok"), withMeta(human("Go on."), "permissionMode", "bypassPermissions")},
+		{settings("approvalPolicy", "on-request", "sandbox", "workspace-write"), human("Start."), settings("approvalPolicy", "on-request", "sandbox", "workspace-write")},
+	} {
+		tp = build(t, "s", seqd(evs...), Options{}, nil)
+		if w := blockText(t, tp, "Workspace Files"); strings.Contains(w, "Host settings") {
+			t.Fatalf("settings that never changed and are not plan mode are named (the host sets its own for the next session):\n%s", w)
+		}
+	}
+}
