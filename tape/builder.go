@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding"
 	"encoding/binary"
@@ -8,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +23,6 @@ import (
 const (
 	maxQuoteRunes      = 2000 // a human instruction kept for the goal
 	maxParagraphRunes  = 1500 // one carryover paragraph
-	answeredEndRunes   = 600  // the last paragraph of a long one the user answered
 	shortAnswerRunes   = 200  // a human instruction that takes its meaning from the message it answers
 	maxMessageRunes    = 4000 // one message of a replayed turn
 	maxTurnRunes       = 20000
@@ -68,7 +67,7 @@ const (
 	// kept no Codex request_user_input answer; 27 no git branch or commit;
 	// 28 named a poll by the command as the importer kept it, not as
 	// exec_command's own line shows it.
-	snapshotVersion = 30
+	snapshotVersion = 31
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -678,20 +677,14 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 
 	// The open turn closes; this instruction opens the next one (its last
 	// message stays in the carryover). That message is what the person
-	// answers: when it is too long to carry whole, its last paragraph,
-	// where it asks or offers what to do next ("yes to all"), follows its
-	// head.
+	// answers, and a short answer ("yes to all", "6", "use X for now") says
+	// yes to it: a plan with its steps, an offer, a list to pick from. It
+	// stays as the open turn's last message was kept (whole up to
+	// maxReplyRunes, else its head and its end, where it asks or offers what
+	// to do next), not cut to a paragraph's length.
 	if r, c := st.LastReply, st.Carry.Paragraphs; r != nil && len(c) > 0 && !hostCommand && utf8.RuneCountInString(strings.TrimSpace(ev.Text)) <= shortAnswerRunes {
-		if p := &c[len(c)-1]; p.Seq == r.Seq && !p.User && utf8.RuneCountInString(r.Text) > maxParagraphRunes {
-			// An answer of numbers picks the items of those numbers in
-			// the list the message offers ("6" to "6. All of the above").
-			end := lastParagraph(r.Text)
-			if items := pickedItems(r.Text, ev.Text); items != "" {
-				end = items + "\n" + end
-			}
-			end, _ = prefixRunes(end, answeredEndRunes)
-			head, _ := prefixRunes(r.Text, maxParagraphRunes-utf8.RuneCountInString(end))
-			p.Text = head + clipMark("", r.Seq) + end
+		if p := &c[len(c)-1]; p.Seq == r.Seq && !p.User && p.Text != r.Text {
+			p.Text = r.Text
 			st.Carry.Runes += utf8.RuneCountInString(p.Text) - p.Runes
 			p.Runes = utf8.RuneCountInString(p.Text)
 		}

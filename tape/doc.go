@@ -58,12 +58,11 @@
 // Carryover: each assistant message, trimmed, whole up to 1500 runes (of
 // a thinking block, its last non-empty paragraph; paragraphs are separated
 // by blank lines), in seq order, across turns. A longer message that a
-// short human answer (200 runes at most: "yes to all") follows shows its
-// last paragraph, up to 600 runes, after its head, in the same 1500: the
-// answer means what that message asked or offered; an answer of numbers
-// only ("6", "#2", "2 and 7") shows before that paragraph the items of
-// those numbers in the message's numbered list ("6. **All of the above**
-// in priority order?"): pickedItems. A human instruction (not a
+// short human answer (200 runes at most: "yes to all", "6", "use the ICU
+// transliteration for now") follows stays as it was kept as the open
+// turn's last message (below: whole up to 4000 runes, else its head and
+// its end): the answer says yes to that message's plan, offer or list,
+// and means nothing without it. A human instruction (not a
 // host command) adds a mark "— seq=N the user: <first line>" once the
 // carryover holds anything. The open turn's last message (not thinking)
 // is kept whole up to 4000 runes (a longer one by its head and its end,

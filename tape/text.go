@@ -94,42 +94,6 @@ func firstLine(s string, n int) string {
 	return ""
 }
 
-// pickedItems are the lines of text's numbered list items ("6. …",
-// "6) …", "**6.** …") that answer picks, when answer is only numbers
-// ("6", "#2", "2 and 7", "1, 3"), one per line; "" otherwise. A list item
-// said twice is taken the last time.
-func pickedItems(text, answer string) string {
-	var nums []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(answer), func(r rune) bool {
-		return r == ' ' || r == ',' || r == '&' || r == '#' || r == '.' || r == ')' || r == '\n' || r == '\t'
-	}) {
-		if w == "and" || w == "or" || w == "option" || w == "options" {
-			continue
-		}
-		if len(w) > 2 || strings.Trim(w, "0123456789") != "" {
-			return ""
-		}
-		nums = append(nums, w)
-	}
-	if len(nums) == 0 {
-		return ""
-	}
-	var out []string
-	for _, n := range nums {
-		item := ""
-		for l := range strings.SplitSeq(text, "\n") {
-			t := strings.TrimLeft(strings.TrimSpace(l), "*_ ")
-			if rest, ok := strings.CutPrefix(t, n); ok && (strings.HasPrefix(rest, ". ") || strings.HasPrefix(rest, ") ") || strings.HasPrefix(rest, ".**")) {
-				item = strings.TrimSpace(l)
-			}
-		}
-		if item != "" {
-			out = append(out, item)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 // lastParagraph is the last non-empty paragraph of text (paragraphs are
 // separated by blank lines), trimmed. It scans from the end, so a long
 // message costs only its last paragraph.
