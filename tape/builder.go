@@ -520,9 +520,13 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 	if c := ev.Meta["gitCommit"]; c != "" && st.GitCommit == "" {
 		st.GitCommit = clipLine(c, 40)
 	}
-	for _, k := range hostSettings {
-		if v := ev.Meta[k.meta]; v != "" {
-			b.setSetting(k.meta, v, ev.Seq)
+	if ev.Type == session.TypeSystem || ev.Type == session.TypeUserMessage {
+		// The records importers put a host's settings on (a few per
+		// session): other events are not looked at.
+		for _, k := range hostSettings {
+			if v := ev.Meta[k.meta]; v != "" {
+				b.setSetting(k.meta, v, ev.Seq)
+			}
 		}
 	}
 	if t := ev.Tool; t != nil {
