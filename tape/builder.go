@@ -66,7 +66,8 @@ const (
 	// header of Codex 0.115's exec outputs ("Command: …") as output; 26
 	// kept no Codex request_user_input answer; 27 no git branch or commit;
 	// 28 named a poll by the command as the importer kept it, not as
-	// exec_command's own line shows it.
+	// exec_command's own line shows it; 29 held no host settings; 30 cut
+	// the message a short answer answers to a paragraph's length.
 	snapshotVersion = 31
 )
 
