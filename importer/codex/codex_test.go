@@ -560,3 +560,33 @@ func TestTurnSettingsAreImportedWhenTheyChange(t *testing.T) {
 		}
 	}
 }
+
+// A sandbox given by its bare name is read as its mode; a turn_context
+// that is not an object is skipped and told once, not once per turn.
+func TestTurnSettingsOfOtherShapes(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-12-03T02:00:00.000Z","type":"session_meta","payload":{"id":"019ad65c-b4ff-7ec0-94b5-d8247f8004af","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.30.0"}}`,
+		`{"timestamp":"2026-12-03T02:00:01.000Z","type":"turn_context","payload":{"cwd":"/w","approval_policy":{"granular":{"rules":true}},"sandbox_policy":"read-only"}}`,
+		`{"timestamp":"2026-12-03T02:00:02.000Z","type":"turn_context","payload":["not", "an", "object"]}`,
+		`{"timestamp":"2026-12-03T02:00:03.000Z","type":"turn_context","payload":["not", "an", "object"]}`,
+	}
+	path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
+	writeRollout(t, path, lines)
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range testfixtures.ReadSession(t, st, "s") {
+		if ev.Source.Name == "turn_context" {
+			got = append(got, ev.Meta["approvalPolicy"]+"/"+ev.Meta["sandbox"])
+		}
+	}
+	if strings.Join(got, ",") != "granular/read-only" {
+		t.Errorf("turn settings imported: %q, want granular/read-only", got)
+	}
+	if sum.WarningCount != 1 || sum.Skipped["turn_context"] != 2 {
+		t.Errorf("warnings %v (want 1: the shape told once), skipped %v (want turn_context 2)", sum.Warnings, sum.Skipped)
+	}
+}

@@ -307,24 +307,36 @@ func (s turnSettings) key() string {
 // read, and a turn that changes nothing is skipped.
 func (m *Mapper) turnContext(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
 	var tc struct {
-		Approval json.RawMessage `json:"approval_policy"`
-		Sandbox  struct {
-			Mode    string `json:"mode"`
-			Type    string `json:"type"`
-			Network *bool  `json:"network_access"`
-		} `json:"sandbox_policy"`
+		Approval      json.RawMessage `json:"approval_policy"`
+		Sandbox       json.RawMessage `json:"sandbox_policy"`
 		Collaboration json.RawMessage `json:"collaboration_mode"`
 	}
 	if err := json.Unmarshal(payload, &tc); err != nil {
+		// Not an object: a shape no Codex wrote; told once for the life
+		// of the import cursor.
 		out.Skip("turn_context")
-		out.Warn("turn_context does not decode (%v): its settings are not imported", err)
+		if key := "turn_context not an object"; !slices.Contains(m.told, key) {
+			out.Warn("Codex %s wrote a turn_context that is not an object (%v): the turn settings it holds are not imported", m.version, err)
+			m.told = append(m.told, key)
+		}
 		return
 	}
 	var s turnSettings
 	s.approval = enumName(tc.Approval)
-	s.sandbox = cmp.Or(tc.Sandbox.Mode, tc.Sandbox.Type)
-	if n := tc.Sandbox.Network; n != nil {
-		s.network = map[bool]string{true: "on", false: "off"}[*n]
+	// The sandbox is an object tagged by "mode" (0.4x) or "type" (0.9x
+	// on), with its network access; a bare name is read as its mode.
+	var sb struct {
+		Mode    string `json:"mode"`
+		Type    string `json:"type"`
+		Network *bool  `json:"network_access"`
+	}
+	if json.Unmarshal(tc.Sandbox, &sb) == nil {
+		s.sandbox = importer.Clip(cmp.Or(sb.Mode, sb.Type), 40)
+		if n := sb.Network; n != nil {
+			s.network = map[bool]string{true: "on", false: "off"}[*n]
+		}
+	} else {
+		s.sandbox = enumName(tc.Sandbox)
 	}
 	if len(tc.Collaboration) > 0 {
 		var c struct {
