@@ -387,6 +387,21 @@ var unifiedExecLines = []string{
 	`{"timestamp":"2026-12-03T01:49:06.400Z","type":"response_item","payload":{"call_id":"call_poll","id":"fco_4","output":"Chunk ID: b0948f\nWall time: 2.3334 seconds\nProcess exited with code 5\nOriginal token count: 3\nOutput:\nLATE-LINE\n","type":"function_call_output"}}`,
 }
 
+// importRollout writes lines as the rollout name in a fresh store's
+// temporary directory, imports it as session id and returns the import's
+// summary and the session's events.
+func importRollout(t *testing.T, name, id string, lines []string) (*importer.Summary, []session.Event) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	writeRollout(t, path, lines)
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, testfixtures.ReadSession(t, st, id)
+}
+
 // writeRollout writes lines as the rollout at path.
 func writeRollout(t *testing.T, path string, lines []string) {
 	t.Helper()
@@ -396,14 +411,7 @@ func writeRollout(t *testing.T, path string, lines []string) {
 }
 
 func TestUnifiedExecRollout(t *testing.T) {
-	lines := unifiedExecLines
-	path := filepath.Join(t.TempDir(), "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl")
-	writeRollout(t, path, lines)
-	st, home := testfixtures.NewStore(t)
-	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "ux"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum, evs := importRollout(t, "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl", "ux", unifiedExecLines)
 	if sum.MalformedCount != 0 || sum.WarningCount != 0 {
 		t.Fatalf("malformed %d, warnings %v", sum.MalformedCount, sum.Warnings)
 	}
@@ -415,7 +423,7 @@ func TestUnifiedExecRollout(t *testing.T) {
 		{"write_stdin", "call_poll", "false", "LATE-LINE\n"},
 	}
 	var got []result
-	for _, ev := range testfixtures.ReadSession(t, st, "ux") {
+	for _, ev := range evs {
 		if ev.Type != session.TypeToolResult {
 			continue
 		}
@@ -474,13 +482,7 @@ func TestSessionMetaKeepsTheGitState(t *testing.T) {
 	lines := []string{
 		`{"timestamp":"2025-11-30T20:03:11.231Z","type":"session_meta","payload":{"id":"019ad65c-b4ff-7ec0-94b5-d8247f8004af","timestamp":"2025-11-30T20:03:11.231Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.63.0","git":{"commit_hash":"fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc","branch":"master","repository_url":"git@github.com:o/r.git"}}}`,
 	}
-	path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
-	writeRollout(t, path, lines)
-	st, home := testfixtures.NewStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "g"}); err != nil {
-		t.Fatal(err)
-	}
-	evs := testfixtures.ReadSession(t, st, "g")
+	_, evs := importRollout(t, "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl", "g", lines)
 	if len(evs) != 1 {
 		t.Fatalf("%d events", len(evs))
 	}
@@ -570,15 +572,9 @@ func TestTurnSettingsOfOtherShapes(t *testing.T) {
 		`{"timestamp":"2026-12-03T02:00:02.000Z","type":"turn_context","payload":["not", "an", "object"]}`,
 		`{"timestamp":"2026-12-03T02:00:03.000Z","type":"turn_context","payload":["not", "an", "object"]}`,
 	}
-	path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
-	writeRollout(t, path, lines)
-	st, home := testfixtures.NewStore(t)
-	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum, evs := importRollout(t, "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl", "s", lines)
 	var got []string
-	for _, ev := range testfixtures.ReadSession(t, st, "s") {
+	for _, ev := range evs {
 		if ev.Source.Name == "turn_context" {
 			got = append(got, ev.Meta["approvalPolicy"]+"/"+ev.Meta["sandbox"])
 		}
