@@ -54,9 +54,9 @@ type Mapper struct {
 	// execCommand).
 	execCalls map[string]string
 	execs     []execSession
-	// settings are the turn settings last imported (turnSettings.key):
-	// a turn_context that changes none of them is skipped.
-	settings string
+	// settings are the turn settings last imported: a turn_context that
+	// changes none of them is skipped.
+	settings turnSettings
 	// dec reads lines on the fast path (fast.go); item is the payload
 	// item of the line Map reads, decoded once for classify and
 	// responseItem (itemOf).
@@ -98,7 +98,7 @@ type mapperState struct {
 	Told      []string          `json:"told,omitempty"`
 	ExecCalls map[string]string `json:"execCalls,omitempty"`
 	Execs     []execSession     `json:"execs,omitempty"`
-	Settings  string            `json:"settings,omitempty"`
+	Settings  turnSettings      `json:"settings,omitzero"`
 }
 
 // execSession is a command unified exec left running.
@@ -137,7 +137,7 @@ func (m *Mapper) Held() string {
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]string{}
 	m.version, m.told = "", nil
-	m.execCalls, m.execs, m.settings = nil, nil, ""
+	m.execCalls, m.execs, m.settings = nil, nil, turnSettings{}
 	if len(raw) == 0 {
 		return nil
 	}
@@ -293,11 +293,10 @@ func (m *Mapper) sessionMeta(rl *rolloutLine, payload json.RawMessage, out *impo
 // approval policy, its sandbox and the sandbox's network access, its
 // collaboration mode (Codex 0.9x on; "plan" is Plan mode).
 type turnSettings struct {
-	approval, sandbox, network, mode string
-}
-
-func (s turnSettings) key() string {
-	return s.approval + "\x00" + s.sandbox + "\x00" + s.network + "\x00" + s.mode
+	Approval string `json:"approval,omitempty"`
+	Sandbox  string `json:"sandbox,omitempty"`
+	Network  string `json:"network,omitempty"`
+	Mode     string `json:"mode,omitempty"`
 }
 
 // turnContext imports the settings of a turn when they differ from those
@@ -322,7 +321,7 @@ func (m *Mapper) turnContext(rl *rolloutLine, payload json.RawMessage, out *impo
 		return
 	}
 	var s turnSettings
-	s.approval = enumName(tc.Approval)
+	s.Approval = enumName(tc.Approval)
 	// The sandbox is an object tagged by "mode" (0.4x) or "type" (0.9x
 	// on), with its network access; a bare name is read as its mode.
 	var sb struct {
@@ -331,31 +330,31 @@ func (m *Mapper) turnContext(rl *rolloutLine, payload json.RawMessage, out *impo
 		Network *bool  `json:"network_access"`
 	}
 	if json.Unmarshal(tc.Sandbox, &sb) == nil {
-		s.sandbox = importer.Clip(cmp.Or(sb.Mode, sb.Type), 40)
+		s.Sandbox = importer.Clip(cmp.Or(sb.Mode, sb.Type), 40)
 		if n := sb.Network; n != nil {
-			s.network = map[bool]string{true: "on", false: "off"}[*n]
+			s.Network = map[bool]string{true: "on", false: "off"}[*n]
 		}
 	} else {
-		s.sandbox = enumName(tc.Sandbox)
+		s.Sandbox = enumName(tc.Sandbox)
 	}
 	if len(tc.Collaboration) > 0 {
 		var c struct {
 			Mode json.RawMessage `json:"mode"`
 		}
 		if json.Unmarshal(tc.Collaboration, &c) == nil {
-			s.mode = enumName(c.Mode)
+			s.Mode = enumName(c.Mode)
 		}
 	}
-	if s == (turnSettings{}) || s.key() == m.settings {
+	if s == (turnSettings{}) || s == m.settings {
 		out.Skip("turn_context")
 		return
 	}
-	m.settings = s.key()
+	m.settings = s
 	ev := m.event(rl, session.TypeSystem, system("turn_context"))
 	var says []string
 	for _, f := range []struct{ key, label, v string }{
-		{"approvalPolicy", "approval", s.approval}, {"sandbox", "sandbox", s.sandbox},
-		{"network", "network", s.network}, {"collaborationMode", "collaboration mode", s.mode},
+		{"approvalPolicy", "approval", s.Approval}, {"sandbox", "sandbox", s.Sandbox},
+		{"network", "network", s.Network}, {"collaborationMode", "collaboration mode", s.Mode},
 	} {
 		if f.v != "" {
 			ev.Meta[f.key] = f.v
