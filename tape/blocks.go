@@ -798,30 +798,18 @@ func (b *Builder) gitLine() string {
 // it changed at and what it was; plan mode says what it means. "" when
 // none changed and none is plan mode, or the host said none.
 func (b *Builder) settingsLine() string {
-	worth := false
-	for _, s := range b.st.Settings {
-		worth = worth || s.Was != "" || s.Value == "plan"
-	}
-	if !worth {
-		return ""
-	}
 	var parts []string
-	plan := false
+	changed, plan := false, false
 	for _, s := range b.st.Settings {
-		label := s.Key
-		for _, h := range hostSettings {
-			if h.meta == s.Key {
-				label = h.label
-			}
-		}
-		part := label + " " + s.Value
+		part := settingLabel(s.Key) + " " + s.Value
 		if s.Was != "" {
 			part += fmt.Sprintf(" since seq=%d (was %s)", s.Seq, s.Was)
+			changed = true
 		}
 		parts = append(parts, part)
 		plan = plan || s.Value == "plan"
 	}
-	if len(parts) == 0 {
+	if !changed && !plan {
 		return ""
 	}
 	line := "Host settings, as the host last said them: " + strings.Join(parts, ", ")
@@ -831,17 +819,22 @@ func (b *Builder) settingsLine() string {
 	return line + "."
 }
 
+// addWorkspaceHeads adds the lines Workspace Files opens with, whether or
+// not a file was touched: the git line and the host settings, when known.
+func (b *Builder) addWorkspaceHeads(blk *block) {
+	for _, h := range []string{b.gitLine(), b.settingsLine()} {
+		if h != "" {
+			blk.addHead(h)
+		}
+	}
+}
+
 func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	st := &b.st
 	blk := newBlock("Workspace Files")
 	if len(st.Files) == 0 && st.FilesDropped.N == 0 {
 		blk.addHead("No file was read, written or edited by a tool.")
-		if g := b.gitLine(); g != "" {
-			blk.addHead(g)
-		}
-		if h := b.settingsLine(); h != "" {
-			blk.addHead(h)
-		}
+		b.addWorkspaceHeads(blk)
 		return blk, nil, nil
 	}
 	paths := make([]string, 0, len(st.Files))
@@ -859,12 +852,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		where = " Relative to " + st.Cwd + "."
 	}
 	blk.addHead("Files written or edited, then only read, most recent first; each op cites its tool/result seq." + where)
-	if g := b.gitLine(); g != "" {
-		blk.addHead(g)
-	}
-	if h := b.settingsLine(); h != "" {
-		blk.addHead(h)
-	}
+	b.addWorkspaceHeads(blk)
 	if noise > 0 {
 		blk.addHead(fmt.Sprintf("Left out: %s in dependency, build or cache folders.", count(noise, "file", "files")))
 	}

@@ -1265,3 +1265,12 @@ func settingRank(key string) int {
 	}
 	return len(hostSettings)
 }
+
+// settingLabel is the words the tape names a setting by (its key for one
+// it does not know).
+func settingLabel(key string) string {
+	if k := settingRank(key); k < len(hostSettings) {
+		return hostSettings[k].label
+	}
+	return key
+}
