@@ -67,8 +67,9 @@ const (
 	// kept no Codex request_user_input answer; 27 no git branch or commit;
 	// 28 named a poll by the command as the importer kept it, not as
 	// exec_command's own line shows it; 29 held no host settings; 30 cut
-	// the message a short answer answers to a paragraph's length.
-	snapshotVersion = 31
+	// the message a short answer answers to a paragraph's length; 31
+	// took a user's word inside a longer one for a look-up of it.
+	snapshotVersion = 32
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -877,7 +878,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		}
 	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
 		for _, tok := range st.UserTokens {
-			if strings.Contains(c.What, tok) {
+			if namesWhole(c.What, tok) {
 				// A look-up of what the user named; a commit, a tracker
 				// update, a test run, a build or a lint naming it is a
 				// milestone, not a look-up.
@@ -1044,6 +1045,27 @@ func refKey(off int64, size int, ev *session.Event) []string {
 }
 
 // refText is the head of a look-up's output.
+// namesWhole: s names tok as a whole word, not as part of a longer one
+// (a host folder that spells the workspace path with dashes,
+// "-home-…-spotter-dov/tasks/…", does not name the bead spotter-dov).
+func namesWhole(s, tok string) bool {
+	inWord := func(b byte) bool {
+		return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '_' || b >= 0x80
+	}
+	for i := 0; ; {
+		k := strings.Index(s[i:], tok)
+		if k < 0 {
+			return false
+		}
+		k += i
+		end := k + len(tok)
+		if (k == 0 || !inWord(s[k-1])) && (end == len(s) || !inWord(s[end])) {
+			return true
+		}
+		i = k + 1
+	}
+}
+
 func refText(out string) string {
 	return clipRunes(strings.TrimSpace(stripANSI(outputBody(out))), refRunes, "the look-up's seq")
 }

@@ -215,6 +215,23 @@ func TestLookUpsOfWhatTheUserNamed(t *testing.T) {
 	}
 }
 
+// A file whose path holds what the user named inside a longer word (the
+// host's folder for background output spells the workspace path with
+// dashes: "-home-…-spotter-dov/tasks/…") is no look-up of it.
+func TestALookUpNamesTheWholeWord(t *testing.T) {
+	out := strings.Repeat("==> finch\nCompiling 14 files (.ex)\nGenerated finch app\n", 10)
+	tp := build(t, "s", seqd(human("Work on bead spotter-dov."),
+		call("Bash", "b1", `{"command":"tail -20 /tmp/claude-1000/-home-u-spotter-dov/tasks/b7636e2.output"}`), result("Bash", "b1", true, out),
+		call("Bash", "b2", `{"command":"bd show spotter-dov.3"}`), result("Bash", "b2", true, "spotter-dov.3 · Implement the debug sidecar\n"+strings.Repeat("- Keep highlight.js as the only syntax highlighter.\n", 12))), Options{}, nil)
+	blk := blockText(t, tp, "Looked Up")
+	if strings.Contains(blk, "b7636e2") {
+		t.Errorf("a path naming the bead inside a longer word is a look-up:\n%s", blk)
+	}
+	if !strings.Contains(blk, "bd show spotter-dov.3") {
+		t.Errorf("the bead's own look-up is missing:\n%s", blk)
+	}
+}
+
 // A run of the tests, a build or a linter on a path the user named is no
 // look-up: its outcome is an action's (Recent Actions, Milestones), not
 // a spec to read.
