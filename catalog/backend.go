@@ -97,6 +97,17 @@ func (db *DB) init() (err error) {
 		if v != nil {
 			return db.checkFormat(v)
 		}
+		// A new catalog: with no review yet, every review is indexed.
+		empty := true
+		err = tx.Each(bucketPrepared, "", func(string, []byte) error { empty = false; return errStop })
+		if err != nil && err != errStop {
+			return err
+		}
+		if empty {
+			if err := tx.Put(bucketMeta, expiryIndexed, []byte("1")); err != nil {
+				return err
+			}
+		}
 		return tx.Put(bucketMeta, FormatKey, []byte(Format))
 	})
 	if err != nil {

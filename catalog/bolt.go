@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -18,10 +19,11 @@ type boltBackend struct {
 	haveBuckets bool
 }
 
-// missingBucket is the first bucket of allBuckets tx lacks, or "".
-func missingBucket(tx *bolt.Tx) string {
+// missingBucket is the first bucket of allBuckets tx lacks, or "",
+// those named in but excepted.
+func missingBucket(tx *bolt.Tx, but ...string) string {
 	for _, name := range allBuckets {
-		if tx.Bucket([]byte(name)) == nil {
+		if tx.Bucket([]byte(name)) == nil && !slices.Contains(but, name) {
 			return name
 		}
 	}

@@ -45,10 +45,17 @@ const (
 	bucketMeta     = "meta"
 	// bucketOwed holds the exports committed handoffs owe their hosts (owed.go).
 	bucketOwed = "owed"
+	// bucketPreparedExpiry indexes the reviews by expiry (prepared.go), so
+	// that a purge reads the expired ones alone.
+	bucketPreparedExpiry = "preparedexpiry"
 )
 
 var (
-	allBuckets     = []string{bucketPrepared, bucketPreparedTape, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta, bucketOwed}
+	allBuckets = []string{bucketPrepared, bucketPreparedTape, bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex, bucketMeta, bucketOwed, bucketPreparedExpiry}
+	// laterBuckets came after catalogs were written without them: a
+	// read-only open does not ask for them (it never writes, and only
+	// writes read them).
+	laterBuckets   = []string{bucketPreparedExpiry}
 	derivedBuckets = []string{bucketLineage, bucketLeftovers, bucketScanIndex, bucketSeqIndex}
 )
 

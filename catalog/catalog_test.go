@@ -448,6 +448,109 @@ func TestPurgeExpired(t *testing.T) {
 	})
 }
 
+// A purge reads the expired reviews alone, through the expiry index: a
+// live review whose record is damaged is not read (PurgeExpiredFull, which
+// reads every review, names it); a review whose expiry changed is purged
+// at its new time, not its old one.
+func TestPurgeExpiredReadsOnlyTheExpired(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		now := t0.Add(48 * time.Hour)
+		for id, at := range map[string]time.Time{"prep-old": now.Add(-time.Hour), "prep-moved": now.Add(-time.Hour), "prep-live": now.Add(time.Hour)} {
+			p := prepared(id)
+			p.Expires = at
+			if err := db.PutReview(p, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		moved := prepared("prep-moved")
+		moved.Expires = now.Add(2 * time.Hour)
+		if err := db.PutReview(moved, nil); err != nil {
+			t.Fatal(err)
+		}
+		plant(t, db, bucketPrepared, "prep-live", `{"id": "prep-live", "damaged": tru`)
+		if n, err := db.PurgeExpired(now); err != nil || n != 1 {
+			t.Fatalf("PurgeExpired = %d, %v; want 1, nil (the damaged live review is not read)", n, err)
+		}
+		if _, err := db.PeekPrepared("prep-old"); !errors.Is(err, ErrUnknownPrepared) {
+			t.Errorf("prep-old survived the purge: %v", err)
+		}
+		if _, err := db.PeekPrepared("prep-moved"); err != nil {
+			t.Errorf("prep-moved, whose expiry moved past now, was purged: %v", err)
+		}
+		if n, err := db.PurgeExpired(now.Add(3 * time.Hour)); err != nil || n != 2 {
+			t.Fatalf("PurgeExpired 3 hours on = %d, %v; want 2 (prep-moved and the damaged prep-live, by their keys)", n, err)
+		}
+		plant(t, db, bucketPrepared, "prep-bad", `{"id": "prep-bad", "damaged": tru`)
+		if _, err := db.PurgeExpiredFull(now); !errors.Is(err, ErrCorruptValue) || !strings.Contains(err.Error(), "prep-bad") {
+			t.Fatalf("PurgeExpiredFull over a damaged review: %v, want ErrCorruptValue naming prep-bad", err)
+		}
+	})
+}
+
+// Reviews without an expiry key (a catalog from before the index, or an
+// older graft's review stored since): the first purge of an unmarked
+// catalog reads them all, and graft recover's full purge always does; a
+// key whose review an older graft purged goes uncounted; a key of another
+// shape stops the purge naming it.
+func TestPurgeExpiredOfReviewsWithoutKeys(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		now := t0.Add(48 * time.Hour)
+		older := func(id string, expires time.Time) { // as a graft before the index stored it
+			p := prepared(id)
+			p.Expires = expires
+			raw, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plant(t, db, bucketPrepared, id, string(raw))
+		}
+		if mark, _, err := db.GetMeta(expiryIndexed); err != nil || string(mark) != "1" {
+			t.Fatalf("a new catalog is not marked indexed: %q, %v", mark, err)
+		}
+		if err := db.update("unmark", func(tx Tx) error { return tx.Delete(bucketMeta, expiryIndexed) }); err != nil {
+			t.Fatal(err)
+		}
+		older("prep-a", now.Add(-time.Hour))
+		older("prep-b", now.Add(time.Hour))
+		if n, err := db.PurgeExpired(now); err != nil || n != 1 {
+			t.Fatalf("the first purge of an unmarked catalog = %d, %v; want 1", n, err)
+		}
+		older("prep-c", now.Add(-time.Minute)) // an older graft beside this one
+		if n, err := db.PurgeExpired(now); err != nil || n != 0 {
+			t.Fatalf("an indexed purge = %d, %v; want 0 (prep-c has no key)", n, err)
+		}
+		if n, err := db.PurgeExpiredFull(now); err != nil || n != 1 {
+			t.Fatalf("the full purge = %d, %v; want 1 (prep-c)", n, err)
+		}
+		if n, err := db.PurgeExpired(now.Add(2 * time.Hour)); err != nil || n != 1 {
+			t.Fatalf("prep-b, indexed by the full purges, at its expiry = %d, %v; want 1", n, err)
+		}
+		plant(t, db, bucketPreparedExpiry, expiryKey(now, "prep-gone"), "prep-gone")
+		if n, err := db.PurgeExpired(now); err != nil || n != 0 {
+			t.Fatalf("a key without its review = %d, %v; want 0", n, err)
+		}
+		if n := countKeys(t, db, bucketPreparedExpiry); n != 0 {
+			t.Fatalf("%d keys left in %s, want 0", n, bucketPreparedExpiry)
+		}
+		plant(t, db, bucketPreparedExpiry, "2026-03-04/prep-x", "prep-x")
+		if _, err := db.PurgeExpired(now); !errors.Is(err, ErrCorruptValue) || !strings.Contains(err.Error(), "2026-03-04/prep-x") {
+			t.Fatalf("a key of another shape: %v, want ErrCorruptValue naming it", err)
+		}
+	})
+}
+
+func countKeys(t *testing.T, db *DB, bucket string) int {
+	t.Helper()
+	n := 0
+	err := db.view("counting", func(tx Tx) error {
+		return tx.Each(bucket, "", func(string, []byte) error { n++; return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestLineage(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
 		if _, ok, err := db.GetNode("g1"); ok || err != nil {

@@ -275,7 +275,7 @@ func openReadOnly(path string, timeout time.Duration) (*DB, error) {
 	}
 	db := &DB{b: &boltBackend{db: b, path: path}, name: path, readOnly: true}
 	err = db.view("checking its buckets", func(tx Tx) error {
-		if name := missingBucket(tx.(boltTx).tx); name != "" {
+		if name := missingBucket(tx.(boltTx).tx, laterBuckets...); name != "" {
 			return fmt.Errorf("no bucket %q, and a read-only catalog cannot get one", name)
 		}
 		v, err := tx.Get(bucketMeta, FormatKey)

@@ -111,8 +111,17 @@
 //	                                     with the commit's lineage, deleted once the export's
 //	                                     binding is written. Not derived: the logs do not
 //	                                     hold it
+//	preparedexpiry key <expires>/<preparedId>  the expiry index of prepared: expires in UTC as
+//	                                     20060102T150405.000000000Z (fixed width: keys sort
+//	                                     by expiry); the value is the preparedId (raw bytes).
+//	                                     Written with the review (PutReview), deleted with it
+//	                                     by the purges; a read-only open does not need the
+//	                                     bucket (catalogs before it have none)
 //	meta        key <name>               raw bytes, e.g. the last recovery result;
-//	                                     "catalog.format" = "graft-catalog-v1" (written by Open)
+//	                                     "catalog.format" = "graft-catalog-v1" (written by Open);
+//	                                     "catalog.preparedexpiry" = "1": every review stored
+//	                                     since has its preparedexpiry key (written by a new
+//	                                     catalog's Open and by every full purge)
 //
 // Session ids, txn ids and preparedIds cannot contain '/', so the prefix
 // "<source>/" selects exactly one source's leftovers.
@@ -124,8 +133,13 @@
 //     and an id not in the bucket is ErrUnknownPrepared. The lineage record
 //     of a commit marks its review used in the same write transaction, so
 //     two commits cannot both take one review. PurgeExpired deletes expired
-//     reviews, used or not, with their tapes: every prepare runs it, and
-//     graft recover.
+//     reviews, used or not, with their tapes: every prepare runs it,
+//     walking preparedexpiry up to now and reading no live review (so its
+//     cost does not grow with the reviews of the last day). A catalog
+//     without the "catalog.preparedexpiry" mark, and graft recover
+//     (PurgeExpiredFull), read every review instead: they purge the
+//     expired, the ones an older graft stored without a key too, and index
+//     the rest anew.
 //   - A leftover is recorded once per (source, txn); recording it again
 //     keeps the first record.
 //   - PutNode merges children and adds the node to its parent's children,
@@ -139,7 +153,7 @@
 //     transaction.
 //
 // ClearDerived empties lineage, leftovers, scanindex and seqindex, and
-// keeps prepared, owed and meta. A damaged catalog moved aside keeps its
+// keeps prepared, preparedexpiry, owed and meta. A damaged catalog moved aside keeps its
 // owed exports as it keeps its reviews: a new catalog starts without them,
 // and graft export finishes such a handoff by hand (graft status shows its
 // target live with no host session).

@@ -3,7 +3,9 @@ package catalog
 import (
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/graft-project/graft/index"
@@ -85,6 +87,9 @@ func (db *DB) PutReview(p Prepared, tape []byte) error {
 		return fmt.Errorf("%w: prepared %s: a sealed review needs its tape, and only a sealed one has one", ErrInvalid, p.ID)
 	}
 	return db.update("putting prepared "+p.ID, func(tx Tx) error {
+		if err := db.putExpiry(tx, p); err != nil {
+			return err
+		}
 		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
 			return err
 		}
@@ -174,27 +179,102 @@ func (db *DB) markUsed(tx Tx, id, txn string) error {
 	}
 }
 
-// PurgeExpired deletes every review expired at now, used or not, and says
-// how many. A value that does not decode stops it with an error naming it.
-func (db *DB) PurgeExpired(now time.Time) (int, error) {
-	var expired []string
-	err := db.update("purging expired prepared reviews", func(tx Tx) error {
-		err := db.each(tx, bucketPrepared, "", func() any { return new(Prepared) }, func(key string, v any) error {
-			if !now.Before(v.(*Prepared).Expires) {
-				expired = append(expired, key)
+// Expiry index. Every review PutReview stores has a key in bucket
+// preparedexpiry, "<expires>/<preparedId>" with expires in UTC at a fixed
+// width (expiryLayout), so that keys sort by expiry; its value is the
+// preparedId. PurgeExpired walks those keys in order up to now and reads
+// nothing else: a prepare (one a turn once a hook prepares) does not pay
+// for every review of the last 24 hours. Reviews stored before the index
+// existed, or by an older graft beside this one, have no key: the first
+// purge of a catalog without meta key expiryIndexed, and every full purge
+// (PurgeExpiredFull: graft recover), walks every review, purges the
+// expired and indexes the rest anew.
+
+// expiryLayout is fixed-width: its keys sort as their times do.
+const expiryLayout = "20060102T150405.000000000Z"
+
+// expiryIndexed is the meta key a full purge writes: every review stored
+// since has its expiry key.
+const expiryIndexed = "catalog.preparedexpiry"
+
+func expiryKey(expires time.Time, id string) string {
+	return expires.UTC().Format(expiryLayout) + "/" + id
+}
+
+// putExpiry indexes review p, dropping the key of the record it replaces
+// when that expired at another time.
+func (db *DB) putExpiry(tx Tx, p Prepared) error {
+	var old struct {
+		Expires time.Time `json:"expires"`
+	}
+	raw, err := tx.Get(bucketPrepared, p.ID)
+	if err != nil {
+		return err
+	}
+	if raw != nil {
+		if err := json.Unmarshal(raw, &old); err != nil {
+			return &CorruptValueError{Path: db.name, Bucket: bucketPrepared, Key: p.ID, Err: err}
+		}
+		if !old.Expires.Equal(p.Expires) {
+			if err := tx.Delete(bucketPreparedExpiry, expiryKey(old.Expires, p.ID)); err != nil {
+				return err
 			}
-			return nil
-		})
+		}
+	}
+	return tx.Put(bucketPreparedExpiry, expiryKey(p.Expires, p.ID), []byte(p.ID))
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// PurgeExpired deletes every review expired at now, used or not, with its
+// tape, and says how many: through the expiry index, reading only the
+// expired reviews' keys, once the catalog's reviews are indexed (else as
+// PurgeExpiredFull). An index key that does not parse stops it with an
+// error naming it; a key whose review is gone (an older graft purged it)
+// is dropped and not counted.
+func (db *DB) PurgeExpired(now time.Time) (int, error) {
+	n := 0
+	err := db.update("purging expired prepared reviews", func(tx Tx) error {
+		mark, err := tx.Get(bucketMeta, expiryIndexed)
 		if err != nil {
 			return err
 		}
-		// Deleted after the walk: deleting under a moving cursor can skip keys.
-		for _, key := range expired {
-			if err := tx.Delete(bucketPrepared, key); err != nil {
-				return fmt.Errorf("deleting %s: %w", key, err)
+		if mark == nil {
+			n, err = db.purgeAll(tx, now)
+			return err
+		}
+		upTo := now.UTC().Format(expiryLayout)
+		var keys []string
+		err = tx.Each(bucketPreparedExpiry, "", func(key string, value []byte) error {
+			at, id, ok := strings.Cut(key, "/")
+			if !ok || len(at) != len(expiryLayout) || id != string(value) {
+				return &CorruptValueError{Path: db.name, Bucket: bucketPreparedExpiry, Key: key, Err: errors.New("not <expires>/<preparedId> with the id as its value")}
 			}
-			if err := tx.Delete(bucketPreparedTape, key); err != nil {
-				return fmt.Errorf("deleting the tape of %s: %w", key, err)
+			if at > upTo {
+				return errStop // Expires itself counts as expired: at == upTo is
+			}
+			keys = append(keys, key)
+			return nil
+		})
+		if err != nil && err != errStop {
+			return err
+		}
+		// Deleted after the walk: deleting under a moving cursor can skip keys.
+		for _, key := range keys {
+			_, id, _ := strings.Cut(key, "/")
+			raw, err := tx.Get(bucketPrepared, id)
+			if err != nil {
+				return err
+			}
+			if raw != nil {
+				n++
+			}
+			if err := db.deleteReview(tx, id); err != nil {
+				return err
+			}
+			if err := tx.Delete(bucketPreparedExpiry, key); err != nil {
+				return fmt.Errorf("deleting %s: %w", key, err)
 			}
 		}
 		return nil
@@ -202,5 +282,89 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return len(expired), nil
+	return n, nil
+}
+
+// PurgeExpiredFull is PurgeExpired reading every review (graft recover):
+// it purges those an older graft stored without an expiry key too, and
+// builds the index anew. A value that does not decode stops it with an
+// error naming it.
+func (db *DB) PurgeExpiredFull(now time.Time) (int, error) {
+	n := 0
+	err := db.update("purging expired prepared reviews", func(tx Tx) error {
+		var err error
+		n, err = db.purgeAll(tx, now)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// purgeAll walks every review: deletes the expired, indexes the rest into
+// an emptied index, and marks the catalog indexed.
+func (db *DB) purgeAll(tx Tx, now time.Time) (int, error) {
+	var expired []string
+	var live []Prepared
+	err := db.each(tx, bucketPrepared, "", func() any { return new(Prepared) }, func(key string, v any) error {
+		p := v.(*Prepared)
+		if !now.Before(p.Expires) {
+			expired = append(expired, key)
+		} else {
+			live = append(live, Prepared{ID: key, Expires: p.Expires})
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	// The index anew: the live reviews' keys, no other (not a Clear and
+	// puts: etcd refuses a put under a range the same txn deletes).
+	want := map[string]bool{}
+	for _, p := range live {
+		want[expiryKey(p.Expires, p.ID)] = true
+	}
+	var stale []string
+	err = tx.Each(bucketPreparedExpiry, "", func(key string, _ []byte) error {
+		if want[key] {
+			delete(want, key) // there already
+		} else {
+			stale = append(stale, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Deleted after the walks: deleting under a moving cursor can skip keys.
+	for _, key := range stale {
+		if err := tx.Delete(bucketPreparedExpiry, key); err != nil {
+			return 0, fmt.Errorf("deleting %s: %w", key, err)
+		}
+	}
+	for _, key := range expired {
+		if err := db.deleteReview(tx, key); err != nil {
+			return 0, err
+		}
+	}
+	for _, p := range live {
+		if key := expiryKey(p.Expires, p.ID); want[key] {
+			if err := tx.Put(bucketPreparedExpiry, key, []byte(p.ID)); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(expired), tx.Put(bucketMeta, expiryIndexed, []byte("1"))
+}
+
+// deleteReview deletes a review and its tape.
+func (db *DB) deleteReview(tx Tx, id string) error {
+	if err := tx.Delete(bucketPrepared, id); err != nil {
+		return fmt.Errorf("deleting %s: %w", id, err)
+	}
+	if err := tx.Delete(bucketPreparedTape, id); err != nil {
+		return fmt.Errorf("deleting the tape of %s: %w", id, err)
+	}
+	return nil
 }

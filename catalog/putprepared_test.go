@@ -13,6 +13,9 @@ func (db *DB) PutPrepared(p Prepared) error {
 		return err
 	}
 	return db.update("putting prepared "+p.ID, func(tx Tx) error {
+		if err := db.putExpiry(tx, p); err != nil {
+			return err
+		}
 		if err := putJSON(tx, bucketPrepared, p.ID, p); err != nil {
 			return err
 		}

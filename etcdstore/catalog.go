@@ -137,7 +137,8 @@ func (t *etx) commit() (bool, error) {
 	for _, p := range t.ranges {
 		// Every key of a listed range is as old as the read: a key put
 		// or created in it since has a newer mod revision.
-		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(p), "<=", t.rev).WithPrefix())
+		// (etcd's compares are =, !=, < and >: "<=" panics in the client.)
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(p), "<", t.rev+1).WithPrefix())
 	}
 	if len(cmps) >= maxOps/2 {
 		return false, fmt.Errorf("etcdstore: a catalog update read %d keys and ranges; at most %d fit in one etcd transaction beside its writes", len(cmps), maxOps/2-1)

@@ -2,6 +2,7 @@ package etcdstore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -279,6 +280,42 @@ func TestCatalogOnEtcd(t *testing.T) {
 
 // Two workers updating the catalog at once lose nothing: each update
 // commits only if what it read is unchanged, else runs again.
+// A purge lists a range and deletes in one update: on etcd its compare on
+// the listed range must be one etcd has (it once was "<=", which the
+// client refuses with a panic). Both purges, the indexed one and graft
+// recover's full one, delete the expired reviews and keep the live.
+func TestPurgeOnEtcd(t *testing.T) {
+	s := open(t, "purge")
+	c := s.Catalog()
+	now := time.Now().UTC().Truncate(time.Second)
+	review := func(id string, expires time.Time) catalog.Prepared {
+		return catalog.Prepared{ID: id, Source: "src", Budget: 16000, Review: json.RawMessage(`{}`), Created: now.Add(-time.Hour), Expires: expires}
+	}
+	err := c.With(func(db *catalog.DB) error {
+		for _, p := range []catalog.Prepared{review("prep-old", now.Add(-time.Minute)), review("prep-old2", now.Add(-time.Second)), review("prep-live", now.Add(time.Hour))} {
+			if err := db.PutReview(p, nil); err != nil {
+				return err
+			}
+		}
+		if n, err := db.PurgeExpired(now); err != nil || n != 2 {
+			return fmt.Errorf("PurgeExpired = %d, %v; want 2", n, err)
+		}
+		if err := db.PutReview(review("prep-old3", now.Add(-time.Second)), nil); err != nil {
+			return err
+		}
+		if n, err := db.PurgeExpiredFull(now); err != nil || n != 1 {
+			return fmt.Errorf("PurgeExpiredFull = %d, %v; want 1", n, err)
+		}
+		if _, err := db.PeekPrepared("prep-live"); err != nil {
+			return fmt.Errorf("the live review was purged: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCatalogUpdatesOfTwoWorkers(t *testing.T) {
 	a, b := open(t, "catalog2"), open(t, "catalog2")
 	var wg sync.WaitGroup

@@ -184,12 +184,14 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 }
 
 // PurgeReviews deletes the expired reviews from catalog.db and says how
-// many (graft recover; every prepare purges them too).
+// many (graft recover; every prepare purges them too, through the expiry
+// index: this reads every review, those an older graft stored without a
+// key too, and indexes them anew).
 func (s *Service) PurgeReviews() (int, error) {
 	n := 0
 	err := s.cat().With(func(db *catalog.DB) error {
 		var err error
-		n, err = db.PurgeExpired(s.Now())
+		n, err = db.PurgeExpiredFull(s.Now())
 		return err
 	})
 	return n, err
