@@ -1,6 +1,7 @@
 package etcdstore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -313,6 +314,28 @@ func TestPurgeOnEtcd(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A request the cluster answers with a refusal (here: larger than its
+// request limit) is ErrRefused naming etcd's reason, not ErrUnavailable:
+// the cluster is up, a retry would be refused again, and nothing was
+// written.
+func TestARefusedRequestIsNotUnavailability(t *testing.T) {
+	s := open(t, "refused")
+	big := bytes.Repeat([]byte("x"), 1800<<10) // etcd refuses requests past 1.5 MiB by default (the client, past 2 MiB)
+	err := s.Catalog().With(func(db *catalog.DB) error { return db.PutMeta("big", big) })
+	if !errors.Is(err, etcdstore.ErrRefused) || errors.Is(err, etcdstore.ErrUnavailable) || !strings.Contains(err.Error(), "request is too large") {
+		t.Fatalf("a request past etcd's limit: %v; want ErrRefused naming etcd's reason, not ErrUnavailable", err)
+	}
+	err = s.Catalog().View(func(db *catalog.DB) error {
+		if _, ok, err := db.GetMeta("big"); err != nil || ok {
+			return fmt.Errorf("after the refusal: GetMeta = %v, %v; want absent", ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the store after a refusal: %v", err)
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/graft-project/graft/storeurl"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Scheme starts a store URL: etcd://host:port[,host:port…]/prefix
@@ -39,6 +41,11 @@ var (
 	// or without a quorum. Nothing was decided by the request that got it
 	// unless its error says the answer was lost.
 	ErrUnavailable = errors.New("etcdstore: etcd cluster unavailable")
+	// ErrRefused is a request the cluster answered with a refusal (larger
+	// than its request limit, a transaction it will not run): the cluster
+	// is up, nothing of the request was written, and the same request would
+	// be refused again.
+	ErrRefused = errors.New("etcdstore: the etcd cluster refused the request")
 	// ErrFenced is a write refused because this worker no longer holds the
 	// locks it was made under (its lease expired: paused, cut off).
 	ErrFenced = errors.New("etcdstore: this worker lost its locks (lease expired); write refused")
@@ -137,11 +144,31 @@ func (s *Store) unavailableIn(what string, err error, d time.Duration) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, ErrFenced) || errors.Is(err, ErrFormat) {
+	if errors.Is(err, ErrFenced) || errors.Is(err, ErrFormat) || errors.Is(err, ErrRefused) {
 		return err
+	}
+	if refusal(err) {
+		return fmt.Errorf("%w: %s at %s: %v", ErrRefused, what, strings.Join(s.cfg.Endpoints, ","), err)
 	}
 	s.down.Store(time.Now().UnixNano())
 	return fmt.Errorf("%w: %s at %s: no answer within %v (%v); check that a majority of its members is up and reachable, then retry", ErrUnavailable, what, strings.Join(s.cfg.Endpoints, ","), d, err)
+}
+
+// refusal: an answer of the cluster that refuses the request itself (its
+// size, its form, its rights), as opposed to no answer in time.
+func refusal(err error) bool {
+	code := codes.OK
+	var ee rpctypes.EtcdError
+	if errors.As(err, &ee) {
+		code = ee.Code()
+	} else if st, ok := status.FromError(err); ok {
+		code = st.Code()
+	}
+	switch code {
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.ResourceExhausted, codes.PermissionDenied, codes.Unauthenticated:
+		return true
+	}
+	return false
 }
 
 func (s *Store) checkFormat() error {

@@ -87,6 +87,7 @@ var codes = []ExitCode{
 	{"hooks_missing", 62, "doctor: autoGraft or interceptCompaction is set but no host runs graft's hooks", ErrHooksMissing},
 	{"hooks_twice", 63, "doctor: two of Claude Code's settings files hold graft's hooks, so graft runs twice per event", ErrHooksTwice},
 	{"not_host_transcript", 64, "import: none of the file's first lines (64, within 1 MiB) is a record of the host named; the message names the host it reads as", importer.ErrNotTranscript},
+	{"store_refused", 65, "the etcd cluster refused a request (past its size limit, or a transaction it will not run): nothing of it was written, and the same request would be refused again; the message gives etcd's reason", etcdstore.ErrRefused},
 }
 
 var (

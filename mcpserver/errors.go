@@ -109,6 +109,8 @@ func nextStep(tool string, code graft.Code) string {
 		return "catalog.db is damaged: graft_status and graft_recall still work from the logs; ask the user to run graft recover with its rebuild-catalog option from a shell (the damaged file is kept as evidence), then call graft_prepare again"
 	case "store_unavailable":
 		return "the etcd cluster graft runs on did not answer (unreachable, or no quorum); nothing was decided unless the message says the answer was lost: wait, then call the same tool again (graft_status first, to see what landed)"
+	case "store_refused":
+		return "the etcd cluster graft runs on refused the request (the message gives etcd's reason): nothing of it was written, and calling the same tool again would be refused again; tell the user the message above"
 	case "fenced":
 		return "this graft server lost its etcd locks (its lease expired while it was paused or cut off): its write was refused; call graft_status, then graft_prepare again (another worker's recovery finished or undid the transaction)"
 	case "store_mismatch", "bad_store_url", "store_format":

@@ -74,7 +74,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-64 name a typed error; "graft help exit-codes" lists them.`,
+  10-65 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
