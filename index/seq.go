@@ -181,9 +181,15 @@ func (c *SeqFile) Record(j int64) (m SeqMark, ok bool, err error) {
 	if _, err := c.f.ReadAt(r[:], seqHeader+seqRecord*j); err != nil {
 		return SeqMark{}, false, fmt.Errorf("index: reading %s: %w", c.f.Name(), err)
 	}
+	m, ok = c.decode(r[:], j)
+	return m, ok, nil
+}
+
+// decode reads record j from its bytes r; ok says it is mark First+j.
+func (c *SeqFile) decode(r []byte, j int64) (m SeqMark, ok bool) {
 	le := binary.LittleEndian
 	m = SeqMark{Seq: int64(le.Uint64(r[0:])), Offset: int64(le.Uint64(r[8:])), Line: int(int64(le.Uint64(r[16:])))}
-	return m, m.Seq == (c.First+j)*MarkEvery+1 && m.Offset >= 0 && m.Line >= 1, nil
+	return m, m.Seq == (c.First+j)*MarkEvery+1 && m.Offset >= 0 && m.Line >= 1
 }
 
 // Nearest returns the mark nearest at or before seq; reason says why
@@ -206,12 +212,14 @@ func (c *SeqFile) Nearest(seq int64) (m SeqMark, reason string, err error) {
 // All reads every record, checking that record j is mark First+j and
 // that offsets rise; reason says why they cannot be used.
 func (c *SeqFile) All() ([]SeqMark, string, error) {
+	// One read for them all: a read a record was a syscall per mark.
+	buf := make([]byte, seqRecord*c.Count)
+	if _, err := c.f.ReadAt(buf, seqHeader); err != nil {
+		return nil, "", fmt.Errorf("index: reading %s: %w", c.f.Name(), err)
+	}
 	marks := make([]SeqMark, 0, c.Count)
 	for j := int64(0); j < c.Count; j++ {
-		m, ok, err := c.Record(j)
-		if err != nil {
-			return nil, "", err
-		}
+		m, ok := c.decode(buf[seqRecord*j:seqRecord*(j+1)], j)
 		if !ok || (j > 0 && m.Offset <= marks[j-1].Offset) {
 			return nil, fmt.Sprintf("record %d of the seq cache is not mark %d", j, c.First+j), nil
 		}
