@@ -487,6 +487,26 @@ func TestPurgeExpiredReadsOnlyTheExpired(t *testing.T) {
 	})
 }
 
+// A purge that finds nothing expired writes nothing: no write
+// transaction, whose commit would cost an fsync on every prepare.
+func TestPurgeOfNothingWritesNothing(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		now := t0.Add(48 * time.Hour)
+		p := prepared("prep-live")
+		p.Expires = now.Add(time.Hour)
+		if err := db.PutReview(p, nil); err != nil {
+			t.Fatal(err)
+		}
+		before := writeTxns.Load()
+		if n, err := db.PurgeExpired(now); err != nil || n != 0 {
+			t.Fatalf("PurgeExpired = %d, %v; want 0", n, err)
+		}
+		if w := writeTxns.Load() - before; w != 0 {
+			t.Fatalf("a purge of nothing ran %d write transactions, want 0", w)
+		}
+	})
+}
+
 // Reviews without an expiry key (a catalog from before the index, or an
 // older graft's review stored since): the first purge of an unmarked
 // catalog reads them all, and graft recover's full purge always does; a

@@ -234,30 +234,25 @@ var errStop = errors.New("stop")
 // error naming it; a key whose review is gone (an older graft purged it)
 // is dropped and not counted.
 func (db *DB) PurgeExpired(now time.Time) (int, error) {
+	// A read first: most prepares find nothing expired, and a write
+	// transaction costs an fsync even when it writes nothing.
+	due := false
+	err := db.view("looking for expired prepared reviews", func(tx Tx) error {
+		keys, indexed, err := db.expiredKeys(tx, now)
+		due = !indexed || len(keys) > 0
+		return err
+	})
+	if err != nil || !due {
+		return 0, err
+	}
 	n := 0
-	err := db.update("purging expired prepared reviews", func(tx Tx) error {
-		mark, err := tx.Get(bucketMeta, expiryIndexed)
+	err = db.update("purging expired prepared reviews", func(tx Tx) error {
+		keys, indexed, err := db.expiredKeys(tx, now)
 		if err != nil {
 			return err
 		}
-		if mark == nil {
+		if !indexed {
 			n, err = db.purgeAll(tx, now)
-			return err
-		}
-		upTo := now.UTC().Format(expiryLayout)
-		var keys []string
-		err = tx.Each(bucketPreparedExpiry, "", func(key string, value []byte) error {
-			at, id, ok := strings.Cut(key, "/")
-			if !ok || len(at) != len(expiryLayout) || id != string(value) {
-				return &CorruptValueError{Path: db.name, Bucket: bucketPreparedExpiry, Key: key, Err: errors.New("not <expires>/<preparedId> with the id as its value")}
-			}
-			if at > upTo {
-				return errStop // Expires itself counts as expired: at == upTo is
-			}
-			keys = append(keys, key)
-			return nil
-		})
-		if err != nil && err != errStop {
 			return err
 		}
 		// Deleted after the walk: deleting under a moving cursor can skip keys.
@@ -283,6 +278,32 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// expiredKeys are the expiry keys of the reviews expired at now, in
+// order; indexed is false when the catalog lacks the mark that every
+// review has its key (then keys is nil).
+func (db *DB) expiredKeys(tx Tx, now time.Time) (keys []string, indexed bool, err error) {
+	mark, err := tx.Get(bucketMeta, expiryIndexed)
+	if err != nil || mark == nil {
+		return nil, false, err
+	}
+	upTo := now.UTC().Format(expiryLayout)
+	err = tx.Each(bucketPreparedExpiry, "", func(key string, value []byte) error {
+		at, id, ok := strings.Cut(key, "/")
+		if !ok || len(at) != len(expiryLayout) || id != string(value) {
+			return &CorruptValueError{Path: db.name, Bucket: bucketPreparedExpiry, Key: key, Err: errors.New("not <expires>/<preparedId> with the id as its value")}
+		}
+		if at > upTo {
+			return errStop // Expires itself counts as expired: at == upTo is
+		}
+		keys = append(keys, key)
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, true, err
+	}
+	return keys, true, nil
 }
 
 // PurgeExpiredFull is PurgeExpired reading every review (graft recover):
