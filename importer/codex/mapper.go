@@ -855,7 +855,8 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	text, ok := m.toolOutput(it.Output)
 	if cmd, isExec := m.execCalls[it.CallID]; isExec {
 		delete(m.execCalls, it.CallID)
-		if _, id, _ := unifiedExecStatus(strings.TrimSpace(text)); id != "" {
+		if e, _ := ParseExec(text); e.Running != "" {
+			id := e.Running
 			m.execs = append(slices.DeleteFunc(m.execs, func(e execSession) bool { return e.ID == id }), execSession{ID: id, Command: cmd})
 			if len(m.execs) > keptExecs {
 				m.execs = m.execs[len(m.execs)-keptExecs:]
@@ -1069,7 +1070,7 @@ func (m *Mapper) toolOutput(raw json.RawMessage) (string, *bool) {
 }
 
 // shellOutput unwraps {"output": …, "metadata": {"exit_code": N}} and reads
-// an "Exit code: N" header or a unified-exec header (unifiedExecStatus);
+// an "Exit code: N" header or a unified-exec header (ParseExec);
 // any other text is returned as it is, headers included.
 func (m *Mapper) shellOutput(s string) (string, *bool) {
 	t := strings.TrimSpace(s)
@@ -1110,8 +1111,8 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 			return s, &ok
 		}
 	}
-	if ok, _, found := unifiedExecStatus(t); found {
-		return s, ok
+	if e, found := ParseExec(t); found {
+		return s, e.OK
 	}
 	for _, p := range codexFailures {
 		if strings.HasPrefix(t, p) {
@@ -1120,41 +1121,6 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 		}
 	}
 	return s, nil
-}
-
-// unifiedExecStatus reads the header of a unified-exec output
-// (exec_command, write_stdin; doc.go): header lines up to the line
-// "Output:", the first of them "Chunk ID: " or "Wall time: " (after a
-// "Command: " line, as 0.115 writes it). Within the
-// header, "Process exited with code N" makes ok N == 0, and "Process
-// running with session ID N" leaves it nil (a later write_stdin output
-// carries the exit) and names the session. found tells whether t had
-// such a header.
-func unifiedExecStatus(t string) (ok *bool, running string, found bool) {
-	if first, rest, _ := strings.Cut(t, "\n"); strings.HasPrefix(first, "Command: ") {
-		t = rest // 0.115 names the command first
-	}
-	if !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
-		return nil, "", false
-	}
-	for len(t) > 0 {
-		line, rest, _ := strings.Cut(t, "\n")
-		t = rest
-		line = strings.TrimSuffix(line, "\r")
-		if line == "Output:" {
-			break
-		}
-		if code, isExit := strings.CutPrefix(line, "Process exited with code "); isExit {
-			if n, err := strconv.Atoi(strings.TrimSpace(code)); err == nil {
-				ok := n == 0
-				return &ok, "", true
-			}
-		}
-		if id, isRunning := strings.CutPrefix(line, "Process running with session ID "); isRunning {
-			return nil, strings.TrimSpace(id), true
-		}
-	}
-	return nil, "", false
 }
 
 // execCommand is the command of the running session a write_stdin call
