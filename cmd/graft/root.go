@@ -11,12 +11,17 @@ import (
 
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/internal/gctune"
 	"github.com/graft-project/graft/version"
 	"github.com/graft-project/graft/vfs"
 )
 
 // app is what every command shares: the resolved home and the outputs.
 type app struct {
+	// tuneGC: the process is graft's own (main1), whose collector a
+	// short-lived command tunes (internal/gctune); tests that build an app
+	// leave theirs alone.
+	tuneGC bool
 	home   string
 	store  string // --store, else $GRAFT_STORE, else config key store: "" is the file store
 	fs     vfs.FS
@@ -80,6 +85,9 @@ Exit codes:
 		// Every command but help and completion reads config.toml first: a
 		// bad file fails them all with exit code 2, naming file, line, key.
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if a.tuneGC && cmd.Name() != "mcp" {
+				gctune.Start() // a short-lived command: not the MCP server
+			}
 			if skipsConfig(cmd) {
 				return nil
 			}
@@ -141,7 +149,7 @@ func (e usageError) Unwrap() error { return e.err }
 
 func main1() int {
 	stdout := &writeCounter{w: os.Stdout}
-	a := &app{fs: vfs.Default, stdout: stdout, stderr: os.Stderr, stdin: os.Stdin}
+	a := &app{fs: vfs.Default, stdout: stdout, stderr: os.Stderr, stdin: os.Stdin, tuneGC: true}
 	root := newRoot(a)
 	root.SetFlagErrorFunc(flagError)
 	a.args = os.Args[1:]

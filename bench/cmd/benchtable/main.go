@@ -26,6 +26,7 @@ import (
 	"github.com/graft-project/graft/bench"
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/internal/gctune"
 )
 
 // fixtureName is the real transcript of the issue, in testdata/fixtures.
@@ -41,9 +42,15 @@ type config struct {
 	hookMiB         []int64
 }
 
+// tuned: this process's collector is graft's commands' (gctune.Start).
+var tuned bool
+
 func main() {
 	bench.RunLauncher()
 	bench.RunBareScanProcess()
+	// The measures made in this process run with the collector graft's
+	// binary runs its commands with (the binary's own runs tune themselves).
+	tuned = gctune.Start()
 	var c config
 	flag.IntVar(&c.runs, "runs", 5, "runs of each timed measurement (the table shows medians)")
 	flag.IntVar(&c.largeRuns, "large-runs", 5, "runs on the large preset")
@@ -156,8 +163,13 @@ func run(c config, out io.Writer) (err error) {
 	if hosts != nil {
 		printHosts(out, hosts)
 	}
+	gc := "the collector as graft's commands tune it (internal/gctune: the next collection at 24 MiB of heap, GOGC 100 to 600)"
+	if !tuned {
+		gc = "the collector as GOGC/GOMEMLIMIT in the environment set it (graft's commands leave it so too)"
+	}
 	fmt.Fprintf(out, "\nMachine: %s, %d cores (GOMAXPROCS %d), %s, %s %s; %s; load average %s before, %s after; took %s.\n",
 		bench.CPUModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, bench.Kernel(), started.UTC().Format("2006-01-02 15:04 UTC"), loadBefore, bench.LoadAvg(), time.Since(started).Round(time.Second))
+	fmt.Fprintf(out, "Measured in this process with %s.\n", gc)
 	return nil
 }
 
