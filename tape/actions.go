@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/graft-project/graft/anchors"
-	"github.com/graft-project/graft/importer/codex"
 	"github.com/graft-project/graft/session"
 )
 
@@ -339,7 +338,7 @@ func noiseLine(l string) bool {
 	if t == ", stderr:" {
 		return true // the end of Codex's "failed in sandbox … stdout: …", no stderr
 	}
-	if codex.ExecHeaderLine(t) {
+	if codexExecHeader(t) {
 		return true
 	}
 	if msysLine(t) || strings.HasSuffix(t, "fork: retry: Resource temporarily unavailable") {
@@ -509,13 +508,46 @@ func exitLine(t string) bool {
 }
 
 // outputBody is out without the header Codex's unified exec puts before a
-// command's output (importer/codex owns its format: ParseExec): what
-// follows its "Output:" line; else out as it is.
+// command's output ("Command: …" (0.115), "Chunk ID: …", "Wall time: …",
+// "Process exited with code N", "Original token count: …", "Output:"):
+// what follows its "Output:" line when out opens with that header within
+// its first 8 lines; else out as it is. The importer reads the same header
+// for a call's exit (importer/codex ParseExec); the tape names no host's
+// package (docscheck's TestNoHostNamedOutsideItsPackage), so it knows the
+// header by its text.
 func outputBody(out string) string {
-	if e, found := codex.ParseExec(out); found && e.HasBody {
-		return e.Body
+	t := strings.TrimLeft(out, " \t\r\n")
+	if !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
+		return out
+	}
+	rest := t
+	for k := 0; k < 8 && rest != ""; k++ {
+		line, more, _ := strings.Cut(rest, "\n")
+		if strings.TrimSuffix(line, "\r") == "Output:" {
+			return more
+		}
+		if k > 0 && !codexExecHeader(strings.TrimSpace(line)) && !exitLine(strings.TrimSpace(line)) {
+			return out // not the header after all
+		}
+		rest = more
 	}
 	return out
+}
+
+// codexExecHeader: a line of the header Codex's unified exec puts before a
+// command's output ("Chunk ID: …", "Wall time: … seconds", "Process
+// running with session ID N", "Original token count: N", "Output:"); its
+// "Process exited with code N" is a wrapper's line (wrapperLine).
+func codexExecHeader(t string) bool {
+	if t == "Output:" {
+		return true
+	}
+	for _, p := range []string{"Chunk ID: ", "Wall time: ", "Process running with session ID ", "Original token count: "} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // logLine: a program's own log line below an error, timestamped or not

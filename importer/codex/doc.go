@@ -110,8 +110,9 @@
 // a bare "exec_command failed for `…`: SandboxDenied {…}" that stays
 // without ok.
 //
-// The header is recognised (ParseExec, which the tape reads outputs with
-// too) when the text opens with "Chunk ID: " or "Wall time: " and an
+// The header is recognised (ParseExec; the tape, which names no host's
+// package, recognises its text the same way to show a command's own
+// output: tape/actions.go outputBody) when the text opens with "Chunk ID: " or "Wall time: " and an
 // "Output:" or process line follows within 8 lines: among the lines
 // before "Output:", "Process exited with code N" makes ok N == 0, and
 // "Process running with session ID N" leaves ok absent (still running). A command's own output (after "Output:") is

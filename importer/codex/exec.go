@@ -62,19 +62,3 @@ func ParseExec(out string) (e Exec, found bool) {
 	}
 	return e, process
 }
-
-// ExecHeaderLine: a line of the header other than its exit ("Chunk ID: …",
-// "Wall time: … seconds", "Process running with session ID N", "Original
-// token count: N", "Output:"), as a command's output may carry one where a
-// poll joined outputs.
-func ExecHeaderLine(t string) bool {
-	if t == "Output:" {
-		return true
-	}
-	for _, p := range []string{"Chunk ID: ", "Wall time: ", "Process running with session ID ", "Original token count: "} {
-		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
