@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -109,17 +110,30 @@ func (b *backend) Update(fn func(catalog.Tx) error) error {
 func (t *etx) commit() (bool, error) {
 	s := t.b.s
 	var ops []clientv3.Op
-	for _, k := range t.clears {
-		ops = append(ops, clientv3.OpDelete(k, clientv3.WithPrefix()))
-	}
 	keys := make([]string, 0, len(t.puts)+len(t.dels))
 	for k := range t.puts {
 		keys = append(keys, k)
 	}
 	for k := range t.dels {
-		keys = append(keys, k)
+		if !t.cleared(k) { // a cleared range deletes it
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
+	// A cleared bucket is deleted around the keys put into it since: etcd
+	// refuses a put inside a range the same txn deletes ("duplicate key").
+	for _, p := range slices.Compact(slices.Sorted(slices.Values(t.clears))) {
+		from := p
+		for _, k := range keys {
+			if _, put := t.puts[k]; put && strings.HasPrefix(k, p) {
+				if from < k {
+					ops = append(ops, clientv3.OpDelete(from, clientv3.WithRange(k)))
+				}
+				from = k + "\x00"
+			}
+		}
+		ops = append(ops, clientv3.OpDelete(from, clientv3.WithRange(clientv3.GetPrefixRangeEnd(p))))
+	}
 	for _, k := range keys {
 		if v, ok := t.puts[k]; ok {
 			ops = append(ops, clientv3.OpPut(k, string(v)))

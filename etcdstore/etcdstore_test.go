@@ -19,6 +19,7 @@ import (
 	"github.com/graft-project/graft/gen"
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/internal/catalogtest"
 	"github.com/graft-project/graft/internal/etcdtest"
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
@@ -337,6 +338,14 @@ func TestARefusedRequestIsNotUnavailability(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the store after a refusal: %v", err)
 	}
+}
+
+// The catalog's Backend contract (internal/catalogtest) on etcd: what the
+// catalog relies on of bbolt holds on the cluster too (a range listed then
+// written, puts into a cleared bucket).
+func TestCatalogBackendContractOnEtcd(t *testing.T) {
+	s := open(t, "contract")
+	catalogtest.BackendContract(t, s.CatalogBackend(), catalogtest.Buckets{Main: "leftovers", Other: "meta", Absent: "lineage"})
 }
 
 func TestCatalogUpdatesOfTwoWorkers(t *testing.T) {
