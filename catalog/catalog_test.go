@@ -507,6 +507,30 @@ func TestPurgeOfNothingWritesNothing(t *testing.T) {
 	})
 }
 
+// A purge deletes at most purgeBatch reviews, the oldest first; the next
+// purges take the rest.
+func TestPurgeExpiredInBatches(t *testing.T) {
+	eachBackend(t, func(t *testing.T, db *DB) {
+		now := t0.Add(48 * time.Hour)
+		for k := range purgeBatch + 5 {
+			p := prepared(fmt.Sprintf("prep-%02d", k))
+			p.Expires = now.Add(-time.Duration(purgeBatch+5-k) * time.Minute) // prep-00 expired first
+			if err := db.PutReview(p, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := db.PurgeExpired(now); err != nil || n != purgeBatch {
+			t.Fatalf("the first purge = %d, %v; want %d", n, err, purgeBatch)
+		}
+		if _, err := db.PeekPrepared(fmt.Sprintf("prep-%02d", purgeBatch)); err != nil {
+			t.Fatalf("a review expired later than the first batch was purged first: %v", err)
+		}
+		if n, err := db.PurgeExpired(now); err != nil || n != 5 {
+			t.Fatalf("the second purge = %d, %v; want 5", n, err)
+		}
+	})
+}
+
 // Reviews without an expiry key (a catalog from before the index, or an
 // older graft's review stored since): the first purge of an unmarked
 // catalog reads them all, and graft recover's full purge always does; a

@@ -227,10 +227,11 @@ func (db *DB) putExpiry(tx Tx, p Prepared) error {
 // errStop ends a walk early.
 var errStop = errors.New("stop")
 
-// PurgeExpired deletes every review expired at now, used or not, with its
-// tape, and says how many: through the expiry index, reading only the
-// expired reviews' keys, once the catalog's reviews are indexed (else as
-// PurgeExpiredFull). An index key that does not parse stops it with an
+// PurgeExpired deletes the reviews expired at now, used or not, with their
+// tapes, the oldest first and at most purgeBatch of them, and says how
+// many: through the expiry index, reading only the expired reviews' keys,
+// once the catalog's reviews are indexed (else as PurgeExpiredFull, all of
+// them). An index key that does not parse stops it with an
 // error naming it; a key whose review is gone (an older graft purged it)
 // is dropped and not counted.
 func (db *DB) PurgeExpired(now time.Time) (int, error) {
@@ -280,8 +281,15 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 	return n, nil
 }
 
-// expiredKeys are the expiry keys of the reviews expired at now, in
-// order; indexed is false when the catalog lacks the mark that every
+// purgeBatch bounds the reviews one PurgeExpired deletes: on etcd its
+// transaction compares every review it reads and holds three deletes per
+// review (etcdstore: at most 120 operations, half of them compares). The
+// rest go with the next purges (every prepare runs one; graft recover's
+// full purge takes them all).
+const purgeBatch = 16
+
+// expiredKeys are the expiry keys of the reviews expired at now, the
+// oldest first, at most purgeBatch; indexed is false when the catalog lacks the mark that every
 // review has its key (then keys is nil).
 func (db *DB) expiredKeys(tx Tx, now time.Time) (keys []string, indexed bool, err error) {
 	mark, err := tx.Get(bucketMeta, expiryIndexed)
@@ -294,7 +302,7 @@ func (db *DB) expiredKeys(tx Tx, now time.Time) (keys []string, indexed bool, er
 		if !ok || len(at) != len(expiryLayout) || id != string(value) {
 			return &CorruptValueError{Path: db.name, Bucket: bucketPreparedExpiry, Key: key, Err: errors.New("not <expires>/<preparedId> with the id as its value")}
 		}
-		if at > upTo {
+		if at > upTo || len(keys) == purgeBatch {
 			return errStop // Expires itself counts as expired: at == upTo is
 		}
 		keys = append(keys, key)

@@ -348,6 +348,42 @@ func TestCatalogBackendContractOnEtcd(t *testing.T) {
 	catalogtest.BackendContract(t, s.CatalogBackend(), catalogtest.Buckets{Main: "leftovers", Other: "meta", Absent: "lineage"})
 }
 
+// Many reviews expired at once (a home idle past the reviews' day): each
+// purge takes a bounded share in one etcd transaction, and repeated
+// purges take them all; none fails for the size of its transaction.
+func TestPurgeOfManyExpiredOnEtcd(t *testing.T) {
+	s := open(t, "purge-many")
+	now := time.Now().UTC().Truncate(time.Second)
+	const n = 150
+	err := s.Catalog().With(func(db *catalog.DB) error {
+		for k := range n {
+			p := catalog.Prepared{ID: fmt.Sprintf("prep-%03d", k), Source: "src", Budget: 16000, Review: json.RawMessage(`{}`), Created: now.Add(-25 * time.Hour), Expires: now.Add(-time.Hour)}
+			if err := db.PutReview(p, nil); err != nil {
+				return err
+			}
+		}
+		total, purges := 0, 0
+		for purges = 1; purges <= n; purges++ {
+			got, err := db.PurgeExpired(now)
+			if err != nil {
+				return fmt.Errorf("purge %d (after %d purged): %w", purges, total, err)
+			}
+			if got == 0 {
+				break
+			}
+			total += got
+		}
+		if total != n {
+			return fmt.Errorf("the purges took %d of %d expired reviews", total, n)
+		}
+		t.Logf("%d expired reviews purged in %d purges", n, purges-1)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCatalogUpdatesOfTwoWorkers(t *testing.T) {
 	a, b := open(t, "catalog2"), open(t, "catalog2")
 	var wg sync.WaitGroup
