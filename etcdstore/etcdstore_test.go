@@ -377,6 +377,24 @@ func TestPurgeOfManyExpiredOnEtcd(t *testing.T) {
 			return fmt.Errorf("the purges took %d of %d expired reviews", total, n)
 		}
 		t.Logf("%d expired reviews purged in %d purges", n, purges-1)
+		// graft recover's full purge takes them all at once, in as many
+		// etcd transactions as its deletes need, and indexes the live.
+		for k := range n + 5 {
+			expires := now.Add(-time.Hour)
+			if k >= n {
+				expires = now.Add(time.Hour)
+			}
+			p := catalog.Prepared{ID: fmt.Sprintf("prep-full-%03d", k), Source: "src", Budget: 16000, Review: json.RawMessage(`{}`), Created: now.Add(-25 * time.Hour), Expires: expires}
+			if err := db.PutReview(p, nil); err != nil {
+				return err
+			}
+		}
+		if got, err := db.PurgeExpiredFull(now); err != nil || got != n {
+			return fmt.Errorf("PurgeExpiredFull = %d, %v; want %d", got, err, n)
+		}
+		if got, err := db.PurgeExpired(now.Add(2 * time.Hour)); err != nil || got != 5 {
+			return fmt.Errorf("the live five at their expiry = %d, %v; want 5", got, err)
+		}
 		return nil
 	})
 	if err != nil {
