@@ -135,8 +135,8 @@
 //     two commits cannot both take one review. PurgeExpired deletes expired
 //     reviews, used or not, with their tapes: every prepare runs it,
 //     walking preparedexpiry up to now and reading no live review (so its
-//     cost does not grow with the reviews of the last day), and deleting
-//     the oldest 16 at most (an etcd transaction holds 120 operations). A catalog
+//     cost does not grow with the reviews of the last day), 16 reviews a
+//     transaction (an etcd transaction holds 120 operations). A catalog
 //     without the "catalog.preparedexpiry" mark, and graft recover
 //     (PurgeExpiredFull), read every review instead: they purge the
 //     expired, the ones an older graft stored without a key too, and index

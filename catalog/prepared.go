@@ -227,11 +227,12 @@ func (db *DB) putExpiry(tx Tx, p Prepared) error {
 // errStop ends a walk early.
 var errStop = errors.New("stop")
 
-// PurgeExpired deletes the reviews expired at now, used or not, with their
-// tapes, the oldest first and at most purgeBatch of them, and says how
-// many: through the expiry index, reading only the expired reviews' keys,
-// once the catalog's reviews are indexed (else as PurgeExpiredFull, all of
-// them). An index key that does not parse stops it with an
+// PurgeExpired deletes every review expired at now, used or not, with its
+// tape, and says how many: through the expiry index, reading only the
+// expired reviews' keys, the oldest first, purgeBatch of them a
+// transaction, once the catalog's reviews are indexed (else as
+// PurgeExpiredFull). An error after some batches landed says how many
+// were deleted. An index key that does not parse stops it with an
 // error naming it; a key whose review is gone (an older graft purged it)
 // is dropped and not counted.
 func (db *DB) PurgeExpired(now time.Time) (int, error) {
@@ -246,46 +247,53 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 	if err != nil || !due {
 		return 0, err
 	}
-	n := 0
-	err = db.update("purging expired prepared reviews", func(tx Tx) error {
-		keys, indexed, err := db.expiredKeys(tx, now)
-		if err != nil {
-			return err
-		}
-		if !indexed {
-			n, err = db.purgeAll(tx, now)
-			return err
-		}
-		// Deleted after the walk: deleting under a moving cursor can skip keys.
-		for _, key := range keys {
-			_, id, _ := strings.Cut(key, "/")
-			raw, err := tx.Get(bucketPrepared, id)
+	total := 0
+	for more := true; more; {
+		// One transaction a batch: every batch deletes the keys it found,
+		// so the loop ends.
+		n := 0
+		err = db.update("purging expired prepared reviews", func(tx Tx) error {
+			keys, indexed, err := db.expiredKeys(tx, now)
 			if err != nil {
 				return err
 			}
-			if raw != nil {
-				n++
-			}
-			if err := db.deleteReview(tx, id); err != nil {
+			if !indexed {
+				more = false
+				n, err = db.purgeAll(tx, now)
 				return err
 			}
-			if err := tx.Delete(bucketPreparedExpiry, key); err != nil {
-				return fmt.Errorf("deleting %s: %w", key, err)
+			more = len(keys) == purgeBatch
+			// Deleted after the walk: deleting under a moving cursor can skip keys.
+			for _, key := range keys {
+				_, id, _ := strings.Cut(key, "/")
+				raw, err := tx.Get(bucketPrepared, id)
+				if err != nil {
+					return err
+				}
+				if raw != nil {
+					n++
+				}
+				if err := db.deleteReview(tx, id); err != nil {
+					return err
+				}
+				if err := tx.Delete(bucketPreparedExpiry, key); err != nil {
+					return fmt.Errorf("deleting %s: %w", key, err)
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return total, err
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
+		total += n
 	}
-	return n, nil
+	return total, nil
 }
 
-// purgeBatch bounds the reviews one PurgeExpired deletes: on etcd its
-// transaction compares every review it reads and holds three deletes per
-// review (etcdstore: at most 120 operations, half of them compares). The
-// rest go with the next purges (every prepare runs one; graft recover's
-// full purge takes them all).
+// purgeBatch bounds the reviews one PurgeExpired transaction deletes: on
+// etcd a transaction compares every review it reads and holds three
+// deletes per review (etcdstore: at most 120 operations, half of them
+// compares).
 const purgeBatch = 16
 
 // expiredKeys are the expiry keys of the reviews expired at now, the
