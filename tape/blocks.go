@@ -177,7 +177,7 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		return nil
 	}
 	if len(as) > 0 {
-		if a := as[len(as)-1]; a.OK && a.Seq > st.Boundary {
+		if a := as[len(as)-1]; a.OK && a.Seq > st.Boundary && b.reportOf(a) == 0 {
 			if err := lastOf(a.Seq, a.Off, a.Size, lastActionRunes); err != nil {
 				return nil, err
 			}
@@ -656,9 +656,28 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		if long := q.last[a.Seq]; a.OK && len(long) > 0 {
 			key = long
 		}
+		if r := b.reportOf(a); r != 0 {
+			key = []string{fmt.Sprintf("(its report: Sub-agent Reports, seq=%d)", r)}
+		}
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	return blk, blk.addSection(sec)
+}
+
+// reportOf is the seq of the sub-agent report a's result gave, when the
+// fold keeps it (Sub-agent Reports shows it): the report of a call of the
+// same tool right after a's result, as the importers write it; else 0.
+// The call's output is that report, and the tape quotes it once.
+func (b *Builder) reportOf(a action) int64 {
+	if !a.OK {
+		return 0
+	}
+	for _, r := range b.st.Reports {
+		if r.Seq == a.Seq+1 && r.Tool == a.Tool {
+			return r.Seq
+		}
+	}
+	return 0
 }
 
 // keptNewestActions is how many of the newest commands with an outcome

@@ -68,8 +68,9 @@ const (
 	// 28 named a poll by the command as the importer kept it, not as
 	// exec_command's own line shows it; 29 held no host settings; 30 cut
 	// the message a short answer answers to a paragraph's length; 31
-	// took a user's word inside a longer one for a look-up of it.
-	snapshotVersion = 32
+	// took a user's word inside a longer one for a look-up of it; 32 kept
+	// no sub-agent report's tool.
+	snapshotVersion = 33
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -435,6 +436,10 @@ type report struct {
 	Seq   int64  `json:"seq"`
 	Agent string `json:"agent,omitempty"`
 	Text  string `json:"text"`
+	// Tool names the call whose result the report is (the event's source
+	// name, as the importers write it): with the result just before the
+	// report, that call's output is the report (Builder.reportOf).
+	Tool string `json:"tool,omitempty"`
 }
 
 type recallEntry struct {
@@ -1182,7 +1187,7 @@ func (b *Builder) addReport(ev *session.Event) {
 		st.ReportsSkipped++
 		return
 	}
-	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipHeadTail(reportBody(ev.Text), maxReportRunes, "", ev.Seq)})
+	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipHeadTail(reportBody(ev.Text), maxReportRunes, "", ev.Seq), Tool: ev.Source.Name})
 	if len(st.Reports) > keptReports {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
 		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)

@@ -278,7 +278,7 @@
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint), then their middle parts
 //	Task Status                       4  the last todo list, then the last plan
-//	Recent Actions                    5  when there is an action
+//	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls in flight, leftovers

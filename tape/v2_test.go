@@ -232,6 +232,24 @@ func TestALookUpNamesTheWholeWord(t *testing.T) {
 	}
 }
 
+// The open turn's last call, when it is a sub-agent's whose report the
+// Sub-agent Reports block holds, is not quoted at length in Recent Actions
+// too: its line points at the report.
+func TestASubAgentsReportIsQuotedOnce(t *testing.T) {
+	report := "## Key Findings\n" + strings.Repeat("list_panes/0 returns {:error, reason} when tmux is not running.\n", 12)
+	tp := build(t, "s", seqd(human("Find out how the Tmux module fails."),
+		call("Task", "t1", `{"description":"Explore Tmux module","prompt":"How does list_panes fail?","subagent_type":"Explore"}`),
+		result("Task", "t1", true, report+"agentId: a7be2f0\n<usage>total_tokens: 30610</usage>"),
+		session.Event{Type: session.TypeSubagentReport, Source: session.Source{Kind: session.KindSubagent, Name: "Task"}, Agent: "Explore", Text: report}), Options{}, nil)
+	actions := blockText(t, tp, "Recent Actions")
+	if strings.Contains(actions, "list_panes/0 returns") || !strings.Contains(actions, "(its report: Sub-agent Reports, seq=4)") {
+		t.Errorf("Recent Actions quotes the report again, or does not point at it:\n%s", actions)
+	}
+	if reports := blockText(t, tp, "Sub-agent Reports"); !strings.Contains(reports, "list_panes/0 returns") {
+		t.Errorf("the report is not in Sub-agent Reports:\n%s", reports)
+	}
+}
+
 // A run of the tests, a build or a linter on a path the user named is no
 // look-up: its outcome is an action's (Recent Actions, Milestones), not
 // a spec to read.
