@@ -183,7 +183,7 @@ func (db *DB) markUsed(tx Tx, id, txn string) error {
 // preparedexpiry, "<expires>/<preparedId>" with expires in UTC at a fixed
 // width (expiryLayout), so that keys sort by expiry; its value is the
 // preparedId. PurgeExpired walks those keys in order up to now and reads
-// nothing else: a prepare (one a turn once a hook prepares) does not pay
+// no live review: a prepare (one a turn once a hook prepares) does not pay
 // for every review of the last 24 hours. Reviews stored before the index
 // existed, or by an older graft beside this one, have no key: the first
 // purge of a catalog without meta key expiryIndexed, and every full purge
@@ -297,8 +297,8 @@ func (db *DB) PurgeExpired(now time.Time) (int, error) {
 const purgeBatch = 16
 
 // expiredKeys are the expiry keys of the reviews expired at now, the
-// oldest first, at most purgeBatch; indexed is false when the catalog lacks the mark that every
-// review has its key (then keys is nil).
+// oldest first, at most purgeBatch; indexed is false when the catalog
+// lacks the mark that every review has its key (then keys is nil).
 func (db *DB) expiredKeys(tx Tx, now time.Time) (keys []string, indexed bool, err error) {
 	mark, err := tx.Get(bucketMeta, expiryIndexed)
 	if err != nil || mark == nil {
@@ -356,8 +356,8 @@ func (db *DB) purgeAll(tx Tx, now time.Time) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// The index anew: the live reviews' keys, no other (not a Clear and
-	// puts: etcd refuses a put under a range the same txn deletes).
+	// The index anew: the live reviews' keys and no other, writing only
+	// what differs from the index as it is.
 	want := map[string]bool{}
 	for _, p := range live {
 		want[expiryKey(p.Expires, p.ID)] = true

@@ -155,7 +155,9 @@ func (s *Store) unavailableIn(what string, err error, d time.Duration) error {
 }
 
 // refusal: an answer of the cluster that refuses the request itself (its
-// size, its form, its rights), as opposed to no answer in time.
+// size or form, its rights, the space quota), as opposed to no answer in
+// time. Not a refusal: a transient overload ("too many requests"), a
+// compacted revision (the update reads again), no leader.
 func refusal(err error) bool {
 	code := codes.OK
 	var ee rpctypes.EtcdError
@@ -165,8 +167,10 @@ func refusal(err error) bool {
 		code = st.Code()
 	}
 	switch code {
-	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.ResourceExhausted, codes.PermissionDenied, codes.Unauthenticated:
+	case codes.InvalidArgument, codes.PermissionDenied, codes.Unauthenticated:
 		return true
+	case codes.ResourceExhausted:
+		return !strings.Contains(err.Error(), "too many requests")
 	}
 	return false
 }
