@@ -1049,7 +1049,6 @@ func refKey(off int64, size int, ev *session.Event) []string {
 	return []string{refText(ev.Tool.Output)}
 }
 
-// refText is the head of a look-up's output.
 // namesWhole: s names tok as a whole word, not as part of a longer one
 // (a host folder that spells the workspace path with dashes,
 // "-home-…-spotter-dov/tasks/…", does not name the bead spotter-dov).
@@ -1071,6 +1070,7 @@ func namesWhole(s, tok string) bool {
 	}
 }
 
+// refText is the head of a look-up's output.
 func refText(out string) string {
 	return clipRunes(strings.TrimSpace(stripANSI(outputBody(out))), refRunes, "the look-up's seq")
 }

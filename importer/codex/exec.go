@@ -13,10 +13,6 @@ type Exec struct {
 	OK *bool
 	// Running is N of "Process running with session ID N".
 	Running string
-	// Body is what follows the header's "Output:" line (the command's own
-	// output); HasBody says the header had that line.
-	Body    string
-	HasBody bool
 }
 
 // maxExecHeader bounds the lines ParseExec reads for the header (0.115
@@ -47,7 +43,6 @@ func ParseExec(out string) (e Exec, found bool) {
 		t = rest
 		line = strings.TrimSuffix(line, "\r")
 		if line == "Output:" {
-			e.Body, e.HasBody = rest, true
 			return e, true
 		}
 		if code, isExit := strings.CutPrefix(line, "Process exited with code "); isExit && e.OK == nil {

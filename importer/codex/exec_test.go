@@ -3,8 +3,8 @@ package codex
 import "testing"
 
 // ParseExec reads the unified-exec header as the real Codex writes it
-// (doc.go): its exit or its running session, and the command's own output
-// after "Output:", which is never read for them.
+// (doc.go): its exit or its running session; the command's own output
+// after "Output:" is never read for them.
 func TestParseExec(t *testing.T) {
 	yes, no := true, false
 	for name, c := range map[string]struct {
@@ -12,20 +12,18 @@ func TestParseExec(t *testing.T) {
 		found   bool
 		ok      *bool
 		running string
-		body    string
-		hasBody bool
 	}{
-		"0.114 exit 3":                        {out: "Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n", found: true, ok: &no, body: "FIRST-LINE\nSECOND-LINE\n", hasBody: true},
-		"0.115 command first":                 {out: "Command: /bin/bash -lc 'go test ./...'\nChunk ID: 1f\nWall time: 1.2000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nok", found: true, ok: &yes, body: "ok", hasBody: true},
-		"running":                             {out: "Chunk ID: 9\nWall time: 10.0 seconds\nProcess running with session ID 86659\nOriginal token count: 2\nOutput:\nso far", found: true, running: "86659", body: "so far", hasBody: true},
-		"blank space before, CRLF":            {out: "\n  Chunk ID: 9\r\nWall time: 0.1 seconds\r\nProcess exited with code 0\r\nOutput:\r\nx", found: true, ok: &yes, body: "x", hasBody: true},
-		"the output's own lines are not read": {out: "Chunk ID: 9\nWall time: 0.1 seconds\nOutput:\nProcess exited with code 1\n", found: true, body: "Process exited with code 1\n", hasBody: true},
+		"0.114 exit 3":                        {out: "Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 6\nOutput:\nFIRST-LINE\nSECOND-LINE\n", found: true, ok: &no},
+		"0.115 command first":                 {out: "Command: /bin/bash -lc 'go test ./...'\nChunk ID: 1f\nWall time: 1.2000 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nok", found: true, ok: &yes},
+		"running":                             {out: "Chunk ID: 9\nWall time: 10.0 seconds\nProcess running with session ID 86659\nOriginal token count: 2\nOutput:\nso far", found: true, running: "86659"},
+		"blank space before, CRLF":            {out: "\n  Chunk ID: 9\r\nWall time: 0.1 seconds\r\nProcess exited with code 0\r\nOutput:\r\nx", found: true, ok: &yes},
+		"the output's own lines are not read": {out: "Chunk ID: 9\nWall time: 0.1 seconds\nOutput:\nProcess exited with code 1\n", found: true},
 		"plain text":                          {out: "plain\nOutput:\nmore"},
 		"only starts like it":                 {out: "Wall time: the whole afternoon\n1\n2\n3\n4\n5\n6\n7\n8\nOutput:\nx"},
 	} {
 		e, found := ParseExec(c.out)
-		if found != c.found || e.Running != c.running || e.Body != c.body || e.HasBody != c.hasBody || (e.OK == nil) != (c.ok == nil) || e.OK != nil && *e.OK != *c.ok {
-			t.Errorf("%s: ParseExec = %+v (ok %v), %v; want found %v ok %v running %q body %q", name, e, deref(e.OK), found, c.found, deref(c.ok), c.running, c.body)
+		if found != c.found || e.Running != c.running || (e.OK == nil) != (c.ok == nil) || e.OK != nil && *e.OK != *c.ok {
+			t.Errorf("%s: ParseExec = %+v (ok %v), %v; want found %v ok %v running %q", name, e, deref(e.OK), found, c.found, deref(c.ok), c.running)
 		}
 	}
 }
