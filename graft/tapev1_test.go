@@ -49,7 +49,7 @@ func TestTapeV1TargetStillAudits(t *testing.T) {
 	if !strings.HasPrefix(rv.TapeHash, "graft-tape-v2:") || rv.Generation != 2 {
 		t.Fatalf("prepare of the v1 target: %s, generation %d", rv.TapeHash, rv.Generation)
 	}
-	if !strings.Contains(rv.Tape, "- Never push to main. (gen 1 session v1src seq 5)") {
+	if !strings.Contains(rv.Tape, "[ANCHOR] Core constraints originate from generation 1 session v1src, seq=") || !strings.Contains(rv.Tape, "- Never push to main. (seq 5)") {
 		t.Fatalf("the v2 tape lost the inherited constraint or its origin:\n%s", rv.Tape)
 	}
 }

@@ -72,7 +72,7 @@ func checkCutToFit(t *testing.T, ctx, session, newest string) {
 	if n := len(utf16.Encode([]rune(ctx))); n > 10000 || !strings.HasPrefix(last, "[cut: ") || !strings.Contains(last, " constraints; recall seq=") || !strings.HasSuffix(last, "]") {
 		t.Fatalf("the context is %d UTF-16 units, its last line %q; want at most 10000 and the cut line:\n%s", n, last, ctx)
 	}
-	for _, want := range []string{"[Anchor + Hard Constraints]", "[ANCHOR] Core constraints originate from generation 1 session " + session, "- Never push to main without running the tests. (gen 1 session " + session, "Widget000 "} {
+	for _, want := range []string{"[Anchor + Hard Constraints]", "[ANCHOR] Core constraints originate from generation 1 session " + session, "- Never push to main without running the tests. (seq ", "Widget000 "} {
 		if !strings.Contains(ctx, want) {
 			t.Errorf("the context lacks %q:\n%s", want, ctx)
 		}

@@ -123,16 +123,37 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	if !regexp.MustCompile(`\[cut: (1 entry|\d+ entries); recall seq=1(\.\.\d+)?\]`).MatchString(blockText(t, recall, "Recall Index")) {
 		t.Fatalf("budget %d: recall cut line:\n%s", noTail-30, blockText(t, recall, "Recall Index"))
 	}
-	// At the minimum budget everything of lower priority than the
-	// breakpoint is gone, and the breakpoint keeps its newest paragraphs.
+	// At the minimum budget the breakpoint's earlier messages are cut and
+	// everything of lower priority is gone but what the room the cuts
+	// left takes back (fit's refill): less than the shortest message the
+	// breakpoint cut, which it would have taken back first.
 	min, err := b.Build(Options{Budget: MinBudget}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, title := range []string{"Recall Index", "Sub-agent Reports", "Workspace Files"} {
-		if blk := blockText(t, min, title); strings.Contains(blk, "\n- seq=") || strings.Contains(blk, "\n- pkg/") {
-			t.Fatalf("%s keeps entries at the minimum budget:\n%s", title, blk)
+	if !regexp.MustCompile(`Earlier messages:\n\[cut: \d+ messages`).MatchString(blockText(t, min, "Breakpoint")) {
+		t.Fatalf("the breakpoint's earlier messages are not cut at the minimum budget:\n%s", blockText(t, min, "Breakpoint"))
+	}
+	// The earlier messages' entries: each from its "seq=" or "— seq="
+	// line to the next.
+	earlier := blockText(t, full, "Breakpoint")
+	earlier = earlier[strings.Index(earlier, "Earlier messages:\n")+len("Earlier messages:\n"):]
+	shortest := MaxBudget
+	for _, entry := range regexp.MustCompile(`(?m)^(— )?seq=`).Split(earlier, -1)[1:] {
+		if n := utf8.RuneCountInString(entry); n < shortest {
+			shortest = n
 		}
+	}
+	kept := 0
+	for _, title := range []string{"Recall Index", "Sub-agent Reports", "Workspace Files"} {
+		for _, line := range strings.Split(blockText(t, min, title), "\n") {
+			if strings.HasPrefix(line, "- ") {
+				kept += utf8.RuneCountInString(line) + 1
+			}
+		}
+	}
+	if kept >= shortest {
+		t.Fatalf("blocks ranked below the breakpoint keep %d runes of entries at the minimum budget, the breakpoint cut a message of %d:\n%s", kept, shortest, min.Text)
 	}
 	// The anchor line survives every cut.
 	if !strings.Contains(blockText(t, min, "Anchor + Hard Constraints"), "[ANCHOR] Core constraints originate from generation 1 session big, seq=1;") {

@@ -69,8 +69,8 @@ const (
 	// exec_command's own line shows it; 29 held no host settings; 30 cut
 	// the message a short answer answers to a paragraph's length; 31
 	// took a user's word inside a longer one for a look-up of it; 32 kept
-	// no sub-agent report's tool.
-	snapshotVersion = 33
+	// no sub-agent report's tool; 33 kept 4000 constraints.
+	snapshotVersion = 34
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -86,9 +86,10 @@ const keptPasted = 64
 
 // MaxConstraints is how many constraints the fold keeps (tape/doc.go,
 // Budget): more than any budget can show, since a constraint line is at
-// least 27 runes with its newline and MaxBudget / 27 is 3703. The sayings
-// of the others are counted per session (state.MoreConstraints).
-const MaxConstraints = 4000
+// least 13 runes with its newline ("- 必须 (seq 1)") and MaxBudget / 13 is
+// 7692. The sayings of the others are counted per session
+// (state.MoreConstraints).
+const MaxConstraints = 8000
 
 // keptConstraints is MaxConstraints; tests raise it to compare with a fold
 // that keeps every constraint.

@@ -16,9 +16,11 @@ const qwenCap = 4000
 
 // typedConstraints is a session of a host whose ids are uuids: a pasted
 // instruction with two rules, then typed instructions, each with its own
-// constraint, enough that the constraints block passes qwenCap.
+// constraint, enough that the constraints block passes qwenCap. The
+// pasted rules are longer than any typed one, so that the room a cut
+// leaves takes no pasted one back before a typed one (fit's refill).
 func typedConstraints(typed int) []session.Event {
-	evs := []session.Event{human(linesUpTo("Follow these rules. Never commit generated files. Always run gofmt before a commit.\n", "context line %d\n", pastedBytes+100)), say("Read.")}
+	evs := []session.Event{human(linesUpTo("Follow these rules. Never commit the generated files of the build tree to the repository. Always run gofmt on every changed file before you make a commit.\n", "context line %d\n", pastedBytes+100)), say("Read.")}
 	for k := 0; k < typed; k++ {
 		evs = append(evs, human(fmt.Sprintf("Step %d. Never rename the exported symbol Widget%03d in package api.", k, k)), say("Done."))
 	}
@@ -59,7 +61,7 @@ func TestConstraintsBlockWithinACap(t *testing.T) {
 	var cut []session.Constraint
 	kept := 0
 	for k, c := range tp.Constraints {
-		line := "- " + c.Text + " (" + originText(c.Origin) + ")"
+		line := fmt.Sprintf("- %s (seq %d)", c.Text, c.Origin.Seq) // the anchor line's session
 		in := strings.Contains(got, "\n"+line+"\n")
 		switch {
 		case c.Origin.Seq == 1 && in:

@@ -22,7 +22,7 @@
 // look-ups, 8 answers and 40 conversation-tail events, the last 5
 // sub-agent reports, recall labels of the first and the last 40 turns,
 // the working directory, and two sha256 states. Constraints grow with the human's words only: one per distinct
-// constraint, at most MaxConstraints (4000; see Budget), and one origin per
+// constraint, at most MaxConstraints (8000; see Budget), and one origin per
 // time it was said again. Tool outputs are hashed and dropped. Kept texts
 // are capped; a cap that cuts a text says so with "… [cut: recall seq=N]".
 // Merging a human instruction into the constraints costs its own text, not
@@ -140,9 +140,10 @@
 // shows already (state.Prompts; the fold keeps only the paste's head and
 // end). Each is cited "seq N" when
 // the source session said it (the Handoff block names the session), by
-// generation, session and seq when inherited; a constraint always by all
-// three (its block is given to a host again alone, and a constraint line
-// stays at least 27 runes: MaxConstraints).
+// generation, session and seq when inherited; a constraint by its seq
+// alone when said in the session the block's anchor line names (the block
+// is given to a host again alone, and its anchor line is never cut), else
+// by all three.
 //
 // Actions: each tool result (todo tools aside) with what its call ran
 // (the command, the path, the pattern or query: callWhat, 140 runes; a
@@ -380,13 +381,13 @@
 // with its cut line; its marker line, anchor line and heading are never
 // cut, and ErrBudget says when they do not fit.
 //
-// Constraints past the cap. No budget can show more than 3703 constraints:
-// a constraint line is at least 27 runes with its newline ("- ", the
-// text, " (gen 1 session s seq 1)"), and MaxBudget is 100000. So the fold
-// keeps the first MaxConstraints = 4000 distinct constraints, in the order
+// Constraints past the cap. No budget can show more than 7692 constraints:
+// a constraint line is at least 13 runes with its newline ("- ", the
+// text, at least a two-rune marker, " (seq 1)"), and MaxBudget is 100000.
+// So the fold keeps the first MaxConstraints = 8000 distinct constraints, in the order
 // they were first said, each with every origin it was said at. A
 // constraint sentence that is none of them, said when the fold already
-// holds 4000, is not kept: it is counted per session, with the lowest and
+// holds 8000, is not kept: it is counted per session, with the lowest and
 // highest seq it was said at (Tape.MoreConstraints, and the target's
 // inherit.moreConstraints, so the next generation counts them too). Such
 // sayings are not compared with each other, since their text is not kept:

@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/session"
 )
 
@@ -42,13 +44,22 @@ func constraintsCutLine(t *testing.T, tp *Tape) string {
 	return m
 }
 
-// No constraint past MaxConstraints can be shown by any budget: a
-// constraint line is at least 27 runes with its newline, and MaxBudget /
-// 27 < MaxConstraints.
+// No constraint past MaxConstraints can be shown by any budget: the
+// shortest constraint line is a two-rune marker said alone ("必须"),
+// cited by seq in the session the anchor line names, 13 runes with its
+// newline, and MaxBudget / 13 < MaxConstraints.
 func TestMaxConstraintsIsBeyondAnyBudget(t *testing.T) {
-	// "- " + text + " (" + "gen 1 session s seq 1" + ")" and '\n', with an empty text.
-	minLine := len("- ") + len(" (") + len("gen 1 session s seq 1") + len(")") + 1
-	if minLine != 27 || MaxBudget/minLine >= MaxConstraints {
+	if got := anchors.Extract("必须"); len(got) != 1 || got[0] != "必须" {
+		t.Fatalf("the two-rune marker alone is the constraints %q, want one, itself", got)
+	}
+	tp := build(t, "s", seqd(human("必须"), say("ok")), Options{}, nil)
+	const line = "\n- 必须 (seq 1)"
+	blk := blockText(t, tp, ConstraintsTitle)
+	if !strings.HasSuffix(blk, line) {
+		t.Fatalf("the constraint line is not %q:\n%s", line, blk)
+	}
+	minLine := utf8.RuneCountInString(line) // with its newline
+	if minLine != 13 || MaxBudget/minLine >= MaxConstraints {
 		t.Fatalf("a constraint line is at least %d runes: %d of them fit into %d runes, MaxConstraints is %d", minLine, MaxBudget/minLine, MaxBudget, MaxConstraints)
 	}
 }
@@ -96,12 +107,12 @@ func TestConstraintCapKeepsTheTape(t *testing.T) {
 	}
 
 	// The next generation: the constraints not kept are recalled in s.
-	next := target("s", tp, human("Go on. You must keep module 5000 stable."), say("Going on."))
+	next := target("s", tp, human("Go on. You must keep module 99999 stable."), say("Going on."))
 	g2 := build(t, "s.g2", next, Options{Budget: MaxBudget}, nil)
 	var g2full *Tape
 	uncapped(t, func() {
 		ffull := full[len(full)-1]
-		g2full = build(t, "s.g2", target("s", ffull, human("Go on. You must keep module 5000 stable."), say("Going on.")), Options{Budget: MaxBudget}, nil)
+		g2full = build(t, "s.g2", target("s", ffull, human("Go on. You must keep module 99999 stable."), say("Going on.")), Options{Budget: MaxBudget}, nil)
 	})
 	if constraintsCutLine(t, g2) != constraintsCutLine(t, g2full) {
 		t.Fatalf("generation 2 cut line %q, uncapped %q", constraintsCutLine(t, g2), constraintsCutLine(t, g2full))

@@ -474,11 +474,8 @@ func (b *Builder) ackBlock() *block {
 	return blk
 }
 
-// originText cites where a constraint was said: the generation, the
-// session and the seq, so that the constraints block, which a host is
-// given again alone after it compacted (ConstraintsTitle), says where
-// each came from without the rest of the tape; and so that a constraint
-// line is at least 27 runes (MaxConstraints).
+// originText cites where something was said in another session than
+// the one a block names: the generation, the session and the seq.
 func originText(o session.Origin) string {
 	return fmt.Sprintf("gen %d session %s seq %d", o.Generation, o.Session, o.Seq)
 }
@@ -582,7 +579,7 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 		return blk, nil, 0
 	}
 	if ok {
-		blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with the origin it was first said at:")
+		blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with the origin it was first said at (by seq alone in the session the anchor names):")
 	} else {
 		blk.addHead("No hard constraint was kept; the ones not kept are named below.")
 	}
@@ -602,8 +599,20 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 		o.merge(r)
 		sec.preOthers[m.Session] = o
 	}
+	// The block is given to a host again alone after it compacted
+	// (ConstraintsTitle): its anchor line, never cut, names the oldest
+	// origin's session, and a constraint said there is cited by its seq
+	// alone (a host's session id, 36 to 64 characters, on every line took
+	// a tenth of the block); one said in another session or generation,
+	// in full.
+	cite := func(o session.Origin) string {
+		if o.Session == oldest.Session && o.Generation == oldest.Generation {
+			return fmt.Sprintf("seq %d", o.Seq)
+		}
+		return originText(o)
+	}
 	for _, c := range st.Constraints {
-		line := "- " + c.Text + " (" + originText(c.Origin)
+		line := "- " + c.Text + " (" + cite(c.Origin)
 		for k, a := range c.Also {
 			if k == maxAlsoListed {
 				line += fmt.Sprintf(", and %d more", len(c.Also)-maxAlsoListed)
