@@ -14,16 +14,16 @@ import (
 	"github.com/graft-project/graft/txn"
 )
 
-// withConstraints appends to the Claude Code transcript at path four
-// prompts of the person's, 35 constraints each (140 in all, each prompt
+// withConstraints appends to the Claude Code transcript at path six
+// prompts of the person's, 35 constraints each (210 in all, each prompt
 // shorter than the 3,000 bytes past which graft takes an instruction as
-// pasted): a constraints block of more than 10,000 characters. It returns
-// the newest constraint.
+// pasted): a constraints block of about 14,000 characters, past the
+// 10,000 Claude Code keeps. It returns the newest constraint.
 func withConstraints(t *testing.T, path string) string {
 	t.Helper()
 	var lines []string
 	k := 0
-	for p := 0; p < 4; p++ {
+	for p := 0; p < 6; p++ {
 		text := fmt.Sprintf("Part %d of the rules.", p+1)
 		if p == 0 {
 			text += " Never push to main without running the tests."
@@ -39,7 +39,7 @@ func withConstraints(t *testing.T, path string) string {
 		lines = append(lines, string(line))
 	}
 	appendLines(t, path, lines...)
-	return "Never rename the exported symbol Widget139 in package api."
+	return "Never rename the exported symbol Widget209 in package api."
 }
 
 // sessionStartContext runs a SessionStart of source compact of the Claude

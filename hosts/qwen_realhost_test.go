@@ -258,11 +258,18 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 	q.WriteSettings(t)
 	installHooks(t, g, "qwen", "", "--qwen-home", q.QwenDir)
 
-	goal := "Port the pager to Go. " + constraint
-	for k := 0; k < 40; k++ {
-		goal += fmt.Sprintf(" Never rename the exported symbol Widget%03d in package api.", k)
+	// 80 rules in two prompts, each shorter than the 3,000 bytes past
+	// which graft takes an instruction as pasted: a block of about 6,000.
+	rules := func(from, to int) string {
+		var b strings.Builder
+		for k := from; k < to; k++ {
+			fmt.Fprintf(&b, " Never rename the exported symbol Widget%03d in package api.", k)
+		}
+		return b.String()
 	}
-	newest := "Never rename the exported symbol Widget039 in package api."
+	goal := "Port the pager to Go. " + constraint + rules(0, 40)
+	second := "second step." + rules(40, 80)
+	newest := "Never rename the exported symbol Widget079 in package api."
 	cutToFit := func(what string, r hosttest.QwenRequest) {
 		t.Helper()
 		// Qwen Code adds its own directive after it, past a blank line.
@@ -288,7 +295,7 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 
 	// Past the threshold: compressed before the next turn's request.
 	tokens = 200000
-	q.Resume(t, id, "second step").Ok(t)
+	q.Resume(t, id, second).Ok(t)
 	// Below the threshold, but enough that /compress below is worth it.
 	tokens = 20000
 	srv.Reset()

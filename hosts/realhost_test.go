@@ -455,7 +455,7 @@ func TestClaudeCodeCompactionFitsTheConstraintsInline(t *testing.T) {
 
 	c.Print(t, rulesPrompt(0)).Ok(t)
 	id := sessionOf(t, c)
-	for k := 35; k < 140; k += 35 {
+	for k := 35; k < rulesCount; k += 35 {
 		c.Resume(t, id, rulesPrompt(k)).Ok(t)
 	}
 	srv.SetSummary("The user wants the pager ported.") // a lossy summary: no constraint
@@ -490,10 +490,15 @@ func TestClaudeCodeCompactionFitsTheConstraintsInline(t *testing.T) {
 	}
 }
 
-// rulesPrompt is the k/35+1-th of four prompts that say 140 constraints,
-// 35 each, the first with constraint too: each shorter than the 3,000
-// bytes past which graft takes an instruction as pasted and cuts its
-// constraints first, together a constraints block of more than 10,000.
+// rulesCount is how many constraints the rulesPrompts say: a
+// constraints block of about 14,000 characters, well past the 10,000 a
+// host keeps (a line cited by its seq alone is about 70).
+const rulesCount = 210
+
+// rulesPrompt is the k/35+1-th of the six prompts that say rulesCount
+// constraints, 35 each, the first with constraint too: each shorter than
+// the 3,000 bytes past which graft takes an instruction as pasted and
+// cuts its constraints first.
 func rulesPrompt(k int) string {
 	p := fmt.Sprintf("Part %d of the rules.", k/35+1)
 	if k == 0 {
@@ -506,7 +511,7 @@ func rulesPrompt(k int) string {
 }
 
 // newestRule is the newest constraint rulesPrompt says.
-const newestRule = "Never rename the exported symbol Widget139 in package api."
+var newestRule = fmt.Sprintf("Never rename the exported symbol Widget%03d in package api.", rulesCount-1)
 
 // Codex gives its model a hook's additionalContext past 10,000 bytes cut
 // in its middle, with a note and a file (hosts/codex/doc.go). Its
@@ -524,8 +529,8 @@ func TestCodexCompactionFitsTheConstraintsInline(t *testing.T) {
 
 	x.Exec(t, rulesPrompt(0), "--dangerously-bypass-hook-trust").Ok(t)
 	id := hosttest.RolloutID(x.Rollouts(t)[0])
-	for k := 35; k < 140; k += 35 {
-		if k == 105 {
+	for k := 35; k < rulesCount; k += 35 {
+		if k == rulesCount-35 {
 			srv.SetInputTokens(150000) // past the limit: the next turn compacts first
 		}
 		x.ExecResume(t, id, rulesPrompt(k), "--dangerously-bypass-hook-trust").Ok(t)
