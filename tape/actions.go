@@ -586,8 +586,9 @@ func keyLines(out string, ok bool) []string {
 	}
 	pick := map[int]bool{len(lines) - 1: true}
 	if !ok {
-		// Line 0 is kept anyway (often a wrapper's: Codex's "failed in
-		// sandbox … stdout: …"); the error is looked for past it, a line
+		// Line 0 is kept anyway (the output's first line, often after a
+		// host's few words on where it failed: "failed in sandbox …, exit
+		// code 128: …"); the error is looked for past it, a line
 		// that names one (pytest's "E " line, "TypeError: …") before one
 		// that merely holds an error word (a quoted source line).
 		if k := indexPast0(lines, namesError); k > 0 {

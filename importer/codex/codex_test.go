@@ -287,8 +287,10 @@ func TestToolOutput(t *testing.T) {
 		{`"Chunk ID: 1\nWall time: 0.1 seconds\nProcess running with session ID 7\nOriginal token count: 9\nOutput:\nProcess exited with code 0\n"`, "Chunk ID: 1\nWall time: 0.1 seconds\nProcess running with session ID 7\nOriginal token count: 9\nOutput:\nProcess exited with code 0\n", ""},
 		{`"build log\nProcess exited with code 0\n"`, "build log\nProcess exited with code 0\n", ""},
 		// Codex's own failures, a bare string (FunctionCallError::RespondToModel;
-		// older versions' handle_sandbox_error): no exit code, but failed.
-		{`"failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat"`, "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat", "false"},
+		// older versions' handle_sandbox_error): failed. A sandbox's denial
+		// is the command's output (TestSandboxDenialIsTheCommandsOutput);
+		// the others are kept as they are.
+		{`"failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 128, stdout: [main 548dd49] feat"`, "failed in sandbox LinuxSeccomp, exit code 128: [main 548dd49] feat", "false"},
 		{`"failed in sandbox None with execution error: command timed out"`, "failed in sandbox None with execution error: command timed out", "false"},
 		{`"execution error: Io(Os { code: 2 })"`, "execution error: Io(Os { code: 2 })", "false"},
 		{`"apply_patch verification failed: Failed to find expected lines in a.md"`, "apply_patch verification failed: Failed to find expected lines in a.md", "false"},

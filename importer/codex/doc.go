@@ -65,7 +65,8 @@
 //	                         strings Codex writes when a call failed before or instead of
 //	                         running ("failed in sandbox …", "execution error: …", "apply_patch
 //	                         verification failed: …", "… rejected …", "exec_command failed…",
-//	                         "write_stdin failed…": codexFailures), else absent
+//	                         "write_stdin failed…": codexFailures), else absent; a sandbox's
+//	                         denial is the command's own output (see "Sandbox denials")
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	compaction               system/event "compaction" (its content is encrypted)
 //
@@ -130,6 +131,29 @@
 // each its first 500 characters, in its saved state across imports), so the tape reads a poll as that
 // command's outcome. A write_stdin to a session it does not know has no
 // execCommand.
+//
+// # Sandbox denials
+//
+// A command that ends nonzero inside Codex's sandbox comes back as Codex's
+// own error around its output, in two forms: codex-rs's SandboxErr
+// Display, "failed in sandbox MacosSeatbelt with execution error: sandbox
+// denied exec error, exit code: 1, stdout: <stdout>, stderr: <stderr>"
+// (the texts raw, so stdout and stderr split at the last ", stderr: "),
+// and its Debug, "… Denied { output: ExecToolCallOutput { exit_code: 1,
+// stdout: StreamOutput { text: "…", truncated_after_lines: None }, stderr:
+// …, aggregated_output: …, duration: 0ns, timed_out: false } }", the texts
+// escaped as Rust's Debug escapes a string, after "failed in sandbox <kind>
+// with execution error: " or, escaped twice, inside exec_command's
+// "exec_command failed for `…`: CreateProcess { message:
+// "Codex(Sandbox(Denied { … }))" }". The wrapper took 100 to 190
+// characters of the first line, the one a reader keeps of a failure, and
+// the Debug form left no line of the output readable. The tool result's
+// output is the command's: "failed in sandbox <kind>, exit code N: " (or
+// "exec_command failed in the sandbox, exit code N: "; ", timed out" when
+// it did), then stdout and stderr (Debug: aggregated_output when both are
+// empty), ok false (sandboxDenial). A text that does not read whole as one
+// of them (another error, a field it cannot read, an escape Rust does not
+// write) is kept as Codex wrote it, still failed.
 //
 // # Who wrote a user message
 //

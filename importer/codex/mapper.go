@@ -1114,6 +1114,10 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 	if e, found := ParseExec(t); found {
 		return s, e.OK
 	}
+	if text, found := sandboxDenial(strings.TrimLeft(s, " \t\r\n")); found {
+		failed := false
+		return text, &failed
+	}
 	for _, p := range codexFailures {
 		if strings.HasPrefix(t, p) {
 			ok := false
