@@ -349,7 +349,7 @@ func noiseLine(l string) bool {
 	}
 	t = strings.ToLower(t)
 	for _, p := range noisePrefixes {
-		if strings.HasPrefix(t, p) {
+		if strings.HasPrefix(t, p) || t != "" && t[0] == '(' && strings.HasPrefix(t[1:], p) {
 			return true
 		}
 	}
@@ -487,12 +487,17 @@ func msysLine(t string) bool {
 }
 
 // noisePrefixes open a line of output that says nothing of how a command
-// went (lower case): package managers' chatter, a debugger's, how long a
-// run took, advice on what to run next.
+// went: package managers' chatter, a debugger's, how long a
+// run took, advice on what to run next (lower case; also after an
+// opening parenthesis).
 var noisePrefixes = []string{
 	"npm warn", "npm notice", "warn deprecated", "(node:", "debugger attached", "waiting for the debugger", "[output truncated", "(use \"git ",
 	"finished in ", "analysis took ", "done in ", "time elapsed", "elapsed time",
 	"use `", "run `", "hint:", "please report", "to find out more", "for more information",
+	// A runtime's advice on how to see more, after the warning or error it
+	// is about (CPython, Node's "(Use `node --trace-warnings …`)", Rust,
+	// Gradle): TestRuntimeAdviceIsNoKeyLine.
+	"enable tracemalloc", "note: run with `rust_backtrace", "run with --",
 }
 
 // exitLine: a host's line that says only how a command exited ("Exit

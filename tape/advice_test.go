@@ -1,0 +1,41 @@
+package tape
+
+import (
+	"strings"
+	"testing"
+)
+
+// A runtime's advice on how to see more (CPython's "Enable tracemalloc to
+// get traceback where the object was allocated.", Node's "(Use `node
+// --trace-warnings ...` to show where the warning was created)", Rust's
+// "note: run with `RUST_BACKTRACE=1` …", Gradle's "Run with --stacktrace
+// option …") is printed after the warning or the error it is about, and is
+// no outcome of the command: it took a key line of every pytest run with a
+// warning, beside the verdict.
+func TestRuntimeAdviceIsNoKeyLine(t *testing.T) {
+	out := "tests/test_app.py::test_run\n" +
+		"  /usr/lib/python3.12/asyncio/base_events.py:1: RuntimeWarning: coroutine 'x' was never awaited\n" +
+		"  Enable tracemalloc to get traceback where the object was allocated.\n" +
+		"  See https://docs.pytest.org/en/stable/how-to/capture-warnings.html#resource-warnings for more info.\n" +
+		"1657 passed, 4 warnings in 30.07s\n"
+	got := keyLines(out, true)
+	if strings.Join(got, "\n") != "1657 passed, 4 warnings in 30.07s" {
+		t.Errorf("key lines %q, want the verdict alone", got)
+	}
+	for _, l := range []string{
+		"Enable tracemalloc to get traceback where the object was allocated.",
+		"(Use `node --trace-warnings ...` to show where the warning was created)",
+		"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+		"Run with --stacktrace option to get the stack trace.",
+		"Run with --info or --debug option to get more log output.",
+	} {
+		if !noiseLine(l) {
+			t.Errorf("%q is no noise", l)
+		}
+	}
+	for _, l := range []string{"error[E0308]: mismatched types", "1 passed (29.5s)", "(2 failed)", "RuntimeWarning: coroutine 'x' was never awaited"} {
+		if noiseLine(l) {
+			t.Errorf("%q taken for noise", l)
+		}
+	}
+}
