@@ -62,7 +62,7 @@ func sandboxDenial(t string) (text string, found bool) {
 		if i := strings.LastIndex(out, ", stderr: "); i >= 0 {
 			stdout, stderr = out[:i], out[i+len(", stderr: "):]
 		}
-		return lead + ", exit code " + code + ": " + joinStreams(stdout, stderr), true
+		return withBody(lead+", exit code "+code, joinStreams(stdout, stderr)), true
 	}
 	f, ok := deniedOutput(rest)
 	if !ok {
@@ -76,7 +76,15 @@ func sandboxDenial(t string) (text string, found bool) {
 	if body == "" {
 		body = f.aggregated
 	}
-	return head + ": " + body, true
+	return withBody(head, body), true
+}
+
+// withBody is "head: body", or head alone when the command printed nothing.
+func withBody(head, body string) string {
+	if body == "" {
+		return head
+	}
+	return head + ": " + body
 }
 
 // joinStreams is stdout then stderr, on a line of its own.
