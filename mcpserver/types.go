@@ -61,7 +61,7 @@ type PrepareOutput struct {
 	Progress    string       `json:"progress" jsonschema:"one line of todo progress"`
 	Constraints []Constraint `json:"constraints" jsonschema:"hard constraints the tape carries, each with its original origin"`
 	// MoreConstraints: the sayings past the tape's cap, counted, never dropped silently.
-	MoreConstraints []MoreConstraints `json:"moreConstraints,omitempty" jsonschema:"per session, the constraint sayings past the tape's cap (4,000) that the tape does not list: how many and their seq range; graft_recall reads them"`
+	MoreConstraints []MoreConstraints `json:"moreConstraints,omitempty" jsonschema:"per session, the constraint sayings past the tape's cap (8,000 constraints, tape.MaxConstraints) that the tape does not list: how many and their seq range; graft_recall reads them"`
 	Leftovers       []Leftover        `json:"leftovers" jsonschema:"targets that earlier crashed grafts of this source left behind"`
 	TapeChars       int               `json:"tapeChars" jsonschema:"characters of the whole tape"`
 	CarryoverChars  int               `json:"carryoverChars" jsonschema:"characters of the open-turn carryover (the Breakpoint block)"`

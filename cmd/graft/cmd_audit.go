@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/tape"
 )
 
 func newAuditCmd(a *app) *cobra.Command {
@@ -37,7 +38,7 @@ tamper check is not available (or partial) and the texts alone are checked.
 Any failed check is reported (which constraint, which origin, what was found)
 and the exit code is 35 (audit_failed).
 
-Constraint sayings past the tape's cap (4000 kept constraints) are not kept,
+Constraint sayings past the tape's cap (` + fmt.Sprint(tape.MaxConstraints) + ` kept constraints) are not kept,
 so not audited: the report counts them per session ("… N more, recall
 seq=a..b").
 
