@@ -52,7 +52,10 @@
 // only when it is none of these:
 //
 //	tool_result blocks       one tool/result each: tool.name of the matching tool_use, callId =
-//	                         tool_use_id, ok = !is_error, output = the text blocks joined; text
+//	                         tool_use_id, ok = !is_error, output = the text blocks joined (of
+//	                         Bash and PowerShell, without the last line "Shell cwd was reset to
+//	                         <dir>", the host's note that it moved the shell back, which its
+//	                         terminal view shows apart too: meta cwdReset = <dir>); text
 //	                         beside them → user/message kind "system" name "tool-result-text"
 //	isCompactSummary         kind "system", name "compact-summary"
 //	isMeta                   kind "skill" (skill text), or "system" for <local-command-caveat> and

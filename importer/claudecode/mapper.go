@@ -495,12 +495,37 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	texts := m.resultTexts(b.ToolUseID, b.Content, out)
 	ok := !b.IsError
 	ev := m.event(ln, session.TypeToolResult, session.Source{Kind: session.KindTool})
-	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: strings.Join(texts, "\n")}
+	output := strings.Join(texts, "\n")
+	if name == "Bash" || name == "PowerShell" {
+		if rest, dir, found := cwdReset(output); found {
+			output = rest
+			ev.Meta["cwdReset"] = dir
+		}
+	}
+	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
 	out.Emit(ev)
 	if !found || !ok || (name != "Task" && name != "Agent") {
 		return
 	}
 	m.report(ln, b, call, texts, out)
+}
+
+// cwdReset splits off the note Claude Code ends a shell's result with when
+// it moved the shell back to the project's folder, "Shell cwd was reset to
+// <dir>" as the output's last line (its terminal view takes it out the same
+// way: /(?:^|\n)(Shell cwd was reset to .+)$/): the output before it and
+// dir; found is false when the output does not end with the note.
+func cwdReset(output string) (rest, dir string, found bool) {
+	const note = "Shell cwd was reset to "
+	i := strings.LastIndex(output, note)
+	if i < 0 || i > 0 && output[i-1] != '\n' {
+		return "", "", false
+	}
+	dir = output[i+len(note):]
+	if dir == "" || strings.ContainsAny(dir, "\n") {
+		return "", "", false
+	}
+	return strings.TrimSuffix(output[:i], "\n"), dir, true
 }
 
 // report emits the subagent/report that follows a successful Task/Agent
