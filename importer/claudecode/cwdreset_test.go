@@ -30,7 +30,7 @@ func TestTheShellCwdResetNoteIsNotTheOutput(t *testing.T) {
 		"t1": {"ok  \tpkg\t0.1s\n1657 passed, 4 warnings in 30.07s", "/r"},
 		"t2": {"", "/r/with space"},
 		"t3": {"Shell cwd was reset to /r\nthe command's own last line", ""}, // not the last line: the command's
-		"t4": {"notes\nShell cwd was reset to /r", ""},                      // not a shell's result
+		"t4": {"notes\nShell cwd was reset to /r", ""},                       // not a shell's result
 	}
 	seen := 0
 	for _, ev := range importLines(t, "cwdreset", lines) {
