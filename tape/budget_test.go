@@ -136,8 +136,10 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	}
 	// The earlier messages' entries: each from its "seq=" or "— seq="
 	// line to the next.
-	earlier := blockText(t, full, "Breakpoint")
-	earlier = earlier[strings.Index(earlier, "Earlier messages:\n")+len("Earlier messages:\n"):]
+	_, earlier, found := strings.Cut(blockText(t, full, "Breakpoint"), "Earlier messages:\n")
+	if !found {
+		t.Fatalf("no earlier messages at the largest budget:\n%s", blockText(t, full, "Breakpoint"))
+	}
 	shortest := MaxBudget
 	for _, entry := range regexp.MustCompile(`(?m)^(— )?seq=`).Split(earlier, -1)[1:] {
 		if n := utf8.RuneCountInString(entry); n < shortest {

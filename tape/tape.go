@@ -484,7 +484,13 @@ func originText(o session.Origin) string {
 // N" in the source session, which the Handoff block names once; the
 // generation and the session too in another (an inherited one).
 func (b *Builder) originText(o session.Origin) string {
-	if o.Session == b.st.SessionID && o.Generation == b.st.Generation {
+	return originIn(o, b.st.SessionID, b.st.Generation)
+}
+
+// originIn cites o by its seq alone when it was said in the session and
+// generation a block names, else in full (originText).
+func originIn(o session.Origin, sess string, generation int) string {
+	if o.Session == sess && o.Generation == generation {
 		return fmt.Sprintf("seq %d", o.Seq)
 	}
 	return originText(o)
@@ -605,14 +611,8 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 	// alone (a host's session id, 36 to 64 characters, on every line took
 	// a tenth of the block); one said in another session or generation,
 	// in full.
-	cite := func(o session.Origin) string {
-		if o.Session == oldest.Session && o.Generation == oldest.Generation {
-			return fmt.Sprintf("seq %d", o.Seq)
-		}
-		return originText(o)
-	}
 	for _, c := range st.Constraints {
-		line := "- " + c.Text + " (" + cite(c.Origin)
+		line := "- " + c.Text + " (" + originIn(c.Origin, oldest.Session, oldest.Generation)
 		for k, a := range c.Also {
 			if k == maxAlsoListed {
 				line += fmt.Sprintf(", and %d more", len(c.Also)-maxAlsoListed)

@@ -522,7 +522,7 @@ func cwdReset(output string) (rest, dir string, found bool) {
 		return "", "", false
 	}
 	dir = output[i+len(note):]
-	if dir == "" || strings.ContainsAny(dir, "\n") {
+	if dir == "" || strings.Contains(dir, "\n") {
 		return "", "", false
 	}
 	return strings.TrimSuffix(output[:i], "\n"), dir, true

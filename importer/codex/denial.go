@@ -127,11 +127,11 @@ func deniedOutput(s string) (d denied, ok bool) {
 			if !ok {
 				return denied{}, false
 			}
-			close := strings.Index(s[end:], "}") // "truncated_after_lines: None }": no string in it
-			if close < 0 {
+			brace := strings.Index(s[end:], "}") // "truncated_after_lines: None }": no string in it
+			if brace < 0 {
 				return denied{}, false
 			}
-			p = end + close + 1
+			p = end + brace + 1
 			switch name {
 			case "stdout":
 				d.stdout = text
@@ -197,16 +197,16 @@ func rustString(s string, i int) (text string, end int, ok bool) {
 			case '0':
 				b.WriteByte(0)
 			case 'u':
-				close := strings.IndexByte(s[k:], '}')
-				if k+2 >= len(s) || s[k+2] != '{' || close < 0 {
+				brace := strings.IndexByte(s[k:], '}')
+				if k+2 >= len(s) || s[k+2] != '{' || brace < 0 {
 					return "", 0, false
 				}
-				n, err := strconv.ParseUint(s[k+3:k+close], 16, 32)
+				n, err := strconv.ParseUint(s[k+3:k+brace], 16, 32)
 				if err != nil || !utf8.ValidRune(rune(n)) {
 					return "", 0, false
 				}
 				b.WriteRune(rune(n))
-				k += close + 1
+				k += brace + 1
 				continue
 			default:
 				return "", 0, false
