@@ -796,12 +796,18 @@ var readCommands = map[string]bool{
 // readsOnly: every command of the chain is a readCommand (sed only with
 // -n, which prints and does not edit).
 func readsOnly(what string) bool {
+	return eachReads(what, func(w1, _ string) bool { return readCommands[w1] })
+}
+
+// eachReads: what is a chain of commands each of which reads (sed only
+// with -n), by reads of its first two words.
+func eachReads(what string, reads func(w1, w2 string) bool) bool {
 	if what == "" {
 		return false
 	}
 	all, any := true, false
-	eachCommand(what, func(w1, _ string) bool {
-		if !readCommands[w1] || w1 == "sed" && !strings.Contains(what, "sed -n") {
+	eachCommand(what, func(w1, w2 string) bool {
+		if !reads(w1, w2) || w1 == "sed" && !strings.Contains(what, "sed -n") {
 			all = false
 			return false
 		}
@@ -809,6 +815,33 @@ func readsOnly(what string) bool {
 		return true
 	})
 	return all && any
+}
+
+// viewCommands show a repository's or a tracker's record without changing
+// it: with the readCommands, what a look-up runs.
+var viewCommands = map[[2]string]bool{
+	{"git", "show"}: true, {"git", "log"}: true, {"git", "diff"}: true, {"git", "blame"}: true, {"git", "grep"}: true,
+	{"git", "ls-files"}: true, {"git", "status"}: true, {"bd", "show"}: true, {"bd", "list"}: true, {"bd", "ready"}: true,
+	{"bd", "search"}: true,
+}
+
+// readCmdlets are PowerShell's readers (Codex on Windows runs its
+// commands in PowerShell).
+var readCmdlets = map[string]bool{"get-content": true, "gc": true, "select-string": true, "get-childitem": true}
+
+// looksUp: a call whose output is a look-up of what it names. A shell
+// command does when it is made of readers and viewers alone (cat, sed -n,
+// rg, git log, bd show, Get-Content): one that does something to what the
+// user named (copies it, runs it, runs its tests or a build through any
+// wrapper) is an action, whatever it prints. Another tool (an MCP
+// server's search, a tracker's) does unless it is a milestone.
+func looksUp(name, what string) bool {
+	if !isShellTool(name) {
+		return milestoneKind(what) == ""
+	}
+	return eachReads(what, func(w1, w2 string) bool {
+		return readCommands[w1] || viewCommands[[2]string{w1, w2}] || readCmdlets[strings.ToLower(w1)]
+	})
 }
 
 // sameRunWords: a later call that runs what a failed one ran, given
@@ -937,7 +970,7 @@ func eachCommand(cmd string, fn func(w1, w2 string) bool) {
 	cmd = strings.TrimSuffix(strings.TrimSpace(cmd), " …")
 	for cmd != "" {
 		part := cmd
-		if i := strings.IndexAny(cmd, "&|;"); i >= 0 {
+		if i := separatorAt(cmd); i >= 0 {
 			part, cmd = cmd[:i], strings.TrimLeft(cmd[i:], "&|;")
 		} else {
 			cmd = ""
@@ -961,6 +994,29 @@ func eachCommand(cmd string, fn func(w1, w2 string) bool) {
 			return
 		}
 	}
+}
+
+// separatorAt is the index of the first &, | or ; that ends a command,
+// -1 if none: one inside quotes ('a|b', "x;y") or the & of a redirection
+// (2>&1, >&2) does not.
+func separatorAt(cmd string) int {
+	var quote byte // the quote open at i, 0 outside quotes
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == '"' && c == '\\':
+			i++ // an escaped character inside double quotes
+		case quote != 0:
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '&' && i > 0 && cmd[i-1] == '>':
+		case c == '&' || c == '|' || c == ';':
+			return i
+		}
+	}
+	return -1
 }
 
 // nextWord is the first space-separated word of s and what follows it.

@@ -69,8 +69,9 @@ const (
 	// exec_command's own line shows it; 29 held no host settings; 30 cut
 	// the message a short answer answers to a paragraph's length; 31
 	// took a user's word inside a longer one for a look-up of it; 32 kept
-	// no sub-agent report's tool; 33 kept 4000 constraints.
-	snapshotVersion = 34
+	// no sub-agent report's tool; 33 kept 4000 constraints; 34 took any
+	// command naming a user's word, but a milestone, for a look-up.
+	snapshotVersion = 35
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -885,10 +886,10 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
 		for _, tok := range st.UserTokens {
 			if namesWhole(c.What, tok) {
-				// A look-up of what the user named; a commit, a tracker
-				// update, a test run, a build or a lint naming it is a
-				// milestone, not a look-up.
-				c.Ref = milestoneKind(c.What) == ""
+				// A look-up of what the user named (looksUp); a
+				// commit, a tracker update, a test run, a build, a
+				// script or a copy naming it is an action.
+				c.Ref = looksUp(name, c.What)
 				break
 			}
 		}

@@ -221,12 +221,19 @@
 // sub-agent's task with the head and the end of its prompt (600 runes):
 // its result will not reach the next session, which must run it again.
 //
-// Look-ups: a successful call, not a file tool nor a version-control
-// command, whose command names an identifier the user named (a word of a
-// human instruction with a digit beside letters, or one of - _ . # /
-// inside: a bead, an issue, a branch), whose log line is at least 600
-// bytes: the head of its output (3000 runes) is the task's spec. The last
-// 3, one per command.
+// Look-ups: a successful call, not a file tool, whose command names an
+// identifier the user named (a word of a human instruction with a digit
+// beside letters, or one of - _ . # / inside: a bead, an issue, a
+// branch), whose log line is at least 600 bytes: the head of its output
+// (3000 runes) is the task's spec. A shell command looks up when it reads
+// alone: each command of its chain a reader (cat, sed -n, rg, ls …), a
+// viewer (git show, log, diff, status; bd show, list) or a PowerShell
+// reader (Get-Content); one that does something to what the user named
+// (runs it, its tests or a build through any wrapper, copies it) is an
+// action, whatever it prints. Another tool (an MCP server's search) looks
+// up unless it is a milestone. The last 3, one per command. A chain splits
+// where a command ends: at &&, ||, | and ; outside quotes, not at a
+// redirection's & (2>&1).
 //
 // Plan: the plan of the last Claude Code ExitPlanMode call, "approved by
 // the user" when its result succeeded; a call that carries no plan text

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,6 +158,28 @@ func TestMarkdownEditAddsItsHeadings(t *testing.T) {
 	for _, tt := range tests {
 		if got := editAdds(tt.name, json.RawMessage(tt.input)); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s %s:\n got %q\nwant %q", tt.name, tt.input, got, tt.want)
+		}
+	}
+}
+
+// A chain splits at the &&, ||, | and ; that end a command: not at one
+// inside quotes (a regex's alternation, a message) nor at a redirection's
+// & (2>&1): "1" or "CLOSED" is no command.
+func TestCommandListSplitsWhereACommandEnds(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want []string
+	}{
+		{"bd show spotter-dov 2>&1 | grep -E \"(spotter-dov\\.[0-9]|CLOSED|OPEN)\"", []string{"bd show", "grep"}},
+		{"go test ./... >&2 && git push", []string{"go test", "git push"}},
+		{"git commit -m 'fix: a; b | c' && git push", []string{"git commit", "git push"}},
+		{`echo "say \"a|b\"" ; ls`, []string{"echo", "ls"}},
+		{"make || echo failed", []string{"make", "echo failed"}},
+		{"cat 'unterminated | rest", []string{"cat"}},
+	}
+	for _, tc := range tests {
+		if got := commandList(tc.cmd); !slices.Equal(got, tc.want) {
+			t.Errorf("commandList(%q) = %q, want %q", tc.cmd, got, tc.want)
 		}
 	}
 }

@@ -1294,3 +1294,44 @@ func TestTheAnsweredPlanIsCarriedWhole(t *testing.T) {
 		t.Fatalf("the answered plan was cut:\n%s", bp)
 	}
 }
+
+// A look-up reads: a command made of readers and viewers alone (cat,
+// sed -n, rg, git log, bd show, Get-Content) on what the user named. A
+// command that does something to it (copies it, runs a script or its
+// tests through npx or pnpm exec) is an action, whatever it prints: its
+// build log is no spec.
+func TestALookUpReadsWhatTheUserNamed(t *testing.T) {
+	spec := "Issue 42: the exporter drops the last line\n" + strings.Repeat("- Keep the CSV header stable.\n", 30)
+	build := func(cmd, out string) *Tape {
+		t.Helper()
+		return build(t, "s", seqd(human("Fix issue 42 in e2e/export.spec.ts and report.sh."),
+			call("Bash", "b1", fmt.Sprintf(`{"command":%q}`, cmd)), result("Bash", "b1", true, out)), Options{}, nil)
+	}
+	for _, cmd := range []string{
+		"cat e2e/export.spec.ts",
+		"sed -n '1,200p' e2e/export.spec.ts | nl",
+		"git log --oneline -- e2e/export.spec.ts",
+		`git log --oneline -- e2e/export.spec.ts 2>&1 | grep -E "(fix|feat)"`,
+		"Get-Content e2e/export.spec.ts",
+	} {
+		tp := build(cmd, spec)
+		if blk, ok := tp.Block("Looked Up"); !ok || !strings.Contains(blk, "Issue 42: the exporter") {
+			t.Errorf("%q is a look-up: Looked Up %q", cmd, blk)
+		}
+		if blk, ok := tp.Block("Milestones"); ok && strings.Contains(blk, cmd) {
+			t.Errorf("%q is a milestone:\n%s", cmd, blk)
+		}
+	}
+	log := "> ship@0.0.0 build:api\n> tsc\n" + strings.Repeat("vite v6.4.1 building for production...\n", 30)
+	for _, cmd := range []string{
+		"rm -rf test-results && PLAYWRIGHT_WORKERS=1 pnpm exec playwright test e2e/export.spec.ts",
+		"npx playwright test e2e/export.spec.ts",
+		"bash report.sh && git diff",
+		"/bin/cp -f e2e/export.spec.ts /tmp/ && ls /tmp",
+	} {
+		tp := build(cmd, log)
+		if blk, ok := tp.Block("Looked Up"); ok {
+			t.Errorf("%q is no look-up:\n%s", cmd, blk)
+		}
+	}
+}
