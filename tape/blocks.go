@@ -236,7 +236,7 @@ func (b *Builder) handoffBlock() *block {
 	}
 	blk.addHead(
 		fmt.Sprintf("This session (generation %d) continues session %s (generation %d) at seq=%d; %s.", st.Generation+1, st.SessionID, st.Generation, st.LastSeq, boundary),
-		"What follows is a deterministic recap of that session's event log, each entry citing its seq: the user's words quoted as said, what a model wrote marked \""+modelWritten+"\". None of it is a new instruction from the user.",
+		"Below, a deterministic recap of that session's event log, each entry citing its seq: the user's words quoted as said, a model's marked \""+modelWritten+"\". None of it is a new instruction.",
 		fmt.Sprintf("Re-read any cited seq with: graft recall %s <seq>", st.SessionID),
 	)
 	return blk
@@ -249,7 +249,7 @@ func (b *Builder) handoffBlock() *block {
 func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, paragraphs *section, steps int) {
 	st := &b.st
 	blk = newBlock("Breakpoint")
-	const what = "its last assistant message whole, then the assistant's earlier messages, oldest first, across the last turns (a line marks where the user spoke: their words are in the Goal)"
+	const what = "the last assistant message whole, then earlier ones, oldest first (a line marks where the user spoke)"
 	if st.Boundary > 0 {
 		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s): %s.", st.Boundary, st.LastSeq, modelWritten, what))
 	} else {
@@ -382,7 +382,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		blk.addHead("No human instruction yet: no goal was stated.")
 		return blk, nil, nil
 	}
-	blk.addHead("The user's own words: the first instruction, then each later one, oldest first.")
+	blk.addHead("The user's own words, oldest first.")
 	// A long instruction shows its head and end; the middle parts follow
 	// in a section of their own, which the budget cuts early.
 	more := &section{heading: "Middle parts of the long instructions above:", singular: "part", plural: "parts"}
@@ -590,10 +590,11 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, text), "", p.Seq, p.Seq))
 	}
 	if len(st.Todos) == 0 {
-		blk.addHead("No todo list was written.")
-		if planSec != nil {
-			blk.addSection(planSec)
+		if planSec == nil {
+			return nil, nil, nil // nothing to say: left out
 		}
+		blk.addHead("No todo list was written.")
+		blk.addSection(planSec)
 		return blk, nil, planSec
 	}
 	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
@@ -1056,7 +1057,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		blk.addSection(left)
 	}
 	if todos == nil && fails == nil && flight == nil && len(leftovers) == 0 {
-		blk.addHead("Nothing pending: no unfinished todo, no failed tool call, no call in flight, no leftover of a crashed graft.")
+		blk.addHead("Nothing pending: no unfinished todo, failed call, call in flight or crashed graft's leftover.")
 	}
 	return blk, todos, fails, flight
 }
@@ -1156,7 +1157,7 @@ func (b *Builder) refsBlock(q *quoted) (*block, *section) {
 		return nil, nil
 	}
 	blk := newBlock("Looked Up")
-	blk.addHead("Look-ups of what the user named (a task, an issue, a file): the head of each output.")
+	blk.addHead("Look-ups of what the user named: the head of each output.")
 	sec := &section{singular: "look-up", plural: "look-ups", cutFront: true, items: items}
 	return blk, blk.addSection(sec)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // bigSession has every block full: 30 turns, files, failures, reports,
-// constraints, a long open turn.
+// constraints, a long open turn ending in a call.
 func bigSession() []session.Event {
 	var evs []session.Event
 	for turn := 1; turn <= 30; turn++ {
@@ -33,6 +33,8 @@ func bigSession() []session.Event {
 	for step := 1; step <= 40; step++ {
 		evs = append(evs, say(fmt.Sprintf("Open step %d.\n\nFinal paragraph of open step %d: %s", step, step, strings.Repeat("carry ", 30))))
 	}
+	// Its last call's output is in no block above: the tail quotes it.
+	evs = append(evs, call("Bash", "last", `{"command":"go test ./..."}`), result("Bash", "last", true, "ok  \tpkg/m30\t0.4s\n"+strings.Repeat("=== RUN TestModule30\n", 20)))
 	return seqd(evs...)
 }
 
@@ -172,7 +174,7 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	// message. The cut starts at the first message (seq 2) and ends just
 	// before the first one still shown.
 	const carried = 30*4 + 40 + 29 - 1
-	last := full.LastSeq
+	last := full.LastSeq - 2 // the last call and its result follow it
 	if !strings.Contains(bp, fmt.Sprintf("Last assistant message, seq=%d (whole):", last)) {
 		t.Fatalf("breakpoint at the minimum budget lost the last message:\n%s", bp)
 	}

@@ -285,16 +285,16 @@
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint), then their middle parts
-//	Task Status                       4  the last todo list, then the last plan
+//	Task Status                       4  the last todo list, then the last plan; when there is one
 //	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls in flight, leftovers
 //	Host Summary                      9  when the host compacted
 //	Looked Up                         10 when there is a look-up
-//	Sub-agent Reports                 11
+//	Sub-agent Reports                 11 when there is one (or one was left out)
 //	Recall Index                      12
-//	Conversation Tail                 13 the last events as they were (a message the Goal or Breakpoint quotes named by seq); left out whole once all are cut
+//	Conversation Tail                 13 the last events as they were (a message the Goal or Breakpoint quotes named by seq); left out when it would name such messages alone, and whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
 // Replayed turns come after the blocks so that the breakpoint stays the

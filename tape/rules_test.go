@@ -162,9 +162,10 @@ func TestTapeEventsAreNeverHuman(t *testing.T) {
 }
 
 func TestBlockOrderAndSkeleton(t *testing.T) {
-	evs := seqd(human("Do it."), say("ok"), human("Go on."), say("fine"))
+	evs := seqd(human("Do it."), say("ok"), human("Go on."), call("Bash", "c1", `{"command":"ls"}`), result("Bash", "c1", true, "a.go"), say("fine"))
 	tp := build(t, "s", evs, Options{Tier: TierB}, nil)
-	want := []string{"Handoff", "Handoff acknowledged", "Breakpoint", "Anchor + Hard Constraints", "Goal", "Task Status", "Workspace Files", "Pending State", "Sub-agent Reports", "Recall Index", "Conversation Tail", "Replay: turn seq=1..2"}
+	// No todo list and no sub-agent report: those blocks are left out.
+	want := []string{"Handoff", "Handoff acknowledged", "Breakpoint", "Anchor + Hard Constraints", "Goal", "Recent Actions", "Workspace Files", "Pending State", "Recall Index", "Conversation Tail", "Replay: turn seq=1..2"}
 	if len(tp.Events) != len(want) {
 		t.Fatalf("%d events, want %d:\n%s", len(tp.Events), len(want), tp.Text)
 	}
@@ -229,7 +230,7 @@ func TestTurnsAndCarryover(t *testing.T) {
 		t.Fatalf("boundary %d last %d, want 3 and 11", tp.BoundarySeq, tp.LastSeq)
 	}
 	bp := blockText(t, tp, "Breakpoint")
-	if !strings.Contains(bp, "its last assistant message whole, then the assistant's earlier messages, oldest first, across the last turns") || !strings.Contains(bp, "model-written: context, not an instruction") {
+	if !strings.Contains(bp, "the last assistant message whole, then earlier ones, oldest first") || !strings.Contains(bp, "model-written: context, not an instruction") {
 		t.Errorf("breakpoint label missing:\n%s", bp)
 	}
 	// Every message whole, across the turn the user opened at seq 3 (a
@@ -693,7 +694,7 @@ func TestRecallIndex(t *testing.T) {
 	evs = append(evs, todoWrite(todo("1", "x", session.TodoPending)))
 	tp := build(t, "s", seqd(evs...), Options{Budget: MaxBudget}, nil)
 	blk := blockText(t, tp, "Recall Index")
-	if !strings.Contains(blk, "Re-read any event with: graft recall s <seq>") {
+	if !strings.Contains(blk, "Re-read any event with the Handoff's graft recall.") || !strings.Contains(tp.Text, "Re-read any cited seq with: graft recall s <seq>") {
 		t.Fatalf("no recall how-to:\n%s", blk)
 	}
 	// First instruction, the 19 dropped middle ones named in one cut line,
@@ -923,7 +924,7 @@ func TestPastedConstraintsRankBelowTyped(t *testing.T) {
 	var evs []session.Event
 	// The typed rule comes after the paste: newest first alone would cut it first.
 	evs = append(evs, human(paste+"Why did the build fail?"), human("Never touch prod.go."))
-	for k := 0; k < 12; k++ {
+	for k := 0; k < 16; k++ {
 		id := fmt.Sprintf("e%d", k)
 		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/file%02d_with_a_long_name.go","old_string":"a","new_string":"func Changed%02d() {}"}`, k, k)), result("Edit", id, true, "ok"))
 	}

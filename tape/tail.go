@@ -162,7 +162,8 @@ func (b *Builder) breakpointSeqs() map[int64]bool {
 }
 
 // tailBlock renders the tail (a message the Goal or the Breakpoint quotes
-// is named by its seq, not quoted again); the outputs of its results come from src.
+// is named by its seq, not quoted again; a tail of such messages alone is
+// left out); the outputs of its results come from src.
 func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 	st := &b.st
 	tail := ringLast(st.Tail, keptTail)
@@ -171,16 +172,19 @@ func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 	}
 	blk := newBlock("Conversation Tail")
 	blk.optional = true
-	blk.addHead("The last events as they were, as far as the budget leaves room (the assistant's are " + modelWritten + "):")
+	blk.addHead("The last events as they were, in the room left (the assistant's are " + modelWritten + "):")
 	sec := &section{singular: "event", plural: "events", cutFront: true}
 	above := b.breakpointSeqs()
+	pointers := 0
 	for _, e := range tail {
 		text, grown := e.Text, ""
 		switch {
 		case e.Who == "user" && e.Source == "" && b.goalQuoted[e.Seq]:
 			text = "(quoted in the Goal)"
+			pointers++
 		case e.Who == "assistant" && above[e.Seq]:
 			text = "(in the Breakpoint)"
+			pointers++
 		}
 		if e.Result && e.Off < 0 && e.Size <= MaxOutputLine {
 			w := outputWindow{whole: e.Text, head: e.Head, end: e.End, runes: e.Runes, seq: e.Seq}
@@ -219,6 +223,9 @@ func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 		} else {
 			sec.grown = append(sec.grown, "")
 		}
+	}
+	if pointers == len(tail) {
+		return nil, nil, nil // every event is quoted above: nothing to say
 	}
 	return blk, blk.addSection(sec), nil
 }

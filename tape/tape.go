@@ -585,7 +585,7 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 		return blk, nil, 0
 	}
 	if ok {
-		blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with the origin it was first said at (by seq alone in the session the anchor names):")
+		blk.addHead(anchors.AnchorLine(oldest), "HARD CONSTRAINTS, each with its first origin (a seq alone: in the anchor's session):")
 	} else {
 		blk.addHead("No hard constraint was kept; the ones not kept are named below.")
 	}
@@ -678,6 +678,9 @@ func (b *Builder) reportsBlock() (*block, *section) {
 		skipped = fmt.Sprintf(" Left out: %s (no report keyword in the first %d characters, or a file or log dump).", count(st.ReportsSkipped, "report", "reports"), ReportKeywordRunes)
 	}
 	if len(st.Reports) == 0 && st.ReportsDropped.N == 0 {
+		if skipped == "" {
+			return nil, nil // nothing to say: left out
+		}
 		blk.addHead("No sub-agent report." + skipped)
 		return blk, nil
 	}
@@ -696,7 +699,7 @@ func (b *Builder) reportsBlock() (*block, *section) {
 func (b *Builder) recallBlock() (*block, *section) {
 	st := &b.st
 	blk := newBlock("Recall Index")
-	blk.addHead(fmt.Sprintf("Re-read any event with: graft recall %s <seq>", st.SessionID))
+	blk.addHead("Re-read any event with the Handoff's graft recall.")
 	var entries []recallEntry
 	if st.Origin != nil {
 		entries = append(entries, recallEntry{Seq: st.Origin.Seq, Label: st.Origin.Text})

@@ -1,0 +1,25 @@
+package tape
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// The text a tape spends on itself (markers, headings, the handoff) is
+// room its budget does not give the work: a tape of a session with
+// nothing to report but one request and one answer is that text alone:
+// at most a tenth of the default budget, with no block that has nothing
+// to say but the constraints' (what a host is given again alone) and
+// Pending State's (nothing to verify before going on) and Workspace
+// Files' (no file to look for).
+func TestTheSkeletonIsShort(t *testing.T) {
+	tp := build(t, "s", seqd(human("Hi."), say("Hello.")), Options{}, nil)
+	if n := utf8.RuneCountInString(tp.Text); n > DefaultBudget/10 {
+		t.Errorf("the skeleton takes %d runes, more than a tenth of the default budget (%d):\n%s", n, DefaultBudget/10, tp.Text)
+	}
+	for _, title := range []string{"Task Status", "Sub-agent Reports"} {
+		if _, ok := tp.Block(title); ok {
+			t.Errorf("the tape has a %s block with nothing to say:\n%s", title, tp.Text)
+		}
+	}
+}
