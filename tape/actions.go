@@ -359,9 +359,11 @@ func noiseLine(l string) bool {
 // pendingKey is what Pending State shows of a failure's key lines (more
 // than 2, in output order), in output order: the first that names its
 // error (errorIndex; else the first) and the last that counts (a test
-// run's verdict, "4 failed, 31 passed"); without a count, the first two.
-// Never a wrapper's line ("Exit code 1", make's "*** [lint] Error 1",
-// "exit status 1"), which says no more than FAILED.
+// run's verdict, "4 failed, 31 passed"); without a count, the first line
+// and the one that names the error (the first two when it is one of
+// them: past a script's echo of its command, "> tsc", the compiler's
+// error). Never a wrapper's line ("Exit code 1", make's "*** [lint]
+// Error 1", "exit status 1"), which says no more than FAILED.
 func pendingKey(key []string) []string {
 	lines := unwrapped(key)
 	if len(lines) <= 2 {
@@ -376,7 +378,10 @@ func pendingKey(key []string) []string {
 			return []string{lines[e], lines[k]}
 		}
 	}
-	return lines[:2]
+	if e < 2 {
+		return lines[:2]
+	}
+	return []string{lines[0], lines[e]}
 }
 
 // workaround: the shell command fixed ran what failed another way: with
@@ -541,13 +546,15 @@ func outputBody(out string) string {
 
 // codexExecHeader: a line of the header Codex's unified exec puts before a
 // command's output ("Chunk ID: …", "Wall time: … seconds", "Process
-// running with session ID N", "Original token count: N", "Output:"); its
-// "Process exited with code N" is a wrapper's line (wrapperLine).
+// running with session ID N", "Original token count: N", "Output:"), or
+// the count it puts before an output it cut for its model to the head and
+// end ("Total output lines: N"); its "Process exited with code N" is a
+// wrapper's line (wrapperLine).
 func codexExecHeader(t string) bool {
 	if t == "Output:" {
 		return true
 	}
-	for _, p := range []string{"Chunk ID: ", "Wall time: ", "Process running with session ID ", "Original token count: "} {
+	for _, p := range []string{"Chunk ID: ", "Wall time: ", "Process running with session ID ", "Original token count: ", "Total output lines: "} {
 		if strings.HasPrefix(t, p) {
 			return true
 		}

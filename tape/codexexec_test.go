@@ -124,3 +124,25 @@ func TestCodexRequestUserInputAnswerIsTheUsers(t *testing.T) {
 		t.Fatalf("Goal lacks the person's answer:\n%s", g)
 	}
 }
+
+// Codex cuts a long output for its model to its head and end after a
+// line of its own, "Total output lines: N" (codex-rs's
+// formatted_truncate_text, and format_exec_output's section between
+// "Wall time" and "Output:"): the host's count, not the command's words,
+// so no key line and no line of a failure shown.
+func TestCodexTruncationHeaderIsNoLineOfTheOutput(t *testing.T) {
+	out := "Total output lines: 711\n\n> ship@0.0.0 build /w\n> tsc\n\nsrc/a.ts(3,1): error TS2304: Cannot find name 'x'.\n"
+	tp := build(t, "s", seqd(human("Build it."), call("shell", "s1", `{"command":["bash","-lc","pnpm build"]}`), result("shell", "s1", false, out)), Options{}, nil)
+	for _, title := range []string{"Recent Actions", "Pending State"} {
+		blk := blockText(t, tp, title)
+		if strings.Contains(blk, "Total output lines") {
+			t.Errorf("%s shows Codex's truncation header:\n%s", title, blk)
+		}
+		if !strings.Contains(blk, "error TS2304") {
+			t.Errorf("%s lacks the failure's error line:\n%s", title, blk)
+		}
+	}
+	if !noiseLine("Total output lines: 42") {
+		t.Error(`"Total output lines: 42" is taken for a line of the command's`)
+	}
+}
