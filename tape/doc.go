@@ -168,7 +168,9 @@
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
 // unavailable"), the header Codex's unified exec puts before an output
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
-// …", "Output:"; taken off every output the tape reads: outputBody)
+// …", "Output:"; taken off every output the tape reads: outputBody),
+// the count it puts before an output it cut for its model ("Total output
+// lines: N")
 // and a host's line that only says how a command exited ("Exit code 1",
 // "Process exited with code 1": exitLine) are never key lines
 // (noiseLine); a terminal's control sequences (colours, cursor moves:
@@ -203,7 +205,8 @@
 // commit": failure.Left, chainLeft); otherwise the same text. They are
 // counted. A failure still pending shows two of its key lines, in output
 // order: the one that names its error and the last that counts ("4
-// failed, 31 passed"), else the first two; never a wrapper's line ("Exit
+// failed, 31 passed"), else the first and the one that names its error
+// (the first two when it is one of them); never a wrapper's line ("Exit
 // code 1", make's "*** [lint] Error 1", "exit status 1"): pendingKey.
 // The last 4 failures a shell command worked around (a flag the failed
 // one lacked, "git commit --no-gpg-sign" after "git commit", or the same
