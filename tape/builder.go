@@ -70,8 +70,9 @@ const (
 	// the message a short answer answers to a paragraph's length; 31
 	// took a user's word inside a longer one for a look-up of it; 32 kept
 	// no sub-agent report's tool; 33 kept 4000 constraints; 34 took any
-	// command naming a user's word, but a milestone, for a look-up.
-	snapshotVersion = 35
+	// command naming a user's word, but a milestone, for a look-up; 35
+	// took a pasted screen's own words (the agent's) for constraints.
+	snapshotVersion = 36
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -675,7 +676,16 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	if b.cons == nil {
 		b.cons = anchors.NewSet(st.Constraints)
 	}
-	dropped := b.cons.Add(ev.Text, origin, keptConstraints)
+	// A pasted screen of an earlier session is the agent's words and its
+	// tools' output around the person's prompts: its constraints are the
+	// prompts' alone (model-written text is never a constraint).
+	said := ev.Text
+	if len(ev.Text) >= pastedBytes && !hostCommand {
+		if prompts := screenSayings(ev.Text); prompts != "" {
+			said = prompts
+		}
+	}
+	dropped := b.cons.Add(said, origin, keptConstraints)
 	st.Constraints = b.cons.List()
 	if len(ev.Text) >= pastedBytes {
 		st.Pasted = keepLast(append(st.Pasted, ev.Seq), keptPasted)

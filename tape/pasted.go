@@ -36,6 +36,23 @@ type pastedAt struct {
 }
 
 func pastedPrompts(text string) []string {
+	var out []string
+	screenPrompts(text, func(p string) {
+		out = append(out, clipLine(p, promptRunes))
+		if len(out) > 2*keptPrompts {
+			out = append(out[:0], out[len(out)-keptPrompts:]...)
+		}
+	})
+	if len(out) > keptPrompts {
+		out = out[len(out)-keptPrompts:]
+	}
+	return out
+}
+
+// screenPrompts calls each with every prompt of the person's the pasted
+// screen in text shows, oldest first, its lines joined by spaces; none
+// when text is no host's screen.
+func screenPrompts(text string, each func(prompt string)) {
 	// Two passes over the lines, as substrings of text: a paste of many MB
 	// costs no copy and no list of its lines.
 	lines := func(yield func(string) bool) {
@@ -46,7 +63,7 @@ func pastedPrompts(text string) []string {
 		}
 	}
 	claude := isClaudeScreen(lines)
-	var out, parts []string
+	var parts []string
 	const (
 		none = iota
 		openCode
@@ -55,10 +72,7 @@ func pastedPrompts(text string) []string {
 	state := none
 	flush := func() {
 		if p := strings.Join(parts, " "); p != "" {
-			out = append(out, clipLine(p, promptRunes))
-			if len(out) > 2*keptPrompts {
-				out = append(out[:0], out[len(out)-keptPrompts:]...)
-			}
+			each(p)
 		}
 		parts, state = parts[:0], none
 	}
@@ -88,10 +102,17 @@ func pastedPrompts(text string) []string {
 		}
 	}
 	flush()
-	if len(out) > keptPrompts {
-		out = out[len(out)-keptPrompts:]
-	}
-	return out
+}
+
+// screenSayings is what of a pasted screen the person said, for the
+// constraints: its prompts, one a line; "" when text is no screen.
+func screenSayings(text string) string {
+	var sb strings.Builder
+	screenPrompts(text, func(p string) {
+		sb.WriteString(p)
+		sb.WriteByte('\n')
+	})
+	return sb.String()
 }
 
 // isOpenCodeFooter: "▣  Build · Big Pickle · 4m 32s", indented or not.

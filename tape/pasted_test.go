@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/anchors"
 )
 
 // openCodeScreen is a copied OpenCode session: a footer line ends each of
@@ -90,5 +92,59 @@ func TestGoalKeepsThePromptsOfAPastedSession(t *testing.T) {
 	goal := blockText(t, build(t, "s", evs, Options{}, nil), "Goal")
 	if n := strings.Count(goal, "only prompt, at the end"); n != 1 {
 		t.Fatalf("the prompt shows %d times, want once:\n%s", n, goal)
+	}
+}
+
+// A pasted screen of an earlier session is the agent's words and its
+// tools' output around the person's prompts: only the prompts are the
+// person's, so only they give constraints (docs/DESIGN.md §2: model-written
+// text is never a constraint). Before, the agent's "we should NOT commit
+// the keypair" and "Thinking: I must not bump the version" of the screen
+// stood as hard constraints.
+func TestAPastedScreenGivesConstraintsOfThePromptsOnly(t *testing.T) {
+	screen := "Thinking: I must not bump the version without asking.\nThat's wrong - we should NOT commit the keypair.\n" +
+		openCodeScreen([]string{"Keep the tests green and never push to main.", "Continue please"}, 80)
+	claude := "⏺ We should not touch the lockfile.\n  ⎿  Read 10 lines\n\n> use pnpm, not npm,\n  and never edit the lockfile\n\n⏺ Bash(pnpm test)\n  ⎿  ok\n" +
+		strings.Repeat("⏺ Bash(ls)\n  ⎿  a.go\n", pastedBytes/20)
+	for _, tc := range []struct {
+		name, text string
+		want, not  []string
+	}{
+		{"opencode", screen, []string{"Keep the tests green and never push to main."}, []string{"keypair", "bump the version"}},
+		{"claude code", claude, []string{"use pnpm, not npm, and never edit the lockfile"}, []string{"touch the lockfile"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.text) < pastedBytes {
+				t.Fatalf("the screen is %d bytes, under pastedBytes", len(tc.text))
+			}
+			tp := build(t, "s", seqd(human(tc.text), say("ok")), Options{}, nil)
+			var got []string
+			for _, c := range tp.Constraints {
+				got = append(got, c.Text)
+			}
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("the prompt's constraint %q is missing: %q", w, got)
+				}
+			}
+			for _, c := range got {
+				if !anchors.Holds(tc.text, c) {
+					t.Errorf("the audit would not find %q in its origin event", c)
+				}
+			}
+			for _, n := range tc.not {
+				for _, c := range got {
+					if strings.Contains(c, n) {
+						t.Errorf("the screen's own words are a constraint: %q", c)
+					}
+				}
+			}
+		})
+	}
+	// Typed text that is no screen gives its constraints as before.
+	typed := strings.Repeat("Some context line.\n", pastedBytes/19+1) + "Never push to main.\n"
+	tp := build(t, "s", seqd(human(typed), say("ok")), Options{}, nil)
+	if len(tp.Constraints) != 1 || tp.Constraints[0].Text != "Never push to main." {
+		t.Errorf("a long typed instruction's constraints: %+v", tp.Constraints)
 	}
 }
