@@ -298,7 +298,7 @@
 //	Host Summary                      9  when the host compacted
 //	Looked Up                         10 when there is a look-up
 //	Sub-agent Reports                 11 when there is one (or one was left out)
-//	Recall Index                      12
+//	Recall Index                      12 left out whole once all are cut (every line above cites its seqs)
 //	Conversation Tail                 13 the last events as they were (a message the Goal or Breakpoint quotes named by seq); left out when it would name such messages alone, and whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -21,5 +22,28 @@ func TestTheSkeletonIsShort(t *testing.T) {
 		if _, ok := tp.Block(title); ok {
 			t.Errorf("the tape has a %s block with nothing to say:\n%s", title, tp.Text)
 		}
+	}
+}
+
+// The Recall Index is seq → label for graft recall; every line above cites
+// its seqs already. Once the budget cut all its entries it is left out
+// whole, as the Conversation Tail is, not kept as a heading and a cut
+// line (65 of the truth set's 91 tapes had spent about 110 characters on
+// that).
+func TestARecallIndexWithNoEntryLeftIsLeftOut(t *testing.T) {
+	b := fold(t, "big", bigSession())
+	tp, err := b.Build(Options{Budget: MinBudget}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blk, ok := tp.Block("Recall Index"); ok {
+		t.Fatalf("the recall index at the minimum budget:\n%s", blk)
+	}
+	full, err := b.Build(Options{Budget: MaxBudget}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blk, ok := full.Block("Recall Index"); !ok || !strings.Contains(blk, "\n- seq=") {
+		t.Fatalf("the recall index at the largest budget:\n%s", blk)
 	}
 }

@@ -699,6 +699,7 @@ func (b *Builder) reportsBlock() (*block, *section) {
 func (b *Builder) recallBlock() (*block, *section) {
 	st := &b.st
 	blk := newBlock("Recall Index")
+	blk.optional = true // left out whole once its entries are all cut
 	blk.addHead("Re-read any event with the Handoff's graft recall.")
 	var entries []recallEntry
 	if st.Origin != nil {
