@@ -803,18 +803,18 @@ var readCommands = map[string]bool{
 // readsOnly: every command of the chain is a readCommand (sed only with
 // -n, which prints and does not edit).
 func readsOnly(what string) bool {
-	return eachReads(what, func(w1, _ string) bool { return readCommands[w1] })
+	return eachReads(what, func(w1, _, _ string) bool { return readCommands[w1] })
 }
 
 // eachReads: what is a chain of commands each of which reads (sed only
-// with -n), by reads of its first two words.
-func eachReads(what string, reads func(w1, w2 string) bool) bool {
+// with -n), by reads of its first two words and the rest.
+func eachReads(what string, reads func(w1, w2, rest string) bool) bool {
 	if what == "" {
 		return false
 	}
 	all, any := true, false
-	eachCommand(what, func(w1, w2 string) bool {
-		if !reads(w1, w2) || w1 == "sed" && !strings.Contains(what, "sed -n") {
+	eachCommandRest(what, func(w1, w2, rest string) bool {
+		if !reads(w1, w2, rest) || w1 == "sed" && !strings.Contains(what, "sed -n") {
 			all = false
 			return false
 		}
@@ -824,12 +824,24 @@ func eachReads(what string, reads func(w1, w2 string) bool) bool {
 	return all && any
 }
 
-// viewCommands show a repository's or a tracker's record without changing
-// it: with the readCommands, what a look-up runs.
-var viewCommands = map[[2]string]bool{
-	{"git", "show"}: true, {"git", "log"}: true, {"git", "diff"}: true, {"git", "blame"}: true, {"git", "grep"}: true,
-	{"git", "ls-files"}: true, {"git", "status"}: true, {"bd", "show"}: true, {"bd", "list"}: true, {"bd", "ready"}: true,
-	{"bd", "search"}: true,
+// viewVerbs are the subcommands by which command-line tools show a record
+// without changing it ("git show", "bd list", "gh issue view", "jira
+// issue view", "kubectl describe"): with the readCommands, what a look-up
+// runs.
+var viewVerbs = map[string]bool{
+	"show": true, "view": true, "list": true, "ls": true, "get": true, "describe": true, "status": true,
+	"log": true, "diff": true, "blame": true, "grep": true, "ls-files": true, "cat": true, "read": true,
+	"search": true, "info": true, "inspect": true, "ready": true,
+}
+
+// views: a command whose subcommand, or its noun's verb ("gh issue
+// view"), shows without changing.
+func views(w2, rest string) bool {
+	if viewVerbs[w2] {
+		return true
+	}
+	w3, _ := nextWord(rest)
+	return w2 != "" && viewVerbs[w3]
 }
 
 // readCmdlets are PowerShell's readers (Codex on Windows runs its
@@ -838,7 +850,7 @@ var readCmdlets = map[string]bool{"get-content": true, "gc": true, "select-strin
 
 // looksUp: a call whose output is a look-up of what it names. A shell
 // command does when it is made of readers and viewers alone (cat, sed -n,
-// rg, git log, bd show, Get-Content): one that does something to what the
+// rg, git log, bd show, gh issue view, Get-Content): one that does something to what the
 // user named (copies it, runs it, runs its tests or a build through any
 // wrapper) is an action, whatever it prints. Another tool (an MCP
 // server's search, a tracker's) does unless it is a milestone.
@@ -846,8 +858,8 @@ func looksUp(name, what string) bool {
 	if !isShellTool(name) {
 		return milestoneKind(what) == ""
 	}
-	return eachReads(what, func(w1, w2 string) bool {
-		return readCommands[w1] || viewCommands[[2]string{w1, w2}] || readCmdlets[strings.ToLower(w1)]
+	return eachReads(what, func(w1, w2, rest string) bool {
+		return readCommands[w1] || views(w2, rest) || readCmdlets[strings.ToLower(w1)]
 	})
 }
 
@@ -974,6 +986,12 @@ func joinWords(w1, w2 string) string {
 // dir" commands left out; w2 is "" when the second word is a flag, a quote
 // or absent), until fn says stop; it builds nothing.
 func eachCommand(cmd string, fn func(w1, w2 string) bool) {
+	eachCommandRest(cmd, func(w1, w2, _ string) bool { return fn(w1, w2) })
+}
+
+// eachCommandRest is eachCommand with what follows the two words in the
+// command (its arguments past them).
+func eachCommandRest(cmd string, fn func(w1, w2, rest string) bool) {
 	cmd = strings.TrimSuffix(strings.TrimSpace(cmd), " …")
 	for cmd != "" {
 		part := cmd
@@ -993,11 +1011,11 @@ func eachCommand(cmd string, fn func(w1, w2 string) bool) {
 		if w1 == "" || w1 == "cd" || strings.HasPrefix(w1, "2>") {
 			continue
 		}
-		w2, _ = nextWord(rest)
+		w2, after := nextWord(rest)
 		if strings.HasPrefix(w2, "-") || strings.ContainsAny(w2, "\"'$<>") {
-			w2 = ""
+			w2, after = "", rest
 		}
-		if !fn(w1, w2) {
+		if !fn(w1, w2, after) {
 			return
 		}
 	}
@@ -1106,8 +1124,8 @@ func milestoneKind(what string) string {
 		}
 	}
 	kind := ""
-	eachCommand(what, func(w1, w2 string) bool {
-		if vcsPairs[[2]string{w1, w2}] {
+	eachCommandRest(what, func(w1, w2, rest string) bool {
+		if vcsPairs[[2]string{w1, w2}] && !views(w2, rest) { // "gh issue view" changes nothing
 			kind = "vcs"
 			return false
 		}

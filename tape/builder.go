@@ -71,8 +71,9 @@ const (
 	// took a user's word inside a longer one for a look-up of it; 32 kept
 	// no sub-agent report's tool; 33 kept 4000 constraints; 34 took any
 	// command naming a user's word, but a milestone, for a look-up; 35
-	// took a pasted screen's own words (the agent's) for constraints.
-	snapshotVersion = 36
+	// took a pasted screen's own words (the agent's) for constraints; 36
+	// took only git's and bd's viewers, of the trackers', for look-ups.
+	snapshotVersion = 37
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

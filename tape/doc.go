@@ -187,9 +187,9 @@
 // keeps 40, dropping reads and edits before commands.
 //
 // Milestones: commands of version control and trackers (git commit, push,
-// merge, tag, add -f, --no-verify, --force, gh pr, bd close …; the last
-// 12) and of tests, builds and linters (the last 6), kept past the
-// actions ring.
+// merge, tag, add -f, --no-verify, --force, gh pr, bd close …, but not
+// their views: gh issue view, git stash list; the last 12) and of tests,
+// builds and linters (the last 6), kept past the actions ring.
 //
 // Fixed failures: a failure is no longer pending once a later successful
 // call of the same tool ran the same thing: for commands, every program
@@ -232,8 +232,9 @@
 // branch), whose log line is at least 600 bytes: the head of its output
 // (3000 runes) is the task's spec. A shell command looks up when it reads
 // alone: each command of its chain a reader (cat, sed -n, rg, ls …), a
-// viewer (git show, log, diff, status; bd show, list) or a PowerShell
-// reader (Get-Content); one that does something to what the user named
+// viewer (a subcommand that shows: git show, log, diff, status; bd show,
+// list; gh issue view, jira issue view, kubectl get: viewVerbs) or a
+// PowerShell reader (Get-Content); one that does something to what the user named
 // (runs it, its tests or a build through any wrapper, copies it) is an
 // action, whatever it prints. Another tool (an MCP server's search) looks
 // up unless it is a milestone. The last 3, one per command. A chain splits

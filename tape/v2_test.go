@@ -1296,15 +1296,16 @@ func TestTheAnsweredPlanIsCarriedWhole(t *testing.T) {
 }
 
 // A look-up reads: a command made of readers and viewers alone (cat,
-// sed -n, rg, git log, bd show, Get-Content) on what the user named. A
-// command that does something to it (copies it, runs a script or its
-// tests through npx or pnpm exec) is an action, whatever it prints: its
-// build log is no spec.
+// sed -n, rg, git log, a tracker's view: gh issue view, jira issue view,
+// Get-Content) on what the user named. A command that does something to
+// it (copies it, moves the issue, runs a script or its tests through npx
+// or pnpm exec) is an action, whatever it prints: its build log is no
+// spec.
 func TestALookUpReadsWhatTheUserNamed(t *testing.T) {
 	spec := "Issue 42: the exporter drops the last line\n" + strings.Repeat("- Keep the CSV header stable.\n", 30)
 	build := func(cmd, out string) *Tape {
 		t.Helper()
-		return build(t, "s", seqd(human("Fix issue 42 in e2e/export.spec.ts and report.sh."),
+		return build(t, "s", seqd(human("Fix PROJ-42 in e2e/export.spec.ts and report.sh."),
 			call("Bash", "b1", fmt.Sprintf(`{"command":%q}`, cmd)), result("Bash", "b1", true, out)), Options{}, nil)
 	}
 	for _, cmd := range []string{
@@ -1313,13 +1314,15 @@ func TestALookUpReadsWhatTheUserNamed(t *testing.T) {
 		"git log --oneline -- e2e/export.spec.ts",
 		`git log --oneline -- e2e/export.spec.ts 2>&1 | grep -E "(fix|feat)"`,
 		"Get-Content e2e/export.spec.ts",
+		"gh issue view PROJ-42 --comments",
+		"jira issue view PROJ-42",
 	} {
 		tp := build(cmd, spec)
 		if blk, ok := tp.Block("Looked Up"); !ok || !strings.Contains(blk, "Issue 42: the exporter") {
 			t.Errorf("%q is a look-up: Looked Up %q", cmd, blk)
 		}
-		if blk, ok := tp.Block("Milestones"); ok && strings.Contains(blk, cmd) {
-			t.Errorf("%q is a milestone:\n%s", cmd, blk)
+		if k := milestoneKind(cmd); k != "" {
+			t.Errorf("%q is a milestone (%s): it changes nothing", cmd, k)
 		}
 	}
 	log := "> ship@0.0.0 build:api\n> tsc\n" + strings.Repeat("vite v6.4.1 building for production...\n", 30)
@@ -1328,6 +1331,7 @@ func TestALookUpReadsWhatTheUserNamed(t *testing.T) {
 		"npx playwright test e2e/export.spec.ts",
 		"bash report.sh && git diff",
 		"/bin/cp -f e2e/export.spec.ts /tmp/ && ls /tmp",
+		"jira issue move PROJ-42 Done && jira issue view PROJ-42",
 	} {
 		tp := build(cmd, log)
 		if blk, ok := tp.Block("Looked Up"); ok {
