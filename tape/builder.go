@@ -681,19 +681,15 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	// tools' output around the person's prompts: its constraints are the
 	// prompts' alone (model-written text is never a constraint).
 	said := ev.Text
-	if len(ev.Text) >= pastedBytes && !hostCommand {
-		if prompts := screenSayings(ev.Text); prompts != "" {
-			said = prompts
+	if len(ev.Text) >= pastedBytes {
+		st.Pasted = keepLast(append(st.Pasted, ev.Seq), keptPasted)
+		if sayings, ps := pastedPrompts(ev.Text); len(ps) > 0 && !hostCommand {
+			said = sayings
+			st.Prompts = keepLast(append(st.Prompts, pastedAt{Seq: ev.Seq, Prompts: ps}), keptPasted)
 		}
 	}
 	dropped := b.cons.Add(said, origin, keptConstraints)
 	st.Constraints = b.cons.List()
-	if len(ev.Text) >= pastedBytes {
-		st.Pasted = keepLast(append(st.Pasted, ev.Seq), keptPasted)
-		if ps := pastedPrompts(ev.Text); len(ps) > 0 && !hostCommand {
-			st.Prompts = keepLast(append(st.Prompts, pastedAt{Seq: ev.Seq, Prompts: ps}), keptPasted)
-		}
-	}
 	if dropped > 0 {
 		st.MoreConstraints = addMore(st.MoreConstraints, st.SessionID, dropped, ev.Seq)
 	}

@@ -138,7 +138,7 @@
 // Claude Code's "> " and "❯ " lines among "⏺" and "⎿" lines), the newest
 // 12 of 300 runes each, listed under the Goal's quotes but those a quote
 // shows already (state.Prompts; the fold keeps only the paste's head and
-// end). Of such a paste, only those prompts (all of them, whole: screenSayings)
+// end). Of such a paste, only those prompts (all of them, whole: pastedPrompts' sayings)
 // give constraints: the rest of the screen is the agent's words and its
 // tools' output. Each is cited "seq N" when
 // the source session said it (the Handoff block names the session), by

@@ -35,18 +35,25 @@ type pastedAt struct {
 	Prompts []string `json:"prompts"`
 }
 
-func pastedPrompts(text string) []string {
-	var out []string
+// pastedPrompts reads a pasted screen in one pass: sayings are all the
+// person's prompts it shows, whole, one a line (what gives constraints:
+// the rest of a screen is the agent's words and its tools' output);
+// prompts the newest keptPrompts, each clipped to promptRunes (what the
+// Goal lists). Both are empty when text is no host's screen.
+func pastedPrompts(text string) (sayings string, prompts []string) {
+	var sb strings.Builder
 	screenPrompts(text, func(p string) {
-		out = append(out, clipLine(p, promptRunes))
-		if len(out) > 2*keptPrompts {
-			out = append(out[:0], out[len(out)-keptPrompts:]...)
+		sb.WriteString(p)
+		sb.WriteByte('\n')
+		prompts = append(prompts, clipLine(p, promptRunes))
+		if len(prompts) > 2*keptPrompts {
+			prompts = append(prompts[:0], prompts[len(prompts)-keptPrompts:]...)
 		}
 	})
-	if len(out) > keptPrompts {
-		out = out[len(out)-keptPrompts:]
+	if len(prompts) > keptPrompts {
+		prompts = prompts[len(prompts)-keptPrompts:]
 	}
-	return out
+	return sb.String(), prompts
 }
 
 // screenPrompts calls each with every prompt of the person's the pasted
@@ -102,17 +109,6 @@ func screenPrompts(text string, each func(prompt string)) {
 		}
 	}
 	flush()
-}
-
-// screenSayings is what of a pasted screen the person said, for the
-// constraints: its prompts, one a line; "" when text is no screen.
-func screenSayings(text string) string {
-	var sb strings.Builder
-	screenPrompts(text, func(p string) {
-		sb.WriteString(p)
-		sb.WriteByte('\n')
-	})
-	return sb.String()
 }
 
 // isOpenCodeFooter: "▣  Build · Big Pickle · 4m 32s", indented or not.

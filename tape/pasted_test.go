@@ -44,7 +44,7 @@ func TestPastedPrompts(t *testing.T) {
 		{"a footer-like line without a screen", "▣ a bullet, no separators\nnext line\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := pastedPrompts(tc.text); !slices.Equal(got, tc.want) {
+			if _, got := pastedPrompts(tc.text); !slices.Equal(got, tc.want) {
 				t.Fatalf("pastedPrompts = %q, want %q", got, tc.want)
 			}
 		})
@@ -54,7 +54,7 @@ func TestPastedPrompts(t *testing.T) {
 	for k := 0; k < keptPrompts+5; k++ {
 		many = append(many, fmt.Sprintf("prompt number %d %s", k, strings.Repeat("w", 2*promptRunes)))
 	}
-	got := pastedPrompts(openCodeScreen(many, 0))
+	_, got := pastedPrompts(openCodeScreen(many, 0))
 	if len(got) != keptPrompts || !strings.HasPrefix(got[0], fmt.Sprintf("prompt number %d ", 5)) {
 		t.Fatalf("kept %d prompts starting %.30q, want the newest %d", len(got), got[0], keptPrompts)
 	}
