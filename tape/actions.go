@@ -341,6 +341,9 @@ func noiseLine(l string) bool {
 	if codexExecHeader(t) {
 		return true
 	}
+	if ruleLine(t) {
+		return true
+	}
 	if msysLine(t) || strings.HasSuffix(t, "fork: retry: Resource temporarily unavailable") {
 		return true // Git Bash's runtime on Windows, failing to fork and retrying
 	}
@@ -503,6 +506,28 @@ var noisePrefixes = []string{
 	// is about (CPython, Node's "(Use `node --trace-warnings …`)", Rust,
 	// Gradle): TestRuntimeAdviceIsNoKeyLine.
 	"enable tracemalloc", "note: run with `rust_backtrace", "run with --",
+}
+
+// ruleLine: a line that only separates what a command printed (a rule of
+// dashes, equals signs or box-drawing characters, a table's border), after
+// a bare label ("remote:"): at least 4 such characters and nothing else but
+// spaces (TestARuleIsNoKeyLine). "---" and "..." are short enough to be
+// something else (a YAML document's start, an ellipsis) and stay.
+func ruleLine(t string) bool {
+	if i := strings.IndexByte(t, ':'); i > 0 && !strings.ContainsAny(t[:i], " \t") {
+		t = strings.TrimLeft(t[i+1:], " \t")
+	}
+	n := 0
+	for _, r := range t {
+		switch {
+		case r == ' ' || r == '\t':
+		case strings.ContainsRune("-=_*#~.+|:•·–—―", r) || r >= 0x2500 && r <= 0x259f:
+			n++
+		default:
+			return false
+		}
+	}
+	return n >= 4
 }
 
 // exitLine: a host's line that says only how a command exited ("Exit

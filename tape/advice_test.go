@@ -39,3 +39,42 @@ func TestRuntimeAdviceIsNoKeyLine(t *testing.T) {
 		}
 	}
 }
+
+// A rule (a line of dashes, equals signs or box-drawing characters, a
+// table's border, a label's "remote: ————") separates what a command
+// printed and says nothing of it: no key line, so a table's last border
+// does not take the place of the output's last line, and no room in the
+// lines a failure shows (GitHub's push protection prints a rule between
+// every finding).
+func TestARuleIsNoKeyLine(t *testing.T) {
+	for _, l := range []string{
+		"==========", "----------------------------------------", "+------+-------+", "└────────┴───────┘",
+		"remote:   —————————————————————————————————————————", "━━━━━━━━", "* * * * *", "............",
+	} {
+		if !noiseLine(l) {
+			t.Errorf("%q is no noise", l)
+		}
+	}
+	for _, l := range []string{
+		"===== 4 failed, 31 passed in 0.39s =====", "remote:     —— Slack API Token ————————", "---", "--", "}", "...",
+		"- item", "| name | 1 |", "remote: error: GH013", "-- a1b2c3",
+	} {
+		if noiseLine(l) {
+			t.Errorf("%q taken for noise", l)
+		}
+	}
+	out := "+------+-------+\nNAME    STATUS\n+------+-------+\napi     Running\ndb      Running\nweb     Pending\n+------+-------+\n"
+	if got := keyLines(out, true); strings.Join(got, "\n") != "web     Pending" {
+		t.Errorf("key lines %q, want the table's last row", got)
+	}
+	fail := "remote: error: GH013: Repository rule violations found\nremote:   ——————————————————————————————\nremote:     —— Slack API Token ——\nremote:          path: tests/a.py:32\n"
+	got := outputLines(fail, 2000, 7)
+	for _, l := range got {
+		if strings.Contains(l, "——————") {
+			t.Errorf("failure lines %q keep the rule", got)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("failure lines %q, want the 3 that say something", got)
+	}
+}

@@ -72,8 +72,9 @@ const (
 	// no sub-agent report's tool; 33 kept 4000 constraints; 34 took any
 	// command naming a user's word, but a milestone, for a look-up; 35
 	// took a pasted screen's own words (the agent's) for constraints; 36
-	// took only git's and bd's viewers, of the trackers', for look-ups.
-	snapshotVersion = 37
+	// took only git's and bd's viewers, of the trackers', for look-ups;
+	// 37 held a rule (a table's border) as a key line.
+	snapshotVersion = 38
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

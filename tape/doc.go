@@ -172,7 +172,9 @@
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
 // …", "Output:"; taken off every output the tape reads: outputBody),
 // the count it puts before an output it cut for its model ("Total output
-// lines: N")
+// lines: N"), a rule (a line of 4 or more dashes, equals signs or
+// box-drawing characters and nothing else, after a bare label: a table's
+// border, "remote: ————": ruleLine)
 // and a host's line that only says how a command exited ("Exit code 1",
 // "Process exited with code 1": exitLine) are never key lines
 // (noiseLine); a terminal's control sequences (colours, cursor moves:
