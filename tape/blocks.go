@@ -710,10 +710,16 @@ func actionCutOrder(as []action, quoted func(action) bool) []int {
 			}
 		}
 	}
+	// A call that quotes nothing says nothing more than another block
+	// does (a read, an edit, a search: Workspace Files), but a shell
+	// command that acts says what it did by its command line alone (a
+	// server started in the background, a file moved):
+	// TestAQuietCommandRanksWithTheCommands.
+	says := func(a action) bool { return quoted(a) || actsQuietly(a) }
 	class(func(k int, _ action) bool { return again[k] })
-	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind == "" && !quoted(a) })
+	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind == "" && !says(a) })
 	class(func(k int, _ action) bool { return fixed[k] })
-	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind == "" && quoted(a) })
+	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind == "" && says(a) })
 	class(func(k int, a action) bool { return !again[k] && !fixed[k] && a.Kind != "" })
 	for k := range as {
 		if newest[k] {
@@ -721,6 +727,12 @@ func actionCutOrder(as []action, quoted func(action) bool) []int {
 		}
 	}
 	return order
+}
+
+// actsQuietly: a successful shell command that is no read (readsOnly):
+// what it ran is what it did, output or not.
+func actsQuietly(a action) bool {
+	return a.OK && a.What != "" && isShellTool(a.Tool) && !readsOnly(a.What)
 }
 
 // fixedLater marks the failed actions that a later successful run of the

@@ -73,8 +73,9 @@ const (
 	// command naming a user's word, but a milestone, for a look-up; 35
 	// took a pasted screen's own words (the agent's) for constraints; 36
 	// took only git's and bd's viewers, of the trackers', for look-ups;
-	// 37 held a rule (a table's border) as a key line.
-	snapshotVersion = 38
+	// 37 held a rule (a table's border) as a key line; 38 took Codex's
+	// shell_command for no shell tool (its heredocs wrote no file).
+	snapshotVersion = 39
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -358,7 +358,9 @@
 // instruction of pastedBytes = 3000 bytes or more first, then the typed
 // ones; newest first in each), recent
 // actions (a successful call that a later successful one of the same tool
-// ran again the same first, then reads, edits and searches, then failures
+// ran again the same first, then reads, edits and searches (and shell
+// commands that only read and printed nothing; one that acts ranks with
+// the commands: actsQuietly), then failures
 // a later run of the same call fixed, then commands, then milestones:
 // commits, pushes, tracker updates, tests and builds; the 3 newest
 // commands with an outcome last of all: actionCutOrder), the carryover (steps first; then entries older than the

@@ -13,14 +13,15 @@ import (
 // surely as a Write does, and the Workspace Files block lists it so.
 
 // isShellTool: a tool that runs a shell command; the exact names of the
-// hosts first, without lower-casing (it runs for every call).
+// hosts first, without lower-casing (it runs for every call). Codex has
+// four (importer/codex: shell, shell_command, exec_command, local_shell).
 func isShellTool(name string) bool {
 	switch name {
-	case "Bash", "shell", "exec_command", "local_shell", "container.exec":
+	case "Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec":
 		return true
 	}
 	switch strings.ToLower(name) {
-	case "bash", "shell", "exec_command", "local_shell", "container.exec", "run_shell_command":
+	case "bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec", "run_shell_command":
 		return true
 	}
 	return false

@@ -505,6 +505,8 @@ func TestWorkspaceFiles(t *testing.T) {
 		// files this way); >> appends: an edit.
 		{"Codex shell heredoc", "shell", `{"command":["bash","-lc","cat <<'EOF' > docs/r.md\n# Research\n- Decision: one queue\nEOF"]}`, "- docs/r.md: write seq=RSEQ (last change: # Research ⏎ - Decision: one queue)\n    · Decision: one queue"},
 		{"Bash heredoc, redirect after", "Bash", `{"command":"mkdir -p d && cat > d/a.txt << \"END\"\nhello\nEND\necho done"}`, "- d/a.txt: write seq=RSEQ (last change: hello)"},
+		// Codex's string-command shell tool (0.59 on, Windows' default).
+		{"Codex shell_command heredoc", "shell_command", `{"command":"cat <<'EOF' > docs/s.md\n# Spec\nEOF","workdir":"/w"}`, "- docs/s.md: write seq=RSEQ (last change: # Spec)"},
 		{"exec_command tee", "exec_command", `{"cmd":"tee notes.md <<EOF >/dev/null\nnote\nEOF"}`, "- notes.md: write seq=RSEQ (last change: note)"},
 		{"heredoc append", "shell", `{"command":["bash","-lc","cat >> log.md <<-EOF\n\tmore\n\tEOF"]}`, "- log.md: edit seq=RSEQ (last change: more)"},
 		{"heredoc to a command, no file", "Bash", `{"command":"python3 - <<'PY'\nprint(1)\nPY"}`, ""},

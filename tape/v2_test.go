@@ -1339,3 +1339,27 @@ func TestALookUpReadsWhatTheUserNamed(t *testing.T) {
 		}
 	}
 }
+
+// 9c. A shell command that printed nothing still says what it did (a
+// server started in the background, a file moved, a folder made): its
+// command line is its outcome, and it ranks with the commands. Only a
+// call whose work another block holds (a read, an edit, a search, a
+// shell command that only reads) says nothing without its output.
+func TestAQuietCommandRanksWithTheCommands(t *testing.T) {
+	as := []action{
+		{Seq: 1, Tool: "shell_command", What: "python3 -m http.server 8000 &", OK: true}, // 0: acts, prints nothing
+		{Seq: 2, Tool: "Read", What: "a.go", OK: true},                                   // 1: quiet
+		{Seq: 3, Tool: "Bash", What: "cat notes.txt", OK: true},                          // 2: a read that printed nothing: quiet
+		{Seq: 4, Tool: "Bash", What: "go vet ./...", OK: true},                           // 3: quoted
+		{Seq: 5, Tool: "Bash", What: "mkdir -p build && mv a.out build/", OK: true},      // 4: acts
+		{Seq: 6, Tool: "Bash", What: "git status", OK: true},                             // 5: quoted
+		{Seq: 7, Tool: "Bash", What: "go test ./...", OK: true},                          // 6: quoted
+		{Seq: 8, Tool: "Bash", What: "go build ./...", OK: true},                         // 7: quoted
+	}
+	quoted := func(a action) bool { return a.Seq == 4 || a.Seq >= 6 }
+	got := actionCutOrder(as, quoted)
+	want := []int{1, 2, 0, 3, 4, 5, 6, 7}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("cut order %v, want %v", got, want)
+	}
+}
