@@ -74,8 +74,9 @@ const (
 	// took a pasted screen's own words (the agent's) for constraints; 36
 	// took only git's and bd's viewers, of the trackers', for look-ups;
 	// 37 held a rule (a table's border) as a key line; 38 took Codex's
-	// shell_command for no shell tool (its heredocs wrote no file).
-	snapshotVersion = 39
+	// shell_command for no shell tool (its heredocs wrote no file); 39
+	// kept Codex's exec header as an empty failure's line.
+	snapshotVersion = 40
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -968,7 +969,13 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !ok {
 		line := ""
 		if ev.Tool != nil {
-			line = firstLine(ev.Tool.Output, maxFailureRunes)
+			// The fold keeps a failure's output through its first line
+			// with text: of Codex's exec output with an empty body, its
+			// header's first ("Chunk ID: …"), which is no line of the
+			// command's (TestAnEmptyFailureShowsNoHeaderLine).
+			if line = firstLine(ev.Tool.Output, maxFailureRunes); codexExecHeader(line) || wrapperLine(line) {
+				line = ""
+			}
 		}
 		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key, Left: chainCommands(what)})
 		st.Failures = keepLast(st.Failures, keptFailures)
