@@ -729,6 +729,15 @@ func actionCutOrder(as []action, quoted func(action) bool) []int {
 	return order
 }
 
+// searchCommands exit 1 when they find nothing (grep, rg, ag, ack,
+// findstr), printing nothing.
+var searchCommands = map[string]bool{"rg": true, "grep": true, "egrep": true, "fgrep": true, "ag": true, "ack": true, "findstr": true}
+
+// searchesOnly: every command of the chain is a search (git grep too).
+func searchesOnly(what string) bool {
+	return eachReads(what, func(w1, w2, _ string) bool { return searchCommands[w1] || w1 == "git" && w2 == "grep" })
+}
+
 // actsQuietly: a successful shell command that is no read (readsOnly):
 // what it ran is what it did, output or not.
 func actsQuietly(a action) bool {
@@ -986,11 +995,20 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		blk.addSection(todos)
 	}
 	b.fixedItems = nil
+	// A search that printed nothing found nothing: no failure, and no
+	// other search worked around it (TestASearchThatFoundNothingIsNoFixedFailure).
+	var workedAround []fixedFailure
+	for _, x := range st.FixedLast {
+		key, read := q.key[x.Failure.Seq]
+		if !(read && len(key) == 0 && x.Failure.Line == "" && searchesOnly(x.Failure.What)) {
+			workedAround = append(workedAround, x)
+		}
+	}
 	switch {
-	case len(st.FixedLast) > 0:
+	case len(workedAround) > 0:
 		// What did not work here, and what did.
 		fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
-		for _, x := range st.FixedLast {
+		for _, x := range workedAround {
 			f := x.Failure
 			line := fmt.Sprintf("- seq=%d %s FAILED: %s", f.Seq, f.Tool, f.What)
 			key := q.key[f.Seq]

@@ -165,3 +165,27 @@ func TestAnEmptyFailureShowsNoHeaderLine(t *testing.T) {
 		t.Errorf("Pending State lacks the failure:\n%s", blockText(t, tp, "Pending State"))
 	}
 }
+
+// A search that printed nothing (rg and grep exit 1 on no match) found
+// nothing; it did not fail, and a later search with other flags did not
+// work around it: Pending State lists no such "fixed failure" (it had
+// given three of its four to rg finding nothing in one Codex session).
+// A search that printed an error stays a failure.
+func TestASearchThatFoundNothingIsNoFixedFailure(t *testing.T) {
+	empty := "Chunk ID: 3ebadd\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n"
+	okOut := "Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\nsrc/a.rs\n"
+	bad := "Chunk ID: 2\nWall time: 0 seconds\nProcess exited with code 2\nOriginal token count: 9\nOutput:\nrg: src/config: No such file or directory (os error 2)\n"
+	tp := build(t, "s", seqd(human("Find the provider."),
+		call("exec_command", "e1", `{"cmd":"rg -n PasswordStore crates"}`), result("exec_command", "e1", false, empty),
+		call("exec_command", "e2", `{"cmd":"rg --files crates"}`), result("exec_command", "e2", true, okOut),
+		call("exec_command", "e3", `{"cmd":"rg -n store_dir src/config"}`), result("exec_command", "e3", false, bad),
+		call("exec_command", "e4", `{"cmd":"rg --files src"}`), result("exec_command", "e4", true, okOut),
+		say("Found it.")), Options{}, nil)
+	blk := blockText(t, tp, "Pending State")
+	if strings.Contains(blk, "rg -n PasswordStore crates") {
+		t.Errorf("Pending State lists a search that found nothing as a fixed failure:\n%s", blk)
+	}
+	if !strings.Contains(blk, "rg -n store_dir src/config") || !strings.Contains(blk, "No such file or directory") {
+		t.Errorf("Pending State lacks the search that failed:\n%s", blk)
+	}
+}

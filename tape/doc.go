@@ -216,7 +216,9 @@
 // one lacked, "git commit --no-gpg-sign" after "git commit", or the same
 // script run another way: workaround) are kept with that command and show
 // under the count, each with its error line and its fix: what does not
-// work here, and what does. Ranked with the actions kept to 6.
+// work here, and what does; a search that printed nothing (grep and rg
+// exit 1 on no match: searchesOnly) found nothing and is not listed.
+// Ranked with the actions kept to 6.
 //
 // The failure the open turn ended on (no later call succeeded) shows its
 // output's lines, blank ones, bare labels, noise and a host's wrapper left
