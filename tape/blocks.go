@@ -437,6 +437,19 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			label = "Latest instruction"
 		}
 		head := fmt.Sprintf("%s (%s):\n", label, b.originText(h.Origin))
+		if input, tmplFirst, ok := commandTemplate(h.Text); ok && k < len(later)-1 {
+			// A command's template in a turn answered since: the command
+			// ran, and what the user typed after it is what the turn
+			// asked; the template is recalled by its seq
+			// (TestTheGoalQuotesACommandsInputNotItsTemplate). The first
+			// and the latest instruction keep theirs: there it is the task.
+			text := commandTemplateQuote(input, tmplFirst, h.Text, h.Origin.Seq)
+			if h.Origin.Session == st.SessionID {
+				shown[h.Origin.Seq] = text
+			}
+			all = append(all, said{h.Origin.Seq, head + quoteLines(text), b.refSession(h.Origin), ""})
+			continue
+		}
 		core, grown := humanCoreRunes, ""
 		if k < len(later)-keptWholeHumans {
 			// An older instruction, answered since: a shorter head and

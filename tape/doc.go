@@ -132,8 +132,12 @@
 // of 1000 runes that the budget cuts early. An instruction answered since
 // (all but the latest: keptWholeHumans) shows 800 runes of its head and
 // end (olderCoreRunes), and its 2000 where the budget leaves room once no
-// instruction was cut (section.grown). A paste of 3000 bytes or more
-// that shows an earlier window's screen keeps the person's prompts in it
+// instruction was cut (section.grown); one that is a command's template
+// (3000 bytes or more opening with "## User Input" and a fenced block:
+// Spec Kit's /speckit.* commands on every host) shows the words typed
+// after the command and the template's first line, size and seq instead
+// (commandTemplate), the first and the latest instruction excepted. A
+// paste of 3000 bytes or more that shows an earlier window's screen keeps the person's prompts in it
 // (pastedPrompts: after OpenCode's "▣  Build · <model> · <time>" footer;
 // Claude Code's "> " and "❯ " lines among "⏺" and "⎿" lines), the newest
 // 12 of 300 runes each, listed under the Goal's quotes but those a quote
