@@ -347,6 +347,9 @@ func noiseLine(l string) bool {
 	if msysLine(t) || strings.HasSuffix(t, "fork: retry: Resource temporarily unavailable") {
 		return true // Git Bash's runtime on Windows, failing to fork and retrying
 	}
+	if strings.HasPrefix(t, "wsl: Failed to translate '") {
+		return true // WSL, mapping a Windows PATH entry (TestWSLChatterIsNoKeyLine)
+	}
 	if len(t) > 40 {
 		t = t[:40] // every prefix below is shorter
 	}

@@ -75,8 +75,9 @@ const (
 	// took only git's and bd's viewers, of the trackers', for look-ups;
 	// 37 held a rule (a table's border) as a key line; 38 took Codex's
 	// shell_command for no shell tool (its heredocs wrote no file); 39
-	// kept Codex's exec header as an empty failure's line.
-	snapshotVersion = 40
+	// kept Codex's exec header as an empty failure's line; 40 held WSL's
+	// "Failed to translate" lines as key lines.
+	snapshotVersion = 41
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -172,7 +172,7 @@
 // program's own log lines below an error ("12:03:45.101 [warning] …",
 // "[info] …") and the chatter of Git Bash's runtime on Windows ("0 [main]
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
-// unavailable"), the header Codex's unified exec puts before an output
+// unavailable") and WSL's ("wsl: Failed to translate '…'"), the header Codex's unified exec puts before an output
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
 // …", "Output:"; taken off every output the tape reads: outputBody),
 // the count it puts before an output it cut for its model ("Total output

@@ -111,3 +111,17 @@ func TestGitBashRuntimeChatterIsNoKeyLine(t *testing.T) {
 		t.Error("a verdict or a commit line taken for noise")
 	}
 }
+
+// WSL prints, before every command it runs from a Windows PATH it cannot
+// map, "wsl: Failed to translate 'E:\…\bin'": its own chatter, no outcome
+// of the command (one Codex session on WSL had three of them as the key
+// lines of every call, its branch's creation among them unseen).
+func TestWSLChatterIsNoKeyLine(t *testing.T) {
+	out := "wsl: Failed to translate 'E:\\gradle-8.10.2\\bin'\nwsl: Failed to translate 'E:\\apache-maven-3.9.9\\bin'\nwsl: Failed to translate 'E:\\curl\\bin'\nBRANCH_NAME=001-functional-acceptance\n"
+	if got := keyLines(out, true); strings.Join(got, "\n") != "BRANCH_NAME=001-functional-acceptance" {
+		t.Fatalf("key lines %q, want the command's own line", got)
+	}
+	if noiseLine("wsl.exe --install failed: 0x80070005") {
+		t.Error("a line about wsl itself taken for its chatter")
+	}
+}
