@@ -300,6 +300,10 @@ var assignment = regexp.MustCompile(`^\s*[+]?\s*(?:export\s+)?(?:const\s+|let\s+
 
 var definition = regexp.MustCompile(`^\s*[+]?\s*(?:export\s+|pub(?:\([a-z]+\))?\s+|public\s+|private\s+|protected\s+|static\s+|async\s+|default\s+)*(?:def|defp|defmodule|defmacro|defmacrop|func|function|fn|class|interface|type|struct|enum|trait|module|const|let|var|val|object|impl)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$.?!]*)`)
 
+// testDefinition: a test named by a string (bats' @test "…", Jest's and
+// Mocha's it("…")/test("…")/describe("…"), ExUnit's test "…" do).
+var testDefinition = regexp.MustCompile("^\\s*[+]?\\s*(?:@test|test|it|describe)\\s*\\(?\\s*([\"'`])([^\"'`]{3,100})[\"'`]")
+
 // editSymbols are the names an edit's new text defines, in order, at most
 // maxSymbols.
 func editSymbols(name string, input json.RawMessage) []string {
@@ -320,6 +324,11 @@ func editSymbols(name string, input json.RawMessage) []string {
 			m := definition.FindStringSubmatch(line)
 			if m == nil {
 				m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
+			}
+			if m == nil {
+				if t := testDefinition.FindStringSubmatch(line); t != nil {
+					m = []string{t[0], t[2]}
+				}
 			}
 			if m == nil || seen[m[1]] || len(m[1]) < 3 {
 				continue
@@ -1293,7 +1302,7 @@ func editTexts(name string, input json.RawMessage) []string {
 
 // defineWords open the lines definition and assignment can match: a line
 // without one is not given to the patterns.
-var defineWords = []string{"def", "func", "fn ", "class", "type ", "interface", "struct", "enum", "trait", "module", "const", "let ", "var ", "val ", "object", "impl", " = "}
+var defineWords = []string{"test", "it(", "it ", "describe", "def", "func", "fn ", "class", "type ", "interface", "struct", "enum", "trait", "module", "const", "let ", "var ", "val ", "object", "impl", " = "}
 
 func mayDefine(line string) bool {
 	for _, w := range defineWords {

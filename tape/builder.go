@@ -76,8 +76,9 @@ const (
 	// 37 held a rule (a table's border) as a key line; 38 took Codex's
 	// shell_command for no shell tool (its heredocs wrote no file); 39
 	// kept Codex's exec header as an empty failure's line; 40 held WSL's
-	// "Failed to translate" lines as key lines.
-	snapshotVersion = 41
+	// "Failed to translate" lines as key lines; 41 named no test by its
+	// string (@test "…", it("…")).
+	snapshotVersion = 42
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -263,7 +263,8 @@
 //
 // Edited files: the last write or edit of each of the 40 most recently
 // changed files names the definitions its new text makes (def, defp,
-// func, function, class, type … and "a.b = {" assignments: at most 6),
+// func, function, class, type … and "a.b = {" assignments, and the tests
+// a string names: @test "…", it("…"), test "…" do: at most 6),
 // or else the first two lines it adds (of an edit, the lines its new text
 // has that its old text lacked; of a patch, its "+" lines). The newest 3
 // written files but documents show those added lines at length, up to

@@ -1363,3 +1363,26 @@ func TestAQuietCommandRanksWithTheCommands(t *testing.T) {
 		t.Fatalf("cut order %v, want %v", got, want)
 	}
 }
+
+// A test is defined by its name, and many frameworks name it by a string
+// (bats' @test "…", Jest's and Mocha's it("…") and test("…"), ExUnit's
+// test "…" do): a test file's line says which tests it holds. Prose that
+// merely says "it" or "test" defines nothing.
+func TestATestIsDefinedByItsName(t *testing.T) {
+	bats := "@test \"keepass provider resolves relative database from declaring config\" {\n  run fnox get X\n}\n"
+	jest := "describe('login', () => {\n  it(\"redirects after sign-in\", async () => {\n    expect(1).toBe(1)\n  })\n})\n"
+	prose := "Then test it with the new flag: it should pass.\nIt works.\n"
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{bats, []string{"keepass provider resolves relative database from declaring config"}},
+		{jest, []string{"login", "redirects after sign-in"}},
+		{prose, nil},
+	} {
+		in, _ := json.Marshal(map[string]string{"file_path": "t.bats", "content": tc.text})
+		if got := editSymbols("Write", in); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("editSymbols(%.30q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
