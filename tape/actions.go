@@ -318,16 +318,18 @@ func editSymbols(name string, input json.RawMessage) []string {
 			if len(out) == maxSymbols {
 				return out
 			}
-			if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") || !mayDefine(line) {
+			if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") {
 				continue
 			}
-			m := definition.FindStringSubmatch(line)
-			if m == nil {
-				m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
-			}
-			if m == nil {
+			var m []string
+			if namesTest(line) {
 				if t := testDefinition.FindStringSubmatch(line); t != nil {
 					m = []string{t[0], t[2]}
+				}
+			} else if mayDefine(line) {
+				m = definition.FindStringSubmatch(line)
+				if m == nil {
+					m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
 				}
 			}
 			if m == nil || seen[m[1]] || len(m[1]) < 3 {
@@ -1302,7 +1304,19 @@ func editTexts(name string, input json.RawMessage) []string {
 
 // defineWords open the lines definition and assignment can match: a line
 // without one is not given to the patterns.
-var defineWords = []string{"test", "it(", "it ", "describe", "def", "func", "fn ", "class", "type ", "interface", "struct", "enum", "trait", "module", "const", "let ", "var ", "val ", "object", "impl", " = "}
+var defineWords = []string{"def", "func", "fn ", "class", "type ", "interface", "struct", "enum", "trait", "module", "const", "let ", "var ", "val ", "object", "impl", " = "}
+
+// namesTest: the line opens as testDefinition's do (@test, test, it,
+// describe), so that prose with "it" in it is given to no pattern.
+func namesTest(line string) bool {
+	t := strings.TrimLeft(strings.TrimLeft(strings.TrimLeft(line, " \t"), "+"), " \t")
+	for _, w := range []string{"@test", "test", "it", "describe"} {
+		if rest, ok := strings.CutPrefix(t, w); ok && rest != "" && strings.ContainsRune(" (\t", rune(rest[0])) {
+			return true
+		}
+	}
+	return false
+}
 
 func mayDefine(line string) bool {
 	for _, w := range defineWords {

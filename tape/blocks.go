@@ -443,7 +443,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// asked; the template is recalled by its seq
 			// (TestTheGoalQuotesACommandsInputNotItsTemplate). The first
 			// and the latest instruction keep theirs: there it is the task.
-			text := commandTemplateQuote(input, tmplFirst, h.Text, h.Origin.Seq)
+			text := commandTemplateQuote(input, tmplFirst, h.Origin.Seq)
 			if h.Origin.Session == st.SessionID {
 				shown[h.Origin.Seq] = text
 			}

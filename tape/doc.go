@@ -135,7 +135,7 @@
 // instruction was cut (section.grown); one that is a command's template
 // (3000 bytes or more opening with "## User Input" and a fenced block:
 // Spec Kit's /speckit.* commands on every host) shows the words typed
-// after the command and the template's first line, size and seq instead
+// after the command and the template's first line and seq instead
 // (commandTemplate), the first and the latest instruction excepted. A
 // paste of 3000 bytes or more that shows an earlier window's screen keeps the person's prompts in it
 // (pastedPrompts: after OpenCode's "▣  Build · <model> · <time>" footer;

@@ -3,7 +3,6 @@ package tape
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // commandTemplate reads a human instruction that is a command's template
@@ -27,21 +26,16 @@ func commandTemplate(text string) (input, first string, ok bool) {
 		return "", "", false
 	}
 	_, body, _ := strings.Cut(rest, "\n") // past the fence's opening line
-	end := strings.Index(body, "\n```")
-	if end < 0 {
-		if !strings.HasPrefix(body, "```") {
-			return "", "", false
+	if !strings.HasPrefix(body, "```") {  // else an empty block: "```text\n```"
+		i := strings.Index(body, "\n```")
+		if i < 0 {
+			return "", "", false // the block never closes
 		}
-		end = -1 // an empty block: "```text\n```"
-	}
-	if end >= 0 {
-		input, rest = strings.TrimSpace(body[:end]), body[end+4:]
-	} else {
-		rest = body[3:]
+		input, body = strings.TrimSpace(body[:i]), body[i+1:]
 	}
 	// The template's first line of its own: past the fence's end, the
 	// line asking to consider the input, and headings.
-	for l := range strings.SplitSeq(rest, "\n") {
+	for l := range strings.SplitSeq(body, "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "```") || strings.Contains(strings.ToLower(l), "consider the user input") {
 			continue
@@ -56,9 +50,10 @@ func commandTemplate(text string) (input, first string, ok bool) {
 const templateRunes = 240
 
 // commandTemplateQuote is what the Goal quotes of a command's template:
-// the words typed after the command, then the template named by its first
-// line, its size and its seq.
-func commandTemplateQuote(input, first string, full string, seq int64) string {
+// the words typed after the command, then the template named by its
+// first line and its seq (not by its size: the fold keeps a long
+// instruction's head and end only, maxHumanRunes).
+func commandTemplateQuote(input, first string, seq int64) string {
 	var b strings.Builder
 	if input != "" {
 		b.WriteString(input)
@@ -66,7 +61,7 @@ func commandTemplateQuote(input, first string, full string, seq int64) string {
 	} else {
 		b.WriteString("(nothing typed after the command)\n")
 	}
-	fmt.Fprintf(&b, "(then a command's template, %d characters, recall seq=%d", utf8.RuneCountInString(full), seq)
+	fmt.Fprintf(&b, "(then a command's template, recall seq=%d", seq)
 	if first != "" {
 		fmt.Fprintf(&b, ": %s", firstLine(first, templateRunes))
 	}

@@ -25,7 +25,7 @@ func TestTheGoalQuotesACommandsInputNotItsTemplate(t *testing.T) {
 	latest := specKitTemplate("", "Goal: Detect and reduce ambiguity or missing decision points in the active feature specification.", "1. Ask one question at a time.")
 	tp := build(t, "s", seqd(human(first), say("Constitution written."), human(middle), say("Spec written."), human(latest), say("Question 1: scope?")), Options{}, nil)
 	goal := blockText(t, tp, "Goal")
-	for _, want := range []string{"我们的任务是保证项目的可用性 验收所有功能", "/speckit.specify", "command's template", "Fill the constitution's placeholders", "Goal: Detect and reduce ambiguity", "Ask one question at a time"} {
+	for _, want := range []string{"我们的任务是保证项目的可用性 验收所有功能", "/speckit.specify", "command's template, recall seq=3: ", "Fill the constitution's placeholders", "Goal: Detect and reduce ambiguity", "Ask one question at a time"} {
 		if !strings.Contains(goal, want) {
 			t.Errorf("the Goal lacks %q:\n%s", want, goal)
 		}
