@@ -372,3 +372,37 @@ func TestOldFilesShrinkBeforeAnyIsCut(t *testing.T) {
 		t.Fatal("no budget showed every file with the older ones shrunk: the test shows nothing")
 	}
 }
+
+// A look-up's output (a bead, an issue the user named) is something the
+// next window can read again by running it; the carryover's messages are
+// the only account of what the assistant found and chose. The budget cuts
+// the look-ups before the carryover goes down to its last 4 messages.
+func TestALookUpGoesBeforeTheCarryover(t *testing.T) {
+	spec := "spotter-dov.3 · Implement the debug sidecar\n" + strings.Repeat("- Keep highlight.js as the only syntax highlighter.\n", 40)
+	evs := []session.Event{human("Work on bead spotter-dov."), call("Bash", "b1", `{"command":"bd show spotter-dov.3"}`), result("Bash", "b1", true, spec)}
+	for k := 1; k <= 8; k++ {
+		evs = append(evs, say(fmt.Sprintf("Step %d: I chose the sidecar over a second renderer because the renderer would duplicate the highlighter; %s", k, strings.Repeat("the measurements agree. ", 20))))
+	}
+	sawLookUpCut := false
+	for budget := 12000; budget >= MinBudget; budget -= 100 {
+		tp, err := fold(t, "s", seqd(evs...)).Build(Options{Budget: budget}, nil)
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		bp := blockText(t, tp, "Breakpoint")
+		lookUp, shown := tp.Block("Looked Up")
+		shown = shown && strings.Contains(lookUp, "bd show spotter-dov.3")
+		if !shown {
+			if !strings.Contains(bp, "[cut: ") {
+				sawLookUpCut = true
+			}
+			continue
+		}
+		if m := regexp.MustCompile(`\[cut: (\d+) messages?`).FindStringSubmatch(bp); m != nil {
+			t.Fatalf("budget %d: the carryover lost %s messages while the look-up stayed:\n%s\n\n%s", budget, m[1], bp, lookUp)
+		}
+	}
+	if !sawLookUpCut {
+		t.Fatal("no budget cut the look-up while the carryover was whole: the test shows nothing")
+	}
+}

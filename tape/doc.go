@@ -346,10 +346,12 @@
 //	(carryFloor), files only read → 0, written files past the newest 6 →
 //	their path and ops (shrink: keptDetailedFiles), written files → 14,
 //	look-ups → 1,
-//	host summary → 0, recent actions → 6, middle parts → 0, milestones →
-//	3, carryover → 4, sub-agent reports → 0, plan → 0, pasted sessions'
-//	prompts → 0, the user's words → 8, written files → 6,
-//	look-ups → 0, milestones → 0, failures → 0, calls in flight → 0,
+//	host summary → 0, recent actions → 6, fixed failures → 0, middle
+//	parts → 0, milestones → 3, sub-agent reports → 0, plan → 0, pasted
+//	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
+//	carryover is the only account of what was found and chosen),
+//	carryover → 4, the user's words → 8, written files → 6,
+//	milestones → 0, failures → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	written files → 0, carryover → 0, the user's words → 0, the first
 //	instruction → 0, constraints → 0, the last assistant message → 0.
