@@ -120,7 +120,44 @@ func isOutputLine(line string) bool {
 			return true
 		}
 	}
-	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line)
+	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line) || isAssignment(line) || isTaggedLog(line)
+}
+
+// isAssignment: a line that opens as "name = value", one word before the
+// equals sign: a test runner's dump of a frame's locals ("self =
+// _SubParsersAction(…)", "tmp_path = PosixPath(…)") or a line of code.
+func isAssignment(line string) bool {
+	i := strings.Index(line, " = ")
+	if i <= 0 {
+		return false
+	}
+	for k := 0; k < i; k++ {
+		if c := line[k]; !isWordByte(c) && c != '.' && c != '[' && c != ']' {
+			return false
+		}
+	}
+	return true
+}
+
+// logLevels are the levels a tool's log line names after its tag.
+var logLevels = map[string]bool{"warn": true, "warning": true, "info": true, "error": true, "debug": true, "notice": true, "verbose": true, "trace": true}
+
+// isTaggedLog: a tool's log line, its level word behind a tag that is no
+// word: a symbol or a bracket ("🦋  warn …", "[WARN] …", "⚠️ info: …");
+// a sentence or a list item that opens with "Warn" is the user's.
+func isTaggedLog(line string) bool {
+	k := strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+	if k <= 0 || strings.ContainsFunc(line[:k], func(r rune) bool { return r < utf8.RuneSelf && r != '[' && r != ' ' && r != '\t' }) {
+		return false // no tag, or a list marker ("- warn the user …")
+	}
+	end := k
+	for end < len(line) && isWordByte(line[end]) {
+		end++
+	}
+	if !logLevels[strings.ToLower(line[k:end])] {
+		return false
+	}
+	return end == len(line) || strings.ContainsRune(" :]", rune(line[end]))
 }
 
 // isCodeLine: a line of program text, not a sentence: it ends with ";"

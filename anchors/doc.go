@@ -20,7 +20,11 @@
 //     exception type with its colon ("ImportError: cannot import name …"):
 //     its "cannot", "use" and "must" are the program's; and a line of
 //     program text: one that ends with ";" or "{", or names a path with
-//     "::" between two words ("use std::collections::HashMap;").
+//     "::" between two words ("use std::collections::HashMap;"), or opens
+//     as "name = value" (a test runner's dump of a frame's locals: "self =
+//     _SubParsersAction(…)"); and a tool's log line, its level word (warn,
+//     info, error, …) behind a tag that is no word nor list marker ("🦋
+//     warn If you meant …", "[WARN] …").
 //  2. Every other line is split into sentences after 。！？ (always) and
 //     after . ! ? when followed by white space or the end of the line.
 //  3. A sentence is trimmed of white space and of a leading list marker

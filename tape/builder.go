@@ -77,8 +77,9 @@ const (
 	// shell_command for no shell tool (its heredocs wrote no file); 39
 	// kept Codex's exec header as an empty failure's line; 40 held WSL's
 	// "Failed to translate" lines as key lines; 41 named no test by its
-	// string (@test "…", it("…")).
-	snapshotVersion = 42
+	// string (@test "…", it("…")); 42 took a frame's locals ("self = …")
+	// and a tool's tagged log line ("🦋  warn …") for constraints.
+	snapshotVersion = 43
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
