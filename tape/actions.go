@@ -361,6 +361,9 @@ func noiseLine(l string) bool {
 	if strings.HasPrefix(t, "wsl: Failed to translate '") {
 		return true // WSL, mapping a Windows PATH entry (TestWSLChatterIsNoKeyLine)
 	}
+	if strings.HasPrefix(unlabelled(t), "(?) ") {
+		return true // GitHub's advice in a rejected push (TestAHostsAdviceIsNoKeyLine)
+	}
 	if len(t) > 40 {
 		t = t[:40] // every prefix below is shorter
 	}
@@ -522,15 +525,22 @@ var noisePrefixes = []string{
 	"enable tracemalloc", "note: run with `rust_backtrace", "run with --",
 }
 
+// unlabelled is t past a bare label ("remote:", one word and its colon)
+// and the spaces after it.
+func unlabelled(t string) string {
+	if i := strings.IndexByte(t, ':'); i > 0 && !strings.ContainsAny(t[:i], " \t") {
+		return strings.TrimLeft(t[i+1:], " \t")
+	}
+	return t
+}
+
 // ruleLine: a line that only separates what a command printed (a rule of
 // dashes, equals signs or box-drawing characters, a table's border), after
 // a bare label ("remote:"): at least 4 such characters and nothing else but
 // spaces (TestARuleIsNoKeyLine). "---" and "..." are short enough to be
 // something else (a YAML document's start, an ellipsis) and stay.
 func ruleLine(t string) bool {
-	if i := strings.IndexByte(t, ':'); i > 0 && !strings.ContainsAny(t[:i], " \t") {
-		t = strings.TrimLeft(t[i+1:], " \t")
-	}
+	t = unlabelled(t)
 	n := 0
 	for _, r := range t {
 		switch {

@@ -78,3 +78,24 @@ func TestARuleIsNoKeyLine(t *testing.T) {
 		t.Errorf("failure lines %q, want the 3 that say something", got)
 	}
 }
+
+// GitHub's advice in a rejected push ("remote: (?) Learn how to resolve a
+// blocked push", the settings page to visit) is about the host, not the
+// push: no line of the failure's, so what it found — the secret's kind
+// and the file and line it is at — fits in the lines the tape shows.
+func TestAHostsAdviceIsNoKeyLine(t *testing.T) {
+	for _, l := range []string{
+		"remote:      (?) Learn how to resolve a blocked push",
+		"remote:      (?) This repository does not have Secret Scanning enabled, but is eligible.",
+		"(?) To push, remove secret from commit(s) or follow this URL to allow the secret.",
+	} {
+		if !noiseLine(l) {
+			t.Errorf("%q is no noise", l)
+		}
+	}
+	for _, l := range []string{"remote:       —— Slack API Token ———————", "remote:            path: tests/test_redaction.py:32", "remote: error: GH013: Repository rule violations found", "(?<![-a-f0-9]{4}-) lookbehind"} {
+		if noiseLine(l) {
+			t.Errorf("%q taken for noise", l)
+		}
+	}
+}

@@ -78,8 +78,9 @@ const (
 	// kept Codex's exec header as an empty failure's line; 40 held WSL's
 	// "Failed to translate" lines as key lines; 41 named no test by its
 	// string (@test "…", it("…")); 42 took a frame's locals ("self = …")
-	// and a tool's tagged log line ("🦋  warn …") for constraints.
-	snapshotVersion = 43
+	// and a tool's tagged log line ("🦋  warn …") for constraints; 43
+	// held GitHub's advice ("remote: (?) Learn how …") as key lines.
+	snapshotVersion = 44
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

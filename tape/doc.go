@@ -168,7 +168,8 @@
 // first line naming an error, and the last line; a linter's or a
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm
 // warn …", "[Output truncated …"), timings ("Finished in …", "Analysis
-// took …", "Done in …"), advice ("Use `…` to …", "hint: …") and the
+// took …", "Done in …"), advice ("Use `…` to …", "hint: …", GitHub's
+// "remote: (?) Learn how to resolve a blocked push") and the
 // program's own log lines below an error ("12:03:45.101 [warning] …",
 // "[info] …") and the chatter of Git Bash's runtime on Windows ("0 [main]
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
