@@ -636,6 +636,45 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 	return blk, todos, planSec
 }
 
+// pendingLines are the lines Pending State shows of the output of f, a
+// failure not fixed since: the open turn's last failure at length
+// (q.last); else, of more than 2 key lines, the line that names the error
+// and the one that counts (a test run's verdict), never a wrapper's "Exit
+// code 1": Recent Actions shows the rest (restOfFailure).
+func pendingLines(f failure, q *quoted) []string {
+	key := q.key[f.Seq]
+	if len(key) == 0 && f.Line != "" {
+		key = []string{f.Line}
+	}
+	if long := q.last[f.Seq]; len(long) > 0 {
+		return long
+	}
+	if len(key) > 2 {
+		return pendingKey(key)
+	}
+	return key
+}
+
+// restOfFailure is what Recent Actions shows of the key lines of a failure
+// Pending State lists: those Pending State does not show, but a wrapper's
+// ("Exit code 1", make's "*** [lint] Error 1"); none left, a pointer
+// there. The tape quotes a line once (TestAFailureIsQuotedOnce).
+func restOfFailure(key, shown []string) []string {
+	if len(key) == 0 {
+		return key
+	}
+	var rest []string
+	for _, k := range key {
+		if !slices.Contains(shown, k) && !wrapperLine(k) {
+			rest = append(rest, k)
+		}
+	}
+	if len(rest) == 0 {
+		return []string{"(its output: Pending State)"}
+	}
+	return rest
+}
+
 // actionLine is one action: its seq, tool, what it ran, its outcome and
 // the key lines of its output.
 func actionLine(seq int64, tool, what string, ok bool, key []string, note string) string {
@@ -665,6 +704,10 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(as), "tool call", "tool calls")))
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
+	pending := map[int64]failure{}
+	for _, f := range b.st.Failures {
+		pending[f.Seq] = f
+	}
 	for _, a := range as {
 		key := q.key[a.Seq]
 		if long := q.last[a.Seq]; a.OK && len(long) > 0 {
@@ -672,6 +715,9 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		}
 		if r := b.reportOf(a); r != 0 {
 			key = []string{fmt.Sprintf("(its report: Sub-agent Reports, seq=%d)", r)}
+		}
+		if f, ok := pending[a.Seq]; ok && !a.OK {
+			key = restOfFailure(key, pendingLines(f, q))
 		}
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
@@ -1045,19 +1091,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 			if f.Seq > st.Boundary {
 				where = " (open turn)"
 			}
-			key := q.key[f.Seq]
-			if len(key) == 0 && f.Line != "" {
-				key = []string{f.Line}
-			}
-			if long := q.last[f.Seq]; len(long) > 0 {
-				key = long
-			} else if len(key) > 2 {
-				// The line that names the error and the one that counts
-				// (a test run's verdict), never a wrapper's "Exit code
-				// 1": Recent Actions may have the rest.
-				key = pendingKey(key)
-			}
-			line := actionLine(f.Seq, f.Tool, f.What, false, key, q.notes[f.Seq])
+			line := actionLine(f.Seq, f.Tool, f.What, false, pendingLines(f, q), q.notes[f.Seq])
 			line = strings.Replace(line, " FAILED", " FAILED"+where, 1)
 			fails.items = append(fails.items, newItem(line, "", f.Seq, f.Seq))
 		}

@@ -302,7 +302,7 @@
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint), then their middle parts
 //	Task Status                       4  the last todo list, then the last plan; when there is one
-//	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf)
+//	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls in flight, leftovers

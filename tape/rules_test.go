@@ -1014,3 +1014,37 @@ func TestBlockByTitle(t *testing.T) {
 		t.Error("Block found a title the tape has not")
 	}
 }
+
+// A failed call that no later call fixed is in Pending State with the
+// lines of its output that name the error; Recent Actions keeps the call
+// in its place among the others with the rest of its key lines, or a
+// pointer there when Pending State shows them all: the tape quotes a line
+// once.
+func TestAFailureIsQuotedOnce(t *testing.T) {
+	tp := build(t, "s", seqd(human("Build it."),
+		call("Bash", "b1", `{"command":"npm run build"}`),
+		result("Bash", "b1", false, "> app@1.0.0 build\n> tsc\nsrc/index.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\nExit code 2"),
+		call("Bash", "d1", `{"command":"git -C /srv/app log -1"}`),
+		result("Bash", "d1", false, "fatal: not a git repository (or any of the parent directories): .git"),
+		call("Bash", "g1", `{"command":"git status --short"}`),
+		result("Bash", "g1", true, " M src/index.ts"),
+		say("The build fails on a type error.")), Options{}, nil)
+	const errLine = "error TS2322: Type 'string' is not assignable to type 'number'."
+	// The Conversation Tail, which only fills room, shows the events as
+	// they were.
+	text := tp.Text
+	if tail, ok := tp.Block("Conversation Tail"); ok {
+		text = strings.Replace(text, tail, "", 1)
+	}
+	if n := strings.Count(text, errLine); n != 1 {
+		t.Errorf("the error line is quoted %d times above the tail, want once:\n%s", n, tp.Text)
+	}
+	containsAll(t, "Pending State", blockText(t, tp, "Pending State"), "npm run build", errLine)
+	containsAll(t, "Recent Actions", blockText(t, tp, "Recent Actions"),
+		"- seq=3 Bash FAILED: npm run build\n    → > tsc\n- seq=5",
+		"- seq=5 Bash FAILED: git -C /srv/app log -1\n    → (its output: Pending State)\n",
+		"git status --short")
+	if n := strings.Count(text, "fatal: not a git repository"); n != 1 {
+		t.Errorf("the second failure's line is quoted %d times above the tail, want once:\n%s", n, tp.Text)
+	}
+}
