@@ -144,7 +144,8 @@ var logLevels = map[string]bool{"warn": true, "warning": true, "info": true, "er
 
 // isTaggedLog: a tool's log line, its level word behind a tag that is no
 // word: a symbol or a bracket ("🦋  warn …", "[WARN] …", "⚠️ info: …");
-// a sentence or a list item that opens with "Warn" is the user's.
+// a sentence or a list item that opens with "Warn" is the user's, and so
+// is one behind a symbol that opens with a capital ("⚠️ Error messages …").
 func isTaggedLog(line string) bool {
 	k := strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
 	if k <= 0 || strings.ContainsFunc(line[:k], func(r rune) bool { return r < utf8.RuneSelf && r != '[' && r != ' ' && r != '\t' }) {
@@ -154,7 +155,13 @@ func isTaggedLog(line string) bool {
 	for end < len(line) && isWordByte(line[end]) {
 		end++
 	}
-	if !logLevels[strings.ToLower(line[k:end])] {
+	word := line[k:end]
+	if !logLevels[strings.ToLower(word)] {
+		return false
+	}
+	// Behind a symbol a tool prints its level in lower case ("🦋  warn");
+	// a person's sentence opens with a capital ("⚠️ Error messages must …").
+	if !strings.Contains(line[:k], "[") && word != strings.ToLower(word) {
 		return false
 	}
 	return end == len(line) || strings.ContainsRune(" :]", rune(line[end]))

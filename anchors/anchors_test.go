@@ -60,8 +60,8 @@ func TestExtract(t *testing.T) {
 		// A test runner's dump of a frame's locals and a tool's log line
 		// behind its emoji or bracket ("🦋  warn …", "[WARN] …") are
 		// output too; a sentence that has "=" inside stays (rule 1).
-		{"locals and tagged log lines skipped", "self = _SubParsersAction(option_strings=[], required=True, help=None)\ntmp_path = PosixPath('/tmp/pytest-of-runner')\n🦋  warn If you meant to do a normal release you should revert these changes\n[WARN] you must set NODE_ENV\n⚠️ info: only one instance allowed\nKeep x = 1 in the config, it must not change.\nWarn users when they must re-login.\n- warn the admin, never the user",
-			[]string{"Keep x = 1 in the config, it must not change.", "Warn users when they must re-login.", "warn the admin, never the user"}},
+		{"locals and tagged log lines skipped", "self = _SubParsersAction(option_strings=[], required=True, help=None)\ntmp_path = PosixPath('/tmp/pytest-of-runner')\n🦋  warn If you meant to do a normal release you should revert these changes\n[WARN] you must set NODE_ENV\n⚠️ info: only one instance allowed\nKeep x = 1 in the config, it must not change.\nWarn users when they must re-login.\n- warn the admin, never the user\n⚠️ Error messages must be in English.",
+			[]string{"Keep x = 1 in the config, it must not change.", "Warn users when they must re-login.", "warn the admin, never the user", "⚠️ Error messages must be in English."}},
 		{"an error named in prose stays", "Never swallow an error: return it.", []string{"Never swallow an error: return it."}},
 		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
 		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},

@@ -79,8 +79,9 @@ const (
 	// "Failed to translate" lines as key lines; 41 named no test by its
 	// string (@test "…", it("…")); 42 took a frame's locals ("self = …")
 	// and a tool's tagged log line ("🦋  warn …") for constraints; 43
-	// held GitHub's advice ("remote: (?) Learn how …") as key lines.
-	snapshotVersion = 44
+	// held GitHub's advice ("remote: (?) Learn how …") as key lines; 44
+	// took a person's "⚠️ Error messages must …" for a tool's log line.
+	snapshotVersion = 45
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
