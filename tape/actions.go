@@ -358,9 +358,6 @@ func noiseLine(l string) bool {
 	if msysLine(t) || strings.HasSuffix(t, "fork: retry: Resource temporarily unavailable") {
 		return true // Git Bash's runtime on Windows, failing to fork and retrying
 	}
-	if strings.HasPrefix(t, "wsl: Failed to translate '") {
-		return true // WSL, mapping a Windows PATH entry (TestWSLChatterIsNoKeyLine)
-	}
 	if strings.HasPrefix(unlabelled(t), "(?) ") {
 		return true // GitHub's advice in a rejected push (TestAHostsAdviceIsNoKeyLine)
 	}
@@ -523,6 +520,9 @@ var noisePrefixes = []string{
 	// is about (CPython, Node's "(Use `node --trace-warnings …`)", Rust,
 	// Gradle): TestRuntimeAdviceIsNoKeyLine.
 	"enable tracemalloc", "note: run with `rust_backtrace", "run with --",
+	// WSL, mapping a Windows PATH entry before every command
+	// (TestWSLChatterIsNoKeyLine).
+	"wsl: failed to translate '",
 }
 
 // unlabelled is t past a bare label ("remote:", one word and its colon)

@@ -642,15 +642,15 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 // and the one that counts (a test run's verdict), never a wrapper's "Exit
 // code 1": Recent Actions shows the rest (restOfFailure).
 func pendingLines(f failure, q *quoted) []string {
-	key := q.key[f.Seq]
-	if len(key) == 0 && f.Line != "" {
-		key = []string{f.Line}
-	}
 	if long := q.last[f.Seq]; len(long) > 0 {
 		return long
 	}
-	if len(key) > 2 {
+	key := q.key[f.Seq]
+	switch {
+	case len(key) > 2:
 		return pendingKey(key)
+	case len(key) == 0 && f.Line != "":
+		return []string{f.Line}
 	}
 	return key
 }

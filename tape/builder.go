@@ -80,8 +80,9 @@ const (
 	// string (@test "…", it("…")); 42 took a frame's locals ("self = …")
 	// and a tool's tagged log line ("🦋  warn …") for constraints; 43
 	// held GitHub's advice ("remote: (?) Learn how …") as key lines; 44
-	// took a person's "⚠️ Error messages must …" for a tool's log line.
-	snapshotVersion = 45
+	// took a person's "⚠️ Error messages must …" for a tool's log line;
+	// 45 read WSL's "Failed to translate" in its own case only.
+	snapshotVersion = 46
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

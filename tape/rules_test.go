@@ -1036,15 +1036,14 @@ func TestAFailureIsQuotedOnce(t *testing.T) {
 	if tail, ok := tp.Block("Conversation Tail"); ok {
 		text = strings.Replace(text, tail, "", 1)
 	}
-	if n := strings.Count(text, errLine); n != 1 {
-		t.Errorf("the error line is quoted %d times above the tail, want once:\n%s", n, tp.Text)
+	for _, l := range []string{errLine, "fatal: not a git repository"} {
+		if n := strings.Count(text, l); n != 1 {
+			t.Errorf("%q is quoted %d times above the tail, want once:\n%s", l, n, tp.Text)
+		}
 	}
 	containsAll(t, "Pending State", blockText(t, tp, "Pending State"), "npm run build", errLine)
 	containsAll(t, "Recent Actions", blockText(t, tp, "Recent Actions"),
 		"- seq=3 Bash FAILED: npm run build\n    → > tsc\n- seq=5",
 		"- seq=5 Bash FAILED: git -C /srv/app log -1\n    → (its output: Pending State)\n",
 		"git status --short")
-	if n := strings.Count(text, "fatal: not a git repository"); n != 1 {
-		t.Errorf("the second failure's line is quoted %d times above the tail, want once:\n%s", n, tp.Text)
-	}
 }
