@@ -460,10 +460,12 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			}
 		}
 		text := clipHeadTail(h.Text, core, "", h.Origin.Seq)
+		picked := ""
 		if h.Origin.Session == st.SessionID {
 			shown[h.Origin.Seq] = text
+			picked = b.pickedText(h.Origin.Seq)
 		}
-		all = append(all, said{h.Origin.Seq, head + quoteLines(text), b.refSession(h.Origin), grown})
+		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.refSession(h.Origin), grown})
 		addMore(h.Origin, h.Text, k == len(later)-1, core)
 	}
 	for _, a := range st.Answers {

@@ -81,8 +81,9 @@ const (
 	// and a tool's tagged log line ("🦋  warn …") for constraints; 43
 	// held GitHub's advice ("remote: (?) Learn how …") as key lines; 44
 	// took a person's "⚠️ Error messages must …" for a tool's log line;
-	// 45 read WSL's "Failed to translate" in its own case only.
-	snapshotVersion = 46
+	// 45 read WSL's "Failed to translate" in its own case only; 46 kept
+	// no option a short answer names ("6", "B").
+	snapshotVersion = 47
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -220,6 +221,9 @@ type state struct {
 	// Answers are the person's answers to the assistant's questions
 	// (isAnswerTool), quoted with the user's words.
 	Answers []action `json:"answers,omitempty"`
+	// Picks are the options the last keptHumans short answers name
+	// ("6", "B"), as the message each answers lists them (picks.go).
+	Picks []pick `json:"picks,omitempty"`
 	// Tail are the last events as a conversation shows them, for the room
 	// the budget leaves.
 	Tail       []tailEntry `json:"tail,omitempty"`
@@ -716,6 +720,14 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 			p.Text = r.Text
 			st.Carry.Runes += utf8.RuneCountInString(p.Text) - p.Runes
 			p.Runes = utf8.RuneCountInString(p.Text)
+		}
+	}
+	// An answer that names an option ("6", "B") keeps that option's line:
+	// the Goal shows it under the answer, which alone says nothing once
+	// the message it answers is cut (TestTheGoalShowsTheOptionAShortAnswerPicks).
+	if r := st.LastReply; r != nil && !hostCommand && len(ev.Text) <= maxAnswerBytes {
+		if lines := pickedLines(r.Text, ev.Text); lines != nil {
+			st.Picks = keepLast(append(st.Picks, pick{Seq: ev.Seq, From: r.Seq, Lines: lines}), keptHumans)
 		}
 	}
 	st.LastReply = nil
