@@ -98,5 +98,5 @@ fidelity: ## what the tape carries of what the next window must know: graft vs t
 	$(GO) run ./bench/cmd/fidelity
 
 .PHONY: fidelity-sweep
-fidelity-sweep: ## graft's recall on the truth set at tape budgets from 12,000 to 64,000 characters: what room brings, what no budget does (under a minute)
+fidelity-sweep: ## graft's recall on the truth set at tape budgets from 12,000 to 64,000 characters: what room brings, what no budget does and where its evidence is (under a minute)
 	$(GO) run ./bench/cmd/fidelity -sweep 12000,16000,24000,32000,64000

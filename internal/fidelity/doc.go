@@ -10,6 +10,10 @@
 // messages alone (what a person pasting the end of the chat gives), and,
 // at a cut where the host compacted, the host's own compaction summary. A fact is carried when every one of its evidence
 // strings occurs in the text, case-insensitively, white space folded.
+// Each fact is also placed (Where) in the kind of imported event that
+// holds its evidence, the person's messages, the assistant's, text the
+// host injects, tool inputs, tool outputs…: the sweep counts the places of
+// what no budget carries, and -missed names each missed fact's.
 // The cases marked heldOut (written blind, kept out of the tape's work)
 // are also scored apart, as the project's own check on unseen sessions
 // is: Lead asks 90 % of them and a lead in each of their categories.

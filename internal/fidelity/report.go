@@ -136,13 +136,18 @@ func Tables(results []*Result) string {
 	return b.String()
 }
 
-// Missed lists, per case, the facts graft's tape did not carry.
+// Missed lists, per case, the facts graft's tape did not carry, each
+// with where its evidence is in the imported session (Where).
 func Missed(results []*Result) string {
 	var b strings.Builder
 	for _, r := range results {
 		for k, f := range r.Case.Facts {
 			if !r.Carried[Graft][k] {
-				fmt.Fprintf(&b, "%s %s [%s] %s — %q\n", r.Case.Name, f.ID, f.Category, f.Fact, f.Evidence)
+				fmt.Fprintf(&b, "%s %s [%s] %s — %q", r.Case.Name, f.ID, f.Category, f.Fact, f.Evidence)
+				if k < len(r.Where) {
+					fmt.Fprintf(&b, " (in %s)", r.Where[k])
+				}
+				b.WriteByte('\n')
 			}
 		}
 	}

@@ -49,8 +49,11 @@ type Result struct {
 	// Unreachable are facts whose evidence is not in the transcript
 	// before the cut at all: a mistake of the truth set.
 	Unreachable []string
-	TapeChars   int
-	Events      int64
+	// Where is the place of each fact's evidence in the imported session
+	// (Places).
+	Where     []string
+	TapeChars int
+	Events    int64
 }
 
 // Run scores one case: it cuts the transcript, imports the prefix into a
@@ -117,6 +120,7 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 	if len(evs) > 0 {
 		res.Events = evs[len(evs)-1].Seq
 	}
+	res.Where = Where(c.Facts, evs)
 	if c.Cut.CompactBoundary > 0 {
 		res.Texts[Summary] = p.HostSummary
 	}

@@ -78,6 +78,9 @@ func SweepTable(runs []SweepRun, def int) string {
 	if base != nil && base != &runs[len(runs)-1] {
 		fmt.Fprintf(&b, "Carried at %s but not at %s: %d facts%s.\n", thousands(largest.Budget), thousands(def), sum(room), byCategory(room))
 	}
+	if w := whereTable(largest.Results); w != "" {
+		fmt.Fprintf(&b, "\nWhere the evidence of the facts not carried at %s characters is in the imported session (the first place that holds all of a fact's evidence; the held-out cases as counts only):\n\n%s", thousands(largest.Budget), w)
+	}
 	return b.String()
 }
 

@@ -1,0 +1,169 @@
+package fidelity
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/graft-project/graft/session"
+)
+
+// Places a fact's evidence can be in, in the order Where tries them: the
+// first kind of imported event that holds all of a fact's evidence is
+// where the fact is. What no tape carries is told by this place
+// (make fidelity-sweep): content the tape does not hold, not room.
+const (
+	PlaceHuman       = "the person's messages (pastes and command templates included)"
+	PlaceAssistant   = "the assistant's messages"
+	PlaceThinking    = "the assistant's thinking"
+	PlaceInjected    = "text the host injects (instruction files, reminders, summaries)"
+	PlaceReports     = "sub-agent reports"
+	PlaceToolInputs  = "tool inputs (code written, commands run)"
+	PlaceToolOutputs = "tool outputs (files read, command output)"
+	PlaceSeveral     = "several of these together"
+	PlaceNotImported = "not in graft's log (left out at import)"
+)
+
+// Places lists them in that order.
+var Places = []string{PlaceHuman, PlaceAssistant, PlaceThinking, PlaceInjected, PlaceReports, PlaceToolInputs, PlaceToolOutputs, PlaceSeveral, PlaceNotImported}
+
+// placeOf is the place an imported event's text belongs to ("" for none:
+// graft's own marks).
+func placeOf(ev *session.Event) string {
+	switch ev.Type {
+	case session.TypeUserMessage:
+		if ev.IsHumanInstruction() {
+			return PlaceHuman
+		}
+		return PlaceInjected
+	case session.TypeAssistantMessage:
+		if ev.Source.Name == "thinking" {
+			return PlaceThinking
+		}
+		return PlaceAssistant
+	case session.TypeSystem:
+		return PlaceInjected
+	case session.TypeSubagentReport:
+		return PlaceReports
+	case session.TypeToolCall:
+		return PlaceToolInputs
+	case session.TypeToolResult:
+		return PlaceToolOutputs
+	case session.TypeTodoWrite:
+		return PlaceToolInputs
+	}
+	return ""
+}
+
+// eventText is what an event says: its text, its tool input's string
+// values (as written, not JSON-escaped), its output, its todos.
+func eventText(ev *session.Event) string {
+	var b strings.Builder
+	b.WriteString(ev.Text)
+	if t := ev.Tool; t != nil {
+		b.WriteByte('\n')
+		var v any
+		if len(t.Input) > 0 && json.Unmarshal(t.Input, &v) == nil {
+			walkStrings(v, &b)
+		} else {
+			b.Write(t.Input)
+		}
+		b.WriteByte('\n')
+		b.WriteString(t.Output)
+	}
+	for _, td := range ev.Todos {
+		b.WriteString("\n" + td.Content)
+	}
+	return b.String()
+}
+
+func walkStrings(v any, b *strings.Builder) {
+	switch x := v.(type) {
+	case string:
+		b.WriteString(x)
+		b.WriteByte('\n')
+	case []any:
+		for _, e := range x {
+			walkStrings(e, b)
+		}
+	case map[string]any:
+		for _, e := range x {
+			walkStrings(e, b)
+		}
+	}
+}
+
+// Where places each fact (by index) in the imported events evs: the first
+// place of Places whose events together hold all its evidence; else
+// PlaceSeveral when all of them do, else PlaceNotImported.
+func Where(facts []Fact, evs []*session.Event) []string {
+	texts := map[string]*strings.Builder{}
+	for _, p := range Places {
+		texts[p] = &strings.Builder{}
+	}
+	for _, ev := range evs {
+		if p := placeOf(ev); p != "" {
+			texts[p].WriteString(eventText(ev))
+			texts[p].WriteByte('\n')
+		}
+	}
+	norm := map[string]string{}
+	var all strings.Builder
+	for _, p := range Places {
+		norm[p] = Normalize(texts[p].String())
+		all.WriteString(norm[p] + "\n")
+	}
+	whole := all.String()
+	out := make([]string, len(facts))
+	for k, f := range facts {
+		out[k] = PlaceNotImported
+		for _, p := range Places[:len(Places)-2] {
+			if Carries(norm[p], f) {
+				out[k] = p
+				break
+			}
+		}
+		if out[k] == PlaceNotImported && Carries(whole, f) {
+			out[k] = PlaceSeveral
+		}
+	}
+	return out
+}
+
+// whereTable is the table of the places of the facts graft's tape does
+// not carry in results, over all cases, the tuning and the held-out ones
+// (counts only); "" when no result has places.
+func whereTable(results []*Result) string {
+	count := map[string][3]int{}
+	placed := false
+	for _, r := range results {
+		if r.Where == nil {
+			continue
+		}
+		placed = true
+		for k := range r.Case.Facts {
+			if r.Carried[Graft][k] {
+				continue
+			}
+			c := count[r.Where[k]]
+			c[0]++
+			if r.Case.HeldOut {
+				c[2]++
+			} else {
+				c[1]++
+			}
+			count[r.Where[k]] = c
+		}
+	}
+	if !placed {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| where the evidence is | all | tuning | held out |\n|---|---|---|---|\n")
+	for _, p := range Places {
+		if c, ok := count[p]; ok {
+			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", p, c[0], c[1], c[2])
+		}
+	}
+	return b.String()
+}
