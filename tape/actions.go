@@ -534,6 +534,51 @@ func unlabelled(t string) string {
 	return t
 }
 
+// adviceLines returns a filter of an output's lines, in order, that says
+// which belong to a host's advice: GitHub's, in a rejected push, runs from
+// its "(?) " line (noiseLine) to the next blank line, the page to read or
+// the settings page to visit on the lines between
+// (TestAPushProtectionFailureKeepsItsFindings).
+func adviceLines() func(line string) bool {
+	in := false
+	return func(line string) bool {
+		t := strings.TrimSpace(line)
+		switch u := unlabelled(t); {
+		case u == "":
+			in = false
+		case strings.HasPrefix(u, "(?) "):
+			in = true
+		}
+		return in
+	}
+}
+
+// squeezeRules shortens each run of more than 4 of a rule's characters in
+// a line ("—— Stripe API Key ————…") to 2: the run says nothing past them.
+func squeezeRules(l string) string {
+	const rules = "-=_~—―─━═"
+	if !strings.ContainsAny(l, rules) {
+		return l
+	}
+	rs := []rune(l)
+	var b strings.Builder
+	for i := 0; i < len(rs); {
+		j := i + 1
+		for j < len(rs) && rs[j] == rs[i] {
+			j++
+		}
+		n := j - i
+		if n > 4 && strings.ContainsRune(rules, rs[i]) {
+			n = 2
+		}
+		for k := 0; k < n; k++ {
+			b.WriteRune(rs[i])
+		}
+		i = j
+	}
+	return b.String()
+}
+
 // ruleLine: a line that only separates what a command printed (a rule of
 // dashes, equals signs or box-drawing characters, a table's border), after
 // a bare label ("remote:"): at least 4 such characters and nothing else but
@@ -637,9 +682,10 @@ func logLine(t string) bool {
 // nearest the end and the last line.
 func keyLines(out string, ok bool) []string {
 	var lines []string
+	advice := adviceLines()
 	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
-		if t := strings.TrimSpace(l); t != "" && !noiseLine(t) && !exitLine(t) {
-			lines = append(lines, t)
+		if t := strings.TrimSpace(l); !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) {
+			lines = append(lines, squeezeRules(t))
 		}
 	}
 	if len(lines) == 0 {

@@ -99,3 +99,55 @@ func TestAHostsAdviceIsNoKeyLine(t *testing.T) {
 		}
 	}
 }
+
+// GitHub's advice runs from its "(?)" line to the next blank one (the
+// page to read, the settings page to visit), and a finding's heading ends
+// in a long rule ("—— Slack API Token ————…"): neither says anything the
+// next window needs, and both took the room of the findings themselves,
+// the file and line each secret is at.
+func TestAPushProtectionFailureKeepsItsFindings(t *testing.T) {
+	rule := strings.Repeat("—", 50)
+	out := "remote: error: GH013: Repository rule violations found for refs/heads/unruffled-mcclintock.\n" +
+		"remote: \nremote: - GITHUB PUSH PROTECTION\nremote:   " + rule + "\nremote:     Resolve the following violations before pushing again\nremote: \n" +
+		"remote:     - Push cannot contain secrets\nremote: \nremote:     \n" +
+		"remote:      (?) Learn how to resolve a blocked push\n" +
+		"remote:      https://docs.github.com/code-security/secret-scanning/working-with-secret-scanning-and-push-protection/working-with-push-protection-from-the-command-line#resolving-a-blocked-push\n" +
+		"remote:     \n" +
+		"remote:      (?) This repository does not have Secret Scanning enabled, but is eligible. Enable Secret Scanning to view and manage detected secrets.\n" +
+		"remote:      Visit the repository settings page, https://github.com/M-Thisness/M-Claude/settings/security_analysis\n" +
+		"remote:     \nremote:     \n"
+	for _, f := range []struct{ kind, lines string }{{"Slack API Token", "32"}, {"Stripe API Key", "220 222"}} {
+		out += "remote:       —— " + f.kind + " " + rule + "\nremote:        locations:\n"
+		for _, l := range strings.Fields(f.lines) {
+			out += "remote:          - commit: ffe9ab782252faaf8cfdadb308f113fc535a7879\nremote:            path: tests/test_redaction.py:" + l + "\n"
+		}
+		out += "remote:     \nremote:        (?) To push, remove secret from commit(s) or follow this URL to allow the secret.\n" +
+			"remote:        https://github.com/M-Thisness/M-Claude/security/secret-scanning/unblock-secret/383DgieecSibNymnLv4a6stTAOG\nremote:     \n"
+	}
+	out += "To https://github.com/M-Thisness/M-Claude.git\n ! [remote rejected] unruffled-mcclintock -> unruffled-mcclintock (push declined due to repository rule violations)\nerror: failed to push some refs to 'https://github.com/M-Thisness/M-Claude.git'\n"
+	got := strings.Join(outputLines(out, lastFailureRunes, 155), "\n")
+	for _, want := range []string{"GH013", "Slack API Token", "tests/test_redaction.py:32", "Stripe API Key", "tests/test_redaction.py:222", "push declined"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the failure's lines lack %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{"docs.github.com", "settings page", "unblock-secret", "————"} {
+		if strings.Contains(got, not) {
+			t.Errorf("the failure's lines keep %q:\n%s", not, got)
+		}
+	}
+}
+
+func TestSqueezeRules(t *testing.T) {
+	for in, want := range map[string]string{
+		"—— Stripe API Key ————————————":  "—— Stripe API Key ——",
+		"--- FAIL: TestFlags (0.00s)":     "--- FAIL: TestFlags (0.00s)",
+		"===== 4 failed, 31 passed =====": "== 4 failed, 31 passed ==",
+		"a ---- b":                        "a ---- b",
+		"plain":                           "plain",
+	} {
+		if got := squeezeRules(in); got != want {
+			t.Errorf("squeezeRules(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

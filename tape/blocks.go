@@ -77,12 +77,13 @@ const lastActionRunes = 800
 // runes, the head and the end.
 func outputLines(out string, runes int, seq int64) []string {
 	var kept []string
+	advice := adviceLines()
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
-		if t == "" || wrapperLine(t) || noiseLine(t) || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
+		if advice(t) || t == "" || wrapperLine(t) || noiseLine(t) || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue
 		}
-		kept = append(kept, firstLine(strings.TrimRight(l, " \t"), keyLineRunes))
+		kept = append(kept, firstLine(squeezeRules(strings.TrimRight(l, " \t")), keyLineRunes))
 	}
 	text := clipHeadTail(strings.Join(kept, "\n"), runes, "", seq)
 	return strings.Split(text, "\n")

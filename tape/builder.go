@@ -82,8 +82,9 @@ const (
 	// held GitHub's advice ("remote: (?) Learn how …") as key lines; 44
 	// took a person's "⚠️ Error messages must …" for a tool's log line;
 	// 45 read WSL's "Failed to translate" in its own case only; 46 kept
-	// no option a short answer names ("6", "B").
-	snapshotVersion = 47
+	// no option a short answer names ("6", "B"); 47 held GitHub's advice
+	// past its "(?)" line and rules' long runs in key lines.
+	snapshotVersion = 48
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -169,7 +169,8 @@
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm
 // warn …", "[Output truncated …"), timings ("Finished in …", "Analysis
 // took …", "Done in …"), advice ("Use `…` to …", "hint: …", GitHub's
-// "remote: (?) Learn how to resolve a blocked push") and the
+// "remote: (?) Learn how to resolve a blocked push", with its lines up
+// to the next blank one: adviceLines) and the
 // program's own log lines below an error ("12:03:45.101 [warning] …",
 // "[info] …") and the chatter of Git Bash's runtime on Windows ("0 [main]
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
@@ -179,7 +180,8 @@
 // the count it puts before an output it cut for its model ("Total output
 // lines: N"), a rule (a line of 4 or more dashes, equals signs or
 // box-drawing characters and nothing else, after a bare label: a table's
-// border, "remote: ————": ruleLine)
+// border, "remote: ————": ruleLine; inside a line, a run of more than 4
+// of them is cut to 2: squeezeRules)
 // and a host's line that only says how a command exited ("Exit code 1",
 // "Process exited with code 1": exitLine) are never key lines
 // (noiseLine); a terminal's control sequences (colours, cursor moves:
