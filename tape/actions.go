@@ -557,7 +557,20 @@ func adviceLines() func(line string) bool {
 // a line ("—— Stripe API Key ————…") to 2: the run says nothing past them.
 func squeezeRules(l string) string {
 	const rules = "-=_~—―─━═"
-	if !strings.ContainsAny(l, rules) {
+	long, run := false, 0
+	var prev rune
+	for _, r := range l { // most lines have no such run: no copy
+		if r == prev {
+			run++
+		} else {
+			prev, run = r, 1
+		}
+		if run > 4 && strings.ContainsRune(rules, r) {
+			long = true
+			break
+		}
+	}
+	if !long {
 		return l
 	}
 	rs := []rune(l)
