@@ -379,7 +379,7 @@ func (b *Builder) shortLatest() bool {
 func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, *section) {
 	st := &b.st
 	blk := newBlock("Goal")
-	if len(goal) == 0 && len(st.Humans) == 0 && len(q.answer) == 0 {
+	if len(goal) == 0 && len(st.Humans) == 0 && len(q.answer) == 0 && len(st.Queued) == 0 {
 		blk.addHead("No human instruction yet: no goal was stated.")
 		return blk, nil, nil
 	}
@@ -473,6 +473,11 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		if text := q.answer[a.Seq]; text != "" {
 			all = append(all, said{a.Seq, fmt.Sprintf("The user's answer to the assistant's question (tool result seq %d):\n%s", a.Seq, quoteLines(text)), "", ""})
 		}
+	}
+	for _, n := range st.Queued {
+		// Typed while the agent worked, still in the host's queue at the
+		// cut: the person's newest words, which no model has read.
+		all = append(all, said{n.Seq, fmt.Sprintf("Queued while the agent worked, not delivered when the session was cut (seq %d):\n%s", n.Seq, quoteLines(n.Text)), "", ""})
 	}
 	var latest *section
 	if len(all) > 0 {

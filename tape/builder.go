@@ -83,8 +83,9 @@ const (
 	// took a person's "⚠️ Error messages must …" for a tool's log line;
 	// 45 read WSL's "Failed to translate" in its own case only; 46 kept
 	// no option a short answer names ("6", "B"); 47 held GitHub's advice
-	// past its "(?)" line and rules' long runs in key lines.
-	snapshotVersion = 48
+	// past its "(?)" line and rules' long runs in key lines; 48 kept no
+	// queued message.
+	snapshotVersion = 49
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -225,6 +226,9 @@ type state struct {
 	// Picks are the options the last keptHumans short answers name
 	// ("6", "B"), as the message each answers lists them (picks.go).
 	Picks []pick `json:"picks,omitempty"`
+	// Queued are the messages the person queued while the agent worked
+	// that no human instruction has delivered since (queued.go).
+	Queued []queuedNote `json:"queued,omitempty"`
 	// Tail are the last events as a conversation shows them, for the room
 	// the budget leaves.
 	Tail       []tailEntry `json:"tail,omitempty"`
@@ -598,6 +602,8 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		}
 		st.TodoSeq = ev.Seq
 		st.OKSinceTodo = 0
+	case session.TypeSystem:
+		b.queue(ev)
 	case session.TypeSubagentReport:
 		b.addReport(ev)
 	}
@@ -661,6 +667,7 @@ func anchorsCopy(cs []session.Constraint) []session.Constraint {
 // hands on now cites it (the first goal, or a constraint saying kept).
 func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st := &b.st
+	st.Queued = delivered(st.Queued, ev.Text)
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
 	q := session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQuoteRunes, "", ev.Seq), Origin: origin}
 	hostCommand := isHostCommand(ev.Text)

@@ -520,7 +520,7 @@ func TestCurrentHostTranscript(t *testing.T) {
 		t.Errorf("skipped:\n got %v\nwant %v", sum.Skipped, wantSkipped)
 	}
 	evs := testfixtures.ReadSession(t, st, "cc")
-	var human, assistant []string
+	var human, assistant, queued []string
 	attachments := map[string]int{}
 	for _, ev := range evs {
 		switch {
@@ -530,12 +530,15 @@ func TestCurrentHostTranscript(t *testing.T) {
 			assistant = append(assistant, ev.Text)
 		case ev.Type == session.TypeSystem && ev.Source.Name == "attachment":
 			attachments[ev.Meta["attachment"]]++
+		case ev.Type == session.TypeSystem && ev.Source.Name == "queued-input":
+			// claude -p queues its prompt, then dequeues it into the user line.
+			queued = append(queued, ev.Text)
 		case ev.Type == session.TypeSystem:
 			t.Errorf("seq %d: system event %q (%s): every record type of the sample should be known", ev.Seq, ev.Text, ev.Source.Name)
 		}
 	}
-	if !reflect.DeepEqual(human, []string{"hello"}) || !reflect.DeepEqual(assistant, []string{"ok"}) {
-		t.Errorf("human %q, assistant %q; want [hello], [ok]", human, assistant)
+	if !reflect.DeepEqual(human, []string{"hello"}) || !reflect.DeepEqual(assistant, []string{"ok"}) || !reflect.DeepEqual(queued, []string{"hello"}) {
+		t.Errorf("human %q, assistant %q, queued %q; want [hello], [ok], [hello]", human, assistant, queued)
 	}
 	wantAttach := map[string]int{"environment": 1, "model": 1, "deferred_tools_delta": 1, "agent_listing_delta": 1, "skill_listing": 1, "session_context": 1, "date": 1, "remote_session_change": 1, "prompt_snapshot": 2}
 	if !reflect.DeepEqual(attachments, wantAttach) {

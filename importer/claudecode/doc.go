@@ -13,7 +13,8 @@
 //	progress                 skipped, counted: streaming progress (a sub-agent's steps are imported
 //	                         from its own transcript)
 //	file-history-snapshot    skipped, counted: editor undo snapshots
-//	queue-operation          counted as skipped; the person's queued input is followed (see "Queued input")
+//	queue-operation          counted as skipped; the person's queued input is followed and kept as
+//	                         system/event "queued-input" / "queue-popped" (see "Queued input")
 //	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state,
 //	custom-title             skipped, counted: a current host's request cache, prompt recall,
 //	                         cost counters and the title the person gave the session
@@ -80,9 +81,18 @@
 // the enqueue's timestamp (issue 23). The queue is first in, first out; a
 // user line carrying a queued text takes it off the queue, so nothing is
 // imported twice. An enqueue whose text starts with "<" (host-made:
-// <task-notification>…) or "/" (a command), or in a sub-agent's
-// transcript, is not queued. What is queued (at most 64 texts) is kept in
-// the cursor's state, so a remove read by a later run still imports it.
+// <task-notification>…) or "/" (a command), is a JSON object (a
+// background task's {"task_id": …}), or is in a sub-agent's transcript,
+// is not queued. What is queued (at most 64 texts) is kept in the
+// cursor's state, so a remove read by a later run still imports it.
+//
+// Each queued text is also imported at its enqueue as a system/event
+// "queued-input" with the text (claude -p queues its prompt too): until a
+// user line delivers it, no model has read it, and a handoff made then
+// carries it (the tape's Goal). A popAll, the person taking the queued
+// messages back into the prompt to edit them, takes each text it names
+// off the queue and is imported as a system/event "queue-popped" with the
+// text: sent again only if typed again.
 //
 // A slash command (<command-name> with <command-args>) is the human's: its
 // text becomes "/name args" (source.name "slash-command"). A <bash-input>

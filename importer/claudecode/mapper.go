@@ -321,15 +321,36 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 	switch ln.Operation {
 	case "enqueue":
 		text := m.queuedText(ln.Content)
-		t := strings.TrimSpace(text)
-		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "/") || m.cfg.Parent != "" {
-			// Host-made (<task-notification>…), a command, or a sub-agent's.
+		if !queuedByPerson(text) || m.cfg.Parent != "" {
+			// Host-made (<task-notification>…, a background task's
+			// {"task_id": …}), a command, or a sub-agent's.
 			return
 		}
 		m.queued = append(m.queued, queuedMessage{Text: text, Timestamp: ln.Timestamp})
 		if len(m.queued) > maxQueued {
 			m.queued = append(m.queued[:0:0], m.queued[len(m.queued)-maxQueued:]...)
 		}
+		// Waiting for the turn to end, it has reached no model yet: a
+		// handoff made now carries it (tape: the Goal's queued message).
+		ev := m.event(ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "queued-input"})
+		ev.Text = text
+		out.Emit(ev)
+	case "popAll":
+		// The person took the queued messages back into the prompt to
+		// edit them: each leaves the queue, sent again only if typed again.
+		text := m.queuedText(ln.Content)
+		if !queuedByPerson(text) || m.cfg.Parent != "" {
+			return
+		}
+		for k, q := range m.queued {
+			if q.Text == text {
+				m.queued = append(m.queued[:k:k], m.queued[k+1:]...)
+				break
+			}
+		}
+		ev := m.event(ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "queue-popped"})
+		ev.Text = text
+		out.Emit(ev)
 	case "dequeue":
 		if len(m.queued) > 0 {
 			m.queued = m.queued[1:]
@@ -347,6 +368,23 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 		ev.Text = q.Text
 		out.Emit(ev)
 	}
+}
+
+// queuedByPerson: an enqueue's text the person typed; not a host's
+// (<task-notification>…, a background task's JSON {"task_id": …}) or a
+// command ("/mcp").
+func queuedByPerson(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "/") {
+		return false
+	}
+	if strings.HasPrefix(t, "{") {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(t), &obj) == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // queuedText is an enqueue's content: a string, or text blocks.

@@ -82,3 +82,55 @@ func TestQueuedMessageAcrossRuns(t *testing.T) {
 	}
 	_ = session.TypeUserMessage
 }
+
+// A message still in the queue has reached no model yet: the enqueue is
+// also imported as a system/event "queued-input" with its text, so that a
+// handoff made before it is delivered carries it. Claude Code's popAll
+// takes queued messages back into the prompt to be edited: a
+// system/event "queue-popped" with the text, and the message leaves the
+// queue (a later remove gives up another, not it).
+func TestQueuedInputIsImportedAndPoppedTakesItBack(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"u1","timestamp":"2026-01-22T19:30:00.000Z","message":{"role":"user","content":"Spawn sub-agents to write poems."}}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-22T19:51:28.994Z","content":"is the 3rd tool still running?"}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-22T19:51:49.343Z","content":"??"}`,
+		`{"type":"queue-operation","operation":"popAll","timestamp":"2026-01-22T21:11:33.715Z","content":"is the 3rd tool still running?"}`,
+		`{"type":"queue-operation","operation":"popAll","timestamp":"2026-01-22T21:11:33.717Z","content":"??"}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-22T21:17:32.736Z","content":"are they still being written?"}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-22T21:17:40.000Z","content":"<task-notification>\n<task-id>b1</task-id>\n</task-notification>"}`,
+		// A background task's notice, as JSON: the host's, not the person's.
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-22T21:17:41.000Z","content":"{\"task_id\":\"b9f9f4e\",\"description\":\"Install Chakra UI\",\"task_type\":\"local_bash\"}"}`,
+	}
+	var got []string
+	for _, ev := range importLines(t, "queued-input", lines) {
+		switch {
+		case ev.IsHumanInstruction():
+			got = append(got, "human "+ev.Text)
+		case ev.Type == session.TypeSystem && (ev.Source.Name == "queued-input" || ev.Source.Name == "queue-popped"):
+			got = append(got, ev.Meta["line"]+" "+ev.Source.Name+" "+ev.Text)
+		}
+	}
+	want := []string{
+		"human Spawn sub-agents to write poems.",
+		"2 queued-input is the 3rd tool still running?",
+		"3 queued-input ??",
+		"4 queue-popped is the 3rd tool still running?",
+		"5 queue-popped ??",
+		"6 queued-input are they still being written?",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The popped messages left the queue: a remove now gives up the one
+	// still waiting, not the first popped.
+	lines = append(lines, `{"type":"queue-operation","operation":"remove","timestamp":"2026-01-22T21:18:00.000Z"}`)
+	var humans []string
+	for _, ev := range importLines(t, "queued-input2", lines) {
+		if ev.IsHumanInstruction() {
+			humans = append(humans, ev.Text)
+		}
+	}
+	if len(humans) != 2 || humans[1] != "are they still being written?" {
+		t.Fatalf("human instructions %q: want the message still queued given up by the remove", humans)
+	}
+}
