@@ -1,8 +1,6 @@
 package tape
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"slices"
 	"strings"
 
@@ -16,8 +14,7 @@ import (
 type queuedNote struct {
 	Seq  int64  `json:"seq"`
 	Text string `json:"text"` // as the Goal quotes it (head and end)
-	Key  string `json:"key"`  // of the whole text, to match its taking back
-	Head string `json:"head"` // its first queuedHeadRunes, to match its delivery
+	Head string `json:"head"` // its first queuedHeadRunes, to match its delivery or taking back
 }
 
 // queuedHeadRunes is how much of a queued message a human instruction must
@@ -31,9 +28,10 @@ const keptQueued = 8
 // maxQueuedRunes bounds what the Goal quotes of one.
 const maxQueuedRunes = 800
 
-func queuedKey(text string) string {
-	h := sha256.Sum256([]byte(strings.TrimSpace(text)))
-	return hex.EncodeToString(h[:8])
+// queuedHead is what a note keeps of text to match it.
+func queuedHead(text string) string {
+	head, _ := prefixRunes(strings.TrimSpace(text), queuedHeadRunes)
+	return head
 }
 
 // queue folds the host's queue events.
@@ -41,12 +39,14 @@ func (b *Builder) queue(ev *session.Event) {
 	st := &b.st
 	switch ev.Source.Name {
 	case "queued-input":
-		t := strings.TrimSpace(ev.Text)
-		head, _ := prefixRunes(t, queuedHeadRunes)
-		n := queuedNote{Seq: ev.Seq, Text: clipHeadTail(t, maxQueuedRunes, "", ev.Seq), Key: queuedKey(t), Head: head}
+		n := queuedNote{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQueuedRunes, "", ev.Seq), Head: queuedHead(ev.Text)}
 		st.Queued = keepLast(append(st.Queued, n), keptQueued)
 	case "queue-popped":
-		st.Queued = dropQueued(st.Queued, ev.Text)
+		// The person took it back: the oldest note of that text.
+		head := queuedHead(ev.Text)
+		if k := slices.IndexFunc(st.Queued, func(q queuedNote) bool { return q.Head == head }); k >= 0 {
+			st.Queued = slices.Delete(st.Queued, k, k+1)
+		}
 	}
 }
 
@@ -57,18 +57,4 @@ func delivered(qs []queuedNote, text string) []queuedNote {
 		return qs
 	}
 	return slices.DeleteFunc(qs, func(q queuedNote) bool { return strings.Contains(text, q.Head) })
-}
-
-// dropQueued is qs without the oldest note of text.
-func dropQueued(qs []queuedNote, text string) []queuedNote {
-	if len(qs) == 0 {
-		return qs
-	}
-	k := queuedKey(text)
-	for i, q := range qs {
-		if q.Key == k {
-			return append(qs[:i:i], qs[i+1:]...)
-		}
-	}
-	return qs
 }

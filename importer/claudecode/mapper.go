@@ -320,10 +320,8 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 	out.Skip(ln.Type)
 	switch ln.Operation {
 	case "enqueue":
-		text := m.queuedText(ln.Content)
-		if !queuedByPerson(text) || m.cfg.Parent != "" {
-			// Host-made (<task-notification>…, a background task's
-			// {"task_id": …}), a command, or a sub-agent's.
+		text, ok := m.personsQueued(ln)
+		if !ok {
 			return
 		}
 		m.queued = append(m.queued, queuedMessage{Text: text, Timestamp: ln.Timestamp})
@@ -338,8 +336,8 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 	case "popAll":
 		// The person took the queued messages back into the prompt to
 		// edit them: each leaves the queue, sent again only if typed again.
-		text := m.queuedText(ln.Content)
-		if !queuedByPerson(text) || m.cfg.Parent != "" {
+		text, ok := m.personsQueued(ln)
+		if !ok {
 			return
 		}
 		for k, q := range m.queued {
@@ -368,6 +366,13 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 		ev.Text = q.Text
 		out.Emit(ev)
 	}
+}
+
+// personsQueued is the text of a queue operation and whether the person
+// typed it in this session's own queue (not a sub-agent's).
+func (m *Mapper) personsQueued(ln *line) (string, bool) {
+	text := m.queuedText(ln.Content)
+	return text, queuedByPerson(text) && m.cfg.Parent == ""
 }
 
 // queuedByPerson: an enqueue's text the person typed; not a host's
