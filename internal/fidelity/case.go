@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -16,11 +17,15 @@ import (
 // them (testdata/fidelity/README.md).
 var Categories = []string{"task", "constraint", "file", "state", "todo", "decision"}
 
-// Hosts a case can name.
+// Hosts a case can name: graft's names of the hosts it imports.
 const (
 	HostClaudeCode = "claude-code"
 	HostCodex      = "codex"
+	HostGemini     = "gemini"
+	HostQwen       = "qwen"
 )
+
+var caseHosts = []string{HostClaudeCode, HostCodex, HostGemini, HostQwen}
 
 // Case is one handoff of the truth set: a transcript, where it is cut, and
 // the facts the next window must know there.
@@ -112,8 +117,8 @@ func (c *Case) Check() error {
 	if c.Name == "" {
 		bad("no name")
 	}
-	if c.Host != HostClaudeCode && c.Host != HostCodex {
-		bad("host %q: want %q or %q", c.Host, HostClaudeCode, HostCodex)
+	if !slices.Contains(caseHosts, c.Host) {
+		bad("host %q: want one of %s", c.Host, strings.Join(caseHosts, ", "))
 	}
 	if c.Transcript == "" || filepath.IsAbs(c.Transcript) || strings.Contains(filepath.ToSlash(c.Transcript), "../") {
 		bad("transcript %q: want a path inside the repository, from its root", c.Transcript)
@@ -233,37 +238,119 @@ type compactLine struct {
 	Payload *struct {
 		Message string `json:"message"`
 	} `json:"payload"`
+	// Qwen Code's chat_compression record.
+	SystemPayload *struct {
+		CompressedHistory []struct {
+			Role  string `json:"role"`
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"compressedHistory"`
+	} `json:"systemPayload"`
+	// Gemini CLI's {"$set": {"messages": [...]}}, the list a compression
+	// writes.
+	Set *struct {
+		Messages []struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	} `json:"$set"`
 }
 
+// snapshotTag opens the summary Gemini CLI and Qwen Code have the model
+// write at a compression.
+const snapshotTag = "<state_snapshot>"
+
 // isCompaction: Claude Code's compact_boundary system record, Codex's
-// compacted record.
+// compacted record, Qwen Code's chat_compression system record, Gemini
+// CLI's $set of a message list holding a user message that opens with
+// <state_snapshot>.
 func isCompaction(host string, line []byte) bool {
-	if !bytes.Contains(line, []byte("compact")) {
+	if !bytes.Contains(line, []byte("compact")) && !bytes.Contains(line, []byte(snapshotTag)) {
 		return false
 	}
 	var l compactLine
 	if json.Unmarshal(line, &l) != nil {
 		return false
 	}
-	if host == HostCodex {
+	switch host {
+	case HostCodex:
 		return l.Type == "compacted"
+	case HostQwen:
+		return l.Type == "system" && l.Subtype == "chat_compression"
+	case HostGemini:
+		_, ok := geminiSnapshot(&l)
+		return ok
 	}
 	return l.Type == "system" && l.Subtype == "compact_boundary"
 }
 
+// geminiSnapshot is the <state_snapshot> user message of a $set list.
+func geminiSnapshot(l *compactLine) (string, bool) {
+	if l.Set == nil {
+		return "", false
+	}
+	for _, m := range l.Set.Messages {
+		if m.Type != "user" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(m.Content, &text) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(m.Content, &parts) != nil {
+				continue
+			}
+			var b strings.Builder
+			for _, p := range parts {
+				b.WriteString(p.Text)
+			}
+			text = b.String()
+		}
+		if strings.HasPrefix(strings.TrimSpace(text), snapshotTag) {
+			return text, true
+		}
+	}
+	return "", false
+}
+
 // hostSummary is the summary the host wrote for the compaction at line k:
 // Claude Code's isCompactSummary user record after the boundary, Codex's
-// compacted message.
+// compacted message, the <state_snapshot> of Qwen Code's compressed
+// history or of Gemini CLI's rewritten list.
 func hostSummary(host string, lines [][]byte, k int) (string, error) {
-	if host == HostCodex {
+	switch host {
+	case HostCodex, HostQwen, HostGemini:
 		var l compactLine
 		if err := json.Unmarshal(lines[k], &l); err != nil {
 			return "", err
 		}
-		if l.Payload == nil || strings.TrimSpace(l.Payload.Message) == "" {
-			return "", fmt.Errorf("compacted record at line %d has no message", k+1)
+		var s string
+		switch host {
+		case HostCodex:
+			if l.Payload != nil {
+				s = l.Payload.Message
+			}
+		case HostGemini:
+			s, _ = geminiSnapshot(&l)
+		case HostQwen:
+			if l.SystemPayload != nil {
+			history:
+				for _, m := range l.SystemPayload.CompressedHistory {
+					for _, p := range m.Parts {
+						if m.Role == "user" && strings.Contains(p.Text, snapshotTag) {
+							s = p.Text
+							break history
+						}
+					}
+				}
+			}
 		}
-		return l.Payload.Message, nil
+		if strings.TrimSpace(s) == "" {
+			return "", fmt.Errorf("compaction record at line %d has no summary", k+1)
+		}
+		return s, nil
 	}
 	for j := k + 1; j < len(lines) && j <= k+5; j++ {
 		var l compactLine

@@ -86,9 +86,9 @@ func TestScorer(t *testing.T) {
 	if Carries(Normalize("410 tests, 0 failures"), f) {
 		t.Error("a fact carried with one of its two evidence strings missing")
 	}
-	bad := &Case{Name: "b", Host: "gemini", Transcript: "/abs", Cut: Cut{Lines: 3, CompactBoundary: 1}, Facts: []Fact{{ID: "a", Category: "mood", Evidence: []string{"x"}}, {ID: "a", Category: "task", Fact: "t"}}}
+	bad := &Case{Name: "b", Host: "cursor", Transcript: "/abs", Cut: Cut{Lines: 3, CompactBoundary: 1}, Facts: []Fact{{ID: "a", Category: "mood", Evidence: []string{"x"}}, {ID: "a", Category: "task", Fact: "t"}}}
 	err := bad.Check()
-	for _, want := range []string{`host "gemini"`, "transcript", "exactly one of lines and compactBoundary", "written", "category \"mood\"", "evidence \"x\"", "id empty or repeated", "0 evidence strings"} {
+	for _, want := range []string{`host "cursor"`, "transcript", "exactly one of lines and compactBoundary", "written", "category \"mood\"", "evidence \"x\"", "id empty or repeated", "0 evidence strings"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check of a broken case: %v: want it to name %q", err, want)
 		}
@@ -162,5 +162,48 @@ func TestHeldOutScoredApart(t *testing.T) {
 	tables := Tables([]*Result{tuning, held})
 	if !strings.Contains(tables, "Held-out cases (1 handoffs") || !strings.Contains(tables, "| **all** | 10 | **80 %** |") || !strings.Contains(tables, "| unseen (held out) |") {
 		t.Errorf("the report's held-out table or mark is missing:\n%s", tables)
+	}
+}
+
+// A case can name any host graft imports (Gemini CLI and Qwen Code beside
+// Claude Code and Codex): the transcript is imported as that host's, and a
+// cut at a compaction finds that host's record and its summary (Qwen Code's
+// chat_compression record, Gemini CLI's rewritten list holding the
+// <state_snapshot>).
+func TestCasesOfEveryHost(t *testing.T) {
+	root := testfixtures.ModuleRoot(t)
+	for _, tc := range []struct {
+		host, transcript string
+		cut              Cut
+		evidence         string
+		summary          string
+	}{
+		{"gemini", "importer/gemini/testdata/session-recorded.jsonl", Cut{Lines: 19}, "never touch go.sum", ""},
+		{"gemini", "importer/gemini/testdata/shapes.jsonl", Cut{CompactBoundary: 1}, "", "<state_snapshot>the pager is fixed</state_snapshot>"},
+		{"qwen", "importer/qwen/testdata/session.jsonl", Cut{CompactBoundary: 1}, "never change the public API of pager.go", "<overall_goal>Read notes.txt.</overall_goal>"},
+	} {
+		c := &Case{Name: tc.host + "-case", Host: tc.host, Transcript: tc.transcript, Cut: tc.cut, Written: "w",
+			Facts: []Fact{{ID: "c1", Category: "constraint", Fact: "f", Evidence: []string{"x-y-z never said"}}}}
+		if tc.evidence != "" {
+			c.Facts[0].Evidence = []string{tc.evidence}
+		}
+		if err := c.Check(); err != nil {
+			t.Errorf("%s %s: %v", tc.host, tc.transcript, err)
+			continue
+		}
+		r, err := Run(context.Background(), root, t.TempDir(), c)
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.host, tc.transcript, err)
+			continue
+		}
+		if r.Events == 0 || r.TapeChars == 0 {
+			t.Errorf("%s %s: %d events imported, tape of %d chars", tc.host, tc.transcript, r.Events, r.TapeChars)
+		}
+		if tc.evidence != "" && !r.Carried[Graft][0] {
+			t.Errorf("%s %s: the tape does not carry %q:\n%.1500s", tc.host, tc.transcript, tc.evidence, r.Texts[Graft])
+		}
+		if s, ok := r.Texts[Summary]; tc.summary != "" && (!ok || !strings.Contains(s, tc.summary)) {
+			t.Errorf("%s %s: host summary %q: want it to hold %q", tc.host, tc.transcript, s, tc.summary)
+		}
 	}
 }

@@ -85,9 +85,9 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 		return nil, err
 	}
 	defer svc.Close()
-	host := hosts.ClaudeCode
-	if c.Host == HostCodex {
-		host = hosts.Codex
+	host, err := hosts.ParseHost(c.Host)
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: %s: %w", c.Name, err)
 	}
 	// The session is named as a person's import names it: after the
 	// transcript's file (a host's session id), whose length the tape's
