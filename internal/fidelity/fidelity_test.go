@@ -207,3 +207,29 @@ func TestCasesOfEveryHost(t *testing.T) {
 		}
 	}
 }
+
+// The report gives each host its own line: a tape that serves one host's
+// sessions worse than another's shows there.
+func TestTablesPerHost(t *testing.T) {
+	result := func(name, host string, graft []bool) *Result {
+		c := &Case{Name: name, Host: host, Cut: Cut{Lines: 1}}
+		for k := range graft {
+			c.Facts = append(c.Facts, Fact{ID: fmt.Sprint(k), Category: "file"})
+		}
+		none := make([]bool, len(graft))
+		return &Result{Case: c, Carried: map[string][]bool{Graft: graft, Excerpt: none, Tail: none, Talk: none}}
+	}
+	tables := Tables([]*Result{
+		result("a", HostClaudeCode, []bool{true, true, true, false}),
+		result("b", HostClaudeCode, []bool{true, true}),
+		result("c", HostQwen, []bool{true, false}),
+	})
+	for _, want := range []string{"| host | handoffs | facts | graft | excerpt | tail | talk |", "| claude-code | 2 | 6 | **83 %** | 0 % | 0 % | 0 % |", "| qwen | 1 | 2 | **50 %** | 0 % | 0 % | 0 % |"} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("the per-host table lacks %q:\n%s", want, tables)
+		}
+	}
+	if strings.Contains(tables, "| codex |") {
+		t.Errorf("a host with no case has a line:\n%s", tables)
+	}
+}

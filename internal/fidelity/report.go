@@ -116,7 +116,21 @@ func Tables(results []*Result) string {
 		}
 	}
 	catTable(fmt.Sprintf("Held-out cases (%d handoffs written blind and kept out of the tape's work; the project's own check on unseen sessions asks 90 %%):", held), heldOut, []string{Graft, Excerpt, Tail, Talk})
-	b.WriteString("Per handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("Per host:\n\n| host | handoffs | facts | graft | excerpt | tail | talk |\n|---|---|---|---|---|---|---|\n")
+	for _, h := range caseHosts {
+		n := 0
+		for _, r := range results {
+			if r.Case.Host == h {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		all, _ := TotalsOf(results, func(r *Result) bool { return r.Case.Host == h })
+		fmt.Fprintf(&b, "| %s | %d | %d | **%s** | %s | %s | %s |\n", h, n, all.Facts, pct(all, Graft), pct(all, Excerpt), pct(all, Tail), pct(all, Talk))
+	}
+	b.WriteString("\nPer handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		t := newTally()
 		for k := range r.Case.Facts {
