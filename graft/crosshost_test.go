@@ -103,3 +103,70 @@ func TestHandoffToAnotherHostAndBack(t *testing.T) {
 		t.Fatalf("audit of the generation-3 target: %v, %v", err, rep.Err())
 	}
 }
+
+// A handoff to another host tells the person which instruction file of the
+// project the source host read and the target does not (each host's own,
+// hosts' InstructionFiles: Claude Code CLAUDE.md, Codex AGENTS.md, Gemini
+// CLI GEMINI.md, Qwen Code QWEN.md and AGENTS.md): the new session's model
+// would not see its rules, and nothing said so. A file the target reads
+// too, or one the project lacks, gives no note; neither does a handoff to
+// the same host.
+func TestHandoffToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, cfg := transcriptIn(t, work)
+	for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte("# Rules\n\nRun make lint before any commit.\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	t.Setenv("CODEX_HOME", t.TempDir())
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	notesOn := func(notes []string, file string) []string {
+		var out []string
+		for _, n := range notes {
+			if strings.Contains(n, file) {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+
+	res, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.ClaudeCode, To: hosts.Codex, Transcript: path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := notesOn(res.Notes, "CLAUDE.md")
+	if len(n) != 1 || !strings.Contains(n[0], "Codex does not read") || !strings.Contains(n[0], filepath.Join(work, "CLAUDE.md")) {
+		t.Errorf("claude-code → codex, notes %q: want one naming %s, which Codex does not read", res.Notes, filepath.Join(work, "CLAUDE.md"))
+	}
+	if n := notesOn(res.Notes, filepath.Join(work, "AGENTS.md")); len(n) != 0 {
+		t.Errorf("claude-code → codex: a note on AGENTS.md, which Claude Code never read: %q", n)
+	}
+
+	back, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.Codex, To: hosts.ClaudeCode, Transcript: res.Path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := notesOn(back.Notes, filepath.Join(work, "AGENTS.md")); len(n) != 1 || !strings.Contains(n[0], "Claude Code does not read") || !strings.Contains(n[0], "copy them into CLAUDE.md") {
+		t.Errorf("codex → claude-code, notes %q: want one on AGENTS.md", back.Notes)
+	}
+
+	if err := os.Remove(filepath.Join(work, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	same, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: back.Path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := notesOn(same.Notes, ".md"); len(n) != 0 {
+		t.Errorf("a handoff to the same host noted instruction files: %q", n)
+	}
+}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/graft-project/graft/version"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/graft-project/graft/journal"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
+	"github.com/graft-project/graft/version"
 	"github.com/graft-project/graft/vfs"
 )
 
@@ -139,6 +140,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			cwd = real
 		}
 	}
+	res.Notes = append(res.Notes, instructionNotes(o.Host, to, cwd)...)
 	owe, err := oweOf(to, fr.HostSessionID, cwd)
 	if err != nil {
 		return res, err
@@ -184,23 +186,25 @@ func (s *Service) commitOwing(ctx context.Context, preparedID, tapeHash, target 
 // new host session in cwd (the binding's directory when it still exists),
 // and written before it returns. ex is nil when the source lives in no
 // host and to is unset; a failed export returns the commit result with
-// the error, the export staying owed.
-func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target, cwd string, to hosts.Host) (cr *CommitResult, ex *hosts.ExportResult, err error) {
+// the error, the export staying owed. notes name the instruction files of
+// the project the source's host reads and another host to does not
+// (instructionNotes).
+func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target, cwd string, to hosts.Host) (cr *CommitResult, ex *hosts.ExportResult, notes []string, err error) {
 	rv, err := s.PreparedReview(preparedID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	all, err := s.Bindings().List()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	b := hosts.Primary(all, rv.Source)
 	if b == nil && to != "" {
-		return nil, nil, fmt.Errorf("%w: %s lives in no host session, so none is handed off to %s: commit it, then graft export %s <target>", ErrInvalidOptions, rv.Source, to, to)
+		return nil, nil, nil, fmt.Errorf("%w: %s lives in no host session, so none is handed off to %s: commit it, then graft export %s <target>", ErrInvalidOptions, rv.Source, to, to)
 	}
 	if b == nil {
 		cr, err := s.Commit(ctx, preparedID, tapeHash, target)
-		return cr, nil, err
+		return cr, nil, nil, err
 	}
 	if b.Cwd != "" {
 		if _, err := hosts.RealDir(b.Cwd); err == nil {
@@ -212,13 +216,39 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 	}
 	owe, err := oweOf(to, b.HostSessionID, cwd)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	notes = instructionNotes(b.Host, to, cwd)
 	cr, d, err := s.commitOwing(ctx, preparedID, tapeHash, target, owe)
 	if err != nil {
-		return cr, nil, err
+		return cr, nil, notes, err
 	}
-	return cr, d.Export, nil
+	return cr, d.Export, notes, nil
+}
+
+// instructionNotes name each instruction file in dir that host from reads
+// into its model's context and host to does not: a handoff from one to the
+// other carries the tape, not the host's injections, so its rules stay
+// behind. None for the same host.
+func instructionNotes(from, to hosts.Host, dir string) []string {
+	if from == to {
+		return nil
+	}
+	a, aerr := hosts.Of(from)
+	b, berr := hosts.Of(to)
+	if err := errors.Join(aerr, berr); err != nil {
+		return []string{fmt.Sprintf("could not check the instruction files %s reads: %v", to, err)}
+	}
+	left, err := hosts.InstructionFilesLeft(from, to, dir)
+	var notes []string
+	for _, p := range left {
+		notes = append(notes, fmt.Sprintf("%s read %s into its model's context; %s does not read %s, so the new session does not see its rules: ask the agent to read it first, or copy them into %s",
+			a.Title(), p, b.Title(), filepath.Base(p), strings.Join(b.InstructionFiles(), " or ")))
+	}
+	if err != nil {
+		notes = append(notes, fmt.Sprintf("could not check which instruction files in %s %s does not read: %v", dir, b.Title(), err))
+	}
+	return notes
 }
 
 // finishedHandoff is the result of a handoff run that found its own

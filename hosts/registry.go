@@ -1,8 +1,12 @@
 package hosts
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/graft-project/graft/hosts/adapter"
@@ -131,3 +135,36 @@ func ResumeCommand(host Host, id string) string {
 // ClaudeProjectDirName is claudecode.ProjectDirName (the tests and the
 // benchmarks lay out Claude Code's folders with it).
 func ClaudeProjectDirName(path string) string { return claudecode.ProjectDirName(path) }
+
+// InstructionFilesLeft are the instruction files in dir (their paths)
+// that host from reads on its own and host to does not: a handoff from
+// one to the other leaves their rules behind. Files dir does not hold are
+// not named; an error is one of reading dir.
+func InstructionFilesLeft(from, to Host, dir string) ([]string, error) {
+	a, err := Of(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Of(to)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, name := range a.InstructionFiles() {
+		if slices.Contains(b.InstructionFiles(), name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

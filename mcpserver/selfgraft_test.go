@@ -177,3 +177,32 @@ func selfGraftStoppedAt(t *testing.T, at txn.Point) {
 		t.Fatalf("owed exports after the next process: %+v, %v; want none", st, err)
 	}
 }
+
+// graft_commit with another host: the host session's notes name the
+// project's instruction file the first host read and the new one does not
+// (CLAUDE.md, which Codex does not read), and next asks the agent to tell
+// the user; committed to the same host, no such note.
+func TestCommitToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
+	cwd, folder, data := claudeProject(t)
+	if err := os.WriteFile(filepath.Join(folder, selfUUID+".jsonl"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, "CLAUDE.md"), []byte("# Rules\n\nRun make lint before any commit.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEX_HOME", t.TempDir())
+	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+	rv := f.prepare(map[string]any{"host": "claude-code"})
+	cr := ok[CommitOutput](f, ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash, "host": "codex"})
+	if cr.HostSession == nil || cr.HostSession.Host != "codex" || len(cr.HostSession.Notes) != 1 {
+		t.Fatalf("commit to codex: host session %+v (export error %q): want a Codex session with one note", cr.HostSession, cr.ExportError)
+	}
+	mustContain(t, "note", cr.HostSession.Notes[0], filepath.Join(cwd, "CLAUDE.md"), "Codex does not read CLAUDE.md")
+	mustContain(t, "next", cr.Next, "notes")
+
+	back := f.prepare(map[string]any{"host": "codex", "hostSessionId": cr.HostSession.HostSessionID})
+	same := ok[CommitOutput](f, ToolCommit, map[string]any{"preparedId": back.PreparedID, "tapeHash": back.TapeHash})
+	if same.HostSession == nil || len(same.HostSession.Notes) != 0 {
+		t.Fatalf("commit to the same host: host session %+v, want no note", same.HostSession)
+	}
+}

@@ -272,7 +272,7 @@ func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, erro
 		}
 		to = h
 	}
-	res, ex, err := s.svc.CommitToHost(ctx, in.PreparedID, in.TapeHash, in.Target, s.cwd(), to)
+	res, ex, hostNotes, err := s.svc.CommitToHost(ctx, in.PreparedID, in.TapeHash, in.Target, s.cwd(), to)
 	if res == nil {
 		return CommitOutput{}, err
 	}
@@ -287,8 +287,11 @@ func (s *server) commit(ctx context.Context, in CommitInput) (CommitOutput, erro
 		out.ExportError = err.Error()
 		next = fmt.Sprintf("the graft is committed, but exporting it to the host failed (%v): tell the user; the export stays owed, and graft status names it. ", err) + next
 	case ex != nil:
-		out.HostSession = &HostExport{Host: string(ex.Host), HostSessionID: ex.HostSessionID, Path: ex.Path, ResumeCommand: ex.ResumeCommand}
+		out.HostSession = &HostExport{Host: string(ex.Host), HostSessionID: ex.HostSessionID, Path: ex.Path, ResumeCommand: ex.ResumeCommand, Notes: hostNotes}
 		next = fmt.Sprintf("tell the user to end this session and continue in the new %s session: %s (this session is retired: what is said here from now on is not carried over)", ex.Host, ex.ResumeCommand)
+		if len(hostNotes) > 0 {
+			next += "; and tell the user the host session's notes (an instruction file the new host does not read)"
+		}
 	}
 	if len(res.Notes) > 0 {
 		next = "tell the user the notes (the committed tape is not exactly the approved one); " + next

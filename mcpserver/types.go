@@ -99,10 +99,11 @@ type HostSession struct {
 
 // HostExport is the host session a commit was exported as.
 type HostExport struct {
-	Host          string `json:"host" jsonschema:"{hosts}"`
-	HostSessionID string `json:"hostSessionId" jsonschema:"id of the new host session"`
-	Path          string `json:"path" jsonschema:"its transcript"`
-	ResumeCommand string `json:"resumeCommand" jsonschema:"the command that resumes it ({resumes}): give it to the user"`
+	Host          string   `json:"host" jsonschema:"{hosts}"`
+	HostSessionID string   `json:"hostSessionId" jsonschema:"id of the new host session"`
+	Path          string   `json:"path" jsonschema:"its transcript"`
+	ResumeCommand string   `json:"resumeCommand" jsonschema:"the command that resumes it ({resumes}): give it to the user"`
+	Notes         []string `json:"notes,omitempty" jsonschema:"when the work goes on in another host: each instruction file of the project the first host read and this one does not (its rules do not reach the new session): tell the user"`
 }
 
 // CommitInput is the input of graft_commit.

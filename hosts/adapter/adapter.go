@@ -22,6 +22,11 @@ type Adapter interface {
 	// Program is the host's executable ("claude"), which graft doctor
 	// looks for on PATH.
 	Program() string
+	// InstructionFiles are the files of the project directory the host
+	// reads into its model's context on its own, the host's own first
+	// (seen on the real programs: hosts' TestInstructionFilesAreWhatTheHostsRead).
+	// A handoff to another host names those the target does not read.
+	InstructionFiles() []string
 
 	// Root is the host's own folder: the environment variable RootVar,
 	// else its default under the home directory. Not made absolute.

@@ -23,9 +23,10 @@ type Adapter struct{}
 
 var _ adapter.Continuer = Adapter{}
 
-func (Adapter) Name() adapter.Name { return Name }
-func (Adapter) Title() string      { return "Claude Code" }
-func (Adapter) Program() string    { return "claude" }
+func (Adapter) Name() adapter.Name         { return Name }
+func (Adapter) Title() string              { return "Claude Code" }
+func (Adapter) Program() string            { return "claude" }
+func (Adapter) InstructionFiles() []string { return []string{"CLAUDE.md"} }
 
 // Root is $CLAUDE_CONFIG_DIR, else ~/.claude.
 func (Adapter) Root() (string, error) { return adapter.HomeDir("CLAUDE_CONFIG_DIR", ".claude") }

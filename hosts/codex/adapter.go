@@ -20,9 +20,10 @@ const Name adapter.Name = "codex"
 // Adapter is Codex's adapter.Adapter.
 type Adapter struct{}
 
-func (Adapter) Name() adapter.Name { return Name }
-func (Adapter) Title() string      { return "Codex" }
-func (Adapter) Program() string    { return "codex" }
+func (Adapter) Name() adapter.Name         { return Name }
+func (Adapter) Title() string              { return "Codex" }
+func (Adapter) Program() string            { return "codex" }
+func (Adapter) InstructionFiles() []string { return []string{"AGENTS.md"} }
 
 // Root is $CODEX_HOME, else ~/.codex.
 func (Adapter) Root() (string, error) { return adapter.HomeDir("CODEX_HOME", ".codex") }

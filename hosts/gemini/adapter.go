@@ -34,9 +34,10 @@ type Adapter struct{}
 
 var _ adapter.Claimer = Adapter{}
 
-func (Adapter) Name() adapter.Name { return Name }
-func (Adapter) Title() string      { return title }
-func (Adapter) Program() string    { return "gemini" }
+func (Adapter) Name() adapter.Name         { return Name }
+func (Adapter) Title() string              { return title }
+func (Adapter) Program() string            { return "gemini" }
+func (Adapter) InstructionFiles() []string { return []string{"GEMINI.md"} }
 
 // Root is <$GEMINI_CLI_HOME, else the home directory>/.gemini.
 func (Adapter) Root() (string, error) {

@@ -27,9 +27,10 @@ const (
 // Adapter is Qwen Code's adapter.Adapter.
 type Adapter struct{}
 
-func (Adapter) Name() adapter.Name { return Name }
-func (Adapter) Title() string      { return "Qwen Code" }
-func (Adapter) Program() string    { return "qwen" }
+func (Adapter) Name() adapter.Name         { return Name }
+func (Adapter) Title() string              { return "Qwen Code" }
+func (Adapter) Program() string            { return "qwen" }
+func (Adapter) InstructionFiles() []string { return []string{"QWEN.md", "AGENTS.md"} }
 
 // Root is the folder whose projects/ holds the sessions: $QWEN_RUNTIME_DIR,
 // else Home.
