@@ -37,8 +37,9 @@ type HandoffOptions struct {
 	Prepare PrepareOptions
 	// Target is the new session's id; "" picks <source>.g<N>.
 	Target string
-	// Confirm is asked with the review before the commit; nil commits.
-	Confirm func(*Review) (bool, error)
+	// Confirm is asked with the review and the notes before the commit;
+	// nil commits.
+	Confirm func(rv *Review, notes []string) (bool, error)
 	// Progress, when set, is called as the transcript is read: its path
 	// (given, or found by the host session id), the bytes read, its size.
 	Progress func(path string, read, total int64)
@@ -124,12 +125,6 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 		return res, err
 	}
 	res.Review = rv
-	if o.Confirm != nil {
-		ok, err := o.Confirm(rv)
-		if err != nil || !ok {
-			return res, err
-		}
-	}
 	if o.Cwd == "" && rv.Cwd != "" {
 		// The new host session goes where the work happened: Claude Code
 		// finds a session by the folder of the directory it runs in.
@@ -141,6 +136,14 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 		}
 	}
 	res.Notes = append(res.Notes, instructionNotes(o.Host, to, cwd)...)
+	if o.Confirm != nil {
+		// The person decides with the review and the notes: where the new
+		// session goes, and what of the project does not go with it.
+		ok, err := o.Confirm(rv, res.Notes)
+		if err != nil || !ok {
+			return res, err
+		}
+	}
 	owe, err := oweOf(to, fr.HostSessionID, cwd)
 	if err != nil {
 		return res, err

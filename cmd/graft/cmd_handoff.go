@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -80,13 +81,15 @@ committed (exit 2).`,
 				}
 				in, ok := a.stdin.(*os.File)
 				if tty == nil || !ok || !isTerminal(in) {
-					o.Confirm = func(rv *graft.Review) (bool, error) {
+					o.Confirm = func(rv *graft.Review, notes []string) (bool, error) {
 						printReview(out, rv)
+						printNotes(out, notes)
 						return false, usageError{fmt.Errorf("not committed: confirm with --yes (no terminal to ask on); or commit the review yourself: graft commit %s --hash %s, then graft export %s <target>", rv.PreparedID, rv.TapeHash, o.To)}
 					}
 				} else {
-					o.Confirm = func(rv *graft.Review) (bool, error) {
+					o.Confirm = func(rv *graft.Review, notes []string) (bool, error) {
 						printReview(out, rv)
+						printNotes(out, notes)
 						fmt.Fprintf(a.stderr, "\nCommit this graft and export it to %s? [y/N] ", o.To)
 						line, err := bufio.NewReader(a.stdin).ReadString('\n')
 						if err != nil && line == "" {
@@ -96,7 +99,7 @@ committed (exit 2).`,
 					}
 				}
 			} else if !asJSON {
-				o.Confirm = func(rv *graft.Review) (bool, error) {
+				o.Confirm = func(rv *graft.Review, _ []string) (bool, error) {
 					printReview(out, rv)
 					fmt.Fprintln(out)
 					return true, nil
@@ -129,9 +132,7 @@ committed (exit 2).`,
 			} else {
 				fmt.Fprintf(a.stdout, "Committed %s → %s (generation %d, tape %d chars).\n", res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.Commit.TapeChars)
 			}
-			for _, n := range append(append([]string(nil), res.Commit.Notes...), res.Notes...) {
-				fmt.Fprintf(a.stdout, "note: %s\n", n)
-			}
+			printNotes(a.stdout, append(append([]string(nil), res.Commit.Notes...), res.Notes...))
 			printExport(a.stdout, res.Export)
 			return nil
 		},
@@ -171,4 +172,11 @@ func transcriptNames() string {
 		ns = append(ns, ad.Title()+" "+ad.TranscriptName())
 	}
 	return strings.Join(ns, ", ")
+}
+
+// printNotes prints each note on a line of its own.
+func printNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }
