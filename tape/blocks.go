@@ -32,6 +32,8 @@ type quoted struct {
 	// labelled are a document's labelled lines ("**Scale/Scope**: …",
 	// "- Decision: …") its last write or edit put in, by path.
 	labelled map[string][]string
+	// tailChange is the lines each write or edit of the tail adds, by seq.
+	tailChange map[int64]string
 	// plan is the plan file's content when Build read it.
 	plan string
 	// get reads an output once (the tail reads what the actions read).
@@ -94,7 +96,7 @@ func outputLines(out string, runes int, seq int64) []string {
 func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	st := &b.st
 	q := &quoted{key: map[int64][]string{}, ref: map[int64]string{}, answer: map[int64]string{}, notes: map[int64]string{},
-		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}, labelled: map[string][]string{}}
+		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}, labelled: map[string][]string{}, tailChange: map[int64]string{}}
 	if err := b.readEdits(src, q); err != nil {
 		return nil, err
 	}
@@ -1259,15 +1261,32 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 	if src == nil {
 		return nil
 	}
+	inputs := map[int64]json.RawMessage{} // a call the tail and a file both show is read once
 	read := func(c *callRef) (json.RawMessage, error) {
 		if c.Size > maxEditInput+64<<10 {
 			return nil, nil // its input is past maxEditInput: editTexts names nothing of it
+		}
+		if in, ok := inputs[c.Seq]; ok {
+			return in, nil
 		}
 		in, err := src.Input(c.Seq, c.Off, c.Size)
 		if err != nil {
 			return nil, fmt.Errorf("tape: reading the input of seq %d: %w", c.Seq, err)
 		}
+		inputs[c.Seq] = in
 		return in, nil
+	}
+	for _, e := range ringLast(st.Tail, keptTail) {
+		if !e.Call || !e.Edit {
+			continue
+		}
+		in, err := read(&callRef{Seq: e.Seq, Tool: e.Who, Off: e.Off, Size: e.Size})
+		if err != nil {
+			return err
+		}
+		if in != nil {
+			q.tailChange[e.Seq] = editChange(e.Who, in)
+		}
 	}
 	for p := range b.namedFiles() {
 		f := st.Files[p]

@@ -84,8 +84,8 @@ const (
 	// 45 read WSL's "Failed to translate" in its own case only; 46 kept
 	// no option a short answer names ("6", "B"); 47 held GitHub's advice
 	// past its "(?)" line and rules' long runs in key lines; 48 kept no
-	// queued message.
-	snapshotVersion = 49
+	// queued message; 49 kept no offset of a write or edit in the tail.
+	snapshotVersion = 50
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -312,7 +312,7 @@
 //	Looked Up                         10 when there is a look-up
 //	Sub-agent Reports                 11 when there is one (or one was left out)
 //	Recall Index                      12 left out whole once all are cut (every line above cites its seqs)
-//	Conversation Tail                 13 the last events as they were (a message the Goal or Breakpoint quotes named by seq); left out when it would name such messages alone, and whole once all are cut
+//	Conversation Tail                 13 the last events as they were (a write or edit by the lines it adds; a message the Goal or Breakpoint quotes named by seq); left out when it would name such messages alone, and whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
 // Replayed turns come after the blocks so that the breakpoint stays the

@@ -38,6 +38,9 @@ type tailEntry struct {
 	Off   int64  `json:"off,omitempty"`
 	Size  int    `json:"size,omitempty"`
 	OK    bool   `json:"ok,omitempty"`
+	// Edit marks a write or edit call whose input is read at Build (Off,
+	// Size) for the lines it adds.
+	Edit bool `json:"edit,omitempty"`
 }
 
 func (b *Builder) addTail(ev *session.Event, size int, off int64) {
@@ -62,6 +65,13 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 			return
 		}
 		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name, Call: true, Text: b.lastWhat}
+		if op, ok := toolOp(ev.Tool.Name); ok && op != OpRead {
+			if off >= 0 {
+				e.Edit, e.Off, e.Size = true, off, size
+			} else if ch := editChange(ev.Tool.Name, ev.Tool.Input); ch != "" {
+				e.Text += "\n+ " + ch
+			}
+		}
 	case session.TypeToolResult:
 		if ev.Tool == nil || isTodoTool(ev.Tool.Name) {
 			return
@@ -215,6 +225,11 @@ func (b *Builder) tailBlock(q *quoted) (*block, *section, error) {
 				} else if !ok {
 					text, grown = "", ""
 				}
+			}
+		}
+		if e.Call && e.Edit {
+			if ch := q.tailChange[e.Seq]; ch != "" {
+				text += "\n+ " + ch
 			}
 		}
 		sec.items = append(sec.items, newItem(fmt.Sprintf("seq=%d %s: %s", e.Seq, who, text), "", e.Seq, e.Seq))

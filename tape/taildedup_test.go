@@ -41,3 +41,28 @@ func TestTheTailKeepsWhatNothingElseQuotes(t *testing.T) {
 		t.Fatalf("tail:\n%s", tail)
 	}
 }
+
+// The tail shows a write or an edit as a host's screen does, by the lines
+// it adds, not by its file alone: what the agent changed last is the work
+// in hand. The same whether the fold held the call's input or Build reads
+// it from the log.
+func TestTheTailShowsTheLinesAnEditAdds(t *testing.T) {
+	evs := seqd(
+		withMeta(human("Use one durable queue."), "cwd", "/r"),
+		call("Edit", "e1", `{"file_path":"/r/q.py","old_string":"QUEUE = 'codex-0'","new_string":"QUEUE = 'codex'  # one durable queue, prefetch=1"}`),
+		result("Edit", "e1", true, "The file /r/q.py has been updated."),
+		call("Bash", "b1", `{"command":"pytest -q"}`), result("Bash", "b1", true, "3 passed"),
+	)
+	held := build(t, "s", evs, Options{}, nil)
+	withOff, src := foldWithOffsets(t, evs)
+	read, err := withOff.BuildFrom(Options{}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tp := range map[string]*Tape{"input held": held, "input read at Build": read} {
+		tail := blockText(t, tp, "Conversation Tail")
+		if !strings.Contains(tail, "seq=2 Edit call: q.py\n+ QUEUE = 'codex'  # one durable queue, prefetch=1") {
+			t.Errorf("%s: the tail does not show what the edit adds:\n%s", name, tail)
+		}
+	}
+}

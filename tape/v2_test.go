@@ -683,8 +683,9 @@ func (c *countingOutputs) Input(seq, off int64, size int) (json.RawMessage, erro
 }
 
 // Build reads the inputs of at most the last 1+keptEarlierEdits writes
-// and edits of the maxEditReads most recently changed files, however many
-// files and edits the session has (docs/DESIGN.md §4.4).
+// and edits of the maxEditReads most recently changed files and the
+// writes and edits among the tail's keptTail events, each once, however
+// many files and edits the session has (docs/DESIGN.md §4.4).
 func TestBuildReadsOfEditsAreBounded(t *testing.T) {
 	evs := []session.Event{human("Refactor everything.")}
 	for k := 0; k < 3*maxEditReads; k++ {
@@ -701,7 +702,7 @@ func TestBuildReadsOfEditsAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if max := maxEditReads * (1 + keptEarlierEdits); src.inputs > max || src.inputs < maxEditReads {
+	if max := maxEditReads*(1+keptEarlierEdits) + keptTail; src.inputs > max || src.inputs < maxEditReads {
 		t.Fatalf("Build read %d edit inputs, want at most %d (and the last edits of %d files)", src.inputs, max, maxEditReads)
 	}
 	if !strings.Contains(tp.Text, fmt.Sprintf("name_%d_%d", 3*maxEditReads-1, 3*keptEarlierEdits-2)) {
