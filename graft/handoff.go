@@ -245,7 +245,7 @@ func instructionNotes(from, to hosts.Host, dir string) []string {
 	left, err := hosts.InstructionFilesLeft(from, to, dir)
 	var notes []string
 	for _, p := range left {
-		notes = append(notes, fmt.Sprintf("%s read %s into its model's context; %s does not read %s, so the new session does not see its rules: ask the agent to read it first, or copy them into %s",
+		notes = append(notes, fmt.Sprintf("%s reads %s into its model's context; %s does not read %s, so the new session does not see its rules: ask the agent to read it first, or copy them into %s",
 			a.Title(), p, b.Title(), filepath.Base(p), strings.Join(b.InstructionFiles(), " or ")))
 	}
 	if err != nil {
