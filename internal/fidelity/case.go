@@ -210,10 +210,24 @@ func (c *Case) CutTranscript(root string) (*Prefix, error) {
 		}
 		return &Prefix{Lines: lines[:c.Cut.Lines]}, nil
 	}
-	seen := 0
+	seen, lastSnapshot := 0, ""
 	for k, l := range lines {
 		if !isCompaction(c.Host, l) {
 			continue
+		}
+		if c.Host == HostGemini {
+			// A resume writes the whole list again, an earlier
+			// compression's snapshot in it: only a new snapshot is a
+			// compaction.
+			var cl compactLine
+			if json.Unmarshal(l, &cl) != nil {
+				continue
+			}
+			snap, _ := geminiSnapshot(&cl)
+			if snap == lastSnapshot {
+				continue
+			}
+			lastSnapshot = snap
 		}
 		seen++
 		if seen < c.Cut.CompactBoundary {

@@ -3,6 +3,7 @@ package fidelity
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -231,5 +232,39 @@ func TestTablesPerHost(t *testing.T) {
 	}
 	if strings.Contains(tables, "| codex |") {
 		t.Errorf("a host with no case has a line:\n%s", tables)
+	}
+}
+
+// Gemini CLI writes the whole message list again on a resume: a list
+// holding the snapshot of an earlier compression is no new compaction.
+// Only a list whose <state_snapshot> differs from the last one counts.
+func TestGeminiCompactionsAreNewSnapshots(t *testing.T) {
+	root := t.TempDir()
+	list := func(snap string) string {
+		return `{"$set":{"messages":[{"id":"ctx","type":"user","content":[{"text":"<session_context>env</session_context>"}]},{"id":"s","type":"user","content":[{"text":"<state_snapshot>` + snap + `</state_snapshot>"}]},{"id":"a","type":"gemini","content":"Got it. Thanks for the additional context!"}]}}`
+	}
+	lines := []string{
+		`{"sessionId":"3271f952-d17a-43d0-88d9-cc9f585bca21","projectHash":"cf00","startTime":"2026-12-02T05:12:05.179Z","lastUpdated":"2026-12-02T05:12:05.179Z","kind":"main"}`,
+		`{"id":"u1","timestamp":"2026-12-02T05:12:05.285Z","type":"user","content":[{"text":"Fix the pager."}]}`,
+		list("first: the pager is fixed"),
+		`{"$set":{"sessionId":"3271f952-d17a-43d0-88d9-cc9f585bca21"}}`,
+		list("first: the pager is fixed"), // a resume writes the list again
+		`{"id":"u2","timestamp":"2026-12-02T06:12:05.285Z","type":"user","content":[{"text":"Now the scroller."}]}`,
+		list("second: the scroller is fixed"),
+	}
+	if err := os.WriteFile(filepath.Join(root, "s.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &Case{Name: "g", Host: HostGemini, Transcript: "s.jsonl", Cut: Cut{CompactBoundary: 2}}
+	p, err := c.CutTranscript(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Lines) != 6 || !strings.Contains(p.HostSummary, "second: the scroller is fixed") {
+		t.Errorf("compaction 2: cut after %d lines with summary %q; want 6 lines and the second snapshot", len(p.Lines), p.HostSummary)
+	}
+	c.Cut.CompactBoundary = 3
+	if _, err := c.CutTranscript(root); err == nil || !strings.Contains(err.Error(), "has 2") {
+		t.Errorf("compaction 3 of a transcript with two: %v", err)
 	}
 }
