@@ -119,8 +119,11 @@ type Builder struct {
 	// cons indexes st.Constraints for the next human instruction; nil
 	// until one comes (and after st.Constraints is replaced).
 	cons *anchors.Set
-	// lastWhat is callWhat of the tool call just added, for its tail entry.
-	lastWhat string
+	// lastWhat is callWhat of the tool call just added, for its tail entry;
+	// lastChange the lines it adds (editChange) when it writes or edits a
+	// file and the fold holds its input: its file's entry and the tail
+	// share it.
+	lastWhat, lastChange string
 	// goalMore is the Goal block's section of middle parts, set by
 	// goalBlock for the budget's ranking of one Build.
 	goalMore *section
@@ -863,7 +866,7 @@ func (b *Builder) carry(p paragraph) {
 func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	st := &b.st
 	st.Open.ToolCalls++
-	b.lastWhat = ""
+	b.lastWhat, b.lastChange = "", ""
 	if ev.Tool == nil {
 		return
 	}
@@ -914,6 +917,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 				c.Off, c.Size = off, size // read at Build, for the files it shows
 			} else {
 				c.Symbols, c.Change, c.Adds = editSymbols(name, ev.Tool.Input), editChange(name, ev.Tool.Input), editAdds(name, ev.Tool.Input)
+				b.lastChange = c.Change
 				if slices.ContainsFunc(touches, func(t fileTouch) bool { return isMarkdown(t.Path) }) {
 					c.Labelled = labelledLines(name, ev.Tool.Input)
 				}

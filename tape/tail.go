@@ -68,8 +68,8 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 		if op, ok := toolOp(ev.Tool.Name); ok && op != OpRead {
 			if off >= 0 {
 				e.Edit, e.Off, e.Size = true, off, size
-			} else if ch := editChange(ev.Tool.Name, ev.Tool.Input); ch != "" {
-				e.Text += "\n+ " + ch
+			} else if b.lastChange != "" {
+				e.Text += "\n+ " + b.lastChange
 			}
 		}
 	case session.TypeToolResult:
