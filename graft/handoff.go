@@ -135,7 +135,11 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			cwd = real
 		}
 	}
-	res.Notes = append(res.Notes, instructionNotes(o.Host, to, cwd)...)
+	notes, err := instructionNotes(o.Host, to, cwd)
+	if err != nil {
+		return res, err
+	}
+	res.Notes = append(res.Notes, notes...)
 	if o.Confirm != nil {
 		// The person decides with the review and the notes: where the new
 		// session goes, and what of the project does not go with it.
@@ -221,7 +225,9 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	notes = instructionNotes(b.Host, to, cwd)
+	if notes, err = instructionNotes(b.Host, to, cwd); err != nil {
+		return nil, nil, nil, err
+	}
 	cr, d, err := s.commitOwing(ctx, preparedID, tapeHash, target, owe)
 	if err != nil {
 		return cr, nil, notes, err
@@ -232,17 +238,21 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 // instructionNotes name each instruction file in dir that host from reads
 // into its model's context and host to does not: a handoff from one to the
 // other carries the tape, not the host's injections, so its rules stay
-// behind. None for the same host.
-func instructionNotes(from, to hosts.Host, dir string) []string {
+// behind. None for the same host. A file that cannot be checked is a note
+// too; a host graft does not know is an error.
+func instructionNotes(from, to hosts.Host, dir string) ([]string, error) {
 	if from == to {
-		return nil
+		return nil, nil
 	}
-	a, aerr := hosts.Of(from)
-	b, berr := hosts.Of(to)
-	if err := errors.Join(aerr, berr); err != nil {
-		return []string{fmt.Sprintf("could not check the instruction files %s reads: %v", to, err)}
+	a, err := hosts.Of(from)
+	if err != nil {
+		return nil, err
 	}
-	left, err := hosts.InstructionFilesLeft(from, to, dir)
+	b, err := hosts.Of(to)
+	if err != nil {
+		return nil, err
+	}
+	left, err := hosts.InstructionFilesLeft(a, b, dir)
 	var notes []string
 	for _, p := range left {
 		notes = append(notes, fmt.Sprintf("%s reads %s into its model's context; %s does not read %s, so the new session does not see its rules: ask the agent to read it first, or copy them into %s",
@@ -251,7 +261,7 @@ func instructionNotes(from, to hosts.Host, dir string) []string {
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("could not check which instruction files in %s %s does not read: %v", dir, b.Title(), err))
 	}
-	return notes
+	return notes, nil
 }
 
 // finishedHandoff is the result of a handoff run that found its own

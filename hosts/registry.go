@@ -140,18 +140,10 @@ func ClaudeProjectDirName(path string) string { return claudecode.ProjectDirName
 // that host from reads on its own and host to does not: a handoff from
 // one to the other leaves their rules behind. Files dir does not hold are
 // not named; an error is one of reading dir.
-func InstructionFilesLeft(from, to Host, dir string) ([]string, error) {
-	a, err := Of(from)
-	if err != nil {
-		return nil, err
-	}
-	b, err := Of(to)
-	if err != nil {
-		return nil, err
-	}
+func InstructionFilesLeft(from, to adapter.Adapter, dir string) ([]string, error) {
 	var out []string
-	for _, name := range a.InstructionFiles() {
-		if slices.Contains(b.InstructionFiles(), name) {
+	for _, name := range from.InstructionFiles() {
+		if slices.Contains(to.InstructionFiles(), name) {
 			continue
 		}
 		p := filepath.Join(dir, name)
