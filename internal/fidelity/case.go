@@ -212,18 +212,14 @@ func (c *Case) CutTranscript(root string) (*Prefix, error) {
 	}
 	seen, lastSnapshot := 0, ""
 	for k, l := range lines {
-		if !isCompaction(c.Host, l) {
+		snap, ok := compaction(c.Host, l)
+		if !ok {
 			continue
 		}
 		if c.Host == HostGemini {
 			// A resume writes the whole list again, an earlier
 			// compression's snapshot in it: only a new snapshot is a
 			// compaction.
-			var cl compactLine
-			if json.Unmarshal(l, &cl) != nil {
-				continue
-			}
-			snap, _ := geminiSnapshot(&cl)
 			if snap == lastSnapshot {
 				continue
 			}
@@ -275,28 +271,28 @@ type compactLine struct {
 // write at a compression.
 const snapshotTag = "<state_snapshot>"
 
-// isCompaction: Claude Code's compact_boundary system record, Codex's
-// compacted record, Qwen Code's chat_compression system record, Gemini
-// CLI's $set of a message list holding a user message that opens with
-// <state_snapshot>.
-func isCompaction(host string, line []byte) bool {
+// compaction says whether line is a compaction record: Claude Code's
+// compact_boundary system record, Codex's compacted record, Qwen Code's
+// chat_compression system record, Gemini CLI's $set of a message list
+// holding a user message that opens with <state_snapshot> (that message,
+// snapshot, tells a new compaction from a list written again).
+func compaction(host string, line []byte) (snapshot string, ok bool) {
 	if !bytes.Contains(line, []byte("compact")) && !bytes.Contains(line, []byte(snapshotTag)) {
-		return false
+		return "", false
 	}
 	var l compactLine
 	if json.Unmarshal(line, &l) != nil {
-		return false
+		return "", false
 	}
 	switch host {
 	case HostCodex:
-		return l.Type == "compacted"
+		return "", l.Type == "compacted"
 	case HostQwen:
-		return l.Type == "system" && l.Subtype == "chat_compression"
+		return "", l.Type == "system" && l.Subtype == "chat_compression"
 	case HostGemini:
-		_, ok := geminiSnapshot(&l)
-		return ok
+		return geminiSnapshot(&l)
 	}
-	return l.Type == "system" && l.Subtype == "compact_boundary"
+	return "", l.Type == "system" && l.Subtype == "compact_boundary"
 }
 
 // geminiSnapshot is the <state_snapshot> user message of a $set list.
