@@ -695,16 +695,21 @@ func logLine(t string) bool {
 // nearest the end and the last line.
 func keyLines(out string, ok bool) []string {
 	var lines []string
+	var changed []bool // a file git status --short names as changed
 	advice := adviceLines()
 	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
 		if t := strings.TrimSpace(l); !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) {
 			lines = append(lines, squeezeRules(t))
+			changed = append(changed, shortStatusLine(strings.TrimRight(l, "\r")))
 		}
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	pick := map[int]bool{len(lines) - 1: true}
+	if len(lines) > 1 && strings.HasPrefix(lines[0], "## ") && slices.Contains(changed, true) {
+		pick[0] = true // git status -sb: the branch and how far from its upstream
+	}
 	if !ok {
 		// Line 0 is kept anyway (the output's first line, often after a
 		// host's few words on where it failed: "failed in sandbox …, exit
@@ -722,7 +727,7 @@ func keyLines(out string, ok bool) []string {
 	}
 	verdict := false
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
-		if isKeyLine(lines[k]) {
+		if changed[k] || isKeyLine(lines[k]) {
 			pick[k] = true
 			verdict = true
 		}

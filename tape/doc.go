@@ -163,7 +163,10 @@
 // for a success the last line and the lines nearest the end that carry a
 // verdict (counts of tests, failures, errors, files changed; pass, fail,
 // error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
-// "nothing to commit", "modified:"; a pull-request URL; created, closed,
+// "nothing to commit", "modified:", and a tracked file git status --short
+// names as changed (" M README.md", "R  a -> b": shortStatusLine; with
+// -b, its "## branch...upstream" line as well; untracked "??" files are
+// no more key lines than the long form's list of them); a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4; for a failure its first line, the
 // first line naming an error, and the last line; a linter's or a
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm

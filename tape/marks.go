@@ -205,3 +205,29 @@ func isHex(s string, min int) bool {
 	}
 	return true
 }
+
+// shortStatusLine: a line of git status --short (-s, --porcelain) naming
+// a tracked file the work changed: two status letters of " MTADRCU" (not
+// both blank), a blank, and the path, one word, or "a -> b" for a rename
+// (git quotes a path with a blank in it). Untracked ("??") and ignored
+// ("!!") files are not changes of the work.
+func shortStatusLine(l string) bool {
+	if len(l) < 4 || l[2] != ' ' || l[0] == ' ' && l[1] == ' ' {
+		return false
+	}
+	for _, c := range l[:2] {
+		if !strings.ContainsRune(" MTADRCU", c) {
+			return false
+		}
+	}
+	path := l[3:]
+	if from, to, ok := strings.Cut(path, " -> "); ok {
+		return oneWord(from) && oneWord(to)
+	}
+	return oneWord(path) || len(path) > 2 && path[0] == '"' && path[len(path)-1] == '"'
+}
+
+// oneWord: s is not empty and holds no blank.
+func oneWord(s string) bool {
+	return s != "" && !strings.ContainsAny(s, " \t")
+}

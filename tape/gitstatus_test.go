@@ -1,0 +1,47 @@
+package tape
+
+import (
+	"strings"
+	"testing"
+)
+
+// git status --short (-s, -sb, --porcelain) names each changed file by two
+// status letters and its path (" M README.md", "A  src/x.go"), as the long
+// form does by "modified:" and "new file:": the files the work changed and
+// has not committed are key lines of its output. Untracked files ("?? x")
+// are not, as the long form's untracked list is not: tracked changes come
+// first in git's order, and the cap on key lines kept the untracked ones
+// at their end instead. With -b, the first line names the branch and how
+// far it is from its upstream ("## main...origin/main [ahead 1]"): a key
+// line of such an output too, which a verdict no longer shows whole.
+func TestGitShortStatusNamesTheChangedFiles(t *testing.T) {
+	out := "## 001-build-a-lightweight\n M README.md\nRM old.go -> new.go\n?? .arguments/\n?? .codex/\n?? .specify/\n?? AGENTS.md\n?? specs/\n"
+	got := keyLines(out, true)
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{"## 001-build-a-lightweight", "M README.md", "RM old.go -> new.go"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("key lines %q lack %q", got, want)
+		}
+	}
+	for _, l := range got[:len(got)-1] { // the last line is always kept
+		if strings.HasPrefix(l, "??") {
+			t.Errorf("key lines %q hold the untracked file %q before the changed ones", got, l)
+		}
+	}
+	// A Markdown heading in other output is no branch line.
+	if got := keyLines("## Notes\n- HTTP 429\n- HTTP 500\n- HTTP 503\nok 1 passed\n", true); strings.Contains(strings.Join(got, "\n"), "## Notes") {
+		t.Errorf("key lines %q hold a heading of a file's text", got)
+	}
+	// The shape needs its two status letters and a path: prose, a
+	// Markdown heading or a table's cell is no status line.
+	for _, l := range []string{"A  great plan", "## Error Cases", "MM", "M  ", "OK  done", "?? specs/", "do it"} {
+		if shortStatusLine(l) {
+			t.Errorf("%q read as a changed file of git status --short", l)
+		}
+	}
+	for _, l := range []string{" M README.md", "M  src/x.go", "MM src/x.go", " D gone.txt", "R  a.go -> b.go", "UU conflict.go", "AM new.go"} {
+		if !shortStatusLine(l) {
+			t.Errorf("%q not read as a changed file of git status --short", l)
+		}
+	}
+}
