@@ -53,11 +53,12 @@ const lastFailureRunes = 1200
 // one, when no later tool call of as (the last actions) succeeded.
 func (b *Builder) lastFailure(as []action) (failure, bool) {
 	st := &b.st
-	n := len(st.Failures)
-	if n == 0 {
-		return failure{}, false
+	listed := b.listedFailures()
+	n := len(listed)
+	if n == 0 || listed[n-1].Seq != st.Failures[len(st.Failures)-1].Seq {
+		return failure{}, false // none, or a look-up failed last
 	}
-	f := st.Failures[n-1]
+	f := listed[n-1]
 	if f.Seq <= st.Boundary {
 		return failure{}, false
 	}
@@ -67,6 +68,32 @@ func (b *Builder) lastFailure(as []action) (failure, bool) {
 		}
 	}
 	return f, true
+}
+
+// listedFailures are the failures not fixed since that Pending State
+// lists: all but a look-up's (lookUpFailure).
+func (b *Builder) listedFailures() []failure {
+	var out []failure
+	for _, f := range b.st.Failures {
+		if !lookUpFailure(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// lookUpFailure: a failed call that only read, a file tool's read (Read,
+// view) or a shell command made of readers alone (readsOnly: cat, ls,
+// sed -n, rg …). It changed nothing and leaves nothing to redo: what it
+// found (the file is not there) is its output, which Recent Actions shows
+// (TestAFailedLookUpIsNoPendingFailure). One a later call worked around
+// stays among those Pending State lists so: what does not work here, and
+// what does.
+func lookUpFailure(f failure) bool {
+	if op, ok := toolOp(f.Tool); ok {
+		return op == OpRead
+	}
+	return isShellTool(f.Tool) && readsOnly(f.What)
 }
 
 // lastActionRunes bounds what Recent Actions shows of the output of the
@@ -715,7 +742,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
 	pending := map[int64]failure{}
-	for _, f := range b.st.Failures {
+	for _, f := range b.listedFailures() {
 		pending[f.Seq] = f
 	}
 	for _, a := range as {
@@ -1094,9 +1121,9 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	case st.Fixed > 0:
 		blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
 	}
-	if len(st.Failures) > 0 {
+	if listed := b.listedFailures(); len(listed) > 0 {
 		fails = &section{heading: "Failed tool calls not fixed since:", singular: "failure", plural: "failures", cutFront: true}
-		for _, f := range st.Failures {
+		for _, f := range listed {
 			where := ""
 			if f.Seq > st.Boundary {
 				where = " (open turn)"

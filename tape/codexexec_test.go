@@ -149,21 +149,21 @@ func TestCodexTruncationHeaderIsNoLineOfTheOutput(t *testing.T) {
 	}
 }
 
-// A failed command that printed nothing (rg finding no match exits 1) has
+// A failed command that printed nothing (a linter exiting 1 mutely) has
 // an output of Codex's header alone: the failure shows no line of it, not
 // the header's first ("Chunk ID: …"), which the fold keeps of a failure's
 // output when its body is empty.
 func TestAnEmptyFailureShowsNoHeaderLine(t *testing.T) {
 	empty := "Chunk ID: 3ebadd\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n"
-	tp := build(t, "s", seqd(human("Find the provider."),
-		call("exec_command", "e1", `{"cmd":"rg -n PasswordStore crates"}`), result("exec_command", "e1", false, empty),
-		say("Nothing there.")), Options{}, nil)
+	tp := build(t, "s", seqd(human("Lint it."),
+		call("exec_command", "e1", `{"cmd":"make lint"}`), result("exec_command", "e1", false, empty),
+		say("Lint failed without a word.")), Options{}, nil)
 	for _, title := range []string{"Recent Actions", "Pending State"} {
 		if blk := blockText(t, tp, title); strings.Contains(blk, "Chunk ID") {
 			t.Errorf("%s shows Codex's header as the failure's line:\n%s", title, blk)
 		}
 	}
-	if !strings.Contains(blockText(t, tp, "Pending State"), "rg -n PasswordStore crates") {
+	if !strings.Contains(blockText(t, tp, "Pending State"), "make lint") {
 		t.Errorf("Pending State lacks the failure:\n%s", blockText(t, tp, "Pending State"))
 	}
 }

@@ -228,7 +228,12 @@
 // under the count, each with its error line and its fix: what does not
 // work here, and what does; a search that printed nothing (grep and rg
 // exit 1 on no match: searchesOnly) found nothing and is not listed.
-// Ranked with the actions kept to 6.
+// Ranked with the actions kept to 6. A look-up that failed and was not
+// worked around (a file tool's read, or a shell command of readers alone:
+// readsOnly, "cat x", "ls package.json") is no pending failure either,
+// nor the failure the open turn ended on: it changed nothing and leaves
+// nothing to redo, and what it found (the file is not there) is its
+// output, which Recent Actions shows (lookUpFailure).
 //
 // The failure the open turn ended on (no later call succeeded) shows its
 // output's lines, blank ones, bare labels, noise and a host's wrapper left
