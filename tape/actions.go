@@ -697,8 +697,17 @@ func keyLines(out string, ok bool) []string {
 	var lines []string
 	var changed []bool // a file git status --short names as changed
 	advice := adviceLines()
+	banner := false // the line before was a package manager's banner
 	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
-		if t := strings.TrimSpace(l); !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) {
+		t := strings.TrimSpace(l)
+		if npmBanner(t) || banner && strings.HasPrefix(t, "> ") {
+			banner = npmBanner(t)
+			continue // what ran, said by the action's line (TestAPackageManagersBannerIsNoKeyLine)
+		}
+		if t != "" {
+			banner = false
+		}
+		if !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) {
 			lines = append(lines, squeezeRules(t))
 			changed = append(changed, shortStatusLine(strings.TrimRight(l, "\r")))
 		}
@@ -748,6 +757,26 @@ func keyLines(out string, ok bool) []string {
 		outLines = outLines[len(outLines)-maxKeyLines:]
 	}
 	return outLines
+}
+
+// npmBanner: the line npm, pnpm and yarn open a script's run with, "> "
+// and the package's name@version and the script's name ("> app@1.0.0
+// build"); the line after it, "> " and the command, goes with it.
+func npmBanner(t string) bool {
+	rest, ok := strings.CutPrefix(t, "> ")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) != 2 {
+		return false
+	}
+	at := strings.LastIndexByte(f[0], '@')
+	if at <= 0 {
+		return false
+	}
+	v := f[0][at+1:]
+	return v != "" && v[0] >= '0' && v[0] <= '9' && strings.Count(v, ".") >= 2
 }
 
 // indexPast0 is the index of the first line past line 0 that f is true

@@ -170,7 +170,8 @@
 // updated, merged, ✓ …), at most 4; for a failure its first line, the
 // first line naming an error, and the last line; a linter's or a
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm
-// warn …", "[Output truncated …"), timings ("Finished in …", "Analysis
+// warn …", "[Output truncated …", the banner npm, pnpm and yarn open a
+// script's run with, "> app@1.0.0 build" and "> tsc": npmBanner), timings ("Finished in …", "Analysis
 // took …", "Done in …"), advice ("Use `…` to …", "hint: …", GitHub's
 // "remote: (?) Learn how to resolve a blocked push", with its lines up
 // to the next blank one: adviceLines) and the

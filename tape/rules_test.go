@@ -1043,7 +1043,7 @@ func TestAFailureIsQuotedOnce(t *testing.T) {
 	}
 	containsAll(t, "Pending State", blockText(t, tp, "Pending State"), "npm run build", errLine)
 	containsAll(t, "Recent Actions", blockText(t, tp, "Recent Actions"),
-		"- seq=3 Bash FAILED: npm run build\n    → > tsc\n- seq=5",
+		"- seq=3 Bash FAILED: npm run build\n    → (its output: Pending State)\n- seq=5",
 		"- seq=5 Bash FAILED: git -C /srv/app log -1\n    → (its output: Pending State)\n",
 		"git status --short")
 }
