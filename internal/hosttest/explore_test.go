@@ -776,3 +776,76 @@ func TestExploreQwenHookContextLimit(t *testing.T) {
 	e.Print(t, "hello").Ok(t)
 	checkWhole(t, srv.Requests(), escapeAngles(startText))
 }
+
+// Which task tools the real Claude Code offers its model in -p mode, and
+// what it writes for TaskCreate and TaskUpdate calls.
+func TestExploreClaudeTaskTools(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	n := 0
+	srv.SetReplyFunc(func(r Request) Reply {
+		if r.IsClaudeModel() {
+			t.Logf("request tools: %v", r.ClaudeTools())
+		}
+		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "TaskCreate") && !slices.Contains(r.ClaudeTools(), "TodoWrite") {
+			return Reply{Text: "ok"}
+		}
+		n++
+		switch n {
+		case 1:
+			t.Logf("tools: %v", r.ClaudeTools())
+			if slices.Contains(r.ClaudeTools(), "TaskCreate") {
+				return Reply{Call: &FunctionCall{Name: "TaskCreate", Arguments: `{"subject":"Write the parser","description":"Parse the config file","activeForm":"Writing the parser"}`}}
+			}
+			return Reply{Call: &FunctionCall{Name: "TodoWrite", Arguments: `{"todos":[{"content":"Write the parser","status":"pending","activeForm":"Writing the parser"}]}`}}
+		case 2:
+			return Reply{Call: &FunctionCall{Name: "TaskUpdate", Arguments: `{"taskId":"1","status":"in_progress"}`}}
+		}
+		return Reply{Text: "Started the parser."}
+	})
+	e := h.NewClaude(t, srv)
+	e.Extra = append(e.Extra, strings.Fields(os.Getenv("HOSTTEST_CLAUDE_ENV"))...)
+	res := e.Print(t, "Plan the parser work.")
+	t.Logf("exit %d\nstdout %s\nstderr %s", res.ExitCode, res.Stdout, res.Stderr)
+	for _, p := range e.Transcripts(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s:\n%s", p, b)
+	}
+}
+
+// The tools the interactive Claude Code offers its model (a terminal).
+func TestExploreClaudeInteractiveTools(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	srv.SetReplyFunc(func(r Request) Reply {
+		if r.IsClaudeModel() {
+			t.Logf("request tools: %v", r.ClaudeTools())
+		}
+		return Reply{Text: "ok"}
+	})
+	e := h.NewClaude(t, srv)
+	real, err := filepath.EvalSymlinks(e.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
+		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
+	if err != nil {
+		t.Skip(err)
+	}
+	screen, _ := tm.WaitFor(20*time.Second, "auto mode on")
+	time.Sleep(2 * time.Second)
+	t.Logf("screen:\n%s", screen)
+	tm.Type("Plan the parser work.")
+	screen, _ = tm.WaitFor(30*time.Second, "⏺ ok")
+	t.Logf("screen:\n%s", screen)
+}

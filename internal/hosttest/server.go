@@ -32,10 +32,12 @@ const CodexCompactMarker = "You are performing a CONTEXT CHECKPOINT COMPACTION"
 type Reply struct {
 	Text        string // the assistant's text
 	InputTokens int    // the input_tokens the usage reports
-	// Call, when set, makes a Responses reply a function_call item instead
-	// of the text: the host runs the tool and asks again with a
-	// function_call_output of the same call_id (CodexFunctionOutputs).
-	// The Messages API (Claude) ignores it.
+	// Call, when set, makes the reply a tool call instead of the text: a
+	// Responses function_call item (the host runs the tool and asks again
+	// with a function_call_output of the same call_id:
+	// CodexFunctionOutputs), or a Messages tool_use block (stop_reason
+	// "tool_use": Claude Code runs the tool and asks again with a
+	// tool_result of the same id).
 	Call *FunctionCall
 }
 
@@ -467,6 +469,10 @@ func (s *ModelServer) serve(w http.ResponseWriter, hr *http.Request) {
 func (s *ModelServer) anthropic(w http.ResponseWriter, seq int, model string, stream bool, reply Reply) {
 	id := fmt.Sprintf("msg_hosttest_%d", seq)
 	outTokens := 1 + len(reply.Text)/4
+	if c := reply.Call; c != nil {
+		s.anthropicToolUse(w, id, seq, model, stream, reply.InputTokens, c)
+		return
+	}
 	if !stream {
 		writeJSON(w, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
@@ -487,6 +493,57 @@ func (s *ModelServer) anthropic(w http.ResponseWriter, seq int, model string, st
 	ev.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	ev.send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": outTokens}})
 	ev.send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicToolUse answers a Messages request with one tool_use block of
+// c, streamed (its input as one input_json_delta) or as one JSON message.
+func (s *ModelServer) anthropicToolUse(w http.ResponseWriter, id string, seq int, model string, stream bool, inTokens int, c *FunctionCall) {
+	callID := c.CallID
+	if callID == "" {
+		callID = fmt.Sprintf("toolu_hosttest_%d", seq)
+	}
+	outTokens := 1 + len(c.Arguments)/4
+	input := json.RawMessage(c.Arguments)
+	if !json.Valid(input) {
+		input = json.RawMessage("{}")
+	}
+	if !stream {
+		writeJSON(w, map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model,
+			"content":     []any{map[string]any{"type": "tool_use", "id": callID, "name": c.Name, "input": input}},
+			"stop_reason": "tool_use", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": inTokens, "output_tokens": outTokens},
+		})
+		return
+	}
+	ev := newSSE(w)
+	ev.send("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": inTokens, "output_tokens": 1},
+	}})
+	ev.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "tool_use", "id": callID, "name": c.Name, "input": map[string]any{}}})
+	ev.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+	ev.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	ev.send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": outTokens}})
+	ev.send("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// ClaudeTools are the names of the tools a Messages request offers.
+func (r Request) ClaudeTools() []string {
+	var req struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(r.Body, &req) != nil {
+		return nil
+	}
+	var out []string
+	for _, t := range req.Tools {
+		out = append(out, t.Name)
+	}
+	return out
 }
 
 // responses answers a Responses request, always streamed:

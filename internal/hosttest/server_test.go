@@ -156,3 +156,35 @@ func postTo(t testing.TB, c *http.Client, url, body string, header map[string]st
 	}
 	return resp.StatusCode, string(b)
 }
+
+// A Reply's Call is a Messages tool_use block too (streamed: the input as
+// one input_json_delta; else the input object), and ClaudeTools names
+// the tools a Messages request offers.
+func TestModelServerClaudeToolUse(t *testing.T) {
+	srv := NewModelServer(t)
+	srv.SetReplyFunc(func(r Request) Reply {
+		if got := r.ClaudeTools(); len(got) != 2 || got[0] != "Bash" || got[1] != "TaskCreate" {
+			t.Errorf("ClaudeTools = %q", got)
+		}
+		return Reply{Call: &FunctionCall{Name: "TaskCreate", Arguments: `{"subject":"Write the parser"}`, CallID: "toolu_1"}}
+	})
+	req := `{"model":"m","stream":%s,"tools":[{"name":"Bash"},{"name":"TaskCreate"}],"messages":[{"role":"user","content":"hi"}]}`
+	code, body := postTo(t, http.DefaultClient, srv.URL+"/v1/messages", strings.Replace(req, "%s", "false", 1), nil)
+	var msg struct {
+		Content []struct {
+			Type, ID, Name string
+			Input          map[string]string
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+	}
+	if err := json.Unmarshal([]byte(body), &msg); code != 200 || err != nil || len(msg.Content) != 1 || msg.Content[0].Type != "tool_use" ||
+		msg.Content[0].ID != "toolu_1" || msg.Content[0].Name != "TaskCreate" || msg.Content[0].Input["subject"] != "Write the parser" || msg.StopReason != "tool_use" {
+		t.Errorf("non-stream tool_use: %d %s (%v)", code, body, err)
+	}
+	code, body = postTo(t, http.DefaultClient, srv.URL+"/v1/messages", strings.Replace(req, "%s", "true", 1), nil)
+	for _, want := range []string{`"type":"tool_use"`, `"name":"TaskCreate"`, `"partial_json":"{\"subject\":\"Write the parser\"}"`, `"stop_reason":"tool_use"`, "event: message_stop"} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("streamed tool_use lacks %s: %d %s", want, code, body)
+		}
+	}
+}
