@@ -106,7 +106,20 @@
 // status; id from the input or the 1-based index); a status other than
 // pending, in_progress or completed is imported as pending with
 // " [status: <status>]" at the end of the content, and a warning
-// (importer.Todo: graft append refuses such a status). A successful Task or
+// (importer.Todo: graft append refuses such a status). Claude Code 2.1.x
+// tracks the work with TaskCreate and TaskUpdate instead (the truth set's
+// transcripts of 2.1.39 to 2.1.45 do; the pinned 2.1.332 offers neither
+// tool offline, but rebuilds the list from a transcript with the rules
+// below, which its binary holds): each change of the list is a todo/write
+// of the whole list (tasks.go), in creation order. A TaskCreate adds its
+// subject, pending, under the id its result names ("Task #3 created
+// successfully: …"); a failed one adds nothing. A TaskUpdate, when it is
+// called, sets the status and the subject it names (a task it does not
+// know is added, its id as its text), and status "deleted" takes the task
+// out; an input Claude Code would refuse (no taskId, another status)
+// changes nothing and is warned of. The list and the creates waiting for
+// their result are in the mapper's state, so an import in several runs
+// gives the same lists. A successful Task or
 // Agent result is followed by a subagent/report: agent = subagent_type (or
 // the description), text = the result without the "agentId: … <usage>"
 // block Claude Code appends, meta agentId and, when that agent's transcript

@@ -41,6 +41,11 @@ type Mapper struct {
 	// told are the line types not known here that an import reported
 	// already (importer.NoteUnknown).
 	told []string
+	// tasks is the task list TaskCreate and TaskUpdate keep, in the
+	// order the tasks were created; creates, the subjects of the
+	// TaskCreate calls waiting for their result, by call id (tasks.go).
+	tasks   []session.Todo
+	creates map[string]string
 	// dec reads lines on the fast path (fast.go).
 	dec logscan.Decoder
 }
@@ -82,18 +87,21 @@ type mapperState struct {
 	OpenCalls map[string]openCall `json:"openCalls,omitempty"`
 	Queued    []queuedMessage     `json:"queued,omitempty"`
 	Told      []string            `json:"told,omitempty"`
+	Tasks     []session.Todo      `json:"tasks,omitempty"`
+	Creates   map[string]string   `json:"creates,omitempty"`
 }
 
-// SaveState implements importer.Mapper: the tool calls without a result
-// and the queued input not given up yet.
+// SaveState implements importer.Mapper: the tool calls without a result,
+// the queued input not given up yet and the task list (tasks.go).
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told})
+	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates})
 }
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]openCall{}
 	m.queued, m.told = nil, nil
+	m.tasks, m.creates = nil, nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -106,6 +114,8 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	}
 	m.queued = st.Queued
 	m.told = st.Told
+	m.tasks = st.Tasks
+	m.creates = st.Creates
 	return nil
 }
 
@@ -547,6 +557,9 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
 	out.Emit(ev)
+	if name == toolTaskCreate {
+		m.taskCreated(ln, b.ToolUseID, ok, output, out)
+	}
 	if !found || !ok || (name != "Task" && name != "Agent") {
 		return
 	}
@@ -713,8 +726,13 @@ func (m *Mapper) toolCall(ln *line, b block, out *importer.Output) {
 	ev := m.event(ln, session.TypeToolCall, session.Source{Kind: session.KindAssistant})
 	ev.Tool = &session.Tool{Name: b.Name, CallID: b.ID, Input: b.Input}
 	out.Emit(ev)
-	if b.Name == "TodoWrite" {
+	switch b.Name {
+	case "TodoWrite":
 		m.todoWrite(ln, b, out)
+	case toolTaskCreate:
+		m.taskCreate(b, out)
+	case toolTaskUpdate:
+		m.taskUpdate(ln, b, out)
 	}
 }
 
