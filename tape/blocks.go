@@ -648,7 +648,7 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 		return blk, nil, planSec
 	}
 	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
-	if st.OKSinceTodo >= staleAfter {
+	if st.OKSinceTodo >= staleAfter && unfinished(st.Todos) > 0 {
 		blk.addHead(fmt.Sprintf("Stale: an item may already be complete (%d successful tool calls since the list was written): verify before re-running.", st.OKSinceTodo))
 	}
 	sec := &section{singular: "todo", plural: "todos"}
