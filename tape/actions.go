@@ -899,10 +899,10 @@ func outputOf(src Outputs, seq, off int64, size int) (string, string, error) {
 // isTodoTool: the todo tools, whose results are not actions.
 func isTodoTool(name string) bool {
 	switch name {
-	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read":
+	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet":
 		return true
 	}
-	if len(name) < 8 || len(name) > 11 {
+	if len(name) < 7 || len(name) > 11 {
 		return false // no todo tool's name has another length
 	}
 	return todoTools[strings.ToLower(name)]

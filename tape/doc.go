@@ -72,8 +72,9 @@
 // announced that call. Conflicts (below) read the open turn's entries only.
 //
 // Staleness: when at least 3 successful tool results (todo tools excluded:
-// TodoWrite, todo_write, update_plan, TodoRead, todo_read) follow the last
-// todo/write, Task Status says "an item may already be complete (N
+// TodoWrite, todo_write, update_plan, TodoRead, todo_read, and Claude Code
+// 2.1's TaskCreate, TaskUpdate, TaskList, TaskGet) follow the last
+// todo/write and an item is unfinished, Task Status says "an item may already be complete (N
 // successful tool calls since the list was written): verify before
 // re-running".
 //

@@ -1,8 +1,11 @@
 package tape
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/session"
 )
 
 // A call that only read and failed (cat of a file that is not there, ls
@@ -36,5 +39,54 @@ func TestAFailedLookUpIsNoPendingFailure(t *testing.T) {
 		if !strings.Contains(actions, want) {
 			t.Errorf("Recent Actions lacks %q of a failed look-up:\n%s", want, actions)
 		}
+	}
+}
+
+// A todo list whose items are all completed carries no staleness stamp:
+// "an item may already be complete: verify before re-running" says
+// nothing of a list with nothing left to run. One item left, it does.
+func TestAFinishedTodoListIsNotStale(t *testing.T) {
+	for _, c := range []struct {
+		last  string
+		stale bool
+	}{{session.TodoCompleted, false}, {session.TodoPending, true}} {
+		evs := []session.Event{human("Do both."), todoWrite(session.Todo{ID: "1", Content: "Write the parser", Status: session.TodoCompleted}, session.Todo{ID: "2", Content: "Wire it in", Status: c.last})}
+		for k := 0; k < staleAfter+2; k++ {
+			id := "b" + strconv.Itoa(k)
+			evs = append(evs, call("Bash", id, `{"command":"go test ./..."}`), result("Bash", id, true, "ok  \tex/parser\t0.1s"))
+		}
+		tp := build(t, "s", seqd(append(evs, say("Done."))...), Options{}, nil)
+		if got := strings.Contains(blockText(t, tp, "Task Status"), "Stale:"); got != c.stale {
+			t.Errorf("last item %s: stale stamp %v, want %v:\n%s", c.last, got, c.stale, blockText(t, tp, "Task Status"))
+		}
+	}
+}
+
+// Claude Code 2.1's task tools write the todo list (the importer makes
+// their calls a todo/write): like TodoWrite, they are no action of the
+// work, no step since the list was written and no call in flight. TaskOutput
+// and TaskStop are background commands', and stay actions.
+func TestTaskToolsAreTodoTools(t *testing.T) {
+	for _, name := range []string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TodoWrite", "update_plan"} {
+		if !isTodoTool(name) {
+			t.Errorf("%s is no todo tool", name)
+		}
+	}
+	for _, name := range []string{"Task", "TaskOutput", "TaskStop", "Bash", "Agent"} {
+		if isTodoTool(name) {
+			t.Errorf("%s is a todo tool", name)
+		}
+	}
+	evs := []session.Event{human("Do it."), todoWrite(session.Todo{ID: "1", Content: "Write the parser", Status: session.TodoPending})}
+	for k := 0; k < staleAfter+2; k++ {
+		id := "t" + strconv.Itoa(k)
+		evs = append(evs, call("TaskUpdate", id, `{"taskId":"1","status":"in_progress"}`), result("TaskUpdate", id, true, "Updated task #1 status"))
+	}
+	tp := build(t, "s", seqd(append(evs, say("On it."))...), Options{}, nil)
+	if status := blockText(t, tp, "Task Status"); strings.Contains(status, "Stale:") {
+		t.Errorf("task tools counted as work since the list:\n%s", status)
+	}
+	if _, ok := tp.Block("Recent Actions"); ok {
+		t.Errorf("task tools listed as actions:\n%s", tp.Text)
 	}
 }

@@ -34,8 +34,11 @@ var toolOps = map[string]string{
 	"apply_patch":  OpEdit,
 }
 
-// todoTools write the todo list; their results do not make it stale.
-var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_plan": true, "todoread": true, "todo_read": true}
+// todoTools write or read the todo list (Claude Code 2.1's task tools
+// among them: the importer makes their calls a todo/write); their results
+// do not make it stale.
+var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_plan": true, "todoread": true, "todo_read": true,
+	"taskcreate": true, "taskupdate": true, "tasklist": true, "taskget": true}
 
 // fileTouch is one path a tool call reads, writes or edits.
 type fileTouch struct {
