@@ -849,3 +849,110 @@ func TestExploreClaudeInteractiveTools(t *testing.T) {
 	screen, _ = tm.WaitFor(30*time.Second, "⏺ ok")
 	t.Logf("screen:\n%s", screen)
 }
+
+// The tools the pinned Codex offers its model in codex exec.
+func TestExploreCodexTools(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	srv.SetReplyFunc(func(r Request) Reply {
+		if r.IsCodexModel() {
+			t.Logf("request tools: %v", r.CodexTools())
+			var body struct {
+				Tools []json.RawMessage `json:"tools"`
+			}
+			if json.Unmarshal(r.Body, &body) == nil {
+				for _, tool := range body.Tools {
+					if strings.Contains(string(tool), "goal") || strings.Contains(string(tool), "plan") {
+						t.Logf("tool: %s", tool)
+					}
+				}
+			}
+		}
+		return Reply{Text: "ok"}
+	})
+	x := h.NewCodex(t, srv)
+	res := x.Exec(t, "Plan the parser work.")
+	t.Logf("exit %d", res.ExitCode)
+}
+
+// What the pinned Codex writes for a goal the model creates and updates.
+func TestExploreCodexGoalRollout(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	n := 0
+	srv.SetReplyFunc(func(r Request) Reply {
+		if !r.IsCodexModel() || r.IsCodexCompaction() {
+			return Reply{Text: "ok"}
+		}
+		n++
+		switch n {
+		case 1:
+			return Reply{Call: &FunctionCall{Name: "create_goal", Arguments: `{"objective":"Port the pager to Go"}`}}
+		case 2:
+			t.Logf("outputs after create_goal: %s", r.CodexFunctionOutputs())
+			return Reply{Call: &FunctionCall{Name: "update_goal", Arguments: `{"status":"complete"}`}}
+		case 3:
+			t.Logf("outputs after update_goal: %s", r.CodexFunctionOutputs())
+		}
+		return Reply{Text: "Done."}
+	})
+	x := h.NewCodex(t, srv)
+	res := x.Exec(t, "Set the goal: port the pager to Go.")
+	t.Logf("exit %d\n%s", res.ExitCode, res.Stderr)
+	for _, p := range x.Rollouts(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+			if err := os.WriteFile(out, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "goal") {
+				t.Logf("%.900s", l)
+			}
+		}
+	}
+}
+
+// What the pinned interactive Codex writes when the person sets a goal
+// with /goal.
+func TestExploreCodexGoalCommand(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	srv.SetReply("On it.")
+	x := h.NewCodex(t, srv)
+	x.Exec(t, "Hello.").Ok(t)
+	id := RolloutID(x.Rollouts(t)[0])
+	tm, err := NewTerminal(t, x.Environ(), x.Dir, 200, 50, x.Bin, "resume", id)
+	if err != nil {
+		t.Skip(err)
+	}
+	screen, _ := tm.WaitFor(30*time.Second, "Hello.")
+	t.Logf("screen:\n%s", screen)
+	tm.Type("/goal Port the pager to Go")
+	screen, _ = tm.WaitFor(30*time.Second, "On it.", "goal")
+	time.Sleep(3 * time.Second)
+	t.Logf("screen:\n%s", tm.Screen())
+	for _, p := range x.Rollouts(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+			if err := os.WriteFile(out, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(strings.ToLower(l), "pager") {
+				t.Logf("%.900s", l)
+			}
+		}
+	}
+}

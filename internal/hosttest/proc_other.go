@@ -2,8 +2,21 @@
 
 package hosttest
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 func inOwnProcessGroup(cmd *exec.Cmd) {}
 
 func killProcessGroup(pid int) {}
+
+func terminate(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return nil
+	}
+	return p.Kill()
+}
+
+func running(pid int) bool { return false }

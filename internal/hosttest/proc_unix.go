@@ -19,3 +19,15 @@ func inOwnProcessGroup(cmd *exec.Cmd) {
 func killProcessGroup(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 }
+
+// terminate asks process pid to stop (SIGTERM); one already gone is no
+// error.
+func terminate(pid int) error {
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && err != syscall.ESRCH {
+		return err
+	}
+	return nil
+}
+
+// running tells whether process pid still exists.
+func running(pid int) bool { return syscall.Kill(pid, 0) == nil }

@@ -295,6 +295,37 @@ stream_max_retries = 0
 	}
 }
 
+// StopAppServer stops the app-server daemon the interactive Codex starts
+// for a thread's goal (0.171), which outlives the terminal: "codex
+// app-server daemon stop", then the daemon's updater, which that command
+// leaves running (its pid in app-server-daemon/daemon-updater.pid).
+func (e *CodexEnv) StopAppServer(t testing.TB) {
+	t.Helper()
+	e.Run(t, "app-server", "daemon", "stop").Ok(t)
+	b, err := os.ReadFile(filepath.Join(e.CodexHome, "app-server-daemon", "daemon-updater.pid"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return // no updater was started
+	}
+	if err != nil {
+		t.Fatalf("hosttest: %v", err)
+	}
+	var rec struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil || rec.PID <= 0 {
+		t.Fatalf("hosttest: daemon-updater.pid holds %q (%v)", b, err)
+	}
+	if err := terminate(rec.PID); err != nil {
+		t.Fatalf("hosttest: stopping Codex's daemon updater %d: %v", rec.PID, err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if !running(rec.PID) {
+			return
+		}
+	}
+	t.Fatalf("hosttest: Codex's daemon updater %d still runs 10 s after SIGTERM", rec.PID)
+}
+
 // WriteHooks writes v as $CODEX_HOME/hooks.json.
 func (e *CodexEnv) WriteHooks(t testing.TB, v any) {
 	t.Helper()

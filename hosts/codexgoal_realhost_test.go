@@ -1,0 +1,93 @@
+package hosts_test
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+// The person sets a goal in the real interactive Codex (/goal, 0.171):
+// Codex writes it as its own context for the model ("<codex_internal_context
+// source=\"user_goal\">User set the goal: \"…\""), a thread_goal_updated
+// event and a goal_objective output with no call before it, then pursues
+// the goal turn after turn. graft imports the person's goal as their
+// instruction, "/goal <objective>", the way it imports a Claude Code slash
+// command, and the goal_objective output as the host's context, with no
+// warning; the tape quotes the goal as the latest instruction.
+func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	const objective = `Port the "pager" to Go`
+	var mu sync.Mutex
+	completed := false // the model marked the goal complete
+	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case !r.IsCodexModel() || r.IsCodexCompaction():
+			return hosttest.Reply{Text: "ok"}
+		case completed:
+			return hosttest.Reply{Text: "The goal is met."}
+		case r.Contains("Continue working toward the active thread goal"):
+			completed = true
+			return hosttest.Reply{Call: &hosttest.FunctionCall{Name: "update_goal", Arguments: `{"status":"complete"}`}}
+		}
+		return hosttest.Reply{Text: "On it."}
+	})
+	x := h.NewCodex(t, srv)
+	x.Exec(t, "Hello.").Ok(t)
+	rollout := x.Rollouts(t)[0]
+	tm, err := hosttest.NewTerminal(t, x.Environ(), x.Dir, 200, 50, x.Bin, "resume", hosttest.RolloutID(rollout))
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(30*time.Second, "Hello."); !ok {
+		t.Fatalf("the interactive Codex did not show the resumed session:\n%s", screen)
+	}
+	tm.Type("/goal " + objective)
+	if screen, ok := tm.WaitFor(60*time.Second, "The goal is met."); !ok {
+		t.Fatalf("the goal was not pursued to its end:\n%s", screen)
+	}
+	tm.Type("/quit")
+	// A goal runs in Codex's app-server daemon, which outlives the
+	// terminal.
+	x.StopAppServer(t)
+
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	out := g.ok("import", "codex", rollout, "--id", "goal", "--json")
+	var sum struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("graft import --json: %v\n%s", err, out)
+	}
+	if len(sum.Warnings) > 0 {
+		t.Errorf("the import warned: %q", sum.Warnings)
+	}
+	shown := g.ok("show", "goal")
+	if !strings.Contains(shown, "user      /goal "+objective) {
+		t.Errorf("graft show lacks the person's goal as their instruction:\n%s", shown)
+	}
+	var rv struct {
+		Goal []struct {
+			Text string `json:"text"`
+		} `json:"goal"`
+	}
+	prep := g.ok("prepare", "goal", "--json")
+	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
+		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
+	}
+	if n := len(rv.Goal); n == 0 || rv.Goal[n-1].Text != "/goal "+objective {
+		t.Errorf("the review's latest instruction is not the goal: %+v", rv.Goal)
+	}
+}
