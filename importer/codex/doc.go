@@ -47,9 +47,16 @@
 //	                         <user_instructions>,
 //	                         <user_shell_command>, <turn_aborted>, <permissions instructions>,
 //	                         <collaboration_mode>, <subagent_notification>, <INSTRUCTIONS>,
-//	                         "# AGENTS.md instructions for …" (kind "system"), <skill> (kind
-//	                         "skill"). Text before "## My request for Codex:" is injected, the
-//	                         rest the human's. Each content part is judged on its own.
+//	                         <codex_internal_context …> ("internal-context": decided at once, no
+//	                         twin follows it), "# AGENTS.md instructions for …" (kind
+//	                         "system"), <skill> (kind "skill"). Text before "## My request for
+//	                         Codex:" is injected, the rest the human's. Each content part is
+//	                         judged on its own. The context Codex 0.171 writes when the person
+//	                         sets the thread's goal with /goal, <codex_internal_context
+//	                         source="user_goal"> with `User set the goal: "<objective>"` (a Rust
+//	                         debug string), is the person's instruction "/goal <objective>"
+//	                         (kind "user", name "slash-command", as Claude Code's slash commands);
+//	                         one that only sets the goal's status stays injected.
 //	message assistant        assistant/message
 //	message developer/system user/message kind "system", name = the role
 //	reasoning                dropped (counted), or with KeepThinking assistant/message
@@ -59,6 +66,9 @@
 //	custom_tool_call         tool/call: input {"input": "<text>"} unless it is a JSON object
 //	local_shell_call         tool/call "shell" with the action as input
 //	web_search_call          tool/call "web_search" with the action as input
+//	*_output, no call_id     a named output no call asked for (0.171's goal_objective, metadata
+//	                         additional_context_tool_output): user/message kind "system", name
+//	                         "additional-context:<name>", the output as its text
 //	*_output                 tool/result named after its call; ok from {"success"}, from a shell
 //	                         output's metadata.exit_code, its "Exit code: N" header or a
 //	                         unified-exec header (see "Unified exec"), false for the bare

@@ -571,6 +571,12 @@ func (m *Mapper) userMessage(rl *rolloutLine, texts []string, injected bool, lin
 		event(session.Source{Kind: session.KindUser}, text)
 	}
 	for _, t := range texts {
+		if goal, ok := userGoal(t); ok {
+			// The person's /goal: their words, whatever the twins say.
+			flush()
+			event(session.Source{Kind: session.KindUser, Name: "slash-command"}, "/goal "+goal)
+			continue
+		}
 		inj, rest, src := splitInjection(t)
 		if inj != "" {
 			flush()
@@ -622,6 +628,16 @@ func (m *Mapper) whoWrote(l importer.Line, rl *rolloutLine, payload json.RawMess
 			m.twinAhead = true
 		}
 		return kind
+	}
+	if kind == lineHeld && internalOnly(texts) {
+		// Codex's own context: no twin follows it, so it decides that a
+		// held message before it had none, and is the host's itself.
+		if m.held != nil {
+			m.releasePending(m.twins, out)
+			m.release(m.twins, out)
+		}
+		m.userMessage(rl, texts, true, 0, out)
+		return lineOther
 	}
 	ahead := m.twinAhead
 	m.twinAhead = false
@@ -718,6 +734,44 @@ var injectionTags = map[string]string{
 	"<permissions instructions>": "permissions-instructions",
 	"<collaboration_mode>":       "collaboration-mode",
 	"<INSTRUCTIONS>":             "agents-md",
+	"<codex_internal_context":    "internal-context",
+}
+
+// userGoalContext opens the context Codex (0.171) writes for its model
+// when the person sets the thread's goal with /goal: "User set the goal:
+// \"<objective>\"", the objective quoted as Rust debug-prints a string.
+const userGoalContext = `<codex_internal_context source="user_goal">`
+
+// userGoal is the objective the person set, when t is that context and
+// names one (one that only sets the goal's status does not).
+func userGoal(t string) (string, bool) {
+	t = strings.TrimSpace(t)
+	if !strings.HasPrefix(t, userGoalContext) {
+		return "", false
+	}
+	const said = "User set the goal: "
+	for l := range strings.SplitSeq(t, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(l), said)
+		if !ok || len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' {
+			continue
+		}
+		if goal, err := strconv.Unquote(rest); err == nil {
+			return goal, goal != ""
+		}
+		return rest[1 : len(rest)-1], len(rest) > 2 // an escape Go does not read: the text as written
+	}
+	return "", false
+}
+
+// internalOnly: every text is Codex's own context for its model, which no
+// twin ever follows.
+func internalOnly(texts []string) bool {
+	for _, t := range texts {
+		if !strings.HasPrefix(strings.TrimSpace(t), "<codex_internal_context") {
+			return false
+		}
+	}
+	return len(texts) > 0
 }
 
 // userMessageBegin separates injected instructions from the human's request
@@ -846,6 +900,17 @@ func (m *Mapper) updatePlan(rl *rolloutLine, callID string, input json.RawMessag
 }
 
 func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
+	if it.CallID == "" && it.Name != "" {
+		// Context Codex adds for its model as a named output no call
+		// asked for (0.171's goal_objective, the objective of the thread's
+		// goal, metadata additional_context_tool_output): the host's
+		// words, as an injected message is.
+		text, _ := m.toolOutput(it.Output)
+		ev := m.event(rl, session.TypeUserMessage, system("additional-context:"+it.Name))
+		ev.Text = text
+		out.Emit(ev)
+		return
+	}
 	name, found := m.open[it.CallID]
 	if !found {
 		name = "unknown"

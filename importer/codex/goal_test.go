@@ -1,0 +1,71 @@
+package codex
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
+)
+
+// testdata/goal-0.171.jsonl is the rollout the real interactive Codex
+// 0.171 wrote (internal/hosttest's TestExploreCodexGoalCommand; its base
+// instructions and paths shortened): "Hello.", then the person's "/goal
+// Port the pager to Go", which Codex writes as its own context for the
+// model, a thread_goal_updated event and a goal_objective output no call
+// asked for, then a turn that pursues the goal. The person's goal is
+// their instruction, "/goal …" as a slash command of theirs; the rest is
+// the host's context; nothing is warned of.
+func TestTheGoalThePersonSetIsTheirInstruction(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/goal-0.171.jsonl", ID: "goal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 0 {
+		t.Errorf("warnings: %q", sum.Warnings)
+	}
+	evs := testfixtures.ReadSession(t, st, "goal")
+	var humans []string
+	sources := map[string]bool{}
+	for _, ev := range evs {
+		if ev.IsHumanInstruction() {
+			humans = append(humans, ev.Text)
+			if ev.Text == "/goal Port the pager to Go" && ev.Source != (session.Source{Kind: session.KindUser, Name: "slash-command"}) {
+				t.Errorf("the goal's source is %+v, want the user's slash command", ev.Source)
+			}
+		}
+		if ev.Type == session.TypeUserMessage && ev.Source.Kind == session.KindSystem {
+			sources[ev.Source.Name] = true
+		}
+		if ev.Type == session.TypeToolResult && ev.Tool.Name == "unknown" {
+			t.Errorf("an output imported as an unknown tool's: %q", ev.Tool.Output)
+		}
+	}
+	if want := []string{"Hello.", "/goal Port the pager to Go"}; !slices.Equal(humans, want) {
+		t.Errorf("human instructions %q, want %q", humans, want)
+	}
+	for _, src := range []string{"additional-context:goal_objective", "internal-context"} {
+		if !sources[src] {
+			t.Errorf("no injected message of source %q; sources: %v", src, sources)
+		}
+	}
+}
+
+// userGoal reads the objective as Codex writes it, a Rust debug string.
+func TestUserGoal(t *testing.T) {
+	for _, c := range []struct {
+		text, goal string
+		ok         bool
+	}{
+		{"<codex_internal_context source=\"user_goal\">\nUser set the goal: \"Port the pager to Go\"\nUser set goal status: \"active\".\n</codex_internal_context>", "Port the pager to Go", true},
+		{"<codex_internal_context source=\"user_goal\">\nUser set the goal: \"Port the \\\"pager\\\" to Go\\nthen test it\"\n</codex_internal_context>", "Port the \"pager\" to Go\nthen test it", true},
+		{"<codex_internal_context source=\"user_goal\">\nUser set goal status: \"paused\".\n</codex_internal_context>", "", false},
+		{"<codex_internal_context source=\"goal\">\nContinue working toward the active thread goal.\n</codex_internal_context>", "", false},
+		{"User set the goal: \"x\"", "", false},
+	} {
+		if goal, ok := userGoal(c.text); goal != c.goal || ok != c.ok {
+			t.Errorf("userGoal(%q) = %q, %v; want %q, %v", c.text, goal, ok, c.goal, c.ok)
+		}
+	}
+}
