@@ -813,7 +813,12 @@ func TestExploreClaudeTaskTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s:\n%s", p, b)
+		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+			if err := os.WriteFile(out, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("%s:\n%.3000s", p, b)
 	}
 }
 
