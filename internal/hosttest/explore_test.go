@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -957,6 +958,62 @@ func TestExploreCodexGoalCommand(t *testing.T) {
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(strings.ToLower(l), "pager") {
 				t.Logf("%.900s", l)
+			}
+		}
+	}
+}
+
+// What the interactive Claude Code writes for a message the person types
+// while the agent works (queued), and for one they take back.
+func TestExploreClaudeQueuedInput(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	var mu sync.Mutex
+	n := 0
+	srv.SetReplyFunc(func(r Request) Reply {
+		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
+			return Reply{Text: "ok"}
+		}
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		if k == 1 {
+			time.Sleep(8 * time.Second) // the agent works; the person types meanwhile
+			return Reply{Text: "First answer."}
+		}
+		return Reply{Text: "Second answer."}
+	})
+	e := h.NewClaude(t, srv)
+	real, err := filepath.EvalSymlinks(e.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
+		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
+	if err != nil {
+		t.Skip(err)
+	}
+	tm.WaitFor(20*time.Second, "auto mode on")
+	time.Sleep(2 * time.Second)
+	tm.Type("Write the parser.")
+	time.Sleep(2 * time.Second)
+	tm.Type("Also keep it under 200 lines.")
+	screen, _ := tm.WaitFor(40*time.Second, "Second answer.")
+	t.Logf("screen:\n%s", screen)
+	for _, p := range e.Transcripts(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "200 lines") || strings.Contains(l, "queue") {
+				t.Logf("%.700s", l)
 			}
 		}
 	}
