@@ -96,7 +96,13 @@
 //
 // A slash command (<command-name> with <command-args>) is the human's: its
 // text becomes "/name args" (source.name "slash-command"). A <bash-input>
-// line is the human's too, as "! command".
+// line is the human's too, as "! command". So are the words the person
+// types when they decline a tool call ("No", then what to do instead):
+// Claude Code gives them to its model only inside the call's failed
+// result, after "To tell you how to proceed, the user said:" (its binary
+// holds the text), and goes on in the same turn; they follow that
+// tool/result as a user/message of source.name "rejection-feedback". A
+// decline without words is no instruction.
 //
 // # Tools
 //

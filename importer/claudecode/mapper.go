@@ -557,6 +557,13 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
 	out.Emit(ev)
+	if words, said := rejectionFeedback(output); said && !ok {
+		// The person declined the call and said what to do instead: their
+		// words reach the model only inside the result.
+		h := m.event(ln, session.TypeUserMessage, session.Source{Kind: session.KindUser, Name: "rejection-feedback"})
+		h.Text = words
+		out.Emit(h)
+	}
 	if name == toolTaskCreate {
 		m.taskCreated(ln, b.ToolUseID, ok, output, out)
 	}
@@ -564,6 +571,18 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		return
 	}
 	m.report(ln, b, call, texts, out)
+}
+
+// rejectedSaying opens the result Claude Code gives its model when the
+// person declined a tool call and typed what to do instead (2.1.x; the
+// pinned 2.1.332's binary holds it); the person's words follow it.
+const rejectedSaying = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n"
+
+// rejectionFeedback is the person's words in such a result.
+func rejectionFeedback(output string) (string, bool) {
+	rest, ok := strings.CutPrefix(output, rejectedSaying)
+	rest = strings.TrimSpace(rest)
+	return rest, ok && rest != ""
 }
 
 // cwdReset splits off the note Claude Code ends a shell's result with when

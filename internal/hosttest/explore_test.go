@@ -1018,3 +1018,112 @@ func TestExploreClaudeQueuedInput(t *testing.T) {
 		}
 	}
 }
+
+// What the interactive Qwen Code writes when the person adds a memory
+// (/memory add) and then prompts.
+func TestExploreQwenMemoryAdd(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewQwenServer(t)
+	q := h.NewQwen(t, srv)
+	q.Print(t, "Hello.").Ok(t)
+	id := strings.TrimSuffix(filepath.Base(q.Sessions(t)[0]), ".jsonl")
+	tm, err := NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id)
+	if err != nil {
+		t.Skip(err)
+	}
+	tm.WaitFor(30*time.Second, "Hello.")
+	tm.Type("/memory add Always use pnpm, not npm")
+	time.Sleep(4 * time.Second)
+	tm.Type("Install the deps.")
+	time.Sleep(6 * time.Second)
+	t.Logf("screen:\n%s", tm.Screen())
+	for _, p := range q.Sessions(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "pnpm") {
+				t.Logf("%s: %.900s", filepath.Base(p), l)
+			}
+		}
+	}
+	filepath.Walk(q.Home, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".md") {
+			b, _ := os.ReadFile(p)
+			t.Logf("file %s: %.300s", p, b)
+		}
+		return nil
+	})
+}
+
+// What the interactive Claude Code writes when the person declines a tool
+// call and says what to do instead.
+func TestExploreClaudeRejectionFeedback(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	var mu sync.Mutex
+	n := 0
+	srv.SetReplyFunc(func(r Request) Reply {
+		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
+			return Reply{Text: "ok"}
+		}
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		if k == 1 {
+			return Reply{Call: &FunctionCall{Name: "Bash", Arguments: `{"command":"npm install left-pad","description":"Install left-pad"}`}}
+		}
+		return Reply{Text: "Understood."}
+	})
+	e := h.NewClaude(t, srv)
+	real, err := filepath.EvalSymlinks(e.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
+		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+	writeJSONFile(t, filepath.Join(e.ConfigDir, "settings.json"), map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
+	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
+	if err != nil {
+		t.Skip(err)
+	}
+	screen, _ := tm.WaitFor(20*time.Second, "shift+tab")
+	time.Sleep(2 * time.Second)
+	tm.Type("Add left-pad.")
+	screen, _ = tm.WaitFor(20*time.Second, "Do you want to proceed")
+	t.Logf("screen:\n%s", screen)
+	for _, k := range strings.Fields(os.Getenv("HOSTTEST_KEYS")) {
+		if _, err := tm.tmux("send-keys", "-t", "0", k); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	t.Logf("screen after keys:\n%s", tm.Screen())
+	tm.Type("Use pnpm, not npm.")
+	screen, _ = tm.WaitFor(20*time.Second, "Understood.")
+	t.Logf("screen:\n%s", screen)
+	for _, p := range e.Transcripts(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+			if err := os.WriteFile(out, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "pnpm") || strings.Contains(l, "rejected") {
+				t.Logf("%.900s", l)
+			}
+		}
+	}
+}

@@ -231,6 +231,29 @@ func (e *ClaudeEnv) Transcripts(t testing.TB) []string {
 	return m
 }
 
+// TrustProject writes Claude Code's user state (CLAUDE_CONFIG_DIR/
+// .claude.json) as a person's after their first run: onboarding done, the
+// API key approved and e.Dir trusted, so the interactive Claude Code
+// opens on its prompt.
+func (e *ClaudeEnv) TrustProject(t testing.TB) {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(e.Dir)
+	if err != nil {
+		t.Fatalf("hosttest: %v", err)
+	}
+	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "theme": "dark",
+		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
+		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
+	})
+}
+
+// WriteUserSettings writes v as CLAUDE_CONFIG_DIR/settings.json.
+func (e *ClaudeEnv) WriteUserSettings(t testing.TB, v any) {
+	t.Helper()
+	writeJSONFile(t, filepath.Join(e.ConfigDir, "settings.json"), v)
+}
+
 // WriteProjectSettings writes v as e.Dir/.claude/settings.json.
 func (e *ClaudeEnv) WriteProjectSettings(t testing.TB, v any) {
 	t.Helper()

@@ -139,6 +139,18 @@ func (tm *Terminal) Type(line string) {
 	}
 }
 
+// Keys sends named keys (tmux's names: "Down", "Tab", "Escape"), one at
+// a time, each given a moment to take effect.
+func (tm *Terminal) Keys(keys ...string) {
+	tm.t.Helper()
+	for _, k := range keys {
+		if _, err := tm.tmux("send-keys", k); err != nil {
+			tm.t.Fatalf("hosttest: key %s: %v", k, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
 // Screen is the visible screen, wrapped lines joined.
 func (tm *Terminal) Screen() string {
 	tm.t.Helper()

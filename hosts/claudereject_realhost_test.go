@@ -1,0 +1,111 @@
+package hosts_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+// The person declines a tool call in the real interactive Claude Code
+// (2.1.332, permission mode default) and says what to do instead ("No",
+// then Tab to amend): Claude Code hands the words to its model inside the
+// tool's result, "… To tell you how to proceed, the user said:\n<words>",
+// and goes on in the same turn, with no user line. graft imports the words
+// as the person's instruction, after the result: the review's latest
+// instruction and a hard constraint of theirs.
+func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	var mu sync.Mutex
+	calls := 0
+	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
+		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
+			return hosttest.Reply{Text: "ok"}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if calls++; calls == 1 {
+			return hosttest.Reply{Call: &hosttest.FunctionCall{Name: "Bash", Arguments: `{"command":"npm install left-pad","description":"Install left-pad"}`}}
+		}
+		return hosttest.Reply{Text: "Understood."}
+	})
+	c := h.NewClaude(t, srv)
+	c.TrustProject(t)
+	c.WriteUserSettings(t, map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
+	tm, err := hosttest.NewTerminal(t, c.Environ(), c.Dir, 200, 50, c.Bin)
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		screen := tm.Screen()
+		if strings.Contains(screen, "Make auto mode your default permission mode?") {
+			tm.Keys("Down", "Enter") // "No, keep manual mode", as the settings say
+			continue
+		}
+		if strings.Contains(screen, "shift+tab") || strings.Contains(screen, "for shortcuts") {
+			break // its prompt, with the mode line under it
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the interactive Claude Code did not start:\n%s", screen)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	tm.Type("Add left-pad.")
+	if screen, ok := tm.WaitFor(30*time.Second, "Do you want to proceed?"); !ok {
+		t.Fatalf("no permission prompt:\n%s", screen)
+	}
+	tm.Keys("Down", "Down", "Down", "Tab") // "No", then amend it with words
+	const said = "Use pnpm, not npm."
+	tm.Type(said)
+	if screen, ok := tm.WaitFor(30*time.Second, "Understood."); !ok {
+		t.Fatalf("the model did not answer after the rejection:\n%s", screen)
+	}
+	transcripts := c.Transcripts(t)
+	if len(transcripts) != 1 {
+		t.Fatalf("transcripts: %q", transcripts)
+	}
+	b, err := os.ReadFile(transcripts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `To tell you how to proceed, the user said:\n`+said) {
+		t.Fatalf("the transcript lacks the rejection with the person's words:\n%s", b)
+	}
+
+	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
+	g.ok("import", "claude-code", transcripts[0], "--id", "rej")
+	var rv struct {
+		Goal []struct {
+			Text string `json:"text"`
+		} `json:"goal"`
+		Constraints []struct {
+			Text string `json:"text"`
+		} `json:"constraints"`
+	}
+	prep := g.ok("prepare", "rej", "--json")
+	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
+		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
+	}
+	if n := len(rv.Goal); n == 0 || rv.Goal[n-1].Text != said {
+		t.Errorf("the review's latest instruction is not the person's words: %+v", rv.Goal)
+	}
+	if !slices.ContainsFunc(rv.Constraints, func(c struct {
+		Text string `json:"text"`
+	}) bool {
+		return strings.Contains(c.Text, said)
+	}) {
+		t.Errorf("the person's words are no hard constraint: %+v", rv.Constraints)
+	}
+}
