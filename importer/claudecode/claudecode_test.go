@@ -582,3 +582,32 @@ func TestUnknownLineTypeIsSaidOnce(t *testing.T) {
 		t.Fatalf("second import: %d appended, warnings %v; want 2 and none (said already)", sum.Appended, sum.Warnings)
 	}
 }
+
+// TestInteractiveHostTranscript imports what the interactive Claude Code
+// 2.1.332 wrote when the person typed a message while a Bash call ran
+// (testdata/fixtures/hosts, its request cache left out): the message
+// reaches the model mid-turn with no user line of its own, and is the
+// person's instruction; the interactive host's "mode" and "tools-used"
+// records are bookkeeping, skipped without a warning.
+func TestInteractiveHostTranscript(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: testfixtures.Path(t, "hosts", "claude-code-2.1.332-midturn.jsonl"), ID: "cc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.MalformedCount != 0 || sum.WarningCount != 0 || sum.PendingTail != nil {
+		t.Fatalf("malformed %d, warnings %v, pending %+v: the sample is clean", sum.MalformedCount, sum.Warnings, sum.PendingTail)
+	}
+	if sum.Skipped["mode"] != 3 || sum.Skipped["tools-used"] != 1 {
+		t.Errorf("skipped %v, want mode 3 and tools-used 1", sum.Skipped)
+	}
+	var human []string
+	for _, ev := range testfixtures.ReadSession(t, st, "cc") {
+		if ev.IsHumanInstruction() {
+			human = append(human, ev.Text)
+		}
+	}
+	if want := []string{"Build it.", "Also run the linter after."}; !reflect.DeepEqual(human, want) {
+		t.Errorf("human instructions %q, want %q", human, want)
+	}
+}

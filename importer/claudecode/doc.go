@@ -16,8 +16,10 @@
 //	queue-operation          counted as skipped; the person's queued input is followed and kept as
 //	                         system/event "queued-input" / "queue-popped" (see "Queued input")
 //	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state,
-//	custom-title             skipped, counted: a current host's request cache, prompt recall,
-//	                         cost counters and the title the person gave the session
+//	custom-title, mode, tools-used
+//	                         skipped, counted: a current host's request cache, prompt recall,
+//	                         cost counters, the title the person gave the session, and in its
+//	                         terminal the prompt's input mode and the tools used so far
 //	permission-mode          system/event "permission-mode", meta.permissionMode = the session's
 //	                         permission mode (default, acceptEdits, plan, bypassPermissions …;
 //	                         current hosts write it, the last one holds)

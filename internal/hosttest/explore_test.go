@@ -1127,3 +1127,61 @@ func TestExploreClaudeRejectionFeedback(t *testing.T) {
 		}
 	}
 }
+
+// What the interactive Claude Code writes for a message the person sends
+// while a tool call runs (mid-turn).
+func TestExploreClaudeMidTurnMessage(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	var mu sync.Mutex
+	n := 0
+	srv.SetReplyFunc(func(r Request) Reply {
+		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
+			return Reply{Text: "ok"}
+		}
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		switch k {
+		case 1:
+			return Reply{Call: &FunctionCall{Name: "Bash", Arguments: `{"command":"sleep 8; echo built","description":"Build"}`}}
+		case 2:
+			return Reply{Text: "Build done."}
+		}
+		return Reply{Text: "Later answer."}
+	})
+	e := h.NewClaude(t, srv)
+	e.TrustProject(t)
+	e.WriteUserSettings(t, map[string]any{"permissions": map[string]any{"defaultMode": "default", "allow": []string{"Bash"}}})
+	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
+	if err != nil {
+		t.Skip(err)
+	}
+	screen, _ := tm.WaitFor(20*time.Second, "for shortcuts")
+	t.Logf("screen:\n%s", screen)
+	time.Sleep(2 * time.Second)
+	tm.Type("Build it.")
+	time.Sleep(3 * time.Second)
+	tm.Type("Also run the linter after.")
+	screen, _ = tm.WaitFor(40*time.Second, "Build done.")
+	time.Sleep(3 * time.Second)
+	t.Logf("screen:\n%s", tm.Screen())
+	for _, p := range e.Transcripts(t) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+			if err := os.WriteFile(out, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.Contains(l, "linter") && !strings.Contains(l, "api-request") {
+				t.Logf("%.1200s", l)
+			}
+		}
+	}
+}
