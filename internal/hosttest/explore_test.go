@@ -1185,3 +1185,60 @@ func TestExploreClaudeMidTurnMessage(t *testing.T) {
 		}
 	}
 }
+
+// What the interactive Codex writes for a message the person types while
+// a command runs (a steer, mid-turn).
+func TestExploreCodexMidTurnMessage(t *testing.T) {
+	explore(t)
+	h := Install(t)
+	srv := NewModelServer(t)
+	var mu sync.Mutex
+	n := 0
+	srv.SetReplyFunc(func(r Request) Reply {
+		if !r.IsCodexModel() || r.IsCodexCompaction() {
+			return Reply{Text: "ok"}
+		}
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		switch {
+		case r.Contains("Build it.") && k == 2:
+			return Reply{Call: &FunctionCall{Name: "exec_command", Arguments: `{"cmd":"sleep 8; echo built"}`}}
+		case k == 3:
+			return Reply{Text: "Build done."}
+		}
+		return Reply{Text: "Noted."}
+	})
+	x := h.NewCodex(t, srv)
+	x.Exec(t, "Hello.").Ok(t)
+	rollout := x.Rollouts(t)[0]
+	tm, err := NewTerminal(t, x.Environ(), x.Dir, 200, 50, x.Bin, "resume", RolloutID(rollout))
+	if err != nil {
+		t.Skip(err)
+	}
+	tm.WaitFor(30*time.Second, "Hello.")
+	tm.Type("Build it.")
+	time.Sleep(3 * time.Second)
+	tm.Type("Also run the linter after.")
+	screen, _ := tm.WaitFor(40*time.Second, "Build done.")
+	time.Sleep(4 * time.Second)
+	t.Logf("screen:\n%s", tm.Screen())
+	_ = screen
+	tm.Type("/quit")
+	x.StopAppServer(t)
+	b, err := os.ReadFile(rollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+		if err := os.WriteFile(out, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "linter") {
+			t.Logf("%.900s", l)
+		}
+	}
+}
