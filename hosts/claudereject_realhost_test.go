@@ -76,12 +76,19 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	if len(transcripts) != 1 {
 		t.Fatalf("transcripts: %q", transcripts)
 	}
-	b, err := os.ReadFile(transcripts[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), `To tell you how to proceed, the user said:\n`+said) {
-		t.Fatalf("the transcript lacks the rejection with the person's words:\n%s", b)
+	// The screen can show the answer before Claude Code has written the
+	// lines to its transcript.
+	var b []byte
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if b, err = os.ReadFile(transcripts[0]); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `To tell you how to proceed, the user said:\n`+said) && strings.Contains(string(b), "Understood.") {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the transcript lacks the rejection with the person's words and the answer after it:\n%s", b)
+		}
 	}
 
 	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
