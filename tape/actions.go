@@ -1333,10 +1333,11 @@ func shortChange(change string) string {
 }
 
 // isAnswerTool: a tool whose result carries the person's own answer
-// (Claude Code's AskUserQuestion, Codex's request_user_input): the tape
-// quotes it with the user's words.
+// (Claude Code's AskUserQuestion, Codex's request_user_input, Gemini CLI's
+// ask_user, Qwen Code's ask_user_question): the tape quotes it with the
+// user's words.
 func isAnswerTool(name string) bool {
-	return strings.EqualFold(name, "AskUserQuestion") || name == "request_user_input"
+	return strings.EqualFold(name, "AskUserQuestion") || name == "request_user_input" || name == "ask_user" || name == "ask_user_question"
 }
 
 // addMilestone appends m and keeps the last keptVCS version-control and

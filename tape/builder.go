@@ -85,7 +85,7 @@ const (
 	// no option a short answer names ("6", "B"); 47 held GitHub's advice
 	// past its "(?)" line and rules' long runs in key lines; 48 kept no
 	// queued message; 49 kept no offset of a write or edit in the tail.
-	snapshotVersion = 52
+	snapshotVersion = 53
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -191,3 +191,22 @@ func TestASearchThatFoundNothingIsNoFixedFailure(t *testing.T) {
 		t.Errorf("Pending State lacks the search that failed:\n%s", blk)
 	}
 }
+
+// Gemini CLI's ask_user (0.61: its result is {"answers": …}) and Qwen
+// Code's ask_user_question (0.24: "User has provided the following
+// answers: …") carry the person's own choices, as Claude Code's
+// AskUserQuestion and Codex's request_user_input do: the Goal quotes them
+// as the user's answers (the tools and their results' text are in the
+// pinned hosts' bundles).
+func TestEveryHostsQuestionToolAnswerIsTheUsers(t *testing.T) {
+	for _, c := range []struct{ tool, input, output, answer string }{
+		{"ask_user", `{"questions":[{"question":"Which database?","options":[{"label":"Postgres"},{"label":"SQLite"}]}]}`, `{"answers":{"0":"SQLite for now"}}`, "SQLite for now"},
+		{"ask_user_question", `{"questions":[{"header":"Database","question":"Which database?","options":[{"label":"Postgres"},{"label":"SQLite"}]}]}`, "User has provided the following answers:\n\n**Database**: SQLite for now", "SQLite for now"},
+	} {
+		tp := build(t, "s", seqd(human("Set up the store."),
+			call(c.tool, "q1", c.input), result(c.tool, "q1", true, c.output), say("Going with it.")), Options{}, nil)
+		if g := blockText(t, tp, "Goal"); !strings.Contains(g, c.answer) || !strings.Contains(g, "The user's answer") {
+			t.Errorf("%s: the Goal lacks the person's answer:\n%s", c.tool, g)
+		}
+	}
+}

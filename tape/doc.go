@@ -127,7 +127,8 @@
 //
 // The user's words: every human instruction but host commands, the last
 // 40, and the person's answers to the assistant's questions (the output of
-// a Claude Code AskUserQuestion or Codex request_user_input result). A long one shows its head (two
+// a Claude Code AskUserQuestion, Codex request_user_input, Gemini CLI
+// ask_user or Qwen Code ask_user_question result). A long one shows its head (two
 // fifths of 2000 runes) and its end (the rest): a long message is mostly
 // pasted context, the ask stands at its end; its middle follows in parts
 // of 1000 runes that the budget cuts early. An instruction answered since
