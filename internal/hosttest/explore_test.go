@@ -814,11 +814,7 @@ func TestExploreClaudeTaskTools(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
-			if err := os.WriteFile(out, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+		keepTranscript(t, b)
 		t.Logf("%s:\n%.3000s", p, b)
 	}
 }
@@ -835,15 +831,7 @@ func TestExploreClaudeInteractiveTools(t *testing.T) {
 		return Reply{Text: "ok"}
 	})
 	e := h.NewClaude(t, srv)
-	real, err := filepath.EvalSymlinks(e.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true, "theme": "dark",
-		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
-		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
-	})
+	e.TrustProject(t)
 	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
 	if err != nil {
 		t.Skip(err)
@@ -912,11 +900,7 @@ func TestExploreCodexGoalRollout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
-			if err := os.WriteFile(out, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+		keepTranscript(t, b)
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(l, "goal") {
 				t.Logf("%.900s", l)
@@ -950,11 +934,7 @@ func TestExploreCodexGoalCommand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
-			if err := os.WriteFile(out, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+		keepTranscript(t, b)
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(strings.ToLower(l), "pager") {
 				t.Logf("%.900s", l)
@@ -986,15 +966,7 @@ func TestExploreClaudeQueuedInput(t *testing.T) {
 		return Reply{Text: "Second answer."}
 	})
 	e := h.NewClaude(t, srv)
-	real, err := filepath.EvalSymlinks(e.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true, "theme": "dark",
-		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
-		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
-	})
+	e.TrustProject(t)
 	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
 	if err != nil {
 		t.Skip(err)
@@ -1080,16 +1052,8 @@ func TestExploreClaudeRejectionFeedback(t *testing.T) {
 		return Reply{Text: "Understood."}
 	})
 	e := h.NewClaude(t, srv)
-	real, err := filepath.EvalSymlinks(e.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true, "theme": "dark",
-		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
-		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
-	})
-	writeJSONFile(t, filepath.Join(e.ConfigDir, "settings.json"), map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
+	e.TrustProject(t)
+	e.WriteUserSettings(t, map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
 	tm, err := NewTerminal(t, e.Environ(), e.Dir, 200, 50, e.Bin)
 	if err != nil {
 		t.Skip(err)
@@ -1115,11 +1079,7 @@ func TestExploreClaudeRejectionFeedback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
-			if err := os.WriteFile(out, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+		keepTranscript(t, b)
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(l, "pnpm") || strings.Contains(l, "rejected") {
 				t.Logf("%.900s", l)
@@ -1173,11 +1133,7 @@ func TestExploreClaudeMidTurnMessage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
-			if err := os.WriteFile(out, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
+		keepTranscript(t, b)
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(l, "linter") && !strings.Contains(l, "api-request") {
 				t.Logf("%.1200s", l)
@@ -1231,14 +1187,21 @@ func TestExploreCodexMidTurnMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
-		if err := os.WriteFile(out, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	keepTranscript(t, b)
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.Contains(l, "linter") {
 			t.Logf("%.900s", l)
+		}
+	}
+}
+
+// keepTranscript writes b where HOSTTEST_KEEP names, when it does: the
+// explore tests' way to hand a host's file to a person or a fixture.
+func keepTranscript(t *testing.T, b []byte) {
+	t.Helper()
+	if out := os.Getenv("HOSTTEST_KEEP"); out != "" {
+		if err := os.WriteFile(out, b, 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
