@@ -20,7 +20,8 @@ import (
 // tool's result, "… To tell you how to proceed, the user said:\n<words>",
 // and goes on in the same turn, with no user line. graft imports the words
 // as the person's instruction, after the result: the review's latest
-// instruction and a hard constraint of theirs.
+// instruction and a hard constraint of theirs; the call is declined, no
+// failure, in the tape's Pending State.
 func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)
@@ -100,6 +101,7 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 		Constraints []struct {
 			Text string `json:"text"`
 		} `json:"constraints"`
+		Tape string `json:"tape"`
 	}
 	prep := g.ok("prepare", "rej", "--json")
 	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
@@ -114,5 +116,13 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 		return strings.Contains(c.Text, said)
 	}) {
 		t.Errorf("the person's words are no hard constraint: %+v", rv.Constraints)
+	}
+	// The declined call did not run: no failure to fix, but a call to ask
+	// about before running it again.
+	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
+	pending, _, _ = strings.Cut(pending, "\n\n")
+	fails, declined, found := strings.Cut(pending, "Declined by the person")
+	if !found || !strings.Contains(declined, "npm install left-pad") || strings.Contains(fails, "left-pad") {
+		t.Errorf("Pending State does not name the declined call apart from the failures:\n%s", pending)
 	}
 }

@@ -33,7 +33,12 @@
 //	graft/abandoned     txn, reason         a target that never committed or was reverted
 //
 // Any event may carry meta, a map of strings: provenance an importer keeps
-// (source uuid, line). No rule reads it.
+// (source uuid, line). No rule of this package reads it; the tape reads the
+// keys an importer sets for it: where the session runs (cwd, gitBranch,
+// gitCommit, and the host's settings), the command a Codex poll writes to
+// (execCommand), and declined (MetaDeclined) on the tool/result of a call
+// the person declined at the host's permission prompt: the call did not
+// run, so it is no failure.
 //
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:

@@ -176,6 +176,17 @@ func (e *Event) OKResult() bool {
 	return e.Tool == nil || e.Tool.OK == nil || *e.Tool.OK
 }
 
+// MetaDeclined is the meta key an importer sets on the tool/result of a call
+// the person declined at the host's permission prompt (its value names who:
+// "user"). The call did not run: the result is not ok, and no failure.
+const MetaDeclined = "declined"
+
+// Declined reports whether e is the tool/result of a call the person
+// declined (MetaDeclined).
+func (e *Event) Declined() bool {
+	return e.Type == TypeToolResult && e.Meta[MetaDeclined] != ""
+}
+
 // IsHumanInstruction is the one rule of docs/DESIGN.md §2: a user/message from a
 // human source whose text carries no graft marker. Nothing else is.
 func (e *Event) IsHumanInstruction() bool {

@@ -56,6 +56,9 @@ type action struct {
 	// Key are the key lines of the output when the fold had it in hand
 	// (Add); with an offset they are read at Build (Outputs).
 	Key []string `json:"key,omitempty"`
+	// Declined: the person declined the call at the host's prompt; it did
+	// not run (OK is false).
+	Declined bool `json:"declined,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

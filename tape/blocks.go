@@ -75,7 +75,7 @@ func (b *Builder) lastFailure(as []action) (failure, bool) {
 func (b *Builder) listedFailures() []failure {
 	var out []failure
 	for _, f := range b.st.Failures {
-		if !lookUpFailure(f) {
+		if !f.Declined && !lookUpFailure(f) {
 			out = append(out, f)
 		}
 	}
@@ -712,13 +712,21 @@ func restOfFailure(key, shown []string) []string {
 	return rest
 }
 
+// outcome is how an action line says a call ended: ok, FAILED, or
+// declined (the person declined it at the host's prompt: it did not run).
+func outcome(a action) string {
+	switch {
+	case a.Declined:
+		return "declined"
+	case a.OK:
+		return "ok"
+	}
+	return "FAILED"
+}
+
 // actionLine is one action: its seq, tool, what it ran, its outcome and
 // the key lines of its output.
-func actionLine(seq int64, tool, what string, ok bool, key []string, note string) string {
-	status := "ok"
-	if !ok {
-		status = "FAILED"
-	}
+func actionLine(seq int64, tool, what string, status string, key []string, note string) string {
 	line := fmt.Sprintf("- seq=%d %s %s", seq, tool, status)
 	if what != "" {
 		line += ": " + what
@@ -738,7 +746,11 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		return nil, nil
 	}
 	blk := newBlock("Recent Actions")
-	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, ok or FAILED, key lines of the output.", count(len(as), "tool call", "tool calls")))
+	outcomes := "ok or FAILED"
+	if slices.ContainsFunc(as, func(a action) bool { return a.Declined }) {
+		outcomes = "ok, FAILED or declined (by the person: it did not run)"
+	}
+	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, %s, key lines of the output.", count(len(as), "tool call", "tool calls"), outcomes))
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
 	pending := map[int64]failure{}
@@ -756,7 +768,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		if f, ok := pending[a.Seq]; ok && !a.OK {
 			key = restOfFailure(key, pendingLines(f, q))
 		}
-		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, key, q.notes[a.Seq]), "", a.Seq, a.Seq))
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	return blk, blk.addSection(sec)
 }
@@ -899,7 +911,7 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 		if recent[a.Seq] {
 			continue
 		}
-		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, a.OK, q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	if len(sec.items) == 0 {
 		return nil, nil
@@ -1072,10 +1084,9 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	return blk, changedSec, readSec
 }
 
-func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *quoted) (*block, *section, *section, *section) {
+func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *quoted) (blk *block, todos, fails, declined, flight *section) {
 	st := &b.st
-	blk := newBlock("Pending State")
-	var todos, fails, flight *section
+	blk = newBlock("Pending State")
 	if unfinished(st.Todos) > 0 {
 		todos = &section{heading: fmt.Sprintf("Unfinished todos (list of seq=%d):", st.TodoSeq), singular: "todo", plural: "todos"}
 		for k, td := range st.Todos {
@@ -1128,11 +1139,27 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 			if f.Seq > st.Boundary {
 				where = " (open turn)"
 			}
-			line := actionLine(f.Seq, f.Tool, f.What, false, pendingLines(f, q), q.notes[f.Seq])
+			line := actionLine(f.Seq, f.Tool, f.What, "FAILED", pendingLines(f, q), q.notes[f.Seq])
 			line = strings.Replace(line, " FAILED", " FAILED"+where, 1)
 			fails.items = append(fails.items, newItem(line, "", f.Seq, f.Seq))
 		}
 		blk.addSection(fails)
+	}
+	for _, f := range st.Failures {
+		if !f.Declined {
+			continue
+		}
+		if declined == nil {
+			declined = &section{heading: "Declined by the person at the host's prompt (they did not run; ask before running them again):", singular: "declined call", plural: "declined calls", cutFront: true}
+		}
+		line := fmt.Sprintf("- seq=%d %s", f.Seq, f.Tool)
+		if f.What != "" {
+			line += ": " + f.What
+		}
+		declined.items = append(declined.items, newItem(line, "", f.Seq, f.Seq))
+	}
+	if declined != nil {
+		blk.addSection(declined)
 	}
 	var open []openCall
 	for _, c := range st.Calls {
@@ -1170,10 +1197,10 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		}
 		blk.addSection(left)
 	}
-	if todos == nil && fails == nil && flight == nil && len(leftovers) == 0 {
+	if todos == nil && fails == nil && declined == nil && flight == nil && len(leftovers) == 0 {
 		blk.addHead("Nothing pending: no unfinished todo, failed call, call in flight or crashed graft's leftover.")
 	}
-	return blk, todos, fails, flight
+	return blk, todos, fails, declined, flight
 }
 
 // markedParagraphs is how many of the newest paragraphs are read for an

@@ -84,8 +84,9 @@ const (
 	// 45 read WSL's "Failed to translate" in its own case only; 46 kept
 	// no option a short answer names ("6", "B"); 47 held GitHub's advice
 	// past its "(?)" line and rules' long runs in key lines; 48 kept no
-	// queued message; 49 kept no offset of a write or edit in the tail.
-	snapshotVersion = 53
+	// queued message; 49 kept no offset of a write or edit in the tail;
+	// 53 took a call the person declined for a failure.
+	snapshotVersion = 54
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -411,6 +412,10 @@ type failure struct {
 	// later successful call has run yet (chainLeft); none left, the chain
 	// is fixed. Nil for a failure of one command.
 	Left []string `json:"left,omitempty"`
+	// Declined: the person declined the call at the host's prompt
+	// (session.MetaDeclined): it did not run. Pending State names it apart
+	// from the failures; a later run of the same call ends it.
+	Declined bool `json:"declined,omitempty"`
 }
 
 // fixedFailure is a failure a later successful call worked around
@@ -976,7 +981,10 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		}
 	}
 	var key []string
-	quote := !ok || quotesOutput(name) && !readsOnly(what)
+	// A declined call's result is the host's words that it did not run
+	// (the person's own, if any, the importer made a user/message).
+	declined := !ok && ev.Declined()
+	quote := !declined && (!ok || quotesOutput(name) && !readsOnly(what))
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -985,8 +993,10 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		aoff, asize = -1, 0 // nothing of it is quoted: not read at Build
 	}
 	if !isTodoTool(name) {
-		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key}
-		if quote {
+		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined}
+		if declined {
+			st.Actions = appendRing(st.Actions, a, keptCommands)
+		} else if quote {
 			a.Kind = milestoneKind(what)
 			st.Actions = appendRing(st.Actions, a, keptCommands)
 			if a.Kind != "" {
@@ -1007,6 +1017,12 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 				line = ""
 			}
 		}
+		if declined {
+			// No failure: nothing ran, and the host's words say only that.
+			st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, What: what, Off: -1, Declined: true})
+			st.Failures = keepLast(st.Failures, keptFailures)
+			return
+		}
 		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key, Left: chainCommands(what)})
 		st.Failures = keepLast(st.Failures, keptFailures)
 		st.OpenFailures++
@@ -1024,10 +1040,12 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 					later = commandList(what)
 				}
 				if sameRunWords(f.What, what, later) {
-					st.fixed(*f, ev.Seq, what)
+					if !f.Declined { // one the person let run since is no fix
+						st.fixed(*f, ev.Seq, what)
+					}
 					continue
 				}
-				if f.Left != nil {
+				if f.Left != nil && !f.Declined {
 					if f.Left = chainLeft(f.Left, later); len(f.Left) == 0 {
 						st.fixed(*f, ev.Seq, what)
 						continue

@@ -318,7 +318,7 @@
 //	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
-//	Pending State                     8  todos, unfixed failures, calls in flight, leftovers
+//	Pending State                     8  todos, unfixed failures, declined calls, calls in flight, leftovers
 //	Host Summary                      9  when the host compacted
 //	Looked Up                         10 when there is a look-up
 //	Sub-agent Reports                 11 when there is one (or one was left out)

@@ -104,7 +104,9 @@
 // result, after "To tell you how to proceed, the user said:" (its binary
 // holds the text), and goes on in the same turn; they follow that
 // tool/result as a user/message of source.name "rejection-feedback". A
-// decline without words is no instruction.
+// decline without words is no instruction. Either way the declined call's
+// tool/result (its text opens "The user doesn't want to proceed with this
+// tool use.") carries meta declined = "user": the call did not run.
 //
 // # Tools
 //

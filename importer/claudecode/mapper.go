@@ -558,6 +558,9 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
+	if !ok && strings.HasPrefix(output, declinedSaying) {
+		ev.Meta[session.MetaDeclined] = "user" // the call did not run
+	}
 	out.Emit(ev)
 	if words, said := rejectionFeedback(output); said && !ok {
 		// The person declined the call and said what to do instead: their
@@ -574,6 +577,13 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	}
 	m.report(ln, b, call, texts, out)
 }
+
+// declinedSaying opens every result Claude Code gives its model when the
+// person declined a tool call at its permission prompt, with words
+// (rejectedSaying) or without ("… STOP what you are doing and wait for the
+// user to tell you how to proceed."); the pinned 2.1.332's binary holds
+// both, 2.1.38 wrote the second.
+const declinedSaying = "The user doesn't want to proceed with this tool use."
 
 // rejectedSaying opens the result Claude Code gives its model when the
 // person declined a tool call and typed what to do instead (2.1.x; the

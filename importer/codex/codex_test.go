@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -586,5 +587,41 @@ func TestTurnSettingsOfOtherShapes(t *testing.T) {
 	}
 	if sum.WarningCount != 1 || sum.Skipped["turn_context"] != 2 {
 		t.Errorf("warnings %v (want 1: the shape told once), skipped %v (want turn_context 2)", sum.Warnings, sum.Skipped)
+	}
+}
+
+// A call the person declined at Codex's approval prompt did not run: Codex
+// answers its model "exec command rejected by user" or "patch rejected by
+// user" (0.171.0's binary holds both; a 0.79 rollout in testdata/fidelity
+// wrote the first), and the result carries meta declined
+// (session.MetaDeclined). Other failures do not.
+func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
+	outputs := map[string]bool{
+		"exec command rejected by user":       true,
+		"patch rejected by user":              true,
+		"execution error: Io(Os { code: 2 })": false,
+	}
+	lines := []string{`{"timestamp":"2026-01-10T21:36:00.000Z","type":"session_meta","payload":{"id":"019ba997-bbca-7483-9a75-07808dcc061c","timestamp":"2026-01-10T21:36:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.79.0"}}`}
+	k := 0
+	for out := range outputs {
+		k++
+		raw, _ := json.Marshal(out)
+		lines = append(lines,
+			fmt.Sprintf(`{"timestamp":"2026-01-10T21:36:0%d.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"echo %d\"]}","call_id":"c%d"}}`, k, k, k),
+			fmt.Sprintf(`{"timestamp":"2026-01-10T21:36:0%d.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c%d","output":%s}}`, k, k, raw))
+	}
+	_, evs := importRollout(t, "rollout-2026-01-10T14-27-32-019ba997-bbca-7483-9a75-07808dcc061c.jsonl", "d", lines)
+	seen := 0
+	for _, ev := range evs {
+		if ev.Type != session.TypeToolResult {
+			continue
+		}
+		seen++
+		if want := outputs[ev.Tool.Output]; ev.Declined() != want || ev.OKResult() {
+			t.Errorf("%q: declined %v (want %v), ok %v", ev.Tool.Output, ev.Declined(), want, ev.OKResult())
+		}
+	}
+	if seen != len(outputs) {
+		t.Errorf("%d results, want %d", seen, len(outputs))
 	}
 }

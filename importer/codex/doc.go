@@ -76,7 +76,9 @@
 //	                         running ("failed in sandbox …", "execution error: …", "apply_patch
 //	                         verification failed: …", "… rejected …", "exec_command failed…",
 //	                         "write_stdin failed…": codexFailures), else absent; a sandbox's
-//	                         denial is the command's own output (see "Sandbox denials")
+//	                         denial is the command's own output (see "Sandbox denials"); the
+//	                         person's decline at the approval prompt ("exec command rejected by
+//	                         user", "patch rejected by user") also carries meta declined = "user"
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	compaction               system/event "compaction" (its content is encrypted)
 //

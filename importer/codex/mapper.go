@@ -930,8 +930,16 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
+	if ok != nil && !*ok && slices.Contains(codexDeclines, strings.TrimSpace(text)) {
+		ev.Meta[session.MetaDeclined] = "user" // the call did not run
+	}
 	out.Emit(ev)
 }
+
+// codexDeclines are the whole outputs Codex gives its model when the person
+// declined a call at its approval prompt (codex-rs ReviewDecision::Denied;
+// 0.171.0's binary holds both).
+var codexDeclines = []string{"exec command rejected by user", "patch rejected by user"}
 
 func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importer.Output) {
 	var em struct {
