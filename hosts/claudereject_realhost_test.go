@@ -121,7 +121,7 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	// about before running it again.
 	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
 	pending, _, _ = strings.Cut(pending, "\n\n")
-	fails, declined, found := strings.Cut(pending, "Declined by the person")
+	fails, declined, found := strings.Cut(pending, "Calls the person declined")
 	if !found || !strings.Contains(declined, "npm install left-pad") || strings.Contains(fails, "left-pad") {
 		t.Errorf("Pending State does not name the declined call apart from the failures:\n%s", pending)
 	}

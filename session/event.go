@@ -177,9 +177,17 @@ func (e *Event) OKResult() bool {
 }
 
 // MetaDeclined is the meta key an importer sets on the tool/result of a call
-// the person declined at the host's permission prompt (its value names who:
-// "user"). The call did not run: the result is not ok, and no failure.
+// the person turned down: DeclinedByUser when they declined it at the host's
+// permission prompt (it did not run), DeclinedStopped when they stopped it
+// (at its prompt or while it ran: it may have run in part). The result is
+// not ok, and no failure.
 const MetaDeclined = "declined"
+
+// The values of MetaDeclined.
+const (
+	DeclinedByUser  = "user"
+	DeclinedStopped = "stopped"
+)
 
 // Declined reports whether e is the tool/result of a call the person
 // declined (MetaDeclined).

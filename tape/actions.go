@@ -56,9 +56,10 @@ type action struct {
 	// Key are the key lines of the output when the fold had it in hand
 	// (Add); with an offset they are read at Build (Outputs).
 	Key []string `json:"key,omitempty"`
-	// Declined: the person declined the call at the host's prompt; it did
-	// not run (OK is false).
-	Declined bool `json:"declined,omitempty"`
+	// Declined is the result's session.MetaDeclined: the person declined
+	// the call at the host's prompt ("user": it did not run) or stopped it
+	// ("stopped": it may have run in part); OK is false.
+	Declined string `json:"declined,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

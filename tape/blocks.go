@@ -75,7 +75,7 @@ func (b *Builder) lastFailure(as []action) (failure, bool) {
 func (b *Builder) listedFailures() []failure {
 	var out []failure
 	for _, f := range b.st.Failures {
-		if !f.Declined && !lookUpFailure(f) {
+		if f.Declined == "" && !lookUpFailure(f) {
 			out = append(out, f)
 		}
 	}
@@ -712,13 +712,20 @@ func restOfFailure(key, shown []string) []string {
 	return rest
 }
 
-// outcome is how an action line says a call ended: ok, FAILED, or
-// declined (the person declined it at the host's prompt: it did not run).
+// outcome is how an action line says a call ended: ok, FAILED, declined
+// (the person declined it at the host's prompt: it did not run) or stopped
+// (the person stopped it: it may have run in part).
 func outcome(a action) string {
+	return outcomeOf(a.OK, a.Declined)
+}
+
+func outcomeOf(ok bool, declined string) string {
 	switch {
-	case a.Declined:
+	case declined == session.DeclinedStopped:
+		return "stopped"
+	case declined != "":
 		return "declined"
-	case a.OK:
+	case ok:
 		return "ok"
 	}
 	return "FAILED"
@@ -747,8 +754,8 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	}
 	blk := newBlock("Recent Actions")
 	outcomes := "ok or FAILED"
-	if slices.ContainsFunc(as, func(a action) bool { return a.Declined }) {
-		outcomes = "ok, FAILED or declined (by the person: it did not run)"
+	if slices.ContainsFunc(as, func(a action) bool { return a.Declined != "" }) {
+		outcomes = "ok, FAILED, declined or stopped (by the person: it did not run, or may have run in part)"
 	}
 	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, %s, key lines of the output.", count(len(as), "tool call", "tool calls"), outcomes))
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
@@ -1146,13 +1153,13 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		blk.addSection(fails)
 	}
 	for _, f := range st.Failures {
-		if !f.Declined {
+		if f.Declined == "" {
 			continue
 		}
 		if declined == nil {
-			declined = &section{heading: "Declined by the person at the host's prompt (they did not run; ask before running them again):", singular: "declined call", plural: "declined calls", cutFront: true}
+			declined = &section{heading: "Calls the person declined at the host's prompt (they did not run) or stopped (they may have run in part): ask before running them again:", singular: "declined call", plural: "declined calls", cutFront: true}
 		}
-		line := fmt.Sprintf("- seq=%d %s", f.Seq, f.Tool)
+		line := fmt.Sprintf("- seq=%d %s %s", f.Seq, f.Tool, outcomeOf(false, f.Declined))
 		if f.What != "" {
 			line += ": " + f.What
 		}

@@ -412,10 +412,10 @@ type failure struct {
 	// later successful call has run yet (chainLeft); none left, the chain
 	// is fixed. Nil for a failure of one command.
 	Left []string `json:"left,omitempty"`
-	// Declined: the person declined the call at the host's prompt
-	// (session.MetaDeclined): it did not run. Pending State names it apart
-	// from the failures; a later run of the same call ends it.
-	Declined bool `json:"declined,omitempty"`
+	// Declined is the result's session.MetaDeclined (action.Declined):
+	// Pending State names the call apart from the failures; a later run of
+	// the same call ends it.
+	Declined string `json:"declined,omitempty"`
 }
 
 // fixedFailure is a failure a later successful call worked around
@@ -983,8 +983,11 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	var key []string
 	// A declined call's result is the host's words that it did not run
 	// (the person's own, if any, the importer made a user/message).
-	declined := !ok && ev.Declined()
-	quote := !declined && (!ok || quotesOutput(name) && !readsOnly(what))
+	declined := ""
+	if !ok && ev.Declined() {
+		declined = ev.Meta[session.MetaDeclined]
+	}
+	quote := declined == "" && (!ok || quotesOutput(name) && !readsOnly(what))
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -994,7 +997,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	if !isTodoTool(name) {
 		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined}
-		if declined {
+		if declined != "" {
 			st.Actions = appendRing(st.Actions, a, keptCommands)
 		} else if quote {
 			a.Kind = milestoneKind(what)
@@ -1017,9 +1020,9 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 				line = ""
 			}
 		}
-		if declined {
+		if declined != "" {
 			// No failure: nothing ran, and the host's words say only that.
-			st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, What: what, Off: -1, Declined: true})
+			st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, What: what, Off: -1, Declined: declined})
 			st.Failures = keepLast(st.Failures, keptFailures)
 			return
 		}
@@ -1040,12 +1043,12 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 					later = commandList(what)
 				}
 				if sameRunWords(f.What, what, later) {
-					if !f.Declined { // one the person let run since is no fix
+					if f.Declined == "" { // one the person let run since is no fix
 						st.fixed(*f, ev.Seq, what)
 					}
 					continue
 				}
-				if f.Left != nil && !f.Declined {
+				if f.Left != nil && f.Declined == "" {
 					if f.Left = chainLeft(f.Left, later); len(f.Left) == 0 {
 						st.fixed(*f, ev.Seq, what)
 						continue

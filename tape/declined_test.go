@@ -28,8 +28,8 @@ func TestADeclinedCallIsNoFailure(t *testing.T) {
 		call("Bash", "b2", `{"command":"npm install left-pad"}`),
 		declinedResult("Bash", "b2", out)), Options{}, nil)
 	pending := blockText(t, tp, "Pending State")
-	fails, declined, _ := strings.Cut(pending, "Declined by the person")
-	if !strings.Contains(pending, "Declined by the person") {
+	fails, declined, _ := strings.Cut(pending, "Calls the person declined")
+	if !strings.Contains(pending, "Calls the person declined") {
 		t.Fatalf("Pending State names no declined call:\n%s", pending)
 	}
 	if strings.Contains(fails, "npm install left-pad") {
@@ -38,7 +38,7 @@ func TestADeclinedCallIsNoFailure(t *testing.T) {
 	if !strings.Contains(fails, "go test ./...") {
 		t.Errorf("Pending State lacks the real failure:\n%s", pending)
 	}
-	if !strings.Contains(declined, "npm install left-pad") {
+	if !strings.Contains(declined, "Bash declined: npm install left-pad") {
 		t.Errorf("Pending State's declined calls lack the call:\n%s", pending)
 	}
 	if strings.Contains(pending, "STOP what you are doing") {
@@ -55,6 +55,24 @@ func TestADeclinedCallIsNoFailure(t *testing.T) {
 	}
 }
 
+// A call the person stopped (Codex's "aborted by user": at its approval
+// prompt or while it ran) may have run in part: it is no failure either,
+// and Pending State says it was stopped, not that it did not run.
+func TestAStoppedCallIsNoFailure(t *testing.T) {
+	stopped := declinedResult("exec_command", "e1", "Wall time: 4.1 seconds\naborted by user")
+	stopped.Meta[session.MetaDeclined] = session.DeclinedStopped
+	tp := build(t, "s", seqd(human("Add left-pad."),
+		call("exec_command", "e1", `{"cmd":"npm install left-pad"}`),
+		stopped), Options{}, nil)
+	pending := blockText(t, tp, "Pending State")
+	if !strings.Contains(pending, "exec_command stopped: npm install left-pad") || strings.Contains(pending, "FAILED") || strings.Contains(pending, "aborted by user") {
+		t.Errorf("Pending State does not name the stopped call as stopped:\n%s", pending)
+	}
+	if actions := blockText(t, tp, "Recent Actions"); !strings.Contains(actions, "exec_command stopped: npm install left-pad") {
+		t.Errorf("Recent Actions does not say the call was stopped:\n%s", actions)
+	}
+}
+
 // A declined call the person later let run (the same call, ok) is no
 // longer declined.
 func TestADeclinedCallRunLaterIsNotDeclined(t *testing.T) {
@@ -64,7 +82,7 @@ func TestADeclinedCallRunLaterIsNotDeclined(t *testing.T) {
 		human("Fine, go ahead."),
 		call("Bash", "b2", `{"command":"npm install left-pad"}`),
 		result("Bash", "b2", true, "added 1 package")), Options{}, nil)
-	if pending := blockText(t, tp, "Pending State"); strings.Contains(pending, "Declined") || strings.Contains(pending, "left-pad") {
+	if pending := blockText(t, tp, "Pending State"); strings.Contains(pending, "declined") || strings.Contains(pending, "left-pad") {
 		t.Errorf("Pending State still names the call that ran since:\n%s", pending)
 	}
 }

@@ -106,7 +106,10 @@
 // tool/result as a user/message of source.name "rejection-feedback". A
 // decline without words is no instruction. Either way the declined call's
 // tool/result (its text opens "The user doesn't want to proceed with this
-// tool use.") carries meta declined = "user": the call did not run.
+// tool use.") carries meta declined = "user": the call did not run. A
+// call the person stopped while it ran ("The user doesn't want to take this
+// action right now. …") carries meta declined = "stopped": it may have run
+// in part.
 //
 // # Tools
 //

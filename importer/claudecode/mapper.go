@@ -558,8 +558,12 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
-	if !ok && strings.HasPrefix(output, declinedSaying) {
-		ev.Meta[session.MetaDeclined] = "user" // the call did not run
+	switch {
+	case ok:
+	case strings.HasPrefix(output, declinedSaying):
+		ev.Meta[session.MetaDeclined] = session.DeclinedByUser // the call did not run
+	case strings.HasPrefix(output, stoppedSaying):
+		ev.Meta[session.MetaDeclined] = session.DeclinedStopped // it may have run in part
 	}
 	out.Emit(ev)
 	if words, said := rejectionFeedback(output); said && !ok {
@@ -584,6 +588,12 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 // user to tell you how to proceed."); the pinned 2.1.332's binary holds
 // both, 2.1.38 wrote the second.
 const declinedSaying = "The user doesn't want to proceed with this tool use."
+
+// stoppedSaying opens the result Claude Code gives its model for a call
+// the person stopped while it ran (Esc): "… right now. STOP what you are
+// doing and wait for the user to tell you how to proceed." (the pinned
+// 2.1.332's binary holds it). The call may have run in part.
+const stoppedSaying = "The user doesn't want to take this action right now."
 
 // rejectedSaying opens the result Claude Code gives its model when the
 // person declined a tool call and typed what to do instead (2.1.x; the

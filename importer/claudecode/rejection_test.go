@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -84,5 +86,43 @@ func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
 		if declined == 0 {
 			t.Errorf("%s: no declined call (failed %d)", id, failed)
 		}
+	}
+}
+
+// A call the person stopped while it ran (Esc) gets "The user doesn't want
+// to take this action right now. STOP …" (the pinned 2.1.332's binary
+// holds it): it may have run in part, so its result carries meta declined
+// "stopped", not "user". Claude Code's other words for a call that did not
+// finish ("[Tool call skipped: …]", "[Tool call interrupted: the session
+// ended …]") are no decline of the person's.
+func TestAStoppedCallIsMarkedStopped(t *testing.T) {
+	results := map[string]string{
+		"The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.":                                                                                                    session.DeclinedStopped,
+		"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.": session.DeclinedByUser,
+		"[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]":                                              "",
+		"Exit code 1\nnpm ERR! missing script: build": "",
+	}
+	lines := []string{`{"type":"user","uuid":"u1","cwd":"/r","timestamp":"2026-02-12T20:00:00.000Z","message":{"role":"user","content":"Build it."}}`}
+	k := 0
+	for out := range results {
+		k++
+		id := "toolu_" + string(rune('a'+k))
+		content, _ := json.Marshal(out)
+		lines = append(lines,
+			fmt.Sprintf(`{"type":"assistant","uuid":"a%d","cwd":"/r","timestamp":"2026-02-12T20:00:0%d.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"%s","name":"Bash","input":{"command":"npm run build"}}]}}`, k, k, id),
+			fmt.Sprintf(`{"type":"user","uuid":"r%d","cwd":"/r","timestamp":"2026-02-12T20:00:0%d.500Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"%s","content":%s,"is_error":true}]}}`, k, k, id, content))
+	}
+	seen := 0
+	for _, ev := range importLines(t, "stop", lines) {
+		if ev.Type != session.TypeToolResult {
+			continue
+		}
+		seen++
+		if want, got := results[ev.Tool.Output], ev.Meta[session.MetaDeclined]; got != want {
+			t.Errorf("%.60q: declined %q, want %q", ev.Tool.Output, got, want)
+		}
+	}
+	if seen != len(results) {
+		t.Errorf("%d results, want %d", seen, len(results))
 	}
 }

@@ -593,13 +593,22 @@ func TestTurnSettingsOfOtherShapes(t *testing.T) {
 // A call the person declined at Codex's approval prompt did not run: Codex
 // answers its model "exec command rejected by user" or "patch rejected by
 // user" (0.171.0's binary holds both; a 0.79 rollout in testdata/fidelity
-// wrote the first), and the result carries meta declined
-// (session.MetaDeclined). Other failures do not.
+// wrote the first), and the result carries meta declined "user"
+// (session.MetaDeclined); "aborted by user", a call the person stopped,
+// carries "stopped". Other failures do not.
 func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
-	outputs := map[string]bool{
-		"exec command rejected by user":       true,
-		"patch rejected by user":              true,
-		"execution error: Io(Os { code: 2 })": false,
+	outputs := map[string]string{
+		"exec command rejected by user":       session.DeclinedByUser,
+		"patch rejected by user":              session.DeclinedByUser,
+		"execution error: Io(Os { code: 2 })": "",
+		// The person stopped the call: 0.171's "No, and tell Codex what to
+		// do differently (esc)" at its prompt, or an interrupt while it ran
+		// (TestCodexDeclinedCommandIsNoFailure on the real 0.171 wrote the
+		// first; its binary holds "aborted by user after ").
+		"Wall time: 4.1 seconds\naborted by user":     session.DeclinedStopped,
+		"aborted by user":                             session.DeclinedStopped,
+		"aborted by user after 12.3s":                 session.DeclinedStopped,
+		"Wall time: 1 seconds\nbuild aborted by user": "",
 	}
 	lines := []string{`{"timestamp":"2026-01-10T21:36:00.000Z","type":"session_meta","payload":{"id":"019ba997-bbca-7483-9a75-07808dcc061c","timestamp":"2026-01-10T21:36:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.79.0"}}`}
 	k := 0
@@ -617,8 +626,12 @@ func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
 			continue
 		}
 		seen++
-		if want := outputs[ev.Tool.Output]; ev.Declined() != want || ev.OKResult() {
-			t.Errorf("%q: declined %v (want %v), ok %v", ev.Tool.Output, ev.Declined(), want, ev.OKResult())
+		want := outputs[ev.Tool.Output]
+		if got := ev.Meta[session.MetaDeclined]; got != want || ev.Declined() != (want != "") {
+			t.Errorf("%q: declined %q (want %q)", ev.Tool.Output, got, want)
+		}
+		if ev.OKResult() && want != "" {
+			t.Errorf("%q: ok", ev.Tool.Output)
 		}
 	}
 	if seen != len(outputs) {

@@ -78,7 +78,10 @@
 //	                         "write_stdin failed…": codexFailures), else absent; a sandbox's
 //	                         denial is the command's own output (see "Sandbox denials"); the
 //	                         person's decline at the approval prompt ("exec command rejected by
-//	                         user", "patch rejected by user") also carries meta declined = "user"
+//	                         user", "patch rejected by user") also carries meta declined = "user";
+//	                         a call the person stopped, at its prompt (0.171's only "No") or while
+//	                         it ran ("aborted by user", after a "Wall time: …" line or alone), is
+//	                         not ok and carries meta declined = "stopped"
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	compaction               system/event "compaction" (its content is encrypted)
 //

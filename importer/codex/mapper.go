@@ -930,8 +930,12 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
-	if ok != nil && !*ok && slices.Contains(codexDeclines, strings.TrimSpace(text)) {
-		ev.Meta[session.MetaDeclined] = "user" // the call did not run
+	switch {
+	case ok == nil || *ok:
+	case slices.Contains(codexDeclines, strings.TrimSpace(text)):
+		ev.Meta[session.MetaDeclined] = session.DeclinedByUser // the call did not run
+	case abortedByUser(strings.TrimSpace(text)):
+		ev.Meta[session.MetaDeclined] = session.DeclinedStopped // it may have run in part
 	}
 	out.Emit(ev)
 }
@@ -1197,7 +1201,31 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 			return s, &ok
 		}
 	}
+	if abortedByUser(t) {
+		ok := false
+		return s, &ok
+	}
 	return s, nil
+}
+
+// abortedByUser: the output Codex gives a call the person stopped, at its
+// approval prompt (0.171's only "No": "No, and tell Codex what to do
+// differently (esc)") or while it ran: "aborted by user", or "aborted by
+// user after <duration>", after a "Wall time: …" line or alone (the real
+// 0.171 wrote "Wall time: 4.1 seconds\naborted by user" for a command
+// declined at its prompt; its binary holds both).
+func abortedByUser(t string) bool {
+	if rest, found := strings.CutPrefix(t, "Wall time: "); found {
+		_, t, found = strings.Cut(rest, "\n")
+		if !found {
+			return false
+		}
+	}
+	t = strings.TrimSpace(t)
+	if strings.ContainsAny(t, "\r\n") {
+		return false
+	}
+	return t == "aborted by user" || strings.HasPrefix(t, "aborted by user after ")
 }
 
 // execCommand is the command of the running session a write_stdin call

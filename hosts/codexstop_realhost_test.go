@@ -1,0 +1,101 @@
+package hosts_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+// The person turns a command down at the real interactive Codex's approval
+// prompt (0.171, --ask-for-approval on-request; the model asks to run the
+// command outside the sandbox). 0.171's only "No" is "No, and tell Codex
+// what to do differently (esc)": it stops the turn, and Codex gives the
+// call "Wall time: … seconds\naborted by user", its words for any call the
+// person stopped, at its prompt or while it ran. graft had imported that as
+// a call that went well ("npm install left-pad ok"); it is stopped: not ok,
+// no failure to fix, named in Pending State as stopped by the person.
+func TestCodexStoppedCommandIsNoSuccess(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	var mu sync.Mutex
+	calls := 0
+	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if !r.IsCodexModel() || r.IsCodexCompaction() || !r.Contains("Add left-pad.") {
+			return hosttest.Reply{Text: "ok"}
+		}
+		if calls++; calls == 1 {
+			return hosttest.Reply{Call: &hosttest.FunctionCall{Name: "exec_command", Arguments: `{"cmd":"npm install left-pad","sandbox_permissions":"require_escalated","justification":"Install left-pad?"}`}}
+		}
+		return hosttest.Reply{Text: "ok"}
+	})
+	x := h.NewCodex(t, srv)
+	x.Exec(t, "Hello.").Ok(t)
+	rollout := x.Rollouts(t)[0]
+	tm, err := hosttest.NewTerminal(t, x.Environ(), x.Dir, 200, 50, x.Bin, "--ask-for-approval", "on-request", "resume", hosttest.RolloutID(rollout))
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(30*time.Second, "Hello."); !ok {
+		t.Fatalf("the interactive Codex did not show the resumed session:\n%s", screen)
+	}
+	time.Sleep(time.Second)
+	tm.Type("Add left-pad.")
+	if screen, ok := tm.WaitFor(30*time.Second, "Would you like to run"); !ok {
+		t.Fatalf("no approval prompt:\n%s", screen)
+	}
+	time.Sleep(time.Second)
+	tm.Keys("Escape")
+	if screen, ok := tm.WaitFor(30*time.Second, "Conversation interrupted"); !ok {
+		t.Fatalf("the turn did not stop:\n%s", screen)
+	}
+	var b []byte
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if b, err = os.ReadFile(rollout); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "turn_aborted") {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the rollout lacks the stopped turn:\n%s", b)
+		}
+	}
+	tm.Type("/quit")
+	// The interactive Codex's app-server daemon outlives the terminal.
+	x.StopAppServer(t)
+	if !strings.Contains(string(b), `aborted by user"`) {
+		t.Fatalf("the rollout lacks Codex's words for a stopped command:\n%s", b)
+	}
+
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	g.ok("import", "codex", rollout, "--id", "dec")
+	var rv struct {
+		Tape string `json:"tape"`
+	}
+	prep := g.ok("prepare", "dec", "--json")
+	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
+		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
+	}
+	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
+	pending, _, _ = strings.Cut(pending, "\n\n")
+	fails, declined, found := strings.Cut(pending, "Calls the person declined")
+	if !found || !strings.Contains(declined, "stopped: npm install left-pad") || strings.Contains(fails, "left-pad") {
+		t.Errorf("Pending State does not name the stopped command apart from the failures:\n%s", pending)
+	}
+	if strings.Contains(rv.Tape, "ok: npm install left-pad") {
+		t.Errorf("the tape says the stopped command went well:\n%s", rv.Tape)
+	}
+}
