@@ -91,7 +91,11 @@
 //	                            "cancelled" and "blocked" become pending with the status
 //	                            kept in the text, and a warning)
 //	tool call result            tool/result: output from response.output (or .error), ok
-//	                            from status ("success" true; "error", "cancelled" false)
+//	                            from status ("success" true; "error", "cancelled" false); a
+//	                            cancelled call carries meta declined: "user" when the person
+//	                            turned it down at the prompt or it was queued behind one
+//	                            ("Reason: User denied execution.", "… User cancelled operation"),
+//	                            else "stopped"
 //	info, error, warning        system/event named after the type, text ≤ 200 characters
 //	other message type, other record
 //	                            system/event "unknown"; a warning names the shape once per

@@ -413,3 +413,49 @@ func firstFormStates(t *testing.T) []firstFormState {
 	}
 	return out
 }
+
+// A call the person turns down at Gemini CLI's confirmation prompt ("No,
+// suggest changes (esc)") is recorded cancelled with "[Operation Cancelled]
+// Reason: User denied execution." (the real 0.61.0 wrote it:
+// hosts' TestGeminiDeclinedCommandIsNoFailure), and the calls queued
+// behind it with "… Reason: User cancelled operation": they did not run,
+// meta declined "user". Another cancelled call was stopped while it ran
+// ("stopped"); a failed one is neither.
+func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
+	results := map[string]string{
+		"[Operation Cancelled] Reason: User denied execution.":         session.DeclinedByUser,
+		"[Operation Cancelled] Reason: User cancelled operation":       session.DeclinedByUser,
+		"[Operation Cancelled] Reason: User cancelled tool execution.": session.DeclinedStopped,
+		"Command exited with code 1":                                   "",
+	}
+	lines := []string{`{"sessionId":"0a1b2c3d-0000-4000-8000-000000000003","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}`,
+		`{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Add left-pad."}]}`}
+	k := 0
+	for out := range results {
+		k++
+		status := "cancelled"
+		if !strings.HasPrefix(out, "[Operation Cancelled]") {
+			status = "error"
+		}
+		res, _ := json.Marshal([]any{map[string]any{"functionResponse": map[string]any{"id": "c" + string(rune('0'+k)), "name": "run_shell_command", "response": map[string]string{"error": out}}}})
+		lines = append(lines, `{"id":"g`+string(rune('0'+k))+`","timestamp":"2026-12-01T10:00:0`+string(rune('1'+k))+`.000Z","type":"gemini","content":"","toolCalls":[{"id":"c`+string(rune('0'+k))+`","name":"run_shell_command","args":{"command":"npm install left-pad"},"result":`+string(res)+`,"status":"`+status+`"}]}`)
+	}
+	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := importFile(t, path)
+	seen := 0
+	for _, ev := range evs {
+		if ev.Type != session.TypeToolResult {
+			continue
+		}
+		seen++
+		if want, got := results[ev.Tool.Output], ev.Meta[session.MetaDeclined]; got != want || ev.OKResult() {
+			t.Errorf("%q: declined %q (want %q), ok %v", ev.Tool.Output, got, want, ev.OKResult())
+		}
+	}
+	if seen != len(results) {
+		t.Errorf("%d results, want %d", seen, len(results))
+	}
+}

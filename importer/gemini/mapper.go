@@ -792,6 +792,17 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 	case status == "error" || status == "cancelled" || failed:
 		ev.Tool.OK = ptr(false)
 	}
+	if status == "cancelled" {
+		// The person turned it down at the confirmation prompt, or it
+		// waited behind one they did: it did not run. Otherwise they
+		// stopped it while it ran.
+		ev.Meta[session.MetaDeclined] = session.DeclinedStopped
+		for _, d := range deniedReasons {
+			if strings.Contains(ev.Tool.Output, d) {
+				ev.Meta[session.MetaDeclined] = session.DeclinedByUser
+			}
+		}
+	}
 	if status != "" {
 		ev.Meta["status"] = status
 	}
@@ -799,6 +810,13 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// deniedReasons are the reasons Gemini CLI cancels a call with when the
+// person turned it down at its confirmation prompt ("User denied
+// execution.") and the calls queued behind it ("User cancelled
+// operation"), in "[Operation Cancelled] Reason: <reason>" (0.61.0's
+// bundle holds them; the real 0.61.0 wrote the first).
+var deniedReasons = []string{"Reason: User denied execution.", "Reason: User cancelled operation"}
 
 // Options of Import.
 type Options = importer.FileOptions

@@ -75,6 +75,9 @@
 //	                         is "success" (else no error in the response). A successful
 //	                         agent call is followed by a subagent/report (agent =
 //	                         subagent_type, else description)
+//	                         a cancelled one (toolCallResult.status) carries meta declined:
+//	                         "user" when the person turned it down at the prompt ("Reason: User
+//	                         did not allow tool call"), else "stopped"
 //	system chat_compression  system/event "chat_compression" (meta trigger, preTokens,
 //	                         postTokens), then the host's summary: user/message kind
 //	                         "system" name "compact-summary" holding the <state_snapshot>

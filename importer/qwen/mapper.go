@@ -487,11 +487,21 @@ func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.O
 	delete(m.open, fr.ID)
 	output, failed := m.responseOutput(fr.Response)
 	ok := !failed
+	status := ""
 	if tr := r.ToolCallResult; tr != nil && tr.Status != "" && (tr.CallID == "" || tr.CallID == fr.ID) {
 		ok = tr.Status == "success"
+		status = tr.Status
 	}
 	ev := m.event(r, session.TypeToolResult, session.Source{Kind: session.KindTool})
 	ev.Tool = &session.Tool{Name: name, CallID: fr.ID, OK: &ok, Output: output}
+	if status == "cancelled" {
+		// The person turned it down at the confirmation prompt: it did
+		// not run. Otherwise they stopped it, before or while it ran.
+		ev.Meta[session.MetaDeclined] = session.DeclinedStopped
+		if strings.Contains(output, deniedReason) {
+			ev.Meta[session.MetaDeclined] = session.DeclinedByUser
+		}
+	}
 	out.Emit(ev)
 	if found && ok && name == ToolAgent && strings.TrimSpace(output) != "" {
 		rep := m.event(r, session.TypeSubagentReport, session.Source{Kind: session.KindSubagent, Name: name})
@@ -501,6 +511,12 @@ func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.O
 		out.Emit(rep)
 	}
 }
+
+// deniedReason is the reason Qwen Code cancels a call with when the person
+// turned it down at its confirmation prompt, in "[Operation Cancelled]
+// Reason: <reason>" (the real 0.24.4 wrote it:
+// hosts' TestQwenDeclinedCommandIsNoFailure).
+const deniedReason = "Reason: User did not allow tool call"
 
 // responseOutput is responseOutput(raw), read on the fast path when it
 // can be.

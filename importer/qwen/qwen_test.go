@@ -1,6 +1,8 @@
 package qwen_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"github.com/graft-project/graft/internal/hosttest"
 	"os"
 	"path/filepath"
@@ -170,4 +172,46 @@ func newStore(t *testing.T) (*session.Store, string) {
 		t.Fatal(err)
 	}
 	return st, home
+}
+
+// A call the person turns down at Qwen Code's confirmation prompt ("No,
+// suggest changes (esc)") is recorded cancelled with "[Operation Cancelled]
+// Reason: User did not allow tool call" (the real 0.24.4 wrote it: hosts'
+// TestQwenDeclinedCommandIsNoFailure): it did not run, meta declined
+// "user". Another cancelled call was stopped ("stopped"); a failed one is
+// neither.
+func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
+	results := map[string]string{
+		"[Operation Cancelled] Reason: User did not allow tool call":          session.DeclinedByUser,
+		"[Operation Cancelled] Reason: Tool call cancelled before execution.": session.DeclinedStopped,
+		"exit 1: FAIL": "",
+	}
+	lines := []string{rec("user", `,"provenance":"real_user","message":{"role":"user","parts":[{"text":"Add left-pad."}]}`)}
+	k := 0
+	for out, declined := range results {
+		k++
+		id := fmt.Sprintf("c%d", k)
+		status := "cancelled"
+		if declined == "" {
+			status = "error"
+		}
+		res, _ := json.Marshal(out)
+		lines = append(lines,
+			rec("assistant", `,"message":{"role":"model","parts":[{"functionCall":{"id":"`+id+`","name":"run_shell_command","args":{"command":"npm install left-pad"}}}]}`),
+			rec("tool_result", `,"message":{"role":"user","parts":[{"functionResponse":{"id":"`+id+`","name":"run_shell_command","response":{"error":`+string(res)+`}}}]},"toolCallResult":{"callId":"`+id+`","status":"`+status+`"}`))
+	}
+	evs, _ := mapLines(t, lines...)
+	seen := 0
+	for _, ev := range evs {
+		if ev.Type != session.TypeToolResult {
+			continue
+		}
+		seen++
+		if want, got := results[ev.Tool.Output], ev.Meta[session.MetaDeclined]; got != want || ev.OKResult() {
+			t.Errorf("%q: declined %q (want %q), ok %v", ev.Tool.Output, got, want, ev.OKResult())
+		}
+	}
+	if seen != len(results) {
+		t.Errorf("%d results, want %d", seen, len(results))
+	}
 }

@@ -1,0 +1,92 @@
+package hosts_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+// The person declines a shell command at the real interactive Gemini CLI's
+// confirmation prompt ("No, suggest changes (esc)"), which cancels the
+// request: Gemini CLI 0.61.0 records the call as cancelled with
+// "[Operation Cancelled] Reason: User denied execution." (its bundle holds
+// the reason). graft imports it as declined: no failure, named apart in
+// the tape's Pending State.
+func TestGeminiDeclinedCommandIsNoFailure(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	gs := hosttest.NewGeminiServer(t)
+	var mu sync.Mutex
+	calls := 0
+	gs.SetReplyFunc(func(turn hosttest.GeminiTurn) hosttest.GeminiReply {
+		mu.Lock()
+		defer mu.Unlock()
+		if !turn.Contains("Add left-pad.") {
+			return hosttest.GeminiReply{Text: "ok"}
+		}
+		if calls++; calls == 1 {
+			return hosttest.GeminiReply{Call: &hosttest.GeminiCall{Name: "run_shell_command", Args: map[string]any{"command": "npm install left-pad", "description": "Install left-pad"}}}
+		}
+		return hosttest.GeminiReply{Text: "ok"}
+	})
+	gm := h.NewGemini(t, gs)
+	gm.Prompt(t, "Hello.").Ok(t)
+	tm, err := hosttest.NewTerminal(t, gm.Environ(), gm.Dir, 200, 50, gm.Bin, gm.Entry, "--resume", "latest")
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
+		t.Fatalf("the interactive Gemini CLI did not show the resumed session:\n%s", screen)
+	}
+	time.Sleep(2 * time.Second)
+	tm.Type("Add left-pad.")
+	if screen, ok := tm.WaitFor(30*time.Second, "Allow execution"); !ok {
+		t.Fatalf("no confirmation prompt:\n%s", screen)
+	}
+	tm.Keys("Escape") // "No, suggest changes (esc)"
+	if screen, ok := tm.WaitFor(30*time.Second, "Request cancelled."); !ok {
+		t.Fatalf("the request was not cancelled:\n%s", screen)
+	}
+	sessions := gm.Sessions(t)
+	if len(sessions) != 1 {
+		t.Fatalf("sessions: %q", sessions)
+	}
+	var b []byte
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if b, err = os.ReadFile(sessions[0]); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "[Operation Cancelled] Reason: User denied execution.") {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the session lacks Gemini CLI's words for a declined call:\n%s", b)
+		}
+	}
+	tm.Type("/quit")
+	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
+	g.ok("import", "gemini", sessions[0], "--id", "dec")
+	var rv struct {
+		Tape string `json:"tape"`
+	}
+	prep := g.ok("prepare", "dec", "--json")
+	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
+		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
+	}
+	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
+	pending, _, _ = strings.Cut(pending, "\n\n")
+	fails, declined, found := strings.Cut(pending, "Calls the person declined")
+	if !found || !strings.Contains(declined, "declined: npm install left-pad") || strings.Contains(fails, "left-pad") {
+		t.Errorf("Pending State does not name the declined command apart from the failures:\n%s", pending)
+	}
+}

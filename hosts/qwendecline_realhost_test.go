@@ -1,0 +1,80 @@
+package hosts_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+// The person declines a shell command at the real interactive Qwen Code's
+// confirmation prompt ("No, suggest changes (esc)"): Qwen Code 0.24.4
+// records the call cancelled, "[Operation Cancelled] Reason: User did not
+// allow tool call" (its bundle holds the reason). graft imports it as
+// declined: no failure, named apart in the tape's Pending State.
+func TestQwenDeclinedCommandIsNoFailure(t *testing.T) {
+	q, srv, g := newQwenGraft(t)
+	var mu sync.Mutex
+	calls := 0
+	srv.SetReplyFunc(func(r hosttest.QwenRequest) hosttest.QwenReply {
+		mu.Lock()
+		defer mu.Unlock()
+		if !r.Contains("Add left-pad.") {
+			return hosttest.QwenReply{Text: "ok"}
+		}
+		if calls++; calls == 1 {
+			return hosttest.QwenReply{ToolCalls: []hosttest.QwenToolCall{{ID: "call_lp", Name: "run_shell_command", Arguments: `{"command":"npm install left-pad","description":"Install left-pad"}`}}}
+		}
+		return hosttest.QwenReply{Text: "ok"}
+	})
+	q.Print(t, "Hello.").Ok(t)
+	id, src := qwenSession(t, q)
+	tm, err := hosttest.NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id)
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
+		t.Fatalf("the interactive Qwen Code did not show the resumed session:\n%s", screen)
+	}
+	time.Sleep(2 * time.Second)
+	tm.Type("Add left-pad.")
+	if screen, ok := tm.WaitFor(30*time.Second, "Allow execution"); !ok {
+		t.Fatalf("no confirmation prompt:\n%s", screen)
+	}
+	tm.Keys("Escape") // "No, suggest changes (esc)"
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "[Operation Cancelled] Reason: User did not allow tool call") {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the session lacks Qwen Code's words for a declined call:\n%s\n%s", tm.Screen(), b)
+		}
+	}
+	tm.Type("/quit")
+	g.ok("import", "qwen", src, "--id", "dec")
+	var rv struct {
+		Tape string `json:"tape"`
+	}
+	prep := g.ok("prepare", "dec", "--json")
+	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
+		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
+	}
+	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
+	pending, _, _ = strings.Cut(pending, "\n\n")
+	fails, declined, found := strings.Cut(pending, "Calls the person declined")
+	if !found || !strings.Contains(declined, "declined: npm install left-pad") || strings.Contains(fails, "left-pad") {
+		t.Errorf("Pending State does not name the declined command apart from the failures:\n%s", pending)
+	}
+}
