@@ -61,6 +61,10 @@
 //	                         terminal view shows apart too: meta cwdReset = <dir>); text
 //	                         beside them → user/message kind "system" name "tool-result-text"
 //	isCompactSummary         kind "system", name "compact-summary"
+//	origin.kind of another   kind "system", name the kind: auto-continuation, channel,
+//	writer (2.1.332)         coordinator, peer, plugin, task-notification, observer-activity
+//	                         (the host, a plugin, an MCP channel or another agent wrote it;
+//	                         human, person, suggestion and composer are the person's own)
 //	isMeta                   kind "skill" (skill text), or "system" for <local-command-caveat> and
 //	                         <system-reminder>
 //	isSidechain, or a        kind "system", name "subagent-prompt": the parent agent's words

@@ -19,7 +19,7 @@ import (
 // them; the ones that outlive the line (a tool's input) are copied.
 
 var lineKeys = []string{"type", "version", "subtype", "uuid", "cwd", "timestamp", "isMeta", "isCompactSummary", "isSidechain",
-	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata", "gitBranch", "permissionMode"}
+	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata", "gitBranch", "permissionMode", "origin"}
 
 // fastLine is json.Unmarshal(data, ln) for ln zero, or false.
 func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
@@ -66,6 +66,8 @@ func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 			return seen.First(17) && d.StringField(&ln.GitBranch)
 		case "permissionMode":
 			return seen.First(18) && d.StringField(&ln.PermissionMode)
+		case "origin":
+			return seen.First(19) && fastOrigin(d, ln)
 		}
 		return !logscan.FoldsTo(key, lineKeys) && d.SkipValue()
 	})
@@ -108,6 +110,24 @@ func fastAttachment(d *logscan.Decoder, ln *line) bool {
 			return seen.First(0) && d.StringField(&ln.Attachment.Type)
 		}
 		return !logscan.FoldsTo(key, typeKeys) && d.SkipValue()
+	})
+}
+
+var kindKeys = []string{"kind"}
+
+func fastOrigin(d *logscan.Decoder, ln *line) bool {
+	if d.Null() {
+		return true
+	}
+	ln.Origin = &struct {
+		Kind string `json:"kind"`
+	}{}
+	var seen logscan.FieldSet
+	return d.Object(func(key []byte) bool {
+		if string(key) == "kind" {
+			return seen.First(0) && d.StringField(&ln.Origin.Kind)
+		}
+		return !logscan.FoldsTo(key, kindKeys) && d.SkipValue()
 	})
 }
 

@@ -140,7 +140,12 @@ type line struct {
 	Attachment       *struct {
 		Type string `json:"type"`
 	} `json:"attachment"`
-	ToolUseResult   json.RawMessage `json:"toolUseResult"`
+	ToolUseResult json.RawMessage `json:"toolUseResult"`
+	// Origin is where a user line came from (2.1.332: "human", "peer", …;
+	// hostOrigins).
+	Origin *struct {
+		Kind string `json:"kind"`
+	} `json:"origin"`
 	CompactMetadata *struct {
 		Trigger   string `json:"trigger"`
 		PreTokens int64  `json:"preTokens"`
@@ -472,6 +477,15 @@ var hostOutputTags = []string{"<local-command-stdout>", "<local-command-stderr>"
 
 func system(name string) session.Source { return session.Source{Kind: session.KindSystem, Name: name} }
 
+// hostOrigins are the kinds of a user line's origin (2.1.332) whose text
+// the host, a plugin, an MCP channel or another agent put there, never the
+// person: the pinned binary sets these, and human, person, suggestion and
+// composer for the person's own input.
+var hostOrigins = map[string]bool{
+	"auto-continuation": true, "channel": true, "coordinator": true, "peer": true,
+	"plugin": true, "task-notification": true, "observer-activity": true,
+}
+
 // classify decides who a user text is from, and returns the text a human
 // instruction is kept with (a slash command becomes "/name args").
 func (m *Mapper) classify(ln *line, text string) (session.Source, string) {
@@ -479,6 +493,8 @@ func (m *Mapper) classify(ln *line, text string) (session.Source, string) {
 	switch {
 	case ln.IsCompactSummary:
 		return system("compact-summary"), text
+	case ln.Origin != nil && hostOrigins[ln.Origin.Kind]:
+		return system(ln.Origin.Kind), text
 	case ln.IsMeta:
 		switch {
 		case strings.HasPrefix(t, "<local-command-caveat>"):
