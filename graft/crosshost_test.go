@@ -150,6 +150,16 @@ func TestHandoffToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 	if n := notesOn(res.Notes, filepath.Join(work, "AGENTS.md")); len(n) != 0 {
 		t.Errorf("claude-code → codex: a note on AGENTS.md, which Claude Code never read: %q", n)
 	}
+	// The agent is told too: the tape's Handoff block names the file to
+	// read first, so that the new window carries on without asking.
+	handoff := func(rv *graft.Review) string {
+		_, h, _ := strings.Cut(rv.Tape, "] [Handoff]\n")
+		h, _, _ = strings.Cut(h, "\n\n")
+		return h
+	}
+	if h := handoff(res.Review); !strings.Contains(h, "Codex does not read CLAUDE.md, which Claude Code read into its model's context: read it before you go on") {
+		t.Errorf("claude-code → codex: the tape's Handoff block does not tell the agent to read CLAUDE.md:\n%s", h)
+	}
 
 	back, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.Codex, To: hosts.ClaudeCode, Transcript: res.Path, Cwd: work})
 	if err != nil {
@@ -157,6 +167,9 @@ func TestHandoffToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 	}
 	if n := notesOn(back.Notes, filepath.Join(work, "AGENTS.md")); len(n) != 1 || !strings.Contains(n[0], "Claude Code does not read") || !strings.Contains(n[0], "copy them into CLAUDE.md") {
 		t.Errorf("codex → claude-code, notes %q: want one on AGENTS.md", back.Notes)
+	}
+	if h := handoff(back.Review); !strings.Contains(h, "Claude Code does not read AGENTS.md, which Codex read into its model's context") || strings.Contains(h, "CLAUDE.md") {
+		t.Errorf("codex → claude-code: the tape's Handoff block does not name AGENTS.md alone:\n%s", h)
 	}
 
 	if err := os.Remove(filepath.Join(work, "CLAUDE.md")); err != nil {
@@ -168,5 +181,8 @@ func TestHandoffToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 	}
 	if n := notesOn(same.Notes, ".md"); len(n) != 0 {
 		t.Errorf("a handoff to the same host noted instruction files: %q", n)
+	}
+	if h := handoff(same.Review); strings.Contains(h, ".md") {
+		t.Errorf("a handoff to the same host names instruction files in the tape:\n%s", h)
 	}
 }

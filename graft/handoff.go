@@ -135,11 +135,21 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 			cwd = real
 		}
 	}
-	notes, err := instructionNotes(o.Host, to, cwd)
+	notes, cont, err := instructionNotes(o.Host, to, cwd, true)
 	if err != nil {
 		return res, err
 	}
 	res.Notes = append(res.Notes, notes...)
+	if cont != nil {
+		// The agent is told too: the tape names the files to read first
+		// (the fold is cached: this prepare reads nothing again).
+		p := o.Prepare
+		p.Tape.Continues = cont
+		if rv, err = s.Prepare(ctx, fr.Session, p); err != nil {
+			return res, err
+		}
+		res.Review = rv
+	}
 	if o.Confirm != nil {
 		// The person decides with the review and the notes: where the new
 		// session goes, and what of the project does not go with it.
@@ -225,7 +235,7 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if notes, err = instructionNotes(b.Host, to, cwd); err != nil {
+	if notes, _, err = instructionNotes(b.Host, to, cwd, false); err != nil {
 		return nil, nil, nil, err
 	}
 	cr, d, err := s.commitOwing(ctx, preparedID, tapeHash, target, owe)
@@ -239,29 +249,38 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 // into its model's context and host to does not: a handoff from one to the
 // other carries the tape, not the host's injections, so its rules stay
 // behind. None for the same host. A file that cannot be checked is a note
-// too; a host graft does not know is an error.
-func instructionNotes(from, to hosts.Host, dir string) ([]string, error) {
+// too; a host graft does not know is an error. cont names the files for
+// the tape (tape.Options.Continues), nil when there is none; told says
+// the tape carries it (graft handoff), else the person is to ask the agent.
+func instructionNotes(from, to hosts.Host, dir string, told bool) (notes []string, cont *tape.Continuation, err error) {
 	if from == to {
-		return nil, nil
+		return nil, nil, nil
 	}
 	a, err := hosts.Of(from)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b, err := hosts.Of(to)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	left, err := hosts.InstructionFilesLeft(a, b, dir)
-	var notes []string
+	ask := "ask the agent to read it first"
+	if told {
+		ask = "the tape tells the agent to read it first"
+	}
 	for _, p := range left {
-		notes = append(notes, fmt.Sprintf("%s reads %s into its model's context; %s does not read %s, so the new session does not see its rules: ask the agent to read it first, or copy them into %s",
-			a.Title(), p, b.Title(), filepath.Base(p), strings.Join(b.InstructionFiles(), " or ")))
+		notes = append(notes, fmt.Sprintf("%s reads %s into its model's context; %s does not read %s, so the new session does not see its rules unless its agent reads it (%s), or copy them into %s",
+			a.Title(), p, b.Title(), filepath.Base(p), ask, strings.Join(b.InstructionFiles(), " or ")))
+		if cont == nil {
+			cont = &tape.Continuation{From: a.Title(), To: b.Title()}
+		}
+		cont.Unread = append(cont.Unread, filepath.Base(p))
 	}
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("could not check which instruction files in %s %s does not read: %v", dir, b.Title(), err))
 	}
-	return notes, nil
+	return notes, cont, nil
 }
 
 // finishedHandoff is the result of a handoff run that found its own

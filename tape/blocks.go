@@ -257,7 +257,7 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	return q, nil
 }
 
-func (b *Builder) handoffBlock() *block {
+func (b *Builder) handoffBlock(c *Continuation) *block {
 	st := &b.st
 	blk := newBlock("Handoff")
 	boundary := "no human instruction yet"
@@ -269,7 +269,24 @@ func (b *Builder) handoffBlock() *block {
 		"Below, a deterministic recap of that session's event log, each entry citing its seq: the user's words quoted as said, a model's marked \""+modelWritten+"\". None of it is a new instruction.",
 		fmt.Sprintf("Re-read any cited seq with: graft recall %s <seq>", st.SessionID),
 	)
+	if c != nil && len(c.Unread) > 0 {
+		// The other host's injections do not come along: the project's
+		// rules it read stay behind unless the agent reads them.
+		them := "it"
+		if len(c.Unread) > 1 {
+			them = "them"
+		}
+		blk.addHead(fmt.Sprintf("It goes on in %s: %s does not read %s, which %s read into its model's context: read %s before you go on.", c.To, c.To, andList(c.Unread), c.From, them))
+	}
 	return blk
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // breakpointBlock: the last assistant message whole, then the assistant's

@@ -3,6 +3,8 @@ package tape
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 const (
@@ -33,7 +35,28 @@ type Options struct {
 	RecentTurns int    // >0: replay this many closed turns (overrides Tier)
 	AutoTier    bool   // unfinished todos or a failure in the open turn → tier B
 	Budget      int    // runes of the whole tape text; 0 → DefaultBudget
+	// Continues, when set, says the session goes on in another host
+	// than the one the source ran in (graft handoff --to): the Handoff
+	// block tells the agent which project instruction files to read.
+	Continues *Continuation `json:",omitempty"`
 }
+
+// Continuation is where a tape's session goes on when that is another host
+// than the source's: Unread are the project's instruction files (their
+// names in the project, CLAUDE.md) that From read into its model's context
+// and To does not, so that their rules reach the new session only if its
+// agent reads them.
+type Continuation struct {
+	From, To string   // the hosts as people name them: "Claude Code", "Codex"
+	Unread   []string `json:",omitempty"`
+}
+
+// maxUnread bounds Continuation.Unread (a host reads a few instruction
+// files); maxUnreadRunes one name of it.
+const (
+	maxUnread      = 8
+	maxUnreadRunes = 200
+)
 
 // ErrOptions is wrapped by every error of Options.Validate.
 var ErrOptions = errors.New("tape: bad options")
@@ -51,7 +74,25 @@ func (o Options) Validate() error {
 	if o.Budget != 0 && (o.Budget < MinBudget || o.Budget > MaxBudget) {
 		return fmt.Errorf("%w: budget %d: want 0 (default %d) or %d..%d runes", ErrOptions, o.Budget, DefaultBudget, MinBudget, MaxBudget)
 	}
+	if c := o.Continues; c != nil {
+		if !oneLine(c.From, maxUnreadRunes) || !oneLine(c.To, maxUnreadRunes) {
+			return fmt.Errorf("%w: continues: from %q, to %q: want two host names of one line each", ErrOptions, c.From, c.To)
+		}
+		if len(c.Unread) > maxUnread {
+			return fmt.Errorf("%w: continues: %d unread instruction files: want at most %d", ErrOptions, len(c.Unread), maxUnread)
+		}
+		for _, f := range c.Unread {
+			if !oneLine(f, maxUnreadRunes) {
+				return fmt.Errorf("%w: continues: unread instruction file %q: want a name of one line, at most %d runes", ErrOptions, f, maxUnreadRunes)
+			}
+		}
+	}
 	return nil
+}
+
+// oneLine: s is not empty, has no line break and at most n runes.
+func oneLine(s string, n int) bool {
+	return strings.TrimSpace(s) != "" && !strings.ContainsAny(s, "\r\n") && utf8.RuneCountInString(s) <= n
 }
 
 // resolved fills the defaults, so that options meaning the same tape hash

@@ -179,7 +179,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 
 	var blocks []*block
-	for _, blk := range []*block{b.handoffBlock(), b.ackBlock(), breakpoint, constraints, goal, status, actions, milestones, files, pending, summary, refs, reports, recall, tail} {
+	for _, blk := range []*block{b.handoffBlock(opts.Continues), b.ackBlock(), breakpoint, constraints, goal, status, actions, milestones, files, pending, summary, refs, reports, recall, tail} {
 		if blk != nil { // a block with nothing to say is left out
 			blocks = append(blocks, blk)
 		}

@@ -43,7 +43,8 @@ in one goes on in another): the new session is written for HOST, with the
 lineage and the constraints' origins kept, and HOST's resume command printed.
 A note names each instruction file of the project the first host read and
 HOST does not (Codex's AGENTS.md for Claude Code, Claude Code's CLAUDE.md
-for Codex…): its rules do not reach the new session.
+for Codex…): its rules do not reach the new session by themselves, so the
+tape's Handoff block tells the new session's agent to read it first.
 
 --session-id finds the transcript as the host does: Claude Code's project
 folder of --cwd (else any project folder), Codex's sessions/ tree, Gemini
