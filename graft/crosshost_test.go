@@ -186,3 +186,54 @@ func TestHandoffToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 		t.Errorf("a handoff to the same host names instruction files in the tape:\n%s", h)
 	}
 }
+
+// The person's own instruction file in the first host's folder (Claude
+// Code's <config>/CLAUDE.md) is read into every session there and never by
+// another host: a handoff to one names it in a note and in the tape, for
+// the agent to read; a handoff to the same host does not.
+func TestHandoffToAnotherHostNamesThePersonsOwnRulesItLeaves(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, cfg := transcriptIn(t, work)
+	own := filepath.Join(cfg, "CLAUDE.md")
+	if err := os.WriteFile(own, []byte("# My rules\n\nAnswer tersely.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	t.Setenv("CODEX_HOME", t.TempDir())
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, To: hosts.Codex, Transcript: path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for _, n := range res.Notes {
+		if strings.Contains(n, own) {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "Codex does not read it") {
+		t.Errorf("notes %q: want one on %s", res.Notes, own)
+	}
+	_, h, _ := strings.Cut(res.Review.Tape, "] [Handoff]\n")
+	h, _, _ = strings.Cut(h, "\n\n")
+	if !strings.Contains(h, "It goes on in Codex: Codex does not read "+own+", which Claude Code read into its model's context: read it before you go on.") {
+		t.Errorf("the tape's Handoff block does not name %s:\n%s", own, h)
+	}
+	other, err := graft.Open(t.TempDir(), graft.Options{}) // the same transcript, not handed off yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := other.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.Join(same.Notes, "\n"), own) || strings.Contains(same.Review.Tape, own) {
+		t.Errorf("a handoff to the same host names %s: %q", own, same.Notes)
+	}
+}

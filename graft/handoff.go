@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -280,7 +281,34 @@ func instructionNotes(from, to hosts.Host, dir string, told bool) (notes []strin
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("could not check which instruction files in %s %s does not read: %v", dir, b.Title(), err))
 	}
+	// The person's own rules in the first host's folder: read into every
+	// session there, never by another host.
+	own, err := a.UserInstructionFiles()
+	for _, p := range own {
+		notes = append(notes, fmt.Sprintf("%s reads your own rules in %s into every session; %s does not read it (%s), or copy them into its own",
+			a.Title(), p, b.Title(), ask))
+		if cont == nil {
+			cont = &tape.Continuation{From: a.Title(), To: b.Title()}
+		}
+		cont.Unread = append(cont.Unread, homeShort(p))
+	}
+	if err != nil {
+		notes = append(notes, fmt.Sprintf("could not check which of your own instruction files %s reads: %v", a.Title(), err))
+	}
 	return notes, cont, nil
+}
+
+// homeShort is p with the home directory as "~" (what the agent can read
+// and a person recognises), else p.
+func homeShort(p string) string {
+	h, err := os.UserHomeDir()
+	if err != nil || h == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(h, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		return "~/" + filepath.ToSlash(rel)
+	}
+	return p
 }
 
 // finishedHandoff is the result of a handoff run that found its own

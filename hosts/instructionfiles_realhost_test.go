@@ -81,3 +81,87 @@ func TestInstructionFilesAreWhatTheHostsRead(t *testing.T) {
 	q.Print(t, "hello").Ok(t)
 	check("qwen", qs.Requests())
 }
+
+// Each host's UserInstructionFiles are the person's own instruction files
+// in the host's folder that it reads into every session, seen on the real
+// programs: each folder holds AGENTS.md, AGENTS.override.md, CLAUDE.md,
+// GEMINI.md and QWEN.md with their own markers (Claude Code reads
+// CLAUDE.md, Codex AGENTS.override.md over AGENTS.md, Gemini CLI
+// GEMINI.md, Qwen Code QWEN.md and AGENTS.md); without the override, Codex
+// reads AGENTS.md. A handoff to another host names them: the other host
+// never reads the first host's folder.
+func TestUserInstructionFilesAreWhatTheHostsRead(t *testing.T) {
+	h := hosttest.Install(t)
+	names := []string{"AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "GEMINI.md", "QWEN.md"}
+	write := func(dir string, names ...string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte("# My rules\n\nUSER-"+n+"-MARKER: answer tersely.\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(host hosts.Host, env map[string]string, reqs []hosttest.Request) {
+		t.Helper()
+		var b strings.Builder
+		for _, r := range reqs {
+			b.Write(r.Body)
+		}
+		var read []string
+		for _, n := range names {
+			if strings.Contains(b.String(), "USER-"+n+"-MARKER") {
+				read = append(read, n)
+			}
+		}
+		for k, v := range env { // where the adapter looks, as the host did
+			t.Setenv(k, v)
+		}
+		a, err := hosts.Of(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := a.UserInstructionFiles()
+		if err != nil {
+			t.Fatalf("%s: UserInstructionFiles: %v", host, err)
+		}
+		var want []string
+		for _, f := range files {
+			want = append(want, filepath.Base(f))
+		}
+		slices.Sort(read)
+		slices.Sort(want)
+		if len(reqs) == 0 || !slices.Equal(read, want) {
+			t.Errorf("%s read %v from its folder (%d requests); its adapter's UserInstructionFiles say %v", host, read, len(reqs), want)
+		}
+	}
+
+	srv := hosttest.NewModelServer(t)
+	c := h.NewClaude(t, srv)
+	write(c.ConfigDir, names...)
+	c.Print(t, "hello").Ok(t)
+	check(hosts.ClaudeCode, map[string]string{"CLAUDE_CONFIG_DIR": c.ConfigDir}, srv.ModelRequests())
+
+	for _, only := range [][]string{names, {"AGENTS.md"}} {
+		srv = hosttest.NewModelServer(t)
+		x := h.NewCodex(t, srv)
+		write(x.CodexHome, only...)
+		x.Exec(t, "hello").Ok(t)
+		check(hosts.Codex, map[string]string{"CODEX_HOME": x.CodexHome}, srv.ModelRequests())
+	}
+
+	gs := hosttest.NewGeminiServer(t)
+	g := h.NewGemini(t, gs)
+	write(g.ConfigDir(), names...)
+	g.Prompt(t, "hello").Ok(t)
+	check("gemini", map[string]string{"GEMINI_CLI_HOME": g.Home}, gs.Requests())
+
+	qs := hosttest.NewQwenServer(t)
+	q := h.NewQwen(t, qs)
+	write(q.QwenDir, names...)
+	q.WriteSettings(t)
+	q.Print(t, "hello").Ok(t)
+	check("qwen", map[string]string{"QWEN_HOME": q.QwenDir, "QWEN_RUNTIME_DIR": ""}, qs.Requests())
+}

@@ -44,7 +44,9 @@ lineage and the constraints' origins kept, and HOST's resume command printed.
 A note names each instruction file of the project the first host read and
 HOST does not (Codex's AGENTS.md for Claude Code, Claude Code's CLAUDE.md
 for Codex…): its rules do not reach the new session by themselves, so the
-tape's Handoff block tells the new session's agent to read it first.
+tape's Handoff block tells the new session's agent to read it first. So is
+each of your own instruction files in the first host's folder
+(~/.claude/CLAUDE.md…), which no other host reads.
 
 --session-id finds the transcript as the host does: Claude Code's project
 folder of --cwd (else any project folder), Codex's sessions/ tree, Gemini

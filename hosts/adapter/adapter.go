@@ -27,6 +27,12 @@ type Adapter interface {
 	// (seen on the real programs: hosts' TestInstructionFilesAreWhatTheHostsRead).
 	// A handoff to another host names those the target does not read.
 	InstructionFiles() []string
+	// UserInstructionFiles are the person's own instruction files in the
+	// host's folder that it reads into every session's model context, the
+	// ones that exist (absolute paths; seen on the real programs: hosts'
+	// TestUserInstructionFilesAreWhatTheHostsRead). Another host never
+	// reads them: a handoff to one names them.
+	UserInstructionFiles() ([]string, error)
 
 	// Root is the host's own folder: the environment variable RootVar,
 	// else its default under the home directory. Not made absolute.

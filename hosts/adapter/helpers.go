@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,4 +147,27 @@ func HostVersion(v string) string {
 		return v
 	}
 	return ""
+}
+
+// Existing are the paths that are regular files, in order; first stops at
+// the first (a host that reads one of several, the first it finds). A file
+// that cannot be checked is an error.
+func Existing(first bool, paths ...string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if fi.Mode().IsRegular() {
+			out = append(out, p)
+			if first {
+				break
+			}
+		}
+	}
+	return out, nil
 }

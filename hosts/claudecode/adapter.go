@@ -28,6 +28,16 @@ func (Adapter) Title() string              { return "Claude Code" }
 func (Adapter) Program() string            { return "claude" }
 func (Adapter) InstructionFiles() []string { return []string{"CLAUDE.md"} }
 
+// UserInstructionFiles is <config>/CLAUDE.md, the person's memory for
+// every project.
+func (a Adapter) UserInstructionFiles() ([]string, error) {
+	root, err := a.Root()
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Existing(false, filepath.Join(root, "CLAUDE.md"))
+}
+
 // Root is $CLAUDE_CONFIG_DIR, else ~/.claude.
 func (Adapter) Root() (string, error) { return adapter.HomeDir("CLAUDE_CONFIG_DIR", ".claude") }
 func (Adapter) RootVar() string       { return "CLAUDE_CONFIG_DIR" }

@@ -25,6 +25,16 @@ func (Adapter) Title() string              { return "Codex" }
 func (Adapter) Program() string            { return "codex" }
 func (Adapter) InstructionFiles() []string { return []string{"AGENTS.md"} }
 
+// UserInstructionFiles is $CODEX_HOME/AGENTS.override.md, else
+// $CODEX_HOME/AGENTS.md: Codex reads the first it finds.
+func (a Adapter) UserInstructionFiles() ([]string, error) {
+	root, err := a.Root()
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Existing(true, filepath.Join(root, "AGENTS.override.md"), filepath.Join(root, "AGENTS.md"))
+}
+
 // Root is $CODEX_HOME, else ~/.codex.
 func (Adapter) Root() (string, error) { return adapter.HomeDir("CODEX_HOME", ".codex") }
 func (Adapter) RootVar() string       { return "CODEX_HOME" }

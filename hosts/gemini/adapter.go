@@ -39,6 +39,15 @@ func (Adapter) Title() string              { return title }
 func (Adapter) Program() string            { return "gemini" }
 func (Adapter) InstructionFiles() []string { return []string{"GEMINI.md"} }
 
+// UserInstructionFiles is <home>/.gemini/GEMINI.md.
+func (a Adapter) UserInstructionFiles() ([]string, error) {
+	root, err := a.Root()
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Existing(false, filepath.Join(root, "GEMINI.md"))
+}
+
 // Root is <$GEMINI_CLI_HOME, else the home directory>/.gemini.
 func (Adapter) Root() (string, error) {
 	home, err := adapter.HomeDir(HomeVar, "")

@@ -32,6 +32,16 @@ func (Adapter) Title() string              { return "Qwen Code" }
 func (Adapter) Program() string            { return "qwen" }
 func (Adapter) InstructionFiles() []string { return []string{"QWEN.md", "AGENTS.md"} }
 
+// UserInstructionFiles are QWEN.md and AGENTS.md of Home, its global
+// folder.
+func (Adapter) UserInstructionFiles() ([]string, error) {
+	home, err := Home()
+	if err != nil {
+		return nil, err
+	}
+	return adapter.Existing(false, filepath.Join(home, "QWEN.md"), filepath.Join(home, "AGENTS.md"))
+}
+
 // Root is the folder whose projects/ holds the sessions: $QWEN_RUNTIME_DIR,
 // else Home.
 func (Adapter) Root() (string, error) {
