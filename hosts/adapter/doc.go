@@ -58,7 +58,8 @@
 //
 //	hosts/<name>/doc.go       what the host does: its files, records, resume
 //	                          command, hooks (the facts the adapter relies on)
-//	hosts/<name>/adapter.go   Name, Title, Program, InstructionFiles, Root…, FindTranscript,
+//	hosts/<name>/adapter.go   Name, Title, Program, InstructionFiles, UserInstructionFiles,
+//	                          Root…, FindTranscript,
 //	                          SessionID, Growth, Mapper, Import, ResumeCommand,
 //	                          LineTokens
 //	hosts/<name>/render.go    ExportID, ExportPath, Render, Writer
