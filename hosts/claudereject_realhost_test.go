@@ -3,7 +3,6 @@ package hosts_test
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,18 +78,7 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	}
 	// The screen can show the answer before Claude Code has written the
 	// lines to its transcript.
-	var b []byte
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if b, err = os.ReadFile(transcripts[0]); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), `To tell you how to proceed, the user said:\n`+said) && strings.Contains(string(b), "Understood.") {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the transcript lacks the rejection with the person's words and the answer after it:\n%s", b)
-		}
-	}
+	waitForFile(t, transcripts[0], "the rejection with the person's words and the answer after it", `To tell you how to proceed, the user said:\n`+said, "Understood.")
 
 	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
 	g.ok("import", "claude-code", transcripts[0], "--id", "rej")
@@ -119,10 +107,5 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	}
 	// The declined call did not run: no failure to fix, but a call to ask
 	// about before running it again.
-	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
-	pending, _, _ = strings.Cut(pending, "\n\n")
-	fails, declined, found := strings.Cut(pending, "Calls the person declined")
-	if !found || !strings.Contains(declined, "npm install left-pad") || strings.Contains(fails, "left-pad") {
-		t.Errorf("Pending State does not name the declined call apart from the failures:\n%s", pending)
-	}
+	checkTurnedDownApart(t, rv.Tape, "declined", "npm install left-pad")
 }

@@ -1,9 +1,7 @@
 package hosts_test
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -61,18 +59,7 @@ func TestCodexStoppedCommandIsNoSuccess(t *testing.T) {
 	if screen, ok := tm.WaitFor(30*time.Second, "Conversation interrupted"); !ok {
 		t.Fatalf("the turn did not stop:\n%s", screen)
 	}
-	var b []byte
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if b, err = os.ReadFile(rollout); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), "turn_aborted") {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the rollout lacks the stopped turn:\n%s", b)
-		}
-	}
+	b := waitForFile(t, rollout, "the stopped turn", "turn_aborted")
 	tm.Type("/quit")
 	// The interactive Codex's app-server daemon outlives the terminal.
 	x.StopAppServer(t)
@@ -81,21 +68,5 @@ func TestCodexStoppedCommandIsNoSuccess(t *testing.T) {
 	}
 
 	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
-	g.ok("import", "codex", rollout, "--id", "dec")
-	var rv struct {
-		Tape string `json:"tape"`
-	}
-	prep := g.ok("prepare", "dec", "--json")
-	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
-		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
-	}
-	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
-	pending, _, _ = strings.Cut(pending, "\n\n")
-	fails, declined, found := strings.Cut(pending, "Calls the person declined")
-	if !found || !strings.Contains(declined, "stopped: npm install left-pad") || strings.Contains(fails, "left-pad") {
-		t.Errorf("Pending State does not name the stopped command apart from the failures:\n%s", pending)
-	}
-	if strings.Contains(rv.Tape, "ok: npm install left-pad") {
-		t.Errorf("the tape says the stopped command went well:\n%s", rv.Tape)
-	}
+	checkTurnedDownApart(t, preparedTape(t, g, "codex", rollout, "dec"), "stopped", "npm install left-pad")
 }

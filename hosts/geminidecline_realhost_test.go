@@ -1,11 +1,8 @@
 package hosts_test
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -61,32 +58,8 @@ func TestGeminiDeclinedCommandIsNoFailure(t *testing.T) {
 	if len(sessions) != 1 {
 		t.Fatalf("sessions: %q", sessions)
 	}
-	var b []byte
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if b, err = os.ReadFile(sessions[0]); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), "[Operation Cancelled] Reason: User denied execution.") {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the session lacks Gemini CLI's words for a declined call:\n%s", b)
-		}
-	}
+	waitForFile(t, sessions[0], "Gemini CLI's words for a declined call", "[Operation Cancelled] Reason: User denied execution.")
 	tm.Type("/quit")
 	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
-	g.ok("import", "gemini", sessions[0], "--id", "dec")
-	var rv struct {
-		Tape string `json:"tape"`
-	}
-	prep := g.ok("prepare", "dec", "--json")
-	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
-		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
-	}
-	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
-	pending, _, _ = strings.Cut(pending, "\n\n")
-	fails, declined, found := strings.Cut(pending, "Calls the person declined")
-	if !found || !strings.Contains(declined, "declined: npm install left-pad") || strings.Contains(fails, "left-pad") {
-		t.Errorf("Pending State does not name the declined command apart from the failures:\n%s", pending)
-	}
+	checkTurnedDownApart(t, preparedTape(t, g, "gemini", sessions[0], "dec"), "declined", "npm install left-pad")
 }

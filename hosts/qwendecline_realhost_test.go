@@ -1,10 +1,7 @@
 package hosts_test
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,31 +47,7 @@ func TestQwenDeclinedCommandIsNoFailure(t *testing.T) {
 		t.Fatalf("no confirmation prompt:\n%s", screen)
 	}
 	tm.Keys("Escape") // "No, suggest changes (esc)"
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(b), "[Operation Cancelled] Reason: User did not allow tool call") {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the session lacks Qwen Code's words for a declined call:\n%s\n%s", tm.Screen(), b)
-		}
-	}
+	waitForFile(t, src, "Qwen Code's words for a declined call", "[Operation Cancelled] Reason: User did not allow tool call")
 	tm.Type("/quit")
-	g.ok("import", "qwen", src, "--id", "dec")
-	var rv struct {
-		Tape string `json:"tape"`
-	}
-	prep := g.ok("prepare", "dec", "--json")
-	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
-		t.Fatalf("graft prepare --json: %v\n%s", err, prep)
-	}
-	_, pending, _ := strings.Cut(rv.Tape, "] [Pending State]\n")
-	pending, _, _ = strings.Cut(pending, "\n\n")
-	fails, declined, found := strings.Cut(pending, "Calls the person declined")
-	if !found || !strings.Contains(declined, "declined: npm install left-pad") || strings.Contains(fails, "left-pad") {
-		t.Errorf("Pending State does not name the declined command apart from the failures:\n%s", pending)
-	}
+	checkTurnedDownApart(t, preparedTape(t, g, "qwen", src, "dec"), "declined", "npm install left-pad")
 }

@@ -1,10 +1,7 @@
 package hosts
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -141,22 +138,11 @@ func ClaudeProjectDirName(path string) string { return claudecode.ProjectDirName
 // one to the other leaves their rules behind. Files dir does not hold are
 // not named; an error is one of reading dir.
 func InstructionFilesLeft(from, to adapter.Adapter, dir string) ([]string, error) {
-	var out []string
+	var paths []string
 	for _, name := range from.InstructionFiles() {
-		if slices.Contains(to.InstructionFiles(), name) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
-		if fi.Mode().IsRegular() {
-			out = append(out, p)
+		if !slices.Contains(to.InstructionFiles(), name) {
+			paths = append(paths, filepath.Join(dir, name))
 		}
 	}
-	return out, nil
+	return adapter.Existing(false, paths...)
 }
