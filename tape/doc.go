@@ -310,7 +310,8 @@
 // graft}, except the acknowledgement (assistant/message, source {kind:
 // assistant, name: graft}):
 //
-//	Handoff, Handoff acknowledged     the closed skeleton turn
+//	Handoff, Handoff acknowledged     the closed skeleton turn (with Options.Continues, the other host's
+//	                                  instruction files its agent is to read first)
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
@@ -318,7 +319,7 @@
 //	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
-//	Pending State                     8  todos, unfixed failures, declined calls, calls in flight, leftovers
+//	Pending State                     8  todos, unfixed failures, calls the person declined or stopped (session.MetaDeclined: no failure), calls in flight, leftovers
 //	Host Summary                      9  when the host compacted
 //	Looked Up                         10 when there is a look-up
 //	Sub-agent Reports                 11 when there is one (or one was left out)
