@@ -142,8 +142,10 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 	}
 	res.Notes = append(res.Notes, notes...)
 	if cont != nil {
-		// The agent is told too: the tape names the files to read first
-		// (the fold is cached: this prepare reads nothing again).
+		// The agent is told too: the tape names the files to read first.
+		// The folder the new session goes to is known only now (rv.Cwd),
+		// so the tape is prepared again (its fold from the cache); the
+		// first review is left to expire.
 		p := o.Prepare
 		p.Tape.Continues = cont
 		if rv, err = s.Prepare(ctx, fr.Session, p); err != nil {
@@ -270,13 +272,11 @@ func instructionNotes(from, to hosts.Host, dir string, told bool) (notes []strin
 	if told {
 		ask = "the tape tells the agent to read it first"
 	}
+	var unread []string
 	for _, p := range left {
 		notes = append(notes, fmt.Sprintf("%s reads %s into its model's context; %s does not read %s, so the new session does not see its rules unless its agent reads it (%s), or copy them into %s",
 			a.Title(), p, b.Title(), filepath.Base(p), ask, strings.Join(b.InstructionFiles(), " or ")))
-		if cont == nil {
-			cont = &tape.Continuation{From: a.Title(), To: b.Title()}
-		}
-		cont.Unread = append(cont.Unread, filepath.Base(p))
+		unread = append(unread, filepath.Base(p))
 	}
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("could not check which instruction files in %s %s does not read: %v", dir, b.Title(), err))
@@ -287,13 +287,13 @@ func instructionNotes(from, to hosts.Host, dir string, told bool) (notes []strin
 	for _, p := range own {
 		notes = append(notes, fmt.Sprintf("%s reads your own rules in %s into every session; %s does not read it (%s), or copy them into its own",
 			a.Title(), p, b.Title(), ask))
-		if cont == nil {
-			cont = &tape.Continuation{From: a.Title(), To: b.Title()}
-		}
-		cont.Unread = append(cont.Unread, homeShort(p))
+		unread = append(unread, homeShort(p))
 	}
 	if err != nil {
 		notes = append(notes, fmt.Sprintf("could not check which of your own instruction files %s reads: %v", a.Title(), err))
+	}
+	if len(unread) > 0 {
+		cont = &tape.Continuation{From: a.Title(), To: b.Title(), Unread: unread}
 	}
 	return notes, cont, nil
 }

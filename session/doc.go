@@ -37,8 +37,9 @@
 // keys an importer sets for it: where the session runs (cwd, gitBranch,
 // gitCommit, and the host's settings), the command a Codex poll writes to
 // (execCommand), and declined (MetaDeclined) on the tool/result of a call
-// the person declined at the host's permission prompt: the call did not
-// run, so it is no failure.
+// the person declined at the host's permission prompt ("user": it did not
+// run) or stopped ("stopped": it may have run in part): no failure either
+// way.
 //
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:

@@ -52,10 +52,10 @@ type Continuation struct {
 }
 
 // maxUnread bounds Continuation.Unread (a host reads a few instruction
-// files); maxUnreadRunes one name of it.
+// files); maxNameRunes one name in a Continuation, a host's or a file's.
 const (
-	maxUnread      = 8
-	maxUnreadRunes = 200
+	maxUnread    = 8
+	maxNameRunes = 200
 )
 
 // ErrOptions is wrapped by every error of Options.Validate.
@@ -75,15 +75,15 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: budget %d: want 0 (default %d) or %d..%d runes", ErrOptions, o.Budget, DefaultBudget, MinBudget, MaxBudget)
 	}
 	if c := o.Continues; c != nil {
-		if !oneLine(c.From, maxUnreadRunes) || !oneLine(c.To, maxUnreadRunes) {
+		if !oneLine(c.From, maxNameRunes) || !oneLine(c.To, maxNameRunes) {
 			return fmt.Errorf("%w: continues: from %q, to %q: want two host names of one line each", ErrOptions, c.From, c.To)
 		}
 		if len(c.Unread) > maxUnread {
 			return fmt.Errorf("%w: continues: %d unread instruction files: want at most %d", ErrOptions, len(c.Unread), maxUnread)
 		}
 		for _, f := range c.Unread {
-			if !oneLine(f, maxUnreadRunes) {
-				return fmt.Errorf("%w: continues: unread instruction file %q: want a name of one line, at most %d runes", ErrOptions, f, maxUnreadRunes)
+			if !oneLine(f, maxNameRunes) {
+				return fmt.Errorf("%w: continues: unread instruction file %q: want a name of one line, at most %d runes", ErrOptions, f, maxNameRunes)
 			}
 		}
 	}

@@ -929,15 +929,28 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 		}
 	}
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
-	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
-	switch {
-	case ok == nil || *ok:
-	case slices.Contains(codexDeclines, strings.TrimSpace(text)):
-		ev.Meta[session.MetaDeclined] = session.DeclinedByUser // the call did not run
-	case abortedByUser(strings.TrimSpace(text)):
-		ev.Meta[session.MetaDeclined] = session.DeclinedStopped // it may have run in part
+	if ok == nil || !*ok {
+		if d := declinedBy(strings.TrimSpace(text)); d != "" {
+			failed := false // not ok: it did not run, or not wholly
+			ok = &failed
+			ev.Meta[session.MetaDeclined] = d
+		}
 	}
+	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
 	out.Emit(ev)
+}
+
+// declinedBy is session.DeclinedByUser for the output Codex gives a call
+// the person declined, session.DeclinedStopped for one they stopped
+// (abortedByUser), else "".
+func declinedBy(t string) string {
+	switch {
+	case slices.Contains(codexDeclines, t):
+		return session.DeclinedByUser // the call did not run
+	case abortedByUser(t):
+		return session.DeclinedStopped // it may have run in part
+	}
+	return ""
 }
 
 // codexDeclines are the whole outputs Codex gives its model when the person
@@ -1200,10 +1213,6 @@ func (m *Mapper) shellOutput(s string) (string, *bool) {
 			ok := false
 			return s, &ok
 		}
-	}
-	if abortedByUser(t) {
-		ok := false
-		return s, &ok
 	}
 	return s, nil
 }

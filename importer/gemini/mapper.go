@@ -797,10 +797,8 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 		// waited behind one they did: it did not run. Otherwise they
 		// stopped it while it ran.
 		ev.Meta[session.MetaDeclined] = session.DeclinedStopped
-		for _, d := range deniedReasons {
-			if strings.Contains(ev.Tool.Output, d) {
-				ev.Meta[session.MetaDeclined] = session.DeclinedByUser
-			}
+		if slices.ContainsFunc(deniedReasons, func(d string) bool { return strings.Contains(ev.Tool.Output, d) }) {
+			ev.Meta[session.MetaDeclined] = session.DeclinedByUser
 		}
 	}
 	if status != "" {
