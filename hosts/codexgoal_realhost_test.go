@@ -19,7 +19,8 @@ import (
 // the goal turn after turn. graft imports the person's goal as their
 // instruction, "/goal <objective>", the way it imports a Claude Code slash
 // command, and the goal_objective output as the host's context, with no
-// warning; the tape quotes the goal as the latest instruction.
+// warning; the tape quotes the goal as the latest instruction, and its Task
+// Status says the goal is complete once the model marked it met.
 func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)
@@ -82,6 +83,7 @@ func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 		Goal []struct {
 			Text string `json:"text"`
 		} `json:"goal"`
+		Tape string `json:"tape"`
 	}
 	prep := g.ok("prepare", "goal", "--json")
 	if err := json.Unmarshal([]byte(prep), &rv); err != nil {
@@ -89,5 +91,16 @@ func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 	}
 	if n := len(rv.Goal); n == 0 || rv.Goal[n-1].Text != "/goal "+objective {
 		t.Errorf("the review's latest instruction is not the goal: %+v", rv.Goal)
+	}
+	// The model marked the goal met with update_goal (Codex writes no
+	// thread_goal_updated for it: the tool's output says so): Task Status
+	// names the goal complete, and the goal tool is no action of the work.
+	_, status, _ := strings.Cut(rv.Tape, "] [Task Status]\n")
+	status, _, _ = strings.Cut(status, "\n\n")
+	if !strings.Contains(status, "complete at seq=") || !strings.Contains(status, objective) {
+		t.Errorf("Task Status does not name the goal complete:\n%s", status)
+	}
+	if strings.Contains(rv.Tape, "update_goal ok") {
+		t.Errorf("the tape lists update_goal as an action:\n%s", rv.Tape)
 	}
 }

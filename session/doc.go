@@ -39,7 +39,8 @@
 // (execCommand), and declined (MetaDeclined) on the tool/result of a call
 // the person declined at the host's permission prompt ("user": it did not
 // run) or stopped ("stopped": it may have run in part): no failure either
-// way.
+// way; and the status and objective of a goal the host keeps for the
+// session (MetaGoalStatus, MetaGoalObjective: Codex's /goal).
 //
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:

@@ -189,6 +189,18 @@ const (
 	DeclinedStopped = "stopped"
 )
 
+// MetaGoalStatus and MetaGoalObjective are the meta keys an importer sets on
+// an event that says what the session's host-kept goal now is (Codex's
+// thread goal, which the person sets with /goal and the agent marks with
+// update_goal): its status as the host names it ("active", "paused",
+// "blocked", "usage_limited", "budget_limited", "complete") and its
+// objective, on the system/event the host wrote when it changed or the
+// tool/result of a goal tool that returned it.
+const (
+	MetaGoalStatus    = "goalStatus"
+	MetaGoalObjective = "goalObjective"
+)
+
 // Declined reports whether e is the tool/result of a call the person
 // declined (MetaDeclined).
 func (e *Event) Declined() bool {

@@ -903,7 +903,8 @@ func outputOf(src Outputs, seq, off int64, size int) (string, string, error) {
 // isTodoTool: the todo tools, whose results are not actions.
 func isTodoTool(name string) bool {
 	switch name {
-	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet":
+	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet",
+		"create_goal", "get_goal", "update_goal":
 		return true
 	}
 	if len(name) < 7 || len(name) > 11 {

@@ -656,11 +656,17 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 		planSec = &section{singular: "plan", plural: "plans"}
 		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, text), "", p.Seq, p.Seq))
 	}
+	if g := st.Goal; g != nil {
+		blk.addHead(fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective))
+	}
 	if len(st.Todos) == 0 {
-		if planSec == nil {
+		if planSec == nil && st.Goal == nil {
 			return nil, nil, nil // nothing to say: left out
 		}
 		blk.addHead("No todo list was written.")
+		if planSec == nil {
+			return blk, nil, nil
+		}
 		blk.addSection(planSec)
 		return blk, nil, planSec
 	}

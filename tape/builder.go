@@ -86,7 +86,7 @@ const (
 	// past its "(?)" line and rules' long runs in key lines; 48 kept no
 	// queued message; 49 kept no offset of a write or edit in the tail;
 	// 53 took a call the person declined for a failure.
-	snapshotVersion = 54
+	snapshotVersion = 55
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -200,6 +200,10 @@ type state struct {
 	// Settings are what the host last said the agent may do (hostSettings),
 	// in that order; a setting the host never named is absent.
 	Settings []hostSetting `json:"settings,omitempty"`
+
+	// Goal is the goal the host last said it keeps for the session
+	// (session.MetaGoalStatus: Codex's /goal), nil when none did.
+	Goal *hostGoal `json:"goal,omitempty"`
 
 	// HumansDropped counts the instructions past keptHumans the fold let
 	// go (the first one stays in FirstGoal).
@@ -564,6 +568,11 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			if v := ev.Meta[k.meta]; v != "" {
 				b.setSetting(k.meta, v, ev.Seq)
 			}
+		}
+	}
+	if ev.Type == session.TypeSystem || ev.Type == session.TypeToolResult {
+		if g := ev.Meta[session.MetaGoalStatus]; g != "" {
+			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: clipAtSeq(ev.Meta[session.MetaGoalObjective], maxGoalRunes, "", ev.Seq), Seq: ev.Seq}
 		}
 	}
 	if t := ev.Tool; t != nil {
@@ -1319,6 +1328,18 @@ var hostSettings = []struct{ meta, label string }{
 	{"sandbox", "sandbox"},
 	{"network", "network"},
 }
+
+// hostGoal is a goal the host keeps for the session: its status as the
+// host names it, its objective and the seq that last said so.
+type hostGoal struct {
+	Status    string `json:"status"`
+	Objective string `json:"objective,omitempty"`
+	Seq       int64  `json:"seq"`
+}
+
+// maxGoalRunes bounds the objective Task Status quotes of a host's goal
+// (the Goal block quotes the person's /goal whole).
+const maxGoalRunes = 400
 
 // hostSetting is one setting: its value, the seq it took it at and the
 // value before ("" when it is the first the host named).

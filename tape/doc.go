@@ -73,7 +73,8 @@
 //
 // Staleness: when at least 3 successful tool results (todo tools excluded:
 // TodoWrite, todo_write, update_plan, TodoRead, todo_read, and Claude Code
-// 2.1's TaskCreate, TaskUpdate, TaskList, TaskGet) follow the last
+// 2.1's TaskCreate, TaskUpdate, TaskList, TaskGet, Codex 0.171's
+// create_goal, get_goal, update_goal) follow the last
 // todo/write and an item is unfinished, Task Status says "an item may already be complete (N
 // successful tool calls since the list was written): verify before
 // re-running".
@@ -315,7 +316,7 @@
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
-//	Task Status                       4  the last todo list, then the last plan; when there is one
+//	Task Status                       4  the goal the host keeps (session.MetaGoalStatus: Codex's /goal), the last todo list, then the last plan; when there is one
 //	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"

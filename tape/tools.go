@@ -35,10 +35,12 @@ var toolOps = map[string]string{
 }
 
 // todoTools write or read the todo list (Claude Code 2.1's task tools
-// among them: the importer makes their calls a todo/write); their results
-// do not make it stale.
+// among them: the importer makes their calls a todo/write) or the goal the
+// host keeps (Codex 0.171's goal tools: Task Status names the goal); their
+// results do not make the list stale.
 var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_plan": true, "todoread": true, "todo_read": true,
-	"taskcreate": true, "taskupdate": true, "tasklist": true, "taskget": true}
+	"taskcreate": true, "taskupdate": true, "tasklist": true, "taskget": true,
+	"create_goal": true, "get_goal": true, "update_goal": true}
 
 // fileTouch is one path a tool call reads, writes or edits.
 type fileTouch struct {

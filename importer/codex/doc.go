@@ -81,7 +81,9 @@
 //	                         user", "patch rejected by user") also carries meta declined = "user";
 //	                         a call the person stopped, at its prompt (0.171's only "No") or while
 //	                         it ran ("aborted by user", after a "Wall time: …" line or alone), is
-//	                         not ok and carries meta declined = "stopped"
+//	                         not ok and carries meta declined = "stopped"; the output of a goal
+//	                         tool (create_goal, get_goal, update_goal: {"goal": {"objective",
+//	                         "status", …}}) carries meta goalStatus and goalObjective
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	compaction               system/event "compaction" (its content is encrypted)
 //
@@ -210,5 +212,9 @@
 // skipped and counted as copies, so nothing is counted twice. token_count,
 // task_started and task_complete are skipped and counted; every other
 // event_msg (turn_aborted, context_compacted, error, …) is a system/event
-// named after its type.
+// named after its type. thread_goal_updated (0.171: the person set, paused
+// or resumed the thread's goal) also carries meta goalStatus and
+// goalObjective, its text "thread goal <status>: <objective>"; when the
+// model marks the goal met with update_goal, Codex writes no such event,
+// and the tool's output says it (see the *_output row above).
 package codex

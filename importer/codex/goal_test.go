@@ -69,3 +69,54 @@ func TestUserGoal(t *testing.T) {
 		}
 	}
 }
+
+// testdata/goal-complete-0.171.jsonl is the rollout the real interactive
+// Codex 0.171 wrote for hosts' TestCodexGoalIsThePersonsInstruction (its
+// base instructions and paths shortened): the person sets a goal with
+// /goal, Codex writes thread_goal_updated (active), and the model marks it
+// met with update_goal, whose output is the goal (complete); Codex writes
+// no thread_goal_updated for that. Both say the goal's status: the
+// importer puts it and the objective on the event, for the tape's Task
+// Status.
+func TestTheGoalsStatusIsImported(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/goal-complete-0.171.jsonl", ID: "goal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 0 {
+		t.Errorf("warnings: %q", sum.Warnings)
+	}
+	type goal struct{ typ, status, objective string }
+	var got []goal
+	for _, ev := range testfixtures.ReadSession(t, st, "goal") {
+		if s := ev.Meta[session.MetaGoalStatus]; s != "" {
+			got = append(got, goal{ev.Type, s, ev.Meta[session.MetaGoalObjective]})
+		}
+	}
+	const objective = `Port the "pager" to Go`
+	want := []goal{{session.TypeSystem, "active", objective}, {session.TypeToolResult, "complete", objective}}
+	if !slices.Equal(got, want) {
+		t.Errorf("goal states %+v, want %+v", got, want)
+	}
+}
+
+// goalOf reads a goal as Codex gives it, in thread_goal_updated and in its
+// goal tools' outputs; anything else is no goal.
+func TestGoalOf(t *testing.T) {
+	for _, c := range []struct {
+		in                string
+		status, objective string
+	}{
+		{`{"goal":{"objective":"Port it","status":"paused","tokensUsed":3}}`, "paused", "Port it"},
+		{`{"type":"thread_goal_updated","threadId":"t","goal":{"objective":"x","status":"active"}}`, "active", "x"},
+		{`{"goal":null}`, "", ""},
+		{`{"goal":{"objective":"x"}}`, "", ""},
+		{`not json`, "", ""},
+		{`{"status":"complete"}`, "", ""},
+	} {
+		if s, o := goalOf([]byte(c.in)); s != c.status || o != c.objective {
+			t.Errorf("goalOf(%s) = %q, %q; want %q, %q", c.in, s, o, c.status, c.objective)
+		}
+	}
+}

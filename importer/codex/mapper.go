@@ -936,6 +936,11 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 			ev.Meta[session.MetaDeclined] = d
 		}
 	}
+	if slices.Contains(goalTools, name) {
+		if status, objective := goalOf([]byte(text)); status != "" {
+			setGoal(&ev, status, objective)
+		}
+	}
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
 	out.Emit(ev)
 }
@@ -995,8 +1000,40 @@ func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importe
 	default:
 		ev.Text = em.Type
 	}
+	if em.Type == "thread_goal_updated" {
+		if status, objective := goalOf(payload); status != "" {
+			setGoal(&ev, status, objective)
+			ev.Text = "thread goal " + status + ": " + importer.Clip(objective, 200)
+		}
+	}
 	ev.Meta["msgType"] = em.Type
 	out.Emit(ev)
+}
+
+// goalTools are Codex's tools whose output is the thread's goal (0.171's
+// goal extension: {"goal":{…}, …}).
+var goalTools = []string{"create_goal", "get_goal", "update_goal"}
+
+// goalOf is the status and objective of the goal a thread_goal_updated
+// payload or a goal tool's output holds ({"goal":{"objective",
+// "status"}}), "" for none.
+func goalOf(raw []byte) (status, objective string) {
+	var g struct {
+		Goal *struct {
+			Objective string `json:"objective"`
+			Status    string `json:"status"`
+		} `json:"goal"`
+	}
+	if json.Unmarshal(raw, &g) != nil || g.Goal == nil || g.Goal.Status == "" {
+		return "", ""
+	}
+	return g.Goal.Status, g.Goal.Objective
+}
+
+// setGoal puts a goal's status and objective on ev (session.MetaGoalStatus).
+func setGoal(ev *session.Event, status, objective string) {
+	ev.Meta[session.MetaGoalStatus] = importer.Clip(status, 40)
+	ev.Meta[session.MetaGoalObjective] = importer.Clip(objective, 4000)
 }
 
 // stringOrRaw reads a field that the protocol defines as a string holding

@@ -1,0 +1,74 @@
+package tape
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// goalSet is the event a host writes when the session's goal changes
+// (Codex 0.171's thread_goal_updated, as its importer reads it).
+func goalSet(status, objective string) session.Event {
+	return session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "thread_goal_updated"},
+		Text: "thread goal " + status + ": " + objective, Meta: map[string]string{session.MetaGoalStatus: status, session.MetaGoalObjective: objective}}
+}
+
+// goalResult is a goal tool's result that returns the goal.
+func goalResult(id, status, objective string) session.Event {
+	ev := result("update_goal", id, true, `{"goal":{"objective":"`+objective+`","status":"`+status+`"}}`)
+	ev.Meta = map[string]string{session.MetaGoalStatus: status, session.MetaGoalObjective: objective}
+	return ev
+}
+
+// A goal the host keeps for the session (Codex's /goal: the person sets
+// it, Codex pursues it turn after turn until the agent marks it met, the
+// person pauses it, or a budget stops it) is task state: Task Status names
+// it, its status and the seq that said so, with or without a todo list.
+// The goal tools are bookkeeping, as the todo tools are: no action of the
+// work. Without a goal, Task Status says nothing of one.
+func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
+	const objective = "Port the pager to Go"
+	slash := injected(session.KindUser, "slash-command", "/goal "+objective)
+	for _, c := range []struct {
+		name    string
+		evs     []session.Event
+		want    []string
+		notWant []string
+	}{
+		{"set", seqd(human("Hello."), slash, goalSet("active", objective),
+			call("shell", "c1", `{"command":["bash","-lc","go build ./..."]}`), result("shell", "c1", true, ""),
+			say("Porting.")),
+			[]string{"goal", objective, "active", "seq=3"}, []string{"complete"}},
+		{"met", seqd(human("Hello."), slash, goalSet("active", objective),
+			call("update_goal", "g1", `{"status":"complete"}`), goalResult("g1", "complete", objective),
+			say("The goal is met.")),
+			[]string{"goal", objective, "complete", "seq=5"}, nil},
+		{"paused with a todo list", seqd(human("Hello."), slash, goalSet("active", objective),
+			todoWrite(todo("1", "Port the pager", session.TodoInProgress)),
+			goalSet("paused", objective), say("Paused.")),
+			[]string{"goal", objective, "paused", "seq=5", "Port the pager", "in_progress"}, []string{"active at"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tp := build(t, "s", c.evs, Options{}, nil)
+			status := blockText(t, tp, "Task Status")
+			for _, w := range c.want {
+				if !strings.Contains(status, w) {
+					t.Errorf("Task Status lacks %q:\n%s", w, status)
+				}
+			}
+			for _, w := range c.notWant {
+				if strings.Contains(status, w) {
+					t.Errorf("Task Status says %q:\n%s", w, status)
+				}
+			}
+			if actions, ok := tp.Block("Recent Actions"); ok && strings.Contains(actions, "update_goal") {
+				t.Errorf("a goal tool listed as an action:\n%s", actions)
+			}
+		})
+	}
+	tp := build(t, "s", seqd(human("Port the pager."), todoWrite(todo("1", "Port it", session.TodoPending)), say("On it.")), Options{}, nil)
+	if status := blockText(t, tp, "Task Status"); strings.Contains(status, "goal") {
+		t.Errorf("Task Status names a goal no host kept:\n%s", status)
+	}
+}
