@@ -208,37 +208,42 @@ func (s *Service) commitOwing(ctx context.Context, preparedID, tapeHash, target 
 // host and to is unset; a failed export returns the commit result with
 // the error, the export staying owed. notes name the instruction files of
 // the project the source's host reads and another host to does not
-// (instructionNotes).
+// (instructionNotes). A review prepared for the work to go on in another
+// host (ContinuationTo: its tape tells the agent so) is committed to that
+// host only.
 func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target, cwd string, to hosts.Host) (cr *CommitResult, ex *hosts.ExportResult, notes []string, err error) {
 	rv, err := s.PreparedReview(preparedID)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	all, err := s.Bindings().List()
+	b, cwd, err := s.hostOf(rv.Source, cwd)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	b := hosts.Primary(all, rv.Source)
 	if b == nil && to != "" {
 		return nil, nil, nil, fmt.Errorf("%w: %s lives in no host session, so none is handed off to %s: commit it, then graft export %s <target>", ErrInvalidOptions, rv.Source, to, to)
 	}
+	cont := rv.Options.Continues
 	if b == nil {
+		if cont != nil {
+			return nil, nil, nil, fmt.Errorf("%w: review %s was prepared for the work to go on in %s, but %s lives in no host session any more: prepare it again", ErrInvalidOptions, preparedID, cont.To, rv.Source)
+		}
 		cr, err := s.Commit(ctx, preparedID, tapeHash, target)
 		return cr, nil, nil, err
 	}
-	if b.Cwd != "" {
-		if _, err := hosts.RealDir(b.Cwd); err == nil {
-			cwd = b.Cwd
-		}
-	}
 	if to == "" {
 		to = b.Host
+	}
+	if cont != nil {
+		if h, err := hosts.Of(to); err != nil || h.Title() != cont.To {
+			return nil, nil, nil, fmt.Errorf("%w: review %s was prepared for the work to go on in %s (its tape tells the agent so), not in %s: commit it to that host, or prepare again", ErrInvalidOptions, preparedID, cont.To, to)
+		}
 	}
 	owe, err := oweOf(to, b.HostSessionID, cwd)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if notes, _, err = instructionNotes(b.Host, to, cwd, false); err != nil {
+	if notes, _, err = instructionNotes(b.Host, to, cwd, cont != nil); err != nil {
 		return nil, nil, nil, err
 	}
 	cr, d, err := s.commitOwing(ctx, preparedID, tapeHash, target, owe)
@@ -246,6 +251,42 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 		return cr, nil, notes, err
 	}
 	return cr, d.Export, notes, nil
+}
+
+// hostOf is the host session source lives in (its primary binding), nil
+// when none, and the directory its new host session goes to: the
+// binding's when it still exists, else cwd.
+func (s *Service) hostOf(source, cwd string) (*hosts.Binding, string, error) {
+	all, err := s.Bindings().List()
+	if err != nil {
+		return nil, cwd, err
+	}
+	b := hosts.Primary(all, source)
+	if b != nil && b.Cwd != "" {
+		if _, err := hosts.RealDir(b.Cwd); err == nil {
+			cwd = b.Cwd
+		}
+	}
+	return b, cwd, nil
+}
+
+// ContinuationTo is what the tape of source tells the agent when the work
+// goes on in host to, not in the host source lives in (MCP's graft_prepare
+// with to; graft handoff --to finds the same): the instruction files that
+// host read in the session's folder and to does not, to read first
+// (tape.Options.Continues; nil for the same host or none left behind), and
+// the notes for the person. A source that lives in no host session is
+// refused: nothing is handed off.
+func (s *Service) ContinuationTo(source string, to hosts.Host, cwd string) (*tape.Continuation, []string, error) {
+	b, dir, err := s.hostOf(source, cwd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b == nil {
+		return nil, nil, fmt.Errorf("%w: %s lives in no host session, so none is handed off to %s", ErrInvalidOptions, source, to)
+	}
+	notes, cont, err := instructionNotes(b.Host, to, dir, true)
+	return cont, notes, err
 }
 
 // instructionNotes name each instruction file in dir that host from reads

@@ -10,11 +10,17 @@
 //
 // # Tools
 //
-//	graft_prepare  {source, tier?, recentTurns?, autoTier?, budget?, allowReslice?}
+//	graft_prepare  {source | host (transcript?, hostSessionId?), tier?, recentTurns?,
+//	                autoTier?, budget?, allowReslice?, to?}
 //	               → review: preparedId, tapeHash, goal, constraints with origins,
-//	                 leftovers, warnings, tape (one chunk), next
+//	                 leftovers, warnings, tape (one chunk), next; with to (another
+//	                 host the work goes on in) the tape tells the agent the
+//	                 instruction files that host does not read, as graft handoff
+//	                 --to does, and the warnings tell the user
 //	               {preparedId, offset} → the next chunk of a stored review's tape
-//	graft_commit   {preparedId, tapeHash, target?} → targetId, txnId, notes, next
+//	graft_commit   {preparedId, tapeHash, target?, host?} → targetId, txnId, notes,
+//	                 hostSession, next; a review prepared with to is committed
+//	                 to that host only
 //	graft_recall   {session, seq, offset?} → one event; its largest payload
 //	               (text, tool.input or tool.output) in content, one chunk
 //	graft_status   {session?, offset?} → sessions (one page), pending

@@ -206,3 +206,39 @@ func TestCommitToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 		t.Fatalf("commit to the same host: host session %+v, want no note", same.HostSession)
 	}
 }
+
+// graft_prepare with to (the host the work goes on in) prepares the tape
+// graft handoff --to does: its Handoff block tells the agent which
+// instruction file of the project the first host read and the new one does
+// not, to read it first, and the review's warnings tell the person. Its
+// graft_commit to that host says the tape tells the agent; committed to
+// another host than the one its tape names, it is refused, since the tape
+// would tell the agent a wrong host. to without a host session, or to a
+// host graft does not know, is refused too.
+func TestPrepareToAnotherHostTellsTheAgentToReadTheRulesLeftBehind(t *testing.T) {
+	cwd, folder, data := claudeProject(t)
+	if err := os.WriteFile(filepath.Join(folder, selfUUID+".jsonl"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, "CLAUDE.md"), []byte("# Rules\n\nRun make lint before any commit.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEX_HOME", t.TempDir())
+	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "to": "emacs"}, string(CodeInvalidInput))
+	f.fails(ToolPrepare, map[string]any{"source": "s", "to": "codex"}, "invalid_options")
+
+	rv := f.prepare(map[string]any{"host": "claude-code", "to": "codex"})
+	_, handoff, _ := strings.Cut(rv.Tape, "] [Handoff]\n")
+	handoff, _, _ = strings.Cut(handoff, "\n\n")
+	mustContain(t, "the tape's Handoff block", handoff, "It goes on in Codex", "Codex does not read CLAUDE.md, which Claude Code read into its model's context: read it before you go on")
+	mustContain(t, "warnings", strings.Join(rv.Warnings, "\n"), filepath.Join(cwd, "CLAUDE.md"), "the tape tells the agent to read it first")
+
+	f.fails(ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash}, "invalid_options")
+	f.fails(ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash, "host": "gemini"}, "invalid_options")
+	cr := ok[CommitOutput](f, ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash, "host": "codex"})
+	if cr.HostSession == nil || cr.HostSession.Host != "codex" || len(cr.HostSession.Notes) != 1 {
+		t.Fatalf("commit to codex: host session %+v (export error %q): want a Codex session with one note", cr.HostSession, cr.ExportError)
+	}
+	mustContain(t, "note", cr.HostSession.Notes[0], "Codex does not read CLAUDE.md", "the tape tells the agent to read it first")
+}

@@ -93,7 +93,7 @@ Next: continue in the source.`,
 
 func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, error) {
 	if in.PreparedID != "" {
-		if in.Tier != "" || in.RecentTurns != 0 || in.AutoTier || in.Budget != 0 || in.AllowReslice {
+		if in.Tier != "" || in.RecentTurns != 0 || in.AutoTier || in.Budget != 0 || in.AllowReslice || in.To != "" {
 			return PrepareOutput{}, inputErrorf("preparedId reads the stored review %s, whose options are fixed: pass only preparedId and offset, or leave preparedId out to prepare a new review", in.PreparedID)
 		}
 		rv, err := s.svc.PreparedReview(in.PreparedID)
@@ -107,6 +107,14 @@ func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, e
 	}
 	if in.Offset != 0 {
 		return PrepareOutput{}, inputErrorf("offset %d pages the tape of a stored review: pass its preparedId too", in.Offset)
+	}
+	var to hosts.Host
+	if in.To != "" {
+		h, err := hosts.ParseHost(in.To)
+		if err != nil {
+			return PrepareOutput{}, inputErrorf("to: %v", err)
+		}
+		to = h
 	}
 	var hs *graft.HostSession
 	if in.Host != "" {
@@ -146,14 +154,21 @@ func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, e
 		return PrepareOutput{}, err
 	}
 	defer unlock()
-	rv, err := s.svc.Prepare(ctx, in.Source, graft.PrepareOptions{
-		Tape:         s.tapeOptions(in),
-		AllowReslice: in.AllowReslice,
-	})
+	opts := graft.PrepareOptions{Tape: s.tapeOptions(in), AllowReslice: in.AllowReslice}
+	var notes []string
+	if to != "" {
+		// The work goes on in another host: the tape tells the agent what
+		// that host does not read (as graft handoff --to).
+		if opts.Tape.Continues, notes, err = s.svc.ContinuationTo(in.Source, to, s.cwd()); err != nil {
+			return PrepareOutput{}, err
+		}
+	}
+	rv, err := s.svc.Prepare(ctx, in.Source, opts)
 	if err != nil {
 		return PrepareOutput{}, err
 	}
 	out, err := s.review(rv, 0)
+	out.Warnings = append(out.Warnings, notes...)
 	if hs != nil {
 		out.HostSession = &HostSession{Host: string(hs.Host), HostSessionID: hs.HostSessionID, Transcript: hs.Transcript, Picked: hs.Picked}
 		out.Next = fmt.Sprintf("tell the user which host session this is (%s %s, picked: %s); then %s", hs.Host, hs.HostSessionID, hs.Picked, out.Next)

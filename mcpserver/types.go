@@ -17,6 +17,7 @@ type PrepareInput struct {
 	AutoTier     bool   `json:"autoTier,omitempty" jsonschema:"switch to tier B when todos are unfinished or a recent tool call failed"`
 	Budget       int    `json:"budget,omitempty" jsonschema:"character budget of the whole tape, 4000..100000 (0 or absent: the server's config, else 16000)"`
 	AllowReslice bool   `json:"allowReslice,omitempty" jsonschema:"prepare a source that is already retired again; the new target becomes a sibling of the existing one"`
+	To           string `json:"to,omitempty" jsonschema:"the host the work goes on in, when it is not the one the session lives in ({hosts}): the tape then tells the agent which instruction files of the project that host read and this one does not, to read first, and the warnings tell the user; pass the same host to graft_commit"`
 	PreparedID   string `json:"preparedId,omitempty" jsonschema:"read more of an existing review instead of preparing a new one: its preparedId (with offset)"`
 	Offset       int    `json:"offset,omitempty" jsonschema:"character offset into the tape of the review named by preparedId: pass the nextOffset of the previous result"`
 }
