@@ -29,7 +29,7 @@ func prepareTool() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  ToolPrepare,
 		Title: "Prepare a graft (review)",
-		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. To graft the ` + hosts.Titles(", ", " or ") + ` session you run in, pass host (and transcript or hostSessionId if you know it): its new turns are imported first and the review says which session was picked. Writes no session but that import.
+		Description: `Call when the session's context is running out, instead of compacting: builds the tape the new session would start with (breakpoint, hard constraints with their origins, goal, task status, files, pending state, sub-agent reports, recall index) and stores a review. To graft the ` + hosts.Titles(", ", " or ") + ` session you run in, pass host (and transcript or hostSessionId if you know it): its new turns are imported first and the review says which session was picked; when the work is to go on in another host (the user's quota ran out here), pass to as well, and graft_commit with that host. Writes no session but that import.
 Next: show the review to the user (goal, constraints, leftovers, warnings, the tape); when the user approves, call graft_commit with this preparedId and tapeHash. If nextOffset is set the tape continues: call graft_prepare with {preparedId, offset: nextOffset} (this reads the stored review, it does not prepare a new one).`,
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Prepare a graft", ReadOnlyHint: false, DestructiveHint: boolPtr(false),
