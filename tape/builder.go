@@ -85,8 +85,10 @@ const (
 	// no option a short answer names ("6", "B"); 47 held GitHub's advice
 	// past its "(?)" line and rules' long runs in key lines; 48 kept no
 	// queued message; 49 kept no offset of a write or edit in the tail;
-	// 53 took a call the person declined for a failure.
-	snapshotVersion = 55
+	// 53 took a call the person declined for a failure; 54 kept no goal
+	// the host keeps; 55 read no plan of Gemini CLI's or Qwen Code's
+	// exit_plan_mode.
+	snapshotVersion = 56
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -443,16 +445,17 @@ func (st *state) fixed(f failure, seq int64, what string) {
 	}
 }
 
-// plan is a plan the assistant proposed (Claude Code ExitPlanMode) and
-// whether the person approved it.
+// plan is a plan the assistant proposed (isPlanExit) and whether the
+// person approved it.
 type plan struct {
 	Seq    int64  `json:"seq"`
 	CallID string `json:"callId,omitempty"`
 	Text   string `json:"text"`
 	State  string `json:"state,omitempty"` // "approved", "not approved", "" (no answer yet)
-	// File is the plan file when ExitPlanMode carried no plan (hosts that
-	// write the plan to a file in plan mode): Text is its content, or
-	// Call locates the Write whose content Build reads.
+	// File is the plan file when the call carried no plan (hosts that
+	// write the plan to a file in plan mode: older Claude Code, Gemini
+	// CLI): Text is its content, or Call locates the Write whose content
+	// Build reads.
 	File string   `json:"file,omitempty"`
 	Call *callRef `json:"call,omitempty"`
 }
@@ -576,12 +579,13 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		}
 	}
 	if t := ev.Tool; t != nil {
-		// Claude Code's plan mode: EnterPlanMode enters it, an ExitPlanMode
-		// the person approved (its result ok) leaves it for the mode before.
+		// Plan mode: the agent enters it (isPlanEnter); a plan the person
+		// approved (the plan exit's result ok) leaves it for the mode
+		// before.
 		switch {
-		case ev.Type == session.TypeToolCall && t.Name == "EnterPlanMode":
+		case ev.Type == session.TypeToolCall && isPlanEnter(t.Name):
 			b.setSetting("permissionMode", "plan", ev.Seq)
-		case ev.Type == session.TypeToolResult && t.Name == "ExitPlanMode" && t.OK != nil && *t.OK:
+		case ev.Type == session.TypeToolResult && isPlanExit(t.Name) && t.OK != nil && *t.OK:
 			if s := b.setting("permissionMode"); s != nil && s.Value == "plan" {
 				b.setSetting("permissionMode", cmp.Or(s.Was, "default"), ev.Seq)
 			}
@@ -885,14 +889,16 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		return
 	}
 	name := ev.Tool.Name
-	if strings.EqualFold(name, "ExitPlanMode") {
+	if isPlanExit(name) {
 		var in struct {
-			Plan string `json:"plan"`
+			Plan     string `json:"plan"`
+			Filename string `json:"plan_filename"`
 		}
 		if json.Unmarshal(ev.Tool.Input, &in) == nil && strings.TrimSpace(in.Plan) != "" {
 			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipAtSeq(strings.TrimSpace(in.Plan), maxPlanRunes, "", ev.Seq)}
-		} else if w := st.LastMD; w != nil {
-			// No plan in the call: the plan file written in plan mode.
+		} else if w := st.LastMD; w != nil && (in.Filename == "" || baseName(in.Filename) == baseName(w.Path)) {
+			// No plan in the call: the plan file written in plan mode
+			// (the one it names, Gemini CLI's plan_filename).
 			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: w.Text, File: w.Path, Call: w.Call}
 		}
 	}
@@ -1031,8 +1037,11 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		}
 		if declined != "" {
 			// No failure: nothing ran, and the host's words say only that.
-			st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, What: what, Off: -1, Declined: declined})
-			st.Failures = keepLast(st.Failures, keptFailures)
+			// A plan the person turned down is Task Status's to say.
+			if !isPlanExit(name) {
+				st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, What: what, Off: -1, Declined: declined})
+				st.Failures = keepLast(st.Failures, keptFailures)
+			}
 			return
 		}
 		st.Failures = append(st.Failures, failure{Seq: ev.Seq, Tool: name, Line: line, What: what, Off: off, Size: size, Key: key, Left: chainCommands(what)})

@@ -264,11 +264,16 @@
 // where a command ends: at &&, ||, | and ; outside quotes, not at a
 // redirection's & (2>&1).
 //
-// Plan: the plan of the last Claude Code ExitPlanMode call, "approved by
-// the user" when its result succeeded; a call that carries no plan text
-// (older hosts write the plan to a file in plan mode, the one file they
-// let the assistant write) takes the content of the last Markdown file
-// written before it.
+// Plan: the plan of the last plan exit (isPlanExit: Claude Code's
+// ExitPlanMode, Gemini CLI's and Qwen Code's exit_plan_mode), "approved by
+// the user" when its result succeeded, "not approved" when it did not (the
+// importers make a plan the person turned down a declined result, which
+// Pending State does not list: Task Status says it); a call that carries
+// no plan text (older Claude Code, and Gemini CLI, write the plan to a
+// file in plan mode, the one file they let the assistant write; Gemini's
+// call names it, plan_filename) takes the content of the last Markdown
+// file written before it. Entering plan mode (isPlanEnter) is the host
+// setting "plan" until a plan is approved.
 //
 // Model-written text: the assistant's messages, a plan it proposed and
 // the host's compaction summary (a user/message of kind system named

@@ -42,6 +42,25 @@ var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_p
 	"taskcreate": true, "taskupdate": true, "tasklist": true, "taskget": true,
 	"create_goal": true, "get_goal": true, "update_goal": true}
 
+// isPlanExit: name is the tool with which the agent asks the person to
+// approve its plan and leave plan mode (Claude Code's ExitPlanMode, Gemini
+// CLI's and Qwen Code's exit_plan_mode).
+func isPlanExit(name string) bool {
+	return name == "exit_plan_mode" || strings.EqualFold(name, "ExitPlanMode")
+}
+
+// isPlanEnter: name is the tool with which the agent enters plan mode
+// (Claude Code's EnterPlanMode, Gemini CLI's and Qwen Code's
+// enter_plan_mode).
+func isPlanEnter(name string) bool {
+	return name == "EnterPlanMode" || name == "enter_plan_mode"
+}
+
+// baseName is the last element of a slash or backslash path.
+func baseName(p string) string {
+	return p[strings.LastIndexAny(p, `/\`)+1:]
+}
+
 // fileTouch is one path a tool call reads, writes or edits.
 type fileTouch struct {
 	Path string `json:"path"`

@@ -95,7 +95,12 @@
 //	                            cancelled call carries meta declined: "user" when the person
 //	                            turned it down at the prompt or it was queued behind one
 //	                            ("Reason: User denied execution.", "… User cancelled operation"),
-//	                            else "stopped"
+//	                            else "stopped". exit_plan_mode (plan mode's approval) succeeds
+//	                            whatever the person says: "Plan rejected. …" and "User cancelled
+//	                            the plan approval dialog." are not ok and declined "user", a plan
+//	                            it could not take (no file, an empty one) is not ok; the words
+//	                            after "Plan rejected. User feedback: " follow the result as the
+//	                            person's user/message (source.name "rejection-feedback")
 //	info, error, warning        system/event named after the type, text ≤ 200 characters
 //	other message type, other record
 //	                            system/event "unknown"; a warning names the shape once per

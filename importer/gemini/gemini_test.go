@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -457,5 +458,36 @@ func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
 	}
 	if seen != len(results) {
 		t.Errorf("%d results, want %d", seen, len(results))
+	}
+}
+
+// testdata/plan-0.61.jsonl is the session the real interactive Gemini CLI
+// 0.61.0 wrote in plan mode (hosts' TestGeminiPlanModeIsTheTapesPlan; its
+// paths shortened): the agent writes its plan and asks for approval with
+// exit_plan_mode; the person turns the first plan down with words, which
+// Gemini CLI gives the model only in the call's result ("Plan rejected.
+// User feedback: …", with status success), and approves the second ("Plan
+// approved. …"). The turned-down call is declined ("user", not ok), the
+// person's words follow it as their instruction (source.name
+// "rejection-feedback", as Claude Code's), and the approved one is ok.
+func TestAPlanTurnedDownIsDeclinedAndItsFeedbackThePersons(t *testing.T) {
+	evs, sum := importFile(t, "testdata/plan-0.61.jsonl")
+	if sum.WarningCount != 0 {
+		t.Errorf("warnings: %q", sum.Warnings)
+	}
+	var exits, humans []string
+	for _, ev := range evs {
+		switch {
+		case ev.Type == session.TypeToolResult && ev.Tool.Name == "exit_plan_mode":
+			exits = append(exits, fmt.Sprintf("ok=%v declined=%q", ev.OKResult(), ev.Meta[session.MetaDeclined]))
+		case ev.IsHumanInstruction():
+			humans = append(humans, ev.Source.Name+": "+ev.Text)
+		}
+	}
+	if want := []string{`ok=false declined="user"`, `ok=true declined=""`}; !slices.Equal(exits, want) {
+		t.Errorf("plan exits %q, want %q", exits, want)
+	}
+	if want := []string{": Hello.", ": Plan the parser.", "rejection-feedback: Use goyacc, and write the grammar tests first."}; !slices.Equal(humans, want) {
+		t.Errorf("human instructions %q, want %q", humans, want)
 	}
 }

@@ -801,10 +801,63 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 			ev.Meta[session.MetaDeclined] = session.DeclinedByUser
 		}
 	}
+	var words string
+	if tool == toolExitPlanMode && ev.OKResult() {
+		// The person's verdict on the plan is in the text of a result
+		// Gemini CLI records as a success.
+		var verdict string
+		switch verdict, words = planVerdict(ev.Tool.Output); verdict {
+		case "failed":
+			ev.Tool.OK = ptr(false)
+		case session.DeclinedByUser:
+			ev.Tool.OK = ptr(false)
+			ev.Meta[session.MetaDeclined] = verdict
+		}
+	}
 	if status != "" {
 		ev.Meta["status"] = status
 	}
 	out.Emit(ev)
+	if words != "" {
+		// The person turned the plan down and said what to change: their
+		// words reach the model only inside the result.
+		h := event(ts, session.TypeUserMessage, session.Source{Kind: session.KindUser, Name: "rejection-feedback"})
+		h.Text = words
+		out.Emit(h)
+	}
+}
+
+// toolExitPlanMode is the tool with which the agent asks the person to
+// approve its plan and leave plan mode.
+const toolExitPlanMode = "exit_plan_mode"
+
+// Gemini CLI 0.61.0's results of exit_plan_mode (its bundle holds each
+// text): the person approved the plan, turned it down with words or
+// without, or cancelled the dialog.
+const (
+	planApproved     = "Plan approved."
+	planRejected     = "Plan rejected."
+	planFeedback     = "Plan rejected. User feedback: "
+	planStoredAt     = "\n\nThe plan is stored at: "
+	planDialogClosed = "User cancelled the plan approval dialog."
+)
+
+// planVerdict is what an exit_plan_mode result says of the plan:
+// session.DeclinedByUser when the person turned it down (words: what they
+// typed, if anything), "" when they approved it, "failed" when Gemini CLI
+// could not take the plan (no plan file, an empty one, a path outside its
+// plans folder): the agent's call failed.
+func planVerdict(out string) (verdict, words string) {
+	switch {
+	case strings.HasPrefix(out, planApproved):
+		return "", ""
+	case strings.HasPrefix(out, planFeedback):
+		words, _, _ = strings.Cut(strings.TrimPrefix(out, planFeedback), planStoredAt)
+		return session.DeclinedByUser, strings.TrimSpace(words)
+	case strings.HasPrefix(out, planRejected), strings.HasPrefix(out, planDialogClosed):
+		return session.DeclinedByUser, ""
+	}
+	return "failed", ""
 }
 
 func ptr[T any](v T) *T { return &v }

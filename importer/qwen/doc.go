@@ -77,7 +77,10 @@
 //	                         subagent_type, else description)
 //	                         a cancelled one (toolCallResult.status) carries meta declined:
 //	                         "user" when the person turned it down at the prompt ("Reason: User
-//	                         did not allow tool call"), else "stopped"
+//	                         did not allow tool call"), else "stopped"; a successful
+//	                         exit_plan_mode is ok only when it says the plan was approved ("User
+//	                         approved.", "Leader approved."): "Plan execution was not approved."
+//	                         is declined "user", "Plan exit was cancelled." "stopped"
 //	system chat_compression  system/event "chat_compression" (meta trigger, preTokens,
 //	                         postTokens), then the host's summary: user/message kind
 //	                         "system" name "compact-summary" holding the <state_snapshot>

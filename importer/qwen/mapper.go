@@ -502,6 +502,17 @@ func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.O
 			ev.Meta[session.MetaDeclined] = session.DeclinedByUser
 		}
 	}
+	if ok && name == toolExitPlanMode {
+		// The verdict on the plan is in the text of a successful result.
+		switch v := planVerdict(output); v {
+		case "":
+		case "failed":
+			ok = false
+		default:
+			ok = false
+			ev.Meta[session.MetaDeclined] = v
+		}
+	}
 	out.Emit(ev)
 	if found && ok && name == ToolAgent && strings.TrimSpace(output) != "" {
 		rep := m.event(r, session.TypeSubagentReport, session.Source{Kind: session.KindSubagent, Name: name})
@@ -510,6 +521,27 @@ func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.O
 		rep.Meta["callId"] = fr.ID
 		out.Emit(rep)
 	}
+}
+
+// toolExitPlanMode is the tool with which the agent asks the person to
+// approve its plan and leave plan mode.
+const toolExitPlanMode = "exit_plan_mode"
+
+// planVerdict is what a successful exit_plan_mode result says of the plan
+// (Qwen Code 0.24.4's texts): "" approved ("User approved.", or in
+// agent-team mode "Leader approved."), session.DeclinedByUser not
+// approved, session.DeclinedStopped the exit stopped, "failed" anything
+// else (an approval gone stale: no action was taken).
+func planVerdict(out string) string {
+	switch {
+	case strings.HasPrefix(out, "User approved."), strings.HasPrefix(out, "Leader approved."):
+		return ""
+	case strings.HasPrefix(out, "Plan execution was not approved."):
+		return session.DeclinedByUser
+	case strings.HasPrefix(out, "Plan exit was cancelled."):
+		return session.DeclinedStopped
+	}
+	return "failed"
 }
 
 // deniedReason is the reason Qwen Code cancels a call with when the person

@@ -1,0 +1,89 @@
+package tape
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// quoteJSON is s as a JSON string.
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Each host's plan mode ends with the agent asking the person to approve
+// its plan: Claude Code's ExitPlanMode and Qwen Code's exit_plan_mode with
+// the plan as their input ("plan"), Gemini CLI's exit_plan_mode with the
+// plan file it wrote in plan mode ("plan_filename", under its plans
+// folder). Task Status carries the last plan, whole, with the person's
+// verdict: approved, or not approved when they turned it down (the
+// importers mark that result declined). A plan turned down is no call to
+// ask about again in Pending State: Task Status says it, and a later plan
+// replaces it. Entering plan mode (EnterPlanMode, enter_plan_mode) is the
+// host setting "plan" until a plan is approved.
+func TestEachHostsPlanIsTheTapesPlan(t *testing.T) {
+	const v1 = "# Parser plan\n\n1. Tokenise with a hand-written lexer.\n2. Recursive descent, no generator."
+	const v2 = "# Parser plan\n\n1. Write the grammar tests first.\n2. Generate the parser with goyacc."
+	for _, c := range []struct {
+		name    string
+		evs     []session.Event
+		want    []string
+		notWant []string
+	}{
+		{"Gemini CLI approved", seqd(human("Plan the parser."),
+			call("enter_plan_mode", "e1", `{}`), result("enter_plan_mode", "e1", true, "Switching to Plan mode."),
+			call("write_file", "w1", `{"file_path":"/home/u/.gemini/tmp/work/s1/plans/parser.md","content":`+quoteJSON(v2)+`}`),
+			result("write_file", "w1", true, "Successfully created and wrote to new file"),
+			call("exit_plan_mode", "x1", `{"plan_filename":"parser.md"}`),
+			result("exit_plan_mode", "x1", true, "Plan approved. Switching to Auto-Edit mode (edits will be applied automatically).\n\nThe approved implementation plan is stored at: /home/u/.gemini/tmp/work/s1/plans/parser.md"),
+			say("Noted.")),
+			[]string{"Plan proposed at seq=6", "plans/parser.md", "approved by the user", "goyacc", "Write the grammar tests first."}, []string{"not approved"}},
+		{"Gemini CLI turned down, then approved", seqd(human("Plan the parser."),
+			call("write_file", "w1", `{"file_path":"/home/u/.gemini/tmp/work/s1/plans/parser.md","content":`+quoteJSON(v1)+`}`),
+			result("write_file", "w1", true, "Successfully created and wrote to new file"),
+			call("exit_plan_mode", "x1", `{"plan_filename":"parser.md"}`),
+			declinedResult("exit_plan_mode", "x1", "Plan rejected. User feedback: Use goyacc.\n\nThe plan is stored at: /home/u/.gemini/tmp/work/s1/plans/parser.md\nRevise the plan based on the feedback."),
+			injected(session.KindUser, "rejection-feedback", "Use goyacc."),
+			call("write_file", "w2", `{"file_path":"/home/u/.gemini/tmp/work/s1/plans/parser.md","content":`+quoteJSON(v2)+`}`),
+			result("write_file", "w2", true, "Successfully overwrote file"),
+			call("exit_plan_mode", "x2", `{"plan_filename":"parser.md"}`),
+			result("exit_plan_mode", "x2", true, "Plan approved. Switching to Auto-Edit mode."),
+			say("Noted.")),
+			[]string{"Plan proposed at seq=9", "approved by the user", "goyacc"}, []string{"hand-written lexer", "not approved"}},
+		{"Qwen Code approved", seqd(human("Plan the parser."),
+			call("exit_plan_mode", "x1", `{"plan":`+quoteJSON(v1)+`}`),
+			result("exit_plan_mode", "x1", true, "User approved. You can now start coding. Start with updating your todo list if applicable."),
+			say("Noted.")),
+			[]string{"Plan proposed at seq=2", "approved by the user", "hand-written lexer"}, []string{"not approved"}},
+		{"Qwen Code turned down", seqd(human("Plan the parser."),
+			call("exit_plan_mode", "x1", `{"plan":`+quoteJSON(v1)+`}`),
+			declinedResult("exit_plan_mode", "x1", "[Operation Cancelled] Reason: User did not allow tool call"),
+			say("Noted.")),
+			[]string{"Plan proposed at seq=2", "not approved by the user", "hand-written lexer"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tp := build(t, "s", c.evs, Options{}, nil)
+			status := blockText(t, tp, "Task Status")
+			for _, w := range c.want {
+				if !strings.Contains(status, w) {
+					t.Errorf("Task Status lacks %q:\n%s", w, status)
+				}
+			}
+			for _, w := range c.notWant {
+				if strings.Contains(status, w) {
+					t.Errorf("Task Status says %q:\n%s", w, status)
+				}
+			}
+			if pending, ok := tp.Block("Pending State"); ok && strings.Contains(pending, "exit_plan_mode") {
+				t.Errorf("Pending State lists the plan exit:\n%s", pending)
+			}
+		})
+	}
+	tp := build(t, "s", seqd(human("Plan the parser."), call("enter_plan_mode", "e1", `{}`), result("enter_plan_mode", "e1", true, "Switching to Plan mode."), say("Planning.")), Options{}, nil)
+	if files := blockText(t, tp, "Workspace Files"); !strings.Contains(files, "permission mode plan") {
+		t.Errorf("enter_plan_mode is not the host setting plan:\n%s", files)
+	}
+}
