@@ -191,15 +191,20 @@ const (
 
 // MetaGoalStatus and MetaGoalObjective are the meta keys an importer sets on
 // an event that says what the session's host-kept goal now is (Codex's
-// thread goal, which the person sets with /goal and the agent marks with
-// update_goal): its status as the host names it ("active", "paused",
-// "blocked", "usage_limited", "budget_limited", "complete") and its
+// thread goal and Qwen Code's Goal, which the person sets with /goal and
+// the agent works at turn after turn): its status as the host names it
+// ("active", "paused", "blocked", "usage_limited", "budget_limited",
+// "complete"), or GoalCleared once the person cleared it, and its
 // objective, on the system/event the host wrote when it changed or the
 // tool/result of a goal tool that returned it.
 const (
 	MetaGoalStatus    = "goalStatus"
 	MetaGoalObjective = "goalObjective"
 )
+
+// GoalCleared is the MetaGoalStatus of a goal the person cleared: the
+// session has none.
+const GoalCleared = "cleared"
 
 // Declined reports whether e is the tool/result of a call the person
 // declined (MetaDeclined).

@@ -87,8 +87,8 @@ const (
 	// queued message; 49 kept no offset of a write or edit in the tail;
 	// 53 took a call the person declined for a failure; 54 kept no goal
 	// the host keeps; 55 read no plan of Gemini CLI's or Qwen Code's
-	// exit_plan_mode.
-	snapshotVersion = 56
+	// exit_plan_mode; 56 kept a goal the person cleared.
+	snapshotVersion = 57
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -574,7 +574,11 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		}
 	}
 	if ev.Type == session.TypeSystem || ev.Type == session.TypeToolResult {
-		if g := ev.Meta[session.MetaGoalStatus]; g != "" {
+		switch g := ev.Meta[session.MetaGoalStatus]; g {
+		case "":
+		case session.GoalCleared:
+			st.Goal = nil
+		default:
 			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: clipAtSeq(ev.Meta[session.MetaGoalObjective], maxGoalRunes, "", ev.Seq), Seq: ev.Seq}
 		}
 	}

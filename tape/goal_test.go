@@ -67,8 +67,14 @@ func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
 			}
 		})
 	}
-	tp := build(t, "s", seqd(human("Port the pager."), todoWrite(todo("1", "Port it", session.TodoPending)), say("On it.")), Options{}, nil)
-	if status := blockText(t, tp, "Task Status"); strings.Contains(status, "goal") {
-		t.Errorf("Task Status names a goal no host kept:\n%s", status)
+	for _, evs := range [][]session.Event{
+		seqd(human("Port the pager."), todoWrite(todo("1", "Port it", session.TodoPending)), say("On it.")),
+		seqd(human("Port the pager."), slash, goalSet("active", objective), todoWrite(todo("1", "Port it", session.TodoPending)),
+			goalSet(session.GoalCleared, ""), say("Cleared.")),
+	} {
+		tp := build(t, "s", evs, Options{}, nil)
+		if status := blockText(t, tp, "Task Status"); strings.Contains(status, "goal") {
+			t.Errorf("Task Status names a goal no host keeps:\n%s", status)
+		}
 	}
 }

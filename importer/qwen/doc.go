@@ -85,6 +85,10 @@
 //	                         postTokens), then the host's summary: user/message kind
 //	                         "system" name "compact-summary" holding the <state_snapshot>
 //	                         … </state_snapshot> (the tape's Host Summary)
+//	system goal_state        system/event "goal_state" (Qwen Code's /goal, one per change and
+//	                         per goal turn): meta goalStatus and goalObjective of
+//	                         systemPayload.snapshot.goal, "cleared" when it is null; text
+//	                         "goal <status>: <objective>"
 //	system slash_command     system/event "slash_command" (meta phase); at phase
 //	                         "invocation" also the human's user/message "/cmd args"
 //	                         (source.name "slash-command")

@@ -659,8 +659,37 @@ func (m *Mapper) system(r *record, out *importer.Output) {
 	case subtypeCompression:
 		m.compression(r, ev, out)
 		return
+	case subtypeGoalState:
+		var pl goalState
+		if err := json.Unmarshal(r.SystemPayload, &pl); err != nil || pl.Snapshot == nil {
+			out.Warn("goal_state record %s: systemPayload does not decode as a goal's state; no goal status", r.UUID)
+			break
+		}
+		if g := pl.Snapshot.Goal; g != nil && g.Status != "" {
+			ev.Meta[session.MetaGoalStatus] = importer.Clip(g.Status, 40)
+			ev.Meta[session.MetaGoalObjective] = importer.Clip(g.Objective, 4000)
+			ev.Text = "goal " + ev.Meta[session.MetaGoalStatus] + ": " + importer.Clip(g.Objective, 200)
+		} else if g == nil {
+			ev.Meta[session.MetaGoalStatus] = session.GoalCleared
+			ev.Text = "goal cleared"
+		}
 	}
 	out.Emit(ev)
+}
+
+// subtypeGoalState is the system record Qwen Code 0.24 writes of its /goal
+// (one per change and per goal turn; it restores the goal from the last on
+// resume): systemPayload {v, cause, snapshot: {v, goal: {objective,
+// status, …} or null once cleared, activity}}.
+const subtypeGoalState = "goal_state"
+
+type goalState struct {
+	Snapshot *struct {
+		Goal *struct {
+			Objective string `json:"objective"`
+			Status    string `json:"status"`
+		} `json:"goal"`
+	} `json:"snapshot"`
 }
 
 // compression emits the compaction boundary (system/event) and the

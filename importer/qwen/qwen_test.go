@@ -215,3 +215,64 @@ func TestADeclinedCallIsMarkedDeclined(t *testing.T) {
 		t.Errorf("%d results, want %d", seen, len(results))
 	}
 }
+
+// testdata/goal-0.24.jsonl is the session the real interactive Qwen Code
+// 0.24.4 wrote when the person set a goal with /goal (hosts'
+// TestQwenGoalIsInTaskStatus; its temporary root replaced by /home/user):
+// Qwen Code records the goal's state as system goal_state records (one per
+// change and per goal turn), and paused it itself after three goal turns
+// that made no progress. Each carries the goal's status and objective
+// (session.MetaGoalStatus), for the tape's Task Status.
+func TestTheGoalsStateIsImported(t *testing.T) {
+	st, home := newStore(t)
+	sum, err := importer.Run(importer.Options{Store: st, Home: home, ID: "q", Source: "testdata/goal-0.24.jsonl"}, qwen.NewMapper(qwen.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Warnings) > 0 {
+		t.Errorf("warnings %v", sum.Warnings)
+	}
+	evs, _, err := st.ReadAll("q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		if s := ev.Meta[session.MetaGoalStatus]; s != "" {
+			got = append(got, s+" "+ev.Meta[session.MetaGoalObjective])
+		}
+	}
+	want := "active Port the pager to Go,active Port the pager to Go,active Port the pager to Go,active Port the pager to Go,paused Port the pager to Go"
+	if strings.Join(got, ",") != want {
+		t.Errorf("goal states %q, want %s", got, want)
+	}
+}
+
+// A goal_state whose goal is null is the person's /goal clear: status
+// "cleared", no objective. A payload Qwen Code would not read says no goal
+// state, and is warned of.
+func TestAClearedGoal(t *testing.T) {
+	lines := []string{
+		`{"uuid":"s1","sessionId":"qs","timestamp":"2026-12-04T10:00:00.000Z","type":"system","subtype":"goal_state","systemPayload":{"v":2,"cause":"clear","snapshot":{"v":2,"goal":null,"activity":"idle","clearedGoal":{"goalId":"g1","revision":1,"updatedAt":1}}}}`,
+		`{"uuid":"s2","sessionId":"qs","timestamp":"2026-12-04T10:00:01.000Z","type":"system","subtype":"goal_state","systemPayload":"not an object"}`,
+	}
+	path := filepath.Join(t.TempDir(), "qs.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := newStore(t)
+	sum, err := importer.Run(importer.Options{Store: st, Home: home, ID: "q", Source: path}, qwen.NewMapper(qwen.Config{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := st.ReadAll("q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Meta[session.MetaGoalStatus] != "cleared" || evs[1].Meta[session.MetaGoalStatus] != "" {
+		t.Errorf("events %+v: want the first cleared, the second no goal state", evs)
+	}
+	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "goal_state") {
+		t.Errorf("warnings %q: want one on the goal_state that does not decode", sum.Warnings)
+	}
+}
