@@ -904,10 +904,10 @@ func outputOf(src Outputs, seq, off int64, size int) (string, string, error) {
 func isTodoTool(name string) bool {
 	switch name {
 	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet",
-		"create_goal", "get_goal", "update_goal":
+		"create_goal", "get_goal", "update_goal", "propose_goal":
 		return true
 	}
-	if len(name) < 7 || len(name) > 11 {
+	if len(name) < 7 || len(name) > 12 {
 		return false // no todo tool's name has another length
 	}
 	return todoTools[strings.ToLower(name)]

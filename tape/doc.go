@@ -73,8 +73,8 @@
 //
 // Staleness: when at least 3 successful tool results (todo tools excluded:
 // TodoWrite, todo_write, update_plan, TodoRead, todo_read, and Claude Code
-// 2.1's TaskCreate, TaskUpdate, TaskList, TaskGet, Codex 0.171's
-// create_goal, get_goal, update_goal) follow the last
+// 2.1's TaskCreate, TaskUpdate, TaskList, TaskGet, Codex 0.171's and Qwen
+// Code 0.24's create_goal, get_goal, update_goal, propose_goal) follow the last
 // todo/write and an item is unfinished, Task Status says "an item may already be complete (N
 // successful tool calls since the list was written): verify before
 // re-running".

@@ -67,7 +67,7 @@ func TestAFinishedTodoListIsNotStale(t *testing.T) {
 // work, no step since the list was written and no call in flight. TaskOutput
 // and TaskStop are background commands', and stay actions.
 func TestTaskToolsAreTodoTools(t *testing.T) {
-	for _, name := range []string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TodoWrite", "update_plan"} {
+	for _, name := range []string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TodoWrite", "update_plan", "update_goal", "propose_goal", "Update_Goal"} {
 		if !isTodoTool(name) {
 			t.Errorf("%s is no todo tool", name)
 		}

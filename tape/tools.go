@@ -36,11 +36,11 @@ var toolOps = map[string]string{
 
 // todoTools write or read the todo list (Claude Code 2.1's task tools
 // among them: the importer makes their calls a todo/write) or the goal the
-// host keeps (Codex 0.171's goal tools: Task Status names the goal); their
-// results do not make the list stale.
+// host keeps (Codex 0.171's and Qwen Code 0.24's goal tools: Task Status
+// names the goal); their results do not make the list stale.
 var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_plan": true, "todoread": true, "todo_read": true,
 	"taskcreate": true, "taskupdate": true, "tasklist": true, "taskget": true,
-	"create_goal": true, "get_goal": true, "update_goal": true}
+	"create_goal": true, "get_goal": true, "update_goal": true, "propose_goal": true}
 
 // isPlanExit: name is the tool with which the agent asks the person to
 // approve its plan and leave plan mode (Claude Code's ExitPlanMode, Gemini
