@@ -87,9 +87,9 @@ const (
 	// queued message; 49 kept no offset of a write or edit in the tail;
 	// 53 took a call the person declined for a failure; 54 kept no goal
 	// the host keeps; 55 read no plan of Gemini CLI's or Qwen Code's
-	// exit_plan_mode; 56 kept a goal the person cleared and took Qwen's
+	// exit_plan_mode; 56 kept a goal the person cleared; 57 took Qwen's
 	// propose_goal for an action.
-	snapshotVersion = 57
+	snapshotVersion = 58
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
