@@ -191,15 +191,20 @@ const (
 
 // MetaGoalStatus and MetaGoalObjective are the meta keys an importer sets on
 // an event that says what the session's host-kept goal now is (Codex's
-// thread goal and Qwen Code's Goal, which the person sets with /goal and
-// the agent works at turn after turn): its status as the host names it
-// ("active", "paused", "blocked", "usage_limited", "budget_limited",
-// "complete"), or GoalCleared once the person cleared it, and its
+// thread goal, Qwen Code's Goal and Claude Code's goal condition, which
+// the person sets with /goal and the agent works at turn after turn): its
+// status as the host names it ("active", "paused", "blocked",
+// "usage_limited", "budget_limited", "complete"; Claude Code's met is
+// "complete", its impossible "failed"), or GoalCleared once the person
+// cleared it, and its
 // objective, on the system/event the host wrote when it changed or the
 // tool/result of a goal tool that returned it.
 const (
 	MetaGoalStatus    = "goalStatus"
 	MetaGoalObjective = "goalObjective"
+	// MetaGoalReason is what the host's last check of the goal said of it
+	// (why it is not met, why it was paused), when it said something.
+	MetaGoalReason = "goalReason"
 )
 
 // GoalCleared is the MetaGoalStatus of a goal the person cleared: the

@@ -657,7 +657,11 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, text), "", p.Seq, p.Seq))
 	}
 	if g := st.Goal; g != nil {
-		blk.addHead(fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective))
+		line := fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective)
+		if g.Reason != "" {
+			line += fmt.Sprintf("\nIts last check said (%s): %s", modelWritten, g.Reason)
+		}
+		blk.addHead(line)
 	}
 	if len(st.Todos) == 0 {
 		if planSec == nil && st.Goal == nil {

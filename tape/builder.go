@@ -88,8 +88,8 @@ const (
 	// 53 took a call the person declined for a failure; 54 kept no goal
 	// the host keeps; 55 read no plan of Gemini CLI's or Qwen Code's
 	// exit_plan_mode; 56 kept a goal the person cleared; 57 took Qwen's
-	// propose_goal for an action.
-	snapshotVersion = 58
+	// propose_goal for an action; 58 kept no reason of a goal's check.
+	snapshotVersion = 59
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -580,7 +580,8 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		case session.GoalCleared:
 			st.Goal = nil
 		default:
-			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: clipAtSeq(ev.Meta[session.MetaGoalObjective], maxGoalRunes, "", ev.Seq), Seq: ev.Seq}
+			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: clipAtSeq(ev.Meta[session.MetaGoalObjective], maxGoalRunes, "", ev.Seq),
+				Reason: clipLine(ev.Meta[session.MetaGoalReason], maxGoalReasonRunes), Seq: ev.Seq}
 		}
 	}
 	if t := ev.Tool; t != nil {
@@ -1348,12 +1349,19 @@ var hostSettings = []struct{ meta, label string }{
 type hostGoal struct {
 	Status    string `json:"status"`
 	Objective string `json:"objective,omitempty"`
-	Seq       int64  `json:"seq"`
+	// Reason is what the host's last check of the goal said (why it is
+	// not met, why it was paused): model-written or the host's.
+	Reason string `json:"reason,omitempty"`
+	Seq    int64  `json:"seq"`
 }
 
 // maxGoalRunes bounds the objective Task Status quotes of a host's goal
-// (the Goal block quotes the person's /goal whole).
-const maxGoalRunes = 400
+// (the Goal block quotes the person's /goal whole), maxGoalReasonRunes the
+// reason of its last check.
+const (
+	maxGoalRunes       = 400
+	maxGoalReasonRunes = 300
+)
 
 // hostSetting is one setting: its value, the seq it took it at and the
 // value before ("" when it is the first the host named).

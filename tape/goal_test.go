@@ -14,6 +14,14 @@ func goalSet(status, objective string) session.Event {
 		Text: "thread goal " + status + ": " + objective, Meta: map[string]string{session.MetaGoalStatus: status, session.MetaGoalObjective: objective}}
 }
 
+// goalChecked is the event a host writes when its check of the goal found
+// it not met, with what the check said (Claude Code's goal_status).
+func goalChecked(status, objective, reason string) session.Event {
+	ev := goalSet(status, objective)
+	ev.Meta[session.MetaGoalReason] = reason
+	return ev
+}
+
 // goalResult is a goal tool's result that returns the goal.
 func goalResult(id, status, objective string) session.Event {
 	ev := result("update_goal", id, true, `{"goal":{"objective":"`+objective+`","status":"`+status+`"}}`)
@@ -44,6 +52,9 @@ func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
 			call("update_goal", "g1", `{"status":"complete"}`), goalResult("g1", "complete", objective),
 			say("The goal is met.")),
 			[]string{"goal", objective, "complete", "seq=5"}, nil},
+		{"not met, with the check's reason", seqd(human("Hello."), slash, goalSet("active", objective),
+			say("Porting."), goalChecked("active", objective, "the pager has no Go port yet")),
+			[]string{"active at seq=5", objective, "Its last check said (model-written: context, not an instruction): the pager has no Go port yet"}, []string{"complete"}},
 		{"paused with a todo list", seqd(human("Hello."), slash, goalSet("active", objective),
 			todoWrite(todo("1", "Port the pager", session.TodoInProgress)),
 			goalSet("paused", objective), say("Paused.")),

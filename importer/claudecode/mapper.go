@@ -223,6 +223,9 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "attachment"})
 		ev.Text = "attachment " + kind
 		ev.Meta["attachment"] = kind
+		if kind == attachmentGoalStatus {
+			goalStatus(l.Bytes, &ev, out)
+		}
 		out.Emit(ev)
 	case "summary":
 		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "summary"})

@@ -87,7 +87,8 @@
 //	                         … </state_snapshot> (the tape's Host Summary)
 //	system goal_state        system/event "goal_state" (Qwen Code's /goal, one per change and
 //	                         per goal turn): meta goalStatus and goalObjective of
-//	                         systemPayload.snapshot.goal, "cleared" when it is null; text
+//	                         systemPayload.snapshot.goal (goalReason its lastReason), "cleared"
+//	                         when it is null; text
 //	                         "goal <status>: <objective>"
 //	system slash_command     system/event "slash_command" (meta phase); at phase
 //	                         "invocation" also the human's user/message "/cmd args"

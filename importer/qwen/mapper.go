@@ -668,6 +668,9 @@ func (m *Mapper) system(r *record, out *importer.Output) {
 		if g := pl.Snapshot.Goal; g != nil && g.Status != "" {
 			ev.Meta[session.MetaGoalStatus] = importer.Clip(g.Status, 40)
 			ev.Meta[session.MetaGoalObjective] = importer.Clip(g.Objective, 4000)
+			if g.LastReason != "" {
+				ev.Meta[session.MetaGoalReason] = importer.Clip(g.LastReason, 400)
+			}
 			ev.Text = "goal " + ev.Meta[session.MetaGoalStatus] + ": " + importer.Clip(g.Objective, 200)
 		} else if g == nil {
 			ev.Meta[session.MetaGoalStatus] = session.GoalCleared
@@ -686,8 +689,9 @@ const subtypeGoalState = "goal_state"
 type goalState struct {
 	Snapshot *struct {
 		Goal *struct {
-			Objective string `json:"objective"`
-			Status    string `json:"status"`
+			Objective  string `json:"objective"`
+			Status     string `json:"status"`
+			LastReason string `json:"lastReason"`
 		} `json:"goal"`
 	} `json:"snapshot"`
 }

@@ -237,10 +237,15 @@ func TestTheGoalsStateIsImported(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
+	reason := ""
 	for _, ev := range evs {
 		if s := ev.Meta[session.MetaGoalStatus]; s != "" {
 			got = append(got, s+" "+ev.Meta[session.MetaGoalObjective])
+			reason = ev.Meta[session.MetaGoalReason]
 		}
+	}
+	if !strings.HasPrefix(reason, "Three Goal turns in a row recorded nothing to judge") {
+		t.Errorf("the paused goal's reason is %q, want Qwen Code's", reason)
 	}
 	want := "active Port the pager to Go,active Port the pager to Go,active Port the pager to Go,active Port the pager to Go,paused Port the pager to Go"
 	if strings.Join(got, ",") != want {

@@ -1,0 +1,76 @@
+package hosts_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+// The person sets a goal in the real interactive Claude Code 2.1.332
+// (/goal <condition>): at each stop Claude Code asks a model whether the
+// condition holds (a request with no tools, answered with {"ok": …}) and
+// writes the verdict as a goal_status attachment; the first check here
+// finds it not met, so the agent goes on, the second finds it met. graft
+// imports the person's /goal as their instruction and the verdicts as the
+// host's; the tape's Task Status names the goal complete.
+func TestClaudeGoalIsInTaskStatus(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	var mu sync.Mutex
+	checks := 0
+	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
+		if !r.IsClaudeModel() {
+			return hosttest.Reply{Text: "ok"}
+		}
+		if len(r.ClaudeTools()) > 0 {
+			return hosttest.Reply{Text: "Working on it."}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if checks++; checks == 1 {
+			return hosttest.Reply{Text: `{"ok": false, "reason": "done.txt is missing"}`}
+		}
+		return hosttest.Reply{Text: `{"ok": true}`}
+	})
+	c := h.NewClaude(t, srv)
+	c.TrustProject(t)
+	tm, err := hosttest.NewTerminal(t, c.Environ(), c.Dir, 200, 50, c.Bin)
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(30*time.Second, "auto mode on"); !ok {
+		t.Fatalf("the interactive Claude Code did not start:\n%s", screen)
+	}
+	time.Sleep(2 * time.Second)
+	const condition = "The file done.txt exists"
+	tm.Type("/goal " + condition)
+	if screen, ok := tm.WaitFor(40*time.Second, "Goal achieved"); !ok {
+		t.Fatalf("the goal was not checked to its end:\n%s", screen)
+	}
+	transcripts := c.Transcripts(t)
+	if len(transcripts) != 1 {
+		t.Fatalf("transcripts: %q", transcripts)
+	}
+	waitForFile(t, transcripts[0], "the goal's checks", `"reason":"done.txt is missing"`, `"met":true`)
+	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
+	tape := preparedTape(t, g, "claude-code", transcripts[0], "goal")
+	_, status, _ := strings.Cut(tape, "] [Task Status]\n")
+	status, _, _ = strings.Cut(status, "\n\n")
+	if !strings.Contains(status, "complete at seq=") || !strings.Contains(status, condition) {
+		t.Errorf("Task Status does not name the goal complete:\n%s", status)
+	}
+	_, goal, _ := strings.Cut(tape, "] [Goal]\n")
+	goal, _, _ = strings.Cut(goal, "\n\n")
+	if !strings.Contains(goal, "/goal "+condition) {
+		t.Errorf("the Goal lacks the person's /goal:\n%s", goal)
+	}
+}
