@@ -1,9 +1,7 @@
 package hosts_test
 
 import (
-	"errors"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -40,17 +38,7 @@ func TestClaudeGoalIsInTaskStatus(t *testing.T) {
 	})
 	c := h.NewClaude(t, srv)
 	c.TrustProject(t)
-	tm, err := hosttest.NewTerminal(t, c.Environ(), c.Dir, 200, 50, c.Bin)
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(30*time.Second, "auto mode on"); !ok {
-		t.Fatalf("the interactive Claude Code did not start:\n%s", screen)
-	}
-	time.Sleep(2 * time.Second)
+	tm := hostTerminal(t, c.Environ(), c.Dir, "auto mode on", c.Bin)
 	const condition = "The file done.txt exists"
 	tm.Type("/goal " + condition)
 	if screen, ok := tm.WaitFor(40*time.Second, "Goal achieved"); !ok {
@@ -62,15 +50,5 @@ func TestClaudeGoalIsInTaskStatus(t *testing.T) {
 	}
 	waitForFile(t, transcripts[0], "the goal's checks", `"reason":"done.txt is missing"`, `"met":true`)
 	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
-	tape := preparedTape(t, g, "claude-code", transcripts[0], "goal")
-	_, status, _ := strings.Cut(tape, "] [Task Status]\n")
-	status, _, _ = strings.Cut(status, "\n\n")
-	if !strings.Contains(status, "complete at seq=") || !strings.Contains(status, condition) {
-		t.Errorf("Task Status does not name the goal complete:\n%s", status)
-	}
-	_, goal, _ := strings.Cut(tape, "] [Goal]\n")
-	goal, _, _ = strings.Cut(goal, "\n\n")
-	if !strings.Contains(goal, "/goal "+condition) {
-		t.Errorf("the Goal lacks the person's /goal:\n%s", goal)
-	}
+	checkGoalCarried(t, preparedTape(t, g, "claude-code", transcripts[0], "goal"), "complete", condition)
 }

@@ -2,7 +2,6 @@ package hosts_test
 
 import (
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,16 +44,7 @@ func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 	x := h.NewCodex(t, srv)
 	x.Exec(t, "Hello.").Ok(t)
 	rollout := x.Rollouts(t)[0]
-	tm, err := hosttest.NewTerminal(t, x.Environ(), x.Dir, 200, 50, x.Bin, "resume", hosttest.RolloutID(rollout))
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(30*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Codex did not show the resumed session:\n%s", screen)
-	}
+	tm := hostTerminal(t, x.Environ(), x.Dir, "Hello.", x.Bin, "resume", hosttest.RolloutID(rollout))
 	tm.Type("/goal " + objective)
 	if screen, ok := tm.WaitFor(60*time.Second, "The goal is met."); !ok {
 		t.Fatalf("the goal was not pursued to its end:\n%s", screen)
@@ -95,11 +85,7 @@ func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 	// The model marked the goal met with update_goal (Codex writes no
 	// thread_goal_updated for it: the tool's output says so): Task Status
 	// names the goal complete, and the goal tool is no action of the work.
-	_, status, _ := strings.Cut(rv.Tape, "] [Task Status]\n")
-	status, _, _ = strings.Cut(status, "\n\n")
-	if !strings.Contains(status, "complete at seq=") || !strings.Contains(status, objective) {
-		t.Errorf("Task Status does not name the goal complete:\n%s", status)
-	}
+	checkGoalCarried(t, rv.Tape, "complete", objective)
 	if strings.Contains(rv.Tape, "update_goal ok") {
 		t.Errorf("the tape lists update_goal as an action:\n%s", rv.Tape)
 	}

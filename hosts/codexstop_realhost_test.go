@@ -1,7 +1,6 @@
 package hosts_test
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,17 +38,7 @@ func TestCodexStoppedCommandIsNoSuccess(t *testing.T) {
 	x := h.NewCodex(t, srv)
 	x.Exec(t, "Hello.").Ok(t)
 	rollout := x.Rollouts(t)[0]
-	tm, err := hosttest.NewTerminal(t, x.Environ(), x.Dir, 200, 50, x.Bin, "--ask-for-approval", "on-request", "resume", hosttest.RolloutID(rollout))
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(30*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Codex did not show the resumed session:\n%s", screen)
-	}
-	time.Sleep(time.Second)
+	tm := hostTerminal(t, x.Environ(), x.Dir, "Hello.", x.Bin, "--ask-for-approval", "on-request", "resume", hosttest.RolloutID(rollout))
 	tm.Type("Add left-pad.")
 	if screen, ok := tm.WaitFor(30*time.Second, "Would you like to run"); !ok {
 		t.Fatalf("no approval prompt:\n%s", screen)

@@ -3,12 +3,60 @@ package hosts_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/graft-project/graft/internal/hosttest"
 )
+
+// hostTerminal runs a host's interactive program, argv, in a terminal of
+// 200×50 in dir with env, and waits until its screen shows ready (the
+// resumed session, its prompt): the test is skipped without tmux and fails
+// when ready does not come within a minute. The prompt takes keys a moment
+// after it is drawn: hostTerminal returns after that moment.
+func hostTerminal(t *testing.T, env []string, dir, ready string, argv ...string) *hosttest.Terminal {
+	t.Helper()
+	tm, err := hosttest.NewTerminal(t, env, dir, 200, 50, argv...)
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(60*time.Second, ready); !ok {
+		t.Fatalf("%s did not show %q:\n%s", argv[0], ready, screen)
+	}
+	time.Sleep(2 * time.Second)
+	return tm
+}
+
+// tapeBlock is the text of the block titled title in a tape, "" when the
+// tape has none.
+func tapeBlock(tape, title string) string {
+	_, b, found := strings.Cut(tape, "] ["+title+"]\n")
+	if !found {
+		return ""
+	}
+	b, _, _ = strings.Cut(b, "\n\n[graft:tape ")
+	return b
+}
+
+// checkGoalCarried fails unless tape's Task Status names the host's goal
+// objective with status, and its Goal block the person's "/goal
+// objective".
+func checkGoalCarried(t *testing.T, tape, status, objective string) {
+	t.Helper()
+	if s := tapeBlock(tape, "Task Status"); !strings.Contains(s, status+" at seq=") || !strings.Contains(s, objective) {
+		t.Errorf("Task Status does not name the goal %s:\n%s", status, s)
+	}
+	if g := tapeBlock(tape, "Goal"); !strings.Contains(g, "/goal "+objective) {
+		t.Errorf("the Goal lacks the person's /goal:\n%s", g)
+	}
+}
 
 // preparedTape imports transcript of host as graft session id and returns
 // the text of the tape graft prepare makes of it.
@@ -31,8 +79,7 @@ func preparedTape(t *testing.T, g graftRun, host, transcript, id string) string 
 // stopped, and command among no failure.
 func checkTurnedDownApart(t *testing.T, tape, outcome, command string) {
 	t.Helper()
-	_, pending, _ := strings.Cut(tape, "] [Pending State]\n")
-	pending, _, _ = strings.Cut(pending, "\n\n")
+	pending := tapeBlock(tape, "Pending State")
 	fails, declined, found := strings.Cut(pending, "Calls the person declined")
 	if !found || !strings.Contains(declined, outcome+": "+command) || strings.Contains(fails, command) {
 		t.Errorf("Pending State does not name %q as %s apart from the failures:\n%s", command, outcome, pending)

@@ -1,7 +1,6 @@
 package hosts_test
 
 import (
-	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -35,17 +34,7 @@ func TestGeminiDeclinedCommandIsNoFailure(t *testing.T) {
 	})
 	gm := h.NewGemini(t, gs)
 	gm.Prompt(t, "Hello.").Ok(t)
-	tm, err := hosttest.NewTerminal(t, gm.Environ(), gm.Dir, 200, 50, gm.Bin, gm.Entry, "--resume", "latest")
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Gemini CLI did not show the resumed session:\n%s", screen)
-	}
-	time.Sleep(2 * time.Second)
+	tm := hostTerminal(t, gm.Environ(), gm.Dir, "Hello.", gm.Bin, gm.Entry, "--resume", "latest")
 	tm.Type("Add left-pad.")
 	if screen, ok := tm.WaitFor(30*time.Second, "Allow execution"); !ok {
 		t.Fatalf("no confirmation prompt:\n%s", screen)

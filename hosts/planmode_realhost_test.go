@@ -1,7 +1,6 @@
 package hosts_test
 
 import (
-	"errors"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -64,17 +63,7 @@ func TestGeminiPlanModeIsTheTapesPlan(t *testing.T) {
 		return hosttest.GeminiReply{Text: "Noted."}
 	})
 	gm.Prompt(t, "Hello.").Ok(t)
-	tm, err := hosttest.NewTerminal(t, gm.Environ(), gm.Dir, 200, 50, gm.Bin, gm.Entry, "--resume", "latest", "--approval-mode", "plan")
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Gemini CLI did not show the resumed session:\n%s", screen)
-	}
-	time.Sleep(2 * time.Second)
+	tm := hostTerminal(t, gm.Environ(), gm.Dir, "Hello.", gm.Bin, gm.Entry, "--resume", "latest", "--approval-mode", "plan")
 	tm.Type("Plan the parser.")
 	if screen, ok := tm.WaitFor(30*time.Second, "Ready to start implementation?", "hand-written lexer"); !ok {
 		t.Fatalf("no plan approval for the first plan:\n%s", screen)
@@ -122,17 +111,7 @@ func TestQwenPlanModeIsTheTapesPlan(t *testing.T) {
 	})
 	q.Print(t, "Hello.").Ok(t)
 	id, src := qwenSession(t, q)
-	tm, err := hosttest.NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id, "--approval-mode", "plan")
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Qwen Code did not show the resumed session:\n%s", screen)
-	}
-	time.Sleep(2 * time.Second)
+	tm := hostTerminal(t, q.Environ(), q.Dir, "Hello.", q.Bin, "--resume", id, "--approval-mode", "plan")
 	tm.Type("Plan the parser.")
 	if screen, ok := tm.WaitFor(30*time.Second, "Would you like to proceed?", "goyacc"); !ok {
 		t.Fatalf("no plan approval:\n%s", screen)
@@ -151,22 +130,17 @@ func TestQwenPlanModeIsTheTapesPlan(t *testing.T) {
 func checkPlanCarried(t *testing.T, g graftRun, host, transcript, want, gone, said string) {
 	t.Helper()
 	tape := preparedTape(t, g, host, transcript, "plan")
-	block := func(title string) string {
-		_, b, _ := strings.Cut(tape, "] ["+title+"]\n")
-		b, _, _ = strings.Cut(b, "\n\n[graft:tape")
-		return b
-	}
-	status := block("Task Status")
+	status := tapeBlock(tape, "Task Status")
 	if !strings.Contains(status, "approved by the user") || strings.Contains(status, "not approved") || !strings.Contains(status, want) {
 		t.Errorf("Task Status does not carry the approved plan (%q):\n%s", want, status)
 	}
 	if gone != "" && strings.Contains(status, gone) {
 		t.Errorf("Task Status carries the plan turned down (%q):\n%s", gone, status)
 	}
-	if said != "" && !strings.Contains(block("Goal"), said) {
-		t.Errorf("the Goal lacks the person's feedback %q:\n%s", said, block("Goal"))
+	if g := tapeBlock(tape, "Goal"); said != "" && !strings.Contains(g, said) {
+		t.Errorf("the Goal lacks the person's feedback %q:\n%s", said, g)
 	}
-	if strings.Contains(block("Pending State"), "exit_plan_mode") {
-		t.Errorf("Pending State names a plan exit:\n%s", block("Pending State"))
+	if p := tapeBlock(tape, "Pending State"); strings.Contains(p, "exit_plan_mode") {
+		t.Errorf("Pending State names a plan exit:\n%s", p)
 	}
 }

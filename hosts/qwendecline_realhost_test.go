@@ -1,7 +1,6 @@
 package hosts_test
 
 import (
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -31,17 +30,7 @@ func TestQwenDeclinedCommandIsNoFailure(t *testing.T) {
 	})
 	q.Print(t, "Hello.").Ok(t)
 	id, src := qwenSession(t, q)
-	tm, err := hosttest.NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id)
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Qwen Code did not show the resumed session:\n%s", screen)
-	}
-	time.Sleep(2 * time.Second)
+	tm := hostTerminal(t, q.Environ(), q.Dir, "Hello.", q.Bin, "--resume", id)
 	tm.Type("Add left-pad.")
 	if screen, ok := tm.WaitFor(30*time.Second, "Allow execution"); !ok {
 		t.Fatalf("no confirmation prompt:\n%s", screen)

@@ -1,8 +1,6 @@
 package hosts_test
 
 import (
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,17 +20,7 @@ func TestQwenGoalIsInTaskStatus(t *testing.T) {
 	srv.SetReplyFunc(func(hosttest.QwenRequest) hosttest.QwenReply { return hosttest.QwenReply{Text: "On it."} })
 	q.Print(t, "Hello.").Ok(t)
 	id, src := qwenSession(t, q)
-	tm, err := hosttest.NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id)
-	if errors.Is(err, hosttest.ErrNoTmux) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if screen, ok := tm.WaitFor(60*time.Second, "Hello."); !ok {
-		t.Fatalf("the interactive Qwen Code did not show the resumed session:\n%s", screen)
-	}
-	time.Sleep(2 * time.Second)
+	tm := hostTerminal(t, q.Environ(), q.Dir, "Hello.", q.Bin, "--resume", id)
 	const objective = "Port the pager to Go"
 	tm.Type("/goal " + objective)
 	if screen, ok := tm.WaitFor(60*time.Second, "Goal paused"); !ok {
@@ -40,15 +28,5 @@ func TestQwenGoalIsInTaskStatus(t *testing.T) {
 	}
 	waitForFile(t, src, "Qwen Code's paused goal", `"status":"paused"`)
 	tm.Type("/quit")
-	tape := preparedTape(t, g, "qwen", src, "goal")
-	_, status, _ := strings.Cut(tape, "] [Task Status]\n")
-	status, _, _ = strings.Cut(status, "\n\n")
-	if !strings.Contains(status, "paused at seq=") || !strings.Contains(status, objective) {
-		t.Errorf("Task Status does not name the goal paused:\n%s", status)
-	}
-	_, goal, _ := strings.Cut(tape, "] [Goal]\n")
-	goal, _, _ = strings.Cut(goal, "\n\n")
-	if !strings.Contains(goal, "/goal "+objective) {
-		t.Errorf("the Goal lacks the person's /goal:\n%s", goal)
-	}
+	checkGoalCarried(t, preparedTape(t, g, "qwen", src, "goal"), "paused", objective)
 }
