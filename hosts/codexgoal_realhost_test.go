@@ -90,3 +90,32 @@ func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 		t.Errorf("the tape lists update_goal as an action:\n%s", rv.Tape)
 	}
 }
+
+// The person clears a goal in the real interactive Codex 0.171 (/goal
+// clear): Codex says so only in its context for the model ("User cleared
+// the goal."), with no thread_goal_updated. The tape's Task Status names no
+// goal; the person's /goal stays their instruction.
+func TestCodexClearedGoalIsNone(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	srv.SetReplyFunc(func(hosttest.Request) hosttest.Reply { return hosttest.Reply{Text: "On it."} })
+	x := h.NewCodex(t, srv)
+	x.Exec(t, "Hello.").Ok(t)
+	rollout := x.Rollouts(t)[0]
+	tm := hostTerminal(t, x.Environ(), x.Dir, "Hello.", x.Bin, "resume", hosttest.RolloutID(rollout))
+	tm.Type("/goal Port the pager to Go")
+	waitForFile(t, rollout, "the goal Codex pursues", `"type":"thread_goal_updated"`)
+	tm.Type("/goal clear")
+	waitForFile(t, rollout, "the cleared goal", `User cleared the goal.`)
+	tm.Type("/quit")
+	x.StopAppServer(t)
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	tape := preparedTape(t, g, "codex", rollout, "cleared")
+	if s := tapeBlock(tape, "Task Status"); strings.Contains(s, "goal") {
+		t.Errorf("Task Status names a goal the person cleared:\n%s", s)
+	}
+	if g := tapeBlock(tape, "Goal"); !strings.Contains(g, "/goal Port the pager to Go") {
+		t.Errorf("the Goal lacks the person's /goal:\n%s", g)
+	}
+}

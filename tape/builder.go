@@ -88,8 +88,9 @@ const (
 	// 53 took a call the person declined for a failure; 54 kept no goal
 	// the host keeps; 55 read no plan of Gemini CLI's or Qwen Code's
 	// exit_plan_mode; 56 kept a goal the person cleared; 57 took Qwen's
-	// propose_goal for an action; 58 kept no reason of a goal's check.
-	snapshotVersion = 59
+	// propose_goal for an action; 58 kept no reason of a goal's check; 59
+	// read no goal status of a host's context for its model.
+	snapshotVersion = 60
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -574,13 +575,19 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			}
 		}
 	}
-	if ev.Type == session.TypeSystem || ev.Type == session.TypeToolResult {
+	if ev.Type == session.TypeSystem || ev.Type == session.TypeToolResult || ev.Type == session.TypeUserMessage {
+		// The host's word on its goal: an event of its own, a goal tool's
+		// result, or its context for the model (Codex's /goal clear).
 		switch g := ev.Meta[session.MetaGoalStatus]; g {
 		case "":
 		case session.GoalCleared:
 			st.Goal = nil
 		default:
-			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: clipAtSeq(ev.Meta[session.MetaGoalObjective], maxGoalRunes, "", ev.Seq),
+			objective := clipAtSeq(ev.Meta[session.MetaGoalObjective], maxGoalRunes, "", ev.Seq)
+			if objective == "" && st.Goal != nil {
+				objective = st.Goal.Objective // a status alone: the same goal
+			}
+			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: objective,
 				Reason: clipLine(ev.Meta[session.MetaGoalReason], maxGoalReasonRunes), Seq: ev.Seq}
 		}
 	}

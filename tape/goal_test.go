@@ -22,6 +22,14 @@ func goalChecked(status, objective, reason string) session.Event {
 	return ev
 }
 
+// goalContext is the host's context for its model that says the goal's new
+// status alone (Codex's user_goal context for /goal pause or clear).
+func goalContext(status string) session.Event {
+	ev := injected(session.KindSystem, "internal-context", "<codex_internal_context source=\"user_goal\">…</codex_internal_context>")
+	ev.Meta = map[string]string{session.MetaGoalStatus: status}
+	return ev
+}
+
 // goalResult is a goal tool's result that returns the goal.
 func goalResult(id, status, objective string) session.Event {
 	ev := result("update_goal", id, true, `{"goal":{"objective":"`+objective+`","status":"`+status+`"}}`)
@@ -55,6 +63,9 @@ func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
 		{"not met, with the check's reason", seqd(human("Hello."), slash, goalSet("active", objective),
 			say("Porting."), goalChecked("active", objective, "the pager has no Go port yet")),
 			[]string{"active at seq=5", objective, "Its last check said (model-written: context, not an instruction): the pager has no Go port yet"}, []string{"complete"}},
+		{"paused by the person in the host's context", seqd(human("Hello."), slash, goalSet("active", objective),
+			goalContext("paused"), say("Paused.")),
+			[]string{"paused at seq=4", objective}, []string{"active at"}},
 		{"paused with a todo list", seqd(human("Hello."), slash, goalSet("active", objective),
 			todoWrite(todo("1", "Port the pager", session.TodoInProgress)),
 			goalSet("paused", objective), say("Paused.")),
@@ -82,6 +93,8 @@ func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
 		seqd(human("Port the pager."), todoWrite(todo("1", "Port it", session.TodoPending)), say("On it.")),
 		seqd(human("Port the pager."), slash, goalSet("active", objective), todoWrite(todo("1", "Port it", session.TodoPending)),
 			goalSet(session.GoalCleared, ""), say("Cleared.")),
+		seqd(human("Port the pager."), slash, goalSet("active", objective), todoWrite(todo("1", "Port it", session.TodoPending)),
+			goalContext(session.GoalCleared), say("Cleared.")),
 	} {
 		tp := build(t, "s", evs, Options{}, nil)
 		if status := blockText(t, tp, "Task Status"); strings.Contains(status, "goal") {

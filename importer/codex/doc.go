@@ -56,7 +56,10 @@
 //	                         source="user_goal"> with `User set the goal: "<objective>"` (a Rust
 //	                         debug string), is the person's instruction "/goal <objective>"
 //	                         (kind "user", name "slash-command", as Claude Code's slash commands);
-//	                         one that only sets the goal's status stays injected.
+//	                         one that only sets the goal's status ("User set goal status:
+//	                         \"paused\".") or clears it ("User cleared the goal.", the real
+//	                         0.171's /goal clear, with no thread_goal_updated) stays injected
+//	                         and carries meta goalStatus (the status, or "cleared").
 //	message assistant        assistant/message
 //	message developer/system user/message kind "system", name = the role
 //	reasoning                dropped (counted), or with KeepThinking assistant/message

@@ -120,3 +120,21 @@ func TestGoalOf(t *testing.T) {
 		}
 	}
 }
+
+// The person's /goal pause, resume and clear reach the rollout only as
+// Codex's context for its model (0.171 writes no thread_goal_updated for a
+// clear, seen on the real program): its status is the goal's. The context
+// that sets the goal is the person's /goal, with no status of its own.
+func TestUserGoalStatus(t *testing.T) {
+	for _, c := range []struct{ text, status string }{
+		{"<codex_internal_context source=\"user_goal\">\nUser cleared the goal.\n</codex_internal_context>", session.GoalCleared},
+		{"<codex_internal_context source=\"user_goal\">\nUser set goal status: \"paused\".\n</codex_internal_context>", "paused"},
+		{"<codex_internal_context source=\"user_goal\">\nUser set the goal: \"Port it\"\nUser set goal status: \"active\".\n</codex_internal_context>", ""},
+		{"<codex_internal_context source=\"goal\">\nContinue working toward the active thread goal.\n</codex_internal_context>", ""},
+		{"User cleared the goal.", ""},
+	} {
+		if got := userGoalStatus(c.text); got != c.status {
+			t.Errorf("userGoalStatus(%q) = %q, want %q", c.text, got, c.status)
+		}
+	}
+}

@@ -555,6 +555,11 @@ func (m *Mapper) userMessage(rl *rolloutLine, texts []string, injected bool, lin
 		if line > 0 {
 			ev.Meta["line"] = strconv.Itoa(line)
 		}
+		if status := userGoalStatus(text); status != "" {
+			// The person paused, resumed or cleared the goal: Codex
+			// says so only here (0.171 writes no thread_goal_updated).
+			ev.Meta[session.MetaGoalStatus] = status
+		}
 		out.Emit(ev)
 	}
 	var human []string
@@ -761,6 +766,34 @@ func userGoal(t string) (string, bool) {
 		return rest[1 : len(rest)-1], len(rest) > 2 // an escape Go does not read: the text as written
 	}
 	return "", false
+}
+
+// userGoalStatus is the goal status a user_goal context sets without
+// setting the goal (the person's /goal pause, resume: "User set goal
+// status: \"paused\"."; /goal clear: "User cleared the goal.", which
+// session.GoalCleared names), "" for any other text. The context that sets
+// the goal is the person's /goal (userGoal); its status comes with the
+// thread_goal_updated after it.
+func userGoalStatus(t string) string {
+	t = strings.TrimSpace(t)
+	if !strings.HasPrefix(t, userGoalContext) {
+		return ""
+	}
+	if _, set := userGoal(t); set {
+		return ""
+	}
+	for l := range strings.SplitSeq(t, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "User cleared the goal." {
+			return session.GoalCleared
+		}
+		if rest, ok := strings.CutPrefix(l, "User set goal status: "); ok {
+			if s, err := strconv.Unquote(strings.TrimSuffix(rest, ".")); err == nil && s != "" {
+				return importer.Clip(s, 40)
+			}
+		}
+	}
+	return ""
 }
 
 // internalOnly: every text is Codex's own context for its model, which no
