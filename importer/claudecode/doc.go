@@ -26,9 +26,9 @@
 //	attachment               system/event "attachment", text "attachment <type>", meta.attachment =
 //	                         its type (environment, date, skill_listing, hook context …): injected
 //	                         by the host, never a human instruction; a goal_status (2.1.332's
-//	                         /goal: met, failed, condition, reason) also carries meta goalStatus
-//	                         (complete, failed, else active), goalObjective (the condition)
-//	                         and goalReason (goal.go)
+//	                         /goal: met, failed, sentinel, condition, reason) also carries meta
+//	                         goalStatus (complete, failed, cleared for /goal clear's sentinel,
+//	                         else active), goalObjective (the condition) and goalReason (goal.go)
 //	any other type           system/event "unknown" with meta.lineType: never fatal; a warning
 //	                         names the type and the host version of the line (its "version"),
 //	                         once per type for the life of the import cursor (mapper state "told")

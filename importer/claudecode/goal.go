@@ -11,9 +11,11 @@ import (
 // goal the person set with /goal <condition> (a Stop hook whose condition
 // a model call checks at each stop): when it is set ({met: false,
 // sentinel: true}), after each check that found it not met ({met: false,
-// reason}), when it is met ({met: true}) and when the check judged it
-// impossible ({met: false, failed: true, reason}). The binary and the real
-// program (hosts' TestClaudeGoalIsInTaskStatus) hold the shape.
+// reason}), when it is met ({met: true}), when the check judged it
+// impossible ({met: false, failed: true, reason}) and when the person
+// cleared it with /goal clear ({met: true, sentinel: true}). The binary and
+// the real program (hosts' TestClaudeGoalIsInTaskStatus,
+// TestClaudeClearedGoalIsNone) hold the shape.
 const attachmentGoalStatus = "goal_status"
 
 // goalStatus puts the goal's status, objective (its condition) and the
@@ -24,6 +26,7 @@ func goalStatus(raw []byte, ev *session.Event, out *importer.Output) {
 		Attachment struct {
 			Met       *bool  `json:"met"`
 			Failed    *bool  `json:"failed"`
+			Sentinel  *bool  `json:"sentinel"`
 			Condition string `json:"condition"`
 			Reason    string `json:"reason"`
 		} `json:"attachment"`
@@ -33,7 +36,7 @@ func goalStatus(raw []byte, ev *session.Event, out *importer.Output) {
 		return
 	}
 	a := ln.Attachment
-	ev.Meta[session.MetaGoalStatus] = goalStatusOf(a.Met, a.Failed)
+	ev.Meta[session.MetaGoalStatus] = goalStatusOf(a.Met, a.Failed, a.Sentinel)
 	ev.Meta[session.MetaGoalObjective] = importer.Clip(a.Condition, 4000)
 	if a.Reason != "" {
 		ev.Meta[session.MetaGoalReason] = importer.Clip(a.Reason, 400)
@@ -41,10 +44,13 @@ func goalStatus(raw []byte, ev *session.Event, out *importer.Output) {
 	ev.Text = "goal " + ev.Meta[session.MetaGoalStatus] + ": " + importer.Clip(a.Condition, 200)
 }
 
-// goalStatusOf is the status of a goal_status attachment: complete when
+// goalStatusOf is the status of a goal_status attachment: cleared
+// (session.GoalCleared) for the sentinel of a /goal clear, complete when
 // met, failed when the check judged the condition impossible, else active.
-func goalStatusOf(met, failed *bool) string {
+func goalStatusOf(met, failed, sentinel *bool) string {
 	switch {
+	case met != nil && *met && sentinel != nil && *sentinel:
+		return session.GoalCleared
 	case met != nil && *met:
 		return "complete"
 	case failed != nil && *failed:

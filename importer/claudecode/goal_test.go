@@ -45,15 +45,20 @@ func TestTheGoalsStatusIsImported(t *testing.T) {
 }
 
 // goalStatusOf reads a goal_status attachment: met is complete, failed
-// (Claude Code judged the condition impossible) is failed, else active.
+// (Claude Code judged the condition impossible) is failed, the sentinel of
+// a set goal is active and the one of a /goal clear (met) is cleared (the
+// real 2.1.332 wrote it: hosts' TestClaudeClearedGoalIsNone).
 func TestGoalStatusOf(t *testing.T) {
 	yes, no := true, false
 	for _, c := range []struct {
-		met, failed *bool
-		want        string
-	}{{&yes, nil, "complete"}, {&no, nil, "active"}, {&no, &yes, "failed"}, {nil, nil, "active"}, {&no, &no, "active"}} {
-		if got := goalStatusOf(c.met, c.failed); got != c.want {
-			t.Errorf("goalStatusOf(%v, %v) = %q, want %q", c.met, c.failed, got, c.want)
+		met, failed, sentinel *bool
+		want                  string
+	}{
+		{&yes, nil, nil, "complete"}, {&no, nil, nil, "active"}, {&no, &yes, nil, "failed"}, {nil, nil, nil, "active"},
+		{&no, &no, nil, "active"}, {&no, nil, &yes, "active"}, {&yes, nil, &yes, session.GoalCleared}, {&yes, nil, &no, "complete"},
+	} {
+		if got := goalStatusOf(c.met, c.failed, c.sentinel); got != c.want {
+			t.Errorf("goalStatusOf(%v, %v, %v) = %q, want %q", c.met, c.failed, c.sentinel, got, c.want)
 		}
 	}
 }
