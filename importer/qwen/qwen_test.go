@@ -253,8 +253,9 @@ func TestTheGoalsStateIsImported(t *testing.T) {
 	}
 }
 
-// A goal_state whose goal is null is the person's /goal clear: status
-// "cleared", no objective. A payload Qwen Code would not read says no goal
+// A goal_state whose goal is null is the person's /goal clear (the real
+// 0.24.4 wrote {"cause": "clear", "snapshot": {"goal": null, "clearedGoal":
+// {…}}} for it): status "cleared", no objective. A payload Qwen Code would not read says no goal
 // state, and is warned of.
 func TestAClearedGoal(t *testing.T) {
 	lines := []string{
