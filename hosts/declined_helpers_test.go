@@ -34,6 +34,26 @@ func hostTerminal(t *testing.T, env []string, dir, ready string, argv ...string)
 	return tm
 }
 
+// geminiSessionWith waits until one of gm's session files holds text and
+// returns it: the resumed session's own. A resume in another minute than
+// its file's name also leaves a stub file of the same session with nothing
+// in it (hosts/gemini/doc.go, "Retention"), so a test that resumes may
+// find two files; the conversation goes on in the first.
+func geminiSessionWith(t *testing.T, gm *hosttest.GeminiEnv, what, text string) string {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		sessions := gm.Sessions(t)
+		for _, p := range sessions {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(text)) {
+				return p
+			}
+		}
+		if time.Now().After(end) {
+			t.Fatalf("no session file of %q holds %s (%q)", sessions, what, text)
+		}
+	}
+}
+
 // tapeBlock is the text of the block titled title in a tape, "" when the
 // tape has none.
 func tapeBlock(tape, title string) string {

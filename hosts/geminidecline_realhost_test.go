@@ -43,12 +43,8 @@ func TestGeminiDeclinedCommandIsNoFailure(t *testing.T) {
 	if screen, ok := tm.WaitFor(30*time.Second, "Request cancelled."); !ok {
 		t.Fatalf("the request was not cancelled:\n%s", screen)
 	}
-	sessions := gm.Sessions(t)
-	if len(sessions) != 1 {
-		t.Fatalf("sessions: %q", sessions)
-	}
-	waitForFile(t, sessions[0], "Gemini CLI's words for a declined call", "[Operation Cancelled] Reason: User denied execution.")
+	session := geminiSessionWith(t, gm, "Gemini CLI's words for a declined call", "[Operation Cancelled] Reason: User denied execution.")
 	tm.Type("/quit")
 	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
-	checkTurnedDownApart(t, preparedTape(t, g, "gemini", sessions[0], "dec"), "declined", "npm install left-pad")
+	checkTurnedDownApart(t, preparedTape(t, g, "gemini", session, "dec"), "declined", "npm install left-pad")
 }

@@ -80,14 +80,10 @@ func TestGeminiPlanModeIsTheTapesPlan(t *testing.T) {
 	if screen, ok := tm.WaitFor(30*time.Second, "Noted."); !ok {
 		t.Fatalf("the turn did not end:\n%s", screen)
 	}
-	sessions := gm.Sessions(t)
-	if len(sessions) != 1 {
-		t.Fatalf("sessions: %q", sessions)
-	}
-	waitForFile(t, sessions[0], "Gemini CLI's approval", "Plan approved.")
+	session := geminiSessionWith(t, gm, "Gemini CLI's approval", "Plan approved.")
 	tm.Type("/quit")
 	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
-	checkPlanCarried(t, g, "gemini", sessions[0], "goyacc", "hand-written lexer", feedback)
+	checkPlanCarried(t, g, "gemini", session, "goyacc", "hand-written lexer", feedback)
 }
 
 // The person plans with the real interactive Qwen Code 0.24.4 in plan mode:
