@@ -178,11 +178,11 @@ func selfGraftStoppedAt(t *testing.T, at txn.Point) {
 	}
 }
 
-// graft_commit with another host: the host session's notes name the
-// project's instruction file the first host read and the new one does not
-// (CLAUDE.md, which Codex does not read), and next asks the agent to tell
-// the user; committed to the same host, no such note.
-func TestCommitToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
+// projectWithRules is a Claude Code project (claudeProject) whose session
+// is selfUUID's and whose CLAUDE.md holds a rule, an empty CODEX_HOME, and
+// a server working in it.
+func projectWithRules(t *testing.T) (cwd string, f *fixture) {
+	t.Helper()
 	cwd, folder, data := claudeProject(t)
 	if err := os.WriteFile(filepath.Join(folder, selfUUID+".jsonl"), data, 0o600); err != nil {
 		t.Fatal(err)
@@ -191,7 +191,15 @@ func TestCommitToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CODEX_HOME", t.TempDir())
-	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+	return cwd, newFixture(t, Options{Cwd: cwd}, graft.Options{})
+}
+
+// graft_commit with another host: the host session's notes name the
+// project's instruction file the first host read and the new one does not
+// (CLAUDE.md, which Codex does not read), and next asks the agent to tell
+// the user; committed to the same host, no such note.
+func TestCommitToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
+	cwd, f := projectWithRules(t)
 	rv := f.prepare(map[string]any{"host": "claude-code"})
 	cr := ok[CommitOutput](f, ToolCommit, map[string]any{"preparedId": rv.PreparedID, "tapeHash": rv.TapeHash, "host": "codex"})
 	if cr.HostSession == nil || cr.HostSession.Host != "codex" || len(cr.HostSession.Notes) != 1 {
@@ -216,15 +224,7 @@ func TestCommitToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 // would tell the agent a wrong host. to without a host session, or to a
 // host graft does not know, is refused too.
 func TestPrepareToAnotherHostTellsTheAgentToReadTheRulesLeftBehind(t *testing.T) {
-	cwd, folder, data := claudeProject(t)
-	if err := os.WriteFile(filepath.Join(folder, selfUUID+".jsonl"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cwd, "CLAUDE.md"), []byte("# Rules\n\nRun make lint before any commit.\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("CODEX_HOME", t.TempDir())
-	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+	cwd, f := projectWithRules(t)
 	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "to": "emacs"}, string(CodeInvalidInput))
 	f.fails(ToolPrepare, map[string]any{"source": "s", "to": "codex"}, "invalid_options")
 

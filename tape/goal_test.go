@@ -37,6 +37,23 @@ func goalResult(id, status, objective string) session.Event {
 	return ev
 }
 
+// checkTaskStatus fails unless tp's Task Status holds each of want and
+// none of notWant.
+func checkTaskStatus(t *testing.T, tp *Tape, want, notWant []string) {
+	t.Helper()
+	status := blockText(t, tp, "Task Status")
+	for _, w := range want {
+		if !strings.Contains(status, w) {
+			t.Errorf("Task Status lacks %q:\n%s", w, status)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(status, w) {
+			t.Errorf("Task Status says %q:\n%s", w, status)
+		}
+	}
+}
+
 // A goal the host keeps for the session (Codex's /goal: the person sets
 // it, Codex pursues it turn after turn until the agent marks it met, the
 // person pauses it, or a budget stops it) is task state: Task Status names
@@ -73,17 +90,7 @@ func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tp := build(t, "s", c.evs, Options{}, nil)
-			status := blockText(t, tp, "Task Status")
-			for _, w := range c.want {
-				if !strings.Contains(status, w) {
-					t.Errorf("Task Status lacks %q:\n%s", w, status)
-				}
-			}
-			for _, w := range c.notWant {
-				if strings.Contains(status, w) {
-					t.Errorf("Task Status says %q:\n%s", w, status)
-				}
-			}
+			checkTaskStatus(t, tp, c.want, c.notWant)
 			if actions, ok := tp.Block("Recent Actions"); ok && strings.Contains(actions, "update_goal") {
 				t.Errorf("a goal tool listed as an action:\n%s", actions)
 			}

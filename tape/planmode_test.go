@@ -66,17 +66,7 @@ func TestEachHostsPlanIsTheTapesPlan(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tp := build(t, "s", c.evs, Options{}, nil)
-			status := blockText(t, tp, "Task Status")
-			for _, w := range c.want {
-				if !strings.Contains(status, w) {
-					t.Errorf("Task Status lacks %q:\n%s", w, status)
-				}
-			}
-			for _, w := range c.notWant {
-				if strings.Contains(status, w) {
-					t.Errorf("Task Status says %q:\n%s", w, status)
-				}
-			}
+			checkTaskStatus(t, tp, c.want, c.notWant)
 			if pending, ok := tp.Block("Pending State"); ok && strings.Contains(pending, "exit_plan_mode") {
 				t.Errorf("Pending State lists the plan exit:\n%s", pending)
 			}
