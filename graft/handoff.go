@@ -235,7 +235,11 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 		to = b.Host
 	}
 	if cont != nil {
-		if h, err := hosts.Of(to); err != nil || h.Title() != cont.To {
+		h, err := hosts.Of(to)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if h.Title() != cont.To {
 			return nil, nil, nil, fmt.Errorf("%w: review %s was prepared for the work to go on in %s (its tape tells the agent so), not in %s: commit it to that host, or prepare again", ErrInvalidOptions, preparedID, cont.To, to)
 		}
 	}

@@ -35,6 +35,20 @@ func Clip(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
+// SetGoal puts on ev what a host says of the goal it keeps for the session
+// (session.MetaGoalStatus): its status, its objective and, when the host's
+// check said something, the reason; the objective and the reason only when
+// given. Each importer of a host with /goal calls it.
+func SetGoal(ev *session.Event, status, objective, reason string) {
+	ev.Meta[session.MetaGoalStatus] = Clip(status, 40)
+	if objective != "" {
+		ev.Meta[session.MetaGoalObjective] = Clip(objective, 4000)
+	}
+	if reason != "" {
+		ev.Meta[session.MetaGoalReason] = Clip(reason, 400)
+	}
+}
+
 // Todo maps a host's todo item to one whose status graft knows (pending,
 // in_progress, completed: graft append refuses any other). Another status
 // becomes pending, an unfinished item as the tape counts one, and the

@@ -39,8 +39,9 @@
 // (execCommand), and declined (MetaDeclined) on the tool/result of a call
 // the person declined at the host's permission prompt ("user": it did not
 // run) or stopped ("stopped": it may have run in part): no failure either
-// way; and the status and objective of a goal the host keeps for the
-// session (MetaGoalStatus, MetaGoalObjective: Codex's /goal).
+// way; and the status, objective and last check of a goal the host keeps
+// for the session (MetaGoalStatus, MetaGoalObjective, MetaGoalReason: the
+// /goal of Claude Code, Codex and Qwen Code).
 //
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:

@@ -189,16 +189,17 @@ const (
 	DeclinedStopped = "stopped"
 )
 
-// MetaGoalStatus and MetaGoalObjective are the meta keys an importer sets on
-// an event that says what the session's host-kept goal now is (Codex's
-// thread goal, Qwen Code's Goal and Claude Code's goal condition, which
-// the person sets with /goal and the agent works at turn after turn): its
-// status as the host names it ("active", "paused", "blocked",
-// "usage_limited", "budget_limited", "complete"; Claude Code's met is
-// "complete", its impossible "failed"), or GoalCleared once the person
-// cleared it, and its
-// objective, on the system/event the host wrote when it changed or the
-// tool/result of a goal tool that returned it.
+// MetaGoalStatus and MetaGoalObjective are the meta keys an importer sets
+// (importer.SetGoal) on an event that says what the session's host-kept
+// goal now is (Codex's thread goal, Qwen Code's Goal and Claude Code's goal
+// condition, which the person sets with /goal and the agent works at turn
+// after turn): its status as the host names it ("active", "paused",
+// "blocked", "usage_limited", "budget_limited", "complete"; Claude Code's
+// met is "complete", its impossible "failed"), or GoalCleared once the
+// person cleared it, and its objective (absent when the host said the
+// status alone). The event is the system/event the host wrote when the
+// goal changed, the tool/result of a goal tool that returned it, or the
+// host's own context for its model that said it (Codex's /goal clear).
 const (
 	MetaGoalStatus    = "goalStatus"
 	MetaGoalObjective = "goalObjective"

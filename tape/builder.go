@@ -206,7 +206,8 @@ type state struct {
 	Settings []hostSetting `json:"settings,omitempty"`
 
 	// Goal is the goal the host last said it keeps for the session
-	// (session.MetaGoalStatus: Codex's /goal), nil when none did.
+	// (session.MetaGoalStatus: the hosts' /goal), nil when none did or the
+	// person cleared it.
 	Goal *hostGoal `json:"goal,omitempty"`
 
 	// HumansDropped counts the instructions past keptHumans the fold let

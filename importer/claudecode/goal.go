@@ -36,11 +36,7 @@ func goalStatus(raw []byte, ev *session.Event, out *importer.Output) {
 		return
 	}
 	a := ln.Attachment
-	ev.Meta[session.MetaGoalStatus] = goalStatusOf(a.Met, a.Failed, a.Sentinel)
-	ev.Meta[session.MetaGoalObjective] = importer.Clip(a.Condition, 4000)
-	if a.Reason != "" {
-		ev.Meta[session.MetaGoalReason] = importer.Clip(a.Reason, 400)
-	}
+	importer.SetGoal(ev, goalStatusOf(a.Met, a.Failed, a.Sentinel), a.Condition, a.Reason)
 	ev.Text = "goal " + ev.Meta[session.MetaGoalStatus] + ": " + importer.Clip(a.Condition, 200)
 }
 

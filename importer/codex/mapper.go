@@ -558,7 +558,7 @@ func (m *Mapper) userMessage(rl *rolloutLine, texts []string, injected bool, lin
 		if status := userGoalStatus(text); status != "" {
 			// The person paused, resumed or cleared the goal: Codex
 			// says so only here (0.171 writes no thread_goal_updated).
-			ev.Meta[session.MetaGoalStatus] = status
+			importer.SetGoal(&ev, status, "", "")
 		}
 		out.Emit(ev)
 	}
@@ -789,7 +789,7 @@ func userGoalStatus(t string) string {
 		}
 		if rest, ok := strings.CutPrefix(l, "User set goal status: "); ok {
 			if s, err := strconv.Unquote(strings.TrimSuffix(rest, ".")); err == nil && s != "" {
-				return importer.Clip(s, 40)
+				return s
 			}
 		}
 	}
@@ -971,7 +971,7 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	if slices.Contains(goalTools, name) {
 		if status, objective := goalOf([]byte(text)); status != "" {
-			setGoal(&ev, status, objective)
+			importer.SetGoal(&ev, status, objective, "")
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
@@ -1035,7 +1035,7 @@ func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importe
 	}
 	if em.Type == "thread_goal_updated" {
 		if status, objective := goalOf(payload); status != "" {
-			setGoal(&ev, status, objective)
+			importer.SetGoal(&ev, status, objective, "")
 			ev.Text = "thread goal " + status + ": " + importer.Clip(objective, 200)
 		}
 	}
@@ -1061,12 +1061,6 @@ func goalOf(raw []byte) (status, objective string) {
 		return "", ""
 	}
 	return g.Goal.Status, g.Goal.Objective
-}
-
-// setGoal puts a goal's status and objective on ev (session.MetaGoalStatus).
-func setGoal(ev *session.Event, status, objective string) {
-	ev.Meta[session.MetaGoalStatus] = importer.Clip(status, 40)
-	ev.Meta[session.MetaGoalObjective] = importer.Clip(objective, 4000)
 }
 
 // stringOrRaw reads a field that the protocol defines as a string holding

@@ -666,14 +666,10 @@ func (m *Mapper) system(r *record, out *importer.Output) {
 			break
 		}
 		if g := pl.Snapshot.Goal; g != nil && g.Status != "" {
-			ev.Meta[session.MetaGoalStatus] = importer.Clip(g.Status, 40)
-			ev.Meta[session.MetaGoalObjective] = importer.Clip(g.Objective, 4000)
-			if g.LastReason != "" {
-				ev.Meta[session.MetaGoalReason] = importer.Clip(g.LastReason, 400)
-			}
+			importer.SetGoal(&ev, g.Status, g.Objective, g.LastReason)
 			ev.Text = "goal " + ev.Meta[session.MetaGoalStatus] + ": " + importer.Clip(g.Objective, 200)
 		} else if g == nil {
-			ev.Meta[session.MetaGoalStatus] = session.GoalCleared
+			importer.SetGoal(&ev, session.GoalCleared, "", "")
 			ev.Text = "goal cleared"
 		}
 	}
