@@ -900,12 +900,19 @@ func outputOf(src Outputs, seq, off int64, size int) (string, string, error) {
 	return out, "", nil
 }
 
+// trackerPrefix names the tools of Gemini CLI's task tracker
+// (tracker_create_task, tracker_update_task …).
+const trackerPrefix = "tracker_"
+
 // isTodoTool: the todo tools, whose results are not actions.
 func isTodoTool(name string) bool {
 	switch name {
 	case "TodoWrite", "todo_write", "update_plan", "TodoRead", "todo_read", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet",
-		"create_goal", "get_goal", "update_goal", "propose_goal":
+		"create_goal", "get_goal", "update_goal", "propose_goal", "write_todos":
 		return true
+	}
+	if len(name) > len(trackerPrefix) && strings.HasPrefix(name, trackerPrefix) {
+		return true // Gemini CLI's task tracker: the importer makes its list a todo/write
 	}
 	if len(name) < 7 || len(name) > 12 {
 		return false // no todo tool's name has another length

@@ -89,8 +89,9 @@ const (
 	// the host keeps; 55 read no plan of Gemini CLI's or Qwen Code's
 	// exit_plan_mode; 56 kept a goal the person cleared; 57 took Qwen's
 	// propose_goal for an action; 58 kept no reason of a goal's check; 59
-	// read no goal status of a host's context for its model.
-	snapshotVersion = 60
+	// read no goal status of a host's context for its model; 60 took
+	// Gemini CLI's write_todos and task tracker calls for actions.
+	snapshotVersion = 61
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

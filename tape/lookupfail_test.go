@@ -63,16 +63,18 @@ func TestAFinishedTodoListIsNotStale(t *testing.T) {
 }
 
 // Claude Code 2.1's task tools write the todo list (the importer makes
-// their calls a todo/write): like TodoWrite, they are no action of the
-// work, no step since the list was written and no call in flight. TaskOutput
-// and TaskStop are background commands', and stay actions.
+// their calls a todo/write), as Gemini CLI's write_todos and its task
+// tracker's tools do: like TodoWrite, they are no action of the work, no
+// step since the list was written and no call in flight. TaskOutput and
+// TaskStop are background commands', and stay actions.
 func TestTaskToolsAreTodoTools(t *testing.T) {
-	for _, name := range []string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TodoWrite", "update_plan", "update_goal", "propose_goal", "Update_Goal"} {
+	for _, name := range []string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet", "TodoWrite", "update_plan", "update_goal", "propose_goal", "Update_Goal",
+		"write_todos", "tracker_create_task", "tracker_update_task", "tracker_list_tasks", "tracker_get_task", "tracker_add_dependency", "tracker_visualize"} {
 		if !isTodoTool(name) {
 			t.Errorf("%s is no todo tool", name)
 		}
 	}
-	for _, name := range []string{"Task", "TaskOutput", "TaskStop", "Bash", "Agent"} {
+	for _, name := range []string{"Task", "TaskOutput", "TaskStop", "Bash", "Agent", "tracker", "tracker_", "run_shell_command"} {
 		if isTodoTool(name) {
 			t.Errorf("%s is a todo tool", name)
 		}

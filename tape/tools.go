@@ -40,7 +40,7 @@ var toolOps = map[string]string{
 // names the goal); their results do not make the list stale.
 var todoTools = map[string]bool{"todowrite": true, "todo_write": true, "update_plan": true, "todoread": true, "todo_read": true,
 	"taskcreate": true, "taskupdate": true, "tasklist": true, "taskget": true,
-	"create_goal": true, "get_goal": true, "update_goal": true, "propose_goal": true}
+	"create_goal": true, "get_goal": true, "update_goal": true, "propose_goal": true, "write_todos": true}
 
 // isPlanExit: name is the tool with which the agent asks the person to
 // approve its plan and leave plan mode (Claude Code's ExitPlanMode, Gemini

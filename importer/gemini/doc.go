@@ -27,7 +27,8 @@
 // expanded), "gemini" (content a string or parts, plus "thoughts":
 // [{"subject", "description"}], "toolCalls": [{"id", "name", "args",
 // "result": [functionResponse parts], "status": "success"|"error"|
-// "cancelled"|…}], "tokens": {"input", "output", "cached", "thoughts",
+// "cancelled"|…, "resultDisplay": what the person was shown}], "tokens":
+// {"input", "output", "cached", "thoughts",
 // "tool", "total"}, "model"), or "info", "error", "warning" (not resumed).
 //
 // The list is rewritten by $set. Seen on the real program: a new run
@@ -100,7 +101,13 @@
 //	                            the plan approval dialog." are not ok and declined "user", a plan
 //	                            it could not take (no file, an empty one) is not ok; the words
 //	                            after "Plan rejected. User feedback: " follow the result as the
-//	                            person's user/message (source.name "rejection-feedback")
+//	                            person's user/message (source.name "rejection-feedback").
+//	                            A successful call of the task tracker (tracker_*, on with
+//	                            settings experimental.taskTracker; it turns write_todos off)
+//	                            is followed by a todo/write of the whole list its
+//	                            resultDisplay shows the person ({"todos": [{description,
+//	                            status}]}; "blocked" and "cancelled" become pending with the
+//	                            status kept in the text, no warning); no list: a warning
 //	info, error, warning        system/event named after the type, text ≤ 200 characters
 //	other message type, other record
 //	                            system/event "unknown"; a warning names the shape once per

@@ -155,7 +155,7 @@ func fastThoughts(d *logscan.Decoder, dst *[]thought) bool {
 	})
 }
 
-var toolCallFields = []string{"id", "name", "args", "result", "status"}
+var toolCallFields = []string{"id", "name", "args", "result", "status", "resultDisplay"}
 
 // fastToolCalls reads a record's toolCalls; their args are copied (a tool
 // call's input outlives the line).
@@ -181,6 +181,8 @@ func fastToolCalls(d *logscan.Decoder, dst *[]toolCall) bool {
 				return seen.First(3) && d.RawField((*[]byte)(&c.Result))
 			case "status":
 				return seen.First(4) && d.StringField(&c.Status)
+			case "resultDisplay":
+				return seen.First(5) && d.RawField((*[]byte)(&c.ResultDisplay))
 			}
 			return !logscan.FoldsTo(key, toolCallFields) && d.SkipValue()
 		})

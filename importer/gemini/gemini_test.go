@@ -491,3 +491,39 @@ func TestAPlanTurnedDownIsDeclinedAndItsFeedbackThePersons(t *testing.T) {
 		t.Errorf("human instructions %q, want %q", humans, want)
 	}
 }
+
+// testdata/tracker-0.61.jsonl is the session the real Gemini CLI 0.61.0
+// wrote with its task tracker on (settings experimental.taskTracker; it
+// turns write_todos off, which Gemini 3 models never get): the agent
+// creates two tasks with tracker_create_task and closes the first with
+// tracker_update_task. Each call's resultDisplay is the whole list as the
+// host shows it ({"todos": [{description, status}]}); each becomes a
+// todo/write of that list, so the tape's last list is the tracker's.
+func TestTheTaskTrackerIsTheTodoList(t *testing.T) {
+	evs, sum := importFile(t, "testdata/tracker-0.61.jsonl")
+	if sum.WarningCount != 0 {
+		t.Errorf("warnings: %q", sum.Warnings)
+	}
+	var lists [][]string
+	for _, ev := range evs {
+		if ev.Type != session.TypeTodoWrite {
+			continue
+		}
+		var l []string
+		for _, td := range ev.Todos {
+			l = append(l, td.Status+" "+td.Content)
+		}
+		lists = append(lists, l)
+		if ev.Meta["callId"] == "" || !strings.HasPrefix(ev.Meta["callId"], "tracker_") {
+			t.Errorf("todo/write without its tracker call: meta %v", ev.Meta)
+		}
+	}
+	want := [][]string{
+		{"pending task: Write the grammar tests (61ace7)"},
+		{"pending task: Write the grammar tests (61ace7)", "pending task: Generate the parser with goyacc (e10d83)"},
+		{"pending task: Generate the parser with goyacc (e10d83)", "completed task: Write the grammar tests (61ace7)"},
+	}
+	if fmt.Sprint(lists) != fmt.Sprint(want) {
+		t.Errorf("todo lists\n%q\nwant\n%q", lists, want)
+	}
+}

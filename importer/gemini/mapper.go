@@ -131,6 +131,9 @@ type toolCall struct {
 	Args   json.RawMessage `json:"args"`
 	Result json.RawMessage `json:"result"`
 	Status string          `json:"status"`
+	// ResultDisplay is what the host shows the person of the result; of
+	// the task tracker's tools, the whole list ({"todos": […]}).
+	ResultDisplay json.RawMessage `json:"resultDisplay"`
 }
 
 // Tokens are the token counts Gemini CLI records on a reply (its
@@ -676,7 +679,11 @@ func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, ou
 			}
 		}
 		ts := rec.Timestamp
+		done := m.st.isDone(keyOf(tc.ID))
 		m.result(ts, tc.ID, tc.Name, tc.Status, frs, out)
+		if !done && tc.Status == "success" && isTrackerTool(tc.Name) && m.st.isDone(keyOf(tc.ID)) {
+			m.trackerTodos(rec, tc, out)
+		}
 	}
 }
 
@@ -714,6 +721,44 @@ func (m *Mapper) call(rec *record, id, name string, args json.RawMessage, out *i
 	if name == "write_todos" {
 		m.todos(rec, id, args, out)
 	}
+}
+
+// isTrackerTool: a tool of Gemini CLI's task tracker (tracker_create_task,
+// tracker_update_task, tracker_list_tasks …), whose result shows the
+// person the whole list.
+func isTrackerTool(name string) bool { return strings.HasPrefix(name, "tracker_") }
+
+// trackerStatuses are the statuses the tracker's list shows besides the
+// three of a todo (its buildTodosReturnDisplay: blocked, and cancelled for
+// a task that depends on itself): kept in the item's text, no warning.
+var trackerStatuses = map[string]bool{"blocked": true, "cancelled": true}
+
+// trackerTodos imports the list a tracker call's result shows the person
+// (resultDisplay {"todos": [{description, status}]}) as a todo/write: the
+// tracker is the agent's todo list, and the host keeps it per session.
+func (m *Mapper) trackerTodos(rec *record, tc toolCall, out *importer.Output) {
+	var d struct {
+		Todos *[]struct {
+			Description string `json:"description"`
+			Status      string `json:"status"`
+		} `json:"todos"`
+	}
+	if json.Unmarshal(tc.ResultDisplay, &d) != nil || d.Todos == nil {
+		out.Warn("%s %q shows no task list; no todo/write event", tc.Name, tc.ID)
+		return
+	}
+	ev := event(rec.Timestamp, session.TypeTodoWrite, session.Source{Kind: session.KindAssistant})
+	ev.Todos = make([]session.Todo, 0, len(*d.Todos))
+	for k, t := range *d.Todos {
+		td, known := importer.Todo(strconv.Itoa(k+1), strings.TrimSpace(t.Description), t.Status)
+		if !known && !trackerStatuses[t.Status] {
+			importer.WarnTodo(out, k+1, t.Status)
+		}
+		ev.Todos = append(ev.Todos, td)
+	}
+	ev.Meta["callId"] = tc.ID
+	ev.Meta["uuid"] = rec.ID
+	out.Emit(ev)
 }
 
 func (m *Mapper) todos(rec *record, id string, args json.RawMessage, out *importer.Output) {
