@@ -141,6 +141,11 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 		return res, err
 	}
 	res.Notes = append(res.Notes, notes...)
+	if n, err := goalNote(rv.HostGoal, to); err != nil {
+		return res, err
+	} else if n != "" {
+		res.Notes = append(res.Notes, n)
+	}
 	if cont != nil {
 		// The agent is told too: the tape names the files to read first.
 		// The folder the new session goes to is known only now (rv.Cwd),
@@ -250,6 +255,11 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 	if notes, _, err = instructionNotes(b.Host, to, cwd, cont != nil); err != nil {
 		return nil, nil, nil, err
 	}
+	if n, err := goalNote(rv.HostGoal, to); err != nil {
+		return nil, nil, nil, err
+	} else if n != "" {
+		notes = append(notes, n)
+	}
 	cr, d, err := s.commitOwing(ctx, preparedID, tapeHash, target, owe)
 	if err != nil {
 		return cr, nil, notes, err
@@ -291,6 +301,26 @@ func (s *Service) ContinuationTo(source string, to hosts.Host, cwd string) (*tap
 	}
 	notes, cont, err := instructionNotes(b.Host, to, dir, true)
 	return cont, notes, err
+}
+
+// goalNote tells the person that the goal the source's host kept (its
+// /goal, g) does not go with a handoff to host to: each host keeps it per
+// session, so the new session has none until they set it again, with the
+// command to (adapter.Goals) takes; a host without one carries it only as
+// the tape's Task Status. None for no goal, or one met or failed.
+func goalNote(g *tape.HostGoal, to hosts.Host) (string, error) {
+	if g == nil || g.Status == "complete" || g.Status == "failed" {
+		return "", nil
+	}
+	h, err := hosts.Of(to)
+	if err != nil {
+		return "", err
+	}
+	said := fmt.Sprintf("the goal you set with /goal was %s at seq=%d", g.Status, g.Seq)
+	if gl, ok := h.(adapter.Goals); ok {
+		return fmt.Sprintf("%s: %s keeps the goal of a session with the session: set it again in the new one with %s", said, h.Title(), gl.GoalCommand(g.Objective)), nil
+	}
+	return fmt.Sprintf("%s: %s has no /goal: the goal goes on only as the tape's Task Status (%s)", said, h.Title(), g.Objective), nil
 }
 
 // instructionNotes name each instruction file in dir that host from reads

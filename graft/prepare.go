@@ -28,13 +28,16 @@ type PrepareOptions struct {
 
 // Review is what prepare returns for a person or an agent to approve.
 type Review struct {
-	PreparedID  string               `json:"preparedId"`
-	Source      string               `json:"source"`
-	BoundarySeq int64                `json:"boundarySeq"`
-	LastSeq     int64                `json:"lastSeq"`
-	Generation  int                  `json:"generation"`
-	Goal        []session.Quote      `json:"goal"`
-	Progress    string               `json:"progress"`
+	PreparedID  string          `json:"preparedId"`
+	Source      string          `json:"source"`
+	BoundarySeq int64           `json:"boundarySeq"`
+	LastSeq     int64           `json:"lastSeq"`
+	Generation  int             `json:"generation"`
+	Goal        []session.Quote `json:"goal"`
+	Progress    string          `json:"progress"`
+	// HostGoal is the goal the source's host kept for it (its /goal), nil
+	// when none: the host keeps it per session, the target has none.
+	HostGoal    *tape.HostGoal       `json:"hostGoal,omitempty"`
 	Constraints []session.Constraint `json:"constraints"`
 	// MoreConstraints counts, per session, the constraint sayings past
 	// the tape's cap (tape.MaxConstraints) that Constraints does not list:
@@ -131,7 +134,7 @@ func (s *Service) Prepare(ctx context.Context, source string, o PrepareOptions) 
 	rv := &Review{
 		PreparedID: catalog.NewPreparedID(now), Source: source,
 		BoundarySeq: t.BoundarySeq, LastSeq: t.LastSeq, Generation: t.Generation,
-		Goal: nonnil.Slice(t.Goal), Progress: t.Progress, Constraints: nonnil.Slice(t.Constraints), MoreConstraints: t.MoreConstraints,
+		Goal: nonnil.Slice(t.Goal), Progress: t.Progress, HostGoal: t.HostGoal, Constraints: nonnil.Slice(t.Constraints), MoreConstraints: t.MoreConstraints,
 		Leftovers: nonnil.Slice(t.Leftovers), TapeChars: t.TapeChars, CarryoverChars: t.CarryoverChars,
 		TapeHash: t.TapeHash, PrefixHash: t.PrefixHash, Warnings: nonnil.Slice(t.Warnings),
 		Options: o.Tape, AllowReslice: o.AllowReslice, Expires: now.Add(o.TTL).UTC(), Tape: t.Text, Cwd: t.Cwd,

@@ -209,7 +209,7 @@ type state struct {
 	// Goal is the goal the host last said it keeps for the session
 	// (session.MetaGoalStatus: the hosts' /goal), nil when none did or the
 	// person cleared it.
-	Goal *hostGoal `json:"goal,omitempty"`
+	Goal *HostGoal `json:"goal,omitempty"`
 
 	// HumansDropped counts the instructions past keptHumans the fold let
 	// go (the first one stays in FirstGoal).
@@ -589,7 +589,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			if objective == "" && st.Goal != nil {
 				objective = st.Goal.Objective // a status alone: the same goal
 			}
-			st.Goal = &hostGoal{Status: clipLine(g, 40), Objective: objective,
+			st.Goal = &HostGoal{Status: clipLine(g, 40), Objective: objective,
 				Reason: clipLine(ev.Meta[session.MetaGoalReason], maxGoalReasonRunes), Seq: ev.Seq}
 		}
 	}
@@ -1353,9 +1353,10 @@ var hostSettings = []struct{ meta, label string }{
 	{"network", "network"},
 }
 
-// hostGoal is a goal the host keeps for the session: its status as the
-// host names it, its objective and the seq that last said so.
-type hostGoal struct {
+// HostGoal is the goal a host keeps for the session (the hosts' /goal) as
+// the host last said it: its status ("active", "paused", "complete" …),
+// its objective, what its last check said, and the seq that said it.
+type HostGoal struct {
 	Status    string `json:"status"`
 	Objective string `json:"objective,omitempty"`
 	// Reason is what the host's last check of the goal said (why it is

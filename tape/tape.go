@@ -45,11 +45,15 @@ type Tape struct {
 	Generation int `json:"generation"`
 	// BoundarySeq is the seq of the human instruction opening the open
 	// turn (0 if none); LastSeq the last event folded.
-	BoundarySeq int64                `json:"boundarySeq"`
-	LastSeq     int64                `json:"lastSeq"`
-	Goal        []session.Quote      `json:"goal"`
-	Progress    string               `json:"progress"`
-	Todos       []session.Todo       `json:"todos"`
+	BoundarySeq int64           `json:"boundarySeq"`
+	LastSeq     int64           `json:"lastSeq"`
+	Goal        []session.Quote `json:"goal"`
+	Progress    string          `json:"progress"`
+	Todos       []session.Todo  `json:"todos"`
+	// HostGoal is the goal the host kept for the session, nil when it kept
+	// none or it was cleared: the host keeps it per session, so the target
+	// has none until the person sets it again.
+	HostGoal    *HostGoal            `json:"hostGoal,omitempty"`
 	Constraints []session.Constraint `json:"constraints"`
 	// MoreConstraints counts, per session, the constraint sayings the fold
 	// did not keep (MaxConstraints): recall them there.
@@ -117,6 +121,10 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		Progress:    progress(st.Todos),
 		Warnings:    append([]string(nil), st.Warnings...),
 		Cwd:         st.Cwd,
+	}
+	if st.Goal != nil {
+		g := *st.Goal
+		t.HostGoal = &g
 	}
 	t.Leftovers = append([]Leftover(nil), leftovers...)
 	sort.SliceStable(t.Leftovers, func(i, j int) bool {

@@ -92,6 +92,9 @@ func printReview(w io.Writer, rv *graft.Review) {
 		fmt.Fprintf(w, "  - %s  [%s]\n", clip(g.Text, 160, false), g.Origin)
 	}
 	fmt.Fprintf(w, "Progress: %s\n", dash(rv.Progress))
+	if g := rv.HostGoal; g != nil {
+		fmt.Fprintf(w, "Host goal (its /goal): %s at seq=%d: %s\n", g.Status, g.Seq, clip(g.Objective, 160, false))
+	}
 	fmt.Fprintf(w, "Constraints (%d):\n", len(rv.Constraints))
 	for _, c := range rv.Constraints {
 		fmt.Fprintf(w, "  - %s  [%s]\n", clip(c.Text, 160, false), c.Origin)

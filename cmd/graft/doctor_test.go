@@ -19,6 +19,7 @@ import (
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/codex"
 	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
 )
 
@@ -349,5 +350,21 @@ func TestDoctorNeverHangsOnAHost(t *testing.T) {
 	}
 	if r.exit != 0 || !strings.Contains(rep.Hosts[0].VersionError, "did not answer") {
 		t.Fatalf("exit %d, claude-code %+v: want its version reported missing, not a problem", r.exit, rep.Hosts[0])
+	}
+}
+
+// The review names the goal the source's host kept (its /goal): the
+// person decides with it, and a handoff notes that the new session has
+// none until they set it again.
+func TestTheReviewNamesTheHostsGoal(t *testing.T) {
+	var b strings.Builder
+	printReview(&b, &graft.Review{PreparedID: "p", Source: "s", HostGoal: &tape.HostGoal{Status: "paused", Objective: "All tests in ./parser pass", Seq: 42}})
+	if want := "Host goal (its /goal): paused at seq=42: All tests in ./parser pass\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("the review does not name the host's goal %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	printReview(&b, &graft.Review{PreparedID: "p", Source: "s"})
+	if strings.Contains(b.String(), "Host goal") {
+		t.Errorf("a review without a goal names one:\n%s", b.String())
 	}
 }

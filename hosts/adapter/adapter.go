@@ -105,6 +105,16 @@ type Made struct {
 	Graft, Host string
 }
 
+// Goals is an Adapter whose host keeps a goal the person sets with a
+// command, turn after turn, per session (Claude Code's, Codex's and Qwen
+// Code's /goal): a new session, an export too, has none until the person
+// sets it there. A host without one (Gemini CLI 0.61) is not Goals.
+type Goals interface {
+	// GoalCommand is what the person types in the host to set objective
+	// as the session's goal ("/goal <objective>").
+	GoalCommand(objective string) string
+}
+
 // Versioned is an Adapter whose host names its own version in its
 // session files' records (Claude Code's "version", Codex's cli_version,
 // Qwen Code's "version"): an export names the one the person has, read

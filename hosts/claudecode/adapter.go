@@ -28,6 +28,10 @@ func (Adapter) Title() string              { return "Claude Code" }
 func (Adapter) Program() string            { return "claude" }
 func (Adapter) InstructionFiles() []string { return []string{"CLAUDE.md"} }
 
+// GoalCommand is the person's /goal (seen on the real program: hosts'
+// goal tests).
+func (Adapter) GoalCommand(objective string) string { return "/goal " + objective }
+
 // UserInstructionFiles is <config>/CLAUDE.md, the person's memory for
 // every project.
 func (a Adapter) UserInstructionFiles() ([]string, error) {

@@ -25,6 +25,10 @@ func (Adapter) Title() string              { return "Codex" }
 func (Adapter) Program() string            { return "codex" }
 func (Adapter) InstructionFiles() []string { return []string{"AGENTS.md"} }
 
+// GoalCommand is the person's /goal (seen on the real program: hosts'
+// goal tests).
+func (Adapter) GoalCommand(objective string) string { return "/goal " + objective }
+
 // UserInstructionFiles is $CODEX_HOME/AGENTS.override.md, else
 // $CODEX_HOME/AGENTS.md: Codex reads the first it finds.
 func (a Adapter) UserInstructionFiles() ([]string, error) {

@@ -32,6 +32,10 @@ func (Adapter) Title() string              { return "Qwen Code" }
 func (Adapter) Program() string            { return "qwen" }
 func (Adapter) InstructionFiles() []string { return []string{"QWEN.md", "AGENTS.md"} }
 
+// GoalCommand is the person's /goal (seen on the real program: hosts'
+// goal tests).
+func (Adapter) GoalCommand(objective string) string { return "/goal " + objective }
+
 // UserInstructionFiles are QWEN.md and AGENTS.md of Home, its global
 // folder.
 func (Adapter) UserInstructionFiles() ([]string, error) {
