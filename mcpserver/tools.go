@@ -214,7 +214,7 @@ func (s *server) review(rv *graft.Review, offset int) (PrepareOutput, error) {
 	}
 	out := PrepareOutput{
 		PreparedID: rv.PreparedID, Source: rv.Source, BoundarySeq: rv.BoundarySeq, LastSeq: rv.LastSeq,
-		Generation: rv.Generation, Goal: []Quote{}, Progress: rv.Progress, Constraints: constraints(rv.Constraints),
+		Generation: rv.Generation, Goal: []Quote{}, Progress: rv.Progress, HostGoal: hostGoal(rv.HostGoal), Constraints: constraints(rv.Constraints),
 		MoreConstraints: moreConstraints(rv.MoreConstraints), Leftovers: []Leftover{}, TapeChars: rv.TapeChars, CarryoverChars: rv.CarryoverChars,
 		TapeHash: rv.TapeHash, PrefixHash: rv.PrefixHash, Warnings: nonnil.Slice(rv.Warnings),
 		Tier: rv.Options.Tier, RecentTurns: rv.Options.RecentTurns, Budget: rv.Options.Budget,
@@ -479,4 +479,12 @@ func moreConstraints(ms []session.More) []MoreConstraints {
 		out = append(out, MoreConstraints{Session: m.Session, N: m.N, From: m.From, To: m.To})
 	}
 	return out
+}
+
+// hostGoal is the review's goal of the host, nil when none.
+func hostGoal(g *tape.HostGoal) *HostGoal {
+	if g == nil {
+		return nil
+	}
+	return &HostGoal{Status: g.Status, Objective: g.Objective, Seq: g.Seq}
 }

@@ -35,6 +35,13 @@ type Quote struct {
 	Origin Origin `json:"origin" jsonschema:"where the words were said"`
 }
 
+// HostGoal is the goal a host keeps for the session (its /goal).
+type HostGoal struct {
+	Status    string `json:"status" jsonschema:"as the host names it: active, paused, blocked, usage_limited, budget_limited, complete or failed"`
+	Objective string `json:"objective,omitempty" jsonschema:"what the goal asks, in the user's words"`
+	Seq       int64  `json:"seq" jsonschema:"the seq that last said it"`
+}
+
 // Constraint is a hard constraint with the origin it was first said at.
 type Constraint struct {
 	Text   string   `json:"text" jsonschema:"the constraint, copied from the user's own words"`
@@ -60,6 +67,7 @@ type PrepareOutput struct {
 	Generation  int          `json:"generation" jsonschema:"generation of the source; the target will be generation+1"`
 	Goal        []Quote      `json:"goal" jsonschema:"the first human instruction of generation 1 and the latest ones"`
 	Progress    string       `json:"progress" jsonschema:"one line of todo progress"`
+	HostGoal    *HostGoal    `json:"hostGoal,omitempty" jsonschema:"the goal the source's host still keeps for it (its /goal), absent when none: the host keeps it per session, so the new session has none until the user sets it again"`
 	Constraints []Constraint `json:"constraints" jsonschema:"hard constraints the tape carries, each with its original origin"`
 	// MoreConstraints: the sayings past the tape's cap, counted, never dropped silently.
 	MoreConstraints []MoreConstraints `json:"moreConstraints,omitempty" jsonschema:"per session, the constraint sayings past the tape's cap (8,000 constraints, tape.MaxConstraints) that the tape does not list: how many and their seq range; graft_recall reads them"`
