@@ -107,7 +107,8 @@
 //	                            is followed by a todo/write of the whole list its
 //	                            resultDisplay shows the person ({"todos": [{description,
 //	                            status}]}; "blocked" and "cancelled" become pending with the
-//	                            status kept in the text, no warning); no list: a warning
+//	                            status kept in the text, and a warning, as write_todos's);
+//	                            no list: a warning
 //	info, error, warning        system/event named after the type, text ≤ 200 characters
 //	other message type, other record
 //	                            system/event "unknown"; a warning names the shape once per

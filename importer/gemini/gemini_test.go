@@ -527,3 +527,31 @@ func TestTheTaskTrackerIsTheTodoList(t *testing.T) {
 		t.Errorf("todo lists\n%q\nwant\n%q", lists, want)
 	}
 }
+
+// A tracker call whose result shows no list (an older or newer shape)
+// writes no todo/write and is warned of; a blocked task is pending with
+// its status kept in the text, and warned of, as write_todos's is.
+func TestATrackerResultWithoutItsListIsWarnedOf(t *testing.T) {
+	const file = `{"sessionId":"0a1b2c3d-0000-4000-8000-000000000002","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Build the parser."}]}
+{"id":"g1","timestamp":"2026-12-01T10:00:02.000Z","type":"gemini","content":"","model":"m","toolCalls":[{"id":"t1","name":"tracker_update_task","args":{"id":"2bdbbf","status":"blocked"},"status":"success","result":[{"functionResponse":{"id":"t1","name":"tracker_update_task","response":{"output":"Updated task 2bdbbf. Status: blocked"}}}],"resultDisplay":{"todos":[{"description":"task: Write the grammar tests (2bdbbf)","status":"blocked"}]}},{"id":"t2","name":"tracker_list_tasks","args":{},"status":"success","result":[{"functionResponse":{"id":"t2","name":"tracker_list_tasks","response":{"output":"no tasks"}}}],"resultDisplay":"No tasks."}]}
+`
+	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs, sum := importFile(t, path)
+	var lists [][]session.Todo
+	for _, ev := range evs {
+		if ev.Type == session.TypeTodoWrite {
+			lists = append(lists, ev.Todos)
+		}
+	}
+	if len(lists) != 1 || len(lists[0]) != 1 || lists[0][0].Status != session.TodoPending || lists[0][0].Content != "task: Write the grammar tests (2bdbbf) [status: blocked]" {
+		t.Errorf("todo lists %+v, want one: the blocked task, pending with its status", lists)
+	}
+	w := strings.Join(sum.Warnings, "\n")
+	if sum.WarningCount != 2 || !strings.Contains(w, `status "blocked"`) || !strings.Contains(w, `tracker_list_tasks "t2" shows no task list`) {
+		t.Errorf("warnings %d: %q; want the blocked status and the list tracker_list_tasks did not show", sum.WarningCount, sum.Warnings)
+	}
+}

@@ -728,11 +728,6 @@ func (m *Mapper) call(rec *record, id, name string, args json.RawMessage, out *i
 // person the whole list.
 func isTrackerTool(name string) bool { return strings.HasPrefix(name, "tracker_") }
 
-// trackerStatuses are the statuses the tracker's list shows besides the
-// three of a todo (its buildTodosReturnDisplay: blocked, and cancelled for
-// a task that depends on itself): kept in the item's text, no warning.
-var trackerStatuses = map[string]bool{"blocked": true, "cancelled": true}
-
 // trackerTodos imports the list a tracker call's result shows the person
 // (resultDisplay {"todos": [{description, status}]}) as a todo/write: the
 // tracker is the agent's todo list, and the host keeps it per session.
@@ -751,7 +746,7 @@ func (m *Mapper) trackerTodos(rec *record, tc toolCall, out *importer.Output) {
 	ev.Todos = make([]session.Todo, 0, len(*d.Todos))
 	for k, t := range *d.Todos {
 		td, known := importer.Todo(strconv.Itoa(k+1), strings.TrimSpace(t.Description), t.Status)
-		if !known && !trackerStatuses[t.Status] {
+		if !known {
 			importer.WarnTodo(out, k+1, t.Status)
 		}
 		ev.Todos = append(ev.Todos, td)
