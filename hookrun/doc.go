@@ -60,7 +60,8 @@
 //	                   is warned, the stray lines are not counted).
 //	PreCompact         with interceptCompaction: hand the session off (import,
 //	                   prepare, commit, export) and stop the compaction with a reason
-//	                   that gives the resume command: Claude Code takes
+//	                   that gives the resume command and the handoff's notes (where
+//	                   the new session went, the /goal it lacks): Claude Code takes
 //	                   {"decision":"block"}; Codex cannot veto a compaction (it reports
 //	                   a block as a failed hook and compacts), so graft answers
 //	                   {"continue":false}, which ends that turn before any model

@@ -525,6 +525,9 @@ func (h *handler) preCompact() {
 		reason = fmt.Sprintf("graft handed this session off earlier (%s → %s, generation %d) but was stopped before the new session was written; it is written now. Continue in the new session: %s",
 			res.Commit.Source, res.Commit.TargetID, res.Commit.Generation, res.ResumeCommand)
 	}
+	for _, n := range res.Notes {
+		reason += "\nNote: " + n // where the new session went, the rules and the goal it lacks
+	}
 	h.out.Stderr = append(h.out.Stderr, reason)
 	h.emit(h.hooks.Block(reason))
 }

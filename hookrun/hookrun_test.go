@@ -340,3 +340,25 @@ func sessionsOf(t testing.TB, svc *graft.Service) *session.Store {
 	}
 	return st
 }
+
+// A handoff in place of a compaction tells the person what the handoff's
+// notes say, in the reason the host shows them: the goal they set with
+// /goal (Claude Code 2.1.332's goal_status, not met) stays with the old
+// session, and the command that sets it again in the new one.
+func TestPreCompactHandoffTellsThePersonItsNotes(t *testing.T) {
+	home, path := t.TempDir(), transcript(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", configOf(path))
+	appendLines(t, path, `{"parentUuid":null,"isSidechain":false,"attachment":{"type":"goal_status","met":false,"condition":"All tests in ./parser pass","reason":"two fail"},"type":"attachment","uuid":"fef533eb-f8d5-4463-8e19-872774b2f762","timestamp":"2026-11-30T12:00:00.000Z","sessionId":"`+uuid+`","version":"2.1.332"}`)
+	in, err := hookrun.Parse(hosts.ClaudeCode, input(hookrun.PreCompact, path, `,"trigger":"auto"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := hookrun.Run(hosts.ClaudeCode, in, opener(home), hookrun.Settings{InterceptCompaction: true})
+	var d struct{ Decision, Reason string }
+	if err := json.Unmarshal(out.Stdout, &d); err != nil || d.Decision != "block" {
+		t.Fatalf("intercepted PreCompact: %s (%v) stderr %q, want a block", out.Stdout, err, out.Stderr)
+	}
+	if !strings.Contains(d.Reason, "claude --resume ") || !strings.Contains(d.Reason, "set it again in the new one with /goal All tests in ./parser pass") {
+		t.Errorf("the block's reason does not give the handoff's note on the goal:\n%s", d.Reason)
+	}
+}
