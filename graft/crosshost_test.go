@@ -129,16 +129,6 @@ func TestHandoffToAnotherHostNamesTheInstructionFileItLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	notesOn := func(notes []string, file string) []string {
-		var out []string
-		for _, n := range notes {
-			if strings.Contains(n, file) {
-				out = append(out, n)
-			}
-		}
-		return out
-	}
-
 	res, err := svc.Handoff(ctx, graft.HandoffOptions{Host: hosts.ClaudeCode, To: hosts.Codex, Transcript: path, Cwd: work})
 	if err != nil {
 		t.Fatal(err)
@@ -201,22 +191,8 @@ func TestHandoffToAnotherHostNamesThePersonsOwnRulesItLeaves(t *testing.T) {
 	if err := os.WriteFile(own, []byte("# My rules\n\nAnswer tersely.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
-	t.Setenv("CODEX_HOME", t.TempDir())
-	svc, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, To: hosts.Codex, Transcript: path, Cwd: work})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var notes []string
-	for _, n := range res.Notes {
-		if strings.Contains(n, own) {
-			notes = append(notes, n)
-		}
-	}
+	res := claudeHandoffTo(t, hosts.Codex, path, cfg, work)
+	notes := notesOn(res.Notes, own)
 	if len(notes) != 1 || !strings.Contains(notes[0], "Codex does not read it") {
 		t.Errorf("notes %q: want one on %s", res.Notes, own)
 	}
@@ -236,4 +212,34 @@ func TestHandoffToAnotherHostNamesThePersonsOwnRulesItLeaves(t *testing.T) {
 	if strings.Contains(strings.Join(same.Notes, "\n"), own) || strings.Contains(same.Review.Tape, own) {
 		t.Errorf("a handoff to the same host names %s: %q", own, same.Notes)
 	}
+}
+
+// notesOn are the notes that name s.
+func notesOn(notes []string, s string) []string {
+	var out []string
+	for _, n := range notes {
+		if strings.Contains(n, s) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// claudeHandoffTo hands the Claude Code transcript at path (in config dir
+// cfg, its session worked in work) off to host to, from a fresh home, with
+// every other host's folder a throw-away one.
+func claudeHandoffTo(t *testing.T, to hosts.Host, path, cfg, work string) *graft.HandoffResult {
+	t.Helper()
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	t.Setenv("CODEX_HOME", t.TempDir())
+	t.Setenv("GEMINI_CLI_HOME", t.TempDir())
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, To: to, Transcript: path, Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

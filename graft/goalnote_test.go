@@ -1,14 +1,12 @@
 package graft_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hosts"
 )
 
@@ -53,23 +51,8 @@ func TestHandoffTellsThePersonToSetTheGoalAgain(t *testing.T) {
 			}
 			path, cfg := transcriptIn(t, work)
 			withGoal(t, path, condition, c.met)
-			t.Setenv("CLAUDE_CONFIG_DIR", cfg)
-			t.Setenv("CODEX_HOME", t.TempDir())
-			t.Setenv("GEMINI_CLI_HOME", t.TempDir())
-			svc, err := graft.Open(t.TempDir(), graft.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, To: c.to, Transcript: path, Cwd: work})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var goal []string
-			for _, n := range res.Notes {
-				if strings.Contains(n, "goal") {
-					goal = append(goal, n)
-				}
-			}
+			res := claudeHandoffTo(t, c.to, path, cfg, work)
+			goal := notesOn(res.Notes, "goal")
 			switch {
 			case c.want == "" && len(goal) != 0:
 				t.Errorf("a goal already met is noted: %q", goal)
