@@ -26,6 +26,15 @@ type Recognizer interface {
 	Describe() (host, file string)
 }
 
+// Hinter is a Recognizer that can tell what a file it refuses is, when it
+// is its host's in a shape the mapper does not read, and how to get one it
+// reads (Gemini CLI's earlier one-document sessions).
+type Hinter interface {
+	// Hint says what the refused file whose first lines are lines is and
+	// what to do; "" when it cannot tell.
+	Hint(path string, lines [][]byte) string
+}
+
 // Other is another host a refused file may be of (Options.Others).
 type Other struct {
 	// Name is the host's name in the registry, as graft import takes it
@@ -56,9 +65,15 @@ type NotTranscriptError struct {
 	// none of Options.Others recognises them), LooksLikeFile what its files
 	// are ("a Codex rollout").
 	LooksLike, LooksLikeFile string
+	// Hint, when set, is what the asked host's mapper says the file is
+	// and how to go on (Hinter).
+	Hint string
 }
 
 func (e *NotTranscriptError) Error() string {
+	if e.Hint != "" {
+		return fmt.Sprintf("%s %s (nothing was imported)", e.Path, e.Hint)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s holds no %s record ", e.Path, e.Host)
 	switch {
@@ -135,6 +150,11 @@ func Check(o Options, m Mapper) (err error) {
 	host, _ := rec.Describe()
 	e := &NotTranscriptError{Path: path, Format: m.Format(), Host: host, Lines: len(lines),
 		Whole: end && fi.Size() <= SniffBytes}
+	if h, ok := m.(Hinter); ok {
+		if e.Hint = h.Hint(path, lines); e.Hint != "" {
+			return e
+		}
+	}
 	best := 0
 	for _, other := range o.Others {
 		or, ok := other.Mapper.(Recognizer)

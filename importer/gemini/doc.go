@@ -50,7 +50,14 @@
 // one field named "$…" (a record newer than graft), the header
 // (sessionId and projectHash), or a message: a string "id" and a
 // non-empty string "type", whatever the type, without the fields of the
-// other hosts' records (uuid, sessionId, payload, message).
+// other hosts' records (uuid, sessionId, payload, message). Gemini CLI's
+// earlier session files are one JSON document with two-space indents
+// (session-<time>-<id8>.json); the real 0.61.0 lists one and, resuming
+// it, writes it again beside it as session-….jsonl (its header, then each
+// message) and goes on there, leaving the document. graft does not read
+// the document: its refusal says what the file is and names the resume
+// command and the file to import (Mapper.Hint, importer.Hinter; hosts'
+// TestGeminiEarlierSessionDocumentGoesOnAsJSONL).
 //
 // # Import
 //

@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -553,5 +554,43 @@ func TestATrackerResultWithoutItsListIsWarnedOf(t *testing.T) {
 	w := strings.Join(sum.Warnings, "\n")
 	if sum.WarningCount != 2 || !strings.Contains(w, `status "blocked"`) || !strings.Contains(w, `tracker_list_tasks "t2" shows no task list`) {
 		t.Errorf("warnings %d: %q; want the blocked status and the list tracker_list_tasks did not show", sum.WarningCount, sum.Warnings)
+	}
+}
+
+// Gemini CLI's earlier session files are one JSON document written with
+// two-space indents (session-<time>-<id8>.json). The real 0.61.0 lists
+// one and, resuming it, writes it again beside it as session-….jsonl
+// (seen on the real program); graft reads the JSONL. A first import of
+// the document is refused, and the refusal says what the file is and how
+// to get the one graft reads.
+func TestAnEarlierSessionDocumentIsRefusedWithTheWayOn(t *testing.T) {
+	const doc = `{
+  "sessionId": "b1fc1c13-d1f3-4d40-92ba-e9d43c08ccf5",
+  "projectHash": "86bc0e27f2bad5ee2e2625969dc74484f7717cff50ea68e3c3f18194c802a493",
+  "startTime": "2026-01-01T06:45:24.901Z",
+  "lastUpdated": "2026-01-01T08:55:21.894Z",
+  "messages": [
+    {
+      "id": "c0db946a-77b6-4229-950d-7b259c95eb13",
+      "timestamp": "2026-01-01T06:45:24.901Z",
+      "type": "user",
+      "content": "where is the entire history of our chat saved locally?"
+    }
+  ]
+}
+`
+	path := filepath.Join(t.TempDir(), "session-2026-01-01T06-42-b1fc1c13.json")
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, home := testfixtures.NewStore(t)
+	_, err := gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g"})
+	if !errors.Is(err, importer.ErrNotTranscript) {
+		t.Fatalf("import of an earlier session document: %v, want a refusal", err)
+	}
+	for _, want := range []string{"is a Gemini CLI session in its earlier format", "gemini --resume b1fc1c13-d1f3-4d40-92ba-e9d43c08ccf5", "session-2026-01-01T06-42-b1fc1c13.jsonl", "nothing was imported"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal %q does not say %q", err, want)
+		}
 	}
 }
