@@ -86,9 +86,9 @@ func goldenSources(t *testing.T, root string) []goldenSource {
 			rel = filepath.ToSlash(rel)
 			host := claudecode.Format
 			switch {
-			case strings.HasPrefix(rel, "importer/gemini/"):
+			case strings.HasPrefix(rel, "importer/gemini/") || strings.Contains(rel, "/gemini/"):
 				host = gemini.Format
-			case strings.HasPrefix(rel, "importer/qwen/"):
+			case strings.HasPrefix(rel, "importer/qwen/") || strings.Contains(rel, "/qwen/"):
 				host = qwen.Format
 			case strings.Contains(rel, "codex") || strings.HasPrefix(filepath.Base(rel), "rollout-"):
 				host = codex.Format

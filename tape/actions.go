@@ -638,6 +638,9 @@ func exitLine(t string) bool {
 // header by its text.
 func outputBody(out string) string {
 	t := strings.TrimLeft(out, " \t\r\n")
+	if body, ok := shellSections(t); ok {
+		return body
+	}
 	if !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
 		return out
 	}
@@ -653,6 +656,50 @@ func outputBody(out string) string {
 		rest = more
 	}
 	return out
+}
+
+// shellSections is the output inside the sections another host's shell
+// tool gives its model (Gemini CLI's: 0.61.0 "Output: <output>", then
+// "Error: …", "Exit Code: N", "Signal: …", "Background PIDs: …", "Process
+// Group PGID: N", each only when it has one, the whole wrapped in
+// <untrusted_context>; earlier releases "Command: …" and "Directory: …"
+// before it and every section, "(none)" or 0 when empty), with a process
+// error kept (not "(none)"): ok is false when t has not that shape. The
+// importer reads the outcome from the same sections (ShellOutcome).
+func shellSections(t string) (string, bool) {
+	const open, end = "<untrusted_context>", "</untrusted_context>"
+	wrapped := false
+	if w, found := strings.CutPrefix(t, open); found {
+		t, wrapped = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(w), end)), true
+	}
+	if strings.HasPrefix(t, "Command: ") {
+		_, rest, _ := strings.Cut(t, "\n")
+		dir, rest, _ := strings.Cut(rest, "\n")
+		if !strings.HasPrefix(dir, "Directory: ") || !strings.HasPrefix(rest, "Output: ") {
+			return t, wrapped
+		}
+		t = rest
+	}
+	body, found := strings.CutPrefix(t, "Output: ")
+	if !found {
+		return t, wrapped
+	}
+	lines := strings.Split(body, "\n")
+	k := len(lines)
+	for k > 1 {
+		name, v, _ := strings.Cut(strings.TrimSpace(lines[k-1]), ": ")
+		switch name {
+		case "Process Group PGID", "Background PIDs", "Signal", "Exit Code":
+			k--
+			continue
+		case "Error":
+			if v == "(none)" {
+				k--
+			}
+		}
+		break
+	}
+	return strings.Join(lines[:k], "\n"), true
 }
 
 // codexExecHeader: a line of the header Codex's unified exec puts before a

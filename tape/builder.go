@@ -90,8 +90,9 @@ const (
 	// exit_plan_mode; 56 kept a goal the person cleared; 57 took Qwen's
 	// propose_goal for an action; 58 kept no reason of a goal's check; 59
 	// read no goal status of a host's context for its model; 60 took
-	// Gemini CLI's write_todos and task tracker calls for actions.
-	snapshotVersion = 61
+	// Gemini CLI's write_todos and task tracker calls for actions; 61 read
+	// the sections of Gemini CLI's shell output as its output.
+	snapshotVersion = 62
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

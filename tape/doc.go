@@ -183,7 +183,12 @@
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
 // unavailable") and WSL's ("wsl: Failed to translate '…'"), the header Codex's unified exec puts before an output
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
-// …", "Output:"; taken off every output the tape reads: outputBody),
+// …", "Output:"; taken off every output the tape reads: outputBody), the
+// sections around the output Gemini CLI's shell tool gives its model
+// ("<untrusted_context>", "Command: …", "Directory: …", "Output: ", and
+// after it "Error: (none)", "Exit Code: …", "Signal: …", "Background PIDs:
+// …", "Process Group PGID: …"; a process error other than "(none)" stays:
+// shellSections),
 // the count it puts before an output it cut for its model ("Total output
 // lines: N"), a rule (a line of 4 or more dashes, equals signs or
 // box-drawing characters and nothing else, after a bare label: a table's

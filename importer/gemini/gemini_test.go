@@ -594,3 +594,47 @@ func TestAnEarlierSessionDocumentIsRefusedWithTheWayOn(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI records a shell command that exits non-zero as a call that
+// went well (status "success"): the exit is only in the output it gives
+// its model. testdata/shell-exit-0.61.jsonl is the real 0.61.0's session
+// of "exit 3" then "echo fine" ("<untrusted_context>\nOutput: …\nExit
+// Code: 3\nProcess Group PGID: N\n</untrusted_context>"); earlier releases
+// wrote every section ("Command: …\nDirectory: …\nOutput: …\nError:
+// (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group
+// PGID: N"). The exit code, a signal or a process error makes the result a
+// failure; the output stays as the host wrote it.
+func TestAShellCommandsExitCodeDecidesItsOutcome(t *testing.T) {
+	evs, sum := importFile(t, "testdata/shell-exit-0.61.jsonl")
+	if sum.WarningCount != 0 {
+		t.Errorf("warnings: %q", sum.Warnings)
+	}
+	var got []string
+	for _, ev := range evs {
+		if ev.Type == session.TypeToolResult && ev.Tool.Name == "run_shell_command" {
+			got = append(got, fmt.Sprintf("ok=%v exit=%s", ev.OKResult(), ev.Meta["exitCode"]))
+			if !strings.Contains(ev.Tool.Output, "Process Group PGID: ") {
+				t.Errorf("the output is not the host's: %q", ev.Tool.Output)
+			}
+		}
+	}
+	if want := []string{"ok=false exit=3", "ok=true exit="}; !slices.Equal(got, want) {
+		t.Errorf("shell results %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		out  string
+		ok   bool
+		exit string
+	}{
+		{"Command: git commit -m x\nDirectory: (root)\nOutput: Commit aborted.\nError: (none)\nExit Code: 1\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 969064", false, "1"},
+		{"Command: ls\nDirectory: (root)\nOutput: a\nb\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 9", true, ""},
+		{"Command: sleep 9\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: (none)\nSignal: 15\nBackground PIDs: (none)\nProcess Group PGID: 9", false, ""},
+		{"Output: (empty)\nError: spawn /bin/bash ENOENT\nProcess Group PGID: 7", false, ""},
+		{"Exit Code: 2 is what the docs say", true, ""},
+	} {
+		ok, exit := gemini.ShellOutcome(c.out)
+		if ok != c.ok || exit != c.exit {
+			t.Errorf("ShellOutcome(%q) = %v, %q; want %v, %q", c.out, ok, exit, c.ok, c.exit)
+		}
+	}
+}

@@ -841,6 +841,17 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 			ev.Meta[session.MetaDeclined] = session.DeclinedByUser
 		}
 	}
+	if tool == toolShell && ev.OKResult() {
+		// Gemini CLI records a command that failed as a call that went
+		// well: its exit is in the output it gives its model.
+		ok, exit := ShellOutcome(ev.Tool.Output)
+		if !ok {
+			ev.Tool.OK = ptr(false)
+		}
+		if exit != "" {
+			ev.Meta["exitCode"] = exit
+		}
+	}
 	var words string
 	if tool == toolExitPlanMode && ev.OKResult() {
 		// The person's verdict on the plan is in the text of a result
@@ -865,6 +876,51 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 		h.Text = words
 		out.Emit(h)
 	}
+}
+
+// toolShell is Gemini CLI's shell tool.
+const toolShell = "run_shell_command"
+
+// ShellOutcome is how a run_shell_command went, read from the output
+// Gemini CLI gives its model (0.61.0's shell tool: "Output: <output>", then
+// "Error: <process error>", "Exit Code: <code>", "Signal: <signal>",
+// "Background PIDs: …" and "Process Group PGID: <pid>", each only when it
+// has one, the whole wrapped in <untrusted_context>; earlier releases:
+// "Command: …", "Directory: …" before "Output:", and every section, "(none)"
+// or 0 when empty): not ok once an exit code is not 0, a signal ended it
+// or a process error is named; exit is the code when it is not 0. An
+// output of another shape went well (ok).
+func ShellOutcome(out string) (ok bool, exit string) {
+	t := strings.TrimSpace(out)
+	if w, found := strings.CutPrefix(t, "<untrusted_context>"); found {
+		t = strings.TrimSpace(strings.TrimSuffix(w, "</untrusted_context>"))
+	}
+	if !strings.HasPrefix(t, "Output: ") && !(strings.HasPrefix(t, "Command: ") && strings.Contains(t, "\nOutput: ")) {
+		return true, ""
+	}
+	lines := strings.Split(t, "\n")
+	ok = true
+	for k := len(lines) - 1; k > 0; k-- {
+		name, v, _ := strings.Cut(strings.TrimSpace(lines[k]), ": ")
+		switch name {
+		case "Process Group PGID", "Background PIDs":
+		case "Signal":
+			if v != "0" && v != "(none)" && v != "null" {
+				ok = false
+			}
+		case "Exit Code":
+			if v != "0" && v != "(none)" && v != "null" {
+				ok, exit = false, v
+			}
+		case "Error":
+			if v != "(none)" {
+				ok = false
+			}
+		default:
+			return ok, exit // the output itself: the sections end here
+		}
+	}
+	return ok, exit
 }
 
 // toolExitPlanMode is the tool with which the agent asks the person to

@@ -62,3 +62,47 @@ func TestGeminiTaskTrackerIsTheTapesTodoList(t *testing.T) {
 		t.Errorf("Recent Actions lists the tracker's calls as work:\n%s", a)
 	}
 }
+
+// The real Gemini CLI 0.61.0 records a shell command that exits non-zero
+// as a call that went well (status "success"), its exit only in the
+// output it gives its model ("Output: …\nExit Code: 3\nProcess Group
+// PGID: N", in <untrusted_context>). The tape says it failed, quoting its
+// output without those sections, and the command that worked as ok.
+func TestGeminiFailedCommandIsAFailure(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	gs := hosttest.NewGeminiServer(t)
+	gm := h.NewGemini(t, gs)
+	var mu sync.Mutex
+	calls := 0
+	gs.SetReplyFunc(func(turn hosttest.GeminiTurn) hosttest.GeminiReply {
+		mu.Lock()
+		defer mu.Unlock()
+		if !turn.Contains("Run the checks.") {
+			return hosttest.GeminiReply{Text: "ok"}
+		}
+		calls++
+		switch calls {
+		case 1:
+			return hosttest.GeminiReply{Call: &hosttest.GeminiCall{Name: "run_shell_command", Args: map[string]any{"command": "echo 'lint: 2 problems in parser.go' >&2; exit 3", "description": "lint"}}}
+		case 2:
+			return hosttest.GeminiReply{Call: &hosttest.GeminiCall{Name: "run_shell_command", Args: map[string]any{"command": "echo 'build ok'", "description": "build"}}}
+		}
+		return hosttest.GeminiReply{Text: "The build works; lint fails."}
+	})
+	gm.Prompt(t, "Run the checks.", "--approval-mode", "yolo").Ok(t)
+	session := geminiSessionWith(t, gm, "the commands' results", "Exit Code: 3")
+	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
+	tape := preparedTape(t, g, "gemini", session, "checks")
+	if p := tapeBlock(tape, "Pending State"); !strings.Contains(p, "FAILED") || !strings.Contains(p, "lint: 2 problems in parser.go") {
+		t.Errorf("Pending State does not hold the failed lint:\n%s", p)
+	}
+	if a := tapeBlock(tape, "Recent Actions"); !strings.Contains(a, "ok: echo 'build ok'") || strings.Contains(a, "ok: echo 'lint") {
+		t.Errorf("Recent Actions has the outcomes wrong:\n%s", a)
+	}
+	for _, section := range []string{"Process Group PGID", "Exit Code: 3", "untrusted_context"} {
+		if strings.Contains(tape, section) {
+			t.Errorf("the tape quotes the shell tool's section %q:\n%s", section, tape)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package tape
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// Gemini CLI's shell tool gives its model the output between sections:
+// 0.61.0 "Output: <output>" then "Error: …", "Exit Code: N", "Signal: …",
+// "Background PIDs: …", "Process Group PGID: N" (each only when it has
+// one), wrapped in <untrusted_context>; earlier releases "Command: …" and
+// "Directory: …" before it and every section after it, "(none)" or 0
+// when empty. The tape quotes the output: no section is a key line, and a
+// process error is kept.
+func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
+	for _, c := range []struct{ out, want string }{
+		{"<untrusted_context>\nOutput: out\nerr\nExit Code: 3\nProcess Group PGID: 20901\n</untrusted_context>", "out\nerr"},
+		{"Command: git push\nDirectory: (root)\nOutput: To github.com:x/y.git\n   7368c30..65f4852  master -> master\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 972251", "To github.com:x/y.git\n   7368c30..65f4852  master -> master"},
+		{"Output: (empty)\nError: spawn /bin/bash ENOENT\nProcess Group PGID: 7", "(empty)\nError: spawn /bin/bash ENOENT"},
+		{"Output: plain text of another tool", "plain text of another tool"},
+		{"Outputs: not the shell's\nProcess Group PGID: 7", "Outputs: not the shell's\nProcess Group PGID: 7"},
+	} {
+		if got := outputBody(c.out); got != c.want {
+			t.Errorf("outputBody(%q) =\n%q\nwant\n%q", c.out, got, c.want)
+		}
+	}
+	// In a tape: the failed push's error, not the sections.
+	out := "Command: git commit -m x && git push\nDirectory: (root)\nOutput: ❌  SECURITY ALERT: Blocked string found in staged files!\n    (Pattern defined in /home/u/.config/git_hooks/blocked_patterns.txt)\nCommit aborted. Remove the string and try again.\nError: (none)\nExit Code: 1\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 969064"
+	ok := false
+	evs := []session.Event{human("Push it."), call("run_shell_command", "s1", `{"command":"git commit -m x && git push"}`),
+		{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "run_shell_command", CallID: "s1", OK: &ok, Output: out}}, say("Blocked.")}
+	tp := build(t, "s", seqd(evs...), Options{}, nil)
+	pending := blockText(t, tp, "Pending State")
+	if !strings.Contains(pending, "SECURITY ALERT") || !strings.Contains(pending, "blocked_patterns.txt") || strings.Contains(tp.Text, "Process Group PGID") || strings.Contains(tp.Text, "Error: (none)") {
+		t.Errorf("the failure is not quoted by its output:\n%s", tp.Text)
+	}
+}
