@@ -126,3 +126,43 @@ func TestHandoffProgressNamesTheTranscriptItFound(t *testing.T) {
 		}
 	}
 }
+
+// A Gemini CLI session names the directory it ran in only in the session
+// context it writes first (its workspace directories): a handoff run
+// elsewhere still exports the new session into that directory's project,
+// where gemini --resume finds it, and says so.
+func TestGeminiHandoffExportsWhereTheSessionWorked(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(testfixtures.ModuleRoot(t), "importer", "gemini", "testdata", "session-recorded.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte("/home/dev/work"), []byte(work))
+	home := t.TempDir()
+	t.Setenv("GEMINI_CLI_HOME", home)
+	chats := filepath.Join(home, ".gemini", "tmp", "work", "chats")
+	if err := os.MkdirAll(chats, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(chats, "session-2026-12-02T05-12-3271f952.jsonl")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.Host("gemini"), Transcript: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Export == nil || res.Export.Cwd != work {
+		t.Fatalf("export %+v: want it in %s, where the session worked", res.Export, work)
+	}
+	if len(notesOn(res.Notes, work)) != 1 {
+		t.Errorf("notes %q: want one naming %s", res.Notes, work)
+	}
+}

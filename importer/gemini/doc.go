@@ -80,7 +80,9 @@
 //	header                      system/event "session" (meta sessionId, projectHash, kind);
 //	                            the cursor's lastUuid is its sessionId
 //	user text                   the person's words (user/message kind "user"), except:
-//	  <session_context>…          kind "system" name "session-context"
+//	  <session_context>…          kind "system" name "session-context"; meta cwd the first of
+//	                              its "Workspace Directories" (WorkspaceDir), the directory
+//	                              Gemini CLI runs in, which no record of it names
 //	  <hook_context>…</hook_context>  kind "system" name "hook-context" (a hook's
 //	                              additionalContext, before or after the prompt); the
 //	                              prompt beside it is the person's

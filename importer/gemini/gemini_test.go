@@ -638,3 +638,32 @@ func TestAShellCommandsExitCodeDecidesItsOutcome(t *testing.T) {
 		}
 	}
 }
+
+// Gemini CLI 0.61.0 names no working directory on its records; the
+// session context it writes first lists the workspace directories, the
+// first being where it runs (testdata/session-recorded.jsonl, the real
+// program's). That context event carries it as meta cwd, as the other
+// hosts' records do, so that the tape's paths are relative to it and a
+// handoff's new session goes to that directory.
+func TestTheSessionContextNamesTheWorkingDirectory(t *testing.T) {
+	evs, _ := importFile(t, "testdata/session-recorded.jsonl")
+	cwd := ""
+	for _, ev := range evs {
+		if ev.Source.Name == "session-context" {
+			cwd = ev.Meta["cwd"]
+			break
+		}
+	}
+	if cwd != "/home/dev/work" {
+		t.Errorf("the session context's cwd is %q, want /home/dev/work", cwd)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"<session_context>\n- **Workspace Directories:**\n  - /a/b\n  - /c\n- **Directory Structure:**", "/a/b"},
+		{"<session_context>\nMy operating system is: linux\n</session_context>", ""},
+		{"<session_context>\n- **Workspace Directories:**\n  - relative/dir\n", ""},
+	} {
+		if got := gemini.WorkspaceDir(c.text); got != c.want {
+			t.Errorf("WorkspaceDir(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+}

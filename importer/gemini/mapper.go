@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -575,6 +576,11 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 		ev := event(rec.Timestamp, session.TypeUserMessage, src)
 		ev.Text = t
 		ev.Meta["uuid"] = rec.ID
+		if src.Name == "session-context" {
+			if dir := WorkspaceDir(t); dir != "" {
+				ev.Meta["cwd"] = dir // Gemini CLI names it nowhere else
+			}
+		}
 		out.Emit(ev)
 	}
 	for _, h := range hooks {
@@ -876,6 +882,23 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 		h.Text = words
 		out.Emit(h)
 	}
+}
+
+// WorkspaceDir is the directory Gemini CLI runs in, as the session context
+// it writes first names it: the first entry of its "- **Workspace
+// Directories:**" list (0.61.0's, seen on the real program); "" when the
+// text lists none, or not an absolute path.
+func WorkspaceDir(text string) string {
+	_, list, found := strings.Cut(text, "- **Workspace Directories:**\n")
+	if !found {
+		return ""
+	}
+	line, _, _ := strings.Cut(list, "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+	if !ok || !filepath.IsAbs(dir) && !(len(dir) > 2 && dir[1] == ':') {
+		return ""
+	}
+	return dir
 }
 
 // toolShell is Gemini CLI's shell tool.
