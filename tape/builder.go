@@ -91,9 +91,7 @@ const (
 	// propose_goal for an action; 58 kept no reason of a goal's check; 59
 	// read no goal status of a host's context for its model; 60 took
 	// Gemini CLI's write_todos and task tracker calls for actions; 61 read
-	// the sections of Gemini CLI's shell output as its output. (A new meta
-	// cwd on an event, as Gemini CLI's session context now has, is read
-	// at Add: no fold change.)
+	// the sections of Gemini CLI's shell output as its output.
 	snapshotVersion = 62
 )
 
