@@ -659,7 +659,8 @@ func outputBody(out string) string {
 }
 
 // shellSections is the output inside the sections another host's shell
-// tool gives its model (Gemini CLI's: 0.61.0 "Output: <output>", then
+// tool gives its model (Gemini CLI's, and Qwen Code's, which keeps the
+// earlier form, without "Command: …" in its code mode: 0.61.0 "Output: <output>", then
 // "Error: …", "Exit Code: N", "Signal: …", "Background PIDs: …", "Process
 // Group PGID: N", each only when it has one, the whole wrapped in
 // <untrusted_context>; earlier releases "Command: …" and "Directory: …"
@@ -672,8 +673,11 @@ func shellSections(t string) (string, bool) {
 	if w, found := strings.CutPrefix(t, open); found {
 		t, wrapped = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(w), end)), true
 	}
-	if strings.HasPrefix(t, "Command: ") {
-		_, rest, _ := strings.Cut(t, "\n")
+	if strings.HasPrefix(t, "Command: ") || strings.HasPrefix(t, "Directory: ") {
+		rest := t
+		if strings.HasPrefix(t, "Command: ") {
+			_, rest, _ = strings.Cut(t, "\n")
+		}
 		dir, rest, _ := strings.Cut(rest, "\n")
 		if !strings.HasPrefix(dir, "Directory: ") || !strings.HasPrefix(rest, "Output: ") {
 			return t, wrapped

@@ -7,7 +7,8 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-// Gemini CLI's shell tool gives its model the output between sections:
+// Gemini CLI's shell tool gives its model the output between sections (and
+// Qwen Code's, in Gemini CLI's earlier form):
 // 0.61.0 "Output: <output>" then "Error: …", "Exit Code: N", "Signal: …",
 // "Background PIDs: …", "Process Group PGID: N" (each only when it has
 // one), wrapped in <untrusted_context>; earlier releases "Command: …" and
@@ -20,6 +21,10 @@ func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
 		{"Command: git push\nDirectory: (root)\nOutput: To github.com:x/y.git\n   7368c30..65f4852  master -> master\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 972251", "To github.com:x/y.git\n   7368c30..65f4852  master -> master"},
 		{"Output: (empty)\nError: spawn /bin/bash ENOENT\nProcess Group PGID: 7", "(empty)\nError: spawn /bin/bash ENOENT"},
 		{"Output: plain text of another tool", "plain text of another tool"},
+		// Qwen Code 0.24.4's, and in its code mode without the command.
+		{"Command: go vet ./...\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 4242", "(empty)"},
+		{"Directory: (root)\nOutput: ok  ex/parser 0.1s\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)", "ok  ex/parser 0.1s"},
+		{"Directory: not a section list", "Directory: not a section list"},
 		{"Outputs: not the shell's\nProcess Group PGID: 7", "Outputs: not the shell's\nProcess Group PGID: 7"},
 	} {
 		if got := outputBody(c.out); got != c.want {
