@@ -674,12 +674,18 @@ func shellSections(t string) (string, bool) {
 		t, wrapped = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(w), end)), true
 	}
 	if strings.HasPrefix(t, "Command: ") || strings.HasPrefix(t, "Directory: ") {
+		// The command may run over several lines: its section ends at
+		// the "Directory: " line that an "Output: " line follows.
 		rest := t
-		if strings.HasPrefix(t, "Command: ") {
-			_, rest, _ = strings.Cut(t, "\n")
+		if !strings.HasPrefix(t, "Directory: ") {
+			i := strings.Index(t, "\nDirectory: ")
+			if i < 0 {
+				return t, wrapped
+			}
+			rest = t[i+1:]
 		}
-		dir, rest, _ := strings.Cut(rest, "\n")
-		if !strings.HasPrefix(dir, "Directory: ") || !strings.HasPrefix(rest, "Output: ") {
+		_, rest, _ = strings.Cut(rest, "\n")
+		if !strings.HasPrefix(rest, "Output: ") {
 			return t, wrapped
 		}
 		t = rest

@@ -25,6 +25,8 @@ func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
 		{"Command: go vet ./...\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 4242", "(empty)"},
 		{"Directory: (root)\nOutput: ok  ex/parser 0.1s\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)", "ok  ex/parser 0.1s"},
 		{"Directory: not a section list", "Directory: not a section list"},
+		// A command of several lines (a heredoc, two commands).
+		{"Command: ls -R ~/x\ntype kwriteconfig6\nDirectory: (root)\nOutput: ~/x: none\nError: (none)\nExit Code: 1\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 42854", "~/x: none"},
 		{"Outputs: not the shell's\nProcess Group PGID: 7", "Outputs: not the shell's\nProcess Group PGID: 7"},
 	} {
 		if got := outputBody(c.out); got != c.want {
