@@ -709,6 +709,10 @@ func shellSections(t string) (string, bool) {
 		}
 		break
 	}
+	if lines[0] == "(empty)" { // the host's word for no output
+		lines = lines[1:]
+		k--
+	}
 	return strings.Join(lines[:k], "\n"), true
 }
 

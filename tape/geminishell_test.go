@@ -13,16 +13,16 @@ import (
 // "Background PIDs: …", "Process Group PGID: N" (each only when it has
 // one), wrapped in <untrusted_context>; earlier releases "Command: …" and
 // "Directory: …" before it and every section after it, "(none)" or 0
-// when empty. The tape quotes the output: no section is a key line, and a
-// process error is kept.
+// when empty. The tape quotes the output: no section is a key line, nor the
+// "(empty)" the host writes for no output, and a process error is kept.
 func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
 	for _, c := range []struct{ out, want string }{
 		{"<untrusted_context>\nOutput: out\nerr\nExit Code: 3\nProcess Group PGID: 20901\n</untrusted_context>", "out\nerr"},
 		{"Command: git push\nDirectory: (root)\nOutput: To github.com:x/y.git\n   7368c30..65f4852  master -> master\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 972251", "To github.com:x/y.git\n   7368c30..65f4852  master -> master"},
-		{"Output: (empty)\nError: spawn /bin/bash ENOENT\nProcess Group PGID: 7", "(empty)\nError: spawn /bin/bash ENOENT"},
+		{"Output: (empty)\nError: spawn /bin/bash ENOENT\nProcess Group PGID: 7", "Error: spawn /bin/bash ENOENT"},
 		{"Output: plain text of another tool", "plain text of another tool"},
 		// Qwen Code 0.24.4's, and in its code mode without the command.
-		{"Command: go vet ./...\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 4242", "(empty)"},
+		{"Command: go vet ./...\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 4242", ""},
 		{"Directory: (root)\nOutput: ok  ex/parser 0.1s\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)", "ok  ex/parser 0.1s"},
 		{"Directory: not a section list", "Directory: not a section list"},
 		// A command of several lines (a heredoc, two commands).
