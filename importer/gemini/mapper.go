@@ -685,9 +685,10 @@ func (m *Mapper) gemini(rec *record, ps []part, mk *mark, fresh, viaSet bool, ou
 			}
 		}
 		ts := rec.Timestamp
-		done := m.st.isDone(keyOf(tc.ID))
+		// A tracker call's list, once, when its result is imported now.
+		tracker := tc.Status == "success" && isTrackerTool(tc.Name) && !m.st.isDone(keyOf(tc.ID))
 		m.result(ts, tc.ID, tc.Name, tc.Status, frs, out)
-		if !done && tc.Status == "success" && isTrackerTool(tc.Name) && m.st.isDone(keyOf(tc.ID)) {
+		if tracker && m.st.isDone(keyOf(tc.ID)) {
 			m.trackerTodos(rec, tc, out)
 		}
 	}
