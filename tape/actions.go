@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/importer/genai"
 	"github.com/graft-project/graft/session"
 )
 
@@ -659,61 +660,19 @@ func outputBody(out string) string {
 }
 
 // shellSections is the output inside the sections another host's shell
-// tool gives its model (Gemini CLI's, and Qwen Code's, which keeps the
-// earlier form, without "Command: …" in its code mode: 0.61.0 "Output: <output>", then
-// "Error: …", "Exit Code: N", "Signal: …", "Background PIDs: …", "Process
-// Group PGID: N", each only when it has one, the whole wrapped in
-// <untrusted_context>; earlier releases "Command: …" and "Directory: …"
-// before it and every section, "(none)" or 0 when empty), with a process
-// error kept (not "(none)"): ok is false when t has not that shape. The
-// importer reads the outcome from the same sections (ShellOutcome).
+// tool gives its model (Gemini CLI's and Qwen Code's: genai.ParseShellOutput,
+// which the importer reads the command's outcome from too), with a process
+// error kept and the host's "(empty)" none; else t without the
+// <untrusted_context> wrapper Gemini CLI puts around a tool's output. ok
+// is false when t has neither.
 func shellSections(t string) (string, bool) {
-	const open, end = "<untrusted_context>", "</untrusted_context>"
-	wrapped := false
-	if w, found := strings.CutPrefix(t, open); found {
-		t, wrapped = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(w), end)), true
+	if so, ok := genai.ParseShellOutput(t); ok {
+		return so.Body, true
 	}
-	if strings.HasPrefix(t, "Command: ") || strings.HasPrefix(t, "Directory: ") {
-		// The command may run over several lines: its section ends at
-		// the "Directory: " line that an "Output: " line follows.
-		rest := t
-		if !strings.HasPrefix(t, "Directory: ") {
-			i := strings.Index(t, "\nDirectory: ")
-			if i < 0 {
-				return t, wrapped
-			}
-			rest = t[i+1:]
-		}
-		_, rest, _ = strings.Cut(rest, "\n")
-		if !strings.HasPrefix(rest, "Output: ") {
-			return t, wrapped
-		}
-		t = rest
+	if w, found := strings.CutPrefix(t, "<untrusted_context>"); found {
+		return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(w), "</untrusted_context>")), true
 	}
-	body, found := strings.CutPrefix(t, "Output: ")
-	if !found {
-		return t, wrapped
-	}
-	lines := strings.Split(body, "\n")
-	k := len(lines)
-	for k > 1 {
-		name, v, _ := strings.Cut(strings.TrimSpace(lines[k-1]), ": ")
-		switch name {
-		case "Process Group PGID", "Background PIDs", "Signal", "Exit Code":
-			k--
-			continue
-		case "Error":
-			if v == "(none)" {
-				k--
-			}
-		}
-		break
-	}
-	if lines[0] == "(empty)" { // the host's word for no output
-		lines = lines[1:]
-		k--
-	}
-	return strings.Join(lines[:k], "\n"), true
+	return t, false
 }
 
 // codexExecHeader: a line of the header Codex's unified exec puts before a

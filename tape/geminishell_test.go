@@ -14,19 +14,15 @@ import (
 // one), wrapped in <untrusted_context>; earlier releases "Command: …" and
 // "Directory: …" before it and every section after it, "(none)" or 0
 // when empty. The tape quotes the output: no section is a key line, nor the
-// "(empty)" the host writes for no output, and a process error is kept.
+// "(empty)" the host writes for no output, and a process error is kept
+// (genai.ParseShellOutput's test has each shape).
 func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
 	for _, c := range []struct{ out, want string }{
 		{"<untrusted_context>\nOutput: out\nerr\nExit Code: 3\nProcess Group PGID: 20901\n</untrusted_context>", "out\nerr"},
-		{"Command: git push\nDirectory: (root)\nOutput: To github.com:x/y.git\n   7368c30..65f4852  master -> master\nError: (none)\nExit Code: 0\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 972251", "To github.com:x/y.git\n   7368c30..65f4852  master -> master"},
-		{"Output: (empty)\nError: spawn /bin/bash ENOENT\nProcess Group PGID: 7", "Error: spawn /bin/bash ENOENT"},
-		{"Output: plain text of another tool", "plain text of another tool"},
-		// Qwen Code 0.24.4's, and in its code mode without the command.
-		{"Command: go vet ./...\nDirectory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 4242", ""},
-		{"Directory: (root)\nOutput: ok  ex/parser 0.1s\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)", "ok  ex/parser 0.1s"},
-		{"Directory: not a section list", "Directory: not a section list"},
-		// A command of several lines (a heredoc, two commands).
 		{"Command: ls -R ~/x\ntype kwriteconfig6\nDirectory: (root)\nOutput: ~/x: none\nError: (none)\nExit Code: 1\nSignal: 0\nBackground PIDs: (none)\nProcess Group PGID: 42854", "~/x: none"},
+		{"Directory: (root)\nOutput: (empty)\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: (none)", ""},
+		// Another tool's output in the wrapper: the output.
+		{"<untrusted_context>\nTitle: Gemini CLI\nhttps://example.org\n</untrusted_context>", "Title: Gemini CLI\nhttps://example.org"},
 		{"Outputs: not the shell's\nProcess Group PGID: 7", "Outputs: not the shell's\nProcess Group PGID: 7"},
 	} {
 		if got := outputBody(c.out); got != c.want {

@@ -103,7 +103,7 @@
 //	tool call result            tool/result: output from response.output (or .error), ok
 //	                            from status ("success" true; "error", "cancelled" false);
 //	                            run_shell_command succeeds whatever the command's exit (seen
-//	                            on the real 0.61.0): its output's sections decide (ShellOutcome:
+//	                            on the real 0.61.0): its output's sections decide (genai.ParseShellOutput:
 //	                            "Exit Code: N" not 0, a "Signal", an "Error" other than "(none)"
 //	                            fail it; meta exitCode the code), the output kept as written; a
 //	                            cancelled call carries meta declined: "user" when the person

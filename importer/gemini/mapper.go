@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/graft-project/graft/importer"
+	"github.com/graft-project/graft/importer/genai"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/session/logscan"
 )
@@ -851,12 +852,13 @@ func (m *Mapper) result(ts, id, name, status string, frs []functionResponse, out
 	if tool == toolShell && ev.OKResult() {
 		// Gemini CLI records a command that failed as a call that went
 		// well: its exit is in the output it gives its model.
-		ok, exit := ShellOutcome(ev.Tool.Output)
-		if !ok {
-			ev.Tool.OK = ptr(false)
-		}
-		if exit != "" {
-			ev.Meta["exitCode"] = exit
+		if so, ok := genai.ParseShellOutput(ev.Tool.Output); ok {
+			if so.Failed {
+				ev.Tool.OK = ptr(false)
+			}
+			if so.Exit != "" {
+				ev.Meta["exitCode"] = so.Exit
+			}
 		}
 	}
 	var words string
@@ -904,48 +906,6 @@ func WorkspaceDir(text string) string {
 
 // toolShell is Gemini CLI's shell tool.
 const toolShell = "run_shell_command"
-
-// ShellOutcome is how a run_shell_command went, read from the output
-// Gemini CLI gives its model (0.61.0's shell tool: "Output: <output>", then
-// "Error: <process error>", "Exit Code: <code>", "Signal: <signal>",
-// "Background PIDs: …" and "Process Group PGID: <pid>", each only when it
-// has one, the whole wrapped in <untrusted_context>; earlier releases:
-// "Command: …", "Directory: …" before "Output:", and every section, "(none)"
-// or 0 when empty): not ok once an exit code is not 0, a signal ended it
-// or a process error is named; exit is the code when it is not 0. An
-// output of another shape went well (ok).
-func ShellOutcome(out string) (ok bool, exit string) {
-	t := strings.TrimSpace(out)
-	if w, found := strings.CutPrefix(t, "<untrusted_context>"); found {
-		t = strings.TrimSpace(strings.TrimSuffix(w, "</untrusted_context>"))
-	}
-	if !strings.HasPrefix(t, "Output: ") && !(strings.HasPrefix(t, "Command: ") && strings.Contains(t, "\nOutput: ")) {
-		return true, ""
-	}
-	lines := strings.Split(t, "\n")
-	ok = true
-	for k := len(lines) - 1; k > 0; k-- {
-		name, v, _ := strings.Cut(strings.TrimSpace(lines[k]), ": ")
-		switch name {
-		case "Process Group PGID", "Background PIDs":
-		case "Signal":
-			if v != "0" && v != "(none)" && v != "null" {
-				ok = false
-			}
-		case "Exit Code":
-			if v != "0" && v != "(none)" && v != "null" {
-				ok, exit = false, v
-			}
-		case "Error":
-			if v != "(none)" {
-				ok = false
-			}
-		default:
-			return ok, exit // the output itself: the sections end here
-		}
-	}
-	return ok, exit
-}
 
 // toolExitPlanMode is the tool with which the agent asks the person to
 // approve its plan and leave plan mode.

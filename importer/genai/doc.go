@@ -10,4 +10,10 @@
 // false and the host decodes the bytes with encoding/json. They fill the
 // fields each host's own types hold, not a type of this package, because
 // encoding/json names the host's types in the errors a summary keeps.
+//
+// ParseShellOutput reads the sections the two hosts' shell tool puts
+// around a command's output for the model (Gemini CLI's, and the earlier
+// form Qwen Code keeps): the output itself, which the tape quotes, and
+// how the command ended, which the Gemini CLI mapping reads (Gemini CLI
+// records a command that failed as a call that went well).
 package genai
