@@ -309,7 +309,7 @@ func (s *Service) ContinuationTo(source string, to hosts.Host, cwd string) (*tap
 // command to (adapter.Goals) takes; a host without one carries it only as
 // the tape's Task Status. None for no goal, or one met or failed.
 func goalNote(g *tape.HostGoal, to hosts.Host) (string, error) {
-	if g == nil || g.Status == "complete" || g.Status == "failed" {
+	if g == nil || g.Status == session.GoalComplete || g.Status == session.GoalFailed {
 		return "", nil
 	}
 	h, err := hosts.Of(to)

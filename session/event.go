@@ -209,8 +209,14 @@ const (
 )
 
 // GoalCleared is the MetaGoalStatus of a goal the person cleared: the
-// session has none.
-const GoalCleared = "cleared"
+// session has none. GoalComplete and GoalFailed are the statuses of a goal
+// that ended (met, or judged impossible), as the hosts name them; any other
+// status is of a goal still pursued.
+const (
+	GoalCleared  = "cleared"
+	GoalComplete = "complete"
+	GoalFailed   = "failed"
+)
 
 // Declined reports whether e is the tool/result of a call the person
 // declined (MetaDeclined).

@@ -48,9 +48,9 @@ func goalStatusOf(met, failed, sentinel *bool) string {
 	case met != nil && *met && sentinel != nil && *sentinel:
 		return session.GoalCleared
 	case met != nil && *met:
-		return "complete"
+		return session.GoalComplete
 	case failed != nil && *failed:
-		return "failed"
+		return session.GoalFailed
 	}
 	return "active"
 }
