@@ -250,3 +250,74 @@ func TestTestedVersionsArePinned(t *testing.T) {
 		t.Error("Gemini CLI is Versioned, but its records name no version")
 	}
 }
+
+// Codex ties a session to the model provider its session_meta names and
+// refuses to resume one whose provider it has no configuration for, ""
+// included (TestCodexResumesTheExportInItsTerminal). An export names the
+// provider the person's Codex selects: config.toml's model_provider, its
+// profile's when one is chosen, else Codex's default, openai. An export
+// from before graft named one re-exports as it was.
+func TestCodexExportNamesTheConfiguredModelProvider(t *testing.T) {
+	provider := func(t *testing.T, data []byte) (string, bool) {
+		t.Helper()
+		var first struct {
+			Payload map[string]any `json:"payload"`
+		}
+		if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &first); err != nil {
+			t.Fatal(err)
+		}
+		p, ok := first.Payload["model_provider"].(string)
+		return p, ok
+	}
+	for _, c := range []struct{ name, config, want string }{
+		{"no config", "", "openai"},
+		{"config without one", "model = \"gpt-5\"\n", "openai"},
+		{"config", "model_provider = \"mine\"\n[model_providers.mine]\nname = \"Mine\"\nbase_url = \"http://127.0.0.1:1\"\n", "mine"},
+		{"profile", "model_provider = \"mine\"\nprofile = \"work\"\n[profiles.work]\nmodel_provider = \"theirs\"\n", "theirs"},
+		{"profile without one", "model_provider = \"mine\"\nprofile = \"work\"\n[profiles.work]\nmodel = \"o3\"\n", "mine"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			if c.config != "" {
+				if err := os.WriteFile(filepath.Join(root, "config.toml"), []byte(c.config), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, _, data := exportNew(t, hosts.Codex, root)
+			if got, _ := provider(t, data); got != c.want {
+				t.Fatalf("the export names model_provider %q, want %q:\n%s", got, c.want, data)
+			}
+		})
+	}
+
+	t.Run("config not TOML", func(t *testing.T) {
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "config.toml"), []byte("model_provider = \n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		svc, target := committedTarget(t)
+		_, err := hosts.Export(hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: hosts.Codex, Cwd: t.TempDir(), Root: root})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "config.toml")) {
+			t.Fatalf("an export with Codex's config.toml unreadable: %v, want an error naming the file", err)
+		}
+	})
+
+	t.Run("an export of before", func(t *testing.T) {
+		root := t.TempDir()
+		res, o, data := exportNew(t, hosts.Codex, root)
+		old := bytes.Replace(data, []byte(`"model_provider":"openai",`), nil, 1)
+		if _, ok := provider(t, old); ok || bytes.Equal(old, data) {
+			t.Fatalf("could not take model_provider out of:\n%s", data)
+		}
+		if err := os.WriteFile(res.Path, old, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		again, err := hosts.Export(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(res.Path); again.Created || !bytes.Equal(got, old) {
+			t.Fatalf("the re-export of an export without model_provider changed it (created %v)", again.Created)
+		}
+	})
+}

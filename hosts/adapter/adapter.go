@@ -97,12 +97,28 @@ type Adapter interface {
 // Made is who made an export, as its records say: Graft is the graft
 // version that wrote it (version.Info.Short), Host the version of the host
 // program it names as its own (a Versioned host's; hosts.Export finds the
-// one the person has). A re-export renders the file already there with
+// one the person has), Provider the model provider it names the session's
+// (a Provided host's). A re-export renders the file already there with
 // the Made its first line holds (Writer), so the same target gives the
 // same bytes whichever graft, and whichever host version, exports it
 // again. An empty field is an export from before graft wrote it.
 type Made struct {
-	Graft, Host string
+	Graft, Host, Provider string
+}
+
+// Provided is an Adapter whose host ties each session to the model
+// provider it runs on, as its session file names it (Codex's
+// session_meta model_provider): the host resumes a session on that
+// provider only, and its terminal refuses one whose provider it has no
+// configuration for, none included ("This chat uses model provider “”,
+// which is no longer configured"). An export names the provider the
+// host's configuration selects, so that the resume command graft gives
+// resumes it.
+type Provided interface {
+	// ModelProvider is the provider the host's configuration under its
+	// folder root selects (its default when the configuration names
+	// none); an error when that configuration cannot be read.
+	ModelProvider(root string) (string, error)
 }
 
 // Goals is an Adapter whose host keeps a goal the person sets with a

@@ -16,7 +16,7 @@
 // bits) derived from "codex", the target and its txn (hosts/doc.go); the
 // file's date is the commit's, UTC. Lines are {timestamp, type, payload}:
 // a session_meta {id, timestamp, cwd, originator, cli_version,
-// graft_version, instructions, source}, the user message as a
+// graft_version, model_provider, instructions, source}, the user message as a
 // response_item {type, role, content} with one input_text block per tape
 // text, its event_msg user_message twin {type, message, images}, and the
 // assistant's message (output_text). cli_version is the Codex version the
@@ -28,8 +28,14 @@
 // nothing of. Writer reads both back, so a re-export renders the same
 // bytes; an export from before graft named the host's version has graft's
 // as cli_version and no graft_version, one from before graft named its
-// version cli_version 0.169.0. Resume: codex resume <uuid> (or codex exec
-// resume <uuid> "…").
+// version cli_version 0.169.0. model_provider is the provider the person's
+// Codex selects (adapter.Made.Provider, ModelProvider: config.toml's
+// model_provider, its chosen profile's first, else openai): Codex 0.171
+// resumes a session on its own provider only, and its terminal refuses
+// one that names none ("Model provider unavailable … provider “”"; codex
+// exec resume took it) or one it has no configuration for; an export from
+// before graft named it has none, and a re-export keeps it so. Resume:
+// codex resume <uuid> (or codex exec resume <uuid> "…").
 //
 // # Context size
 //

@@ -52,14 +52,17 @@ type line struct {
 }
 
 type meta struct {
-	ID           string  `json:"id"`
-	Timestamp    string  `json:"timestamp"`
-	Cwd          string  `json:"cwd"`
-	Originator   string  `json:"originator"`
-	CLIVersion   string  `json:"cli_version"`
-	GraftVersion string  `json:"graft_version,omitempty"`
-	Instructions *string `json:"instructions"`
-	Source       string  `json:"source"`
+	ID           string `json:"id"`
+	Timestamp    string `json:"timestamp"`
+	Cwd          string `json:"cwd"`
+	Originator   string `json:"originator"`
+	CLIVersion   string `json:"cli_version"`
+	GraftVersion string `json:"graft_version,omitempty"`
+	// ModelProvider is the provider Codex resumes the session on
+	// (adapter.Provided); none in an export from before graft named one.
+	ModelProvider string  `json:"model_provider,omitempty"`
+	Instructions  *string `json:"instructions"`
+	Source        string  `json:"source"`
 }
 
 type message struct {
@@ -102,7 +105,7 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 		user[k] = adapter.TextBlock{Type: "input_text", Text: s}
 	}
 	lines := []line{
-		{Type: "session_meta", Payload: meta{ID: sid, Timestamp: adapter.Stamp(t.At, 0), Cwd: cwd, Originator: originator, CLIVersion: cli, GraftVersion: graft, Source: "exec"}},
+		{Type: "session_meta", Payload: meta{ID: sid, Timestamp: adapter.Stamp(t.At, 0), Cwd: cwd, Originator: originator, CLIVersion: cli, GraftVersion: graft, ModelProvider: by.Provider, Source: "exec"}},
 		{Type: "response_item", Payload: message{Type: "message", Role: "user", Content: user}},
 		{Type: "event_msg", Payload: userMessage{Type: "user_message", Message: t.User[0], Images: []string{}}},
 		{Type: "response_item", Payload: message{Type: "message", Role: "assistant", Content: []adapter.TextBlock{{Type: "output_text", Text: t.Ack}}}},
@@ -118,23 +121,24 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 }
 
 // Writer reads who made an export from graft's session_meta:
-// graft_version and cli_version; one without graft_version has graft's
-// version as cli_version (an export from before graft named its version
-// has cliVersion, which renders the same bytes).
+// graft_version, cli_version and model_provider; one without
+// graft_version has graft's version as cli_version (an export from before
+// graft named its version has cliVersion, which renders the same bytes).
 func (Adapter) Writer(first []byte) (by adapter.Made, ok bool) {
 	var l struct {
 		Type    string `json:"type"`
 		Payload struct {
-			Originator   string `json:"originator"`
-			CLIVersion   string `json:"cli_version"`
-			GraftVersion string `json:"graft_version"`
+			Originator    string `json:"originator"`
+			CLIVersion    string `json:"cli_version"`
+			GraftVersion  string `json:"graft_version"`
+			ModelProvider string `json:"model_provider"`
 		} `json:"payload"`
 	}
 	if json.Unmarshal(first, &l) != nil || l.Type != "session_meta" || l.Payload.Originator != originator {
 		return adapter.Made{}, false
 	}
 	if l.Payload.GraftVersion == "" {
-		return adapter.Made{Graft: l.Payload.CLIVersion}, true
+		return adapter.Made{Graft: l.Payload.CLIVersion, Provider: l.Payload.ModelProvider}, true
 	}
-	return adapter.Made{Graft: l.Payload.GraftVersion, Host: l.Payload.CLIVersion}, true
+	return adapter.Made{Graft: l.Payload.GraftVersion, Host: l.Payload.CLIVersion, Provider: l.Payload.ModelProvider}, true
 }

@@ -106,3 +106,41 @@ func snakeCase(s string) string {
 	}
 	return b.String()
 }
+
+// defaultProvider is the model provider Codex runs on when its
+// configuration names none.
+const defaultProvider = "openai"
+
+// ModelProvider is the model provider codexHome/config.toml selects
+// (adapter.Provided): the profile's model_provider when the file chooses a
+// profile that names one, else its own model_provider, else Codex's
+// default, openai. The command-line overrides of a run (-c, --profile,
+// --oss) are the person's to repeat; the resume command graft gives has
+// none.
+func (Adapter) ModelProvider(codexHome string) (string, error) {
+	var cfg struct {
+		ModelProvider string `toml:"model_provider"`
+		Profile       string `toml:"profile"`
+		Profiles      map[string]struct {
+			ModelProvider string `toml:"model_provider"`
+		} `toml:"profiles"`
+	}
+	path := filepath.Join(codexHome, "config.toml")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return defaultProvider, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := toml.Unmarshal(data, &cfg); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	if p := cfg.Profiles[cfg.Profile].ModelProvider; cfg.Profile != "" && p != "" {
+		return p, nil
+	}
+	if cfg.ModelProvider != "" {
+		return cfg.ModelProvider, nil
+	}
+	return defaultProvider, nil
+}
