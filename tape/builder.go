@@ -123,6 +123,9 @@ var keptConstraints = MaxConstraints
 type Builder struct {
 	st      state
 	running hash.Hash // prefix hash over every event so far
+	// entry is writeLine's buffer: one held by the Builder, since a local
+	// array passed to hash.Hash.Write escapes (an allocation per event).
+	entry [24]byte
 	// cons indexes st.Constraints for the next human instruction; nil
 	// until one comes (and after st.Constraints is replaced).
 	cons *anchors.Set
@@ -518,8 +521,8 @@ func writeLP(h hash.Hash, b []byte) {
 // writeLine writes one event's entry of the prefix hash: the line's length
 // (8 bytes big-endian) and its XXH3-128 (session.LineSum), so that sha256
 // reads 24 bytes per event however long the event is (see doc.go, Hashes).
-func writeLine(h hash.Hash, n int, sum session.LineSum) {
-	var e [24]byte
+// e is the caller's buffer for the entry (see Builder.entry).
+func writeLine(h hash.Hash, e *[24]byte, n int, sum session.LineSum) {
 	binary.BigEndian.PutUint64(e[:8], uint64(n))
 	copy(e[8:], sum[:])
 	h.Write(e[:])
@@ -558,7 +561,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		// state as it was just before this one.
 		st.PrefixState = mustMarshalHash(b.running)
 	}
-	writeLine(b.running, size, sum)
+	writeLine(b.running, &b.entry, size, sum)
 	st.LastSeq = ev.Seq
 	if cwd := ev.Meta["cwd"]; cwd != "" {
 		st.Cwd = cwd

@@ -31,7 +31,10 @@ func LineDigest(size int, sum session.LineSum) string {
 // PrefixHasher computes PrefixHash over lines given one at a time, in seq
 // order from seq 1: what a Builder computes over the events before its
 // boundary, for a reader (graft audit) that knows the boundary already.
-type PrefixHasher struct{ h hash.Hash }
+type PrefixHasher struct {
+	h     hash.Hash
+	entry [24]byte // writeLine's buffer
+}
 
 // NewPrefixHasher starts a prefix hash.
 func NewPrefixHasher() *PrefixHasher {
@@ -42,7 +45,7 @@ func NewPrefixHasher() *PrefixHasher {
 
 // Add hashes the next line: its length without the '\n' and its
 // session.LineSum.
-func (p *PrefixHasher) Add(size int, sum session.LineSum) { writeLine(p.h, size, sum) }
+func (p *PrefixHasher) Add(size int, sum session.LineSum) { writeLine(p.h, &p.entry, size, sum) }
 
 // Sum is the prefix hash of the lines added so far.
 func (p *PrefixHasher) Sum() string { return PrefixHashPrefix + hex.EncodeToString(p.h.Sum(nil)) }
