@@ -71,12 +71,57 @@ func callWhat(name string, input json.RawMessage, cwd string) string {
 
 // callWhatIn is callWhat within runes.
 func callWhatIn(name string, input json.RawMessage, cwd string, runes int) string {
+	return (&callInput{raw: input}).what(cwd, runes)
+}
+
+// callInput is a tool call's input, its whatKeys read at most once: a
+// call's what, its command line (shellCommand) and its prompt (delegated)
+// are all among them, and addCall wants all three of most calls. Where
+// StringFields reads whatKeys, it reads any of them alike: the same
+// values, and fewer keys are never refused where more are not; where it
+// cannot, each reader goes its own way as before.
+type callInput struct {
+	raw        json.RawMessage
+	vals       []string // StringFields(raw, whatKeys...), once read
+	read, fast bool     // fast: vals are read
+}
+
+// Indexes of whatKeys.
+const (
+	whatCommand = iota
+	whatCmd
+	_
+	_
+	_
+	_
+	_
+	_
+	whatDescription
+	whatPrompt
+	whatPatch
+	whatInput
+)
+
+// fields is whatKeys' values, ok false when the input needs
+// encoding/json.
+func (in *callInput) fields() (vals []string, ok bool) {
+	if !in.read {
+		in.read = true
+		// The fast reader skips the other values (a Write's whole file); a
+		// list (a Codex shell command) or anything unusual goes to
+		// encoding/json.
+		in.vals, in.fast = session.StringFields(in.raw, whatKeys...)
+	}
+	return in.vals, in.fast
+}
+
+// what is callWhatIn of the input.
+func (in *callInput) what(cwd string, runes int) string {
+	input := in.raw
 	if len(input) == 0 {
 		return ""
 	}
-	// The fast reader skips the other values (a Write's whole file); a
-	// list (a Codex shell command) or anything unusual goes to encoding/json.
-	if vals, ok := session.StringFields(input, whatKeys...); ok {
+	if vals, ok := in.fields(); ok {
 		for k, v := range vals {
 			if strings.TrimSpace(v) == "" {
 				continue
@@ -85,8 +130,8 @@ func callWhatIn(name string, input json.RawMessage, cwd string, runes int) strin
 		}
 		return ""
 	}
-	var in map[string]json.RawMessage
-	if json.Unmarshal(input, &in) != nil {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
 		var s string
 		if json.Unmarshal(input, &s) == nil {
 			return clipLine(s, runes)
@@ -94,7 +139,7 @@ func callWhatIn(name string, input json.RawMessage, cwd string, runes int) strin
 		return ""
 	}
 	for _, key := range whatKeys {
-		raw, ok := in[key]
+		raw, ok := m[key]
 		if !ok {
 			continue
 		}
@@ -118,7 +163,17 @@ func callWhatIn(name string, input json.RawMessage, cwd string, runes int) strin
 // description and a prompt: Claude Code's Task, Qwen Code's task), its
 // lines joined; "" for any other call.
 func delegated(input json.RawMessage) string {
-	vals, ok := session.StringFields(input, "description", "prompt")
+	return (&callInput{raw: input}).delegated()
+}
+
+// delegated is delegated of the input.
+func (in *callInput) delegated() string {
+	vals, ok := in.fields()
+	if ok {
+		vals = []string{vals[whatDescription], vals[whatPrompt]}
+	} else {
+		vals, ok = session.StringFields(in.raw, "description", "prompt")
+	}
 	if !ok || strings.TrimSpace(vals[0]) == "" || strings.TrimSpace(vals[1]) == "" {
 		return ""
 	}
@@ -937,7 +992,8 @@ func isTodoTool(name string) bool {
 	if len(name) < 7 || len(name) > 12 {
 		return false // no todo tool's name has another length
 	}
-	return todoTools[strings.ToLower(name)]
+	todo, _ := lowerIn(todoTools, name)
+	return todo
 }
 
 var _ = session.TypeToolResult
@@ -957,12 +1013,14 @@ func quotesOutput(name string) bool {
 	if _, file := toolOp(name); file {
 		return false
 	}
-	switch strings.ToLower(name) {
-	case "grep", "glob", "ls", "list_dir", "find", "search", "websearch", "web_search", "webfetch", "notebookread", "todowrite", "todoread", "update_plan":
-		return false
-	}
-	return true
+	quiet, _ := lowerIn(quietTools, name)
+	return !quiet
 }
+
+// quietTools are the searches and listings quotesOutput leaves unquoted,
+// lower-cased.
+var quietTools = map[string]bool{"grep": true, "glob": true, "ls": true, "list_dir": true, "find": true, "search": true,
+	"websearch": true, "web_search": true, "webfetch": true, "notebookread": true, "todowrite": true, "todoread": true, "update_plan": true}
 
 // readCommands only read or list: a shell command made of them alone (cat,
 // sed -n, nl, rg, ls …, as Codex reads files) is a read, its output the

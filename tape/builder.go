@@ -922,16 +922,19 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		}
 	}
 	c := openCall{Seq: ev.Seq, Tool: name}
-	touches, file := fileTouches(name, ev.Tool.Input)
+	// The input's fields are read once for its paths, its what and its
+	// prompt.
+	in := &callInput{raw: ev.Tool.Input}
+	touches, file := in.fileTouches(name)
 	if name == "write_stdin" {
 		c.What = pollWhat(ev, st.Cwd)
 	} else if file && !isShellTool(name) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
-		c.What = callWhat(name, ev.Tool.Input, st.Cwd)
+		c.What = in.what(st.Cwd, whatRunes)
 		if strings.HasSuffix(c.What, "…") {
-			c.Long = callWhatIn(name, ev.Tool.Input, st.Cwd, inFlightRunes) // shown if it is in flight at the cut
-		} else if p := delegated(ev.Tool.Input); p != "" && c.What != "" {
+			c.Long = in.what(st.Cwd, inFlightRunes) // shown if it is in flight at the cut
+		} else if p := in.delegated(); p != "" && c.What != "" {
 			c.Long = c.What + ": " + clipHeadTail(p, inFlightPromptRunes, "", ev.Seq)
 		}
 	}

@@ -20,20 +20,33 @@ func isShellTool(name string) bool {
 	case "Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec":
 		return true
 	}
-	switch strings.ToLower(name) {
-	case "bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec", "run_shell_command":
-		return true
-	}
-	return false
+	shell, _ := lowerIn(shellTools, name)
+	return shell
 }
+
+// shellTools are isShellTool's names, lower-cased.
+var shellTools = map[string]bool{"bash": true, "shell": true, "shell_command": true, "exec_command": true,
+	"local_shell": true, "container.exec": true, "run_shell_command": true}
 
 // shellCommand is the command line of a shell call's input: "command" or
 // "cmd" as a string, or a Codex argument list (["bash", "-lc", "…"]).
 func shellCommand(input json.RawMessage) string {
+	return (&callInput{raw: input}).command()
+}
+
+// command is shellCommand of the input.
+func (in *callInput) command() string {
+	input := in.raw
 	if len(input) == 0 {
 		return ""
 	}
-	if vals, ok := session.StringFields(input, "command", "cmd"); ok {
+	vals, ok := in.fields()
+	if ok {
+		vals = vals[whatCommand : whatCmd+1]
+	} else {
+		vals, ok = session.StringFields(input, "command", "cmd")
+	}
+	if ok {
 		for _, v := range vals {
 			if v != "" {
 				return v
@@ -41,14 +54,14 @@ func shellCommand(input json.RawMessage) string {
 		}
 		return ""
 	}
-	var in struct {
+	var args struct {
 		Command json.RawMessage `json:"command"`
 		Cmd     json.RawMessage `json:"cmd"`
 	}
-	if json.Unmarshal(input, &in) != nil {
+	if json.Unmarshal(input, &args) != nil {
 		return ""
 	}
-	for _, raw := range []json.RawMessage{in.Command, in.Cmd} {
+	for _, raw := range []json.RawMessage{args.Command, args.Cmd} {
 		var parts []string
 		if len(raw) == 0 || json.Unmarshal(raw, &parts) != nil || len(parts) == 0 {
 			continue
@@ -234,7 +247,12 @@ func cleanTarget(p string) string {
 
 // shellTouches are the files a shell call writes from here-documents.
 func shellTouches(input json.RawMessage) []fileTouch {
-	ws := heredocWrites(shellCommand(input))
+	return (&callInput{raw: input}).shellTouches()
+}
+
+// shellTouches is shellTouches of the input.
+func (in *callInput) shellTouches() []fileTouch {
+	ws := heredocWrites(in.command())
 	if len(ws) == 0 {
 		return nil
 	}

@@ -71,12 +71,18 @@ type fileTouch struct {
 // is false when the tool is not a file tool. A file tool whose input names
 // no path returns ok with no touches.
 func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bool) {
+	return (&callInput{raw: input}).fileTouches(name)
+}
+
+// fileTouches is fileTouches of a call of tool name with the input.
+func (in *callInput) fileTouches(name string) (touches []fileTouch, ok bool) {
+	input := in.raw
 	op, ok := toolOp(name)
 	if !ok {
 		// A shell call is a file tool when it writes a here-document
 		// into a file (heredoc.go).
 		if len(input) > 0 && isShellTool(name) {
-			if ts := shellTouches(input); len(ts) > 0 {
+			if ts := in.shellTouches(); len(ts) > 0 {
 				return ts, true
 			}
 		}
@@ -86,7 +92,7 @@ func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bo
 		return nil, true
 	}
 	if op == OpEdit && len(name) >= len("apply_patch") && strings.ToLower(name) == "apply_patch" {
-		return patchTouches(patchText(input)), true
+		return patchTouches(in.patch()), true
 	}
 	// The fast reader skips the other values (a Write's whole file) and
 	// leaves anything unusual to encoding/json, which it answers as.
@@ -113,32 +119,49 @@ func fileTouches(name string, input json.RawMessage) (touches []fileTouch, ok bo
 	return nil, true
 }
 
-// toolOp is toolOps[strings.ToLower(name)], without building the lower
-// case of a short ASCII name (every call's).
-func toolOp(name string) (string, bool) {
+// toolOp is toolOps[strings.ToLower(name)].
+func toolOp(name string) (string, bool) { return lowerIn(toolOps, name) }
+
+// lowerIn is set[strings.ToLower(name)], without building the lower case
+// of a short ASCII name (every call's name, looked up several times per
+// call): a map index of a converted byte slice allocates nothing.
+func lowerIn[V any](set map[string]V, name string) (V, bool) {
 	var buf [24]byte
 	if len(name) > len(buf) {
-		op, ok := toolOps[strings.ToLower(name)]
-		return op, ok
+		v, ok := set[strings.ToLower(name)]
+		return v, ok
 	}
 	for k := 0; k < len(name); k++ {
 		c := name[k]
 		if c >= utf8.RuneSelf {
-			op, ok := toolOps[strings.ToLower(name)] // K (Kelvin) lowers to k
-			return op, ok
+			v, ok := set[strings.ToLower(name)] // K (Kelvin) lowers to k
+			return v, ok
 		}
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
 		buf[k] = c
 	}
-	op, ok := toolOps[string(buf[:len(name)])]
-	return op, ok
+	v, ok := set[string(buf[:len(name)])]
+	return v, ok
 }
 
 // patchText is the patch of an apply_patch input: a JSON string, or the
 // "patch" or "input" field of an object.
 func patchText(input json.RawMessage) string {
+	return (&callInput{raw: input}).patch()
+}
+
+// patch is patchText of the input.
+func (in *callInput) patch() string {
+	input := in.raw
+	if vals, ok := in.fields(); ok {
+		// An object whose fields StringFields read as encoding/json would.
+		if vals[whatPatch] != "" {
+			return vals[whatPatch]
+		}
+		return vals[whatInput]
+	}
 	var s string
 	// Only a JSON string can decode into a string: an object (the usual
 	// input) need not be tried.
