@@ -1102,25 +1102,46 @@ func looksUp(name, what string) bool {
 // push --set-upstream origin b", "git commit -m …" by "git add x && git
 // commit -m …". Otherwise the same text.
 func sameRunWords(failed, later string, lw []string) bool {
+	return readFailedRun(failed).fixedBy(failed, later, lw)
+}
+
+// failedRun is what sameRunWords reads of a failed call's text, read
+// once: a pending failure is set against every later successful call of
+// its tool (addResult), and reading its text again for each cost the
+// fold more than anything else it did per result.
+type failedRun struct {
+	words [][2]string // eachCommand's first two words of each command
+	// The script failed ran, if it ran one (sameScriptRun): its file name
+	// ("" for none) and its first argumentRunes of arguments.
+	script, args string
+}
+
+func readFailedRun(failed string) *failedRun {
+	r := &failedRun{}
+	eachCommand(failed, func(w1, w2 string) bool {
+		r.words = append(r.words, [2]string{w1, w2})
+		return true
+	})
+	r.script, r.args, _ = scriptRunOf(failed)
+	return r
+}
+
+// fixedBy is sameRunWords(failed, later, lw) for r, failed's failedRun.
+func (r *failedRun) fixedBy(failed, later string, lw []string) bool {
 	if failed == later {
 		return true
 	}
 	if len(lw) == 0 {
 		return false
 	}
-	n := 0
-	ok := true
-	eachCommand(failed, func(w1, w2 string) bool {
-		n++
-		for _, l := range lw {
-			if sameWords(l, w1, w2) {
-				return true
-			}
+	all := len(r.words) > 0
+	for _, w := range r.words {
+		if !slices.ContainsFunc(lw, func(l string) bool { return sameWords(l, w[0], w[1]) }) {
+			all = false
+			break
 		}
-		ok = false
-		return false
-	})
-	return ok && n > 0 || sameScriptRun(failed, later)
+	}
+	return all || r.script != "" && runsScript(r.script, r.args, later)
 }
 
 // chainCommands are the commands of a failed chain (commandList) that a
@@ -1152,12 +1173,19 @@ func chainLeft(left, lw []string) []string {
 // with no arguments, a command of later runs a script of that file name
 // ("node assets/build.js" is fixed by "cd assets && node build.js").
 func sameScriptRun(failed, later string) bool {
+	name, args, ok := scriptRunOf(failed)
+	return ok && runsScript(name, args, later)
+}
+
+// scriptRunOf is the script failed ran, if it ran one (sameScriptRun):
+// its file name and its first argumentRunes of arguments.
+func scriptRunOf(failed string) (name, args string, ok bool) {
 	failed = strings.TrimSuffix(strings.TrimSpace(failed), "…")
 	for _, r := range []string{" 2>&1", " 2>/dev/null", " >/dev/null"} {
 		failed = strings.ReplaceAll(failed, r, "")
 	}
 	if strings.ContainsAny(failed, "&|;") {
-		return false
+		return "", "", false
 	}
 	w1, rest := nextWord(failed)
 	interp := false
@@ -1167,13 +1195,19 @@ func sameScriptRun(failed, later string) bool {
 		interp = true
 	}
 	if !interp && !strings.Contains(w1, "/") || strings.ContainsAny(w1, "\"'$<>") {
-		return false // a program on the PATH, not a script of the project
+		return "", "", false // a program on the PATH, not a script of the project
 	}
-	name := w1[strings.LastIndexByte(w1, '/')+1:]
+	name = w1[strings.LastIndexByte(w1, '/')+1:]
 	if !strings.Contains(name, ".") {
-		return false // a program's path (/usr/bin/x), not a script of the project
+		return "", "", false // a program's path (/usr/bin/x), not a script of the project
 	}
-	args, _ := prefixRunes(strings.TrimSpace(rest), argumentRunes)
+	args, _ = prefixRunes(strings.TrimSpace(rest), argumentRunes)
+	return name, args, true
+}
+
+// runsScript: later runs the script of file name name with arguments args
+// (sameScriptRun).
+func runsScript(name, args, later string) bool {
 	if args != "" {
 		return strings.Contains(later, name) && strings.Contains(later, args)
 	}

@@ -430,6 +430,10 @@ type failure struct {
 	// Pending State names the call apart from the failures; a later run of
 	// the same call ends it.
 	Declined string `json:"declined,omitempty"`
+	// run is sameRunWords' reading of What, made the first time a later
+	// call of the tool is set against the failure (addResult); no part of
+	// a snapshot, made again after one.
+	run *failedRun
 }
 
 // fixedFailure is a failure a later successful call worked around
@@ -1082,7 +1086,10 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 				if later == nil {
 					later = commandList(what)
 				}
-				if sameRunWords(f.What, what, later) {
+				if f.run == nil {
+					f.run = readFailedRun(f.What)
+				}
+				if f.run.fixedBy(f.What, what, later) {
 					if f.Declined == "" { // one the person let run since is no fix
 						st.fixed(*f, ev.Seq, what)
 					}
