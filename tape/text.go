@@ -256,13 +256,28 @@ func hasReportKeyword(head string) bool {
 	var arr [64]byte
 	buf := arr[:0]
 	for i := 0; i <= len(head); {
-		r, n := utf8.RuneError, 1
-		if i < len(head) {
+		n, word := 1, false
+		switch {
+		case i == len(head): // the end closes the last word
+		case head[i] < utf8.RuneSelf:
+			// ASCII, most of a report: its letters and digits are those
+			// of unicode.IsLetter and IsDigit, lowered as unicode.ToLower
+			// lowers them.
+			c := head[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if word = 'a' <= c && c <= 'z' || '0' <= c && c <= '9'; word {
+				buf = append(buf, c)
+			}
+		default:
+			var r rune
 			r, n = utf8.DecodeRuneInString(head[i:])
+			if word = unicode.IsLetter(r) || unicode.IsDigit(r); word {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
 		}
-		if i < len(head) && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		} else if len(buf) > 0 {
+		if !word && len(buf) > 0 {
 			if reportKeywords[string(buf)] || bytes.HasPrefix(buf, []byte("итог")) {
 				return true
 			}
