@@ -134,6 +134,8 @@ type Builder struct {
 	// file and the fold holds its input: its file's entry and the tail
 	// share it.
 	lastWhat, lastChange string
+	// classes is toolClassOf per tool name (Builder.class).
+	classes map[string]toolClass
 	// goalMore is the Goal block's section of middle parts, set by
 	// goalBlock for the budget's ranking of one Build.
 	goalMore *section
@@ -532,6 +534,39 @@ func writeLine(h hash.Hash, e *[24]byte, n int, sum session.LineSum) {
 	h.Write(e[:])
 }
 
+// toolClass is what the fold asks of a tool's name. A call and its result
+// asked it ten times over, each a lower-casing and a map look-up; the
+// fold asks it once per name (Builder.class).
+type toolClass struct {
+	op                  string // toolOp's
+	file                bool   // toolOp's ok: a file tool
+	shell, todo, quotes bool   // isShellTool, isTodoTool, quotesOutput
+}
+
+func toolClassOf(name string) toolClass {
+	op, file := toolOp(name)
+	return toolClass{op: op, file: file, shell: isShellTool(name), todo: isTodoTool(name), quotes: quotesOutput(name)}
+}
+
+// maxToolClasses bounds Builder.classes: a log may name any number of
+// tools, a session a few dozen.
+const maxToolClasses = 256
+
+// class is toolClassOf(name), kept per name.
+func (b *Builder) class(name string) toolClass {
+	if c, ok := b.classes[name]; ok {
+		return c
+	}
+	c := toolClassOf(name)
+	if b.classes == nil {
+		b.classes = map[string]toolClass{}
+	}
+	if len(b.classes) < maxToolClasses {
+		b.classes[name] = c
+	}
+	return c
+}
+
 // Add folds the next event. raw is its exact log line without '\n'; seqs
 // must rise by exactly 1 from 1.
 func (b *Builder) Add(ev *session.Event, raw []byte) error {
@@ -926,13 +961,14 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		}
 	}
 	c := openCall{Seq: ev.Seq, Tool: name}
+	cl := b.class(name)
 	// The input's fields are read once for its paths, its what and its
 	// prompt.
 	in := &callInput{raw: ev.Tool.Input}
 	touches, file := in.fileTouches(name)
 	if name == "write_stdin" {
 		c.What = pollWhat(ev, st.Cwd)
-	} else if file && !isShellTool(name) {
+	} else if file && !cl.shell {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
 		c.What = in.what(st.Cwd, whatRunes)
@@ -957,7 +993,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	}
 	if file {
 		c.File, c.Touches = true, touches
-		if op, _ := toolOp(name); op != OpRead {
+		if cl.op != OpRead {
 			c.Off, c.Size = -1, 0
 			if off >= 0 {
 				c.Off, c.Size = off, size // read at Build, for the files it shows
@@ -969,7 +1005,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 				}
 			}
 		}
-	} else if c.What != "" && !isTodoTool(name) && quotesOutput(name) {
+	} else if c.What != "" && !cl.todo && cl.quotes {
 		for _, tok := range st.UserTokens {
 			if namesWhole(c.What, tok) {
 				// A look-up of what the user named (looksUp); a
@@ -1010,6 +1046,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 			delete(st.Calls, ev.Tool.CallID)
 		}
 	}
+	cl := b.class(name)
 	what := call.What
 	if !haveCall && ev.Tool != nil {
 		what = callWhat(name, ev.Tool.Input, st.Cwd)
@@ -1028,7 +1065,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !ok && ev.Declined() {
 		declined = ev.Meta[session.MetaDeclined]
 	}
-	quote := declined == "" && (!ok || quotesOutput(name) && !readsOnly(what))
+	quote := declined == "" && (!ok || cl.quotes && !readsOnly(what))
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -1036,7 +1073,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !quote {
 		aoff, asize = -1, 0 // nothing of it is quoted: not read at Build
 	}
-	if !isTodoTool(name) {
+	if !cl.todo {
 		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined}
 		if declined != "" {
 			st.Actions = appendRing(st.Actions, a, keptCommands)
@@ -1121,17 +1158,18 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		st.Refs = append(kept, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})
 		st.Refs = keepLast(st.Refs, keptRefs)
 	}
-	if !isTodoTool(name) {
+	if !cl.todo {
 		st.OKSinceTodo++
 	}
-	touches, isFileTool := fileTouches(name, nil)
+	var touches []fileTouch
+	isFileTool := cl.file // fileTouches(name, nil)
 	switch {
 	case haveCall && call.File:
 		touches, isFileTool = call.Touches, true
 	case haveCall:
 		// A shell call that wrote no here-document, or a file tool
 		// whose call was forgotten by nothing: as the call said.
-	case ev.Tool != nil && len(ev.Tool.Input) > 0 && (isFileTool || isShellTool(name)):
+	case ev.Tool != nil && len(ev.Tool.Input) > 0 && (isFileTool || cl.shell):
 		touches, isFileTool = fileTouches(name, ev.Tool.Input)
 	}
 	if !isFileTool {

@@ -61,11 +61,11 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 		}
 		e = tailEntry{Seq: ev.Seq, Who: "assistant", Text: clipAtSeq(strings.TrimSpace(ev.Text), tailTextRunes, "", ev.Seq)}
 	case session.TypeToolCall:
-		if ev.Tool == nil || isTodoTool(ev.Tool.Name) {
+		if ev.Tool == nil || b.class(ev.Tool.Name).todo {
 			return
 		}
 		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name, Call: true, Text: b.lastWhat}
-		if op, ok := toolOp(ev.Tool.Name); ok && op != OpRead {
+		if cl := b.class(ev.Tool.Name); cl.file && cl.op != OpRead {
 			if off >= 0 {
 				e.Edit, e.Off, e.Size = true, off, size
 			} else if b.lastChange != "" {
@@ -73,7 +73,7 @@ func (b *Builder) addTail(ev *session.Event, size int, off int64) {
 			}
 		}
 	case session.TypeToolResult:
-		if ev.Tool == nil || isTodoTool(ev.Tool.Name) {
+		if ev.Tool == nil || b.class(ev.Tool.Name).todo {
 			return
 		}
 		e = tailEntry{Seq: ev.Seq, Who: ev.Tool.Name, Result: true, Off: off, Size: size, OK: ev.OKResult()}
