@@ -371,6 +371,27 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 2, list(d, &in.Constraints, d.constraint)
 		case "moreConstraints":
 			return 4, list(d, &in.MoreConstraints, d.more)
+		case "goal":
+			return 8, d.hostGoal(&in.Goal)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) hostGoal(dst **HostGoal) bool {
+	if d.Null() {
+		return true
+	}
+	g := &HostGoal{}
+	*dst = g
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
+		case "objective":
+			return 1, d.StringField(&g.Objective)
+		case "status":
+			return 2, d.StringField(&g.Status)
+		case "origin":
+			return 4, d.origin(&g.Origin)
 		}
 		return 0, false
 	})

@@ -146,7 +146,8 @@ func handMade() []session.Event {
 		{Seq: 1, TS: "2025-01-01T00:00:00Z", Type: session.TypeGraftOrigin, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
 			Txn: "txn-1", Parent: "p", ParentBoundary: 9, Generation: 2, TapeHash: "graft-tape-v1:ab", TapeEvents: 12,
 			Inherit: &session.Inherited{FirstGoal: &session.Quote{Text: tricky, Origin: origin},
-				Constraints: []session.Constraint{{Text: "never " + tricky, Origin: origin, Also: []session.Origin{origin, {Generation: 3, Session: "s3", Seq: 7}}}, {Text: "no also", Origin: origin}}}},
+				Constraints: []session.Constraint{{Text: "never " + tricky, Origin: origin, Also: []session.Origin{origin, {Generation: 3, Session: "s3", Seq: 7}}}, {Text: "no also", Origin: origin}},
+				Goal:        &session.HostGoal{Objective: tricky, Status: "active", Origin: origin}}},
 		{Seq: 2, Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindUser}, Text: tricky},
 		{Seq: 3, Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant}, Text: ""},
 		{Seq: 4, Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Read", CallID: "c1", Input: json.RawMessage(`{"file_path":"a<b>.go","nested":[1,-2.5e3,true,false,null,{"k":"v\u00e9\ud83c\udf89"}]}`)}},
@@ -281,6 +282,8 @@ func TestDecodeDeclinesWhatItCannotDecodeExactly(t *testing.T) {
 		"todos not an array":           `{"seq":1,"type":"todo/write","source":{"kind":"a"},"todos":{}}`,
 		"generation as a float":        `{"seq":1,"type":"graft/origin","source":{"kind":"a"},"txn":"t","generation":2.5}`,
 		"origin inside inherit: extra": `{"seq":1,"type":"graft/origin","source":{"kind":"a"},"txn":"t","inherit":{"firstGoal":{"text":"x","origin":{"seq":1,"x":2}}}}`,
+		"goal inside inherit: extra":   `{"seq":1,"type":"graft/origin","source":{"kind":"a"},"txn":"t","inherit":{"goal":{"objective":"x","status":"active","x":1}}}`,
+		"goal inside inherit: twice":   `{"seq":1,"type":"graft/origin","source":{"kind":"a"},"txn":"t","inherit":{"goal":{"objective":"x","objective":"y"}}}`,
 	}
 	for name, line := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -346,6 +349,8 @@ func FuzzDecodeLine(f *testing.F) {
 		`{ "seq" : 1 , "type" : "x" , "todos" : [ null , { } ] , "meta" : { } }`,
 		`{"seq":1,"type":"x","inherit":{"firstGoal":null,"constraints":[{"also":[]}]}}`,
 		`{"seq":1,"type":"graft/origin","inherit":{"firstGoal":{"text":"g","origin":null},"constraints":[null,{"text":"c","origin":{"generation":1,"session":"s","seq":2},"also":[null,{}]}],"moreConstraints":[null,{"session":"s","n":2,"from":3,"to":4}]}}`,
+		`{"seq":1,"type":"graft/origin","inherit":{"goal":{"objective":"o","status":"active","origin":{"generation":1,"session":"s","seq":3}}}}`,
+		`{"seq":1,"type":"graft/origin","inherit":{"goal":null,"firstGoal":null}}`,
 		`{"seq":-0,"type":"x"}`,
 		"",
 		" ",

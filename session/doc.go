@@ -46,7 +46,7 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit          {firstGoal, constraints, moreConstraints}
+//	inherit          {firstGoal, constraints, moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1
 //	constraints      [{text, origin, also}]       each hard constraint; also lists the later
 //	                                              origins it was said again at
@@ -54,6 +54,15 @@
 //	moreConstraints  [{session, n, from, to}]     omitted when empty: per session, n constraint
 //	                                              sayings at seqs from..to that the tape's fold
 //	                                              did not keep past its cap (tape/doc.go, Budget)
+//	goal             {objective, status, origin}  omitted when none: the goal the source's host
+//	                                              still pursued at the cut (its /goal, status
+//	                                              "active"; a paused, met, failed or cleared one
+//	                                              is not carried); origin is the event that last
+//	                                              said it (the host's, or a graft/origin that
+//	                                              carried it). An export writes it into the new
+//	                                              host session where the host restores a goal
+//	                                              from its file (hosts/doc.go); relies does not
+//	                                              cite it (it quotes no human message)
 //
 // relies, on graft/origin, is what the target relies on in its ancestors,
 // recorded at commit so that graft audit can tell when any byte of it

@@ -128,6 +128,23 @@ type Inherited struct {
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`
+	// Goal is the goal the source's host still pursued at the cut (its
+	// /goal, active): the export of the target writes it into the new
+	// host session where the host restores it from its session file
+	// (hosts/doc.go), and the target's own fold starts with it. A goal
+	// the person paused, one met, failed or cleared, is not carried.
+	Goal *HostGoal `json:"goal,omitempty"`
+}
+
+// HostGoal is a goal a host keeps for a session (its /goal) as an
+// inherit carries it: its objective, its status as the host named it
+// ("active") and the origin of the event that last said it, in the
+// session the graft was cut from (a system event, or the graft/origin
+// that carried it there).
+type HostGoal struct {
+	Objective string `json:"objective"`
+	Status    string `json:"status"`
+	Origin    Origin `json:"origin"`
 }
 
 // More counts things said in one session, at seqs From..To, that were not

@@ -706,6 +706,11 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		}
 		st.Constraints = anchorsCopy(ev.Inherit.Constraints)
 		st.MoreConstraints = append([]session.More(nil), ev.Inherit.MoreConstraints...)
+		if g := ev.Inherit.Goal; g != nil {
+			// The goal the export hands the host: the host's own records
+			// of it follow the export's lines, past the follow's cursor.
+			st.Goal = &HostGoal{Status: clipLine(g.Status, 40), Objective: clipAtSeq(g.Objective, maxGoalRunes, "", ev.Seq), Seq: ev.Seq}
+		}
 		if len(st.Constraints) > keptConstraints {
 			// Written before the cap: the constraints past it are
 			// counted, each with every origin it was said at.
@@ -1415,6 +1420,19 @@ type HostGoal struct {
 	// not met, why it was paused): model-written or the host's.
 	Reason string `json:"reason,omitempty"`
 	Seq    int64  `json:"seq"`
+}
+
+// GoalActive is the status of a goal the host still pursues, in every
+// host that keeps one.
+const GoalActive = "active"
+
+// Carried says whether the target's inherit carries g
+// (session.Inherited.Goal): the host still pursues it (active; one the
+// person paused is theirs to resume) and its objective is whole (one
+// longer than maxGoalRunes is quoted cut, and a host must not be set to
+// pursue the cut words).
+func (g *HostGoal) Carried() bool {
+	return g != nil && g.Status == GoalActive && g.Objective != "" && !strings.Contains(g.Objective, " … [cut: recall seq=")
 }
 
 // maxGoalRunes bounds the objective Task Status quotes of a host's goal

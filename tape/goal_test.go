@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -107,5 +108,56 @@ func TestTaskStatusNamesTheHostsGoal(t *testing.T) {
 		if status := blockText(t, tp, "Task Status"); strings.Contains(status, "goal") {
 			t.Errorf("Task Status names a goal no host keeps:\n%s", status)
 		}
+	}
+}
+
+// The inherit carries the host's goal when the host still pursues it at
+// the cut (active: the export writes it into the new host session where
+// the host restores it), with the origin of the event that last said it;
+// a goal the person paused, one met, failed or cleared is not carried. A
+// target's fold starts with the goal its graft/origin carries (the
+// export's own goal record is past the follow's cursor), and hands it on.
+func TestInheritCarriesTheActiveHostGoal(t *testing.T) {
+	const objective = "Port the pager to Go"
+	slash := injected(session.KindUser, "slash-command", "/goal "+objective)
+	for _, c := range []struct {
+		name string
+		evs  []session.Event
+		want *session.HostGoal
+	}{
+		{"active", seqd(human("Hello."), slash, goalSet("active", objective), say("Porting.")),
+			&session.HostGoal{Objective: objective, Status: "active", Origin: session.Origin{Generation: 1, Session: "s", Seq: 3}}},
+		{"active after a check", seqd(human("Hello."), slash, goalSet("active", objective), say("Porting."), goalChecked("active", objective, "not yet")),
+			&session.HostGoal{Objective: objective, Status: "active", Origin: session.Origin{Generation: 1, Session: "s", Seq: 5}}},
+		{"paused", seqd(human("Hello."), slash, goalSet("active", objective), goalContext("paused"), say("Paused.")), nil},
+		{"complete", seqd(human("Hello."), slash, goalSet("active", objective), goalSet(session.GoalComplete, objective), say("Done.")), nil},
+		{"failed", seqd(human("Hello."), slash, goalSet("active", objective), goalSet(session.GoalFailed, objective), say("No.")), nil},
+		{"cleared", seqd(human("Hello."), slash, goalSet("active", objective), goalSet(session.GoalCleared, ""), say("Cleared.")), nil},
+		{"none", seqd(human("Hello."), say("Hi.")), nil},
+		{"longer than the fold keeps", seqd(human("Hello."), goalSet("active", strings.Repeat("Port the pager. ", 40)), say("Porting.")), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tp := build(t, "s", c.evs, Options{}, nil)
+			if !reflect.DeepEqual(tp.Inherit.Goal, c.want) {
+				t.Fatalf("inherit goal %+v, want %+v", tp.Inherit.Goal, c.want)
+			}
+		})
+	}
+
+	carried := &session.HostGoal{Objective: objective, Status: "active", Origin: session.Origin{Generation: 1, Session: "s", Seq: 3}}
+	gen2 := seqd(origin(2, "s", 4, &session.Inherited{Goal: carried}), human("Go on."), say("Going on."))
+	tp := build(t, "t", gen2, Options{}, nil)
+	if g := tp.HostGoal; g == nil || g.Status != "active" || g.Objective != objective || g.Seq != 1 {
+		t.Fatalf("the target's host goal %+v, want the carried one, active at seq 1", g)
+	}
+	checkTaskStatus(t, tp, []string{objective, "active at seq=1"}, nil)
+	want := &session.HostGoal{Objective: objective, Status: "active", Origin: session.Origin{Generation: 2, Session: "t", Seq: 1}}
+	if !reflect.DeepEqual(tp.Inherit.Goal, want) {
+		t.Fatalf("generation 2 hands on %+v, want %+v", tp.Inherit.Goal, want)
+	}
+	// The host's own word after the resume replaces it.
+	gen2 = seqd(origin(2, "s", 4, &session.Inherited{Goal: carried}), human("Go on."), goalSet("paused", objective), say("Paused."))
+	if tp := build(t, "t", gen2, Options{}, nil); tp.Inherit.Goal != nil || tp.HostGoal == nil || tp.HostGoal.Status != "paused" {
+		t.Fatalf("after the host paused it: inherit %+v, host goal %+v", tp.Inherit.Goal, tp.HostGoal)
 	}
 }

@@ -125,6 +125,10 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	if st.Goal != nil {
 		g := *st.Goal
 		t.HostGoal = &g
+		if g.Carried() {
+			t.Inherit.Goal = &session.HostGoal{Objective: g.Objective, Status: g.Status,
+				Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: g.Seq}}
+		}
 	}
 	t.Leftovers = append([]Leftover(nil), leftovers...)
 	sort.SliceStable(t.Leftovers, func(i, j int) bool {
