@@ -62,6 +62,9 @@ func tapeTurn(st *session.Store, info *session.Info) (*adapter.Turn, error) {
 		return nil, fmt.Errorf("%w: session %s does not start with graft/origin; commit a graft first (graft handoff prepares, commits and exports in one step)", ErrNotTarget, info.ID)
 	}
 	t := &adapter.Turn{}
+	if in := o.Inherit; in != nil && in.Goal != nil && in.Goal.Status == "active" {
+		t.Goal = in.Goal.Objective
+	}
 	last := int64(o.TapeEvents) // the origin is the first of them
 	_, err := st.Scan(info.ID, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
 		if ev.Seq == 1 {
@@ -115,6 +118,9 @@ func RealDir(dir string) (string, error) { return adapter.RealDir(dir) }
 type layout struct {
 	sid, path, resume string
 	data              []byte // rendered by this graft (writer)
+	// bare renders the turn without its goal (nil: the turn has none):
+	// what a graft from before exports carried it wrote.
+	bare func(by adapter.Made) ([]byte, error)
 	// claims are the markers the host needs before the file
 	// (adapter.Claimer), created when missing.
 	claims []adapter.File
@@ -156,12 +162,18 @@ func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Tu
 		}
 	}
 	render := func(by adapter.Made) ([]byte, error) { return a.Render(t, sid, cwd, by) }
+	var bare func(by adapter.Made) ([]byte, error)
+	if _, ok := a.(adapter.GoalCarrier); ok && t.Goal != "" {
+		nogoal := *t
+		nogoal.Goal = ""
+		bare = func(by adapter.Made) ([]byte, error) { return a.Render(&nogoal, sid, cwd, by) }
+	}
 	data, err := render(made)
 	if err != nil {
 		return nil, err
 	}
 	return &layout{sid: sid, data: data, resume: a.ResumeCommand(sid), path: path, claims: claims,
-		mapper: a.Mapper(), made: made, render: render, madeOf: a.Writer}, nil
+		mapper: a.Mapper(), made: made, render: render, bare: bare, madeOf: a.Writer}, nil
 }
 
 // Export writes graft target o.Session as a host session that the host
@@ -265,8 +277,11 @@ func Export(o ExportOptions) (*ExportResult, error) {
 // another graft version (an upgrade between a handoff and the export it
 // owed, a re-export), or for another version of the host (the person's
 // host upgraded since), is the same export, and the import cursor is
-// seeded with the file's own bytes. No file, or one graft did not write, leaves
-// l.data as it is (publish says what is there).
+// seeded with the file's own bytes. So is a file that lacks the goal's
+// record a GoalCarrier's export ends with (one a graft from before
+// exports carried the goal wrote): l.data is then the turn without it.
+// No file, or one graft did not write, leaves l.data as it is (publish
+// says what is there).
 func (l *layout) asWritten(fsys vfs.FS) error {
 	f, err := fsys.Open(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -283,14 +298,32 @@ func (l *layout) asWritten(fsys vfs.FS) error {
 		return fmt.Errorf("hosts: reading %s: %w", l.path, err)
 	}
 	by, ok := l.madeOf(first)
-	if !ok || by == l.made {
+	if !ok {
 		return nil
 	}
-	data, err := l.render(by)
+	if by != l.made {
+		data, err := l.render(by)
+		if err != nil {
+			return err
+		}
+		l.data = data
+	}
+	if l.bare == nil {
+		return nil
+	}
+	// The goal's record is the file's last: an export without it (a
+	// graft from before exports carried the goal wrote it) is the same
+	// export, as it is.
+	if same, _ := sameFile(fsys, l.path, l.data); same {
+		return nil
+	}
+	bare, err := l.bare(by)
 	if err != nil {
 		return err
 	}
-	l.data = data
+	if same, _ := sameFile(fsys, l.path, bare); same {
+		l.data = bare
+	}
 	return nil
 }
 

@@ -131,6 +131,20 @@ type Goals interface {
 	GoalCommand(objective string) string
 }
 
+// GoalCarrier is a Goals adapter whose host restores a session's goal
+// from the session file when it resumes it (Claude Code's goal_status
+// attachment, Qwen Code's goal_state record): the export of a target
+// whose inherit carries an active goal (Turn.Goal) ends with the host's
+// record of it, after the acknowledgement, and the goal goes on in the
+// new session. A host that keeps the goal elsewhere (Codex 0.171: its
+// own database, where graft never writes) is Goals only.
+type GoalCarrier interface {
+	Goals
+	// GoalGoesOn says when the resumed session pursues the goal, for the
+	// person ("when your first turn in it ends").
+	GoalGoesOn() string
+}
+
 // Versioned is an Adapter whose host names its own version in its
 // session files' records (Claude Code's "version", Codex's cli_version,
 // Qwen Code's "version"): an export names the one the person has, read
@@ -254,4 +268,8 @@ type Turn struct {
 	Ack string
 	// At is the time of the tape's graft/origin event.
 	At time.Time
+	// Goal is the objective of the goal the host still pursued at the
+	// cut (the graft/origin's inherit.goal), "" for none: a GoalCarrier
+	// writes it after Ack.
+	Goal string
 }

@@ -107,7 +107,47 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 		}
 		parent = &id
 	}
+	if t.Goal != "" {
+		// The goal Claude Code restores on --resume: its last
+		// goal_status attachment, neither met nor failed, as /goal
+		// <condition> writes it (doc.go, "An export").
+		rec := goalRecord{
+			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: ver, Entrypoint: entry, Graft: graft,
+			Type:       "attachment",
+			Attachment: goalStatus{Type: "goal_status", Met: false, Sentinel: true, Condition: t.Goal},
+			UUID:       adapter.DerivedUUID(4, time.Time{}, sid, "record", strconv.Itoa(len(msgs))), Timestamp: adapter.Stamp(t.At, len(msgs)),
+		}
+		if err := adapter.WriteLine(&buf, rec); err != nil {
+			return nil, err
+		}
+	}
 	return buf.Bytes(), nil
+}
+
+// goalRecord is the attachment line of the goal an export carries: the
+// envelope of the other records, an attachment in place of a message.
+type goalRecord struct {
+	ParentUUID  *string    `json:"parentUuid"`
+	IsSidechain bool       `json:"isSidechain"`
+	UserType    string     `json:"userType"`
+	Cwd         string     `json:"cwd"`
+	SessionID   string     `json:"sessionId"`
+	Version     string     `json:"version"`
+	Entrypoint  string     `json:"entrypoint,omitempty"`
+	Graft       string     `json:"graftVersion,omitempty"`
+	Type        string     `json:"type"`
+	Attachment  goalStatus `json:"attachment"`
+	UUID        string     `json:"uuid"`
+	Timestamp   string     `json:"timestamp"`
+}
+
+// goalStatus is Claude Code 2.1.332's goal_status attachment of a goal
+// just set: not met, the sentinel of /goal <condition>.
+type goalStatus struct {
+	Type      string `json:"type"`
+	Met       bool   `json:"met"`
+	Sentinel  bool   `json:"sentinel"`
+	Condition string `json:"condition"`
 }
 
 // Writer reads who made an export from its first record: graftVersion

@@ -165,3 +165,9 @@ func ProjectDirName(cwd string) string {
 	}
 	return b.String()
 }
+
+// GoalGoesOn implements adapter.GoalCarrier: Qwen Code restores the goal
+// on --resume and goes on working at it at once.
+func (Adapter) GoalGoesOn() string {
+	return "Qwen Code restores it on resume and goes on working at it at once, before you type"
+}

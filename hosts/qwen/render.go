@@ -105,7 +105,73 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 		}
 		parent = &id
 	}
+	if t.Goal != "" {
+		// The goal Qwen Code restores on --resume: its newest goal_state
+		// record that parses, a goal just created (doc.go, "An export").
+		// Its evidence starts at the acknowledgement, a record of this
+		// file (the host's verifier reads from there).
+		at := t.At.Add(time.Duration(len(msgs)) * time.Millisecond).UnixMilli()
+		rec := goalRecord{
+			UUID: adapter.DerivedUUID(4, time.Time{}, sid, "record", strconv.Itoa(len(msgs))), ParentUUID: parent, SessionID: sid,
+			Timestamp: adapter.Stamp(t.At, len(msgs)), Type: "system", Subtype: "goal_state", Provenance: "goal_control",
+			Cwd: cwd, Version: host, Entrypoint: mapper.Entrypoint, GraftVersion: by.Graft,
+			SystemPayload: goalPayload{V: 2, Cause: "create", Snapshot: goalSnapshot{V: 2, Activity: "idle", Goal: goalRecordGoal{
+				GoalID: adapter.DerivedUUID(4, time.Time{}, sid, "goal"), Revision: 1, Objective: t.Goal, Status: "active",
+				EvidenceCursor: goalCursor{RecordID: *parent}, CreatedAt: at, UpdatedAt: at,
+			}}},
+		}
+		if err := adapter.WriteLine(&buf, rec); err != nil {
+			return nil, err
+		}
+	}
 	return buf.Bytes(), nil
+}
+
+// goalRecord is the goal_state record of the goal an export carries, as
+// Qwen Code 0.24.4's parser takes it (parseGoalStateRecordPayloadV2,
+// parseGoalRecord: no key it does not know; no budget is none).
+type goalRecord struct {
+	UUID          string      `json:"uuid"`
+	ParentUUID    *string     `json:"parentUuid"`
+	SessionID     string      `json:"sessionId"`
+	Timestamp     string      `json:"timestamp"`
+	Type          string      `json:"type"`
+	Subtype       string      `json:"subtype"`
+	Provenance    string      `json:"provenance"`
+	Cwd           string      `json:"cwd"`
+	Version       string      `json:"version"`
+	Entrypoint    string      `json:"entrypoint"`
+	GraftVersion  string      `json:"graftVersion,omitempty"`
+	SystemPayload goalPayload `json:"systemPayload"`
+}
+
+type goalPayload struct {
+	V        int          `json:"v"`
+	Cause    string       `json:"cause"`
+	Snapshot goalSnapshot `json:"snapshot"`
+}
+
+type goalSnapshot struct {
+	V        int            `json:"v"`
+	Activity string         `json:"activity"`
+	Goal     goalRecordGoal `json:"goal"`
+}
+
+type goalRecordGoal struct {
+	GoalID         string     `json:"goalId"`
+	Revision       int        `json:"revision"`
+	Objective      string     `json:"objective"`
+	Status         string     `json:"status"`
+	EvidenceCursor goalCursor `json:"evidenceCursor"`
+	TurnCount      int        `json:"turnCount"`
+	ActiveTimeMs   int64      `json:"activeTimeMs"`
+	TokensUsed     int64      `json:"tokensUsed"`
+	CreatedAt      int64      `json:"createdAt"`
+	UpdatedAt      int64      `json:"updatedAt"`
+}
+
+type goalCursor struct {
+	RecordID string `json:"recordId"`
 }
 
 // Writer reads who made an export from its first record: graftVersion
