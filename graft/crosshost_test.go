@@ -233,6 +233,7 @@ func claudeHandoffTo(t *testing.T, to hosts.Host, path, cfg, work string) *graft
 	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	t.Setenv("CODEX_HOME", t.TempDir())
 	t.Setenv("GEMINI_CLI_HOME", t.TempDir())
+	t.Setenv("QWEN_HOME", t.TempDir())
 	svc, err := graft.Open(t.TempDir(), graft.Options{})
 	if err != nil {
 		t.Fatal(err)

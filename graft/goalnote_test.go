@@ -26,20 +26,23 @@ func withGoal(t *testing.T, path, condition string, met bool) {
 	}
 }
 
-// The goal the person set with /goal is kept by the host per session: the
-// new session has none, and the tape's Task Status alone cannot set it.
-// A handoff tells the person so, with the command that sets it again in
-// the host the work goes on in (Gemini CLI 0.61 has no /goal: the tape is
-// all that carries it); the review names the goal for programs. A goal
-// already met is no note.
-func TestHandoffTellsThePersonToSetTheGoalAgain(t *testing.T) {
+// The goal the person set with /goal is kept by the host per session. A
+// host that restores it from its session file (Claude Code, Qwen Code)
+// gets it in the export: a handoff tells the person it goes on in the new
+// session, and when. Another host's new session has none, and the tape's
+// Task Status alone cannot set it: a handoff tells the person so, with the
+// command that sets it again there (Gemini CLI 0.61 has no /goal: the
+// tape is all that carries it); the review names the goal for programs. A
+// goal already met is no note.
+func TestHandoffTellsThePersonWhereTheGoalGoesOn(t *testing.T) {
 	const condition = "All tests in ./parser pass"
 	for _, c := range []struct {
 		to   hosts.Host
 		met  bool
 		want string
 	}{
-		{hosts.ClaudeCode, false, "Claude Code keeps the goal of a session with the session: set it again in the new one with /goal " + condition},
+		{hosts.ClaudeCode, false, "it goes on in the new session: Claude Code restores it on resume and checks it when your first turn there ends (" + condition + ")"},
+		{hosts.Host("qwen"), false, "it goes on in the new session: Qwen Code restores it on resume and goes on working at it at once, before you type (" + condition + ")"},
 		{hosts.Codex, false, "Codex keeps the goal of a session with the session: set it again in the new one with /goal " + condition},
 		{hosts.Host("gemini"), false, "Gemini CLI has no /goal: the goal goes on only as the tape's Task Status (" + condition + ")"},
 		{hosts.ClaudeCode, true, ""},

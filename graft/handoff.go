@@ -303,11 +303,15 @@ func (s *Service) ContinuationTo(source string, to hosts.Host, cwd string) (*tap
 	return cont, notes, err
 }
 
-// goalNote tells the person that the goal the source's host kept (its
-// /goal, g) does not go with a handoff to host to: each host keeps it per
-// session, so the new session has none until they set it again, with the
-// command to (adapter.Goals) takes; a host without one carries it only as
-// the tape's Task Status. None for no goal, or one met or failed.
+// goalNote tells the person what becomes of the goal the source's host
+// kept (its /goal, g) in a handoff to host to. A host that restores a
+// goal from its session file (adapter.GoalCarrier) gets it in the export
+// when the target's inherit carries it (tape.HostGoal.Carried: active,
+// whole): it goes on in the new session, and the note says when. Else
+// each host keeps it per session, so the new session has none until they
+// set it again, with the command to (adapter.Goals) takes; a host without
+// one carries it only as the tape's Task Status. None for no goal, or one
+// met or failed.
 func goalNote(g *tape.HostGoal, to hosts.Host) (string, error) {
 	if g == nil || g.Status == session.GoalComplete || g.Status == session.GoalFailed {
 		return "", nil
@@ -317,6 +321,9 @@ func goalNote(g *tape.HostGoal, to hosts.Host) (string, error) {
 		return "", err
 	}
 	said := fmt.Sprintf("the goal you set with /goal was %s at seq=%d", g.Status, g.Seq)
+	if gc, ok := h.(adapter.GoalCarrier); ok && g.Carried() {
+		return fmt.Sprintf("%s: it goes on in the new session: %s (%s)", said, gc.GoalGoesOn(), g.Objective), nil
+	}
 	if gl, ok := h.(adapter.Goals); ok {
 		return fmt.Sprintf("%s: %s keeps the goal of a session with the session: set it again in the new one with %s", said, h.Title(), gl.GoalCommand(g.Objective)), nil
 	}

@@ -36,7 +36,9 @@ type Review struct {
 	Goal        []session.Quote `json:"goal"`
 	Progress    string          `json:"progress"`
 	// HostGoal is the goal the source's host kept for it (its /goal), nil
-	// when none: the host keeps it per session, the target has none.
+	// when none: the host keeps it per session; the target's inherit
+	// carries an active one (tape.HostGoal.Carried), which an export to a
+	// host that restores it from its session file hands on.
 	HostGoal    *tape.HostGoal       `json:"hostGoal,omitempty"`
 	Constraints []session.Constraint `json:"constraints"`
 	// MoreConstraints counts, per session, the constraint sayings past

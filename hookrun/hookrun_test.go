@@ -343,8 +343,8 @@ func sessionsOf(t testing.TB, svc *graft.Service) *session.Store {
 
 // A handoff in place of a compaction tells the person what the handoff's
 // notes say, in the reason the host shows them: the goal they set with
-// /goal (Claude Code 2.1.332's goal_status, not met) stays with the old
-// session, and the command that sets it again in the new one.
+// /goal (Claude Code 2.1.332's goal_status, not met) goes on in the new
+// session, which Claude Code restores it in from the export.
 func TestPreCompactHandoffTellsThePersonItsNotes(t *testing.T) {
 	home, path := t.TempDir(), transcript(t)
 	t.Setenv("CLAUDE_CONFIG_DIR", configOf(path))
@@ -358,7 +358,7 @@ func TestPreCompactHandoffTellsThePersonItsNotes(t *testing.T) {
 	if err := json.Unmarshal(out.Stdout, &d); err != nil || d.Decision != "block" {
 		t.Fatalf("intercepted PreCompact: %s (%v) stderr %q, want a block", out.Stdout, err, out.Stderr)
 	}
-	if !strings.Contains(d.Reason, "claude --resume ") || !strings.Contains(d.Reason, "set it again in the new one with /goal All tests in ./parser pass") {
+	if !strings.Contains(d.Reason, "claude --resume ") || !strings.Contains(d.Reason, "it goes on in the new session: Claude Code restores it on resume and checks it when your first turn there ends (All tests in ./parser pass)") {
 		t.Errorf("the block's reason does not give the handoff's note on the goal:\n%s", d.Reason)
 	}
 }

@@ -244,10 +244,11 @@ func TestPrepareToAnotherHostTellsTheAgentToReadTheRulesLeftBehind(t *testing.T)
 }
 
 // graft_prepare names the goal the host still pursues (its /goal: Claude
-// Code 2.1.332's goal_status attachment, not met), and graft_commit's
-// host session notes say the new session has none, with the command that
-// sets it again: each host keeps it per session.
-func TestCommitSaysTheGoalStaysWithTheOldSession(t *testing.T) {
+// Code 2.1.332's goal_status attachment, not met), and graft_commit
+// exports it into the new Claude Code session, whose transcript ends with
+// the goal's goal_status: the host session notes say the goal goes on
+// there.
+func TestCommitSaysTheGoalGoesOnInTheNewSession(t *testing.T) {
 	cwd, folder, data := claudeProject(t)
 	goal := `{"parentUuid":"29e6224a-ea4f-445c-964f-d2bb7a2c31aa","isSidechain":false,"attachment":{"type":"goal_status","met":false,"condition":"All tests in ./parser pass","reason":"two fail"},"type":"attachment","uuid":"fef533eb-f8d5-4463-8e19-872774b2f762","timestamp":"2026-02-12T20:31:00.000Z","sessionId":"d6e0bada-1959-4eec-a9d2-0bfade768d8f","cwd":"/home/marco/projects/spotter","version":"2.1.332"}` + "\n"
 	if err := os.WriteFile(filepath.Join(folder, selfUUID+".jsonl"), append(data, goal...), 0o600); err != nil {
@@ -262,6 +263,12 @@ func TestCommitSaysTheGoalStaysWithTheOldSession(t *testing.T) {
 	if cr.HostSession == nil || len(cr.HostSession.Notes) != 1 {
 		t.Fatalf("commit: host session %+v (export error %q): want one note", cr.HostSession, cr.ExportError)
 	}
-	mustContain(t, "note", cr.HostSession.Notes[0], "Claude Code keeps the goal of a session with the session", "/goal All tests in ./parser pass")
+	mustContain(t, "note", cr.HostSession.Notes[0], "it goes on in the new session: Claude Code restores it on resume", "(All tests in ./parser pass)")
 	mustContain(t, "next", cr.Next, "notes")
+	export, err := os.ReadFile(cr.HostSession.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(export), "\n"), "\n")
+	mustContain(t, "the export's last line", lines[len(lines)-1], `"type":"attachment","attachment":{"type":"goal_status","met":false,"sentinel":true,"condition":"All tests in ./parser pass"}`)
 }

@@ -67,7 +67,7 @@ type PrepareOutput struct {
 	Generation  int          `json:"generation" jsonschema:"generation of the source; the target will be generation+1"`
 	Goal        []Quote      `json:"goal" jsonschema:"the first human instruction of generation 1 and the latest ones"`
 	Progress    string       `json:"progress" jsonschema:"one line of todo progress"`
-	HostGoal    *HostGoal    `json:"hostGoal,omitempty" jsonschema:"the goal the source's host still keeps for it (its /goal), absent when none: the host keeps it per session, so the new session has none until the user sets it again"`
+	HostGoal    *HostGoal    `json:"hostGoal,omitempty" jsonschema:"the goal the source's host still keeps for it (its /goal), absent when none: the host keeps it per session; an active one goes on in an export to Claude Code or Qwen Code, which restore it from the session file; in Codex or Gemini CLI the new session has none until the user sets it again (the commit's notes say which)"`
 	Constraints []Constraint `json:"constraints" jsonschema:"hard constraints the tape carries, each with its original origin"`
 	// MoreConstraints: the sayings past the tape's cap, counted, never dropped silently.
 	MoreConstraints []MoreConstraints `json:"moreConstraints,omitempty" jsonschema:"per session, the constraint sayings past the tape's cap (8,000 constraints, tape.MaxConstraints) that the tape does not list: how many and their seq range; graft_recall reads them"`

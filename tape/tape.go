@@ -51,8 +51,9 @@ type Tape struct {
 	Progress    string          `json:"progress"`
 	Todos       []session.Todo  `json:"todos"`
 	// HostGoal is the goal the host kept for the session, nil when it kept
-	// none or it was cleared: the host keeps it per session, so the target
-	// has none until the person sets it again.
+	// none or it was cleared: the host keeps it per session; Inherit.Goal
+	// carries it when it is active (HostGoal.Carried), for an export to a
+	// host that restores it from its session file.
 	HostGoal    *HostGoal            `json:"hostGoal,omitempty"`
 	Constraints []session.Constraint `json:"constraints"`
 	// MoreConstraints counts, per session, the constraint sayings the fold
