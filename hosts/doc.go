@@ -68,6 +68,18 @@
 // instruction. Where the file goes and its records are the host's: see
 // hosts/claudecode/doc.go and hosts/codex/doc.go.
 //
+// The goal the source's host still pursued at the cut (its /goal, active:
+// the graft/origin's inherit.goal, adapter.Turn.Goal) goes on where the
+// host restores a goal from its session file (adapter.GoalCarrier:
+// Claude Code 2.1.332, Qwen Code 0.24.4): the export ends, after the
+// acknowledgement, with the host's record of a goal just set, and the
+// resumed session pursues it (the real-host tests resume such exports).
+// Codex 0.171 restores a goal only from its own database, where graft
+// never writes, and Gemini CLI has no /goal: their exports carry none,
+// and a handoff tells the person to set it again. An export from before
+// exports carried the goal (no goal record) is the same export: a
+// re-export leaves it as it is.
+//
 // Who made it (adapter.Made): the hosts store which program wrote a record,
 // and graft writes itself there, with its version (version.Info.Short:
 // the module version, or "(devel)+<revision>") in a field the host keeps

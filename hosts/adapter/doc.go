@@ -23,7 +23,10 @@
 //	tape → host session       ExportID, ExportPath, Render, Writer (who made
 //	                          an export: Made, graft's version and the host's);
 //	                          Versioned, for a host whose records name its
-//	                          version; the bytes are written by hosts.Export
+//	                          version; GoalCarrier, for a host that restores
+//	                          a goal from its session file (Render writes
+//	                          Turn.Goal's record after the acknowledgement);
+//	                          the bytes are written by hosts.Export
 //	                          through the store's vfs.FS, never by the adapter
 //	resuming                  ResumeCommand
 //	autoGraft                 LineTokens: the context size one line reports

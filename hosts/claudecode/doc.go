@@ -34,6 +34,17 @@
 // itself version 2.1.328 and no entrypoint. Resume: claude --resume
 // <uuid>.
 //
+// When the target's inherit carries the source's active goal
+// (adapter.Turn.Goal), the export ends with one more record, after the
+// acknowledgement and in the same envelope: type "attachment", attachment
+// {type: "goal_status", met: false, sentinel: true, condition: <the
+// objective>}, what /goal <condition> writes. Claude Code 2.1.332 restores
+// the goal on --resume from the last goal_status that is neither met nor
+// failed ("/goal active" in its footer) and checks it when the person's
+// next turn ends; it starts no turn by itself, and restores nothing in a
+// workspace it does not trust or with hooks disabled
+// (TestClaudeHandoffCarriesTheActiveGoal).
+//
 // # Context size
 //
 // The last assistant record's message.usage: input_tokens +

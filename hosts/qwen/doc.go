@@ -47,6 +47,22 @@
 // model", exit 1), and a message with a "content" string instead of parts
 // loses that message's text (realhost_test.go).
 //
+// When the target's inherit carries the source's active goal
+// (adapter.Turn.Goal), the export ends with one more record after the
+// acknowledgement, the goal_state Qwen Code writes when a goal is
+// created: type "system", subtype "goal_state", provenance
+// "goal_control", systemPayload {v: 2, cause: "create", snapshot: {v: 2,
+// activity: "idle", goal: {goalId (derived), revision: 1, objective,
+// status: "active", evidenceCursor: {recordId: the acknowledgement's
+// uuid}, turnCount: 0, activeTimeMs: 0, tokensUsed: 0, createdAt,
+// updatedAt (the record's time, in ms)}}}: no budget, and no key the
+// host's parser refuses (parseGoalStateRecordPayloadV2, parseGoalRecord).
+// The evidence cursor must name a record of this file, or the goal can
+// never be verified complete. Qwen Code 0.24.4 restores the goal on
+// --resume from the newest goal_state that parses and goes on working at
+// it at once ("Continue working on the active Goal"), before the person
+// types (TestQwenHandoffCarriesTheActiveGoal).
+//
 // # Hooks
 //
 // Qwen Code runs Claude Code-shaped command hooks from the "hooks" object
