@@ -10,20 +10,22 @@ import (
 	"github.com/graft-project/graft/hosts/adapter"
 )
 
-// record is one line Claude Code resumes from.
+// record is one line Claude Code resumes from: a message, or the
+// attachment of the goal an export carries (the same envelope).
 type record struct {
-	ParentUUID  *string `json:"parentUuid"`
-	IsSidechain bool    `json:"isSidechain"`
-	UserType    string  `json:"userType"`
-	Cwd         string  `json:"cwd"`
-	SessionID   string  `json:"sessionId"`
-	Version     string  `json:"version"`
-	Entrypoint  string  `json:"entrypoint,omitempty"`
-	Graft       string  `json:"graftVersion,omitempty"`
-	Type        string  `json:"type"`
-	Message     message `json:"message"`
-	UUID        string  `json:"uuid"`
-	Timestamp   string  `json:"timestamp"`
+	ParentUUID  *string     `json:"parentUuid"`
+	IsSidechain bool        `json:"isSidechain"`
+	UserType    string      `json:"userType"`
+	Cwd         string      `json:"cwd"`
+	SessionID   string      `json:"sessionId"`
+	Version     string      `json:"version"`
+	Entrypoint  string      `json:"entrypoint,omitempty"`
+	Graft       string      `json:"graftVersion,omitempty"`
+	Type        string      `json:"type"`
+	Message     *message    `json:"message,omitempty"`
+	Attachment  *goalStatus `json:"attachment,omitempty"`
+	UUID        string      `json:"uuid"`
+	Timestamp   string      `json:"timestamp"`
 }
 
 type message struct {
@@ -99,7 +101,7 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 		}
 		rec := record{
 			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: ver, Entrypoint: entry, Graft: graft,
-			Type: m.typ, Message: message{Role: m.role, Content: blocks},
+			Type: m.typ, Message: &message{Role: m.role, Content: blocks},
 			UUID: id, Timestamp: adapter.Stamp(t.At, k),
 		}
 		if err := adapter.WriteLine(&buf, rec); err != nil {
@@ -111,10 +113,10 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 		// The goal Claude Code restores on --resume: its last
 		// goal_status attachment, neither met nor failed, as /goal
 		// <condition> writes it (doc.go, "An export").
-		rec := goalRecord{
+		rec := record{
 			ParentUUID: parent, UserType: "external", Cwd: cwd, SessionID: sid, Version: ver, Entrypoint: entry, Graft: graft,
 			Type:       "attachment",
-			Attachment: goalStatus{Type: "goal_status", Met: false, Sentinel: true, Condition: t.Goal},
+			Attachment: &goalStatus{Type: "goal_status", Met: false, Sentinel: true, Condition: t.Goal},
 			UUID:       adapter.DerivedUUID(4, time.Time{}, sid, "record", strconv.Itoa(len(msgs))), Timestamp: adapter.Stamp(t.At, len(msgs)),
 		}
 		if err := adapter.WriteLine(&buf, rec); err != nil {
@@ -122,23 +124,6 @@ func (Adapter) Render(t *adapter.Turn, sid, cwd string, by adapter.Made) ([]byte
 		}
 	}
 	return buf.Bytes(), nil
-}
-
-// goalRecord is the attachment line of the goal an export carries: the
-// envelope of the other records, an attachment in place of a message.
-type goalRecord struct {
-	ParentUUID  *string    `json:"parentUuid"`
-	IsSidechain bool       `json:"isSidechain"`
-	UserType    string     `json:"userType"`
-	Cwd         string     `json:"cwd"`
-	SessionID   string     `json:"sessionId"`
-	Version     string     `json:"version"`
-	Entrypoint  string     `json:"entrypoint,omitempty"`
-	Graft       string     `json:"graftVersion,omitempty"`
-	Type        string     `json:"type"`
-	Attachment  goalStatus `json:"attachment"`
-	UUID        string     `json:"uuid"`
-	Timestamp   string     `json:"timestamp"`
 }
 
 // goalStatus is Claude Code 2.1.332's goal_status attachment of a goal
