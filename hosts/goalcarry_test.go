@@ -22,32 +22,16 @@ const carriedObjective = "Port the pager to Go"
 // /goal), grafts it and returns the service and the target id.
 func goalTarget(t *testing.T, status string) (*graft.Service, string) {
 	t.Helper()
-	svc, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	user := session.Source{Kind: session.KindUser}
 	asst := session.Source{Kind: session.KindAssistant}
 	sys := session.Source{Kind: session.KindSystem, Name: "goal_status"}
-	_, err = svc.Append("src", []session.Event{
+	return committedTargetOf(t, []session.Event{
 		{Type: session.TypeUserMessage, Source: user, Text: "Port the pager to Go. Never change the public API."},
 		{Type: session.TypeSystem, Source: sys, Text: "goal active", Meta: map[string]string{session.MetaGoalStatus: "active", session.MetaGoalObjective: carriedObjective}},
 		{Type: session.TypeAssistantMessage, Source: asst, Text: "Reading pager.c first."},
 		{Type: session.TypeSystem, Source: sys, Text: "goal " + status, Meta: map[string]string{session.MetaGoalStatus: status, session.MetaGoalObjective: carriedObjective}},
 		{Type: session.TypeAssistantMessage, Source: asst, Text: "Writing pager.go."},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rv, err := svc.Prepare(context.Background(), "src", graft.PrepareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := svc.Commit(context.Background(), rv.PreparedID, rv.TapeHash, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc, res.TargetID
 }
 
 func jsonlRecords(t *testing.T, data []byte) []map[string]any {

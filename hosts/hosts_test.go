@@ -38,19 +38,25 @@ func exportNew(t *testing.T, host hosts.Host, root string) (*hosts.ExportResult,
 // grafts it and returns the service and the target id.
 func committedTarget(t *testing.T) (*graft.Service, string) {
 	t.Helper()
-	svc, err := graft.Open(t.TempDir(), graft.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	user := session.Source{Kind: session.KindUser}
 	asst := session.Source{Kind: session.KindAssistant}
-	_, err = svc.Append("src", []session.Event{
+	return committedTargetOf(t, []session.Event{
 		{Type: session.TypeUserMessage, Source: user, Text: "Port the pager to Go. Never change the public API."},
 		{Type: session.TypeAssistantMessage, Source: asst, Text: "Reading pager.c first."},
 		{Type: session.TypeUserMessage, Source: user, Text: "Now add tests for the last page."},
 		{Type: session.TypeAssistantMessage, Source: asst, Text: "Writing pager_test.go.\n\nThe last-page test fails at n=0."},
 	})
+}
+
+// committedTargetOf appends evs to a source in a new home, grafts it and
+// returns the service and the target id.
+func committedTargetOf(t *testing.T, evs []session.Event) (*graft.Service, string) {
+	t.Helper()
+	svc, err := graft.Open(t.TempDir(), graft.Options{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Append("src", evs); err != nil {
 		t.Fatal(err)
 	}
 	rv, err := svc.Prepare(context.Background(), "src", graft.PrepareOptions{})
