@@ -155,11 +155,9 @@ func plan(o *ExportOptions, a adapter.Adapter, info *session.Info, t *adapter.Tu
 		return nil, fmt.Errorf("hosts: %s has no place for an export in %s", a.Title(), cwd)
 	}
 	made := adapter.Made{Graft: version.Get().Short(), Host: hostVersion(o, a, root, info, path)}
-	if p, ok := a.(adapter.Provided); ok {
-		var err error
-		if made.Provider, err = p.ModelProvider(root); err != nil {
-			return nil, fmt.Errorf("hosts: %s's model provider, which the export names: %w", a.Title(), err)
-		}
+	var err error
+	if made.Provider, err = hostProvider(o, a, root, path); err != nil {
+		return nil, err
 	}
 	render := func(by adapter.Made) ([]byte, error) { return a.Render(t, sid, cwd, by) }
 	var bare func(by adapter.Made) ([]byte, error)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -55,6 +56,26 @@ func hostVersion(o *ExportOptions, a adapter.Adapter, root string, info *session
 		}
 	}
 	return v.TestedVersion()
+}
+
+// hostProvider is the model provider an export of a Provided host names
+// as the session's (adapter.Made.Provider): the one the host's
+// configuration under root selects. "" for a host that names none, and
+// when the export is already there (a re-export renders the file's own,
+// asWritten, as hostVersion does).
+func hostProvider(o *ExportOptions, a adapter.Adapter, root, path string) (string, error) {
+	p, ok := a.(adapter.Provided)
+	if !ok {
+		return "", nil
+	}
+	if _, err := o.Store.FS.Lstat(path); err == nil {
+		return "", nil
+	}
+	provider, err := p.ModelProvider(root)
+	if err != nil {
+		return "", fmt.Errorf("hosts: %s's model provider, which the export names: %w", a.Title(), err)
+	}
+	return provider, nil
 }
 
 // sourceTranscript is the transcript the source session of target info

@@ -302,6 +302,23 @@ func TestCodexExportNamesTheConfiguredModelProvider(t *testing.T) {
 		}
 	})
 
+	t.Run("a re-export reads no config", func(t *testing.T) {
+		// The file is there: it names its own provider, whatever
+		// config.toml has become since (as hostVersion reads nothing).
+		root := t.TempDir()
+		res, o, data := exportNew(t, hosts.Codex, root)
+		if err := os.WriteFile(filepath.Join(root, "config.toml"), []byte("model_provider = \n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		again, err := hosts.Export(o)
+		if err != nil {
+			t.Fatalf("re-export after config.toml broke: %v", err)
+		}
+		if got, _ := os.ReadFile(res.Path); again.Created || !bytes.Equal(got, data) {
+			t.Fatalf("the re-export changed the file (created %v)", again.Created)
+		}
+	})
+
 	t.Run("an export of before", func(t *testing.T) {
 		root := t.TempDir()
 		res, o, data := exportNew(t, hosts.Codex, root)

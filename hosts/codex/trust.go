@@ -5,16 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
 
 	"github.com/graft-project/graft/hosts/adapter"
-	toml "github.com/pelletier/go-toml/v2"
 )
 
 // Untrusted lists the events of hs (graft's hooks in the hooks file at
@@ -28,14 +23,8 @@ func (Adapter) Untrusted(codexHome, hooksPath string, hs []adapter.InstalledHook
 			} `toml:"state"`
 		} `toml:"hooks"`
 	}
-	data, err := os.ReadFile(filepath.Join(codexHome, "config.toml"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := readConfig(codexHome, &cfg); err != nil {
 		return nil, err
-	}
-	if err == nil {
-		if err := toml.Unmarshal(data, &cfg); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(codexHome, "config.toml"), err)
-		}
 	}
 	var out []string
 	for _, h := range hs {
@@ -105,42 +94,4 @@ func snakeCase(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// defaultProvider is the model provider Codex runs on when its
-// configuration names none.
-const defaultProvider = "openai"
-
-// ModelProvider is the model provider codexHome/config.toml selects
-// (adapter.Provided): the profile's model_provider when the file chooses a
-// profile that names one, else its own model_provider, else Codex's
-// default, openai. The command-line overrides of a run (-c, --profile,
-// --oss) are the person's to repeat; the resume command graft gives has
-// none.
-func (Adapter) ModelProvider(codexHome string) (string, error) {
-	var cfg struct {
-		ModelProvider string `toml:"model_provider"`
-		Profile       string `toml:"profile"`
-		Profiles      map[string]struct {
-			ModelProvider string `toml:"model_provider"`
-		} `toml:"profiles"`
-	}
-	path := filepath.Join(codexHome, "config.toml")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return defaultProvider, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if err := toml.Unmarshal(data, &cfg); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	if p := cfg.Profiles[cfg.Profile].ModelProvider; cfg.Profile != "" && p != "" {
-		return p, nil
-	}
-	if cfg.ModelProvider != "" {
-		return cfg.ModelProvider, nil
-	}
-	return defaultProvider, nil
 }
