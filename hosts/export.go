@@ -62,7 +62,7 @@ func tapeTurn(st *session.Store, info *session.Info) (*adapter.Turn, error) {
 		return nil, fmt.Errorf("%w: session %s does not start with graft/origin; commit a graft first (graft handoff prepares, commits and exports in one step)", ErrNotTarget, info.ID)
 	}
 	t := &adapter.Turn{}
-	if in := o.Inherit; in != nil && in.Goal != nil && in.Goal.Status == "active" {
+	if in := o.Inherit; in != nil && in.Goal != nil && in.Goal.Status == session.GoalActive {
 		t.Goal = in.Goal.Objective
 	}
 	last := int64(o.TapeEvents) // the origin is the first of them

@@ -228,8 +228,10 @@ const (
 // GoalCleared is the MetaGoalStatus of a goal the person cleared: the
 // session has none. GoalComplete and GoalFailed are the statuses of a goal
 // that ended (met, or judged impossible), as the hosts name them; any other
-// status is of a goal still pursued.
+// status is of a goal still pursued: GoalActive, in every host that keeps
+// one, when it is not paused or held by a limit.
 const (
+	GoalActive   = "active"
 	GoalCleared  = "cleared"
 	GoalComplete = "complete"
 	GoalFailed   = "failed"

@@ -1422,17 +1422,13 @@ type HostGoal struct {
 	Seq    int64  `json:"seq"`
 }
 
-// GoalActive is the status of a goal the host still pursues, in every
-// host that keeps one.
-const GoalActive = "active"
-
 // Carried says whether the target's inherit carries g
 // (session.Inherited.Goal): the host still pursues it (active; one the
 // person paused is theirs to resume) and its objective is whole (one
 // longer than maxGoalRunes is quoted cut, and a host must not be set to
 // pursue the cut words).
 func (g *HostGoal) Carried() bool {
-	return g != nil && g.Status == GoalActive && g.Objective != "" && !strings.Contains(g.Objective, " … [cut: recall seq=")
+	return g != nil && g.Status == session.GoalActive && g.Objective != "" && !clippedAtSeq(g.Objective)
 }
 
 // maxGoalRunes bounds the objective Task Status quotes of a host's goal

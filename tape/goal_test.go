@@ -161,3 +161,23 @@ func TestInheritCarriesTheActiveHostGoal(t *testing.T) {
 		t.Fatalf("after the host paused it: inherit %+v, host goal %+v", tp.Inherit.Goal, tp.HostGoal)
 	}
 }
+
+// clippedAtSeq knows the mark clipAtSeq ends a cut text with, and only
+// that: a whole text that quotes such a mark is not cut.
+func TestClippedAtSeqIsClipAtSeqsMark(t *testing.T) {
+	long := strings.Repeat("make the pager fast ", 40)
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{clipAtSeq(long, maxGoalRunes, "", 12), true},
+		{clipAtSeq("make the pager fast", maxGoalRunes, "", 12), false},
+		{"keep the line … [cut: recall seq=3] in the docs", false},
+		{"the last line reads … [cut: recall seq=]", false},
+		{"", false},
+	} {
+		if got := clippedAtSeq(c.s); got != c.want {
+			t.Errorf("clippedAtSeq(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}

@@ -44,7 +44,21 @@ func clipAtSeq(s string, n int, prefix string, seq int64) string {
 	if !cut {
 		return s
 	}
-	return head + " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "]"
+	return head + cutMark + prefix + "seq=" + strconv.FormatInt(seq, 10) + "]"
+}
+
+// cutMark opens the mark clipAtSeq and clipMark put where they cut.
+const cutMark = " … [cut: recall "
+
+// clippedAtSeq reports whether s ends with the mark clipAtSeq puts after
+// a head it cut (without a prefix): " … [cut: recall seq=N]".
+func clippedAtSeq(s string) bool {
+	k := strings.LastIndex(s, cutMark+"seq=")
+	if k < 0 || !strings.HasSuffix(s, "]") {
+		return false
+	}
+	_, err := strconv.ParseInt(s[k+len(cutMark+"seq="):len(s)-1], 10, 64)
+	return err == nil
 }
 
 // clipHeadTail cuts s to at most n runes keeping its head (two fifths), a
@@ -62,7 +76,7 @@ func clipHeadTail(s string, n int, prefix string, seq int64) string {
 
 // clipMark is what clipHeadTail puts where it cut.
 func clipMark(prefix string, seq int64) string {
-	return " … [cut: recall " + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
+	return cutMark + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
 }
 
 // headTailRunes are the runes clipHeadTail keeps of a text's head and of

@@ -52,5 +52,5 @@ func goalStatusOf(met, failed, sentinel *bool) string {
 	case failed != nil && *failed:
 		return session.GoalFailed
 	}
-	return "active"
+	return session.GoalActive
 }
