@@ -108,15 +108,7 @@ func TestExportCarriesTheActiveGoal(t *testing.T) {
 			}
 			for _, status := range []string{"active", "paused"} {
 				svc, target := goalTarget(t, status)
-				o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: host, Cwd: t.TempDir(), Root: t.TempDir()}
-				res, err := hosts.Export(o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				data, err := os.ReadFile(res.Path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				res, o, data := exportTarget(t, svc, target, host, t.TempDir())
 				recorded := bytes.Contains(data, []byte("goal_status")) || bytes.Contains(data, []byte("goal_state")) || bytes.Contains(data, []byte("thread_goal"))
 				if status == "active" && carrier {
 					checkGoalRecord(t, host, res.HostSessionID, jsonlRecords(t, data))
@@ -142,15 +134,7 @@ func TestReExportOfAnExportWithoutTheGoalRecord(t *testing.T) {
 	for _, host := range []hosts.Host{hosts.ClaudeCode, qwen.Name} {
 		for _, wroteOn := range []bool{false, true} {
 			svc, target := goalTarget(t, "active")
-			o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: host, Cwd: t.TempDir(), Root: t.TempDir()}
-			res, err := hosts.Export(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(res.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, o, data := exportTarget(t, svc, target, host, t.TempDir())
 			lines := bytes.SplitAfter(data, []byte("\n"))
 			old := bytes.Join(lines[:2], nil)
 			if bytes.Equal(old, data) || !bytes.HasSuffix(old, []byte("\n")) {

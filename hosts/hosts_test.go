@@ -22,6 +22,13 @@ import (
 func exportNew(t *testing.T, host hosts.Host, root string) (*hosts.ExportResult, hosts.ExportOptions, []byte) {
 	t.Helper()
 	svc, target := committedTarget(t)
+	return exportTarget(t, svc, target, host, root)
+}
+
+// exportTarget exports target of svc to host under root; it returns the
+// result, the options (for a re-export) and the file's bytes.
+func exportTarget(t *testing.T, svc *graft.Service, target string, host hosts.Host, root string) (*hosts.ExportResult, hosts.ExportOptions, []byte) {
+	t.Helper()
 	o := hosts.ExportOptions{Store: sessionsOf(t, svc), Home: svc.Home, Session: target, Host: host, Cwd: t.TempDir(), Root: root}
 	res, err := hosts.Export(o)
 	if err != nil {
