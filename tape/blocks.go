@@ -317,7 +317,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 			continue
 		}
 		kept = append(kept, p)
-		text := fmt.Sprintf("seq=%d: %s", p.Seq, p.Text)
+		text := fmt.Sprintf("seq=%d: %s", p.Seq, proseRel(p.Text, st.Cwd))
 		if p.User {
 			text = fmt.Sprintf("— seq=%d the user: %s", p.Seq, p.Text)
 		}
@@ -369,7 +369,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	paragraphs = blk.addSection(sec)
 	if r := st.LastReply; r != nil {
 		reply = &section{singular: "message", plural: "messages"}
-		reply.items = append(reply.items, newItem(fmt.Sprintf("Last assistant message, seq=%d (whole):\n%s", r.Seq, r.Text), "", r.Seq, r.Seq))
+		reply.items = append(reply.items, newItem(fmt.Sprintf("Last assistant message, seq=%d (whole):\n%s", r.Seq, proseRel(r.Text, st.Cwd)), "", r.Seq, r.Seq))
 		// The last message reads first: the sections render in order.
 		blk.sections = nil
 		blk.addSection(reply)

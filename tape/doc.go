@@ -67,7 +67,11 @@
 // carryover holds anything. The open turn's last message (not thinking)
 // is kept whole up to 4000 runes (a longer one by its head and its end,
 // where it says what is next: clipHeadTail) and the Breakpoint shows it
-// first, instead of its entry. A message of at most 200 runes and one paragraph
+// first, instead of its entry. The Breakpoint names a path inside the
+// working directory relative to it, and a Markdown link whose label only
+// names its file ("[a.md](/Users/me/repo/docs/a.md)", as Codex's models
+// link every file) by that path alone, "docs/a.md" (proseRel): the
+// folder's name took a tenth of some Breakpoints. A message of at most 200 runes and one paragraph
 // followed by a tool call with nothing but thinking between is a step: it
 // announced that call. Conflicts (below) read the open turn's entries only.
 //
