@@ -1426,8 +1426,9 @@ func editChange(name string, input json.RawMessage) string {
 	}
 	var lines []string
 	n := 0
+	var skip boilerplate
 	for l := range addedLines(text, isPatch(text)) { // of a patch, the lines it adds
-		if t := strings.TrimSpace(l); t != "" && !old[t] {
+		if t := strings.TrimSpace(l); t != "" && !old[t] && !skip.line(t) {
 			lines = append(lines, t)
 			if n += utf8.RuneCountInString(t) + 3; n > changeLongRunes {
 				break
@@ -1436,6 +1437,40 @@ func editChange(name string, input json.RawMessage) string {
 	}
 	return firstLine(strings.Join(lines, " ⏎ "), changeLongRunes)
 }
+
+// boilerplate tells the lines of a change that say nothing of the work:
+// imports (a multi-line one to its end), a shebang, a package clause, a
+// line of brackets alone. They open most new files; the lines after
+// them are the change.
+type boilerplate struct{ open byte } // the bracket an import block ends with
+
+func (b *boilerplate) line(t string) bool {
+	if b.open != 0 {
+		if strings.IndexByte(t, b.open) >= 0 {
+			b.open = 0
+		}
+		return true
+	}
+	if strings.Trim(t, "{}()[];,") == "" || strings.HasPrefix(t, "#!") {
+		return true
+	}
+	for _, p := range importOpeners {
+		if strings.HasPrefix(t, p) {
+			switch {
+			case strings.HasSuffix(t, "{") || strings.HasSuffix(t, "{ "):
+				b.open = '}'
+			case strings.HasSuffix(t, "("):
+				b.open = ')'
+			}
+			return true
+		}
+	}
+	return strings.Contains(t, "= require(") && strings.Count(t, "=") == 1
+}
+
+// importOpeners open a line that imports (Go, JavaScript, TypeScript,
+// Python, Rust, PHP, C, C#, Java, Kotlin, Swift, Ruby, CSS).
+var importOpeners = []string{"import ", "from ", "use ", "#include ", "using ", "package ", "extern crate ", "require ", "require_once ", "@import "}
 
 // A file's entry shows the first two lines its last change adds
 // (changeRunes); the newest keptLongChanges written files, the work in

@@ -91,8 +91,9 @@ const (
 	// propose_goal for an action; 58 kept no reason of a goal's check; 59
 	// read no goal status of a host's context for its model; 60 took
 	// Gemini CLI's write_todos and task tracker calls for actions; 61 read
-	// the sections of Gemini CLI's shell output as its output.
-	snapshotVersion = 62
+	// the sections of Gemini CLI's shell output as its output; 62 kept a
+	// change's imports and lines of brackets among the lines it adds.
+	snapshotVersion = 63
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

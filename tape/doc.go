@@ -295,7 +295,10 @@
 // func, function, class, type … and "a.b = {" assignments, and the tests
 // a string names: @test "…", it("…"), test "…" do: at most 6),
 // or else the first two lines it adds (of an edit, the lines its new text
-// has that its old text lacked; of a patch, its "+" lines). The newest 3
+// has that its old text lacked; of a patch, its "+" lines; never its
+// imports, a block of them to its end, its shebang, its package clause
+// or a line of brackets alone: boilerplate, which opens most new files
+// and said nothing of the work). The newest 3
 // written files but documents show those added lines at length, up to
 // 600 runes, in a section of their own ("The last changes of the newest
 // files"), ranked just above the conversation tail and left out whole,

@@ -312,7 +312,7 @@ func TestQuotedOutputsReadAtBuildGiveTheSameTape(t *testing.T) {
 	if got.Text != want.Text || got.TapeHash != want.TapeHash {
 		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", got.Text, want.Text)
 	}
-	if !strings.Contains(got.Text, "- lib/a.ex: edit seq=11 (defines run)") || !strings.Contains(got.Text, "- config/test.exs: write seq=13 (last change: import Config ⏎ config :app, secret_key_base: \"x\")") {
+	if !strings.Contains(got.Text, "- lib/a.ex: edit seq=11 (defines run)") || !strings.Contains(got.Text, "- config/test.exs: write seq=13 (last change: config :app, secret_key_base: \"x\")") {
 		t.Errorf("the definitions read at Build are missing:\n%s", blockText(t, got, "Workspace Files"))
 	}
 	if !strings.Contains(got.Text, "Plan proposed at seq=16, the file plan.md (approved by the user; "+modelWritten+"):\n# Plan\n\n1. Add credo ~> 1.7.") {
