@@ -141,7 +141,7 @@ func (s *Service) Handoff(ctx context.Context, o HandoffOptions) (*HandoffResult
 		return res, err
 	}
 	res.Notes = append(res.Notes, notes...)
-	if n, err := goalNote(rv.HostGoal, to); err != nil {
+	if n, err := goalNote(rv.HostGoal, to, cwd); err != nil {
 		return res, err
 	} else if n != "" {
 		res.Notes = append(res.Notes, n)
@@ -255,7 +255,7 @@ func (s *Service) CommitToHost(ctx context.Context, preparedID, tapeHash, target
 	if notes, _, err = instructionNotes(b.Host, to, cwd, cont != nil); err != nil {
 		return nil, nil, nil, err
 	}
-	if n, err := goalNote(rv.HostGoal, to); err != nil {
+	if n, err := goalNote(rv.HostGoal, to, cwd); err != nil {
 		return nil, nil, nil, err
 	} else if n != "" {
 		notes = append(notes, n)
@@ -307,12 +307,14 @@ func (s *Service) ContinuationTo(source string, to hosts.Host, cwd string) (*tap
 // kept (its /goal, g) in a handoff to host to. A host that restores a
 // goal from its session file (adapter.GoalCarrier) gets it in the export
 // when the target's inherit carries it (tape.HostGoal.Carried: active,
-// whole): it goes on in the new session, and the note says when. Else
+// whole): it goes on in the new session, and the note says when, unless
+// a setting of the person's holds the host back (adapter.GoalHolder:
+// Claude Code with its hooks restricted), which the note names. Else
 // each host keeps it per session, so the new session has none until they
 // set it again, with the command to (adapter.Goals) takes; a host without
 // one carries it only as the tape's Task Status. None for no goal, or one
 // met or failed.
-func goalNote(g *tape.HostGoal, to hosts.Host) (string, error) {
+func goalNote(g *tape.HostGoal, to hosts.Host, dir string) (string, error) {
 	if g == nil || g.Status == session.GoalComplete || g.Status == session.GoalFailed {
 		return "", nil
 	}
@@ -321,10 +323,21 @@ func goalNote(g *tape.HostGoal, to hosts.Host) (string, error) {
 		return "", err
 	}
 	said := fmt.Sprintf("the goal you set with /goal was %s at seq=%d", g.Status, g.Seq)
+	gl, goals := h.(adapter.Goals)
 	if gc, ok := h.(adapter.GoalCarrier); ok && g.Carried() {
-		return fmt.Sprintf("%s: it goes on in the new session: %s (%s)", said, gc.GoalGoesOn(), g.Objective), nil
+		held := ""
+		if gh, ok := h.(adapter.GoalHolder); ok {
+			var err error
+			if held, err = gh.GoalHeldBy(dir); err != nil {
+				return fmt.Sprintf("%s: it should go on in the new session (%s), but whether %s allows it could not be checked: %v; if %s has no goal there, set it again with %s", said, gc.GoalGoesOn(), h.Title(), err, h.Title(), gl.GoalCommand(g.Objective)), nil
+			}
+		}
+		if held == "" {
+			return fmt.Sprintf("%s: it goes on in the new session: %s (%s)", said, gc.GoalGoesOn(), g.Objective), nil
+		}
+		return fmt.Sprintf("%s: it does not go on in the new session: %s; lift that, then set it again there with %s", said, held, gl.GoalCommand(g.Objective)), nil
 	}
-	if gl, ok := h.(adapter.Goals); ok {
+	if goals {
 		return fmt.Sprintf("%s: %s keeps the goal of a session with the session: set it again in the new one with %s", said, h.Title(), gl.GoalCommand(g.Objective)), nil
 	}
 	return fmt.Sprintf("%s: %s has no /goal: the goal goes on only as the tape's Task Status (%s)", said, h.Title(), g.Objective), nil

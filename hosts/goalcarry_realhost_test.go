@@ -2,6 +2,7 @@ package hosts_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -116,6 +117,58 @@ func TestClaudeHandoffCarriesTheActiveGoal(t *testing.T) {
 	}
 	if !checked {
 		t.Fatalf("no check of %q reached the model after the resume", condition)
+	}
+}
+
+// Claude Code 2.1.332 runs a goal as a session Stop hook: with the
+// person's hooks disabled ("disableAllHooks": true in their settings) the
+// resumed export has no goal, the goal record at its end notwithstanding
+// (/goal says "No goal set"). graft's note says so, naming the file and
+// the setting, instead of saying the goal goes on. The source is the
+// real program's session of importer/claudecode/testdata up to its goal's
+// first unmet check.
+func TestClaudeRestoresNoGoalWithHooksOff(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
+		if r.IsClaudeModel() && len(r.ClaudeTools()) == 0 {
+			return hosttest.Reply{Text: `{"ok": true}`}
+		}
+		return hosttest.Reply{Text: "ok"}
+	})
+	c := h.NewClaude(t, srv)
+	c.TrustProject(t)
+	c.WriteUserSettings(t, map[string]any{"disableAllHooks": true})
+	fixture, err := os.ReadFile(filepath.Join("..", "importer", "claudecode", "testdata", "goal-2.1.332.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(fixture), "\n")
+	if len(lines) < 17 || !strings.Contains(lines[13], `"reason":"done.txt is missing"`) {
+		t.Fatalf("the fixture changed: %d lines", len(lines))
+	}
+	src := filepath.Join(t.TempDir(), "efaf955c-586a-48ac-affe-f6cc523fe179.jsonl")
+	if err := os.WriteFile(src, []byte(strings.Join(lines[:17], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
+	res, notes := g.handoffNotes("claude-code", src, c.Dir)
+	var said bool
+	for _, n := range notes {
+		if strings.Contains(n, "goes on in the new session") {
+			t.Errorf("a note says the goal goes on: %s", n)
+		}
+		said = said || strings.Contains(n, "does not go on in the new session") && strings.Contains(n, `"disableAllHooks": true`) &&
+			strings.Contains(n, filepath.Join(c.ConfigDir, "settings.json")) && strings.Contains(n, "/goal The file done.txt exists")
+	}
+	if !said {
+		t.Errorf("no note says the goal does not go on, and why: %q", notes)
+	}
+	tm := hostTerminal(t, c.Environ(), c.Dir, "auto mode on", c.Bin, "--resume", res.HostSessionID)
+	tm.Type("/goal")
+	if screen, ok := tm.WaitFor(15*time.Second, "No goal set"); !ok {
+		t.Fatalf("the resumed export has a goal with hooks disabled: the note is wrong:\n%s", lastLines(screen, 14))
 	}
 }
 

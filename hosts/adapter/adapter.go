@@ -145,6 +145,16 @@ type GoalCarrier interface {
 	GoalGoesOn() string
 }
 
+// GoalHolder is a GoalCarrier whose host restores no goal under some of
+// the person's settings (Claude Code while its hooks are restricted).
+type GoalHolder interface {
+	GoalCarrier
+	// GoalHeldBy says what holds a resumed session's goal back for a
+	// session in dir ("<file> sets …, and <host> restores no goal while
+	// …"), "" when nothing does.
+	GoalHeldBy(dir string) (string, error)
+}
+
 // Versioned is an Adapter whose host names its own version in its
 // session files' records (Claude Code's "version", Codex's cli_version,
 // Qwen Code's "version"): an export names the one the person has, read

@@ -175,9 +175,3 @@ func ProjectDirName(path string) string {
 	}
 	return string(name[:maxDirName]) + "-" + strconv.FormatInt(abs, 36)
 }
-
-// GoalGoesOn implements adapter.GoalCarrier: Claude Code restores the goal
-// on --resume and checks it when a turn ends; it starts none on its own.
-func (Adapter) GoalGoesOn() string {
-	return "Claude Code restores it on resume and checks it when your first turn there ends"
-}

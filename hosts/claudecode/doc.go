@@ -41,9 +41,14 @@
 // objective>}, what /goal <condition> writes. Claude Code 2.1.332 restores
 // the goal on --resume from the last goal_status that is neither met nor
 // failed ("/goal active" in its footer) and checks it when the person's
-// next turn ends; it starts no turn by itself, and restores nothing in a
-// workspace it does not trust or with hooks disabled
-// (TestClaudeHandoffCarriesTheActiveGoal).
+// next turn ends; it starts no turn by itself
+// (TestClaudeHandoffCarriesTheActiveGoal). It runs the goal as a session
+// Stop hook, and restores none while hooks are restricted
+// ("disableAllHooks" or "allowManagedHooksOnly" true in a settings file it
+// reads: TestClaudeRestoresNoGoalWithHooksOff): GoalHeldBy names the file
+// and the setting, and the handoff's note says the goal does not go on
+// instead of saying it does. (/goal also refuses a workspace the person has
+// not trusted; an interactive resume asks for that trust first.)
 //
 // # Context size
 //
