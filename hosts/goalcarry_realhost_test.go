@@ -140,20 +140,8 @@ func TestClaudeRestoresNoGoalWithHooksOff(t *testing.T) {
 	c := h.NewClaude(t, srv)
 	c.TrustProject(t)
 	c.WriteUserSettings(t, map[string]any{"disableAllHooks": true})
-	fixture, err := os.ReadFile(filepath.Join("..", "importer", "claudecode", "testdata", "goal-2.1.332.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(fixture), "\n")
-	if len(lines) < 17 || !strings.Contains(lines[13], `"reason":"done.txt is missing"`) {
-		t.Fatalf("the fixture changed: %d lines", len(lines))
-	}
-	src := filepath.Join(t.TempDir(), "efaf955c-586a-48ac-affe-f6cc523fe179.jsonl")
-	if err := os.WriteFile(src, []byte(strings.Join(lines[:17], "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
-	res, notes := g.handoffNotes("claude-code", src, c.Dir)
+	res, notes := g.handoffNotes("claude-code", claudeActiveGoalSession(t), c.Dir)
 	var said bool
 	for _, n := range notes {
 		if strings.Contains(n, "goes on in the new session") {
@@ -169,6 +157,67 @@ func TestClaudeRestoresNoGoalWithHooksOff(t *testing.T) {
 	tm.Type("/goal")
 	if screen, ok := tm.WaitFor(15*time.Second, "No goal set"); !ok {
 		t.Fatalf("the resumed export has a goal with hooks disabled: the note is wrong:\n%s", lastLines(screen, 14))
+	}
+}
+
+// claudeActiveGoalSession is the real Claude Code 2.1.332 session of
+// importer/claudecode/testdata up to its goal's first unmet check (the
+// goal active), written as a transcript of its own.
+func claudeActiveGoalSession(t *testing.T) string {
+	t.Helper()
+	fixture, err := os.ReadFile(filepath.Join("..", "importer", "claudecode", "testdata", "goal-2.1.332.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(fixture), "\n")
+	if len(lines) < 17 || !strings.Contains(lines[13], `"reason":"done.txt is missing"`) {
+		t.Fatalf("the fixture changed: %d lines", len(lines))
+	}
+	src := filepath.Join(t.TempDir(), "efaf955c-586a-48ac-affe-f6cc523fe179.jsonl")
+	if err := os.WriteFile(src, []byte(strings.Join(lines[:17], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// /goal refuses a workspace the person has not trusted, but a resume in
+// one asks for that trust first, and once it is given the carried goal
+// is active: the note's "it goes on" holds there too.
+func TestClaudeRestoresTheGoalOnceTheWorkspaceIsTrusted(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	c := h.NewClaude(t, srv)
+	c.TrustProject(t)
+	state := filepath.Join(c.ConfigDir, ".claude.json")
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "projects") // onboarded, the folder not yet trusted
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
+	res, notes := g.handoffNotes("claude-code", claudeActiveGoalSession(t), c.Dir)
+	checkGoalNote(t, notes, "The file done.txt exists")
+	tm := hostTerminal(t, c.Environ(), c.Dir, "Yes, I trust this folder", c.Bin, "--resume", res.HostSessionID)
+	tm.Keys("Down")
+	time.Sleep(500 * time.Millisecond)
+	tm.Keys("Enter")
+	if screen, ok := tm.WaitFor(40*time.Second, "auto mode on"); !ok {
+		t.Fatalf("the trusted resume did not open:\n%s", lastLines(screen, 14))
+	}
+	tm.Type("/goal")
+	if screen, ok := tm.WaitFor(15*time.Second, "Goal active"); !ok {
+		t.Fatalf("the resumed export has no goal active once trusted:\n%s", lastLines(screen, 14))
 	}
 }
 

@@ -47,8 +47,10 @@
 // ("disableAllHooks" or "allowManagedHooksOnly" true in a settings file it
 // reads: TestClaudeRestoresNoGoalWithHooksOff): GoalHeldBy names the file
 // and the setting, and the handoff's note says the goal does not go on
-// instead of saying it does. (/goal also refuses a workspace the person has
-// not trusted; an interactive resume asks for that trust first.)
+// instead of saying it does. /goal also refuses a workspace the person
+// has not trusted, but a resume there asks for that trust first and has
+// the goal active once it is given
+// (TestClaudeRestoresTheGoalOnceTheWorkspaceIsTrusted).
 //
 // # Context size
 //
