@@ -1454,6 +1454,9 @@ func (b *boilerplate) line(t string) bool {
 	if strings.Trim(t, "{}()[];,") == "" || strings.HasPrefix(t, "#!") {
 		return true
 	}
+	if strings.HasPrefix(t, "using ") && !strings.HasSuffix(t, ";") {
+		return false // C#'s using statement opens a block of code
+	}
 	for _, p := range importOpeners {
 		if strings.HasPrefix(t, p) {
 			switch {

@@ -92,8 +92,9 @@ const (
 	// read no goal status of a host's context for its model; 60 took
 	// Gemini CLI's write_todos and task tracker calls for actions; 61 read
 	// the sections of Gemini CLI's shell output as its output; 62 kept a
-	// change's imports and lines of brackets among the lines it adds.
-	snapshotVersion = 63
+	// change's imports and lines of brackets among the lines it adds; 63
+	// took C#'s using statement for an import and skipped its block.
+	snapshotVersion = 64
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -66,6 +66,7 @@ func TestAChangesLinesLeaveOutImports(t *testing.T) {
 		{"python", "from x import (\n    a,\n    b,\n)\nimport os\n\nRETRIES = 3\n", "RETRIES = 3"},
 		{"rust", "use std::{fs, io};\nextern crate serde;\n\nconst PORT: u16 = 8080;\n", "const PORT: u16 = 8080;"},
 		{"shell", "#!/bin/sh\nalias ll='ls -l'\n", "alias ll='ls -l'"},
+		{"c#", "using System;\nusing (var db = Open()) {\n  db.Save();\n}\n", "using (var db = Open()) { ⏎ db.Save();"},
 	} {
 		in, _ := json.Marshal(map[string]string{"file_path": "/r/x", "content": c.text})
 		if got := editChange("Write", in); got != c.want {
