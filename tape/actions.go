@@ -1460,7 +1460,7 @@ func (b *boilerplate) line(t string) bool {
 	for _, p := range importOpeners {
 		if strings.HasPrefix(t, p) {
 			switch {
-			case strings.HasSuffix(t, "{") || strings.HasSuffix(t, "{ "):
+			case strings.HasSuffix(t, "{"):
 				b.open = '}'
 			case strings.HasSuffix(t, "("):
 				b.open = ')'

@@ -13,8 +13,8 @@ import (
 // file they name by its absolute path.
 func proseRel(text, cwd string) string {
 	c := strings.TrimRight(cwd, `/\`)
-	if c == "" || len(c) < 2 {
-		return text
+	if len(c) < 2 {
+		return text // no folder, or the root
 	}
 	prefix := c + "/"
 	if isWindowsPath(cwd) {
@@ -32,7 +32,7 @@ func proseRel(text, cwd string) string {
 		}
 		open := strings.LastIndexByte(rest[:i], '[')
 		end := strings.IndexByte(rest[i+2:], ')')
-		if open < 0 || end < 0 || strings.ContainsAny(rest[open:i], "\n") {
+		if open < 0 || end < 0 || strings.Contains(rest[open:i], "\n") {
 			b.WriteString(rest[:i+2])
 			rest = rest[i+2:]
 			continue
