@@ -323,21 +323,20 @@ func goalNote(g *tape.HostGoal, to hosts.Host, dir string) (string, error) {
 		return "", err
 	}
 	said := fmt.Sprintf("the goal you set with /goal was %s at seq=%d", g.Status, g.Seq)
-	gl, goals := h.(adapter.Goals)
 	if gc, ok := h.(adapter.GoalCarrier); ok && g.Carried() {
 		held := ""
 		if gh, ok := h.(adapter.GoalHolder); ok {
 			var err error
 			if held, err = gh.GoalHeldBy(dir); err != nil {
-				return fmt.Sprintf("%s: it should go on in the new session (%s), but whether %s allows it could not be checked: %v; if %s has no goal there, set it again with %s", said, gc.GoalGoesOn(), h.Title(), err, h.Title(), gl.GoalCommand(g.Objective)), nil
+				return fmt.Sprintf("%s: it should go on in the new session (%s), but whether %s allows it could not be checked: %v; if %s has no goal there, set it again with %s", said, gc.GoalGoesOn(), h.Title(), err, h.Title(), gc.GoalCommand(g.Objective)), nil
 			}
 		}
 		if held == "" {
 			return fmt.Sprintf("%s: it goes on in the new session: %s (%s)", said, gc.GoalGoesOn(), g.Objective), nil
 		}
-		return fmt.Sprintf("%s: it does not go on in the new session: %s; lift that, then set it again there with %s", said, held, gl.GoalCommand(g.Objective)), nil
+		return fmt.Sprintf("%s: it does not go on in the new session: %s; lift that, then set it again there with %s", said, held, gc.GoalCommand(g.Objective)), nil
 	}
-	if goals {
+	if gl, ok := h.(adapter.Goals); ok {
 		return fmt.Sprintf("%s: %s keeps the goal of a session with the session: set it again in the new one with %s", said, h.Title(), gl.GoalCommand(g.Objective)), nil
 	}
 	return fmt.Sprintf("%s: %s has no /goal: the goal goes on only as the tape's Task Status (%s)", said, h.Title(), g.Objective), nil

@@ -140,8 +140,7 @@ func TestClaudeRestoresNoGoalWithHooksOff(t *testing.T) {
 	c := h.NewClaude(t, srv)
 	c.TrustProject(t)
 	c.WriteUserSettings(t, map[string]any{"disableAllHooks": true})
-	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
-	res, notes := g.handoffNotes("claude-code", claudeActiveGoalSession(t), c.Dir)
+	res, notes := handOffClaudeActiveGoal(t, bin, c)
 	var said bool
 	for _, n := range notes {
 		if strings.Contains(n, "goes on in the new session") {
@@ -160,10 +159,11 @@ func TestClaudeRestoresNoGoalWithHooksOff(t *testing.T) {
 	}
 }
 
-// claudeActiveGoalSession is the real Claude Code 2.1.332 session of
-// importer/claudecode/testdata up to its goal's first unmet check (the
-// goal active), written as a transcript of its own.
-func claudeActiveGoalSession(t *testing.T) string {
+// handOffClaudeActiveGoal hands off to Claude Code, in c, the real
+// Claude Code 2.1.332 session of importer/claudecode/testdata up to its
+// goal's first unmet check (the goal active), written as a transcript of
+// its own, and returns the result and the notes.
+func handOffClaudeActiveGoal(t *testing.T, bin string, c *hosttest.ClaudeEnv) (handoffResult, []string) {
 	t.Helper()
 	fixture, err := os.ReadFile(filepath.Join("..", "importer", "claudecode", "testdata", "goal-2.1.332.jsonl"))
 	if err != nil {
@@ -177,7 +177,8 @@ func claudeActiveGoalSession(t *testing.T) string {
 	if err := os.WriteFile(src, []byte(strings.Join(lines[:17], "")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return src
+	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
+	return g.handoffNotes("claude-code", src, c.Dir)
 }
 
 // /goal refuses a workspace the person has not trusted, but a resume in
@@ -188,25 +189,8 @@ func TestClaudeRestoresTheGoalOnceTheWorkspaceIsTrusted(t *testing.T) {
 	bin, _ := binaries(t)
 	srv := hosttest.NewModelServer(t)
 	c := h.NewClaude(t, srv)
-	c.TrustProject(t)
-	state := filepath.Join(c.ConfigDir, ".claude.json")
-	b, err := os.ReadFile(state)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	delete(m, "projects") // onboarded, the folder not yet trusted
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(state, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	g := graftRun{t: t, bin: bin, home: filepath.Join(c.Root, "graft"), env: c.Environ(), dir: c.Dir}
-	res, notes := g.handoffNotes("claude-code", claudeActiveGoalSession(t), c.Dir)
+	c.Onboard(t) // the folder not yet trusted
+	res, notes := handOffClaudeActiveGoal(t, bin, c)
 	checkGoalNote(t, notes, "The file done.txt exists")
 	tm := hostTerminal(t, c.Environ(), c.Dir, "Yes, I trust this folder", c.Bin, "--resume", res.HostSessionID)
 	tm.Keys("Down")

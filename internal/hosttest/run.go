@@ -241,10 +241,23 @@ func (e *ClaudeEnv) TrustProject(t testing.TB) {
 	if err != nil {
 		t.Fatalf("hosttest: %v", err)
 	}
+	e.writeState(t, map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}})
+}
+
+// Onboard writes Claude Code's user state as TrustProject does, but with
+// no folder trusted yet: the interactive Claude Code asks whether to
+// trust e.Dir before its prompt.
+func (e *ClaudeEnv) Onboard(t testing.TB) {
+	t.Helper()
+	e.writeState(t, map[string]any{})
+}
+
+func (e *ClaudeEnv) writeState(t testing.TB, projects map[string]any) {
+	t.Helper()
 	writeJSONFile(t, filepath.Join(e.ConfigDir, ".claude.json"), map[string]any{
 		"hasCompletedOnboarding": true, "theme": "dark",
 		"customApiKeyResponses": map[string]any{"approved": []string{"sk-hosttest"}, "rejected": []string{}},
-		"projects":              map[string]any{real: map[string]any{"hasTrustDialogAccepted": true}},
+		"projects":              projects,
 	})
 }
 
