@@ -93,15 +93,15 @@ func preparedTape(t *testing.T, g graftRun, host, transcript, id string) string 
 	return rv.Tape
 }
 
-// checkTurnedDownApart fails unless tape's Pending State names call (the
-// line "<tool> <outcome>: <command>" ends with outcome and command, as
-// "declined: npm install left-pad") among the calls the person declined or
-// stopped, and command among no failure.
+// checkTurnedDownApart fails unless tape's Pending State names the shell
+// command (the line "- seq=N <outcome>: $ <command>", as "declined: $ npm
+// install left-pad") among the calls the person declined or stopped, and
+// command among no failure.
 func checkTurnedDownApart(t *testing.T, tape, outcome, command string) {
 	t.Helper()
 	pending := tapeBlock(tape, "Pending State")
 	fails, declined, found := strings.Cut(pending, "Calls the person declined")
-	if !found || !strings.Contains(declined, outcome+": "+command) || strings.Contains(fails, command) {
+	if !found || !strings.Contains(declined, outcome+": $ "+command) || strings.Contains(fails, command) {
 		t.Errorf("Pending State does not name %q as %s apart from the failures:\n%s", command, outcome, pending)
 	}
 	if strings.Contains(tape, "ok: "+command) {

@@ -97,7 +97,7 @@ func TestGeminiFailedCommandIsAFailure(t *testing.T) {
 	if p := tapeBlock(tape, "Pending State"); !strings.Contains(p, "FAILED") || !strings.Contains(p, "lint: 2 problems in parser.go") {
 		t.Errorf("Pending State does not hold the failed lint:\n%s", p)
 	}
-	if a := tapeBlock(tape, "Recent Actions"); !strings.Contains(a, "ok: echo 'build ok'") || strings.Contains(a, "ok: echo 'lint") {
+	if a := tapeBlock(tape, "Recent Actions"); !strings.Contains(a, "ok: $ echo 'build ok'") || strings.Contains(a, "ok: $ echo 'lint") {
 		t.Errorf("Recent Actions has the outcomes wrong:\n%s", a)
 	}
 	for _, section := range []string{"Process Group PGID", "Exit Code: 3", "untrusted_context"} {

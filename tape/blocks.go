@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -296,11 +297,10 @@ func andList(xs []string) string {
 func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, paragraphs *section, steps int) {
 	st := &b.st
 	blk = newBlock("Breakpoint")
-	const what = "the last assistant message whole, then earlier ones, oldest first (a line marks where the user spoke)"
 	if st.Boundary > 0 {
-		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s): %s.", st.Boundary, st.LastSeq, modelWritten, what))
+		blk.addHead(fmt.Sprintf("The open turn, seq=%d to seq=%d (%s).", st.Boundary, st.LastSeq, modelWritten))
 	} else {
-		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is seq=1 to seq=%d (%s): %s.", st.LastSeq, modelWritten, what))
+		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is seq=1 to seq=%d (%s).", st.LastSeq, modelWritten))
 	}
 	if n := len(conflicts); n > 0 {
 		blk.addHead(fmt.Sprintf("Pending state conflicts with this breakpoint: %s named in it (see Pending State): this item may already be done: verify before re-running.", count(n, "unfinished todo is", "unfinished todos are")))
@@ -309,7 +309,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	if st.LastReply == nil {
 		blk.addHead("(No assistant message in the open turn yet.)")
 	}
-	sec := &section{heading: "Earlier messages:", singular: "message", plural: "messages", cutFront: true, pre: c.Dropped}
+	sec := &section{heading: "Earlier messages, oldest first:", singular: "message", plural: "messages", cutFront: true, pre: c.Dropped}
 	var marks, isStep []bool
 	var kept []paragraph // the paragraphs of sec.items, in order
 	for _, p := range c.Paragraphs {
@@ -760,11 +760,28 @@ func outcomeOf(ok bool, declined string) string {
 
 // actionLine is one action: its seq, tool, what it ran, its outcome and
 // the key lines of its output.
-func actionLine(seq int64, tool, what string, status string, key []string, note string) string {
-	line := fmt.Sprintf("- seq=%d %s %s", seq, tool, status)
+// callHead is the line that names a call: "- seq=N Tool status: what"; a
+// shell command's "- seq=N status: $ command", since the command says
+// what ran and the host's name for its shell tool (Bash, exec_command,
+// run_shell_command) says nothing more. status may be "".
+func callHead(seq int64, tool, status, what string) string {
+	if isShellTool(tool) && what != "" {
+		tool, what = "", "$ "+what
+	}
+	line := "- seq=" + strconv.FormatInt(seq, 10)
+	for _, w := range []string{tool, status} {
+		if w != "" {
+			line += " " + w
+		}
+	}
 	if what != "" {
 		line += ": " + what
 	}
+	return line
+}
+
+func actionLine(seq int64, tool, what string, status string, key []string, note string) string {
+	line := callHead(seq, tool, status, what)
 	for _, k := range key {
 		line += "\n    → " + k
 	}
@@ -780,11 +797,11 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		return nil, nil
 	}
 	blk := newBlock("Recent Actions")
-	outcomes := "ok or FAILED"
+	head := fmt.Sprintf("The last %s, oldest first, with key lines of the output.", count(len(as), "tool call", "tool calls"))
 	if slices.ContainsFunc(as, func(a action) bool { return a.Declined != "" }) {
-		outcomes = "ok, FAILED, declined or stopped (by the person: it did not run, or may have run in part)"
+		head += " Declined or stopped: by the person (it did not run, or may have run in part)."
 	}
-	blk.addHead(fmt.Sprintf("The last %s, oldest first: result seq, what it ran, %s, key lines of the output.", count(len(as), "tool call", "tool calls"), outcomes))
+	blk.addHead(head)
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
 	pending := map[int64]failure{}
@@ -951,7 +968,7 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 		return nil, nil
 	}
 	blk := newBlock("Milestones")
-	blk.addHead("Earlier commits, pushes, tracker updates, tests and builds, oldest first.")
+	blk.addHead("Earlier milestones, oldest first.")
 	return blk, blk.addSection(sec)
 }
 
@@ -1034,7 +1051,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	if st.Cwd != "" {
 		where = " Relative to " + st.Cwd + "."
 	}
-	blk.addHead("Files written or edited, then only read, most recent first; each op cites its tool/result seq." + where)
+	blk.addHead("Files written or edited, then only read, most recent first." + where)
 	b.addWorkspaceHeads(blk)
 	if noise > 0 {
 		blk.addHead(fmt.Sprintf("Left out: %s in dependency, build or cache folders.", count(noise, "file", "files")))
@@ -1151,7 +1168,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
 		for _, x := range workedAround {
 			f := x.Failure
-			line := fmt.Sprintf("- seq=%d %s FAILED: %s", f.Seq, f.Tool, f.What)
+			line := callHead(f.Seq, f.Tool, "FAILED", f.What)
 			key := q.key[f.Seq]
 			if len(key) == 0 && f.Line != "" {
 				key = []string{f.Line}
@@ -1186,10 +1203,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		if declined == nil {
 			declined = &section{heading: "Calls the person declined at the host's prompt (they did not run) or stopped (they may have run in part): ask before running them again:", singular: "declined call", plural: "declined calls", cutFront: true}
 		}
-		line := fmt.Sprintf("- seq=%d %s %s", f.Seq, f.Tool, outcomeOf(false, f.Declined))
-		if f.What != "" {
-			line += ": " + f.What
-		}
+		line := callHead(f.Seq, f.Tool, outcomeOf(false, f.Declined), f.What)
 		declined.items = append(declined.items, newItem(line, "", f.Seq, f.Seq))
 	}
 	if declined != nil {
@@ -1208,12 +1222,11 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		}
 		flight = &section{heading: "In flight at the cut (no result yet: check whether they ran):", singular: "call", plural: "calls", cutFront: true}
 		for _, c := range open {
-			line := fmt.Sprintf("- seq=%d %s", c.Seq, c.Tool)
+			what := c.What
 			if c.Long != "" {
-				line += ": " + c.Long
-			} else if c.What != "" {
-				line += ": " + c.What
+				what = c.Long
 			}
+			line := callHead(c.Seq, c.Tool, "", what)
 			flight.items = append(flight.items, newItem(line, "", c.Seq, c.Seq))
 		}
 		blk.addSection(flight)
@@ -1232,7 +1245,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		blk.addSection(left)
 	}
 	if todos == nil && fails == nil && declined == nil && flight == nil && len(leftovers) == 0 {
-		blk.addHead("Nothing pending: no unfinished todo, failed call, call in flight or crashed graft's leftover.")
+		blk.addHead("Nothing pending.")
 	}
 	return blk, todos, fails, declined, flight
 }
@@ -1326,13 +1339,13 @@ func (b *Builder) refsBlock(q *quoted) (*block, *section) {
 		if !ok || text == "" {
 			continue
 		}
-		items = append(items, newItem(fmt.Sprintf("- seq=%d %s: %s\n%s", r.Seq, r.Tool, r.What, text), "", r.Seq, r.Seq))
+		items = append(items, newItem(callHead(r.Seq, r.Tool, "", r.What)+"\n"+text, "", r.Seq, r.Seq))
 	}
 	if len(items) == 0 {
 		return nil, nil
 	}
 	blk := newBlock("Looked Up")
-	blk.addHead("Look-ups of what the user named: the head of each output.")
+	blk.addHead("Look-ups of what the user named.")
 	sec := &section{singular: "look-up", plural: "look-ups", cutFront: true, items: items}
 	return blk, blk.addSection(sec)
 }

@@ -133,12 +133,12 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`Earlier messages:\n\[cut: \d+ messages`).MatchString(blockText(t, min, "Breakpoint")) {
+	if !regexp.MustCompile(`Earlier messages, oldest first:\n\[cut: \d+ messages`).MatchString(blockText(t, min, "Breakpoint")) {
 		t.Fatalf("the breakpoint's earlier messages are not cut at the minimum budget:\n%s", blockText(t, min, "Breakpoint"))
 	}
 	// The earlier messages' entries: each from its "seq=" or "— seq="
 	// line to the next.
-	_, earlier, found := strings.Cut(blockText(t, full, "Breakpoint"), "Earlier messages:\n")
+	_, earlier, found := strings.Cut(blockText(t, full, "Breakpoint"), "Earlier messages, oldest first:\n")
 	if !found {
 		t.Fatalf("no earlier messages at the largest budget:\n%s", blockText(t, full, "Breakpoint"))
 	}
@@ -197,7 +197,21 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 		return v
 	}
 	firstShown, cutTo, cutFrom, n := num(shown[0][1]), num(m[3]), num(m[2]), int(num(m[1]))
-	if cutFrom != 2 || cutTo != firstShown-1 || n+len(shown) != carried || shown[len(shown)-1][1] != strconv.FormatInt(last, 10) {
+	// The cut line spans the entries cut: from the first message to the
+	// newest one cut. The refill takes back the newest messages, or, when
+	// the newest does not fit, a closed turn's last message (its answer,
+	// which the ranking cuts last of the older ones).
+	wantTo := last
+	if shown[len(shown)-1][1] == strconv.FormatInt(last, 10) {
+		wantTo = firstShown - 1
+	} else {
+		for _, s := range shown {
+			if !regexp.MustCompile(`(?m)^seq=` + s[1] + `: Thinking about step 4\.`).MatchString(bp) {
+				t.Fatalf("at the minimum budget the breakpoint kept seq=%s, neither the newest message nor a closed turn's last:\n%s", s[1], bp)
+			}
+		}
+	}
+	if cutFrom != 2 || cutTo != wantTo || n+len(shown) != carried {
 		t.Fatalf("cut %d messages seq=%d..%d, shown from seq=%s to %s (boundary %d, last %d)", n, cutFrom, cutTo, shown[0][1], shown[len(shown)-1][1], full.BoundarySeq, last)
 	}
 }
@@ -205,7 +219,10 @@ func TestBudgetCutsLowestPriorityFirst(t *testing.T) {
 func TestBudgetTooSmallForWhatIsNeverCut(t *testing.T) {
 	var left []Leftover
 	for i := 0; i < 10; i++ {
-		left = append(left, Leftover{Target: fmt.Sprintf("t%d", i), Txn: "x", State: "PREPARING", Reason: strings.Repeat("crashed ", 40)})
+		// Targets and transactions are named as graft names them (36
+		// characters); the tape shows at most 10 leftovers, each whole
+		// but its reason.
+		left = append(left, Leftover{Target: fmt.Sprintf("0b9d6c1e-7f3a-4c2b-9e1d-5a8f2c7b%04d", i), Txn: fmt.Sprintf("5e2a9c4f-1b7d-4e8a-a3c6-9d0f7b2e%04d", i), State: "PREPARING", Reason: strings.Repeat("crashed ", 40)})
 	}
 	_, err := fold(t, "s", seqd(human("Hi."))).Build(Options{Budget: MinBudget}, left)
 	if !errors.Is(err, ErrBudget) {

@@ -140,7 +140,7 @@ func TestCodexTruncationHeaderIsNoLineOfTheOutput(t *testing.T) {
 		}
 		// Recent Actions shows the rest of a failure Pending State lists
 		// (TestAFailureIsQuotedOnce).
-		if want := map[string]string{"Recent Actions": "seq=3 shell FAILED: pnpm build\n    → > tsc", "Pending State": "error TS2304"}[title]; !strings.Contains(blk, want) {
+		if want := map[string]string{"Recent Actions": "seq=3 FAILED: $ pnpm build\n    → > tsc", "Pending State": "error TS2304"}[title]; !strings.Contains(blk, want) {
 			t.Errorf("%s lacks %q:\n%s", title, want, blk)
 		}
 	}

@@ -38,7 +38,7 @@ func TestADeclinedCallIsNoFailure(t *testing.T) {
 	if !strings.Contains(fails, "go test ./...") {
 		t.Errorf("Pending State lacks the real failure:\n%s", pending)
 	}
-	if !strings.Contains(declined, "Bash declined: npm install left-pad") {
+	if !strings.Contains(declined, "declined: $ npm install left-pad") {
 		t.Errorf("Pending State's declined calls lack the call:\n%s", pending)
 	}
 	if strings.Contains(pending, "STOP what you are doing") {
@@ -65,10 +65,10 @@ func TestAStoppedCallIsNoFailure(t *testing.T) {
 		call("exec_command", "e1", `{"cmd":"npm install left-pad"}`),
 		stopped), Options{}, nil)
 	pending := blockText(t, tp, "Pending State")
-	if !strings.Contains(pending, "exec_command stopped: npm install left-pad") || strings.Contains(pending, "FAILED") || strings.Contains(pending, "aborted by user") {
+	if !strings.Contains(pending, "stopped: $ npm install left-pad") || strings.Contains(pending, "FAILED") || strings.Contains(pending, "aborted by user") {
 		t.Errorf("Pending State does not name the stopped call as stopped:\n%s", pending)
 	}
-	if actions := blockText(t, tp, "Recent Actions"); !strings.Contains(actions, "exec_command stopped: npm install left-pad") {
+	if actions := blockText(t, tp, "Recent Actions"); !strings.Contains(actions, "stopped: $ npm install left-pad") {
 		t.Errorf("Recent Actions does not say the call was stopped:\n%s", actions)
 	}
 }

@@ -345,6 +345,12 @@
 //	Conversation Tail                 13 the last events as they were (a write or edit by the lines it adds; a message the Goal or Breakpoint quotes named by seq); left out when it would name such messages alone, and whole once all are cut
 //	Replay: turn seq=a..b             one per replayed turn, oldest first
 //
+// An entry that names a call (Recent Actions, Milestones, Pending State,
+// Looked Up) says "- seq=N <tool> <outcome>: <what>", a shell command
+// "- seq=N <outcome>: $ <command>" (callHead). A block's head says what its
+// entries do not say themselves: the fixed text is room the work does not
+// get (TestTheSkeletonLeavesTheRoomToTheWork).
+//
 // Replayed turns come after the blocks so that the breakpoint stays the
 // first recap a reader meets (docs/DESIGN.md §4.1: "the breakpoint comes first on
 // purpose").

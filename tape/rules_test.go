@@ -230,12 +230,12 @@ func TestTurnsAndCarryover(t *testing.T) {
 		t.Fatalf("boundary %d last %d, want 3 and 11", tp.BoundarySeq, tp.LastSeq)
 	}
 	bp := blockText(t, tp, "Breakpoint")
-	if !strings.Contains(bp, "the last assistant message whole, then earlier ones, oldest first") || !strings.Contains(bp, "model-written: context, not an instruction") {
+	if !strings.Contains(bp, "Earlier messages, oldest first:") || !strings.Contains(bp, "model-written: context, not an instruction") {
 		t.Errorf("breakpoint label missing:\n%s", bp)
 	}
 	// Every message whole, across the turn the user opened at seq 3 (a
 	// mark, not their words); a thinking block by its final paragraph.
-	wantCarry := "Last assistant message, seq=11 (whole):\nStep three:\n\nTests pass now.\nReady to push.\nEarlier messages:\nseq=2: Old turn.\n\nOld final paragraph.\n— seq=3 the user: Now the real work.\nseq=4: Plan first.\n\nI will read the lexer.\nseq=7: The lexer is fine.\nseq=10: The lexer first, then the parser."
+	wantCarry := "Last assistant message, seq=11 (whole):\nStep three:\n\nTests pass now.\nReady to push.\nEarlier messages, oldest first:\nseq=2: Old turn.\n\nOld final paragraph.\n— seq=3 the user: Now the real work.\nseq=4: Plan first.\n\nI will read the lexer.\nseq=7: The lexer is fine.\nseq=10: The lexer first, then the parser."
 	if !strings.HasSuffix(bp, "\n"+wantCarry) {
 		t.Errorf("carryover:\n%s\nwant it to end with:\n%s", bp, wantCarry)
 	}
@@ -586,8 +586,8 @@ func TestPendingState(t *testing.T) {
 		"Unfinished todos (list of seq=2):",
 		"- [in_progress] Push the release branch to origin — named in the breakpoint: this item may already be done: verify before re-running.",
 		"- [pending] Write the changelog entry\n",
-		"- seq=4 Bash FAILED: make\n    → make: *** [test] Error 1",
-		"- seq=7 Bash FAILED (open turn): git push\n    → fatal: could not read from remote",
+		"- seq=4 FAILED: $ make\n    → make: *** [test] Error 1",
+		"- seq=7 FAILED (open turn): $ git push\n    → fatal: could not read from remote",
 		"- target s-g2 (txn t1, state TARGET_FLUSHED): killed before cold read",
 	} {
 		if !strings.Contains(blk, want) {
@@ -980,7 +980,7 @@ func TestMilestonesOutliveOtherActions(t *testing.T) {
 	evs := []session.Event{human("Go."),
 		call("Bash", "c0", `{"command":"git commit -m 'feat: the parser'"}`),
 		result("Bash", "c0", true, "[main 3bb8701] feat: the parser\n 2 files changed, 70 insertions(+)")}
-	for k := 1; k <= 20; k++ {
+	for k := 1; k <= 25; k++ {
 		id := fmt.Sprintf("c%d", k)
 		evs = append(evs, call("Bash", id, fmt.Sprintf(`{"command":"./scripts/probe --target node-%02d --verbose"}`, k)),
 			result("Bash", id, true, fmt.Sprintf("probing node-%02d\nnode-%02d answered in %d ms with status healthy", k, k, 10+k)))
@@ -1043,7 +1043,7 @@ func TestAFailureIsQuotedOnce(t *testing.T) {
 	}
 	containsAll(t, "Pending State", blockText(t, tp, "Pending State"), "npm run build", errLine)
 	containsAll(t, "Recent Actions", blockText(t, tp, "Recent Actions"),
-		"- seq=3 Bash FAILED: npm run build\n    → (its output: Pending State)\n- seq=5",
-		"- seq=5 Bash FAILED: git -C /srv/app log -1\n    → (its output: Pending State)\n",
+		"- seq=3 FAILED: $ npm run build\n    → (its output: Pending State)\n- seq=5",
+		"- seq=5 FAILED: $ git -C /srv/app log -1\n    → (its output: Pending State)\n",
 		"git status --short")
 }

@@ -597,7 +597,7 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 	blk := newBlock(ConstraintsTitle)
 	oldest, ok := anchors.Oldest(st.Constraints)
 	if !ok && len(st.MoreConstraints) == 0 {
-		blk.addHead("No hard constraints: no human instruction carried a constraint marker.")
+		blk.addHead("No hard constraints.")
 		return blk, nil, 0
 	}
 	if ok {
