@@ -758,8 +758,6 @@ func outcomeOf(ok bool, declined string) string {
 	return "FAILED"
 }
 
-// actionLine is one action: its seq, tool, what it ran, its outcome and
-// the key lines of its output.
 // callHead is the line that names a call: "- seq=N Tool status: what"; a
 // shell command's "- seq=N status: $ command", since the command says
 // what ran and the host's name for its shell tool (Bash, exec_command,
@@ -780,6 +778,8 @@ func callHead(seq int64, tool, status, what string) string {
 	return line
 }
 
+// actionLine is one action: its seq, tool, what it ran, its outcome and
+// the key lines of its output.
 func actionLine(seq int64, tool, what string, status string, key []string, note string) string {
 	line := callHead(seq, tool, status, what)
 	for _, k := range key {
