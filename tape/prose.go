@@ -59,7 +59,7 @@ func proseRel(text, cwd string) string {
 // at ("a.go:12" of "…/a.go:12", "a.go" of "…/a.go#L12").
 func namesOnly(label, target string) bool {
 	file := target
-	if i := strings.IndexAny(file, "#"); i >= 0 {
+	if i := strings.IndexByte(file, '#'); i >= 0 {
 		file = file[:i]
 	}
 	for _, t := range []string{target, file, strings.TrimRight(strings.TrimRight(file, "0123456789"), ":")} {
