@@ -97,6 +97,10 @@ hosts-latest: ## the real-host tests against each host's latest npm release besi
 fidelity: ## what the tape carries of what the next window must know: graft vs the hook excerpt, the tail, the host's summary (testdata/fidelity)
 	$(GO) run ./bench/cmd/fidelity
 
+.PHONY: fidelity-blocks
+fidelity-blocks: ## make fidelity, then where the tape spends its room on the tuning cases: per kind of block, its characters and the facts only it carries
+	$(GO) run ./bench/cmd/fidelity -blocks
+
 .PHONY: fidelity-sweep
 fidelity-sweep: ## graft's recall on the truth set at tape budgets from 12,000 to 64,000 characters: what room brings, what no budget does and where its evidence is (under a minute)
 	$(GO) run ./bench/cmd/fidelity -sweep 12000,16000,24000,32000,64000

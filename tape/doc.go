@@ -363,7 +363,8 @@
 // human instruction of a later generation, and <h> is the first 8 hex
 // digits of sha256 over "graft-block-v1", the source id, the title and the
 // body, each length-prefixed. Tape.Text is the event texts joined by
-// "\n\n".
+// "\n\n"; SplitText gives the blocks back from it, each starting at a
+// marker line at the start of the text or after a blank line.
 //
 // # Budget
 //

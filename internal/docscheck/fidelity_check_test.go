@@ -101,3 +101,28 @@ func checkSweepTable(c *checker, d *mdDoc, t mdTable, cmd, root string) {
 	}
 	c.fact("fidelity sweep", d, t.line, found, "the sweep table has no row of the default budget")
 }
+
+// checkBlockTable checks the table of where the tape spends its room
+// under a Run: line of make fidelity-blocks: each row is the one
+// fidelity.BlockTable renders from make fidelity's run today, cell for
+// cell, and no row it renders is missing.
+func checkBlockTable(c *checker, d *mdDoc, t mdTable, cmd, root string) {
+	if cmd != "make fidelity-blocks" {
+		return // history: a run at another commit
+	}
+	_, err := fidelityRows(root)
+	if !c.fact("fidelity blocks", d, t.line, err == nil, "the truth set does not run: %v", err) {
+		return
+	}
+	var want []string
+	for _, l := range strings.Split(fidelity.BlockTable(fidelityOnce.results), "\n") {
+		if strings.HasPrefix(l, "|") && !strings.HasPrefix(l, "|---") {
+			want = append(want, strings.Join(splitRow(l), "|"))
+		}
+	}
+	got := []string{strings.Join(t.header, "|")}
+	for _, r := range t.rows {
+		got = append(got, strings.Join(r.cells, "|"))
+	}
+	c.fact("fidelity blocks", d, t.line, strings.Join(got, "\n") == strings.Join(want, "\n"), "the table is not what make fidelity-blocks prints today:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+}

@@ -130,6 +130,8 @@ func figures(d *mdDoc) []figure {
 			out = append(out, figure{line: t.line, kind: "fidelity", tbl: t})
 		case t.header[0] == "budget" && slices.Contains(t.header, "all") && slices.Contains(t.header, "held out"):
 			out = append(out, figure{line: t.line, kind: "sweep", tbl: t})
+		case t.header[0] == "block" && slices.Contains(t.header, "carried only there"):
+			out = append(out, figure{line: t.line, kind: "blocks", tbl: t})
 		}
 	}
 	for _, b := range d.codeBlocks(d.all()) {
@@ -234,6 +236,8 @@ func checkFigures(c *checker, ds *docs, k *code) {
 				checkFidelityTable(c, d, fg.tbl, lab.cmd, k.root)
 			case "sweep":
 				checkSweepTable(c, d, fg.tbl, lab.cmd, k.root)
+			case "blocks":
+				checkBlockTable(c, d, fg.tbl, lab.cmd, k.root)
 			}
 		}
 		for _, l := range labels {

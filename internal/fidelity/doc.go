@@ -18,6 +18,11 @@
 // are also scored apart, as the project's own check on unseen sessions
 // is: Lead asks 90 % of them and a lead in each of their categories.
 //
+// BlockTable splits each tuning case's tape into its blocks
+// (tape.SplitText) and says where the tape spends its room: per kind of
+// block, its characters and the facts only it carries (make
+// fidelity-blocks).
+//
 // The package owns no file: it reads the truth set and writes only in a
 // temporary directory. `make fidelity` prints its tables
 // (bench/cmd/fidelity); its test runs the whole set and holds graft to the

@@ -25,13 +25,14 @@ func main() {
 	out := flag.String("out", "", "write each candidate's text to DIR/<case>.<candidate>.txt")
 	budget := flag.Int("budget", 0, "prepare with this tape budget in characters (0: the default, 16000); the baselines keep their sizes")
 	dir := flag.String("dir", "", "the truth set: a directory with cases/*.json (default testdata/fidelity); transcripts are named from the module root")
+	blocks := flag.Bool("blocks", false, "also print where the tape spends its room on the tuning cases: per kind of block, its characters, the facts only it carries and those per 1,000 characters (make fidelity-blocks)")
 	sweep := flag.String("sweep", "", "score the truth set at each of these tape budgets (comma-separated, e.g. 12000,16000,24000,64000) and print graft's recall at each and what the largest still misses (make fidelity-sweep)")
 	flag.Parse()
 	var err error
 	if *sweep != "" {
 		err = runSweep(*sweep, *only, *dir)
 	} else {
-		err = run(*missed, *only, *out, *dir, *budget)
+		err = run(*missed, *blocks, *only, *out, *dir, *budget)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fidelity:", err)
@@ -105,7 +106,7 @@ func runSweep(list, only, dir string) error {
 	return nil
 }
 
-func run(missed bool, only, out, dir string, budget int) error {
+func run(missed, blocks bool, only, out, dir string, budget int) error {
 	results, err := score(only, dir, budget, func(r *fidelity.Result) error {
 		c := r.Case
 		if out != "" {
@@ -129,6 +130,11 @@ func run(missed bool, only, out, dir string, budget int) error {
 	}
 	fmt.Println()
 	fmt.Print(fidelity.Tables(results))
+	if blocks {
+		fmt.Println("\nWhere the tape spends its room (tuning cases):")
+		fmt.Println()
+		fmt.Print(fidelity.BlockTable(results))
+	}
 	if missed {
 		fmt.Println("\nMissed by graft's tape:")
 		fmt.Print(fidelity.Missed(results))
