@@ -149,17 +149,20 @@ func generated(t testing.TB, id string, opts gen.Options) (*Builder, int) {
 	return b, n
 }
 
+// generatedTapes are generated sessions and the options of their tapes:
+// the default, a tier B replay, and replayed recent turns.
+var generatedTapes = []struct {
+	name string
+	opts gen.Options
+	tape Options
+}{
+	{"gen-default", gen.DefaultOptions(), Options{}},
+	{"gen-small-seed7-tierB", gen.Options{Turns: 3, Events: 60, Seed: 7}, Options{Tier: TierB}},
+	{"gen-mid-seed3-recent2", gen.Options{Turns: 12, Events: 800, Seed: 3}, Options{RecentTurns: 2, AutoTier: true}},
+}
+
 func TestGoldenGenerated(t *testing.T) {
-	tests := []struct {
-		name string
-		opts gen.Options
-		tape Options
-	}{
-		{"gen-default", gen.DefaultOptions(), Options{}},
-		{"gen-small-seed7-tierB", gen.Options{Turns: 3, Events: 60, Seed: 7}, Options{Tier: TierB}},
-		{"gen-mid-seed3-recent2", gen.Options{Turns: 12, Events: 800, Seed: 3}, Options{RecentTurns: 2, AutoTier: true}},
-	}
-	for _, tc := range tests {
+	for _, tc := range generatedTapes {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := generated(t, tc.name, tc.opts)
 			tp, err := b.Build(tc.tape, nil)

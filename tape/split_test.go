@@ -3,23 +3,13 @@ package tape
 import (
 	"strings"
 	"testing"
-
-	"github.com/graft-project/graft/gen"
 )
 
 // SplitText gives back the blocks a tape was built of, each its event's
 // text (marker line included), in order, from Tape.Text alone: the
 // fidelity benchmark reads where a prepared tape spends its room.
 func TestSplitTextGivesBackTheBlocks(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts gen.Options
-		tape Options
-	}{
-		{"default", gen.DefaultOptions(), Options{}},
-		{"tierB", gen.Options{Turns: 3, Events: 60, Seed: 7}, Options{Tier: TierB}},
-		{"replayed", gen.Options{Turns: 12, Events: 800, Seed: 3}, Options{RecentTurns: 2, AutoTier: true}},
-	} {
+	for _, tc := range generatedTapes {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := generated(t, tc.name, tc.opts)
 			tp, err := b.Build(tc.tape, nil)
