@@ -63,45 +63,57 @@ const terminalMark = "GRAFT_HOSTTEST_TERMINAL"
 
 // waitGone waits up to within for every process whose environment holds
 // mark to exit, and returns the pids of those that did not, after killing
-// them. Without /proc (not Linux) it waits for nothing.
+// them. Without /proc (not Linux) it waits for nothing. A process between
+// its fork and the end of its exec shows no environment yet, so none is
+// taken to be left only when two scans confirmGone apart find none.
 func waitGone(mark string, within time.Duration) []int {
-	want := []byte(mark)
-	marked := func() []int {
-		var pids []int
-		ents, err := os.ReadDir("/proc")
-		if err != nil {
-			return nil
-		}
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err != nil {
-				continue // gone, or not ours to read
-			}
-			for _, kv := range bytes.Split(env, []byte{0}) {
-				if bytes.Equal(kv, want) {
-					pids = append(pids, pid)
-					break
-				}
-			}
-		}
-		return pids
-	}
 	for end := time.Now().Add(within); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if len(marked()) == 0 {
-			return nil
+		if len(markedProcesses(mark)) == 0 {
+			time.Sleep(confirmGone)
+			if len(markedProcesses(mark)) == 0 {
+				return nil
+			}
 		}
 	}
-	left := marked()
+	left := markedProcesses(mark)
 	for _, pid := range left {
 		if p, err := os.FindProcess(pid); err == nil {
 			_ = p.Kill() // it may have ended since; the caller reports it
 		}
 	}
 	return left
+}
+
+// confirmGone is how long waitGone waits before it looks again for a
+// process it found none of.
+const confirmGone = 20 * time.Millisecond
+
+// markedProcesses are the pids of the processes (this one aside) whose
+// environment holds mark.
+func markedProcesses(mark string) []int {
+	want := []byte(mark)
+	var pids []int
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue // gone, or not ours to read
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
 }
 
 func itoa(n int) string {

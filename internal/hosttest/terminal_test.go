@@ -18,11 +18,19 @@ func TestWaitGoneWaitsForMarkedProcesses(t *testing.T) {
 		t.Skip("waitGone reads /proc")
 	}
 	mark := terminalMark + "=" + t.TempDir()
+	// start returns once the process shows its environment: until its
+	// exec ends, /proc has none of it to read (a loaded machine made
+	// that window long enough for waitGone to find nothing).
 	start := func(secs string) *exec.Cmd {
 		cmd := exec.Command("sleep", secs)
 		cmd.Env = append(os.Environ(), mark)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		for end := time.Now().Add(5 * time.Second); !slices.Contains(markedProcesses(mark), cmd.Process.Pid); time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("process %d never showed the mark in /proc", cmd.Process.Pid)
+			}
 		}
 		return cmd
 	}
