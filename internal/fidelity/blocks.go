@@ -16,7 +16,8 @@ import (
 // and their share of all the tapes' characters, the facts it alone
 // carries (the tape without it does not carry them) and those per 1,000
 // of its characters, and the carried facts it holds any evidence string
-// of. The last row is the tapes whole. make fidelity-blocks prints it.
+// of. The last row is the tapes whole (every carried fact holds its own
+// evidence). make fidelity-blocks prints it.
 func BlockTable(results []*Result) string {
 	type row struct {
 		kind                 string
@@ -40,7 +41,6 @@ func BlockTable(results []*Result) string {
 			}
 		}
 		all.carried += len(carried)
-		all.holds += len(carried)
 		seen := map[string]bool{}
 		for k, p := range parts {
 			kind, _, _ := strings.Cut(p.Title, ":")
@@ -98,7 +98,7 @@ func BlockTable(results []*Result) string {
 	for _, rw := range order {
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %s | %d |\n", rw.kind, rw.tapes, thousands(rw.runes), share(rw.runes), rw.only, per(rw.only, rw.runes), rw.holds)
 	}
-	fmt.Fprintf(&b, "| %s | %d | %s | %s | %d carried | %s | %d |\n", all.kind, all.tapes, thousands(all.runes), share(all.runes), all.carried, per(all.carried, all.runes), all.holds)
+	fmt.Fprintf(&b, "| %s | %d | %s | %s | %d carried | %s | %d |\n", all.kind, all.tapes, thousands(all.runes), share(all.runes), all.carried, per(all.carried, all.runes), all.carried)
 	return b.String()
 }
 
