@@ -49,7 +49,7 @@ func TestCodexGoalIsThePersonsInstruction(t *testing.T) {
 	if screen, ok := tm.WaitFor(60*time.Second, "The goal is met."); !ok {
 		t.Fatalf("the goal was not pursued to its end:\n%s", screen)
 	}
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	// A goal runs in Codex's app-server daemon, which outlives the
 	// terminal.
 	x.StopAppServer(t)
@@ -108,7 +108,7 @@ func TestCodexClearedGoalIsNone(t *testing.T) {
 	waitForFile(t, rollout, "the goal Codex pursues", `"type":"thread_goal_updated"`)
 	tm.Type("/goal clear")
 	waitForFile(t, rollout, "the cleared goal", `User cleared the goal.`)
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	x.StopAppServer(t)
 	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
 	tape := preparedTape(t, g, "codex", rollout, "cleared")

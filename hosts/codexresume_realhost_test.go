@@ -36,7 +36,7 @@ func TestCodexResumesTheExportInItsTerminal(t *testing.T) {
 	}
 	tm.Type("continue")
 	screen, ok := tm.WaitFor(60*time.Second, "Worked for")
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	if !ok {
 		t.Fatalf("the resumed session did not answer:\n%s", screen)
 	}

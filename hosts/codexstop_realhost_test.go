@@ -49,7 +49,7 @@ func TestCodexStoppedCommandIsNoSuccess(t *testing.T) {
 		t.Fatalf("the turn did not stop:\n%s", screen)
 	}
 	b := waitForFile(t, rollout, "the stopped turn", "turn_aborted")
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	// The interactive Codex's app-server daemon outlives the terminal.
 	x.StopAppServer(t)
 	if !strings.Contains(string(b), `aborted by user"`) {

@@ -44,7 +44,7 @@ func TestGeminiDeclinedCommandIsNoFailure(t *testing.T) {
 		t.Fatalf("the request was not cancelled:\n%s", screen)
 	}
 	session := geminiSessionWith(t, gm, "Gemini CLI's words for a declined call", "[Operation Cancelled] Reason: User denied execution.")
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
 	checkTurnedDownApart(t, preparedTape(t, g, "gemini", session, "dec"), "declined", "npm install left-pad")
 }

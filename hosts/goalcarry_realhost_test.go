@@ -85,7 +85,7 @@ func TestClaudeHandoffCarriesTheActiveGoal(t *testing.T) {
 	}
 	tm.Keys("Escape")
 	time.Sleep(time.Second)
-	tm.Type("/exit")
+	tm.Quit("/exit")
 	transcripts := c.Transcripts(t)
 	if len(transcripts) != 1 {
 		t.Fatalf("transcripts: %q", transcripts)

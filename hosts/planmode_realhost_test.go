@@ -81,7 +81,7 @@ func TestGeminiPlanModeIsTheTapesPlan(t *testing.T) {
 		t.Fatalf("the turn did not end:\n%s", screen)
 	}
 	session := geminiSessionWith(t, gm, "Gemini CLI's approval", "Plan approved.")
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	g := graftRun{t: t, bin: bin, home: filepath.Join(gm.Root, "graft"), env: gm.Environ(), dir: gm.Dir}
 	checkPlanCarried(t, g, "gemini", session, "goyacc", "hand-written lexer", feedback)
 }
@@ -115,7 +115,7 @@ func TestQwenPlanModeIsTheTapesPlan(t *testing.T) {
 	time.Sleep(time.Second)
 	tm.Keys("Enter") // "Yes, restore previous mode"
 	waitForFile(t, src, "Qwen Code's approval", "User approved.")
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	checkPlanCarried(t, g, "qwen", src, "goyacc", "", "")
 }
 

@@ -37,6 +37,6 @@ func TestQwenDeclinedCommandIsNoFailure(t *testing.T) {
 	}
 	tm.Keys("Escape") // "No, suggest changes (esc)"
 	waitForFile(t, src, "Qwen Code's words for a declined call", "[Operation Cancelled] Reason: User did not allow tool call")
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	checkTurnedDownApart(t, preparedTape(t, g, "qwen", src, "dec"), "declined", "npm install left-pad")
 }

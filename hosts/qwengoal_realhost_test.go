@@ -27,6 +27,6 @@ func TestQwenGoalIsInTaskStatus(t *testing.T) {
 		t.Fatalf("Qwen Code did not pause the goal:\n%s", screen)
 	}
 	waitForFile(t, src, "Qwen Code's paused goal", `"status":"paused"`)
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	checkGoalCarried(t, preparedTape(t, g, "qwen", src, "goal"), "paused", objective)
 }

@@ -1181,7 +1181,7 @@ func TestExploreCodexMidTurnMessage(t *testing.T) {
 	time.Sleep(4 * time.Second)
 	t.Logf("screen:\n%s", tm.Screen())
 	_ = screen
-	tm.Type("/quit")
+	tm.Quit("/quit")
 	x.StopAppServer(t)
 	b, err := os.ReadFile(rollout)
 	if err != nil {

@@ -23,6 +23,10 @@ type Terminal struct {
 	dir  string
 }
 
+// quitRetry is how long Quit waits for the host to end before it tries
+// again (a variable for the test of Quit).
+var quitRetry = 5 * time.Second
+
 // ErrNoTmux: the machine has no tmux; tests that need a terminal skip.
 var ErrNoTmux = errors.New("hosttest: tmux is not installed: interactive host runs need it (apt-get install tmux)")
 
@@ -160,6 +164,64 @@ func (tm *Terminal) Keys(keys ...string) {
 			tm.t.Fatalf("hosttest: key %s: %v", k, err)
 		}
 		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// Quit types command (the host's own: "/quit", "/exit") and waits until
+// the host's process has ended, so the terminal's cleanup finds nothing of
+// it left. A host still busy with a turn, or an open completion menu that
+// takes the Enter, may leave the command unrun: Quit presses Enter again
+// after quitRetry, then interrupts the turn (Escape) and types the command
+// once more. The test fails, with the screen, if the host still runs after
+// that. Daemons the host leaves behind on purpose (Codex's app-server) are
+// not waited for here; the terminal's cleanup waits for them.
+func (tm *Terminal) Quit(command string) {
+	tm.t.Helper()
+	steps := []struct {
+		keys []string
+		wait time.Duration // for the host to end, after the keys
+	}{
+		// The command.
+		{[]string{"-l", command}, 0},
+		{[]string{"Enter"}, quitRetry},
+		// An Enter a completion menu took.
+		{[]string{"Enter"}, quitRetry},
+		// A turn still running, interrupted, and the command again.
+		{[]string{"Escape"}, 0},
+		{[]string{"-l", command}, 0},
+		{[]string{"Enter"}, 2 * quitRetry},
+	}
+	for _, st := range steps {
+		if _, err := tm.tmux(append([]string{"send-keys"}, st.keys...)...); err != nil {
+			if tm.ended(0) {
+				return // it ended as the key was sent
+			}
+			tm.t.Fatalf("hosttest: sending %q to quit: %v", st.keys, err)
+		}
+		if st.wait > 0 {
+			if tm.ended(st.wait) {
+				return
+			}
+			tm.t.Logf("hosttest: the host still runs %v after %q; trying again", st.wait, st.keys)
+		}
+		// As Type does: a pasted line and its Enter must not read as one
+		// paste, and a key needs a moment to take effect.
+		time.Sleep(300 * time.Millisecond)
+	}
+	screen, _ := tm.tmux("capture-pane", "-p", "-J")
+	tm.t.Fatalf("hosttest: the host did not end on %q, typed twice:\n%s", command, screen)
+}
+
+// ended waits up to within for the terminal's session to end, which it
+// does when the host's process exits, and says whether it did.
+func (tm *Terminal) ended(within time.Duration) bool {
+	for end := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := tm.tmux("has-session"); err != nil {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
 	}
 }
 
