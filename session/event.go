@@ -34,6 +34,25 @@ const (
 	KindSkill     = "skill"
 )
 
+// Source names of the instruction files a host writes into its own log as
+// system user/messages: the project's (SourceProjectInstructions, Codex's
+// "# AGENTS.md instructions for …") and the instructions it gives its
+// model whole (SourceUserInstructions, Codex's <user_instructions>, the
+// AGENTS.md of older versions). The host reads those files again whenever
+// a session of the directory starts or resumes, an export too
+// (docs/DESIGN.md §8.3): the next window has them without the tape.
+const (
+	SourceProjectInstructions = "agents-md"
+	SourceUserInstructions    = "user-instructions"
+)
+
+// IsInstructionFile says whether ev is a host's injection of an
+// instruction file (SourceProjectInstructions, SourceUserInstructions).
+func (ev *Event) IsInstructionFile() bool {
+	return ev.Type == TypeUserMessage && ev.Source.Kind == KindSystem &&
+		(ev.Source.Name == SourceProjectInstructions || ev.Source.Name == SourceUserInstructions)
+}
+
 // Todo statuses.
 const (
 	TodoPending    = "pending"

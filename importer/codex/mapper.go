@@ -732,13 +732,13 @@ func (m *Mapper) classify(rl *rolloutLine, payload json.RawMessage, out *importe
 // source.name they are imported with.
 var injectionTags = map[string]string{
 	"<environment_context>":      "environment-context",
-	"<user_instructions>":        "user-instructions",
+	"<user_instructions>":        session.SourceUserInstructions,
 	"<user_shell_command>":       "user-shell-command",
 	"<turn_aborted>":             "turn-aborted",
 	"<subagent_notification>":    "subagent-notification",
 	"<permissions instructions>": "permissions-instructions",
 	"<collaboration_mode>":       "collaboration-mode",
-	"<INSTRUCTIONS>":             "agents-md",
+	"<INSTRUCTIONS>":             session.SourceProjectInstructions,
 	"<codex_internal_context":    "internal-context",
 }
 
@@ -816,10 +816,10 @@ const userMessageBegin = "## My request for Codex:"
 func splitInjection(text string) (injected, human string, src session.Source) {
 	t := strings.TrimSpace(text)
 	if i := strings.Index(t, userMessageBegin); i >= 0 {
-		return strings.TrimSpace(t[:i]), strings.TrimSpace(t[i+len(userMessageBegin):]), system("user-instructions")
+		return strings.TrimSpace(t[:i]), strings.TrimSpace(t[i+len(userMessageBegin):]), system(session.SourceUserInstructions)
 	}
 	if strings.HasPrefix(t, "# AGENTS.md instructions for ") {
-		return text, "", system("agents-md")
+		return text, "", system(session.SourceProjectInstructions)
 	}
 	if strings.HasPrefix(t, "<skill>") {
 		return text, "", session.Source{Kind: session.KindSkill, Name: "skill"}

@@ -18,6 +18,12 @@
 // are also scored apart, as the project's own check on unseen sessions
 // is: Lead asks 90 % of them and a lead in each of their categories.
 //
+// Reread marks the facts the host gives the next window itself: those
+// whole in the instruction files a host writes into its log (Codex's
+// AGENTS.md), which it reads again when the export resumes and the tape
+// therefore leaves out. The candidates' tables count them as misses; one
+// more table counts them as carried for every candidate alike.
+//
 // BlockTable splits each tuning case's tape into its blocks
 // (tape.SplitText) and says where the tape spends its room: per kind of
 // block, its characters and the facts only it carries (make

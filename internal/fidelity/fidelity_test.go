@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
 )
 
 // floor is the overall recall of graft's tape on the truth set that this
@@ -266,5 +268,55 @@ func TestGeminiCompactionsAreNewSnapshots(t *testing.T) {
 	c.Cut.CompactBoundary = 3
 	if _, err := c.CutTranscript(root); err == nil || !strings.Contains(err.Error(), "has 2") {
 		t.Errorf("compaction 3 of a transcript with two: %v", err)
+	}
+}
+
+// A host that writes a project's instruction file into its log (Codex's
+// AGENTS.md) reads it again when the export resumes (docs/DESIGN.md
+// §8.3): the tape leaves it to the host. A fact the file holds reaches the
+// next window whatever the candidate, and a table says how much of each
+// candidate's recall that is; the first tables stay the candidates' own.
+func TestRereadFacts(t *testing.T) {
+	evs := []*session.Event{
+		{Seq: 1, Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindSystem, Name: session.SourceProjectInstructions}, Text: "# AGENTS.md instructions for /repo\n\n<INSTRUCTIONS>Commits use Conventional Commits.</INSTRUCTIONS>"},
+		{Seq: 2, Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindSystem, Name: "environment-context"}, Text: "<environment_context>sandbox workspace-write</environment_context>"},
+		{Seq: 3, Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindUser}, Text: "Keep the API under 10 endpoints."},
+	}
+	facts := []Fact{
+		{ID: "c1", Category: "constraint", Evidence: []string{"conventional commits"}},
+		{ID: "c2", Category: "constraint", Evidence: []string{"workspace-write"}},                      // context the host writes anew
+		{ID: "c3", Category: "constraint", Evidence: []string{"under 10 endpoints"}},                   // the person's words
+		{ID: "c4", Category: "constraint", Evidence: []string{"conventional commits", "10 endpoints"}}, // not all in the file
+	}
+	if got, want := Reread(facts, evs), []bool{true, false, false, false}; !slices.Equal(got, want) {
+		t.Fatalf("Reread = %v, want %v", got, want)
+	}
+
+	c := &Case{Name: "a", Host: HostCodex, Cut: Cut{Lines: 1}, Facts: facts}
+	r := &Result{Case: c, Reread: []bool{true, false, false, false}, Carried: map[string][]bool{
+		Graft:   {false, true, true, false},
+		Excerpt: {true, false, false, false},
+		Tail:    {false, false, false, false},
+		Talk:    {false, false, true, false},
+	}}
+	held := &Result{Case: &Case{Name: "b", Host: HostCodex, Cut: Cut{Lines: 1}, HeldOut: true, Facts: facts[:2]}, Reread: []bool{true, false},
+		Carried: map[string][]bool{Graft: {false, false}, Excerpt: {false, false}, Tail: {false, false}, Talk: {false, false}}}
+	tables := Tables([]*Result{r, held})
+	for _, want := range []string{
+		"| cases | facts | the host reads again | graft | excerpt | tail | talk |",
+		"| all | 6 | 2 | **67 %** | 33 % | 33 % | 50 % |",
+		"| tuning | 4 | 1 | **75 %** | 25 % | 25 % | 50 % |",
+		"| held out | 2 | 1 | **50 %** | 50 % | 50 % | 50 % |",
+		// The candidates' own tables do not count them.
+		"| **all** | 6 | **33 %** | **17 %** | **0 %** | **17 %** |",
+	} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("the tables lack %q:\n%s", want, tables)
+		}
+	}
+	// Without a host that reads a file again, no such table.
+	r.Reread, held.Reread = make([]bool, 4), make([]bool, 2)
+	if tables := Tables([]*Result{r, held}); strings.Contains(tables, "the host reads again") {
+		t.Errorf("a table of facts the host reads again with none:\n%s", tables)
 	}
 }

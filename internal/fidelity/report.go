@@ -130,6 +130,7 @@ func Tables(results []*Result) string {
 		all, _ := TotalsOf(results, func(r *Result) bool { return r.Case.Host == h })
 		fmt.Fprintf(&b, "| %s | %d | %d | **%s** | %s | %s | %s |\n", h, n, all.Facts, pct(all, Graft), pct(all, Excerpt), pct(all, Tail), pct(all, Talk))
 	}
+	b.WriteString(rereadTable(results))
 	b.WriteString("\nPer handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		t := newTally()
@@ -148,6 +149,59 @@ func Tables(results []*Result) string {
 			pct(t, Graft), pct(t, Excerpt), pct(t, Tail), pct(t, Talk), pct(t, Summary))
 	}
 	return b.String()
+}
+
+// rereadTable is the table of the recall of each candidate when the facts
+// the host gives the next window itself (Result.Reread) count as carried,
+// for all cases, the tuning and the held-out ones; "" when there are none.
+func rereadTable(results []*Result) string {
+	type row struct {
+		name string
+		keep func(*Result) bool
+	}
+	rows := []row{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}}
+	cands := []string{Graft, Excerpt, Tail, Talk}
+	var b strings.Builder
+	any := false
+	for _, rw := range rows {
+		facts, reread := 0, 0
+		carried := map[string]int{}
+		for _, r := range results {
+			if !rw.keep(r) {
+				continue
+			}
+			for k := range r.Case.Facts {
+				facts++
+				again := r.Reread != nil && r.Reread[k]
+				if again {
+					reread++
+				}
+				for _, c := range cands {
+					if again || r.Carried[c][k] {
+						carried[c]++
+					}
+				}
+			}
+		}
+		if facts == 0 {
+			continue
+		}
+		any = any || reread > 0
+		fmt.Fprintf(&b, "| %s | %d | %d |", rw.name, facts, reread)
+		for k, c := range cands {
+			cell := fmt.Sprintf("%.0f %%", 100*float64(carried[c])/float64(facts))
+			if k == 0 {
+				cell = "**" + cell + "**"
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	if !any {
+		return ""
+	}
+	return "\nWith what the host reads again (the instruction files a host writes into its log, Codex's AGENTS.md, which it reads again when the export resumes; counted as carried for every candidate):\n\n" +
+		"| cases | facts | the host reads again | graft | excerpt | tail | talk |\n|---|---|---|---|---|---|---|\n" + b.String()
 }
 
 // Missed lists, per case, the facts graft's tape did not carry, each

@@ -51,7 +51,11 @@ type Result struct {
 	Unreachable []string
 	// Where is the place of each fact's evidence in the imported session
 	// (Places).
-	Where     []string
+	Where []string
+	// Reread says which facts the host gives the next window itself: the
+	// instruction files it reads again when the export resumes (Reread).
+	// The candidates' recall does not count them; RereadTable does.
+	Reread    []bool
 	TapeChars int
 	Events    int64
 }
@@ -121,6 +125,7 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 		res.Events = evs[len(evs)-1].Seq
 	}
 	res.Where = Where(c.Facts, evs)
+	res.Reread = Reread(c.Facts, evs)
 	if c.Cut.CompactBoundary > 0 {
 		res.Texts[Summary] = p.HostSummary
 	}

@@ -130,6 +130,30 @@ func Where(facts []Fact, evs []*session.Event) []string {
 	return out
 }
 
+// Reread says, per fact (by index), whether the instruction files the
+// host wrote into its log (session.Event.IsInstructionFile: Codex's
+// AGENTS.md) hold all its evidence. The host reads those files again when
+// the export resumes, so such a fact reaches the next window whatever the
+// candidate: the tape leaves them to the host (docs/DESIGN.md §8.3).
+func Reread(facts []Fact, evs []*session.Event) []bool {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.IsInstructionFile() {
+			b.WriteString(ev.Text)
+			b.WriteByte('\n')
+		}
+	}
+	out := make([]bool, len(facts))
+	if b.Len() == 0 {
+		return out
+	}
+	norm := Normalize(b.String())
+	for k, f := range facts {
+		out[k] = Carries(norm, f)
+	}
+	return out
+}
+
 // whereTable is the table of the places of the facts graft's tape does
 // not carry in results, over all cases, the tuning and the held-out ones
 // (counts only); "" when no result has places.
