@@ -162,7 +162,7 @@ func rereadTable(results []*Result) string {
 	rows := []row{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}}
 	cands := []string{Graft, Excerpt, Tail, Talk}
 	var b strings.Builder
-	any := false
+	some := false
 	for _, rw := range rows {
 		facts, reread := 0, 0
 		carried := map[string]int{}
@@ -186,7 +186,7 @@ func rereadTable(results []*Result) string {
 		if facts == 0 {
 			continue
 		}
-		any = any || reread > 0
+		some = some || reread > 0
 		fmt.Fprintf(&b, "| %s | %d | %d |", rw.name, facts, reread)
 		for k, c := range cands {
 			cell := fmt.Sprintf("%.0f %%", 100*float64(carried[c])/float64(facts))
@@ -197,7 +197,7 @@ func rereadTable(results []*Result) string {
 		}
 		b.WriteString("\n")
 	}
-	if !any {
+	if !some {
 		return ""
 	}
 	return "\nWith what the host reads again (the instruction files a host writes into its log, Codex's AGENTS.md, which it reads again when the export resumes; counted as carried for every candidate):\n\n" +
