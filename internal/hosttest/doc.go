@@ -45,6 +45,14 @@
 // function call the host runs), records every request and refuses any
 // other machine as the proxy. Its tests are package hosts/gemini's.
 //
+// An interactive host runs in a tmux server of its own: NewTerminal(t,
+// env, dir, width, height, argv...) starts it, Type and Keys type into it,
+// WaitFor reads the screen, and Quit("/quit") ends it and waits until its
+// process has exited, typing the command again when a busy host did not
+// take it. The cleanup waits for every process the terminal started (they
+// carry its mark in their environment, the host's hooks too) and fails the
+// test for any still running 20 s later.
+//
 // # What the tests verified against the real binaries
 //
 // Run by default (skipped with -short): one turn of each host (one model
