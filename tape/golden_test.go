@@ -161,7 +161,9 @@ var generatedTapes = []struct {
 	{"gen-mid-seed3-recent2", gen.Options{Turns: 12, Events: 800, Seed: 3}, Options{RecentTurns: 2, AutoTier: true}},
 }
 
-func TestGoldenGenerated(t *testing.T) {
+// eachGeneratedTape runs check on each of generatedTapes' tapes, a
+// subtest each.
+func eachGeneratedTape(t *testing.T, check func(t *testing.T, name string, tp *Tape)) {
 	for _, tc := range generatedTapes {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := generated(t, tc.name, tc.opts)
@@ -169,9 +171,15 @@ func TestGoldenGenerated(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tc.name, goldenText(tp))
+			check(t, tc.name, tp)
 		})
 	}
+}
+
+func TestGoldenGenerated(t *testing.T) {
+	eachGeneratedTape(t, func(t *testing.T, name string, tp *Tape) {
+		checkGolden(t, name, goldenText(tp))
+	})
 }
 
 // The seed preset (48 turns, 14,978 events) at the default options: the tape

@@ -9,27 +9,20 @@ import (
 // text (marker line included), in order, from Tape.Text alone: the
 // fidelity benchmark reads where a prepared tape spends its room.
 func TestSplitTextGivesBackTheBlocks(t *testing.T) {
-	for _, tc := range generatedTapes {
-		t.Run(tc.name, func(t *testing.T) {
-			b, _ := generated(t, tc.name, tc.opts)
-			tp, err := b.Build(tc.tape, nil)
-			if err != nil {
-				t.Fatal(err)
+	eachGeneratedTape(t, func(t *testing.T, _ string, tp *Tape) {
+		parts := SplitText(tp.Text)
+		if len(parts) != len(tp.Events) {
+			t.Fatalf("%d parts, the tape has %d blocks", len(parts), len(tp.Events))
+		}
+		for k, p := range parts {
+			if p.Text != tp.Events[k].Text {
+				t.Errorf("part %d is not block %d's text:\n%.200s\nwant:\n%.200s", k, k, p.Text, tp.Events[k].Text)
 			}
-			parts := SplitText(tp.Text)
-			if len(parts) != len(tp.Events) {
-				t.Fatalf("%d parts, the tape has %d blocks", len(parts), len(tp.Events))
+			if title := strings.TrimSuffix(strings.SplitN(tp.Events[k].Text, "] [", 2)[1], "]"); !strings.HasPrefix(title, p.Title) || p.Title == "" {
+				t.Errorf("part %d titled %q; its marker line says %q", k, p.Title, strings.SplitN(tp.Events[k].Text, "\n", 2)[0])
 			}
-			for k, p := range parts {
-				if p.Text != tp.Events[k].Text {
-					t.Errorf("part %d is not block %d's text:\n%.200s\nwant:\n%.200s", k, k, p.Text, tp.Events[k].Text)
-				}
-				if title := strings.TrimSuffix(strings.SplitN(tp.Events[k].Text, "] [", 2)[1], "]"); !strings.HasPrefix(title, p.Title) || p.Title == "" {
-					t.Errorf("part %d titled %q; its marker line says %q", k, p.Title, strings.SplitN(tp.Events[k].Text, "\n", 2)[0])
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // A line that only looks like a marker (quoted in a block's body, not
