@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -155,53 +156,53 @@ func Tables(results []*Result) string {
 // the host gives the next window itself (Result.Reread) count as carried,
 // for all cases, the tuning and the held-out ones; "" when there are none.
 func rereadTable(results []*Result) string {
-	type row struct {
+	cands := []string{Graft, Excerpt, Tail, Talk}
+	with := make([]*Result, len(results))
+	reread := map[*Result]int{}
+	for i, r := range results {
+		w := *r
+		w.Carried = map[string][]bool{}
+		for _, c := range cands {
+			got := slices.Clone(r.Carried[c])
+			for k, again := range r.Reread {
+				got[k] = got[k] || again
+			}
+			w.Carried[c] = got
+		}
+		for _, again := range r.Reread {
+			if again {
+				reread[&w]++
+			}
+		}
+		with[i] = &w
+	}
+	if len(reread) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nWith what the host reads again (the instruction files a host writes into its log, Codex's AGENTS.md, which it reads again when the export resumes; counted as carried for every candidate):\n\n")
+	b.WriteString("| cases | facts | the host reads again | graft | excerpt | tail | talk |\n|---|---|---|---|---|---|---|\n")
+	for _, row := range []struct {
 		name string
 		keep func(*Result) bool
-	}
-	rows := []row{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}}
-	cands := []string{Graft, Excerpt, Tail, Talk}
-	var b strings.Builder
-	some := false
-	for _, rw := range rows {
-		facts, reread := 0, 0
-		carried := map[string]int{}
-		for _, r := range results {
-			if !rw.keep(r) {
-				continue
-			}
-			for k := range r.Case.Facts {
-				facts++
-				again := r.Reread != nil && r.Reread[k]
-				if again {
-					reread++
-				}
-				for _, c := range cands {
-					if again || r.Carried[c][k] {
-						carried[c]++
-					}
-				}
-			}
-		}
-		if facts == 0 {
+	}{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}} {
+		all, _ := TotalsOf(with, row.keep)
+		if all.Facts == 0 {
 			continue
 		}
-		some = some || reread > 0
-		fmt.Fprintf(&b, "| %s | %d | %d |", rw.name, facts, reread)
-		for k, c := range cands {
-			cell := fmt.Sprintf("%.0f %%", 100*float64(carried[c])/float64(facts))
-			if k == 0 {
-				cell = "**" + cell + "**"
+		n := 0
+		for _, w := range with {
+			if row.keep(w) {
+				n += reread[w]
 			}
-			fmt.Fprintf(&b, " %s |", cell)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | **%s** |", row.name, all.Facts, n, pct(all, Graft))
+		for _, c := range cands[1:] {
+			fmt.Fprintf(&b, " %s |", pct(all, c))
 		}
 		b.WriteString("\n")
 	}
-	if !some {
-		return ""
-	}
-	return "\nWith what the host reads again (the instruction files a host writes into its log, Codex's AGENTS.md, which it reads again when the export resumes; counted as carried for every candidate):\n\n" +
-		"| cases | facts | the host reads again | graft | excerpt | tail | talk |\n|---|---|---|---|---|---|---|\n" + b.String()
+	return b.String()
 }
 
 // Missed lists, per case, the facts graft's tape did not carry, each

@@ -54,7 +54,8 @@ type Result struct {
 	Where []string
 	// Reread says which facts the host gives the next window itself: the
 	// instruction files it reads again when the export resumes (Reread).
-	// The candidates' recall does not count them; RereadTable does.
+	// The candidates' own tables do not count them; one more table does
+	// (Tables).
 	Reread    []bool
 	TapeChars int
 	Events    int64
