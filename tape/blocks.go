@@ -447,17 +447,6 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", b.originText(o), k+1, quoteLines(part)), b.refSession(o), o.Seq, o.Seq))
 		}
 	}
-	var first *section
-	if len(goal) > 0 {
-		first = &section{singular: "instruction", plural: "instructions"}
-		q := goal[0]
-		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(q.Text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
-		blk.addSection(first)
-		shown[q.Origin.Seq] = q.Text
-		if t, ok := full[q.Origin]; ok {
-			addMore(q.Origin, t, true, humanCoreRunes)
-		}
-	}
 	var later []session.Quote
 	var prev string
 	for _, q := range st.Humans {
@@ -470,6 +459,29 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			prev = n
 		}
 		later = append(later, q)
+	}
+	var first *section
+	if len(goal) > 0 {
+		first = &section{singular: "instruction", plural: "instructions"}
+		q := goal[0]
+		text, t, whole := q.Text, full[q.Origin], true
+		if t == "" {
+			t = q.Text
+		}
+		// A command's template (Spec Kit's /speckit.constitution) is the
+		// task while its turn is open; once later instructions asked the
+		// work since, it is what a command ran long ago, and the Goal
+		// quotes it as it quotes those: the words typed after the command,
+		// the template by its first line and its seq.
+		if input, tmplFirst, ok := commandTemplate(t); ok && len(later) > 0 {
+			text, whole = commandTemplateQuote(input, tmplFirst, q.Origin.Seq), false
+		}
+		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
+		blk.addSection(first)
+		shown[q.Origin.Seq] = text
+		if _, ok := full[q.Origin]; ok && whole {
+			addMore(q.Origin, t, true, humanCoreRunes)
+		}
 	}
 	type said struct {
 		seq   int64

@@ -332,7 +332,7 @@
 //	                                  instruction files its agent is to read first)
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
-//	Goal                              3  the first instruction, then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
+//	Goal                              3  the first instruction (a command's template, once a later instruction came, by the words typed after the command and its first line: template.go), then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
 //	Task Status                       4  the goal the host keeps (session.MetaGoalStatus: Codex's /goal), the last todo list, then the last plan; when there is one
 //	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure)
 //	Milestones                        6  when one is no longer in Recent Actions

@@ -25,13 +25,22 @@ func TestTheGoalQuotesACommandsInputNotItsTemplate(t *testing.T) {
 	latest := specKitTemplate("", "Goal: Detect and reduce ambiguity or missing decision points in the active feature specification.", "1. Ask one question at a time.")
 	tp := build(t, "s", seqd(human(first), say("Constitution written."), human(middle), say("Spec written."), human(latest), say("Question 1: scope?")), Options{}, nil)
 	goal := blockText(t, tp, "Goal")
-	for _, want := range []string{"我们的任务是保证项目的可用性 验收所有功能", "/speckit.specify", "command's template, recall seq=3: ", "Fill the constitution's placeholders", "Goal: Detect and reduce ambiguity", "Ask one question at a time"} {
+	for _, want := range []string{"我们的任务是保证项目的可用性 验收所有功能", "/speckit.specify", "command's template, recall seq=3: ", "First instruction (seq 1):\n> (nothing typed after the command)\n> (then a command's template, recall seq=1: You are updating the project constitution.)", "Goal: Detect and reduce ambiguity", "Ask one question at a time"} {
 		if !strings.Contains(goal, want) {
 			t.Errorf("the Goal lacks %q:\n%s", want, goal)
 		}
 	}
-	if strings.Contains(goal, "Write the spec to specs/001/spec.md") {
-		t.Errorf("the Goal quotes the steps of a template whose turn was answered:\n%s", goal)
+	// The first instruction too: its command ran, and later instructions
+	// asked the work since; its template is recalled by its seq.
+	for _, step := range []string{"Write the spec to specs/001/spec.md", "Fill the constitution's placeholders"} {
+		if strings.Contains(goal, step) {
+			t.Errorf("the Goal quotes the steps of a template whose turn was answered (%q):\n%s", step, goal)
+		}
+	}
+	// A template that is still the only instruction is the task: quoted whole.
+	tp = build(t, "s", seqd(human(first), say("Reading the constitution.")), Options{}, nil)
+	if goal := blockText(t, tp, "Goal"); !strings.Contains(goal, "Fill the constitution's placeholders") || strings.Contains(goal, "command's template") {
+		t.Errorf("the Goal does not quote the open turn's template whole:\n%s", goal)
 	}
 	// A typed message that merely opens with such a heading is quoted as it was.
 	typed := "## User Input\nplease fix the login page, it breaks on Safari"
