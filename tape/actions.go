@@ -814,10 +814,17 @@ func keyLines(out string, ok bool) []string {
 		pick[0] = true
 	}
 	verdict := false
+	picked := map[string]bool{}
+	for k := range pick {
+		picked[lines[k]] = true
+	}
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
 		if changed[k] || isKeyLine(lines[k]) {
-			pick[k] = true
 			verdict = true
+			if picked[lines[k]] {
+				continue // said again: once is enough, and room goes to another line
+			}
+			pick[k], picked[lines[k]] = true, true
 		}
 	}
 	if len(lines) <= 3 && (!ok || !verdict) {
@@ -827,8 +834,10 @@ func keyLines(out string, ok bool) []string {
 		}
 	}
 	var outLines []string
+	shown := map[string]bool{}
 	for k, l := range lines {
-		if pick[k] {
+		if pick[k] && !shown[l] {
+			shown[l] = true
 			outLines = append(outLines, firstLine(l, keyLineRunes))
 		}
 	}

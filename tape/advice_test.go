@@ -151,3 +151,33 @@ func TestSqueezeRules(t *testing.T) {
 		}
 	}
 }
+
+// A line an output prints twice (a listing run twice in one command, two
+// test binaries with the same verdict) is one key line: the room of the
+// second goes to another line of the output.
+func TestAKeyLineSaidTwiceIsShownOnce(t *testing.T) {
+	listing := "-rw-r--r-- 1 k k 849 Aug 28 23:28 kpis.yml\n-rw-r--r-- 1 k k 523 Aug 28 23:28 resume.feature\n-rw-r--r-- 1 k k 849 Aug 28 23:28 kpis.yml\n"
+	if got := keyLines(listing, true); len(got) != 2 || got[0] == got[1] {
+		t.Errorf("key lines %q, want the two lines once each", got)
+	}
+	cargo := "running 3 tests\n" +
+		"test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n" +
+		"running 200 tests\n" +
+		"test result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n" +
+		"running 0 tests\n" +
+		"test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n" +
+		"running 0 tests\n" +
+		"test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n" +
+		"all doctests ran in 0.77s\n"
+	got := keyLines(cargo, true)
+	seen := map[string]bool{}
+	for _, l := range got {
+		if seen[l] {
+			t.Errorf("key lines %q say %q twice", got, l)
+		}
+		seen[l] = true
+	}
+	if want := "test result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out"; !seen[want] {
+		t.Errorf("key lines %q lack %q", got, want)
+	}
+}

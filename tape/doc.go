@@ -174,8 +174,9 @@
 // names as changed (" M README.md", "R  a -> b": shortStatusLine; with
 // -b, its "## branch...upstream" line as well; untracked "??" files are
 // no more key lines than the long form's list of them); a pull-request URL; created, closed,
-// updated, merged, ✓ …), at most 4; for a failure its first line, the
-// first line naming an error, and the last line; a linter's or a
+// updated, merged, ✓ …), at most 4, a line the output prints twice
+// once; for a failure its first line, the first line naming an error,
+// and the last line; a linter's or a
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm
 // warn …", "[Output truncated …", the banner npm, pnpm and yarn open a
 // script's run with, "> app@1.0.0 build" and "> tsc": npmBanner), timings ("Finished in …", "Analysis
