@@ -93,8 +93,9 @@ const (
 	// Gemini CLI's write_todos and task tracker calls for actions; 61 read
 	// the sections of Gemini CLI's shell output as its output; 62 kept a
 	// change's imports and lines of brackets among the lines it adds; 63
-	// took C#'s using statement for an import and skipped its block.
-	snapshotVersion = 64
+	// took C#'s using statement for an import and skipped its block; 64
+	// kept a line an output prints twice twice among its key lines.
+	snapshotVersion = 65
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
