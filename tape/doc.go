@@ -41,7 +41,10 @@
 // of the open turn and the ends of closed turns; the sha256 states are
 // MarshalBinary bytes). Restore(Snapshot())
 // then more Adds gives the same tape as one uninterrupted fold; a snapshot
-// of another version is refused.
+// of another version is refused. The version changes with what the fold
+// keeps: testdata/snapshot-shape.golden records fixed folds' snapshots
+// under it, and a change to one of them under the same version fails
+// (TestASnapshotOfAnotherShapeHasAnotherVersion).
 //
 // # Rules
 //

@@ -1,0 +1,123 @@
+package tape
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/gen"
+	"github.com/graft-project/graft/session"
+)
+
+// snapshotShapePath records what the fold of snapshotShapeSessions
+// snapshots to under the current snapshotVersion.
+var snapshotShapePath = filepath.Join("testdata", "snapshot-shape.golden")
+
+// snapshotShapeSessions are folds whose snapshots stand for the fold's
+// shape: sessions with outputs in hand (their key lines are kept in the
+// fold), a later generation, and generated ones. Each is named by its
+// events' digest too, so that other events make another entry, not a
+// changed one.
+func snapshotShapeSessions(t *testing.T) map[string]*Builder {
+	t.Helper()
+	twice := "running 200 tests\ntest result: ok. 200 passed; 0 failed\nrunning 0 tests\ntest result: ok. 0 passed; 0 failed\nrunning 0 tests\ntest result: ok. 0 passed; 0 failed\nall doctests ran in 0.77s\n"
+	sessions := map[string][]session.Event{
+		"axis":    axisSession(),
+		"tier":    tierSession(true, true),
+		"release": releaseSession(),
+		"key-lines-twice": seqd(
+			human("Run the tests."),
+			call("Bash", "b1", `{"command":"cargo test"}`),
+			result("Bash", "b1", true, twice),
+			say("All green."),
+		),
+	}
+	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
+		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)
+		if err := gen.Generate(o, func(ev *session.Event) error {
+			sessions[name] = append(sessions[name], *ev)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := map[string]*Builder{}
+	for name, evs := range sessions {
+		h := sha256.New()
+		for k := range evs {
+			h.Write(rawLine(t, &evs[k]))
+			h.Write([]byte("\n"))
+		}
+		out[fmt.Sprintf("%s@%x", name, h.Sum(nil)[:6])] = fold(t, name, evs)
+	}
+	return out
+}
+
+// snapshotShape is the golden's text: the version, then each fold's name
+// and the sha256 of its snapshot.
+func snapshotShape(t *testing.T) string {
+	t.Helper()
+	folds := snapshotShapeSessions(t)
+	var names []string
+	for name := range folds {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "version %d\n", snapshotVersion)
+	for _, name := range names {
+		snap, err := folds[name].Snapshot()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sum := sha256.Sum256(snap)
+		fmt.Fprintf(&b, "%s %s\n", name, hex.EncodeToString(sum[:]))
+	}
+	return b.String()
+}
+
+// A snapshot restored by a build of another fold gives another tape than a
+// fold from the start (TestSnapshotRestoreAtEveryEvent holds only within
+// one build): a change to what the fold keeps must come with a new
+// snapshotVersion, by which Restore refuses the old snapshots. The golden
+// records the snapshots of fixed folds under the version. When one of them
+// changes and the version has not, the test fails, and -update will not
+// record it under the old version (a fold added to snapshotShapeSessions,
+// or one of other events, is a new entry and is recorded). 157dfcb changed the
+// key lines the fold keeps, and no test asked for the version it needed
+// (bfd04f2).
+func TestASnapshotOfAnotherShapeHasAnotherVersion(t *testing.T) {
+	got := snapshotShape(t)
+	data, err := os.ReadFile(snapshotShapePath)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	want := string(data)
+	if want == got {
+		return
+	}
+	if version := fmt.Sprintf("version %d\n", snapshotVersion); strings.HasPrefix(want, version) {
+		recorded := map[string]string{}
+		for _, l := range strings.Split(strings.TrimPrefix(want, version), "\n") {
+			if name, sum, ok := strings.Cut(l, " "); ok {
+				recorded[name] = sum
+			}
+		}
+		for _, l := range strings.Split(strings.TrimPrefix(got, version), "\n") {
+			if name, sum, ok := strings.Cut(l, " "); ok && recorded[name] != "" && recorded[name] != sum {
+				t.Fatalf("the snapshot of the fold %q changed and snapshotVersion is still %d: a snapshot of the old fold would restore to another tape. Bump snapshotVersion (tape/builder.go, with its note), then run go test ./tape -run TestASnapshotOfAnotherShapeHasAnotherVersion -update", name, snapshotVersion)
+			}
+		}
+	}
+	if !*update {
+		t.Fatalf("%s does not record the snapshots of version %d:\n%s\nrun go test ./tape -run TestASnapshotOfAnotherShapeHasAnotherVersion -update", snapshotShapePath, snapshotVersion, got)
+	}
+	if err := os.WriteFile(snapshotShapePath, []byte(got), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
