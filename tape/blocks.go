@@ -464,8 +464,8 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	if len(goal) > 0 {
 		first = &section{singular: "instruction", plural: "instructions"}
 		q := goal[0]
-		text, t, whole := q.Text, full[q.Origin], true
-		if t == "" {
+		t, inFull := full[q.Origin]
+		if !inFull {
 			t = q.Text
 		}
 		// A command's template (Spec Kit's /speckit.constitution) is the
@@ -473,13 +473,15 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		// work since, it is what a command ran long ago, and the Goal
 		// quotes it as it quotes those: the words typed after the command,
 		// the template by its first line and its seq.
-		if input, tmplFirst, ok := commandTemplate(t); ok && len(later) > 0 {
-			text, whole = commandTemplateQuote(input, tmplFirst, q.Origin.Seq), false
+		text := q.Text
+		input, tmplFirst, answered := commandTemplate(t)
+		if answered = answered && len(later) > 0; answered {
+			text = commandTemplateQuote(input, tmplFirst, q.Origin.Seq)
 		}
 		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		shown[q.Origin.Seq] = text
-		if _, ok := full[q.Origin]; ok && whole {
+		if inFull && !answered {
 			addMore(q.Origin, t, true, humanCoreRunes)
 		}
 	}
