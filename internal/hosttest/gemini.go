@@ -47,7 +47,7 @@ func (h Hosts) NewGemini(t testing.TB, srv *GeminiServer) *GeminiEnv {
 	}
 	root := t.TempDir()
 	e := &GeminiEnv{
-		env: env{Bin: node, Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Timeout: GeminiTimeout},
+		env: env{Bin: node, Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Timeout: GeminiTimeout, served: srv},
 		Srv: srv, Entry: entry,
 		Settings: map[string]any{
 			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},

@@ -38,6 +38,7 @@ func (h Hosts) NewQwen(t testing.TB, srv *QwenServer) *QwenEnv {
 	}
 	// env wants a *ModelServer for its proxy; Qwen's server plays that part.
 	e := &QwenEnv{env: newEnv(t, h.Qwen(), &ModelServer{URL: srv.URL}), Server: srv}
+	e.served = srv
 	e.QwenDir = filepath.Join(e.Home, ".qwen")
 	e.Settings = map[string]any{
 		"privacy": map[string]any{"usageStatisticsEnabled": false},

@@ -27,6 +27,10 @@ type Result struct {
 	ExitCode int  // -1 when the process was killed by a signal
 	TimedOut bool // the run hit its timeout and was killed
 	Duration time.Duration
+	// Served lists the requests the fake model server had recorded when a
+	// run was killed at its timeout: a hung host prints nothing, and this
+	// tells where it was waiting. Empty for a run that ended by itself.
+	Served string
 }
 
 func (r Result) String() string {
@@ -34,7 +38,11 @@ func (r Result) String() string {
 	if r.TimedOut {
 		status = "killed at the timeout"
 	}
-	return fmt.Sprintf("%q: %s after %v\n--- stdout ---\n%s\n--- stderr ---\n%s", r.Args, status, r.Duration.Round(time.Millisecond), r.Stdout, r.Stderr)
+	s := fmt.Sprintf("%q: %s after %v\n--- stdout ---\n%s\n--- stderr ---\n%s", r.Args, status, r.Duration.Round(time.Millisecond), r.Stdout, r.Stderr)
+	if r.Served != "" {
+		s += "\n--- the fake model server's requests so far ---\n" + r.Served
+	}
+	return s
 }
 
 // Ok fails the test unless the run exited 0, and returns r.
@@ -56,6 +64,9 @@ type env struct {
 	Dir     string       // the working directory of a run; tests may change it
 	Extra   []string     // more KEY=VALUE entries, added last (they win)
 	Timeout time.Duration
+	// served is the fake server the host talks to, whose requests a run
+	// killed at its timeout lists (Result.Served).
+	served interface{ Describe() string }
 }
 
 func newEnv(t testing.TB, bin string, srv *ModelServer) env {
@@ -65,6 +76,9 @@ func newEnv(t testing.TB, bin string, srv *ModelServer) env {
 	}
 	root := t.TempDir()
 	e := env{Bin: bin, Server: srv, Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Timeout: DefaultTimeout}
+	if srv != nil {
+		e.served = srv
+	}
 	for _, d := range []string{e.Home, e.Dir, filepath.Join(root, "tmp")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatalf("hosttest: %v", err)
@@ -127,6 +141,9 @@ func (e env) run(ctx context.Context, t testing.TB, environ []string, args []str
 		t.Fatalf("hosttest: running %s %q: %v", e.Bin, args, err)
 	}
 	res.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	if res.TimedOut && e.served != nil {
+		res.Served = e.served.Describe()
+	}
 	return res
 }
 
