@@ -94,8 +94,10 @@ const (
 	// the sections of Gemini CLI's shell output as its output; 62 kept a
 	// change's imports and lines of brackets among the lines it adds; 63
 	// took C#'s using statement for an import and skipped its block; 64
-	// kept a line an output prints twice twice among its key lines.
-	snapshotVersion = 65
+	// kept a line an output prints twice twice among its key lines; 65
+	// cut a rune's first byte with an ESC before it from key lines and
+	// look-ups (no UTF-8 left), and kept a character set's "\x1b(B" as "B".
+	snapshotVersion = 66
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

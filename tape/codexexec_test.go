@@ -3,6 +3,7 @@ package tape
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Codex's unified exec (exec_command, write_stdin; seen in rollouts of
@@ -79,6 +80,16 @@ func TestTerminalControlSequencesAreNoText(t *testing.T) {
 	}
 	if got := stripANSI("\x1b[0;32mPassed: 40\x1b[0m | \x1b]8;;https://x\x07link\x1b]8;;\x07 [ok]"); got != "Passed: 40 | link [ok]" {
 		t.Fatalf("stripANSI = %q", got)
+	}
+	// An escape of its own ("\x1bM") goes with its final byte, one that
+	// picks a character set ("\x1b(B": tput sgr0 prints it) with its
+	// intermediate bytes too; an ESC before a rune of more than one byte
+	// (a garbled sequence) goes alone: cutting the rune's first byte with
+	// it left bytes that are no UTF-8 in the tape (found by FuzzBuild).
+	for in, want := range map[string]string{"\x1b\uFFFD00": "\uFFFD00", "a\x1bé b": "aé b", "\x1b日本": "日本", "\x1bMup": "up", "\x1b(B\x1b[mdone": "done", "\x1b)0x": "x"} {
+		if got := stripANSI(in); got != want || !utf8.ValidString(got) {
+			t.Errorf("stripANSI(%q) = %q, want %q", in, got, want)
+		}
 	}
 	for _, l := range outputLines(out, lastFailureRunes, 3) {
 		if strings.ContainsAny(l, "\x1b\x07") {

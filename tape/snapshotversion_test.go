@@ -20,7 +20,8 @@ var snapshotShapePath = filepath.Join("testdata", "snapshot-shape.golden")
 
 // snapshotShapeSessions are folds whose snapshots stand for the fold's
 // shape: sessions with outputs in hand (their key lines are kept in the
-// fold), a later generation, and generated ones. Each is named by its
+// fold, a terminal's control sequences stripped), a later generation, and
+// generated ones. Each is named by its
 // events' digest too, so that other events make another entry, not a
 // changed one.
 func snapshotShapeSessions(t *testing.T) map[string]*Builder {
@@ -35,6 +36,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "b1", `{"command":"cargo test"}`),
 			result("Bash", "b1", true, twice),
 			say("All green."),
+		),
+		// A terminal's control sequences, which key lines go without.
+		"terminal-escapes": seqd(
+			human("Build it."),
+			call("Bash", "b1", `{"command":"make"}`),
+			result("Bash", "b1", true, "\x1b[1mbuilding\x1b(B\x1b[m\n\x1b[32mok\x1b[0m: 3 targets\nwarning: caf\x1bé menu\n"),
+			say("Built."),
 		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {

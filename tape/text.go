@@ -424,7 +424,9 @@ func seqSpan(from, to int64) string {
 
 // stripANSI is s without a terminal's control sequences: CSI ("\x1b[" then
 // parameters and one final byte: colours, cursor moves), OSC ("\x1b]" up
-// to BEL or "\x1b\\": hyperlinks, titles) and other two-byte escapes.
+// to BEL or "\x1b\\": hyperlinks, titles) and the other escapes (ESC,
+// intermediate bytes 0x20–0x2f, a final byte 0x30–0x7e: "\x1bM",
+// "\x1b(B"); an ESC before any other byte goes alone.
 // A string with no ESC is returned as it is.
 func stripANSI(s string) string {
 	if !strings.ContainsRune(s, 0x1b) {
@@ -461,7 +463,17 @@ func stripANSI(s string) string {
 			}
 			i = j
 		default:
-			i += 2
+			// ESC, intermediate bytes, a final byte ("\x1bM", "\x1b(B"):
+			// all ASCII. An ESC before anything else goes alone, so that
+			// a rune after it stays whole.
+			j := i + 1
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			if j < len(s) && s[j] >= 0x30 && s[j] <= 0x7e {
+				j++
+			}
+			i = j
 		}
 	}
 	return b.String()
