@@ -47,6 +47,8 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime 150000x -fuzzminimizetime 200x ./session
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 200000x -fuzzminimizetime 200x ./session/logscan
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScanFoldSumsLongLine$$' -fuzztime 600x -fuzzminimizetime 20x ./session
+	# the tape's promises on sessions made from random bytes (budget, UTF-8, determinism, snapshot, human origin, seqs)
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime 2000x -fuzzminimizetime 50x ./tape
 	@echo "make test: ok"
 
 .PHONY: testrace

@@ -35,16 +35,20 @@
 // AddSum), the event's own output is read at once by the same rules: both
 // give the same tape.
 //
-// Snapshot writes the fold as JSON (field "v" is the format version, now 6:
-// version 2 kept every constraint, version 3 no line digests of cited
-// origins, version 4 was tape v1's fold, version 5 kept final paragraphs
-// of the open turn and the ends of closed turns; the sha256 states are
-// MarshalBinary bytes). Restore(Snapshot())
+// Snapshot writes the fold as JSON (field "v" is the format version,
+// snapshotVersion, now 66; its comment in builder.go says what each
+// earlier version kept; the sha256 states are MarshalBinary bytes).
+// Restore(Snapshot())
 // then more Adds gives the same tape as one uninterrupted fold; a snapshot
 // of another version is refused. The version changes with what the fold
 // keeps: testdata/snapshot-shape.golden records fixed folds' snapshots
 // under it, and a change to one of them under the same version fails
-// (TestASnapshotOfAnotherShapeHasAnotherVersion).
+// (TestASnapshotOfAnotherShapeHasAnotherVersion). FuzzBuild checks the
+// restore, with a snapshot taken at any event, on sessions made from
+// random bytes, and with it what a tape promises whatever the session
+// holds: the budget kept or ErrBudget said, UTF-8 text, the same tape
+// built twice, hard constraints and Goal quotes from the person's events
+// only, no seq cited that the session lacks.
 //
 // # Rules
 //
