@@ -70,7 +70,10 @@
 //     (Options.Others) recognises them, that host and the command to
 //     import it with. A file with no complete line yet (empty, or a host
 //     mid-write) is not refused, nor is a run that resumes from a cursor,
-//     nor a mapper that is no Recognizer.
+//     nor a mapper that is no Recognizer. A first run that consumed no
+//     line with more than white space and appended nothing writes no
+//     cursor: it accepted nothing, so the next run is a first import and
+//     is checked.
 //  1. Take locks/import/<id>.lock (lockfile.TryLockImport) without
 //     waiting; held: ErrBusy. It is not the session's lock (step 6).
 //  2. Read the cursor. A cursor of another format or with other settings is

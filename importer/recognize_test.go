@@ -101,3 +101,33 @@ func TestFirstImportWithoutARecognizerOrALine(t *testing.T) {
 		}
 	}
 }
+
+// A first import of a file with no record yet (empty, or a line
+// still being written) keeps no cursor: it read nothing to accept, so the
+// run after it, when the file has grown lines, is a first import and is
+// checked (found by FuzzClaudeCodeImportResumes: a cursor at offset 0 let
+// any file in unread).
+func TestAFileWithNoRecordAtItsFirstImportIsCheckedWhenItGrows(t *testing.T) {
+	for k, first := range []string{"", "half"} {
+		f := newFixture(t)
+		id := "s" + string(rune('a'+k))
+		f.write(first)
+		if _, err := Run(Options{Store: f.st, Home: f.home, ID: id, Source: f.src}, &recMapper{}); err != nil {
+			t.Fatalf("%q: %v", first, err)
+		}
+		if _, err := LoadCursor(f.st.FS, f.home, id); !errors.Is(err, ErrNoCursor) {
+			t.Errorf("%q: a cursor after a run that read no record: %v", first, err)
+		}
+		f.appendSrc("\njunk\n")
+		if _, err := Run(Options{Store: f.st, Home: f.home, ID: id, Source: f.src}, &recMapper{}); !errors.Is(err, ErrNotTranscript) {
+			t.Errorf("%q, then a line of no record: err = %v, want ErrNotTranscript", first, err)
+		}
+		f.appendSrc("{a}\n")
+		if _, err := Run(Options{Store: f.st, Home: f.home, ID: id, Source: f.src}, &recMapper{}); err != nil {
+			t.Errorf("%q, then a record: %v", first, err)
+		}
+		if _, err := LoadCursor(f.st.FS, f.home, id); err != nil {
+			t.Errorf("%q: no cursor after a run that read a record: %v", first, err)
+		}
+	}
+}

@@ -145,12 +145,14 @@ type run struct {
 	st  *session.Store
 	sum *Summary
 
-	src        string
-	f          *os.File
-	dev, ino   uint64
-	h          hash.Hash
-	pos        int64
-	lines      int
+	src      string
+	f        *os.File
+	dev, ino uint64
+	h        hash.Hash
+	pos      int64
+	lines    int
+	// read: a line with more than white space was consumed.
+	read       bool
 	lastUUID   string
 	lastSeq    int64
 	pending    []session.Event
@@ -257,7 +259,11 @@ func (r *run) do() (_ *Summary, err error) {
 			return r.sum, fmt.Errorf("importer: closing session %s: %w", r.o.ID, err)
 		}
 	}
-	if !r.unchanged() {
+	// A first run that read no record (the file empty, blank or its
+	// first line unfinished: a host still writing) keeps no cursor: it
+	// accepted nothing, and the next run, a first import again, checks
+	// the lines the file has by then (Check).
+	if !r.unchanged() && (r.cur != nil || r.read || r.sum.Appended > 0) {
 		if err := r.saveCursor(); err != nil {
 			return r.sum, err
 		}
@@ -491,6 +497,7 @@ func (r *run) consume() error {
 			return err
 		}
 		r.pos, r.lines = lr.Offset(), num
+		r.read = r.read || len(bytes.TrimSpace(line)) > 0
 		if out.uuid != "" {
 			r.lastUUID = out.uuid
 		}
