@@ -97,7 +97,13 @@ func Sayings(text string) iter.Seq[string] {
 				if s == "" || !hasMarker(s) {
 					continue
 				}
-				if !yield(capRunes(s, MaxRunes)) {
+				c := capRunes(s, MaxRunes)
+				if c != s && Normalize(c) == "" {
+					// Its head holds no letter or digit: it says
+					// nothing, and no text holds it (rule 5).
+					continue
+				}
+				if !yield(c) {
 					return
 				}
 			}

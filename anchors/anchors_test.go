@@ -66,6 +66,10 @@ func TestExtract(t *testing.T) {
 		{"duplicates after normalize kept once", "Never push. never   push!", []string{"Never push."}},
 		{"version numbers do not split", "You must use go1.26.8 only", []string{"You must use go1.26.8 only"}},
 		{"capped with ellipsis", long, []string{string([]rune(long)[:MaxRunes-1]) + "…"}},
+		// A saying whose head, once capped, holds no letter or digit (a
+		// rule of box-drawing characters before the words) says nothing
+		// and no text holds it: dropped (found by FuzzExtract).
+		{"capped to no word dropped", strings.Repeat("━", 400) + "必须保持API。Never push.", []string{"Never push."}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

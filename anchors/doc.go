@@ -57,7 +57,9 @@
 //     remember, recall, hear, believe or find ("I do not see it in the
 //     logs").
 //  5. A constraint longer than MaxRunes runes is cut to MaxRunes-1 runes
-//     plus "…".
+//     plus "…"; one whose cut head holds no letter or digit (a rule of
+//     box-drawing characters before the words) is dropped: it says
+//     nothing, and Normalize leaves nothing of it for Holds to find.
 //  6. Sentences equal after Normalize are kept once, first one wins.
 //
 // The output depends on the text only: same text, same constraints, same

@@ -96,8 +96,9 @@ const (
 	// took C#'s using statement for an import and skipped its block; 64
 	// kept a line an output prints twice twice among its key lines; 65
 	// cut a rune's first byte with an ESC before it from key lines and
-	// look-ups (no UTF-8 left), and kept a character set's "\x1b(B" as "B".
-	snapshotVersion = 66
+	// look-ups (no UTF-8 left), and kept a character set's "\x1b(B" as "B";
+	// 66 kept a constraint whose capped head held no letter or digit.
+	snapshotVersion = 67
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

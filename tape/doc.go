@@ -36,7 +36,7 @@
 // give the same tape.
 //
 // Snapshot writes the fold as JSON (field "v" is the format version,
-// snapshotVersion, now 66; its comment in builder.go says what each
+// snapshotVersion, now 67; its comment in builder.go says what each
 // earlier version kept; the sha256 states are MarshalBinary bytes).
 // Restore(Snapshot())
 // then more Adds gives the same tape as one uninterrupted fold; a snapshot

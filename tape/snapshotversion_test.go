@@ -37,6 +37,11 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			result("Bash", "b1", true, twice),
 			say("All green."),
 		),
+		// Constraints past anchors.MaxRunes, one of them no words once cut.
+		"capped-constraints": seqd(
+			human(strings.Repeat("━", 400) + "必须保持API。You must keep " + strings.Repeat("every module's API ", 20) + "stable."),
+			say("Understood."),
+		),
 		// A terminal's control sequences, which key lines go without.
 		"terminal-escapes": seqd(
 			human("Build it."),
