@@ -51,6 +51,21 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime 2000x -fuzzminimizetime 50x ./tape
 	@echo "make test: ok"
 
+.PHONY: fuzz
+fuzz: ## every fuzzer at length (execution counts; about 15 minutes on 2 cores): the tape, each importer's resume, the log decoder, anchors, the journal
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime 40000x -fuzzminimizetime 100x ./tape
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzClaudeCodeImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/claudecode
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzCodexImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/codex
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzGeminiImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/gemini
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzQwenImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/qwen
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 400000x -fuzzminimizetime 100x ./session
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzDecodeLine$$' -fuzztime 1500000x -fuzzminimizetime 100x ./session
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzStringFields$$' -fuzztime 2000000x -fuzzminimizetime 100x ./session/logscan
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScanFoldSumsLongLine$$' -fuzztime 6000x -fuzzminimizetime 100x ./session
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime 500000x -fuzzminimizetime 100x ./anchors
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 500000x -fuzzminimizetime 100x ./journal
+	@echo "make fuzz: ok"
+
 .PHONY: testrace
 testrace: ## the unit suite under the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
