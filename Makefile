@@ -52,7 +52,7 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	@echo "make test: ok"
 
 .PHONY: fuzz
-fuzz: ## every fuzzer at length (execution counts; about 15 minutes on 2 cores): the tape, each importer's resume, the log decoder, anchors, the journal
+fuzz: ## every fuzzer at length (execution counts; about 16 minutes on 2 cores): the tape, each importer's resume, the log decoder, anchors, the journal
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime 40000x -fuzzminimizetime 100x ./tape
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzClaudeCodeImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/claudecode
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzCodexImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/codex
