@@ -14,14 +14,8 @@ import (
 // (testfixtures.ImportsAgree): the mapper's state goes through the cursor
 // whatever the records' order.
 func FuzzGeminiImportResumes(f *testing.F) {
-	pools := testfixtures.Pools(f, "importer/gemini/testdata/plan-0.61.jsonl", "importer/gemini/testdata/session-recorded.jsonl", "importer/gemini/testdata/shapes.jsonl", "importer/gemini/testdata/shell-exit-0.61.jsonl", "importer/gemini/testdata/synthetic.jsonl", "importer/gemini/testdata/tracker-0.61.jsonl")
-	for _, seed := range testfixtures.PoolSeeds(pools) {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		testfixtures.ImportsAgree(t, pools, data, "session-2026-01-01T00-00-0a1b2c3d.jsonl", importer.ErrNotTranscript, func(st *session.Store, home, path, id string) error {
-			_, err := Import(Options{Store: st, Home: home, Path: path, ID: id})
-			return err
-		})
-	})
+	testfixtures.FuzzResumes(f, "session-2026-01-01T00-00-0a1b2c3d.jsonl", importer.ErrNotTranscript, func(st *session.Store, home, path, id string) error {
+		_, err := Import(Options{Store: st, Home: home, Path: path, ID: id})
+		return err
+	}, "importer/gemini/testdata/plan-0.61.jsonl", "importer/gemini/testdata/session-recorded.jsonl", "importer/gemini/testdata/shapes.jsonl", "importer/gemini/testdata/shell-exit-0.61.jsonl", "importer/gemini/testdata/synthetic.jsonl", "importer/gemini/testdata/tracker-0.61.jsonl")
 }

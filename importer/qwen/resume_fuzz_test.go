@@ -14,14 +14,8 @@ import (
 // (testfixtures.ImportsAgree): the mapper's state goes through the cursor
 // whatever the records' order.
 func FuzzQwenImportResumes(f *testing.F) {
-	pools := testfixtures.Pools(f, "importer/qwen/testdata/goal-0.24.jsonl", "importer/qwen/testdata/session.jsonl", "importer/qwen/testdata/shapes.jsonl", "importer/qwen/testdata/synthetic.jsonl")
-	for _, seed := range testfixtures.PoolSeeds(pools) {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		testfixtures.ImportsAgree(t, pools, data, "0a1b2c3d-0000-4000-8000-000000000000.jsonl", importer.ErrNotTranscript, func(st *session.Store, home, path, id string) error {
-			_, err := Import(Options{Store: st, Home: home, Path: path, ID: id})
-			return err
-		})
-	})
+	testfixtures.FuzzResumes(f, "0a1b2c3d-0000-4000-8000-000000000000.jsonl", importer.ErrNotTranscript, func(st *session.Store, home, path, id string) error {
+		_, err := Import(Options{Store: st, Home: home, Path: path, ID: id})
+		return err
+	}, "importer/qwen/testdata/goal-0.24.jsonl", "importer/qwen/testdata/session.jsonl", "importer/qwen/testdata/shapes.jsonl", "importer/qwen/testdata/synthetic.jsonl")
 }

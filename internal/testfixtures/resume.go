@@ -13,11 +13,11 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-// Pools are the non-blank lines of each of the files at paths (relative
+// pools are the non-blank lines of each of the files at paths (relative
 // to the module root), in the file's order: the records a fuzzer puts
 // together into transcripts, a file at a time so that a small file's
 // records are picked as often as a large one's.
-func Pools(t testing.TB, paths ...string) [][]string {
+func pools(t testing.TB, paths ...string) [][]string {
 	t.Helper()
 	root := ModuleRoot(t)
 	var out [][]string
@@ -40,10 +40,10 @@ func Pools(t testing.TB, paths ...string) [][]string {
 	return out
 }
 
-// PoolSeeds are inputs of ImportsAgree that take each file's first lines
+// poolSeeds are inputs of ImportsAgree that take each file's first lines
 // (up to 48) in order, cut in the middle: the hosts' own sequences, for a
 // fuzzer to start from.
-func PoolSeeds(pools [][]string) [][]byte {
+func poolSeeds(pools [][]string) [][]byte {
 	var out [][]byte
 	for f, lines := range pools {
 		n := min(len(lines), 48)
@@ -59,6 +59,20 @@ func PoolSeeds(pools [][]string) [][]byte {
 // ImportFunc imports the transcript at path into session id of st (home
 // is the graft home holding st): one run, as graft import runs it.
 type ImportFunc func(st *session.Store, home, path, id string) error
+
+// FuzzResumes is a host importer's fuzzer: transcripts made of the lines
+// of the files at paths (relative to the module root) as a fuzzer picks
+// them, written as name, must import alike in one run and in two
+// (ImportsAgree); its seeds are each file's first lines in order.
+func FuzzResumes(f *testing.F, name string, notTranscript error, imp ImportFunc, paths ...string) {
+	ps := pools(f, paths...)
+	for _, seed := range poolSeeds(ps) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ImportsAgree(t, ps, data, name, notTranscript, imp)
+	})
+}
 
 // ImportsAgree makes a transcript of the pools' lines as data picks them
 // (its first byte: how many, 1 to 48; then three bytes a line: the pool,
