@@ -39,7 +39,7 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 		),
 		// Constraints past anchors.MaxRunes, one of them no words once cut.
 		"capped-constraints": seqd(
-			human(strings.Repeat("━", 400) + "必须保持API。You must keep " + strings.Repeat("every module's API ", 20) + "stable."),
+			human(strings.Repeat("━", 400)+"必须保持API。You must keep "+strings.Repeat("every module's API ", 20)+"stable."),
 			say("Understood."),
 		),
 		// A terminal's control sequences, which key lines go without.
