@@ -145,14 +145,13 @@ type run struct {
 	st  *session.Store
 	sum *Summary
 
-	src      string
-	f        *os.File
-	dev, ino uint64
-	h        hash.Hash
-	pos      int64
-	lines    int
-	// read: a line with more than white space was consumed.
-	read       bool
+	src        string
+	f          *os.File
+	dev, ino   uint64
+	h          hash.Hash
+	pos        int64
+	lines      int
+	read       bool // a line with more than white space was consumed
 	lastUUID   string
 	lastSeq    int64
 	pending    []session.Event
