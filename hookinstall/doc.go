@@ -59,7 +59,9 @@
 //
 // Uninstall removes every graft hook of every event; a group whose hooks
 // were all graft's goes, an event whose groups all went goes, and "hooks"
-// goes when that left it empty. A file without graft's hooks, or no file,
+// goes when that left it empty, unless the newest of graft's backups that
+// holds the file as it is left had them (below): the person's own
+// "hooks": {} or "Stop": [] stays. A file without graft's hooks, or no file,
 // is left untouched and reported as nothing to remove.
 //
 // # Keeping the rest
@@ -72,7 +74,8 @@
 // entries, and it ends in a newline exactly when it did before. An empty
 // file is taken as {}. Uninstall gives a file back byte for byte: when one
 // of graft's backups of it (newest first) holds, compacted, exactly the
-// JSON left once graft's hooks are out, the backup's own bytes are written
+// JSON left once graft's hooks are out (an empty or blank backup holding
+// {}), the backup's own bytes are written
 // (its indentation and spacing too); when the person changed the file
 // since, graft's rendering of it is.
 //
@@ -135,7 +138,8 @@
 // place. A [mcp_servers.graft] of the person's own (no marker) is left
 // alone, with a note. Uninstall cuts graft's table and the blank line
 // before it; when a backup of the file (newest first) holds exactly what is
-// left, up to the newlines at its end, the backup's bytes are written, and
+// left, up to the blanks at its end (a file of blanks gets graft's table
+// alone), the backup's bytes are written, and
 // when graft created the file (no backup) and nothing else is in it, the
 // file is removed: a config.toml graft only installed into and uninstalled
 // from comes back byte for byte. Tables Codex wrote meanwhile (its hook

@@ -212,7 +212,8 @@ func lockDir(dir string) (func(), error) {
 }
 
 // sameAsBackup finds, newest first, a backup of file (file.graft-backup,
-// .1, …) whose JSON, compacted, is out's: its bytes, and ok.
+// .1, …) whose JSON, compacted, is out's (an empty or blank backup holds
+// {}, as an empty settings file does): its bytes, and ok.
 func sameAsBackup(file string, out []byte) ([]byte, bool, error) {
 	var want bytes.Buffer
 	if err := json.Compact(&want, out); err != nil {
@@ -231,8 +232,12 @@ func sameAsBackup(file string, out []byte) ([]byte, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("read the backup %s: %w", name, err)
 		}
+		settings := data
+		if len(bytes.TrimSpace(data)) == 0 {
+			settings = []byte("{}") // an empty file is taken as {}
+		}
 		var got bytes.Buffer
-		if json.Compact(&got, data) == nil && bytes.Equal(got.Bytes(), want.Bytes()) {
+		if json.Compact(&got, settings) == nil && bytes.Equal(got.Bytes(), want.Bytes()) {
 			return data, true, nil
 		}
 	}

@@ -184,6 +184,8 @@ type settings struct {
 	data  []byte
 	top   object
 	hooks object // the "hooks" object; nil when absent
+	// emptied are the events uninstall took the last groups of.
+	emptied []string
 }
 
 func parseSettings(host Host, file string, data []byte) (*settings, error) {
@@ -410,7 +412,7 @@ func (s *settings) install(host Host, command string, r *Result) bool {
 }
 
 // uninstall removes graft's entries from every event; an event left with no
-// groups goes, and "hooks" goes when that left it empty.
+// groups stays as [] and is listed in s.emptied, for dropEmptied.
 func (s *settings) uninstall(host Host, command string, r *Result) bool {
 	if s.hooks == nil {
 		return false
@@ -431,20 +433,55 @@ func (s *settings) uninstall(host Host, command string, r *Result) bool {
 			r.Moved = append(r.Moved, ev)
 		}
 		if len(groups) == 0 {
-			s.hooks = s.hooks.remove(ev)
-		} else {
-			s.hooks = s.hooks.set(ev, encodeArray(groups))
+			s.emptied = append(s.emptied, ev)
 		}
+		s.hooks = s.hooks.set(ev, encodeArray(groups))
 		r.Removed = append(r.Removed, ev)
 	}
-	if len(r.Removed) == 0 {
-		return false
+	return len(r.Removed) > 0
+}
+
+// keepEmptied drops the events uninstall emptied (s.emptied, each kept
+// in place as [] until now) but those whose bit is set in mask, and
+// "hooks" when that leaves it empty unless bit len(s.emptied) is set.
+func (s *settings) keepEmptied(mask int) {
+	for k, ev := range s.emptied {
+		if mask&(1<<k) == 0 {
+			s.hooks = s.hooks.remove(ev)
+		}
 	}
-	if len(s.hooks) == 0 {
+	if len(s.hooks) == 0 && mask&(1<<len(s.emptied)) == 0 {
 		s.top = s.top.remove("hooks")
 		s.hooks = nil
 	}
-	return true
+}
+
+// dropEmptied drops the containers uninstall emptied (the events, then
+// "hooks") but those the newest of graft's backups that matches had: a
+// person's own "hooks": {} or "Stop": [] stays and one graft's install
+// created goes, so the file comes back byte for byte (editFile writes
+// that backup's bytes). With no backup matching, every emptied one goes.
+func (s *settings) dropEmptied() error {
+	full := *s
+	for mask := 1; mask < 1<<(len(s.emptied)+1); mask++ {
+		k := full
+		k.top, k.hooks = slices.Clone(full.top), slices.Clone(full.hooks)
+		k.keepEmptied(mask)
+		out, err := k.render()
+		if err != nil {
+			return err
+		}
+		_, ok, err := sameAsBackup(s.file, out)
+		if err != nil {
+			return err
+		}
+		if ok {
+			*s = k
+			return nil
+		}
+	}
+	s.keepEmptied(0)
+	return nil
 }
 
 // notes adds what the user has to know about the file's host settings
@@ -491,11 +528,19 @@ func Uninstall(host Host, path, command string) (Result, error) {
 	if _, err := ParseHost(string(host)); err != nil {
 		return Result{}, err
 	}
-	return editFile(host, path, command, true, func(s *settings, r *Result) bool {
+	var bad error
+	r, err := editFile(host, path, command, true, func(s *settings, r *Result) bool {
 		ch := s.uninstall(host, command, r)
+		if ch {
+			bad = s.dropEmptied()
+		}
 		s.notes(host, false, r)
-		return ch
+		return ch && bad == nil
 	})
+	if bad != nil {
+		return r, bad
+	}
+	return r, err
 }
 
 // readSettings reads and parses the settings file at path (a symlink

@@ -966,3 +966,45 @@ func TestInstallThenUninstallIsByteExact(t *testing.T) {
 		t.Fatalf("uninstall after a change of the person's lost it or kept graft's hooks:\n%s", got)
 	}
 }
+
+// A file graft installs into and uninstalls from comes back byte for byte
+// when the person had an empty file, an empty "hooks" object or an event
+// with no groups: graft's uninstall drops only the containers its install
+// created (found by FuzzInstallUninstallRoundTrip).
+func TestEmptyContainersOfThePersonComeBack(t *testing.T) {
+	for _, mine := range []string{
+		"",
+		"\n",
+		"  \n",
+		`{"hooks":{}}`,
+		"{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n",
+		"{\"hooks\": {\"Stop\": [], \"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}], \"PreCompact\": []}}",
+	} {
+		for _, host := range Hosts {
+			path := filepath.Join(t.TempDir(), "settings.json")
+			write(t, path, mine, 0o600)
+			if _, err := Install(host, path, Command(host, "/usr/local/bin/graft")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Uninstall(host, path, ""); err != nil {
+				t.Fatal(err)
+			}
+			if got := read(t, path); got != mine {
+				t.Errorf("%s: after install and uninstall:\n%q\nwant the file as it was:\n%q", host, got, mine)
+			}
+		}
+	}
+	// Containers graft's install created go with its hooks.
+	path := filepath.Join(t.TempDir(), "settings.json")
+	write(t, path, `{"model": "opus"}`, 0o600)
+	if _, err := Install(ClaudeCode, path, cmdA); err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, strings.Replace(read(t, path), "opus", "sonnet", 1), 0o600)
+	if _, err := Uninstall(ClaudeCode, path, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, path); got != "{\n  \"model\": \"sonnet\"\n}" {
+		t.Errorf("uninstall after the person's change kept what graft's install created:\n%q", got)
+	}
+}

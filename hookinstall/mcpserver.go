@@ -133,14 +133,15 @@ func editMCPConfig(m adapter.MCPRegistrar, path, command string, args []string, 
 }
 
 // sameBytesBackup finds, newest first, a backup of file whose bytes are
-// out's up to the newlines at the end.
+// out's up to the blanks at the end (install writes graft's table alone
+// into a file of blanks, and blanks ending a TOML file mean nothing).
 func sameBytesBackup(file string, out []byte) ([]byte, bool, error) {
 	names, err := filepath.Glob(file + BackupSuffix + "*")
 	if err != nil {
 		return nil, false, err
 	}
 	sort.Slice(names, func(i, j int) bool { return backupNumber(file, names[i]) > backupNumber(file, names[j]) })
-	want := bytes.TrimRight(out, "\n")
+	want := bytes.TrimRight(out, " \t\r\n")
 	for _, name := range names {
 		if backupNumber(file, name) < 0 {
 			continue
@@ -149,7 +150,7 @@ func sameBytesBackup(file string, out []byte) ([]byte, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("read the backup %s: %w", name, err)
 		}
-		if bytes.Equal(bytes.TrimRight(data, "\n"), want) {
+		if bytes.Equal(bytes.TrimRight(data, " \t\r\n"), want) {
 			return data, true, nil
 		}
 	}

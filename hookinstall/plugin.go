@@ -159,11 +159,19 @@ func UninstallPlugin(path string) (PluginResult, error) {
 		s.top = choose(0)
 		for mask := 1; mask < 1<<len(emptied); mask++ {
 			k := &settings{file: s.file, data: s.data, top: choose(mask)}
-			if out, err := k.render(); err == nil {
-				if _, ok, err := sameAsBackup(s.file, out); err == nil && ok {
-					s.top = k.top
-					break
-				}
+			out, err := k.render()
+			if err != nil {
+				bad = err
+				return false
+			}
+			_, ok, err := sameAsBackup(s.file, out)
+			if err != nil {
+				bad = err
+				return false
+			}
+			if ok {
+				s.top = k.top
+				break
 			}
 		}
 		return changed
