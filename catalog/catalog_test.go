@@ -2,6 +2,8 @@ package catalog
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -702,7 +704,14 @@ func TestLeftovers(t *testing.T) {
 }
 
 // scanIndexMagic starts a stored scan index (index/doc.go).
-const scanIndexMagic = "graft-scanindex-v2\n"
+const scanIndexMagic = "graft-scanindex-v3\n"
+
+// framed is a scan index value of rest (its header line and state) under
+// the magic and a checksum that matches.
+func framed(rest string) string {
+	sum := sha256.Sum256([]byte(rest))
+	return scanIndexMagic + "sha256:" + hex.EncodeToString(sum[:]) + "\n" + rest
+}
 
 func TestScanIndex(t *testing.T) {
 	eachBackend(t, func(t *testing.T, db *DB) {
@@ -730,13 +739,20 @@ func TestScanIndex(t *testing.T) {
 		if got, ok, err := db.GetScanIndex("s"); ok || err != nil {
 			t.Fatalf("version-1 scan index: %+v, %v, %v; want none", got, ok, err)
 		}
+		// Version 2 had no checksum: none too.
+		put("graft-scanindex-v2\n" + `{"session":"s","dev":1,"ino":2,"offset":10,"line":2,"nextSeq":3,"check":"tail-v1:c"}` + "\nstate")
+		if got, ok, err := db.GetScanIndex("s"); ok || err != nil {
+			t.Fatalf("version-2 scan index: %+v, %v, %v; want none", got, ok, err)
+		}
 		for name, value := range map[string]string{
-			"no magic":         "garbage",
-			"no header line":   scanIndexMagic + `{"session":"s"}`,
-			"bad header":       scanIndexMagic + "{not json}\nstate",
-			"unknown field":    scanIndexMagic + `{"session":"s","extra":1}` + "\nstate",
-			"two values":       scanIndexMagic + `{"session":"s"}{}` + "\nstate",
-			"magic of another": "graft-scanindex-v3\n{}\n",
+			"no magic":            "garbage",
+			"no checksum line":    scanIndexMagic + `{"session":"s"}`,
+			"no header line":      framed(`{"session":"s"}`),
+			"bad header":          framed("{not json}\nstate"),
+			"unknown field":       framed(`{"session":"s","extra":1}` + "\nstate"),
+			"two values":          framed(`{"session":"s"}{}` + "\nstate"),
+			"checksum of another": strings.Replace(framed(`{"session":"s"}`+"\nstate"), "state", "stat3", 1),
+			"magic of another":    "graft-scanindex-v4\n{}\n",
 		} {
 			put(value)
 			var ce *CorruptValueError

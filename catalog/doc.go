@@ -90,18 +90,20 @@
 //	                                     review (the review JSON as shown), created, expires,
 //	                                     usedBy (txn id, once a commit consumed it), seal
 //	                                     (optional: index.Seal {dev, ino, end, lastSeq, check,
-//	                                     info}, the source bytes the review was built from)
+//	                                     info, sum}, the source bytes the review was built
+//	                                     from; sum its checksum, index/doc.go)
 //	preparedtape key <preparedId>        the tape a sealed review was built from, opaque here
 //	                                     ("graft-sealedtape-v1": index/doc.go); deleted with
 //	                                     its review or its seal
 //	lineage     key <session id>         Node: session, parent, children (sorted, unique),
 //	                                     generation, boundary, txn, tapeHash, committed, reverted
 //	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded
-//	scanindex   key <session id>         "graft-scanindex-v2\n", then index.ScanIndex without its
+//	scanindex   key <session id>         "graft-scanindex-v3\n", its checksum line, then index.ScanIndex without its
 //	                                     state as one line of JSON (session, dev, ino, offset,
 //	                                     line, nextSeq, check) and "\n", then the state's raw
 //	                                     bytes (index/doc.go); a version-1 value (one JSON
-//	                                     object, base64 state) reads as no index
+//	                                     object, base64 state) or a version-2 one (no
+//	                                     checksum) reads as no index
 //	seqindex    key <session id>         seq marks of builds before the index package: read by
 //	                                     nothing (they live in index/<id>.seq alone); PutScanIndex
 //	                                     deletes the session's value

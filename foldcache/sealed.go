@@ -88,6 +88,9 @@ func (bt *Built) Seal() (*index.Seal, []byte, error) {
 	}
 	seal := *bt.seal
 	seal.Info = infoState
+	if err := seal.Close(); err != nil {
+		return nil, nil, err
+	}
 	sealed, err := encodeSealedTape(bt.Tape)
 	if err != nil {
 		return nil, nil, err
@@ -101,6 +104,9 @@ func (bt *Built) Seal() (*index.Seal, []byte, error) {
 // anything differs, and the caller rebuilds.
 func (c *Cache) SealedBuild(p catalog.Prepared, raw []byte, lo []tape.Leftover) (bt *Built, ok bool, err error) {
 	seal := p.Seal
+	if !seal.Intact() {
+		return nil, false, nil // damaged, or sealed before seals had a checksum: rebuild
+	}
 	f, fi, err := c.Store.OpenLog(p.Source)
 	if err != nil {
 		return nil, false, err

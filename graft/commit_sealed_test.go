@@ -3,6 +3,7 @@ package graft_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +116,28 @@ func TestSealedCommitRebuildsWhenTheSealDoesNotHold(t *testing.T) {
 			err := catalog.With(h.home, catalog.DefaultTimeout, func(db *catalog.DB) error {
 				var err error
 				if tp, _, err = db.PreparedTape(rv.PreparedID); err != nil {
+					return err
+				}
+				return db.PutReview(p, tp)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, func(t *testing.T, res *graft.CommitResult, err error) {
+			if err != nil || res.DriftCheck != graft.DriftRebuilt || len(res.Notes) != 0 {
+				t.Fatalf("commit %+v, %v; want rebuilt, no notes", res, err)
+			}
+		}},
+		{"a byte of the seal's info damaged (its checksum does not match)", func(h *flowHome, rv *graft.Review) {
+			p := h.prepared(rv.PreparedID)
+			damaged := strings.Replace(string(p.Seal.Info), `"lastHuman":`, `"lastHuman":9`, 1)
+			if damaged == string(p.Seal.Info) {
+				t.Fatalf("no lastHuman in the seal's info %s", p.Seal.Info)
+			}
+			p.Seal.Info = json.RawMessage(damaged)
+			err := catalog.With(h.home, catalog.DefaultTimeout, func(db *catalog.DB) error {
+				tp, _, err := db.PreparedTape(rv.PreparedID)
+				if err != nil {
 					return err
 				}
 				return db.PutReview(p, tp)

@@ -3,7 +3,9 @@ package graft_test
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -271,7 +273,9 @@ func TestPrepareAndRecallSurviveBrokenCaches(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = b.Update(func(tx *bolt.Tx) error {
-			return tx.Bucket([]byte("scanindex")).Put([]byte("s"), []byte("graft-scanindex-v2\n{\"session\":\"s\",\"bogus\":1}\nstate"))
+			rest := "{\"session\":\"s\",\"bogus\":1}\nstate"
+			sum := sha256.Sum256([]byte(rest))
+			return tx.Bucket([]byte("scanindex")).Put([]byte("s"), []byte("graft-scanindex-v3\nsha256:"+hex.EncodeToString(sum[:])+"\n"+rest))
 		})
 		if err := errors.Join(err, b.Close()); err != nil {
 			t.Fatal(err)

@@ -19,10 +19,10 @@
 //	index/<id>.seq               the seq marks of session <id>: a cache, never fsynced
 //	index/<id>.state             the state checkpoint of session <id>: fsynced
 //	index/<id>.last              the last-match memo of session <id> (Last): fsynced;
-//	                             {v, dev, ino, offset, tail, key, event}: the newest event
+//	                             {v (2), dev, ino, offset, tail, key, event, sum}: the newest event
 //	                             before offset that query key accepted (none when event is
-//	                             absent), checked like the state checkpoint, tail check
-//	                             label "last-tail-v1"; session.Store.LastMatch's
+//	                             absent), checked like the state checkpoint (its checksum
+//	                             too), tail check label "last-tail-v1"; session.Store.LastMatch's
 //	index/<name>.tmp-<8 chars>   a temp file of a write (Writer), mode 0600
 //	index/.<id>.state<digits>    a temp file of a checkpoint write by builds before
 //	                             this package (renameio), swept like the others
@@ -100,7 +100,8 @@
 // session.Store.Info folds only what was appended since. One JSON object
 // (State):
 //
-//	v       1; a file that does not decode as version 1 is not used
+//	v       2; a file that does not decode as version 2 is not used (version 1 had
+//	        no checksum: the log is folded whole once, and a new one written)
 //	dev     device of the log the fold read
 //	ino     inode of that log
 //	offset  a line boundary of the log: the fold covers [0, offset)
@@ -109,8 +110,9 @@
 //	info    the fold at offset: session.Info.Snapshot (JSON, "v" 1: v, id, scan,
 //	        origin, grafts, abandoned, lastHuman, openCalls, epilogue;
 //	        session/snapshot.go)
+//	sum     the checksum of the rest (Checksums, below)
 //
-// ReadState uses it only when the open log has the same dev and ino, is at
+// ReadState uses it only when its checksum matches, the open log has the same dev and ino, is at
 // least offset bytes long (offset > 0, line ≥ 1) and has the same tail
 // check; the session then uses it only when info restores to this session
 // at offset with no torn tail. Otherwise the whole log is folded and
@@ -126,7 +128,8 @@
 // ends by storing the fold at a line boundary, so that the next fold of a
 // grown log reads only the new tail. The value:
 //
-//	"graft-scanindex-v2\n"
+//	"graft-scanindex-v3\n"
+//	the checksum of the rest, "sha256:<hex>" (Checksums, below), and "\n"
 //	ScanIndex without its state as one line of JSON:
 //	  session  the session id (the key)
 //	  dev      device of the log
@@ -143,9 +146,10 @@
 //	  tape/doc.go)
 //
 // A value of version 1 (one JSON object starting "{", its state in
-// base64) reads as none. A value with another magic, no header line, or a
-// header that does not decode (an unknown field, data after it) is a
-// corrupt value (catalog.ErrCorruptValue). The catalog refuses to store
+// base64) or 2 (no checksum) reads as none. A value with another magic, no
+// checksum or header line, a checksum that does not match, or a header
+// that does not decode (an unknown field, data after it) is a corrupt
+// value (catalog.ErrCorruptValue). The catalog refuses to store
 // one whose session is not a valid id, whose offset, line or nextSeq is
 // negative, or which has no check. A fold uses a stored index only when it
 // fits the open log (ScanIndex.Fits: a file identity at all, the same dev
@@ -168,6 +172,8 @@
 //	lastSeq   the seq of the last line folded
 //	check     TailCheck(end): "tail-v1:<hex>"
 //	info      the state fold at end (session.Info.Snapshot)
+//	sum       the checksum of the rest (Checksums): a seal without one (sealed
+//	          before seals had it) or whose one does not match is not used
 //
 // and the tape the review showed is kept beside it, in bucket preparedtape
 // under the preparedId: "graft-sealedtape-v1\n" and then a gob stream of
@@ -175,14 +181,33 @@
 // writes of it (graft: the JSON of its events, NUL, the JSON of its
 // inherit, NUL, the JSON of its relies; a tape sealed before relies was
 // hashed without it, so its digest no longer matches and the commit
-// rebuilds). A commit uses the sealed tape only when, under the source's
-// lock, the log is still the sealed bytes (Seal.Holds: the same dev and
+// rebuilds). A commit uses the sealed tape only when the seal holds its
+// checksum, and, under the source's lock, the log is still the sealed bytes (Seal.Holds: the same dev and
 // ino, exactly end bytes, the same tail check), info restores to this
 // source at end and lastSeq, the stream decodes with the magic, the tape
 // hashes to its digest again (gob does not tell nil from empty) and
 // matches the review (source, tapeHash, prefixHash, boundarySeq), and the
 // source's leftovers are the review's. Otherwise the commit folds the log
 // again and rebuilds the tape (graft.DriftRebuilt).
+//
+// # Checksums
+//
+// The tail check says whether an index still fits its log; it says
+// nothing of the index's own bytes. A byte of a state checkpoint, a
+// last-match memo or a scan index damaged on the disk (or in catalog.db,
+// whose pages bbolt does not checksum) can still decode, and a fold that
+// restored it would build another tape: one flipped byte of a scan
+// index's state changed a hard constraint's words
+// (FuzzADamagedScanIndexNeverChangesTheTape). So each keeps a checksum of
+// its content, "sha256:" and the hex SHA-256: of a JSON file (State,
+// Last), of its JSON with "sum" empty (the field is last; encoding/json
+// writes the same bytes for the same values, so a reader re-encodes what
+// it decoded to check it); of a scan index, of everything after its
+// checksum line. One that does not match is not used: the log is read
+// instead, and the reason says "its checksum does not match". A review's
+// seal keeps one too (of its JSON with "sum" empty: Seal.Close, Intact),
+// and its sealed tape has its digest (below). The seq marks need none:
+// recall checks every mark against the log.
 //
 // # Writer
 //

@@ -316,13 +316,30 @@ func TestStateChecks(t *testing.T) {
 		}
 	}
 	path := index.StatePath(home, "s")
-	for name, content := range map[string]string{"garbage": "{not json", "version 2": `{"v":2}`} {
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Version 1 had no checksum: read as none, as another version is.
+	v1 := strings.Replace(strings.Replace(string(good), `"v":2`, `"v":1`, 1), `,"sum":`, `,"x":`, 1)
+	for name, content := range map[string]string{"garbage": "{not json", "version 1": v1, "version 3": `{"v":3}`} {
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if st, reason, err := read(data, dev, ino); st != nil || err != nil || !strings.Contains(reason, "does not decode as version 1") {
+		if st, reason, err := read(data, dev, ino); st != nil || err != nil || !strings.Contains(reason, "does not decode as version 2") {
 			t.Errorf("%s: %+v, %q, %v", name, st, reason, err)
 		}
+	}
+	// A damaged byte that still decodes is not trusted.
+	damaged := strings.Replace(string(good), `"id":"s"`, `"id":"t"`, 1)
+	if damaged == string(good) {
+		t.Fatalf("no info in %s", good)
+	}
+	if err := os.WriteFile(path, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st, reason, err := read(data, dev, ino); st != nil || err != nil || !strings.Contains(reason, "checksum does not match") {
+		t.Errorf("damaged: %+v, %q, %v", st, reason, err)
 	}
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
@@ -344,7 +361,9 @@ func TestScanIndexValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(raw, []byte("graft-scanindex-v2\n{\"session\":\"s\",\"dev\":1,\"ino\":2,\"offset\":10,\"line\":2,\"nextSeq\":3,\"check\":\"tail-v1:c\"}\n")) {
+	head := "{\"session\":\"s\",\"dev\":1,\"ino\":2,\"offset\":10,\"line\":2,\"nextSeq\":3,\"check\":\"tail-v1:c\"}\n"
+	sum := sha256.Sum256(append([]byte(head), in.State...))
+	if string(raw) != "graft-scanindex-v3\nsha256:"+hex.EncodeToString(sum[:])+"\n"+head+string(in.State) {
 		t.Fatalf("encoded %q", raw)
 	}
 	out, ok, err := index.DecodeScanIndex(raw)
@@ -354,10 +373,22 @@ func TestScanIndexValue(t *testing.T) {
 	if _, ok, err := index.DecodeScanIndex([]byte(`{"session":"s"}`)); ok || err != nil {
 		t.Fatalf("version 1: %v, %v", ok, err)
 	}
+	// Version 2 had no checksum: none, a new one is built.
+	if _, ok, err := index.DecodeScanIndex([]byte("graft-scanindex-v2\n" + head + "state")); ok || err != nil {
+		t.Fatalf("version 2: %v, %v", ok, err)
+	}
+	// Any byte of a value changed: its checksum does not match.
+	for i := range raw {
+		bad := bytes.Clone(raw)
+		bad[i] ^= 0x20
+		if out, ok, err := index.DecodeScanIndex(bad); ok || err == nil {
+			t.Fatalf("byte %d of %q changed (%q) decoded: %+v", i, raw, bad[i], out)
+		}
+	}
 	if _, ok, err := index.DecodeScanIndex(nil); ok || err != nil {
 		t.Fatalf("none: %v, %v", ok, err)
 	}
-	for _, bad := range []string{"garbage", "graft-scanindex-v2\n{\"session\":\"s\"}", "graft-scanindex-v2\n{\"x\":1}\n"} {
+	for _, bad := range []string{"garbage", "graft-scanindex-v3\n{\"session\":\"s\"}", "graft-scanindex-v3\nsha256:00\n{\"x\":1}\n"} {
 		if _, ok, err := index.DecodeScanIndex([]byte(bad)); ok || err == nil {
 			t.Errorf("%q decoded", bad)
 		}

@@ -10,8 +10,9 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
-// lastVersion is the "v" of a last-match memo this build reads.
-const lastVersion = 1
+// lastVersion is the "v" of a last-match memo this build reads (1 had no
+// checksum: read as none).
+const lastVersion = 2
 
 // lastMaxBytes bounds the read of a last-match memo: a longer file does
 // not decode.
@@ -38,6 +39,9 @@ type Last struct {
 	// Event is the log line of the newest accepted event before Offset;
 	// empty when there is none.
 	Event json.RawMessage `json:"event,omitempty"`
+	// Sum is the checksum of the rest (contentSum of its JSON with Sum
+	// empty).
+	Sum string `json:"sum"`
 }
 
 // ReadLast returns the last-match memo of id when it is for key and still
@@ -62,6 +66,8 @@ func ReadLast(fsys vfs.FS, home, id, key string, f io.ReaderAt, dev, ino uint64,
 	switch {
 	case json.Unmarshal(data, &m) != nil || m.Version != lastVersion:
 		return nil, "it does not decode as version " + strconv.Itoa(lastVersion), nil
+	case !sumHolds(&m, &m.Sum):
+		return nil, "its checksum does not match: it is damaged", nil
 	case m.Key != key:
 		return nil, "it is another query's", nil
 	case m.Dev != dev || m.Ino != ino:
@@ -87,7 +93,8 @@ func (w *Writer) WriteLast(id, key string, f io.ReaderAt, dev, ino uint64, offse
 	if err != nil {
 		return fmt.Errorf("index: tail check of %s for its last-match memo: %w", id, err)
 	}
-	data, err := json.Marshal(Last{Version: lastVersion, Dev: dev, Ino: ino, Offset: offset, Tail: tail, Key: key, Event: event})
+	m := Last{Version: lastVersion, Dev: dev, Ino: ino, Offset: offset, Tail: tail, Key: key, Event: event}
+	data, err := sealJSON(&m, &m.Sum)
 	if err != nil {
 		return fmt.Errorf("index: encoding the last-match memo of %s: %w", id, err)
 	}

@@ -28,11 +28,16 @@ type ScanIndex struct {
 	State []byte `json:"-"`
 }
 
-// scanIndexMagic starts a stored scan index: the magic, the ScanIndex
-// without its state as one line of JSON, then the state's bytes as they
-// are. (Version 1 was one JSON object with the state in base64, which
-// cost about 1 ms per 100 KiB of state to decode at every commit.)
-const scanIndexMagic = "graft-scanindex-v2\n"
+// scanIndexMagic starts a stored scan index: the magic, the checksum of
+// the rest as one line (contentSum), the ScanIndex without its state as
+// one line of JSON, then the state's bytes as they are. (Version 1 was one
+// JSON object with the state in base64, which cost about 1 ms per 100 KiB
+// of state to decode at every commit; version 2 had no checksum, and a
+// damaged byte of its state that still decoded changed the tape.)
+const scanIndexMagic = "graft-scanindex-v3\n"
+
+// scanIndexMagicV2 starts a scan index of version 2, read as none.
+const scanIndexMagicV2 = "graft-scanindex-v2\n"
 
 // scanStateMagic starts the State of a ScanIndex: the magic, the state
 // fold's snapshot (session.Info.Snapshot, one line of JSON) and "\n", then
@@ -47,25 +52,34 @@ func (ix ScanIndex) Encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	value := make([]byte, 0, len(scanIndexMagic)+len(head)+1+len(ix.State))
-	return append(append(append(append(value, scanIndexMagic...), head...), '\n'), ix.State...), nil
+	rest := make([]byte, 0, len(head)+1+len(ix.State))
+	rest = append(append(append(rest, head...), '\n'), ix.State...)
+	sum := contentSum(rest)
+	value := make([]byte, 0, len(scanIndexMagic)+len(sum)+1+len(rest))
+	return append(append(append(append(value, scanIndexMagic...), sum...), '\n'), rest...), nil
 }
 
 // DecodeScanIndex reads a stored scan index. ok is false, with no error,
-// for none (nil) and for one of version 1 (the caller builds a new one);
-// err says why a value is not a scan index. The state is copied out of
-// raw.
+// for none (nil) and for one of version 1 or 2 (the caller builds a new
+// one); err says why a value is not a scan index, or that its checksum
+// does not match. The state is copied out of raw.
 func DecodeScanIndex(raw []byte) (ix ScanIndex, ok bool, err error) {
-	if raw == nil || bytes.HasPrefix(raw, []byte("{")) {
+	if raw == nil || bytes.HasPrefix(raw, []byte("{")) || bytes.HasPrefix(raw, []byte(scanIndexMagicV2)) {
 		return ScanIndex{}, false, nil
 	}
 	rest, found := bytes.CutPrefix(raw, []byte(scanIndexMagic))
-	var head, state []byte
+	var sum, head, state []byte
 	if found {
+		sum, rest, found = bytes.Cut(rest, []byte("\n"))
+	}
+	if found {
+		if contentSum(rest) != string(sum) {
+			return ScanIndex{}, false, errors.New("its checksum does not match: it is damaged")
+		}
 		head, state, found = bytes.Cut(rest, []byte("\n"))
 	}
 	if !found {
-		return ScanIndex{}, false, errors.New("not a scan index: no " + strings.TrimSpace(scanIndexMagic) + " header line")
+		return ScanIndex{}, false, errors.New("not a scan index: no " + strings.TrimSpace(scanIndexMagic) + " header and checksum lines")
 	}
 	if err := decodeStrict(head, &ix); err != nil {
 		return ScanIndex{}, false, err

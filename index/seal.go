@@ -22,6 +22,21 @@ type Seal struct {
 	LastSeq int64           `json:"lastSeq"`
 	Check   string          `json:"check"`
 	Info    json.RawMessage `json:"info"`
+	// Sum is the checksum of the rest (Close; doc.go: Checksums): a seal
+	// without one, or whose one does not match, is not used.
+	Sum string `json:"sum,omitempty"`
+}
+
+// Close sets the seal's checksum, once its Info is in.
+func (s *Seal) Close() error {
+	_, err := sealJSON(s, &s.Sum) // kept inside the review's JSON, not alone
+	return err
+}
+
+// Intact reports whether the seal holds its checksum (a copy is checked:
+// s is left as it is).
+func (s Seal) Intact() bool {
+	return sumHolds(&s, &s.Sum)
 }
 
 // NewSeal seals the first end bytes of the open log f, of identity dev,

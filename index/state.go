@@ -9,8 +9,9 @@ import (
 	"github.com/graft-project/graft/vfs"
 )
 
-// stateVersion is the "v" of a state checkpoint this build reads.
-const stateVersion = 1
+// stateVersion is the "v" of a state checkpoint this build reads (1 had
+// no checksum: read as none, the log is folded whole once).
+const stateVersion = 2
 
 // stateMaxBytes bounds the read of a state checkpoint: a longer file does
 // not decode.
@@ -27,6 +28,9 @@ type State struct {
 	Tail    string `json:"tail"`
 	// Info is the fold at Offset, session.Info.Snapshot's bytes.
 	Info json.RawMessage `json:"info"`
+	// Sum is the checksum of the rest (contentSum of its JSON with Sum
+	// empty): a damaged byte that still decodes is not trusted.
+	Sum string `json:"sum"`
 }
 
 // ReadState returns the state checkpoint of id when it still fits the
@@ -53,6 +57,8 @@ func ReadState(fsys vfs.FS, home, id string, f io.ReaderAt, dev, ino uint64, siz
 	switch {
 	case json.Unmarshal(data, &st) != nil || st.Version != stateVersion:
 		return nil, "it does not decode as version " + strconv.Itoa(stateVersion), nil
+	case !sumHolds(&st, &st.Sum):
+		return nil, "its checksum does not match: it is damaged", nil
 	case st.Dev != dev || st.Ino != ino:
 		return nil, "the log is another file now", nil
 	case st.Offset <= 0 || st.Offset > size || st.Line < 1:
@@ -77,7 +83,8 @@ func (w *Writer) WriteState(id string, f io.ReaderAt, dev, ino uint64, offset in
 	if err != nil {
 		return fmt.Errorf("index: tail check of %s for its state checkpoint: %w", id, err)
 	}
-	data, err := json.Marshal(State{Version: stateVersion, Dev: dev, Ino: ino, Offset: offset, Line: line, Tail: tail, Info: info})
+	st := State{Version: stateVersion, Dev: dev, Ino: ino, Offset: offset, Line: line, Tail: tail, Info: info}
+	data, err := sealJSON(&st, &st.Sum)
 	if err != nil {
 		return fmt.Errorf("index: encoding the state checkpoint of %s: %w", id, err)
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,4 +72,35 @@ func FileIdentity(fi fs.FileInfo) (dev, ino uint64, ok bool) {
 		return 0, 0, false
 	}
 	return uint64(st.Dev), st.Ino, true
+}
+
+// contentSum is the checksum an index keeps of its own content, so that a
+// damaged byte of a value that still decodes (a flipped digit, a letter
+// of a constraint in a snapshot) is never trusted: "sha256:" and the hex
+// SHA-256 of what it covers (doc.go: Checksums).
+func contentSum(data []byte) string {
+	h := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// sealJSON is the JSON of v with its checksum: marshal with sum empty,
+// then again with sum set to contentSum of that; sum is the field's
+// address in v.
+func sealJSON(v any, sum *string) ([]byte, error) {
+	*sum = ""
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	*sum = contentSum(data)
+	return json.Marshal(v)
+}
+
+// sumHolds reports whether v, decoded, holds its checksum: the JSON of v
+// with sum empty hashes to what sum said (v is left with sum empty).
+func sumHolds(v any, sum *string) bool {
+	want := *sum
+	*sum = ""
+	data, err := json.Marshal(v)
+	return err == nil && want != "" && contentSum(data) == want
 }

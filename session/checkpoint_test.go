@@ -1,14 +1,17 @@
 package session_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
+	graftindex "github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/vfs"
 )
 
 func appendN(t *testing.T, st *session.Store, id string, from, n int) {
@@ -95,19 +98,39 @@ func TestInfoResumesFromItsCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planted := strings.Replace(string(raw), `"lastHuman":`, `"lastHuman":9`, 1)
-	if planted == string(raw) {
+	var cpState graftindex.State
+	if err := json.Unmarshal(raw, &cpState); err != nil {
+		t.Fatal(err)
+	}
+	plantedInfo := strings.Replace(string(cpState.Info), `"lastHuman":`, `"lastHuman":9`, 1)
+	if plantedInfo == string(cpState.Info) {
 		t.Fatalf("no lastHuman in the checkpoint %s", raw)
 	}
-	if err := os.WriteFile(cp, []byte(planted), 0o600); err != nil {
+	logf, err := os.Open(st.Path("s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	if err := graftindex.NewWriter(vfs.Default, home).WriteState("s", logf, cpState.Dev, cpState.Ino, cpState.Offset, cpState.Line, json.RawMessage(plantedInfo)); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustInfo(t, st, "s"); got.LastHuman < 9000 {
 		t.Fatalf("LastHuman %d: the planted checkpoint was not used", got.LastHuman)
 	}
+	// ... but not a byte of it changed on the disk, which its checksum
+	// catches: the log is folded whole instead.
+	damaged := strings.Replace(string(raw), `"lastHuman":`, `"lastHuman":9`, 1)
+	if err := os.WriteFile(cp, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := mustInfo(t, st, "s")
+	if err := got.CheckpointErr(); err == nil || !strings.Contains(err.Error(), "checksum does not match") {
+		t.Fatalf("a damaged checkpoint: CheckpointErr %v, want its checksum named", err)
+	}
 	if err := os.WriteFile(cp, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	sameInfo(t, "a damaged checkpoint", got, foldFromScratch(t, st, home, "s"))
 	data, err := os.ReadFile(st.Path("s"))
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +153,7 @@ func TestInfoResumesFromItsCheckpoint(t *testing.T) {
 	if err := os.Rename(tmp, st.Path("s")); err != nil {
 		t.Fatal(err)
 	}
-	got := mustInfo(t, st, "s")
+	got = mustInfo(t, st, "s")
 	sameInfo(t, "replaced by a shorter copy", got, foldFromScratch(t, st, home, "s"))
 	if got.LastSeq >= 163 {
 		t.Fatalf("the shorter copy folds to seq %d: the stale checkpoint was used", got.LastSeq)

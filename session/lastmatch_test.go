@@ -183,6 +183,23 @@ func TestLastMatchMemoMustFitTheLog(t *testing.T) {
 	if got := lastByMatch(t, st, "s", "q"); got != "needle keep new" {
 		t.Fatalf("after the log changed: got %s", got)
 	}
+	// A memo damaged on the disk, still JSON, is passed over: its
+	// checksum does not match.
+	memo := graftindex.LastPath(filepath.Dir(filepath.Dir(st.Path("s"))), "s")
+	good, err := os.ReadFile(memo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := strings.Replace(string(good), "needle keep new", "needle keep NEW", 1)
+	if damaged == string(good) {
+		t.Fatalf("the memo %s does not hold the event", good)
+	}
+	if err := os.WriteFile(memo, []byte(damaged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := lastByMatch(t, st, "s", "q"); got != "needle keep new" {
+		t.Fatalf("with a damaged memo: got %s", got)
+	}
 	// A memo that does not decode is passed over too.
 	if err := os.WriteFile(graftindex.LastPath(filepath.Dir(filepath.Dir(st.Path("s"))), "s"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
