@@ -90,6 +90,11 @@ type Cursor struct {
 	StateFile *StateFile      `json:"stateFile,omitempty"`
 	State     json.RawMessage `json:"state,omitempty"`
 	Updated   string          `json:"updated"`
+	// Sum is the checksum of the cursor's bytes without it ("sha256:" and
+	// the hex SHA-256; doc.go): the last member, written by saveCursor,
+	// checked by LoadCursor. A cursor without one (written before) is read
+	// as it is.
+	Sum string `json:"sum,omitempty"`
 
 	// binState is the state file's content: what SaveCursor writes, what
 	// readStateFile read.
@@ -173,6 +178,9 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrCursor, path, err)
 	}
+	if c.Sum != "" && !cursorSumHolds(data, c.Sum) {
+		return nil, fmt.Errorf("%w: %s", ErrCursorSum, path)
+	}
 	if c.Version != CursorVersion && c.Version != cursorVersionInline {
 		return nil, fmt.Errorf("%w %s: version %d, this graft reads versions %d and %d", ErrCursor, path, c.Version, cursorVersionInline, CursorVersion)
 	}
@@ -222,8 +230,12 @@ func saveCursor(fsys vfs.FS, home string, c *Cursor, prev *StateFile) error {
 		}
 		c.Version, c.StateFile, c.State = CursorVersion, sf, nil
 	}
+	c.Sum = ""
 	data, err := encodeCursor(c)
 	if err != nil {
+		return fmt.Errorf("importer: encoding cursor of %s: %w", c.Session, err)
+	}
+	if data, err = withCursorSum(data, c); err != nil {
 		return fmt.Errorf("importer: encoding cursor of %s: %w", c.Session, err)
 	}
 	path := CursorPath(home, c.Session)
@@ -289,4 +301,40 @@ func (c *Cursor) RestoreState(fsys vfs.FS, home string, m Mapper) error {
 		return fmt.Errorf("%w %s: state file %s: %v", ErrCursor, CursorPath(home, c.Session), StatePath(home, c.Session), err)
 	}
 	return nil
+}
+
+// cursorSumMember opens the checksum, the cursor's last member, as
+// json.MarshalIndent writes it.
+const cursorSumMember = ",\n  \"sum\": \""
+
+// withCursorSum puts the checksum of data, a cursor encoded without one,
+// in as its last member (c.Sum is set): the bytes json.MarshalIndent gives
+// with it, the sum of the bytes without it.
+func withCursorSum(data []byte, c *Cursor) ([]byte, error) {
+	body, ok := bytes.CutSuffix(data, []byte("\n}\n"))
+	if !ok {
+		return nil, errors.New("the cursor does not end in \"}\" and a newline")
+	}
+	c.Sum = cursorSum(data)
+	out := make([]byte, 0, len(data)+len(cursorSumMember)+len(c.Sum)+2)
+	out = append(append(append(append(out, body...), cursorSumMember...), c.Sum...), "\"\n}\n"...)
+	return out, nil
+}
+
+// cursorSumHolds reports whether data, a cursor file whose checksum
+// decoded as sum, ends with that checksum as withCursorSum writes it, and
+// the bytes without it hash to it.
+func cursorSumHolds(data []byte, sum string) bool {
+	tail := cursorSumMember + sum + "\"\n}\n"
+	body, ok := bytes.CutSuffix(data, []byte(tail))
+	if !ok {
+		return false
+	}
+	return cursorSum(append(bytes.Clone(body), "\n}\n"...)) == sum
+}
+
+// cursorSum is "sha256:" and the hex SHA-256 of data.
+func cursorSum(data []byte) string {
+	h := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(h[:])
 }

@@ -37,6 +37,12 @@
 //	              message's twin, and a user message held until the next
 //	              line (codex/doc.go)
 //	updated       RFC 3339 time of the write
+//	sum           "sha256:" and the hex SHA-256 of the file's bytes without this
+//	              member (the last: what json.MarshalIndent gives without it);
+//	              a cursor whose bytes do not hash to it (damaged on the disk,
+//	              still JSON) is ErrCursorSum, which Run sets aside as it does a
+//	              state file that does not match (below); a cursor without one,
+//	              written before it existed, is read as before
 //
 // Version 1 is a cursor with its importer's state in it (JSON), version 2
 // one whose importer keeps its state in a file of its own (BinaryState:

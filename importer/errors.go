@@ -1,6 +1,9 @@
 package importer
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinels, grouped by the step that fails. Errors returned by Run wrap
 // them with the session, the source and the numbers that disagree.
@@ -12,7 +15,11 @@ var (
 	// ErrStateFile: the cursor's state file is missing or is not the one
 	// the cursor names (a crash between writing it and the cursor): Run
 	// sets the cursor aside, with a warning, and reads the source again.
-	ErrStateFile    = errors.New("importer: the import cursor's state file does not match it")
+	ErrStateFile = errors.New("importer: the import cursor's state file does not match it")
+	// ErrCursorSum: the cursor's checksum does not match its bytes (one
+	// damaged on the disk that still decodes): an ErrCursor, which Run
+	// sets aside as it does a state file that does not match.
+	ErrCursorSum    = fmt.Errorf("%w: its checksum does not match its bytes (damaged)", ErrCursor)
 	ErrFormat       = errors.New("importer: cursor was written by another importer")
 	ErrSettings     = errors.New("importer: import settings differ from the ones the cursor was written with")
 	ErrNotRegular   = errors.New("importer: source is not a regular file")

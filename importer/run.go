@@ -182,6 +182,12 @@ func (r *run) do() (_ *Summary, err error) {
 	switch {
 	case errors.Is(err, ErrNoCursor):
 		cur = nil
+	case errors.Is(err, ErrCursorSum):
+		// Damaged on the disk: what it says of the source and of the
+		// mapper's state cannot be had again but from the source. The
+		// session's events are checked against it.
+		r.sum.warn("%v; the cursor is set aside: %s is read again from its first line and the session's events are checked against it", err, src)
+		cur = nil
 	case err != nil:
 		return nil, err
 	}

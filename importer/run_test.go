@@ -223,7 +223,10 @@ func TestCursorRecordsConsumedPrefix(t *testing.T) {
 		Device: uint64(st.Dev), Inode: uint64(st.Ino), Size: int64(len(content)),
 		Offset: 4, Lines: 2, LastUUID: "u2", PrefixSHA256: hex.EncodeToString(sum[:]),
 		HashState: state, TailSHA256: hex.EncodeToString(sum[:]), VerifiedOffset: 4,
-		LastSeq: 2, Settings: map[string]string{"s": ""}, State: json.RawMessage("2"), Updated: c.Updated,
+		LastSeq: 2, Settings: map[string]string{"s": ""}, State: json.RawMessage("2"), Updated: c.Updated, Sum: c.Sum,
+	}
+	if !strings.HasPrefix(c.Sum, "sha256:") || len(c.Sum) != len("sha256:")+64 {
+		t.Fatalf("the cursor's checksum %q", c.Sum)
 	}
 	if !reflect.DeepEqual(*c, want) {
 		t.Fatalf("cursor:\n got %+v\nwant %+v", *c, want)
@@ -596,6 +599,7 @@ func TestLoadCursorRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.edit(m)
+			delete(m, "sum") // a cursor edited by hand: the checks below its checksum
 			b, err := json.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
@@ -754,5 +758,52 @@ func TestNothingNewWritesNoCursor(t *testing.T) {
 	}
 	if bytes.Equal(f.fileBytes(path), data) {
 		t.Fatal("a run that read a new line left the old cursor")
+	}
+}
+
+// A cursor damaged on the disk that still decodes (its importer's state a
+// digit off) is not trusted: its checksum does not match, the run warns,
+// sets it aside and reads the source again from its first line, checking
+// the session's events against it. A cursor written before cursors had a
+// checksum is read as before.
+func TestADamagedCursorIsSetAside(t *testing.T) {
+	f := newFixture(t)
+	f.write("a\nb\n")
+	f.mustRun("s")
+	path := CursorPath(f.home, "s")
+	good := f.fileBytes(path)
+	if !bytes.Contains(good, []byte(`"sum": "sha256:`)) {
+		t.Fatalf("the cursor has no checksum:\n%s", good)
+	}
+	damaged := bytes.Replace(good, []byte(`"state": 2`), []byte(`"state": 7`), 1)
+	if bytes.Equal(damaged, good) {
+		t.Fatalf("no state 2 in the cursor:\n%s", good)
+	}
+	if err := os.WriteFile(path, damaged, session.FileMode); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCursor(f.st.FS, f.home, "s"); !errors.Is(err, ErrCursorSum) || !errors.Is(err, ErrCursor) {
+		t.Fatalf("LoadCursor of a damaged cursor: %v, want ErrCursorSum (an ErrCursor)", err)
+	}
+	f.appendSrc("c\n")
+	s := f.mustRun("s")
+	if s.Resumed || len(s.Warnings) == 0 || !strings.Contains(strings.Join(s.Warnings, "\n"), "checksum") {
+		t.Fatalf("a run after the cursor was damaged: resumed %v, warnings %q; want it set aside, saying why", s.Resumed, s.Warnings)
+	}
+	one := f.mustRun("one")
+	if one.Appended != 3 {
+		t.Fatalf("one-shot import appended %d", one.Appended)
+	}
+	if a, b := f.events("s"), f.events("one"); texts(a) != texts(b) {
+		t.Fatalf("after a damaged cursor the session differs from a one-shot import:\n%s\n%s", texts(a), texts(b))
+	}
+	// A cursor of before the checksum (no "sum") is read as it was.
+	old := good[:bytes.LastIndex(good, []byte(",\n  \"sum\": "))]
+	old = append(bytes.Clone(old), "\n}\n"...)
+	if err := os.WriteFile(path, old, session.FileMode); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := LoadCursor(f.st.FS, f.home, "s"); err != nil || c.Lines != 2 {
+		t.Fatalf("a cursor without a checksum: %+v, %v; want it read", c, err)
 	}
 }
