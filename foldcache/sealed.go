@@ -88,7 +88,7 @@ func (bt *Built) Seal() (*index.Seal, []byte, error) {
 	}
 	seal := *bt.seal
 	seal.Info = infoState
-	if err := seal.Close(); err != nil {
+	if err := seal.SetSum(); err != nil {
 		return nil, nil, err
 	}
 	sealed, err := encodeSealedTape(bt.Tape)

@@ -205,7 +205,7 @@
 // it decoded to check it); of a scan index, of everything after its
 // checksum line. One that does not match is not used: the log is read
 // instead, and the reason says "its checksum does not match". A review's
-// seal keeps one too (of its JSON with "sum" empty: Seal.Close, Intact),
+// seal keeps one too (of its JSON with "sum" empty: Seal.SetSum, Intact),
 // and its sealed tape has its digest (below). The seq marks need none:
 // recall checks every mark against the log.
 //

@@ -22,13 +22,13 @@ type Seal struct {
 	LastSeq int64           `json:"lastSeq"`
 	Check   string          `json:"check"`
 	Info    json.RawMessage `json:"info"`
-	// Sum is the checksum of the rest (Close; doc.go: Checksums): a seal
+	// Sum is the checksum of the rest (SetSum; doc.go: Checksums): a seal
 	// without one, or whose one does not match, is not used.
 	Sum string `json:"sum,omitempty"`
 }
 
-// Close sets the seal's checksum, once its Info is in.
-func (s *Seal) Close() error {
+// SetSum sets the seal's checksum, once its Info is in.
+func (s *Seal) SetSum() error {
 	_, err := sealJSON(s, &s.Sum) // kept inside the review's JSON, not alone
 	return err
 }
