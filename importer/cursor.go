@@ -150,8 +150,9 @@ func StatePath(home, id string) string { return filepath.Join(ImportsDir(home), 
 func stateName(id string) string { return id + ".state" }
 
 // LoadCursor reads the cursor of session id. A missing file is ErrNoCursor;
-// a file that does not decode, or names another session or version, is
-// ErrCursor with the path.
+// one that is not JSON, or whose checksum does not match, is ErrCursorSum
+// (damaged: Run sets it aside); one that does not decode otherwise, or
+// names another session or version, is ErrCursor with the path.
 func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 	if err := session.ValidID(id); err != nil {
 		return nil, err
@@ -176,6 +177,18 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 	}
 	var c Cursor
 	if err := json.Unmarshal(data, &c); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			// Not JSON at all (cut short, overwritten): damaged, as a
+			// cursor whose checksum does not match is.
+			return nil, fmt.Errorf("%w: %s is not JSON (%v)", ErrCursorSum, path, err)
+		}
+		if sum, ok := rawCursorSum(data); ok && !cursorSumHolds(data, sum) {
+			// A digit damaged into a number no field holds.
+			return nil, fmt.Errorf("%w: %s (%v)", ErrCursorSum, path, err)
+		}
+		// Fields of other types in a cursor that holds its checksum, or
+		// has none: another format's, which is never overwritten.
 		return nil, fmt.Errorf("%w %s: %v", ErrCursor, path, err)
 	}
 	if c.Sum != "" && !cursorSumHolds(data, c.Sum) {
@@ -331,6 +344,17 @@ func cursorSumHolds(data []byte, sum string) bool {
 		return false
 	}
 	return cursorSum(append(bytes.Clone(body), "\n}\n"...)) == sum
+}
+
+// rawCursorSum is the checksum data, a cursor file, ends with as
+// withCursorSum writes it, read without decoding the rest.
+func rawCursorSum(data []byte) (string, bool) {
+	body, ok := bytes.CutSuffix(data, []byte("\"\n}\n"))
+	k := bytes.LastIndex(body, []byte(cursorSumMember))
+	if !ok || k < 0 {
+		return "", false
+	}
+	return string(body[k+len(cursorSumMember):]), true
 }
 
 // cursorSum is "sha256:" and the hex SHA-256 of data.

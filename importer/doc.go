@@ -58,8 +58,14 @@
 // by hand: ErrStateFile) warns, sets the cursor aside and reads the source
 // again from its first line, checking the session's events against it as
 // with no cursor (step 4); a state file that matches but does not decode is
-// ErrCursor, as a cursor that does not decode is. A cursor that does not
-// decode or names another file is ErrCursor.
+// ErrCursor, as a cursor that does not decode is. A cursor that is not
+// JSON at all (cut short, overwritten) is damaged, as one whose checksum
+// does not match: ErrCursorSum, set aside the same way, and so is one that
+// does not decode for a value no field holds (a digit damaged into
+// "101E9828") when its checksum, read from its last line, does not match.
+// One that does not decode and holds its checksum or has none (another
+// format's fields), of another version (a newer graft's, never
+// overwritten) or that names another file is ErrCursor.
 //
 // # A run
 //

@@ -16,10 +16,10 @@ var (
 	// the cursor names (a crash between writing it and the cursor): Run
 	// sets the cursor aside, with a warning, and reads the source again.
 	ErrStateFile = errors.New("importer: the import cursor's state file does not match it")
-	// ErrCursorSum: the cursor's checksum does not match its bytes (one
-	// damaged on the disk that still decodes): an ErrCursor, which Run
-	// sets aside as it does a state file that does not match.
-	ErrCursorSum    = fmt.Errorf("%w: its checksum does not match its bytes (damaged)", ErrCursor)
+	// ErrCursorSum: the cursor is damaged, its checksum does not match
+	// its bytes, or it is not JSON at all: an ErrCursor, which Run sets
+	// aside as it does a state file that does not match.
+	ErrCursorSum    = fmt.Errorf("%w: damaged (not JSON, or its checksum does not match its bytes)", ErrCursor)
 	ErrFormat       = errors.New("importer: cursor was written by another importer")
 	ErrSettings     = errors.New("importer: import settings differ from the ones the cursor was written with")
 	ErrNotRegular   = errors.New("importer: source is not a regular file")

@@ -797,6 +797,23 @@ func TestADamagedCursorIsSetAside(t *testing.T) {
 	if a, b := f.events("s"), f.events("one"); texts(a) != texts(b) {
 		t.Fatalf("after a damaged cursor the session differs from a one-shot import:\n%s\n%s", texts(a), texts(b))
 	}
+	// A cursor that is no JSON at all (cut short, garbage) is damaged the
+	// same way: set aside too. One of another version is not: a newer
+	// graft's cursor is never overwritten.
+	for _, bad := range [][]byte{good[:len(good)/2], []byte("\x00\x00\x00"), {}} {
+		if err := os.WriteFile(path, bad, session.FileMode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadCursor(f.st.FS, f.home, "s"); !errors.Is(err, ErrCursorSum) {
+			t.Fatalf("LoadCursor of %q: %v, want ErrCursorSum", bad, err)
+		}
+		if s := f.mustRun("s"); s.Resumed || !strings.Contains(strings.Join(s.Warnings, "\n"), "set aside") {
+			t.Fatalf("a run after the cursor became %q: resumed %v, warnings %q", bad, s.Resumed, s.Warnings)
+		}
+		if a, b := texts(f.events("s")), texts(f.events("one")); a != b {
+			t.Fatalf("after the cursor became %q the session differs from a one-shot import:\n%s\n%s", bad, a, b)
+		}
+	}
 	// A cursor of before the checksum (no "sum") is read as it was.
 	old := good[:bytes.LastIndex(good, []byte(",\n  \"sum\": "))]
 	old = append(bytes.Clone(old), "\n}\n"...)
