@@ -51,7 +51,11 @@ func unchanged(t *testing.T, path string, want []byte, what string) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s changed the file it refused:\n%q\nwas\n%q", what, got, want)
 	}
-	if bk, _ := filepath.Glob(path + BackupSuffix + "*"); len(bk) > 0 {
+	bk, err := filepath.Glob(path + BackupSuffix + "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bk) > 0 {
 		t.Fatalf("%s refused the file but left a backup: %v", what, bk)
 	}
 }
@@ -218,9 +222,11 @@ func FuzzPluginInstallUninstallRoundTrip(f *testing.F) {
 		if !ours && !bytes.Equal(back, data) {
 			t.Fatalf("plugin install then uninstall did not give settings.json back byte for byte:\n%q\nwas\n%q\ninstalled\n%q", back, data, out)
 		}
-		if entries, _ := os.ReadDir(dir); slices.ContainsFunc(entries, func(e os.DirEntry) bool {
-			return strings.HasPrefix(e.Name(), ".settings.json")
-		}) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), ".settings.json") }) {
 			t.Fatalf("a temp file was left beside settings.json: %v", entries)
 		}
 	})
