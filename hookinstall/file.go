@@ -215,33 +215,82 @@ func lockDir(dir string) (func(), error) {
 // .1, …) whose JSON, compacted, is out's (an empty or blank backup holds
 // {}, as an empty settings file does): its bytes, and ok.
 func sameAsBackup(file string, out []byte) ([]byte, bool, error) {
-	var want bytes.Buffer
-	if err := json.Compact(&want, out); err != nil {
-		return nil, false, nil
-	}
-	names, err := filepath.Glob(file + BackupSuffix + "*")
+	bks, err := readBackups(file)
 	if err != nil {
 		return nil, false, err
 	}
+	data, ok := holding(bks, out)
+	return data, ok, nil
+}
+
+// backedChoice returns the first of candidate(1) … candidate(n-1) whose
+// rendering one of graft's backups of file holds (sameAsBackup), nil
+// when none does; the backups are read once for all of them.
+func backedChoice(file string, n int, candidate func(mask int) *settings) (*settings, error) {
+	bks, err := readBackups(file)
+	if err != nil {
+		return nil, err
+	}
+	for mask := 1; mask < n; mask++ {
+		k := candidate(mask)
+		out, err := k.render()
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := holding(bks, out); ok {
+			return k, nil
+		}
+	}
+	return nil, nil
+}
+
+// backupCopy is one of graft's backups of a settings file: its bytes and
+// its JSON compacted (nil when it is not JSON).
+type backupCopy struct{ data, compact []byte }
+
+// readBackups reads graft's backups of file, newest first.
+func readBackups(file string) ([]backupCopy, error) {
+	names, err := filepath.Glob(file + BackupSuffix + "*")
+	if err != nil {
+		return nil, err
+	}
 	sort.Slice(names, func(i, j int) bool { return backupNumber(file, names[i]) > backupNumber(file, names[j]) })
+	var bks []backupCopy
 	for _, name := range names {
 		if backupNumber(file, name) < 0 {
 			continue
 		}
 		data, err := os.ReadFile(name)
 		if err != nil {
-			return nil, false, fmt.Errorf("read the backup %s: %w", name, err)
+			return nil, fmt.Errorf("read the backup %s: %w", name, err)
 		}
 		settings := data
 		if len(bytes.TrimSpace(data)) == 0 {
 			settings = []byte("{}") // an empty file is taken as {}
 		}
-		var got bytes.Buffer
-		if json.Compact(&got, settings) == nil && bytes.Equal(got.Bytes(), want.Bytes()) {
-			return data, true, nil
+		bk := backupCopy{data: data}
+		var c bytes.Buffer
+		if json.Compact(&c, settings) == nil {
+			bk.compact = c.Bytes()
+		}
+		bks = append(bks, bk)
+	}
+	return bks, nil
+}
+
+// holding is the bytes of the newest of bks whose JSON, compacted, is
+// out's, and ok.
+func holding(bks []backupCopy, out []byte) ([]byte, bool) {
+	var want bytes.Buffer
+	if json.Compact(&want, out) != nil {
+		return nil, false
+	}
+	for _, bk := range bks {
+		if bk.compact != nil && bytes.Equal(bk.compact, want.Bytes()) {
+			return bk.data, true
 		}
 	}
-	return nil, false, nil
+	return nil, false
 }
 
 // backupNumber is n of file.graft-backup.n (0 for file.graft-backup), -1

@@ -463,22 +463,18 @@ func (s *settings) keepEmptied(mask int) {
 // that backup's bytes). With no backup matching, every emptied one goes.
 func (s *settings) dropEmptied() error {
 	full := *s
-	for mask := 1; mask < 1<<(len(s.emptied)+1); mask++ {
+	k, err := backedChoice(s.file, 1<<(len(s.emptied)+1), func(mask int) *settings {
 		k := full
 		k.top, k.hooks = slices.Clone(full.top), slices.Clone(full.hooks)
 		k.keepEmptied(mask)
-		out, err := k.render()
-		if err != nil {
-			return err
-		}
-		_, ok, err := sameAsBackup(s.file, out)
-		if err != nil {
-			return err
-		}
-		if ok {
-			*s = k
-			return nil
-		}
+		return &k
+	})
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		*s = *k
+		return nil
 	}
 	s.keepEmptied(0)
 	return nil

@@ -157,22 +157,15 @@ func UninstallPlugin(path string) (PluginResult, error) {
 			return o
 		}
 		s.top = choose(0)
-		for mask := 1; mask < 1<<len(emptied); mask++ {
-			k := &settings{file: s.file, data: s.data, top: choose(mask)}
-			out, err := k.render()
-			if err != nil {
-				bad = err
-				return false
-			}
-			_, ok, err := sameAsBackup(s.file, out)
-			if err != nil {
-				bad = err
-				return false
-			}
-			if ok {
-				s.top = k.top
-				break
-			}
+		k, err := backedChoice(s.file, 1<<len(emptied), func(mask int) *settings {
+			return &settings{file: s.file, data: s.data, top: choose(mask)}
+		})
+		if err != nil {
+			bad = err
+			return false
+		}
+		if k != nil {
+			s.top = k.top
 		}
 		return changed
 	})
