@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -183,7 +184,7 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 			// cursor whose checksum does not match is.
 			return nil, fmt.Errorf("%w: %s is not JSON (%v)", ErrCursorSum, path, err)
 		}
-		if sum, ok := rawCursorSum(data); ok && !cursorSumHolds(data, sum) {
+		if present, holds := cursorSumOf(data); present && !holds {
 			// A digit damaged into a number no field holds.
 			return nil, fmt.Errorf("%w: %s (%v)", ErrCursorSum, path, err)
 		}
@@ -191,7 +192,7 @@ func LoadCursor(fsys vfs.FS, home, id string) (*Cursor, error) {
 		// has none: another format's, which is never overwritten.
 		return nil, fmt.Errorf("%w %s: %v", ErrCursor, path, err)
 	}
-	if c.Sum != "" && !cursorSumHolds(data, c.Sum) {
+	if present, holds := cursorSumOf(data); c.Sum != "" && !(present && holds) {
 		return nil, fmt.Errorf("%w: %s", ErrCursorSum, path)
 	}
 	if c.Version != CursorVersion && c.Version != cursorVersionInline {
@@ -328,37 +329,24 @@ func withCursorSum(data []byte, c *Cursor) ([]byte, error) {
 	if !ok {
 		return nil, errors.New("the cursor does not end in \"}\" and a newline")
 	}
-	c.Sum = cursorSum(data)
+	c.Sum = index.ContentSum(data)
 	out := make([]byte, 0, len(data)+len(cursorSumMember)+len(c.Sum)+2)
 	out = append(append(append(append(out, body...), cursorSumMember...), c.Sum...), "\"\n}\n"...)
 	return out, nil
 }
 
-// cursorSumHolds reports whether data, a cursor file whose checksum
-// decoded as sum, ends with that checksum as withCursorSum writes it, and
-// the bytes without it hash to it.
-func cursorSumHolds(data []byte, sum string) bool {
-	tail := cursorSumMember + sum + "\"\n}\n"
-	body, ok := bytes.CutSuffix(data, []byte(tail))
-	if !ok {
-		return false
-	}
-	return cursorSum(append(bytes.Clone(body), "\n}\n"...)) == sum
-}
-
-// rawCursorSum is the checksum data, a cursor file, ends with as
-// withCursorSum writes it, read without decoding the rest.
-func rawCursorSum(data []byte) (string, bool) {
+// cursorSumOf reads the checksum data, a cursor file, ends with as
+// withCursorSum writes it, without decoding the rest: present, whether
+// it ends with one, and holds, whether its other bytes hash to it.
+func cursorSumOf(data []byte) (present, holds bool) {
 	body, ok := bytes.CutSuffix(data, []byte("\"\n}\n"))
-	k := bytes.LastIndex(body, []byte(cursorSumMember))
-	if !ok || k < 0 {
-		return "", false
+	if !ok {
+		return false, false
 	}
-	return string(body[k+len(cursorSumMember):]), true
-}
-
-// cursorSum is "sha256:" and the hex SHA-256 of data.
-func cursorSum(data []byte) string {
-	h := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(h[:])
+	k := bytes.LastIndex(body, []byte(cursorSumMember))
+	if k < 0 {
+		return false, false
+	}
+	sum := string(body[k+len(cursorSumMember):])
+	return true, index.ContentSum(append(bytes.Clone(body[:k]), "\n}\n"...)) == sum
 }

@@ -39,7 +39,7 @@ type Last struct {
 	// Event is the log line of the newest accepted event before Offset;
 	// empty when there is none.
 	Event json.RawMessage `json:"event,omitempty"`
-	// Sum is the checksum of the rest (contentSum of its JSON with Sum
+	// Sum is the checksum of the rest (ContentSum of its JSON with Sum
 	// empty).
 	Sum string `json:"sum"`
 }
@@ -94,7 +94,7 @@ func (w *Writer) WriteLast(id, key string, f io.ReaderAt, dev, ino uint64, offse
 		return fmt.Errorf("index: tail check of %s for its last-match memo: %w", id, err)
 	}
 	m := Last{Version: lastVersion, Dev: dev, Ino: ino, Offset: offset, Tail: tail, Key: key, Event: event}
-	data, err := sealJSON(&m, &m.Sum)
+	data, err := jsonWithSum(&m, &m.Sum)
 	if err != nil {
 		return fmt.Errorf("index: encoding the last-match memo of %s: %w", id, err)
 	}

@@ -29,7 +29,7 @@ type ScanIndex struct {
 }
 
 // scanIndexMagic starts a stored scan index: the magic, the checksum of
-// the rest as one line (contentSum), the ScanIndex without its state as
+// the rest as one line (ContentSum), the ScanIndex without its state as
 // one line of JSON, then the state's bytes as they are. (Version 1 was one
 // JSON object with the state in base64, which cost about 1 ms per 100 KiB
 // of state to decode at every commit; version 2 had no checksum, and a
@@ -54,7 +54,7 @@ func (ix ScanIndex) Encode() ([]byte, error) {
 	}
 	rest := make([]byte, 0, len(head)+1+len(ix.State))
 	rest = append(append(append(rest, head...), '\n'), ix.State...)
-	sum := contentSum(rest)
+	sum := ContentSum(rest)
 	value := make([]byte, 0, len(scanIndexMagic)+len(sum)+1+len(rest))
 	return append(append(append(append(value, scanIndexMagic...), sum...), '\n'), rest...), nil
 }
@@ -73,7 +73,7 @@ func DecodeScanIndex(raw []byte) (ix ScanIndex, ok bool, err error) {
 		sum, rest, found = bytes.Cut(rest, []byte("\n"))
 	}
 	if found {
-		if contentSum(rest) != string(sum) {
+		if ContentSum(rest) != string(sum) {
 			return ScanIndex{}, false, errors.New("its checksum does not match: it is damaged")
 		}
 		head, state, found = bytes.Cut(rest, []byte("\n"))

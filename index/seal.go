@@ -29,7 +29,7 @@ type Seal struct {
 
 // SetSum sets the seal's checksum, once its Info is in.
 func (s *Seal) SetSum() error {
-	_, err := sealJSON(s, &s.Sum) // kept inside the review's JSON, not alone
+	_, err := jsonWithSum(s, &s.Sum) // kept inside the review's JSON, not alone
 	return err
 }
 

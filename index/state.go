@@ -28,7 +28,7 @@ type State struct {
 	Tail    string `json:"tail"`
 	// Info is the fold at Offset, session.Info.Snapshot's bytes.
 	Info json.RawMessage `json:"info"`
-	// Sum is the checksum of the rest (contentSum of its JSON with Sum
+	// Sum is the checksum of the rest (ContentSum of its JSON with Sum
 	// empty): a damaged byte that still decodes is not trusted.
 	Sum string `json:"sum"`
 }
@@ -84,7 +84,7 @@ func (w *Writer) WriteState(id string, f io.ReaderAt, dev, ino uint64, offset in
 		return fmt.Errorf("index: tail check of %s for its state checkpoint: %w", id, err)
 	}
 	st := State{Version: stateVersion, Dev: dev, Ino: ino, Offset: offset, Line: line, Tail: tail, Info: info}
-	data, err := sealJSON(&st, &st.Sum)
+	data, err := jsonWithSum(&st, &st.Sum)
 	if err != nil {
 		return fmt.Errorf("index: encoding the state checkpoint of %s: %w", id, err)
 	}

@@ -74,25 +74,26 @@ func FileIdentity(fi fs.FileInfo) (dev, ino uint64, ok bool) {
 	return uint64(st.Dev), st.Ino, true
 }
 
-// contentSum is the checksum an index keeps of its own content, so that a
-// damaged byte of a value that still decodes (a flipped digit, a letter
-// of a constraint in a snapshot) is never trusted: "sha256:" and the hex
-// SHA-256 of what it covers (doc.go: Checksums).
-func contentSum(data []byte) string {
+// ContentSum is the checksum an index (and an import cursor) keeps of its
+// own content, so that a damaged byte of a value that still decodes (a
+// flipped digit, a letter of a constraint in a snapshot) is never
+// trusted: "sha256:" and the hex SHA-256 of what it covers (doc.go:
+// Checksums).
+func ContentSum(data []byte) string {
 	h := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
-// sealJSON is the JSON of v with its checksum: marshal with sum empty,
-// then again with sum set to contentSum of that; sum is the field's
+// jsonWithSum is the JSON of v with its checksum: marshal with sum empty,
+// then again with sum set to ContentSum of that; sum is the field's
 // address in v.
-func sealJSON(v any, sum *string) ([]byte, error) {
+func jsonWithSum(v any, sum *string) ([]byte, error) {
 	*sum = ""
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	*sum = contentSum(data)
+	*sum = ContentSum(data)
 	return json.Marshal(v)
 }
 
@@ -102,5 +103,5 @@ func sumHolds(v any, sum *string) bool {
 	want := *sum
 	*sum = ""
 	data, err := json.Marshal(v)
-	return err == nil && want != "" && contentSum(data) == want
+	return err == nil && want != "" && ContentSum(data) == want
 }
