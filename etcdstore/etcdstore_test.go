@@ -663,6 +663,26 @@ func TestBindingsOnEtcd(t *testing.T) {
 	if err != nil || got.Session != "s1" || got.Version != hosts.BindingVersion {
 		t.Fatalf("Load = %+v, %v", got, err)
 	}
+	// A value changed in etcd that still reads as a binding (another
+	// session) is refused by its checksum, never followed.
+	key := s.Config().Prefix + "/hosts/codex/" + id
+	resp, err := s.Client().Get(context.Background(), key)
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("get %s: %v", key, err)
+	}
+	changed := strings.Replace(string(resp.Kvs[0].Value), `"session": "s1"`, `"session": "s2"`, 1)
+	if changed == string(resp.Kvs[0].Value) {
+		t.Fatalf("no session in %s", resp.Kvs[0].Value)
+	}
+	if _, err := s.Client().Put(context.Background(), key, changed); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Load(hosts.Codex, id); !errors.Is(err, hosts.ErrBadBinding) || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("Load of a changed value = %+v, %v; want ErrBadBinding by its checksum", got, err)
+	}
+	if _, err := s.Client().Put(context.Background(), key, string(resp.Kvs[0].Value)); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Client().Put(context.Background(), s.Config().Prefix+"/hosts/codex/ffffffff-8f1c-4a8e-9a0e-2f7f2a6f1c11", "{"); err != nil {
 		t.Fatal(err)
 	}

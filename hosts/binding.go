@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/graft-project/graft/hosts/adapter"
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/vfs"
 )
@@ -40,6 +41,9 @@ type Binding struct {
 	// working directory it ran in): how an agent's own session is found.
 	LastSeen string `json:"lastSeen,omitempty"`
 	Stray    *Stray `json:"stray,omitempty"`
+	// Sum is the checksum of the binding's bytes as written: set by
+	// Encode, checked and cleared by Decode (doc.go).
+	Sum string `json:"sum,omitempty"`
 }
 
 // Stray is what a host session got after its graft session was handed off.
@@ -85,7 +89,8 @@ func (f files) Load(host Host, id string) (*Binding, error) { return Load(f.fsys
 func (f files) Save(b *Binding) error                       { return Save(f.fsys, f.home, b) }
 func (f files) List() ([]Binding, error)                    { return List(f.fsys, f.home) }
 
-// Encode checks b and returns its bytes (Version set): what Save writes.
+// Encode checks b and returns its bytes (Version set): what Save writes,
+// ending with the checksum of the rest.
 func Encode(b *Binding) ([]byte, error) {
 	if err := ValidHostSessionID(b.HostSessionID); err != nil {
 		return nil, err
@@ -94,11 +99,17 @@ func Encode(b *Binding) ([]byte, error) {
 		return nil, err
 	}
 	b.Version = BindingVersion
-	data, err := json.MarshalIndent(b, "", "  ")
+	c := *b
+	c.Sum = ""
+	body, err := json.MarshalIndent(&c, "", "  ")
+	if err == nil {
+		c.Sum = index.ContentSum(body)
+		body, err = json.MarshalIndent(&c, "", "  ")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("hosts: encoding the binding of %s session %s: %w", b.Host, b.HostSessionID, err)
 	}
-	return append(data, '\n'), nil
+	return append(body, '\n'), nil
 }
 
 // Decode parses the bytes of the binding of host session id, named where
@@ -113,6 +124,15 @@ func Decode(data []byte, where string, host Host, hostSessionID string) (*Bindin
 	}
 	if err := session.ValidID(b.Session); err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, where, err)
+	}
+	if want := b.Sum; want != "" {
+		// What the fields decoded to, encoded again without the sum, must
+		// hash to it: a byte changed in a value or a name changes that.
+		b.Sum = ""
+		body, err := json.MarshalIndent(&b, "", "  ")
+		if err != nil || index.ContentSum(body) != want {
+			return nil, fmt.Errorf("%w %s: its checksum does not match: it was changed or damaged since graft wrote it, and graft will not follow it (it says host session %s continues graft session %q): correct it by hand, or move it aside and the next follow binds the host session anew, to a session of its own", ErrBadBinding, where, hostSessionID, b.Session)
+		}
 	}
 	return &b, nil
 }

@@ -46,6 +46,14 @@
 //	               when graft saw them, and the live session that continues the
 //	               work. The end of the turn that handed off (an agent's own
 //	               graft_commit result, its last words) is no stray.
+//	sum            "sha256:" and the hex SHA-256 of the binding's JSON as
+//	               encoded without it (two-space indent, in the order above),
+//	               its last member. Reading a binding decodes it, encodes it
+//	               again without the sum and compares: a byte changed in a
+//	               value or a name (a session id one digit off still reads
+//	               as one) does not match, and the binding is refused,
+//	               ErrBadBinding naming the file or key, never followed. A
+//	               binding without a sum (written before it) reads as before.
 //
 // A session is bound to at most one host session per role "exported": a
 // second export of the same target to the same host answers with the same
