@@ -131,7 +131,7 @@ func Decode(data []byte, where string, host Host, hostSessionID string) (*Bindin
 		b.Sum = ""
 		body, err := json.MarshalIndent(&b, "", "  ")
 		if err != nil || index.ContentSum(body) != want {
-			return nil, fmt.Errorf("%w %s: its checksum does not match: it was changed or damaged since graft wrote it, and graft will not follow it (it says host session %s continues graft session %q): correct it by hand, or move it aside and the next follow binds the host session anew, to a session of its own", ErrBadBinding, where, hostSessionID, b.Session)
+			return nil, fmt.Errorf("%w %s: its checksum does not match: it was changed or damaged since graft wrote it, and graft follows nothing by it (it says host session %s continues graft session %q); correct it and delete its \"sum\" line, or move it aside and the next follow binds the host session anew, to a session of its own", ErrBadBinding, where, hostSessionID, b.Session)
 		}
 	}
 	return &b, nil

@@ -132,3 +132,31 @@ func TestFollowRefusesADamagedBinding(t *testing.T) {
 		t.Errorf("List with a damaged binding: %v, want ErrBadBinding", err)
 	}
 }
+
+// A binding a person corrected by hand reads once they delete its sum, as
+// the refusal tells them to.
+func TestAHandEditedBindingReadsWithoutItsSum(t *testing.T) {
+	in := &hosts.Binding{Host: hosts.Codex, HostSessionID: "0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8", Session: "s1", Role: hosts.RoleImported, Path: "/p", Created: "2026-12-05T11:00:00Z"}
+	raw, err := hosts.Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), `"session": "s1"`, `"session": "s2"`, 1)
+	_, err = hosts.Decode([]byte(edited), "b", in.Host, in.HostSessionID)
+	if !errors.Is(err, hosts.ErrBadBinding) || !strings.Contains(err.Error(), `delete its "sum" line`) {
+		t.Fatalf("an edited binding: %v, want ErrBadBinding telling how to keep the edit", err)
+	}
+	var kept []string
+	for _, l := range strings.Split(edited, "\n") {
+		if !strings.Contains(l, `"sum":`) {
+			kept = append(kept, l)
+		}
+	}
+	// The member before the sum keeps its comma: make it valid JSON the way
+	// a person would, dropping the comma.
+	fixed := strings.Replace(strings.Join(kept, "\n"), `Z",`+"\n}", `Z"`+"\n}", 1)
+	b, err := hosts.Decode([]byte(fixed), "b", in.Host, in.HostSessionID)
+	if err != nil || b.Session != "s2" {
+		t.Fatalf("the edit without its sum: %+v, %v\n%s", b, err, fixed)
+	}
+}

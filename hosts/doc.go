@@ -53,7 +53,8 @@
 //	               value or a name (a session id one digit off still reads
 //	               as one) does not match, and the binding is refused,
 //	               ErrBadBinding naming the file or key, never followed. A
-//	               binding without a sum (written before it) reads as before.
+//	               binding without a sum (written before it, or edited by a
+//	               person who deleted it) reads as before.
 //
 // A session is bound to at most one host session per role "exported": a
 // second export of the same target to the same host answers with the same
