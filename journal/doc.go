@@ -44,9 +44,17 @@
 //	              same catalog write
 //	created       RFC 3339, when the record was first written
 //	updated       RFC 3339, when it was last written
+//	sum           "sha256:" and the hex SHA-256 of the record's JSON as
+//	              encoded without it (two-space indent, in the order above),
+//	              its last member (index.ContentSum)
 //
-// Unknown fields, trailing data, an invalid id, kind or state, or a txn that
-// differs from the file name make the record corrupt.
+// Unknown fields, trailing data, an invalid id, kind or state, a txn that
+// differs from the file name, or a sum that the record's fields, encoded
+// again without it, do not hash to make the record corrupt. The sum is
+// what keeps recovery from acting on a byte changed in a value that still
+// reads: a source id one digit off names a session without this graft's
+// graft/retired, and would roll a committed graft back. A record without a
+// sum (written before it) reads as before.
 //
 // # States
 //

@@ -64,6 +64,9 @@ type Record struct {
 	Owe     *Owe   `json:"owe,omitempty"`
 	Created string `json:"created"` // RFC 3339
 	Updated string `json:"updated"` // RFC 3339
+	// Sum is the checksum of the record's bytes as written: set by Encode,
+	// checked and cleared by Decode and Read (doc.go).
+	Sum string `json:"sum,omitempty"`
 }
 
 // Owe is the export a handoff owes its host (doc.go).

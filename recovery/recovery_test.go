@@ -539,3 +539,50 @@ func TestRecoverTamperedTarget(t *testing.T) {
 		})
 	}
 }
+
+// A committed graft's record left by a crash (the source holds its
+// graft/retired) whose source id was damaged on the disk into another
+// session's, one that holds no graft/retired of this txn: read as it is,
+// it would roll the committed graft back, abandoning the live target of a
+// retired source. Its checksum does not match: recovery reports it
+// corrupt, leaves it as evidence and changes nothing.
+func TestRecoverRefusesARecordWhoseChecksumDoesNotMatch(t *testing.T) {
+	c := newCrashHome(t, vfs.Default)
+	c.createSource("s")
+	c.createSource("t")
+	rv, err := c.svc.Prepare(context.Background(), "s", graft.PrepareOptions{})
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	rec, data := c.plannedGraft("s", "s.g2", rv.PreparedID)
+	rec.State = journal.ColdVerified
+	c.writeRecord(rec)
+	c.writeFile("s.g2", data)
+	c.mark("s", session.TypeGraftRetired, rec.Txn, "s.g2", "")
+	path := c.jrnl.Path(rec.Txn)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := bytes.Replace(raw, []byte(`"source": "s"`), []byte(`"source": "t"`), 1)
+	if bytes.Equal(damaged, raw) {
+		t.Fatalf("no source in %s", raw)
+	}
+	if err := os.WriteFile(path, damaged, journal.FileMode); err != nil {
+		t.Fatal(err)
+	}
+	before := c.hashHome()
+	rep, err := recovery.Run(c.env())
+	if code, _ := graft.CodeOf(err); code != "corrupt_journal_record" {
+		t.Fatalf("recovery with a damaged record: %v (%s), report %+v; want corrupt_journal_record", err, code, rep)
+	}
+	if rep.Corrupt != 1 || rep.RolledBack != 0 || rep.RolledForward != 0 || len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "checksum") {
+		t.Errorf("report %+v, want one corrupt record, named by its checksum, and nothing rolled", rep)
+	}
+	if after := c.hashHome(); len(diffKeys(before, after)) != 0 {
+		t.Errorf("recovery changed the home through a damaged record: %v", diffKeys(before, after))
+	}
+	if ev := lastEvent(t, c.bytesOf("s.g2")); ev.Type == session.TypeGraftAbandoned {
+		t.Errorf("the live target was abandoned: %+v", ev)
+	}
+}
