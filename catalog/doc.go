@@ -112,7 +112,13 @@
 //	                                     handoff owes its host (journal/doc.go, owe): written
 //	                                     with the commit's lineage, deleted once the export's
 //	                                     binding is written. Not derived: the logs do not
-//	                                     hold it
+//	                                     hold it. Its last member, sum, is index.ContentSum
+//	                                     of the value's JSON without it: a value whose fields,
+//	                                     encoded again without it, do not hash to it is
+//	                                     corrupt (ErrCorruptValue), never exported by (a
+//	                                     folder one letter off would write a host's file where
+//	                                     the person never asked); one without a sum (stored
+//	                                     before it) reads as it is
 //	preparedexpiry key <expires>/<preparedId>  the expiry index of prepared: expires in UTC as
 //	                                     20060102T150405.000000000Z (fixed width: keys sort
 //	                                     by expiry); the value is the preparedId (raw bytes).

@@ -1,10 +1,13 @@
 package catalog
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
+	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 )
 
@@ -22,6 +25,36 @@ type Owed struct {
 	Root        string    `json:"root"`
 	HostSession string    `json:"hostSession"`
 	Recorded    time.Time `json:"recorded"`
+	// Sum is the checksum of the value as stored: set when it is
+	// recorded, checked and cleared when it is read (doc.go).
+	Sum string `json:"sum,omitempty"`
+}
+
+// withSum is o with its checksum: index.ContentSum of its JSON without one.
+func (o Owed) withSum() (Owed, error) {
+	o.Sum = ""
+	data, err := json.Marshal(o)
+	if err != nil {
+		return o, fmt.Errorf("encoding the owed export of %s: %w", o.Target, err)
+	}
+	o.Sum = index.ContentSum(data)
+	return o, nil
+}
+
+// checkSum checks and clears the checksum of a value read from the bucket
+// under key: what its fields decoded to, encoded again without the sum,
+// must hash to it. A value without one (stored before it) reads as it is.
+func (db *DB) checkSum(o *Owed, key string) error {
+	want := o.Sum
+	if want == "" {
+		return nil
+	}
+	o.Sum = ""
+	data, err := json.Marshal(o)
+	if err != nil || index.ContentSum(data) != want {
+		return &CorruptValueError{Path: db.name, Bucket: bucketOwed, Key: key, Err: errors.New("its checksum does not match: it was changed or damaged since graft stored it, and graft writes no export by it")}
+	}
+	return nil
 }
 
 func (o Owed) validate() error {
@@ -59,7 +92,11 @@ func (db *DB) RecordCommitOwed(n Node, preparedID, txn string, owed *Owed) error
 		if v, err := tx.Get(bucketOwed, owed.Target); err != nil || v != nil {
 			return err
 		}
-		return putJSON(tx, bucketOwed, owed.Target, owed)
+		v, err := owed.withSum()
+		if err != nil {
+			return err
+		}
+		return putJSON(tx, bucketOwed, owed.Target, v)
 	})
 }
 
@@ -67,8 +104,12 @@ func (db *DB) RecordCommitOwed(n Node, preparedID, txn string, owed *Owed) error
 func (db *DB) OwedExports() ([]Owed, error) {
 	var out []Owed
 	err := db.view("listing owed exports", func(tx Tx) error {
-		return db.each(tx, bucketOwed, "", func() any { return new(Owed) }, func(_ string, v any) error {
-			out = append(out, *v.(*Owed))
+		return db.each(tx, bucketOwed, "", func() any { return new(Owed) }, func(key string, v any) error {
+			o := v.(*Owed)
+			if err := db.checkSum(o, key); err != nil {
+				return err
+			}
+			out = append(out, *o)
 			return nil
 		})
 	})
@@ -84,6 +125,9 @@ func (db *DB) DeleteOwed(target, txn string) error {
 	return db.update("deleting the owed export of "+target, func(tx Tx) error {
 		var o Owed
 		ok, err := db.getJSON(tx, bucketOwed, target, &o)
+		if err == nil && ok {
+			err = db.checkSum(&o, target)
+		}
 		if err != nil || !ok || o.Txn != txn {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/tape"
 	"github.com/graft-project/graft/txn"
+	bolt "go.etcd.io/bbolt"
 )
 
 // doctorEnv is a throw-away machine for graft doctor: its own HOME, graft
@@ -366,5 +367,89 @@ func TestTheReviewNamesTheHostsGoal(t *testing.T) {
 	printReview(&b, &graft.Review{PreparedID: "p", Source: "s"})
 	if strings.Contains(b.String(), "Host goal") {
 		t.Errorf("a review without a goal names one:\n%s", b.String())
+	}
+}
+
+// An owed export whose stored value was damaged on the disk (its working
+// directory one letter off) is never written there: the start-up scan
+// leaves it, and doctor names the damaged catalog with its fix.
+func TestDoctorDamagedOwedExport(t *testing.T) {
+	e := newDoctorEnv(t)
+	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(e.root, "claude"))
+	tr := e.write("claude/projects/-w/0f3c9a52-6f0e-4c1b-9a57-1d2e3f4a5b6c.jsonl", string(data), 0o600)
+	svc, err := graft.Open(e.home, graft.Options{Hook: func(p txn.Point) {
+		if p == txn.CommitJournalRemoved {
+			panic(killedAt{p})
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if k, ok := recover().(killedAt); !ok || k.p != txn.CommitJournalRemoved {
+				t.Fatalf("the handoff did not stop at %s", txn.CommitJournalRemoved)
+			}
+		}()
+		res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: tr, Cwd: e.dir})
+		t.Fatalf("the handoff ran to its end: %+v, %v", res, err)
+	}()
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Change one letter of the owed export's working directory, in the
+	// bytes bbolt keeps.
+	other := e.dir[:len(e.dir)-1] + "Z"
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(filepath.Join(e.home, "catalog.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("owed"))
+		if b == nil {
+			return errors.New("no owed bucket")
+		}
+		k, v := b.Cursor().First()
+		if k == nil {
+			return errors.New("nothing owed")
+		}
+		changed := bytes.Replace(v, []byte(`"cwd":"`+e.dir+`"`), []byte(`"cwd":"`+other+`"`), 1)
+		if bytes.Equal(changed, v) {
+			return fmt.Errorf("no cwd %s in %s", e.dir, v)
+		}
+		return b.Put(bytes.Clone(k), changed)
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := e.wantProblem("catalog_damaged", "graft recover --rebuild-catalog")
+	if !strings.Contains(rep.Problems[0].Problem, "checksum") {
+		t.Errorf("problem %+v: want the checksum named", rep.Problems[0])
+	}
+	svc, err = graft.Open(e.home, graft.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(filepath.Join(e.root, "claude", "projects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ents {
+		if strings.HasSuffix(d.Name(), "Z") {
+			t.Errorf("an export was written by the damaged value: %s", d.Name())
+		}
 	}
 }

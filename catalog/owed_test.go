@@ -1,0 +1,71 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// An owed export decides where graft writes outside its home: the host's
+// folder and the working directory of a new host session. The logs do not
+// hold it, so nothing rebuilds it, and a byte of it changed that still
+// reads (a folder one letter off) would write the host's file where the
+// person never asked. Every byte of a stored value changed: it reads as
+// written, or OwedExports refuses it (ErrCorruptValue); never as another.
+func TestADamagedOwedExportIsRefused(t *testing.T) {
+	db := open(t, newHome(t))
+	defer closeDB(t, db)
+	o := &Owed{Target: "s.g2", Txn: "txn-1", Source: "s", Host: "claude-code", Cwd: "/work/app", Root: "/home/p/.claude",
+		HostSession: "0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8", Recorded: time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)}
+	if err := db.RecordCommitOwed(Node{Session: "s.g2", Parent: "s", Generation: 2, Txn: "txn-1"}, "", "txn-1", o); err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.OwedExports()
+	if err != nil || len(want) != 1 || want[0].Root != o.Root || want[0].Sum != "" {
+		t.Fatalf("OwedExports = %+v, %v", want, err)
+	}
+	var raw []byte
+	if err := db.view("test", func(tx Tx) error {
+		var err error
+		raw, err = tx.Get(bucketOwed, o.Target)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(`"sum":"sha256:`)) {
+		t.Fatalf("no checksum in %s", raw)
+	}
+	put := func(v []byte) {
+		t.Helper()
+		if err := db.update("test", func(tx Tx) error { return tx.Put(bucketOwed, o.Target, v) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := 0
+	for i := range raw {
+		bad := bytes.Clone(raw)
+		bad[i] ^= 0x01
+		put(bad)
+		got, err := db.OwedExports()
+		if err != nil {
+			if !errors.Is(err, ErrCorruptValue) {
+				t.Fatalf("byte %d changed: %v, want ErrCorruptValue", i, err)
+			}
+			refused++
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("byte %d changed (%q) read as another owed export:\n%+v\nwant\n%+v", i, bad[i], got, want)
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no damaged value was refused")
+	}
+	// A value written before the checksum reads as it did.
+	put([]byte(`{"target":"s.g2","txn":"txn-1","source":"s","host":"claude-code","cwd":"/work/app","root":"/home/p/.claude","hostSession":"0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8","recorded":"2026-12-05T12:00:00Z"}`))
+	if got, err := db.OwedExports(); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("a value without a checksum: %+v, %v", got, err)
+	}
+}
