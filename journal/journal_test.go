@@ -578,6 +578,11 @@ func FuzzParse(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(b)
+	withSum, err := Encode(r, t0) // a record as Write stores it: with its checksum
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(withSum)
 	f.Add([]byte(`{"version":1}`))
 	f.Add([]byte(`{"version":1,"txn":"txn-f","kind":"revert","state":"COLD_VERIFIED","source":"a","target":"b","created":"2026-01-01T00:00:00Z","updated":""}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
