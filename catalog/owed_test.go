@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/graft-project/graft/internal/testfixtures"
 )
 
 // An owed export decides where graft writes outside its home: the host's
@@ -43,26 +45,10 @@ func TestADamagedOwedExportIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	refused := 0
-	for i := range raw {
-		bad := bytes.Clone(raw)
-		bad[i] ^= 0x01
-		put(bad)
-		got, err := db.OwedExports()
-		if err != nil {
-			if !errors.Is(err, ErrCorruptValue) {
-				t.Fatalf("byte %d changed: %v, want ErrCorruptValue", i, err)
-			}
-			refused++
-			continue
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("byte %d changed (%q) read as another owed export:\n%+v\nwant\n%+v", i, bad[i], got, want)
-		}
-	}
-	if refused == 0 {
-		t.Fatal("no damaged value was refused")
-	}
+	testfixtures.EveryByteChanged(t, raw, []byte{0x01}, want, func(b []byte) ([]Owed, error) {
+		put(b)
+		return db.OwedExports()
+	}, func(err error) bool { return errors.Is(err, ErrCorruptValue) })
 	// A value written before the checksum reads as it did.
 	put([]byte(`{"target":"s.g2","txn":"txn-1","source":"s","host":"claude-code","cwd":"/work/app","root":"/home/p/.claude","hostSession":"0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8","recorded":"2026-12-05T12:00:00Z"}`))
 	if got, err := db.OwedExports(); err != nil || !reflect.DeepEqual(got, want) {

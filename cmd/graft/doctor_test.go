@@ -261,10 +261,11 @@ func TestDoctorTransactionLeftByACrash(t *testing.T) {
 
 type killedAt struct{ p txn.Point }
 
-func TestDoctorOwedExport(t *testing.T) {
-	e := newDoctorEnv(t)
-	// A handoff killed right after its commit (as hookrun's owed tests
-	// do): the export is owed.
+// owedHandoff runs a handoff of a Claude Code transcript killed right
+// after its commit (as hookrun's owed tests do): the export is owed.
+func (e *doctorEnv) owedHandoff() {
+	t := e.t
+	t.Helper()
 	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -291,6 +292,11 @@ func TestDoctorOwedExport(t *testing.T) {
 	if err := svc.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestDoctorOwedExport(t *testing.T) {
+	e := newDoctorEnv(t)
+	e.owedHandoff()
 	rep := e.wantProblem("export_owed", "graft recover")
 	if rep.Home.OwedExports != 1 {
 		t.Errorf("home %+v: want one owed export", rep.Home)
@@ -375,32 +381,7 @@ func TestTheReviewNamesTheHostsGoal(t *testing.T) {
 // leaves it, and doctor names the damaged catalog with its fix.
 func TestDoctorDamagedOwedExport(t *testing.T) {
 	e := newDoctorEnv(t)
-	data, err := os.ReadFile(testfixtures.Path(t, "claude-code", "tool_heavy.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(e.root, "claude"))
-	tr := e.write("claude/projects/-w/0f3c9a52-6f0e-4c1b-9a57-1d2e3f4a5b6c.jsonl", string(data), 0o600)
-	svc, err := graft.Open(e.home, graft.Options{Hook: func(p txn.Point) {
-		if p == txn.CommitJournalRemoved {
-			panic(killedAt{p})
-		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	func() {
-		defer func() {
-			if k, ok := recover().(killedAt); !ok || k.p != txn.CommitJournalRemoved {
-				t.Fatalf("the handoff did not stop at %s", txn.CommitJournalRemoved)
-			}
-		}()
-		res, err := svc.Handoff(context.Background(), graft.HandoffOptions{Host: hosts.ClaudeCode, Transcript: tr, Cwd: e.dir})
-		t.Fatalf("the handoff ran to its end: %+v, %v", res, err)
-	}()
-	if err := svc.Close(); err != nil {
-		t.Fatal(err)
-	}
+	e.owedHandoff()
 	// Change one letter of the owed export's working directory, in the
 	// bytes bbolt keeps.
 	other := e.dir[:len(e.dir)-1] + "Z"
@@ -436,7 +417,7 @@ func TestDoctorDamagedOwedExport(t *testing.T) {
 	if !strings.Contains(rep.Problems[0].Problem, "checksum") {
 		t.Errorf("problem %+v: want the checksum named", rep.Problems[0])
 	}
-	svc, err = graft.Open(e.home, graft.Options{})
+	svc, err := graft.Open(e.home, graft.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
