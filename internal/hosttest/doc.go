@@ -44,6 +44,15 @@
 // classifier) and streamGenerateContent?alt=sse (a turn: a text, or a
 // function call the host runs), records every request and refuses any
 // other machine as the proxy. Its tests are package hosts/gemini's.
+// Its runs set NODE_OPTIONS so that Node.js writes a diagnostic report on
+// SIGUSR2; a run killed at its timeout is sent that first, and its failure
+// (Result.Diagnosis) lists each process's command line, JavaScript stack
+// and the handles that kept it waiting (nodereport.go). Gemini CLI 0.61.0
+// has hung at start-up, rarely and under load: a run that timed out with
+// no request to the server, no output and no hooks in its settings is run
+// again once, said in the test's log; a second hang, or a hang after a
+// request, with output or with hooks (graft's may be the cause), fails
+// (TestGeminiHangAtStartUpIsTriedOnce).
 //
 // An interactive host runs in a tmux server of its own: NewTerminal(t,
 // env, dir, width, height, argv...) starts it, Type and Keys type into it,

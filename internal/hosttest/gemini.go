@@ -47,7 +47,8 @@ func (h Hosts) NewGemini(t testing.TB, srv *GeminiServer) *GeminiEnv {
 	}
 	root := t.TempDir()
 	e := &GeminiEnv{
-		env: env{Bin: node, Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Timeout: GeminiTimeout, served: srv},
+		env: env{Bin: node, Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "work"), Timeout: GeminiTimeout, served: srv,
+			reports: filepath.Join(root, "node-reports")},
 		Srv: srv, Entry: entry,
 		Settings: map[string]any{
 			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
@@ -85,6 +86,7 @@ func (e *GeminiEnv) Environ() []string {
 		"GEMINI_API_KEY=fake",
 		"GOOGLE_GEMINI_BASE_URL=" + e.Srv.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
+		"NODE_OPTIONS=" + nodeReportOptions(e.reports),
 		"HTTP_PROXY=" + proxy, "HTTPS_PROXY=" + proxy, "http_proxy=" + proxy, "https_proxy=" + proxy,
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 	}
@@ -103,7 +105,16 @@ func (e *GeminiEnv) Run(t testing.TB, args ...string) Result {
 	if err := os.WriteFile(filepath.Join(e.ConfigDir(), "settings.json"), b, 0o600); err != nil {
 		t.Fatalf("hosttest: %v", err)
 	}
-	return e.run(context.Background(), t, e.Environ(), append([]string{e.Entry}, args...))
+	before := len(e.Srv.Requests())
+	res := e.run(context.Background(), t, e.Environ(), append([]string{e.Entry}, args...))
+	if _, hooks := e.Settings["hooks"]; res.TimedOut && !hooks && len(e.Srv.Requests()) == before && res.Stdout == "" && onlyReportLines(res.Stderr) {
+		// Gemini CLI 0.61.0 has hung at start-up, rarely and only under
+		// load: no request, no output, no hook of graft's in the run. Once
+		// is the host's; the run is tried again, and a second hang fails.
+		t.Logf("hosttest: Gemini CLI hung at start-up (no request, no output, no hooks) and was killed after %v; running it again once. Where it waited:\n%s", res.Duration.Round(time.Millisecond), res.Diagnosis)
+		res = e.run(context.Background(), t, e.Environ(), append([]string{e.Entry}, args...))
+	}
+	return res
 }
 
 // Prompt runs one headless turn: gemini -p <prompt> [flags].

@@ -11,6 +11,8 @@ func inOwnProcessGroup(cmd *exec.Cmd) {}
 
 func killProcessGroup(pid int) {}
 
+func reportBeforeKill(cmd *exec.Cmd, dir string) {}
+
 func terminate(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {

@@ -3,8 +3,10 @@
 package hosttest
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // inOwnProcessGroup starts cmd as the leader of a new process group and
@@ -13,6 +15,31 @@ func inOwnProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 }
+
+// reportBeforeKill makes the timeout first ask every Node.js process of
+// cmd's group for a diagnostic report (reportSignal, which NODE_OPTIONS
+// set up: Environ), waits until dir's reports stop coming (none more for
+// reportSettle once one came) or reportWait has passed, then kills the
+// group.
+func reportBeforeKill(cmd *exec.Cmd, dir string) {
+	cmd.Cancel = func() error {
+		if err := syscall.Kill(-cmd.Process.Pid, reportSignal); err == nil {
+			seen, since := 0, time.Now()
+			for deadline := time.Now().Add(reportWait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				ents, _ := os.ReadDir(dir)
+				if len(ents) != seen {
+					seen, since = len(ents), time.Now()
+				} else if seen > 0 && time.Since(since) >= reportSettle {
+					break
+				}
+			}
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// reportSignal is the signal Node.js writes a report on (--report-signal).
+const reportSignal = syscall.SIGUSR2
 
 // killProcessGroup kills what is left of the group led by pid; a group
 // already gone is no error worth reporting.

@@ -31,6 +31,10 @@ type Result struct {
 	// run was killed at its timeout: a hung host prints nothing, and this
 	// tells where it was waiting. Empty for a run that ended by itself.
 	Served string
+	// Diagnosis sums up the diagnostic reports a Node.js host wrote when
+	// it was asked for them at its timeout (nodereport.go): where each of
+	// its processes waited. Empty for a run that ended by itself.
+	Diagnosis string
 }
 
 func (r Result) String() string {
@@ -41,6 +45,9 @@ func (r Result) String() string {
 	s := fmt.Sprintf("%q: %s after %v\n--- stdout ---\n%s\n--- stderr ---\n%s", r.Args, status, r.Duration.Round(time.Millisecond), r.Stdout, r.Stderr)
 	if r.Served != "" {
 		s += "\n--- the fake model server's requests so far ---\n" + r.Served
+	}
+	if r.Diagnosis != "" {
+		s += "\n--- where its Node.js processes waited (diagnostic reports at the timeout) ---\n" + r.Diagnosis
 	}
 	return s
 }
@@ -67,6 +74,10 @@ type env struct {
 	// served is the fake server the host talks to, whose requests a run
 	// killed at its timeout lists (Result.Served).
 	served interface{ Describe() string }
+	// reports, when set, is where a Node.js host writes the diagnostic
+	// reports the timeout asks for (Result.Diagnosis); its environment
+	// sets NODE_OPTIONS to nodeReportOptions(reports).
+	reports string
 }
 
 func newEnv(t testing.TB, bin string, srv *ModelServer) env {
@@ -125,6 +136,12 @@ func (e env) run(ctx context.Context, t testing.TB, environ []string, args []str
 	stdout, stderr := tempFile(t, e.Root, "stdout-*"), tempFile(t, e.Root, "stderr-*")
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	inOwnProcessGroup(cmd)
+	if e.reports != "" {
+		if err := os.MkdirAll(e.reports, 0o700); err != nil {
+			t.Fatalf("hosttest: %v", err)
+		}
+		reportBeforeKill(cmd, e.reports)
+	}
 	start := time.Now()
 	err := cmd.Run()
 	res := Result{Args: args, Duration: time.Since(start)}
@@ -143,6 +160,13 @@ func (e env) run(ctx context.Context, t testing.TB, environ []string, args []str
 	res.TimedOut = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	if res.TimedOut && e.served != nil {
 		res.Served = e.served.Describe()
+	}
+	if res.TimedOut && e.reports != "" {
+		d, err := readNodeReports(e.reports)
+		if err != nil {
+			t.Fatalf("hosttest: reading the diagnostic reports of a run killed at its timeout: %v", err)
+		}
+		res.Diagnosis = d
 	}
 	return res
 }
