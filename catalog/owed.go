@@ -25,33 +25,16 @@ type Owed struct {
 	Root        string    `json:"root"`
 	HostSession string    `json:"hostSession"`
 	Recorded    time.Time `json:"recorded"`
-	// Sum is the checksum of the value as stored: set when it is
-	// recorded, checked and cleared when it is read (doc.go).
+	// Sum is the checksum of the value as stored (index.JSONWithSum): set
+	// when it is recorded, checked and cleared when it is read (doc.go).
 	Sum string `json:"sum,omitempty"`
 }
 
-// withSum is o with its checksum: index.ContentSum of its JSON without one.
-func (o Owed) withSum() (Owed, error) {
-	o.Sum = ""
-	data, err := json.Marshal(o)
-	if err != nil {
-		return o, fmt.Errorf("encoding the owed export of %s: %w", o.Target, err)
-	}
-	o.Sum = index.ContentSum(data)
-	return o, nil
-}
-
 // checkSum checks and clears the checksum of a value read from the bucket
-// under key: what its fields decoded to, encoded again without the sum,
-// must hash to it. A value without one (stored before it) reads as it is.
+// under key (index.SumHolds). A value without one (stored before it) reads
+// as it is.
 func (db *DB) checkSum(o *Owed, key string) error {
-	want := o.Sum
-	if want == "" {
-		return nil
-	}
-	o.Sum = ""
-	data, err := json.Marshal(o)
-	if err != nil || index.ContentSum(data) != want {
+	if o.Sum != "" && !index.SumHolds(o, &o.Sum, json.Marshal) {
 		return &CorruptValueError{Path: db.name, Bucket: bucketOwed, Key: key, Err: errors.New("its checksum does not match: it was changed or damaged since graft stored it, and graft writes no export by it")}
 	}
 	return nil
@@ -92,11 +75,12 @@ func (db *DB) RecordCommitOwed(n Node, preparedID, txn string, owed *Owed) error
 		if v, err := tx.Get(bucketOwed, owed.Target); err != nil || v != nil {
 			return err
 		}
-		v, err := owed.withSum()
+		v := *owed
+		data, err := index.JSONWithSum(&v, &v.Sum, json.Marshal)
 		if err != nil {
-			return err
+			return fmt.Errorf("encoding %s/%s: %w", bucketOwed, owed.Target, err)
 		}
-		return putJSON(tx, bucketOwed, owed.Target, v)
+		return tx.Put(bucketOwed, owed.Target, data)
 	})
 }
 

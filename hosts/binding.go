@@ -100,12 +100,7 @@ func Encode(b *Binding) ([]byte, error) {
 	}
 	b.Version = BindingVersion
 	c := *b
-	c.Sum = ""
-	body, err := json.MarshalIndent(&c, "", "  ")
-	if err == nil {
-		c.Sum = index.ContentSum(body)
-		body, err = json.MarshalIndent(&c, "", "  ")
-	}
+	body, err := index.JSONWithSum(&c, &c.Sum, index.Indented)
 	if err != nil {
 		return nil, fmt.Errorf("hosts: encoding the binding of %s session %s: %w", b.Host, b.HostSessionID, err)
 	}
@@ -125,14 +120,10 @@ func Decode(data []byte, where string, host Host, hostSessionID string) (*Bindin
 	if err := session.ValidID(b.Session); err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrBadBinding, where, err)
 	}
-	if want := b.Sum; want != "" {
-		// What the fields decoded to, encoded again without the sum, must
-		// hash to it: a byte changed in a value or a name changes that.
-		b.Sum = ""
-		body, err := json.MarshalIndent(&b, "", "  ")
-		if err != nil || index.ContentSum(body) != want {
-			return nil, fmt.Errorf("%w %s: its checksum does not match: it was changed or damaged since graft wrote it, and graft follows nothing by it (it says host session %s continues graft session %q); correct it and delete its \"sum\" line, or move it aside and the next follow binds the host session anew, to a session of its own", ErrBadBinding, where, hostSessionID, b.Session)
-		}
+	if b.Sum != "" && !index.SumHolds(&b, &b.Sum, index.Indented) {
+		// A value or a name changed since graft wrote it decodes to
+		// other fields, which do not hash to the sum.
+		return nil, fmt.Errorf("%w %s: its checksum does not match: it was changed or damaged since graft wrote it, and graft follows nothing by it (it says host session %s continues graft session %q); correct it and delete its \"sum\" line, or move it aside and the next follow binds the host session anew, to a session of its own", ErrBadBinding, where, hostSessionID, b.Session)
 	}
 	return &b, nil
 }

@@ -84,24 +84,35 @@ func ContentSum(data []byte) string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
-// jsonWithSum is the JSON of v with its checksum: marshal with sum empty,
-// then again with sum set to ContentSum of that; sum is the field's
-// address in v.
-func jsonWithSum(v any, sum *string) ([]byte, error) {
+// JSONWithSum is v encoded with its checksum: encoded with sum empty, then
+// again with sum set to ContentSum of that; sum is the field's address in
+// v, encode json.Marshal or an indenting one (the format's). The indexes
+// keep theirs so, and so do the records that decide what graft does: a
+// host binding, a journal record, an owed export.
+func JSONWithSum(v any, sum *string, encode func(any) ([]byte, error)) ([]byte, error) {
 	*sum = ""
-	data, err := json.Marshal(v)
+	data, err := encode(v)
 	if err != nil {
 		return nil, err
 	}
 	*sum = ContentSum(data)
-	return json.Marshal(v)
+	return encode(v)
 }
 
-// sumHolds reports whether v, decoded, holds its checksum: the JSON of v
-// with sum empty hashes to what sum said (v is left with sum empty).
-func sumHolds(v any, sum *string) bool {
+// SumHolds reports whether v, decoded, holds its checksum: v encoded with
+// sum empty hashes to what sum said (v is left with sum empty). A field
+// changed in a value or a name decodes to other fields, which do not.
+func SumHolds(v any, sum *string, encode func(any) ([]byte, error)) bool {
 	want := *sum
 	*sum = ""
-	data, err := json.Marshal(v)
+	data, err := encode(v)
 	return err == nil && want != "" && ContentSum(data) == want
 }
+
+// Indented is json.MarshalIndent with a two-space indent: the encoding of
+// the records written for a person to read (a binding, a journal record).
+func Indented(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }
+
+func jsonWithSum(v any, sum *string) ([]byte, error) { return JSONWithSum(v, sum, json.Marshal) }
+
+func sumHolds(v any, sum *string) bool { return SumHolds(v, sum, json.Marshal) }
