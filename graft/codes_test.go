@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/lockfile"
 	"github.com/graft-project/graft/txn"
@@ -29,6 +30,21 @@ func TestALockHeldIsLocked(t *testing.T) {
 		}
 		if code, exit := CodeOf(err); code != want || exit != wantExit {
 			t.Fatalf("CodeOf(%v) = %q %d, want %s %d", err, code, exit, want, wantExit)
+		}
+	}
+}
+
+// A catalog value that does not decode or does not hold its checksum (an
+// owed export one letter off) is damage the same rebuild mends: it
+// answers catalog_damaged, 51, with the file's own damage, not a bare
+// error 1.
+func TestACorruptCatalogValueIsCatalogDamaged(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("graft: listing owed exports: %w", &catalog.CorruptValueError{Path: "catalog.db", Bucket: "owed", Key: "s.g2", Err: errors.New("its checksum does not match")}),
+		fmt.Errorf("graft: opening: %w", catalog.ErrCorrupt),
+	} {
+		if code, exit := CodeOf(err); code != "catalog_damaged" || exit != 51 {
+			t.Errorf("CodeOf(%v) = %q %d, want catalog_damaged 51", err, code, exit)
 		}
 	}
 }

@@ -73,7 +73,7 @@ var codes = []ExitCode{
 	{"bad_cwd", 48, "the working directory given does not exist or is not a directory", hosts.ErrBadCwd},
 	{"no_transcript", 49, "the host transcript does not exist or is not a regular file", hosts.ErrNoTranscript},
 	{"bad_host_session_id", 50, "a host session id is not a lower-case uuid (or a transcript's name holds none)", hosts.ErrHostSessionID},
-	{"catalog_damaged", 51, "catalog.db is damaged: graft recover --rebuild-catalog moves it aside and rebuilds it from the logs", catalog.ErrCorrupt},
+	{"catalog_damaged", 51, "catalog.db is damaged (its file, or a value in it): graft recover --rebuild-catalog moves it aside and rebuilds it from the logs", catalog.ErrCorrupt},
 	{"store_unavailable", 52, "the etcd cluster did not answer in time (unreachable, or no quorum): nothing was decided unless the message says the answer was lost", etcdstore.ErrUnavailable},
 	{"fenced", 53, "this worker lost its etcd locks (its lease expired): its write was refused, and another worker's recovery finishes or undoes the transaction", etcdstore.ErrFenced},
 	{"store_mismatch", 54, "the home belongs to the other store (file or etcd, or another etcd prefix): the message says what to do", etcdstore.ErrHome},
@@ -138,6 +138,12 @@ func CodeOf(err error) (Code, int) {
 			}
 		case errLocked:
 			if errors.Is(err, txn.ErrLocked) || errors.Is(err, lockfile.ErrLocked) {
+				return c.Code, c.Exit
+			}
+		case catalog.ErrCorrupt:
+			// A value that does not decode, or does not hold its checksum,
+			// is damage the same rebuild mends.
+			if errors.Is(err, catalog.ErrCorrupt) || errors.Is(err, catalog.ErrCorruptValue) {
 				return c.Code, c.Exit
 			}
 		default:

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/graft-project/graft/catalog"
 	"github.com/graft-project/graft/config"
 	"github.com/graft-project/graft/graft"
 	"github.com/graft-project/graft/hookinstall"
@@ -274,9 +273,7 @@ func (a *app) doctorHome(rep *doctorReport, cfg config.Config, add func(error, s
 		if c, _ := graft.CodeOf(err); c == "catalog_busy" {
 			fix = "wait for the graft process holding catalog.db, then run graft doctor again"
 		}
-		if err == nil || errors.Is(err, catalog.ErrCorruptValue) {
-			// A value that does not decode, or does not hold its
-			// checksum, is damage the same rebuild mends.
+		if err == nil {
 			err = graft.ErrOfCode("catalog_damaged")
 		}
 		add(err, "catalog.db cannot be read: "+st.CatalogError, fix)
