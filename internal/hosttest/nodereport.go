@@ -61,9 +61,15 @@ type nodeReport struct {
 // readNodeReports sums up the reports in dir and removes them; "" when
 // there are none.
 func readNodeReports(dir string) (string, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "report.*.json"))
-	if err != nil || len(paths) == 0 {
+	ents, err := os.ReadDir(dir) // a folder it cannot read is an error, not "no reports"
+	if err != nil {
 		return "", err
+	}
+	var paths []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "report.") && strings.HasSuffix(e.Name(), ".json") {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
 	}
 	sort.Strings(paths)
 	var b strings.Builder

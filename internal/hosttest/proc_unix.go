@@ -26,7 +26,7 @@ func reportBeforeKill(cmd *exec.Cmd, dir string) {
 		if err := syscall.Kill(-cmd.Process.Pid, reportSignal); err == nil {
 			seen, since := 0, time.Now()
 			for deadline := time.Now().Add(reportWait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-				ents, _ := os.ReadDir(dir)
+				ents, _ := os.ReadDir(dir) // only how long to wait; readNodeReports says why it could not read
 				if len(ents) != seen {
 					seen, since = len(ents), time.Now()
 				} else if seen > 0 && time.Since(since) >= reportSettle {
