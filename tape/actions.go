@@ -61,6 +61,9 @@ type action struct {
 	// the call at the host's prompt ("user": it did not run) or stopped it
 	// ("stopped": it may have run in part); OK is false.
 	Declined string `json:"declined,omitempty"`
+	// Writes: the command prints into a file (printsIntoAFile): it acts,
+	// though its What reads.
+	Writes bool `json:"writes,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

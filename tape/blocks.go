@@ -914,7 +914,7 @@ func searchesOnly(what string) bool {
 // actsQuietly: a successful shell command that is no read (readsOnly):
 // what it ran is what it did, output or not.
 func actsQuietly(a action) bool {
-	return a.OK && a.What != "" && isShellTool(a.Tool) && !readsOnly(a.What)
+	return a.OK && a.What != "" && isShellTool(a.Tool) && (a.Writes || !readsOnly(a.What))
 }
 
 // fixedLater marks the failed actions that a later successful run of the

@@ -97,8 +97,9 @@ const (
 	// kept a line an output prints twice twice among its key lines; 65
 	// cut a rune's first byte with an ESC before it from key lines and
 	// look-ups (no UTF-8 left), and kept a character set's "\x1b(B" as "B";
-	// 66 kept a constraint whose capped head held no letter or digit.
-	snapshotVersion = 67
+	// 66 kept a constraint whose capped head held no letter or digit; 67
+	// took a command that prints into a file (printf … > path) for a read.
+	snapshotVersion = 68
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -419,6 +420,9 @@ type openCall struct {
 	// Ref: the call names something the user named (userTokens).
 	Ref  bool `json:"ref,omitempty"`
 	File bool `json:"file,omitempty"`
+	// Writes: a shell command that prints into a file (printsIntoAFile),
+	// which its one-line What may not show.
+	Writes bool `json:"writes,omitempty"`
 }
 
 type failure struct {
@@ -983,6 +987,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
 		c.What = in.what(st.Cwd, whatRunes)
+		c.Writes = cl.shell && !file && printsIntoAFile(in.command())
 		if strings.HasSuffix(c.What, "…") {
 			c.Long = in.what(st.Cwd, inFlightRunes) // shown if it is in flight at the cut
 		} else if p := in.delegated(); p != "" && c.What != "" {
@@ -1058,9 +1063,10 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		}
 	}
 	cl := b.class(name)
-	what := call.What
+	what, writes := call.What, call.Writes
 	if !haveCall && ev.Tool != nil {
 		what = callWhat(name, ev.Tool.Input, st.Cwd)
+		writes = cl.shell && len(shellTouches(ev.Tool.Input)) == 0 && printsIntoAFile(shellCommand(ev.Tool.Input))
 	}
 	ok := ev.OKResult()
 	if p := st.Plan; p != nil && ev.Tool != nil && p.CallID != "" && p.CallID == ev.Tool.CallID {
@@ -1076,7 +1082,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !ok && ev.Declined() {
 		declined = ev.Meta[session.MetaDeclined]
 	}
-	quote := declined == "" && (!ok || cl.quotes && !readsOnly(what))
+	quote := declined == "" && (!ok || cl.quotes && (writes || !readsOnly(what)))
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -1085,7 +1091,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		aoff, asize = -1, 0 // nothing of it is quoted: not read at Build
 	}
 	if !cl.todo {
-		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined}
+		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined, Writes: writes}
 		if declined != "" {
 			st.Actions = appendRing(st.Actions, a, keptCommands)
 		} else if quote {

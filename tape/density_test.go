@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -57,5 +58,47 @@ func TestAShellCallIsNamedByItsCommand(t *testing.T) {
 				t.Errorf("a shell call is named by its tool:\n%s\n%s", actions, pending)
 			}
 		})
+	}
+}
+
+// A command that prints (printf, echo, cat, jq, sed -n) is a read, but
+// one whose output goes into a file writes that file: `printf … >
+// ~/.config/autostart/app.desktop && cat …` is what was done last, and its
+// output (the file as written) is the action's outcome, as a commit's is.
+// The redirect may sit on the command's last line, past what its one line
+// shows. A redirect to a device or a stream (>/dev/null, 2>&1) writes no
+// file, and a here-document written with cat is a file write Workspace
+// Files lists already.
+func TestACommandThatPrintsIntoAFileActs(t *testing.T) {
+	printf := "printf '%s\\n' \\\n    '[Desktop Entry]' \\\n    \"Exec=$HOME/.local/bin/app --tray\" \\\n    > ~/.config/autostart/app.desktop && cat ~/.config/autostart/app.desktop"
+	in, _ := json.Marshal(map[string]string{"command": printf})
+	evs := seqd(human("The tray icon is not there after logging in."),
+		call("Bash", "c0", `{"command":"git commit -am 'tray'"}`), result("Bash", "c0", true, "[main 34099cd] tray"),
+		call("Bash", "c1", `{"command":"go test ./..."}`), result("Bash", "c1", true, "ok  \texample/pkg\t0.2s"),
+		call("Bash", "c2", `{"command":"go vet ./..."}`), result("Bash", "c2", true, "vet: clean"),
+		call("Bash", "c3", `{"command":"go build ./..."}`), result("Bash", "c3", true, "built"),
+		call("Bash", "c4", string(in)), result("Bash", "c4", true, "[Desktop Entry]\nExec=/home/u/.local/bin/app --tray"),
+	)
+	tp := build(t, "s", evs, Options{}, nil)
+	containsAll(t, "Recent Actions", blockText(t, tp, "Recent Actions"), "seq=11 ok: $ printf", "Exec=/home/u/.local/bin/app --tray")
+
+	for _, tc := range []struct {
+		cmd   string
+		write bool
+	}{
+		{printf, true},
+		{"echo done >> notes.txt", true},
+		{"jq '.a' in.json>out.json", true},
+		{"cat a.txt 2> err.log", true},
+		{"cat a.txt", false},
+		{"cat a.txt > /dev/null 2>&1", false},
+		{"grep -q x a.txt &>/dev/null", false},
+		{"echo '> not a redirect' \"a > b\"", false},
+		{"cat > notes.md <<'EOF'\nline > quoted\nEOF", false}, // a here-document write: a file touch
+		{"sed -n '1,5p' a.go 1>&2", false},
+	} {
+		if got := printsIntoAFile(tc.cmd); got != tc.write {
+			t.Errorf("printsIntoAFile(%q) = %v, want %v", tc.cmd, got, tc.write)
+		}
 	}
 }

@@ -271,3 +271,76 @@ func shellTexts(input json.RawMessage) []string {
 	}
 	return out
 }
+
+// printsIntoAFile: cmd sends a command's output into a file (`printf … >
+// path`, `echo x >> notes.txt`, `jq … > out.json`): a command that only
+// prints (readCommands) then writes, and is no read. A redirect inside
+// quotes or a here-document's body is text; one to a stream (2>&1, >&2)
+// or a device (/dev/null) writes no file; a here-document written with
+// cat or tee is a file write already (shellTouches).
+func printsIntoAFile(cmd string) bool {
+	if !strings.Contains(cmd, ">") || len(heredocWrites(cmd)) > 0 {
+		return false
+	}
+	lines := strings.Split(cmd, "\n")
+	var quote byte // the quote open at the start of a line, 0 outside quotes
+	for k := 0; k < len(lines); k++ {
+		line := lines[k]
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			switch {
+			case quote != 0 && c == quote:
+				quote = 0
+			case quote == '"' && c == '\\':
+				i++
+			case quote != 0:
+			case c == '\\':
+				i++
+			case c == '\'' || c == '"':
+				quote = c
+			case c == '>':
+				if redirectTarget(line[i+1:]) != "" {
+					return true
+				}
+				if i+1 < len(line) && line[i+1] == '>' {
+					i++
+				}
+			}
+		}
+		if quote != 0 {
+			continue
+		}
+		// A here-document's body (python3 - <<PY … PY) is text.
+		if at := heredocAt(line); at >= 0 {
+			delim, strip := heredocDelim(line[at+2:])
+			for k++; delim != "" && k < len(lines); k++ {
+				l := strings.TrimRight(lines[k], "\r")
+				if strip {
+					l = strings.TrimLeft(l, "\t")
+				}
+				if l == delim {
+					break
+				}
+			}
+		}
+	}
+	return false
+}
+
+// redirectTarget is the file a redirect writes, s being what follows its
+// '>': "" for a stream (&1), a device (/dev/null), a process (>(…)) or a
+// number (a comparison: (( n > 3 ))).
+func redirectTarget(s string) string {
+	s = strings.TrimPrefix(s, ">")
+	s = strings.TrimPrefix(s, "|")
+	s = strings.TrimLeft(s, " \t")
+	end := strings.IndexAny(s, " \t;&|<>)\r")
+	if end < 0 {
+		end = len(s)
+	}
+	w := cleanTarget(s[:end])
+	if w == "" || strings.HasPrefix(s, "(") || strings.Trim(w, "0123456789") == "" {
+		return ""
+	}
+	return w
+}
