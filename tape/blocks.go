@@ -312,6 +312,16 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	sec := &section{heading: "Earlier messages, oldest first:", singular: "message", plural: "messages", cutFront: true, pre: c.Dropped}
 	var marks, isStep []bool
 	var kept []paragraph // the paragraphs of sec.items, in order
+	// The open turn's newest steps rank with the other messages
+	// (keptOpenSteps).
+	current := map[int64]bool{}
+	for k := len(c.Paragraphs) - 1; k >= 0 && len(current) < keptOpenSteps; k-- {
+		if p := c.Paragraphs[k]; p.Seq < st.Boundary {
+			break
+		} else if p.Step {
+			current[p.Seq] = true
+		}
+	}
 	for _, p := range c.Paragraphs {
 		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
 			continue
@@ -323,13 +333,14 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 		}
 		sec.items = append(sec.items, newItem(text, "", p.Seq, p.Seq))
 		marks = append(marks, p.User)
-		isStep = append(isStep, p.Step)
+		isStep = append(isStep, p.Step && !current[p.Seq])
 	}
 	if len(sec.items) == 0 && sec.pre.N == 0 {
 		sec.heading = ""
 	}
 	// Cut first the messages that only announced the tool call after them
-	// (the call is in Recent Actions), oldest first; then the others older
+	// (the call is in Recent Actions), oldest first, but the open turn's
+	// newest keptOpenSteps; then the others older
 	// than the newest markedParagraphs, oldest first; then, of the newest,
 	// the marks of the user's turns and narration before those that report
 	// an outcome or a choice (isKeyLine, isDecision) or answer a turn (its
@@ -853,6 +864,13 @@ func (b *Builder) reportOf(a action) int64 {
 	}
 	return 0
 }
+
+// keptOpenSteps is how many of the open turn's newest steps the budget
+// ranks with the other messages, not among the steps it cuts first: the
+// work in progress, told as it goes (the call after a step may be a read
+// or an edit the budget cuts), where a closed turn's steps are history
+// its answer sums up.
+const keptOpenSteps = 8
 
 // keptNewestActions is how many of the newest commands with an outcome
 // (key lines, or a failure) the budget cuts last of all: what was done

@@ -389,7 +389,9 @@
 //	files only read → 4, sub-agent reports → 0 (→ 1 when the newest came
 //	after the assistant's last message: what it learned last, which no
 //	other block says yet; unanswered), the carryover's steps
-//	(messages that only announce the call after them) → 0, host summary → 6,
+//	(messages that only announce the call after them; not the open
+//	turn's newest keptOpenSteps, ranked with the other messages) → 0,
+//	host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, written files past the newest 6 →
 //	their path and ops (shrink: keptDetailedFiles), written files → 14,

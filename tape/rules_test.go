@@ -1047,3 +1047,48 @@ func TestAFailureIsQuotedOnce(t *testing.T) {
 		"- seq=5 FAILED: $ git -C /srv/app log -1\n    → (its output: Pending State)\n",
 		"git status --short")
 }
+
+// The open turn's newest steps are the work in progress as the assistant
+// told it ("The old test data lacks the profile provider override.
+// Adding it to the test data."): the call after each may be an edit or a
+// read the budget cuts, and nothing else says why it ran. They are kept
+// with the other messages; the steps of closed turns and the open turn's
+// older steps are cut first.
+func TestTheOpenTurnsNewestStepsAreKept(t *testing.T) {
+	var evs []session.Event
+	evs = append(evs, human("Fix the build."))
+	for k := 0; k < 60; k++ {
+		id := fmt.Sprintf("c%d", k)
+		evs = append(evs,
+			say(fmt.Sprintf("Let me look at file %d now.", k)),
+			call("Read", id, fmt.Sprintf(`{"file_path":"f%d.go"}`, k)),
+			result("Read", id, true, "package f"))
+	}
+	evs = append(evs, say(linesUpTo("The build is fixed.\n", "- file %d checked\n", 3000)), human("Now address the review."))
+	for k := 0; k < 150; k++ {
+		id := fmt.Sprintf("o%d", k)
+		evs = append(evs,
+			say(fmt.Sprintf("Let me read review file %d of the pull request's changed files.", k)),
+			call("Bash", id, fmt.Sprintf(`{"command":"go vet ./internal/review/pkg%d/... && go test -run TestReview%d ./internal/review/pkg%d/..."}`, k, k, k)),
+			result("Bash", id, true, fmt.Sprintf("ok  \texample/internal/review/pkg%d\t0.%02ds\nPASS: TestReview%d (12 cases, 3 skipped for the missing fixture of pkg%d)", k, k%100, k, k)))
+	}
+	evs = append(evs,
+		say("The old test data lacks the profile provider override. Adding it to the test data."),
+		call("Edit", "e1", `{"file_path":"mod.rs","old_string":"a","new_string":"b"}`),
+		result("Edit", "e1", true, "ok"),
+		say("Let me run the tests."),
+		call("Bash", "t1", `{"command":"go test ./..."}`),
+		result("Bash", "t1", true, "ok  \texample/pkg\t0.2s"),
+		say("Done."))
+	tp := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	bp := blockText(t, tp, "Breakpoint")
+	if !strings.Contains(bp, "[cut: ") {
+		t.Fatalf("the budget cut no message:\n%s", bp)
+	}
+	if !strings.Contains(bp, "The old test data lacks the profile provider override") {
+		t.Errorf("the open turn's newest step was cut:\n%s", bp)
+	}
+	if strings.Contains(bp, "Let me look at file 0 now.") || strings.Contains(bp, "Let me read review file 0 ") {
+		t.Errorf("an old step outlived the cut:\n%s", bp)
+	}
+}
