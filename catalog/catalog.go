@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/graft-project/graft/index"
 	"io"
 	"os"
 	"path/filepath"
@@ -184,8 +185,18 @@ func ReadWriteStats() WriteStats {
 }
 
 // putJSON stores v under key.
+// summed is a value the catalog stores with its checksum (doc.go,
+// Checksums): putJSON ends its JSON with sum, decode checks and clears it.
+type summed interface{ sumField() *string }
+
 func putJSON(tx Tx, bucket, key string, v any) error {
-	data, err := json.Marshal(v)
+	var data []byte
+	var err error
+	if s, ok := v.(summed); ok {
+		data, err = index.JSONWithSum(v, s.sumField(), json.Marshal)
+	} else {
+		data, err = json.Marshal(v)
+	}
 	if err != nil {
 		return fmt.Errorf("encoding %s/%s: %w", bucket, key, err)
 	}
@@ -211,6 +222,10 @@ func (db *DB) decode(bucket, key string, data []byte, v any) error {
 	// dec.More would miss a stray '}' or ']': only EOF ends a value.
 	switch _, err := dec.Token(); {
 	case err == io.EOF:
+		// A value stored without a checksum (before it) reads as it is.
+		if s, ok := v.(summed); ok && *s.sumField() != "" && !index.SumHolds(v, s.sumField(), json.Marshal) {
+			return &CorruptValueError{Path: db.name, Bucket: bucket, Key: key, Err: errors.New("its checksum does not match: it was changed or damaged since graft stored it")}
+		}
 		return nil
 	case err != nil:
 		return &CorruptValueError{Path: db.name, Bucket: bucket, Key: key, Err: fmt.Errorf("data after the value: %w", err)}

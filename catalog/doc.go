@@ -96,8 +96,10 @@
 //	                                     ("graft-sealedtape-v1": index/doc.go); deleted with
 //	                                     its review or its seal
 //	lineage     key <session id>         Node: session, parent, children (sorted, unique),
-//	                                     generation, boundary, txn, tapeHash, committed, reverted
-//	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded
+//	                                     generation, boundary, txn, tapeHash, committed, reverted,
+//	                                     sum (Checksums, below)
+//	leftovers   key <source>/<txn id>    Leftover: source, target, txn, state, reason, recorded,
+//	                                     sum (Checksums, below)
 //	scanindex   key <session id>         "graft-scanindex-v3\n", its checksum line, then index.ScanIndex without its
 //	                                     state as one line of JSON (session, dev, ino, offset,
 //	                                     line, nextSeq, check) and "\n", then the state's raw
@@ -112,13 +114,10 @@
 //	                                     handoff owes its host (journal/doc.go, owe): written
 //	                                     with the commit's lineage, deleted once the export's
 //	                                     binding is written. Not derived: the logs do not
-//	                                     hold it. Its last member, sum, is index.ContentSum
-//	                                     of the value's JSON without it: a value whose fields,
-//	                                     encoded again without it, do not hash to it is
-//	                                     corrupt (ErrCorruptValue), never exported by (a
-//	                                     folder one letter off would write a host's file where
-//	                                     the person never asked); one without a sum (stored
-//	                                     before it) reads as it is
+//	                                     hold it. Its last member is sum (Checksums, below):
+//	                                     a damaged value is never exported by (a folder one
+//	                                     letter off would write a host's file where the
+//	                                     person never asked)
 //	preparedexpiry key <expires>/<preparedId>  the expiry index of prepared: expires in UTC as
 //	                                     20060102T150405.000000000Z (fixed width: keys sort
 //	                                     by expiry); the value is the preparedId (raw bytes).
@@ -130,6 +129,19 @@
 //	                                     "catalog.preparedexpiry" = "1": every review stored
 //	                                     since has its preparedexpiry key (written by a new
 //	                                     catalog's Open and by every full purge)
+//
+// # Checksums
+//
+// A lineage node, a leftover and an owed export end with a member sum:
+// index.ContentSum of the value's JSON without it (index.JSONWithSum). A
+// value whose fields, encoded again without it, do not hash to it is
+// corrupt (ErrCorruptValue, naming the bucket and key; graft's code
+// catalog_damaged, fixed by graft recover --rebuild-catalog, which writes
+// lineage and leftovers again from the logs): one byte changed on the
+// disk does not read as another parent, another target or another folder.
+// A value without a sum (stored before it) reads as it is. A graft older
+// than the sum refuses a value that has one (an unknown field); the values
+// it writes, without a sum, this one reads.
 //
 // Session ids, txn ids and preparedIds cannot contain '/', so the prefix
 // "<source>/" selects exactly one source's leftovers.

@@ -18,7 +18,11 @@ type Leftover struct {
 	State    string    `json:"state"`  // the journal state the transaction reached
 	Reason   string    `json:"reason"` // why it was rolled back
 	Recorded time.Time `json:"recorded"`
+	// Sum is the value's checksum as stored (doc.go, Checksums).
+	Sum string `json:"sum,omitempty"`
 }
+
+func (l *Leftover) sumField() *string { return &l.Sum }
 
 // leftoverKey is "<source>/<txn>": session ids cannot hold '/', so the
 // prefix "<source>/" selects exactly one source's leftovers.
@@ -44,7 +48,7 @@ func (db *DB) AddLeftover(l Leftover) error {
 		if v, err := tx.Get(bucketLeftovers, key); err != nil || v != nil {
 			return err
 		}
-		return putJSON(tx, bucketLeftovers, key, l)
+		return putJSON(tx, bucketLeftovers, key, &l)
 	})
 }
 

@@ -21,7 +21,12 @@ type Node struct {
 	TapeHash   string    `json:"tapeHash,omitempty"`
 	Committed  time.Time `json:"committed"`
 	Reverted   bool      `json:"reverted,omitempty"`
+	// Sum is the value's checksum as stored (doc.go, Checksums): set by
+	// putJSON, checked and cleared when read.
+	Sum string `json:"sum,omitempty"`
 }
+
+func (n *Node) sumField() *string { return &n.Sum }
 
 func (n Node) validate() error {
 	if err := session.ValidID(n.Session); err != nil {
@@ -106,7 +111,7 @@ func (db *DB) putNode(tx Tx, n Node) error {
 		return err
 	}
 	n.Children = mergeChildren(old.Children, n.Children)
-	if err := putJSON(tx, bucketLineage, n.Session, n); err != nil {
+	if err := putJSON(tx, bucketLineage, n.Session, &n); err != nil {
 		return err
 	}
 	if n.Parent == "" {
@@ -121,7 +126,7 @@ func (db *DB) putNode(tx Tx, n Node) error {
 		parent = Node{Session: n.Parent, Generation: n.Generation - 1}
 	}
 	parent.Children = mergeChildren(parent.Children, []string{n.Session})
-	return putJSON(tx, bucketLineage, n.Parent, parent)
+	return putJSON(tx, bucketLineage, n.Parent, &parent)
 }
 
 // GetNode returns the node of session id, and whether there is one.

@@ -1,13 +1,10 @@
 package catalog
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
-	"github.com/graft-project/graft/index"
 	"github.com/graft-project/graft/session"
 )
 
@@ -25,20 +22,12 @@ type Owed struct {
 	Root        string    `json:"root"`
 	HostSession string    `json:"hostSession"`
 	Recorded    time.Time `json:"recorded"`
-	// Sum is the checksum of the value as stored (index.JSONWithSum): set
-	// when it is recorded, checked and cleared when it is read (doc.go).
+	// Sum is the checksum of the value as stored (doc.go, Checksums): set
+	// when it is recorded, checked and cleared when it is read.
 	Sum string `json:"sum,omitempty"`
 }
 
-// checkSum checks and clears the checksum of a value read from the bucket
-// under key (index.SumHolds). A value without one (stored before it) reads
-// as it is.
-func (db *DB) checkSum(o *Owed, key string) error {
-	if o.Sum != "" && !index.SumHolds(o, &o.Sum, json.Marshal) {
-		return &CorruptValueError{Path: db.name, Bucket: bucketOwed, Key: key, Err: errors.New("its checksum does not match: it was changed or damaged since graft stored it, and graft writes no export by it")}
-	}
-	return nil
-}
+func (o *Owed) sumField() *string { return &o.Sum }
 
 func (o Owed) validate() error {
 	for _, f := range []struct{ name, id string }{{"target", o.Target}, {"txn", o.Txn}, {"source", o.Source}} {
@@ -76,11 +65,7 @@ func (db *DB) RecordCommitOwed(n Node, preparedID, txn string, owed *Owed) error
 			return err
 		}
 		v := *owed
-		data, err := index.JSONWithSum(&v, &v.Sum, json.Marshal)
-		if err != nil {
-			return fmt.Errorf("encoding %s/%s: %w", bucketOwed, owed.Target, err)
-		}
-		return tx.Put(bucketOwed, owed.Target, data)
+		return putJSON(tx, bucketOwed, owed.Target, &v)
 	})
 }
 
@@ -89,11 +74,7 @@ func (db *DB) OwedExports() ([]Owed, error) {
 	var out []Owed
 	err := db.view("listing owed exports", func(tx Tx) error {
 		return db.each(tx, bucketOwed, "", func() any { return new(Owed) }, func(key string, v any) error {
-			o := v.(*Owed)
-			if err := db.checkSum(o, key); err != nil {
-				return err
-			}
-			out = append(out, *o)
+			out = append(out, *v.(*Owed))
 			return nil
 		})
 	})
@@ -109,9 +90,6 @@ func (db *DB) DeleteOwed(target, txn string) error {
 	return db.update("deleting the owed export of "+target, func(tx Tx) error {
 		var o Owed
 		ok, err := db.getJSON(tx, bucketOwed, target, &o)
-		if err == nil && ok {
-			err = db.checkSum(&o, target)
-		}
 		if err != nil || !ok || o.Txn != txn {
 			return err
 		}
