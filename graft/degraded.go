@@ -82,11 +82,15 @@ func (s *Service) MoveAsideDamagedCatalog() (string, error) {
 }
 
 // CheckCatalog reads what status reads of catalog.db (leftovers, owed
-// exports) and returns why it could not: graft doctor's catalog health,
-// with the error's code (catalog_damaged, catalog_busy, …).
+// exports) and the lineage a commit and a revert write on, and returns why
+// it could not: graft doctor's catalog health, with the error's code
+// (catalog_damaged, catalog_busy, …).
 func (s *Service) CheckCatalog() error {
 	return s.viewCatalog(func(db *catalog.DB) error {
 		if _, err := db.AllLeftovers(); err != nil {
+			return err
+		}
+		if _, err := db.Nodes(); err != nil {
 			return err
 		}
 		_, err := db.OwedExports()

@@ -119,6 +119,12 @@ func (s *Service) Status() (*Status, error) {
 			return err
 		}
 		st.OwedExports = append(st.OwedExports, owed...)
+		// The lineage a commit and a revert write on is read for its
+		// health alone: a damaged node makes the next commit of its
+		// session fail after its commit point, so status says it first.
+		if _, err := db.Nodes(); err != nil {
+			return err
+		}
 		b, ok, err := db.GetMeta("last-recovery")
 		if err != nil {
 			return err

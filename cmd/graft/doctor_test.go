@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -432,5 +433,68 @@ func TestDoctorDamagedOwedExport(t *testing.T) {
 		if strings.HasSuffix(d.Name(), "Z") {
 			t.Errorf("an export was written by the damaged value: %s", d.Name())
 		}
+	}
+}
+
+// A lineage node damaged on the disk (its parent one letter off) is a
+// damaged catalog to doctor, with its fix, and the rebuild writes it again
+// from the logs, parent and checksum right.
+func TestDoctorDamagedLineageNode(t *testing.T) {
+	e := newDoctorEnv(t)
+	e.owedHandoff()
+	var target, parent string
+	e.lineage(func(b *bolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			var n struct{ Parent string }
+			if err := json.Unmarshal(v, &n); err != nil {
+				return err
+			}
+			if n.Parent != "" {
+				target, parent = string(k), n.Parent
+				return b.Put(bytes.Clone(k), bytes.Replace(v, []byte(`"parent":"`+n.Parent), []byte(`"parent":"`+n.Parent[:len(n.Parent)-1]+"z"), 1))
+			}
+			return nil
+		})
+	})
+	if target == "" {
+		t.Fatal("no lineage node with a parent")
+	}
+	rep := e.wantProblem("catalog_damaged", "graft recover --rebuild-catalog")
+	if !strings.Contains(rep.Problems[0].Problem, "checksum") {
+		t.Errorf("problem %+v: want the checksum named", rep.Problems[0])
+	}
+	e.ok("recover", "--rebuild-catalog")
+	if rep, _ := e.doctor(); slices.ContainsFunc(rep.Problems, func(p doctorProblem) bool { return p.Code == "catalog_damaged" }) {
+		t.Fatalf("after the rebuild doctor still finds the catalog damaged: %+v", rep.Problems)
+	}
+	e.lineage(func(b *bolt.Bucket) error {
+		v := b.Get([]byte(target))
+		if !bytes.Contains(v, []byte(`"parent":"`+parent+`"`)) || !bytes.Contains(v, []byte(`"sum":"sha256:`)) {
+			return fmt.Errorf("the rebuilt node of %s: %s", target, v)
+		}
+		return nil
+	})
+}
+
+// lineage runs fn on the lineage bucket of the home's catalog.db, in a
+// write transaction of bbolt's own.
+func (e *doctorEnv) lineage(fn func(*bolt.Bucket) error) {
+	e.t.Helper()
+	db, err := bolt.Open(filepath.Join(e.home, "catalog.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("lineage"))
+		if b == nil {
+			return errors.New("no lineage bucket")
+		}
+		return fn(b)
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		e.t.Fatal(err)
 	}
 }
