@@ -1300,26 +1300,46 @@ func eachCommandRest(cmd string, fn func(w1, w2, rest string) bool) {
 }
 
 // separatorAt is the index of the first &, | or ; that ends a command,
-// -1 if none: one inside quotes ('a|b', "x;y") or the & of a redirection
-// (2>&1, >&2) does not.
+// -1 if none: one inside quotes ('a|b', "x;y"), escaped (find's \;) or
+// the & of a redirection (2>&1, >&2) does not.
 func separatorAt(cmd string) int {
-	var quote byte // the quote open at i, 0 outside quotes
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
+	at := -1
+	shellScan(cmd, 0, func(i int) bool {
+		switch c := cmd[i]; {
+		case c == '&' && i > 0 && cmd[i-1] == '>':
+		case c == '&' || c == '|' || c == ';':
+			at = i
+			return false
+		}
+		return true
+	})
+	return at
+}
+
+// shellScan calls fn with the index of each byte of s that is shell
+// syntax: outside quotes, and not escaped by a backslash outside single
+// quotes. quote is the quote open where s starts (0: none); shellScan
+// stops when fn says false and returns the quote open where it stopped.
+func shellScan(s string, quote byte, fn func(i int) bool) byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case quote != 0 && c == quote:
 			quote = 0
 		case quote == '"' && c == '\\':
 			i++ // an escaped character inside double quotes
 		case quote != 0:
+		case c == '\\':
+			i++
 		case c == '\'' || c == '"':
 			quote = c
-		case c == '&' && i > 0 && cmd[i-1] == '>':
-		case c == '&' || c == '|' || c == ';':
-			return i
+		default:
+			if !fn(i) {
+				return quote
+			}
 		}
 	}
-	return -1
+	return quote
 }
 
 // nextWord is the first space-separated word of s and what follows it.

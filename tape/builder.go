@@ -98,8 +98,9 @@ const (
 	// cut a rune's first byte with an ESC before it from key lines and
 	// look-ups (no UTF-8 left), and kept a character set's "\x1b(B" as "B";
 	// 66 kept a constraint whose capped head held no letter or digit; 67
-	// took a command that prints into a file (printf … > path) for a read.
-	snapshotVersion = 68
+	// took a command that prints into a file (printf … > path) for a read;
+	// 68 split a command at an escaped separator (find's \;).
+	snapshotVersion = 69
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -285,27 +285,14 @@ func printsIntoAFile(cmd string) bool {
 	lines := strings.Split(cmd, "\n")
 	var quote byte // the quote open at the start of a line, 0 outside quotes
 	for k := 0; k < len(lines); k++ {
-		line := lines[k]
-		for i := 0; i < len(line); i++ {
-			c := line[i]
-			switch {
-			case quote != 0 && c == quote:
-				quote = 0
-			case quote == '"' && c == '\\':
-				i++
-			case quote != 0:
-			case c == '\\':
-				i++
-			case c == '\'' || c == '"':
-				quote = c
-			case c == '>':
-				if redirectTarget(line[i+1:]) != "" {
-					return true
-				}
-				if i+1 < len(line) && line[i+1] == '>' {
-					i++
-				}
-			}
+		line, writes := lines[k], false
+		quote = shellScan(line, quote, func(i int) bool {
+			// ">>" is one redirect: its second '>' is read with the first.
+			writes = line[i] == '>' && (i == 0 || line[i-1] != '>') && redirectTarget(line[i+1:]) != ""
+			return !writes
+		})
+		if writes {
+			return true
 		}
 		if quote != 0 {
 			continue

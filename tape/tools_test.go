@@ -163,8 +163,8 @@ func TestMarkdownEditAddsItsHeadings(t *testing.T) {
 }
 
 // A chain splits at the &&, ||, | and ; that end a command: not at one
-// inside quotes (a regex's alternation, a message) nor at a redirection's
-// & (2>&1): "1" or "CLOSED" is no command.
+// inside quotes (a regex's alternation, a message), escaped (find's \;)
+// nor at a redirection's & (2>&1): "1" or "CLOSED" is no command.
 func TestCommandListSplitsWhereACommandEnds(t *testing.T) {
 	tests := []struct {
 		cmd  string
@@ -176,6 +176,7 @@ func TestCommandListSplitsWhereACommandEnds(t *testing.T) {
 		{`echo "say \"a|b\"" ; ls`, []string{"echo", "ls"}},
 		{"make || echo failed", []string{"make", "echo failed"}},
 		{"cat 'unterminated | rest", []string{"cat"}},
+		{`find . -name '*.tmp' -exec rm {} \; -print && echo done`, []string{"find .", "echo done"}},
 	}
 	for _, tc := range tests {
 		if got := commandList(tc.cmd); !slices.Equal(got, tc.want) {
