@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"errors"
 	"reflect"
 	"testing"
@@ -28,23 +27,8 @@ func TestADamagedOwedExportIsRefused(t *testing.T) {
 	if err != nil || len(want) != 1 || want[0].Root != o.Root || want[0].Sum != "" {
 		t.Fatalf("OwedExports = %+v, %v", want, err)
 	}
-	var raw []byte
-	if err := db.view("test", func(tx Tx) error {
-		var err error
-		raw, err = tx.Get(bucketOwed, o.Target)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(raw, []byte(`"sum":"sha256:`)) {
-		t.Fatalf("no checksum in %s", raw)
-	}
-	put := func(v []byte) {
-		t.Helper()
-		if err := db.update("test", func(tx Tx) error { return tx.Put(bucketOwed, o.Target, v) }); err != nil {
-			t.Fatal(err)
-		}
-	}
+	raw := storedValue(t, db, bucketOwed, o.Target)
+	put := func(v []byte) { putValue(t, db, bucketOwed, o.Target, v) }
 	testfixtures.EveryByteChanged(t, raw, []byte{0x01}, want, func(b []byte) ([]Owed, error) {
 		put(b)
 		return db.OwedExports()
