@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/graft-project/graft/index"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/graft-project/graft/index"
 )
 
 const (
@@ -184,11 +185,11 @@ func ReadWriteStats() WriteStats {
 	return WriteStats{Txns: writeTxns.Load(), PageWrites: pageWrites.Load()}
 }
 
-// putJSON stores v under key.
 // summed is a value the catalog stores with its checksum (doc.go,
 // Checksums): putJSON ends its JSON with sum, decode checks and clears it.
 type summed interface{ sumField() *string }
 
+// putJSON stores v under key (with its checksum when v is summed).
 func putJSON(tx Tx, bucket, key string, v any) error {
 	var data []byte
 	var err error
