@@ -315,11 +315,9 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	// The open turn's newest steps rank with the other messages
 	// (keptOpenSteps).
 	current := map[int64]bool{}
-	for k := len(c.Paragraphs) - 1; k >= 0 && len(current) < keptOpenSteps; k-- {
-		if p := c.Paragraphs[k]; p.Seq < st.Boundary {
-			break
-		} else if p.Step {
-			current[p.Seq] = true
+	for k := len(c.Paragraphs) - 1; k >= 0 && c.Paragraphs[k].Seq >= st.Boundary && len(current) < keptOpenSteps; k-- {
+		if c.Paragraphs[k].Step {
+			current[c.Paragraphs[k].Seq] = true
 		}
 	}
 	for _, p := range c.Paragraphs {
@@ -340,8 +338,8 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	}
 	// Cut first the messages that only announced the tool call after them
 	// (the call is in Recent Actions), oldest first, but the open turn's
-	// newest keptOpenSteps; then the others older
-	// than the newest markedParagraphs, oldest first; then, of the newest,
+	// newest keptOpenSteps; then the others older than the newest
+	// markedParagraphs, oldest first; then, of the newest,
 	// the marks of the user's turns and narration before those that report
 	// an outcome or a choice (isKeyLine, isDecision) or answer a turn (its
 	// last message: the user spoke next; Codex's final_answer), oldest

@@ -988,7 +988,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
 		c.What = in.what(st.Cwd, whatRunes)
-		c.Writes = cl.shell && !file && printsIntoAFile(in.command())
+		c.Writes = cl.shell && !file && printsIntoAFile(in.command()) // !file: no here-document to parse again
 		if strings.HasSuffix(c.What, "…") {
 			c.Long = in.what(st.Cwd, inFlightRunes) // shown if it is in flight at the cut
 		} else if p := in.delegated(); p != "" && c.What != "" {
@@ -1067,7 +1067,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	what, writes := call.What, call.Writes
 	if !haveCall && ev.Tool != nil {
 		what = callWhat(name, ev.Tool.Input, st.Cwd)
-		writes = cl.shell && len(shellTouches(ev.Tool.Input)) == 0 && printsIntoAFile(shellCommand(ev.Tool.Input))
+		writes = cl.shell && printsIntoAFile(shellCommand(ev.Tool.Input))
 	}
 	ok := ev.OKResult()
 	if p := st.Plan; p != nil && ev.Tool != nil && p.CallID != "" && p.CallID == ev.Tool.CallID {

@@ -93,27 +93,11 @@ func heredocWrites(cmd string) []heredocWrite {
 	lines := strings.Split(cmd, "\n")
 	for k := 0; k < len(lines); k++ {
 		line := strings.TrimRight(lines[k], "\r")
-		at := heredocAt(line)
+		at, body, end := heredocBody(lines, k)
 		if at < 0 {
 			continue
 		}
-		delim, strip := heredocDelim(line[at+2:])
-		if delim == "" {
-			continue
-		}
-		// The body runs to the delimiter's line (to the end when missing).
-		var body []string
-		k++
-		for ; k < len(lines); k++ {
-			l := strings.TrimRight(lines[k], "\r")
-			if strip {
-				l = strings.TrimLeft(l, "\t")
-			}
-			if l == delim {
-				break
-			}
-			body = append(body, l)
-		}
+		k = end
 		path, op := heredocTarget(commandSegment(line, at))
 		if path == "" {
 			continue
@@ -121,6 +105,33 @@ func heredocWrites(cmd string) []heredocWrite {
 		out = append(out, heredocWrite{Path: path, Op: op, Text: strings.Join(body, "\n")})
 	}
 	return out
+}
+
+// heredocBody reads the here-document lines[k] opens: the index of its
+// "<<" in the line (-1 when the line opens none, or names no delimiter),
+// its lines, and the index of its delimiter's line (len(lines) when it is
+// missing: the body runs to the end).
+func heredocBody(lines []string, k int) (at int, body []string, end int) {
+	line := strings.TrimRight(lines[k], "\r")
+	at = heredocAt(line)
+	if at < 0 {
+		return -1, nil, k
+	}
+	delim, strip := heredocDelim(line[at+2:])
+	if delim == "" {
+		return -1, nil, k
+	}
+	for end = k + 1; end < len(lines); end++ {
+		l := strings.TrimRight(lines[end], "\r")
+		if strip {
+			l = strings.TrimLeft(l, "\t")
+		}
+		if l == delim {
+			break
+		}
+		body = append(body, l)
+	}
+	return at, body, end
 }
 
 // heredocAt is the index of the first "<<" of line that opens a
@@ -298,18 +309,7 @@ func printsIntoAFile(cmd string) bool {
 			continue
 		}
 		// A here-document's body (python3 - <<PY … PY) is text.
-		if at := heredocAt(line); at >= 0 {
-			delim, strip := heredocDelim(line[at+2:])
-			for k++; delim != "" && k < len(lines); k++ {
-				l := strings.TrimRight(lines[k], "\r")
-				if strip {
-					l = strings.TrimLeft(l, "\t")
-				}
-				if l == delim {
-					break
-				}
-			}
-		}
+		_, _, k = heredocBody(lines, k)
 	}
 	return false
 }
