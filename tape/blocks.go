@@ -526,10 +526,10 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// end, grown back where the budget leaves room.
 			core = olderCoreRunes
 			if utf8.RuneCountInString(h.Text) > olderCoreRunes {
-				grown = head + quoteLines(clipHeadTail(h.Text, humanCoreRunes, "", h.Origin.Seq))
+				grown = head + quoteLines(clipHumanText(h.Text, humanCoreRunes, h.Origin.Seq))
 			}
 		}
-		text := clipHeadTail(h.Text, core, "", h.Origin.Seq)
+		text := clipHumanText(h.Text, core, h.Origin.Seq)
 		picked := ""
 		if h.Origin.Session == st.SessionID {
 			shown[h.Origin.Seq] = text

@@ -100,7 +100,7 @@ const (
 	// 66 kept a constraint whose capped head held no letter or digit; 67
 	// took a command that prints into a file (printf … > path) for a read;
 	// 68 split a command at an escaped separator (find's \;).
-	snapshotVersion = 69
+	snapshotVersion = 70
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -764,7 +764,7 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st := &b.st
 	st.Queued = delivered(st.Queued, ev.Text)
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
-	q := session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQuoteRunes, "", ev.Seq), Origin: origin}
+	q := session.Quote{Text: clipHumanText(strings.TrimSpace(ev.Text), maxQuoteRunes, ev.Seq), Origin: origin}
 	hostCommand := isHostCommand(ev.Text)
 	if !hostCommand {
 		st.Humans = append(st.Humans, session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxHumanRunes, "", ev.Seq), Origin: origin})

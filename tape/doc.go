@@ -10,7 +10,8 @@
 // A Builder is a fold over the events of one session in seq order (Add).
 // It keeps only small bounded state: the constraints and the goal quotes,
 // the first and the last 60 human instructions (each at most 6000 runes,
-// its head and end; those let go counted with their seqs for the Goal's
+// its head and end, the cut mark quoting the first error line of the cut
+// middle: clipHumanText; those let go counted with their seqs for the Goal's
 // cut line), the carryover (each assistant message up to 1500 runes, across
 // turns, at most MaxBudget runes and 1000 entries) and the open turn's
 // last assistant message (4000 runes), the message texts of the last

@@ -39,7 +39,7 @@ func (b *Builder) queue(ev *session.Event) {
 	st := &b.st
 	switch ev.Source.Name {
 	case "queued-input":
-		n := queuedNote{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text), maxQueuedRunes, "", ev.Seq), Head: queuedHead(ev.Text)}
+		n := queuedNote{Seq: ev.Seq, Text: clipHumanText(strings.TrimSpace(ev.Text), maxQueuedRunes, ev.Seq), Head: queuedHead(ev.Text)}
 		st.Queued = keepLast(append(st.Queued, n), keptQueued)
 	case "queue-popped":
 		// The person took it back: the oldest note of that text.

@@ -1092,3 +1092,48 @@ func TestTheOpenTurnsNewestStepsAreKept(t *testing.T) {
 		t.Errorf("an old step outlived the cut:\n%s", bp)
 	}
 }
+
+// A person pastes a log to show where it failed. When the Goal cuts the
+// middle of a long instruction, the cut mark quotes the first line of the
+// cut that names an error, the way a failed call is told by its error
+// line, not its first.
+func TestAPastedLogsCutMiddleNamesItsError(t *testing.T) {
+	var log strings.Builder
+	log.WriteString("i tried to publish but got this:\n$ bun release:manual\n")
+	for k := 0; k < 40; k++ {
+		fmt.Fprintf(&log, "npm notice %d.%dkB dist/file%d.js\n", k, k%10, k)
+	}
+	log.WriteString("npm error code EOTP\nnpm error This operation requires a one-time password from your authenticator.\n")
+	for k := 0; k < 40; k++ {
+		fmt.Fprintf(&log, "npm notice tarball detail %d\n", k)
+	}
+	log.WriteString("error: script \"release:manual\" exited with code 1\nask for the OTP in the release script")
+	evs := []session.Event{
+		human("Set up the release script."),
+		say("Done."),
+		human(log.String()),
+		say("I will add the prompt."),
+		human("Now commit it."),
+	}
+	tp := build(t, "s", seqd(evs...), Options{}, nil)
+	goal := blockText(t, tp, "Goal")
+	mark := ""
+	for l := range strings.SplitSeq(goal, "\n") {
+		if strings.Contains(l, "[cut: recall seq=3") {
+			mark = l
+		}
+	}
+	if mark == "" {
+		t.Fatalf("the pasted log was not cut:\n%s", goal)
+	}
+	if !strings.Contains(mark, "npm error code EOTP") || strings.Contains(mark, "npm error This operation") {
+		t.Errorf("the cut mark should name the log's first error line, and only it: %q", mark)
+	}
+
+	// A middle without an error line keeps the plain mark.
+	plain := strings.ReplaceAll(strings.ReplaceAll(log.String(), "npm error code EOTP", "npm notice code"), "npm error This", "npm notice This")
+	tp = build(t, "s", seqd(human("Set up the release script."), say("Done."), human(plain), say("Ok."), human("Now commit it.")), Options{}, nil)
+	if goal := blockText(t, tp, "Goal"); !strings.Contains(goal, "[cut: recall seq=3] …") {
+		t.Errorf("a middle with no error line should keep the plain cut mark:\n%s", goal)
+	}
+}

@@ -42,6 +42,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human(strings.Repeat("━", 400)+"必须保持API。You must keep "+strings.Repeat("every module's API ", 20)+"stable."),
 			say("Understood."),
 		),
+		// A first instruction that is a long pasted log: its quote's cut
+		// mark names the first error line of the cut.
+		"pasted-log": seqd(
+			human("it failed:\n"+strings.Repeat("npm notice packed dist/file.js\n", 60)+"npm error code EOTP\n"+strings.Repeat("npm notice detail\n", 60)+"fix it"),
+			say("Looking."),
+		),
 		// A terminal's control sequences, which key lines go without.
 		"terminal-escapes": seqd(
 			human("Build it."),

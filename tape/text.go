@@ -74,6 +74,43 @@ func clipHeadTail(s string, n int, prefix string, seq int64) string {
 	return string(r[:head]) + mark + string(r[len(r)-tail:])
 }
 
+// clipHumanText is clipHeadTail for what a person typed or pasted. A long
+// message is mostly a pasted log, and a log is pasted to show where it
+// failed: when the cut middle holds a whole line that names an error
+// (errorIndex, as a failed call is told by its error line), the cut mark
+// quotes the first, "… [cut: recall seq=N; the first error line cut: …] …".
+func clipHumanText(s string, n int, seq int64) string {
+	if _, cut := prefixRunes(s, n); !cut {
+		return s
+	}
+	r := []rune(s)
+	mark := clipMark("", seq)
+	head, tail := headTailRunes(n, mark)
+	if line := cutErrorLine(string(r[head : len(r)-tail])); line != "" {
+		mark = cutMark + "seq=" + strconv.FormatInt(seq, 10) + "; the first error line cut: " + line + "] … "
+		head, tail = headTailRunes(n, mark)
+	}
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
+// cutErrorLine is the first whole line of a cut middle (its first and
+// last lines run on in the head and the end) that names an error, at most
+// keyLineRunes; "" for none.
+func cutErrorLine(mid string) string {
+	lines := strings.Split(mid, "\n")
+	if len(lines) < 3 {
+		return ""
+	}
+	lines = lines[1 : len(lines)-1]
+	for k, l := range lines {
+		lines[k] = strings.TrimSpace(l)
+	}
+	if k := errorIndex(lines); k >= 0 {
+		return firstLine(lines[k], keyLineRunes)
+	}
+	return ""
+}
+
 // clipMark is what clipHeadTail puts where it cut.
 func clipMark(prefix string, seq int64) string {
 	return cutMark + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
