@@ -367,42 +367,56 @@ var definition = regexp.MustCompile(`^\s*[+]?\s*(?:export\s+|pub(?:\([a-z]+\))?\
 // Mocha's it("…")/test("…")/describe("…"), ExUnit's test "…" do).
 var testDefinition = regexp.MustCompile("^\\s*[+]?\\s*(?:@test|test|it|describe)\\s*\\(?\\s*([\"'`])([^\"'`]{3,100})[\"'`]")
 
-// editSymbols are the names an edit's new text defines, in order, at most
-// maxSymbols.
+// editSymbols are the names an edit's new text defines, at most
+// maxSymbols: those its unindented lines define first (a file's types,
+// its functions, its tests: what the rest of the code calls), then those
+// of its indented lines (the methods inside them), each in order.
 func editSymbols(name string, input json.RawMessage) []string {
 	texts := editTexts(name, input)
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range texts {
-		if len(t) > symbolScan {
-			t = t[:symbolScan]
-		}
-		for line := range strings.SplitSeq(t, "\n") {
-			if len(out) == maxSymbols {
-				return out
+	for _, nested := range []bool{false, true} {
+		for _, t := range texts {
+			if len(t) > symbolScan {
+				t = t[:symbolScan]
 			}
-			if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") {
-				continue
-			}
-			var m []string
-			if namesTest(line) {
-				if t := testDefinition.FindStringSubmatch(line); t != nil {
-					m = []string{t[0], t[2]}
+			for line := range strings.SplitSeq(t, "\n") {
+				if len(out) == maxSymbols {
+					return out
 				}
-			} else if mayDefine(line) {
-				m = definition.FindStringSubmatch(line)
-				if m == nil {
-					m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
+				if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") {
+					continue
 				}
+				if indented(line) != nested {
+					continue
+				}
+				var m []string
+				if namesTest(line) {
+					if t := testDefinition.FindStringSubmatch(line); t != nil {
+						m = []string{t[0], t[2]}
+					}
+				} else if mayDefine(line) {
+					m = definition.FindStringSubmatch(line)
+					if m == nil {
+						m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
+					}
+				}
+				if m == nil || seen[m[1]] || len(m[1]) < 3 {
+					continue
+				}
+				seen[m[1]] = true
+				out = append(out, m[1])
 			}
-			if m == nil || seen[m[1]] || len(m[1]) < 3 {
-				continue
-			}
-			seen[m[1]] = true
-			out = append(out, m[1])
 		}
 	}
 	return out
+}
+
+// indented: a line of code that starts with a space or a tab, past a
+// patch's '+' (a line the patch adds).
+func indented(line string) bool {
+	line = strings.TrimPrefix(line, "+")
+	return line != "" && (line[0] == ' ' || line[0] == '\t')
 }
 
 // noiseLine: output lines that look like key lines but say nothing of the

@@ -302,7 +302,9 @@
 // Edited files: the last write or edit of each of the 40 most recently
 // changed files names the definitions its new text makes (def, defp,
 // func, function, class, type … and "a.b = {" assignments, and the tests
-// a string names: @test "…", it("…"), test "…" do: at most 6),
+// a string names: @test "…", it("…"), test "…" do: at most 6, those of
+// unindented lines before those of indented ones: a file's types and
+// functions before the methods inside them),
 // or else the first two lines it adds (of an edit, the lines its new text
 // has that its old text lacked; of a patch, its "+" lines; never its
 // imports, a block of them to its end, its shebang, its package clause

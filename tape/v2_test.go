@@ -1389,3 +1389,22 @@ func TestATestIsDefinedByItsName(t *testing.T) {
 		}
 	}
 }
+
+// A written file is named by what the rest of the code calls: its
+// unindented definitions (types, functions, tests) before the methods
+// inside them, so a file of one type with many methods still names the
+// function at its end that the program starts it by.
+func TestAFilesTopLevelNamesComeFirst(t *testing.T) {
+	rust := "pub struct BingWallpaperTray {\n    x: u8,\n}\n\nimpl BingWallpaperTray {\n    pub fn new() -> Self {}\n    fn refresh(&self) {}\n}\n\nimpl Tray for BingWallpaperTray {\n    fn title(&self) {}\n    fn menu(&self) {}\n    fn icon_name(&self) {}\n    fn tool_tip(&self) {}\n}\n\npub fn run_tray() {}\n"
+	in, _ := json.Marshal(map[string]string{"file_path": "src/tray.rs", "content": rust})
+	want := []string{"BingWallpaperTray", "Tray", "run_tray", "new", "refresh", "title"}
+	if got := editSymbols("Write", in); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("editSymbols = %q, want %q", got, want)
+	}
+	// A patch's added lines are read past their '+'.
+	patch := "*** Begin Patch\n*** Update File: a.py\n@@\n+class Store:\n+    def get(self):\n+        pass\n+def main():\n+    pass\n*** End Patch"
+	in, _ = json.Marshal(map[string]string{"input": patch})
+	if got, want := editSymbols("apply_patch", in), []string{"Store", "main", "get"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("editSymbols of a patch = %q, want %q", got, want)
+	}
+}
