@@ -320,8 +320,6 @@ func (d lineDecoder) todo(td *Todo) bool {
 	})
 }
 
-// inherit reads a graft/origin's inherit (one line per session, so the
-// code is plain rather than fast).
 // fields reads an object of one of the nested types below (inherit and
 // relies: a line per session carries them, so the code is plain rather
 // than fast): field reads the value at key and names its bit; an unknown
@@ -357,6 +355,8 @@ func list[T any](d lineDecoder, dst *[]T, elem func(*T) bool) bool {
 	return ok
 }
 
+// inherit reads a graft/origin's inherit (one line per session, so the
+// code is plain rather than fast).
 func (d lineDecoder) inherit(dst **Inherited) bool {
 	if d.Null() {
 		return true
