@@ -385,6 +385,12 @@ func hasMarker(s string) bool {
 	// ("should they?", "what do I need to do?"); its "make sure", "don't"
 	// or "never" still is ("can you make sure the tests pass?").
 	question := strings.HasSuffix(strings.TrimSpace(s), "?")
+	// A hedge ("maybe …", "perhaps …") suggests: its asking markers are no
+	// rule either, as in a question.
+	question = question || len(ws) > 0 && hedges[ws[0].text]
+	// relative: ws[k] follows "that", "which" or "who", whose clause says
+	// what a thing is ("ones that don't need expansion"), not what to do.
+	relative := func(k int) bool { return k > 0 && ws[k].spaced && relatives[ws[k-1].text] }
 	// next is the word after ws[k], when white space only is between them.
 	next := func(k int) string {
 		if k+1 < len(ws) && ws[k+1].spaced {
@@ -395,9 +401,11 @@ func hasMarker(s string) bool {
 	for k, w := range ws {
 		switch {
 		case w.text == "don't" || w.text == "dont" || w.text == "can't" || w.text == "cannot":
-			if !perceptionVerbs[next(k)] {
+			if !perceptionVerbs[next(k)] && !relative(k) {
 				return true
 			}
+		case w.text == "only" && k > 0 && ws[k-1].text == "the" && w.spaced:
+			// "the only difference" names a thing; it restricts nothing.
 		case englishMarkers[w.text] || russianMarkers[w.text]:
 			if !question || !askingMarkers[w.text] {
 				return true
@@ -406,7 +414,7 @@ func hasMarker(s string) bool {
 		if n := next(k); n != "" && englishPairs[[2]string{w.text, n}] && (!question || !askingPairs[[2]string{w.text, n}]) {
 			return true
 		}
-		if w.text == "do" && next(k) == "not" && !perceptionVerbs[next(k+1)] {
+		if w.text == "do" && next(k) == "not" && !perceptionVerbs[next(k+1)] && !relative(k) {
 			return true
 		}
 		if w.text == "не" && startsWithLetter(next(k)) {
@@ -415,6 +423,14 @@ func hasMarker(s string) bool {
 	}
 	return false
 }
+
+// hedges open a sentence that suggests ("maybe …", "perhaps …"), and
+// relatives open a clause that says what a thing is ("those that don't
+// need it", "files which do not change").
+var (
+	hedges    = map[string]bool{"maybe": true, "perhaps": true}
+	relatives = map[string]bool{"that": true, "which": true, "who": true}
+)
 
 // askingMarkers and askingPairs make no rule in a question.
 var (

@@ -568,6 +568,11 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"Can you make sure the tests pass?",
 		"Don't touch the migrations folder?",
 		"You cannot use the network in tests.",
+		// The same words where they do restrict.
+		"The only thing it shouldn't do is resolve the workspace dependencies.",
+		"Only touch the files under src.",
+		"I don't want the button on those that don't need expansion.",
+		"Maybe later, but don't touch the schema now.",
 	} {
 		if got := Extract(s); len(got) != 1 {
 			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
@@ -588,6 +593,14 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"I don't know why the build fails.",
 		"I still do not see lambda executions in the logs",
 		"I can't find the config file.",
+		// "the only …" names a thing, it restricts nothing.
+		"That's the only difference.",
+		// A hedge suggests; it sets no rule.
+		"maybe this should 0.1.1",
+		"Perhaps we should bump the version too.",
+		// What something that does not do a thing is: a description.
+		"The expand button appears on all tool blocks, including short ones that don't need expansion.",
+		"Files which do not change are skipped.",
 		// Program text is the program's: its "use" and "const" are code.
 		"use std::collections::HashMap;",
 		"use solana_sdk::{",

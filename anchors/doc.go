@@ -49,13 +49,17 @@
 //     only between them).
 //     A word is a run of letters, digits and '_'; an apostrophe between two
 //     letters belongs to the word.
-//     Two kinds of saying carry a marker and are no rule: a question (it
-//     ends with "?") whose markers are only should, only, need to, needs
-//     to, has to or have to ("should they?", "what do I need to do?"); and
-//     a report of what the person sees or knows: don't, do not, can't or
+//     Some sayings carry a marker and are no rule: a question (it ends
+//     with "?") or a hedge (it opens with maybe or perhaps) whose markers
+//     are only should, only, need to, needs to, has to or have to ("should
+//     they?", "what do I need to do?", "maybe this should be 0.1.1"); a
+//     report of what the person sees or knows: don't, do not, can't or
 //     cannot followed by see, know, think, understand, notice, get,
 //     remember, recall, hear, believe or find ("I do not see it in the
-//     logs").
+//     logs"); a clause that says what a thing is: don't, do not, can't or
+//     cannot right after that, which or who ("short ones that don't need
+//     expansion"); and "the only", which names a thing ("that's the only
+//     difference"). Another marker in the sentence still makes it a rule.
 //  5. A constraint longer than MaxRunes runes is cut to MaxRunes-1 runes
 //     plus "…"; one whose cut head holds no letter or digit (a rule of
 //     box-drawing characters before the words) is dropped: it says
