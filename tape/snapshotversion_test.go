@@ -48,6 +48,11 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("it failed:\n"+strings.Repeat("npm notice packed dist/file.js\n", 60)+"npm error code EOTP\n"+strings.Repeat("npm notice detail\n", 60)+"fix it"),
 			say("Looking."),
 		),
+		// Sayings with a marker that set no rule beside one that does.
+		"sayings": seqd(
+			human("maybe this should be 0.1.1. That's the only difference. Skip the ones that don't need it. Don't touch the schema."),
+			say("Noted."),
+		),
 		// A terminal's control sequences, which key lines go without.
 		"terminal-escapes": seqd(
 			human("Build it."),
