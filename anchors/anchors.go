@@ -387,7 +387,7 @@ func hasMarker(s string) bool {
 	question := strings.HasSuffix(strings.TrimSpace(s), "?")
 	// A hedge ("maybe …", "perhaps …") suggests: its asking markers are no
 	// rule either, as in a question.
-	question = question || len(ws) > 0 && hedges[ws[0].text]
+	question = question || len(ws) > 0 && hedges[ws[0].text] || seesReport(ws)
 	// relative: ws[k] follows "that", "which" or "who", whose clause says
 	// what a thing is ("ones that don't need expansion"), not what to do.
 	relative := func(k int) bool { return k > 0 && ws[k].spaced && relatives[ws[k-1].text] }
@@ -430,6 +430,31 @@ func hasMarker(s string) bool {
 var (
 	hedges    = map[string]bool{"maybe": true, "perhaps": true}
 	relatives = map[string]bool{"that": true, "which": true, "who": true}
+)
+
+// seesReport: the sentence opens as a report of what the person sees or
+// gets ("I see …", "I'm getting …", "I am now seeing …"): as in a question,
+// its asking markers are no rule ("… in the cli only").
+func seesReport(ws []word) bool {
+	k := 0
+	switch {
+	case len(ws) > 1 && ws[0].text == "i" && ws[1].text == "am":
+		k = 2
+	case len(ws) > 0 && (ws[0].text == "i'm" || ws[0].text == "i"):
+		k = 1
+	default:
+		return false
+	}
+	for k < len(ws) && reportAdverbs[ws[k].text] {
+		k++
+	}
+	return k < len(ws) && seeingVerbs[ws[k].text]
+}
+
+var (
+	reportAdverbs = map[string]bool{"now": true, "still": true, "also": true, "just": true, "only": true}
+	seeingVerbs   = map[string]bool{"see": true, "seeing": true, "saw": true, "get": true, "getting": true, "got": true,
+		"notice": true, "noticed": true, "noticing": true}
 )
 
 // askingMarkers and askingPairs make no rule in a question.

@@ -573,6 +573,7 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"Only touch the files under src.",
 		"I don't want the button on those that don't need expansion.",
 		"Maybe later, but don't touch the schema now.",
+		"I see the logs only in the cli; make sure they reach the web ui.",
 	} {
 		if got := Extract(s); len(got) != 1 {
 			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
@@ -598,6 +599,10 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		// A hedge suggests; it sets no rule.
 		"maybe this should 0.1.1",
 		"Perhaps we should bump the version too.",
+		// What the person sees, said as it is: a report.
+		"I am now seeing the logs in the cli only and not the web ui.",
+		"I'm getting only the first page back.",
+		"I see it should be cached but it is not.",
 		// What something that does not do a thing is: a description.
 		"The expand button appears on all tool blocks, including short ones that don't need expansion.",
 		"Files which do not change are skipped.",

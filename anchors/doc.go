@@ -50,9 +50,12 @@
 //     A word is a run of letters, digits and '_'; an apostrophe between two
 //     letters belongs to the word.
 //     Some sayings carry a marker and are no rule: a question (it ends
-//     with "?") or a hedge (it opens with maybe or perhaps) whose markers
+//     with "?"), a hedge (it opens with maybe or perhaps) or a report of
+//     what the person sees (it opens with "I see", "I saw", "I get", "I
+//     notice", also as "I'm seeing", "I am now getting" …) whose markers
 //     are only should, only, need to, needs to, has to or have to ("should
-//     they?", "what do I need to do?", "maybe this should be 0.1.1"); a
+//     they?", "what do I need to do?", "maybe this should be 0.1.1", "I am
+//     now seeing the logs in the cli only"); a
 //     report of what the person sees or knows: don't, do not, can't or
 //     cannot followed by see, know, think, understand, notice, get,
 //     remember, recall, hear, believe or find ("I do not see it in the
