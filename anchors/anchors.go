@@ -378,7 +378,9 @@ func hasMarker(s string) bool {
 		}
 	}
 	ws := words(s)
-	if len(ws) > 1 && englishOpeners[ws[0].text] {
+	// An opener opens an imperative: the sentence starts with its word
+	// (bold or code at most), not with a status mark ("✅ No more …").
+	if len(ws) > 1 && englishOpeners[ws[0].text] && startsWithLetter(strings.TrimLeft(s, "*_`")) {
 		return true
 	}
 	// A question asks: its "should", "only" or "need to" is no rule

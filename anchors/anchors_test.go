@@ -574,6 +574,7 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"I don't want the button on those that don't need expansion.",
 		"Maybe later, but don't touch the schema now.",
 		"I see the logs only in the cli; make sure they reach the web ui.",
+		"**Stop and report**: Command ends after Phase 2 planning.",
 	} {
 		if got := Extract(s); len(got) != 1 {
 			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
@@ -599,6 +600,10 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		// A hedge suggests; it sets no rule.
 		"maybe this should 0.1.1",
 		"Perhaps we should bump the version too.",
+		// An opener opens an imperative; behind a status mark ("✅", a
+		// pasted report's) it reports.
+		"✅ No more \"Error parsing line\" for non-JSON output",
+		"⚠️ Keep-alive connections were left open",
 		// What the person sees, said as it is: a report.
 		"I am now seeing the logs in the cli only and not the web ui.",
 		"I'm getting only the first page back.",

@@ -42,7 +42,9 @@
 //     to", "has to", "have to" ("instructions need to be clear") (white
 //     space only between them); and a sentence of two words or more that
 //     opens with use, keep, stop, leave, stick or no ("Use pnpm, not npm",
-//     "Keep it under 200 lines", "No, I said the staging bucket");
+//     "Keep it under 200 lines", "No, I said the staging bucket"), the
+//     word its start, in bold or code at most ("**Stop and report**"; not
+//     behind a status mark: "✅ No more errors" reports);
 //     - Chinese, substring: 必须 不要 禁止 不得 务必 只能;
 //     - Russian, whole words (Unicode letters), case-insensitive: нельзя,
 //     обязательно, никогда, только, and "не" followed by a word (white space
