@@ -378,6 +378,9 @@ func hasMarker(s string) bool {
 		}
 	}
 	ws := words(s)
+	if len(ws) <= maxLabelWords && strings.HasSuffix(strings.TrimRight(s, "* "), ":") {
+		return false // a label ("Next required action:"): the lines under it say the rules
+	}
 	// An opener opens an imperative: the sentence starts with its word
 	// (bold or code at most), not with a status mark ("✅ No more …").
 	if len(ws) > 1 && englishOpeners[ws[0].text] && startsWithLetter(strings.TrimLeft(s, "*_`")) {
@@ -425,6 +428,10 @@ func hasMarker(s string) bool {
 	}
 	return false
 }
+
+// maxLabelWords: a sentence of at most this many words that ends with a
+// colon is a label for what follows it.
+const maxLabelWords = 4
 
 // hedges open a sentence that suggests ("maybe …", "perhaps …"), and
 // relatives open a clause that says what a thing is ("those that don't

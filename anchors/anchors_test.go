@@ -575,6 +575,7 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"Maybe later, but don't touch the schema now.",
 		"I see the logs only in the cli; make sure they reach the web ui.",
 		"**Stop and report**: Command ends after Phase 2 planning.",
+		"`CONSTITUTION_VERSION` must increment according to semantic versioning rules:",
 	} {
 		if got := Extract(s); len(got) != 1 {
 			t.Errorf("Extract(%q) = %q: want the sentence as a constraint", s, got)
@@ -604,6 +605,9 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		// pasted report's) it reports.
 		"✅ No more \"Error parsing line\" for non-JSON output",
 		"⚠️ Keep-alive connections were left open",
+		// A label introduces the lines under it; they say the rules.
+		"Next required action:",
+		"**Must haves:**",
 		// What the person sees, said as it is: a report.
 		"I am now seeing the logs in the cli only and not the web ui.",
 		"I'm getting only the first page back.",

@@ -65,6 +65,9 @@
 //     cannot right after that, which or who ("short ones that don't need
 //     expansion"); and "the only", which names a thing ("that's the only
 //     difference"). Another marker in the sentence still makes it a rule.
+//     A label, a sentence of at most 4 words that ends with a colon ("Next
+//     required action:", "**Must haves:**"), is no rule whatever it holds:
+//     the lines under it say the rules.
 //  5. A constraint longer than MaxRunes runes is cut to MaxRunes-1 runes
 //     plus "…"; one whose cut head holds no letter or digit (a rule of
 //     box-drawing characters before the words) is dropped: it says

@@ -100,7 +100,7 @@ const (
 	// 66 kept a constraint whose capped head held no letter or digit; 67
 	// took a command that prints into a file (printf … > path) for a read;
 	// 68 split a command at an escaped separator (find's \;).
-	snapshotVersion = 74
+	snapshotVersion = 75
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

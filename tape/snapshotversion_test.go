@@ -50,7 +50,7 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 		),
 		// Sayings with a marker that set no rule beside one that does.
 		"sayings": seqd(
-			human("maybe this should be 0.1.1. That's the only difference. Skip the ones that don't need it. I am now seeing it in the cli only.\n✅ No more retries\nDon't touch the schema."),
+			human("maybe this should be 0.1.1. That's the only difference. Skip the ones that don't need it. I am now seeing it in the cli only.\n✅ No more retries\nNext required action:\nDon't touch the schema."),
 			say("Noted."),
 		),
 		// A terminal's control sequences, which key lines go without.
