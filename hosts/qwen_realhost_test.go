@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf16"
@@ -278,13 +279,16 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 			t.Errorf("%s: the summary request's PreCompact context (%d UTF-16 units) is not the constraints block cut to fit with its cut line last:\n%s", what, n, qwenHookBlock(r))
 		}
 	}
-	tokens := 10
+	// The usage the server reports: set here, read by the server's
+	// handlers (Qwen Code may ask in the background, after a run ends).
+	var tokens atomic.Int64
+	tokens.Store(10)
 	srv.SetReplyFunc(func(r hosttest.QwenRequest) hosttest.QwenReply {
 		if r.IsCompress() {
 			// A lossy summary: no constraint.
 			return hosttest.QwenReply{Text: "<state_snapshot>\n<overall_goal>Port the pager.</overall_goal>\n</state_snapshot>", PromptTokens: 100}
 		}
-		return hosttest.QwenReply{Text: "On it.", PromptTokens: tokens}
+		return hosttest.QwenReply{Text: "On it.", PromptTokens: int(tokens.Load())}
 	})
 	q.Print(t, goal).Ok(t)
 	id, _ := qwenSession(t, q)
@@ -294,13 +298,13 @@ func TestQwenCompressionKeepsTheConstraints(t *testing.T) {
 	}
 
 	// Past the threshold: compressed before the next turn's request.
-	tokens = 200000
+	tokens.Store(200000)
 	q.Resume(t, id, second).Ok(t)
 	// Below the threshold, but enough that /compress below is worth it.
-	tokens = 20000
+	tokens.Store(20000)
 	srv.Reset()
 	r := q.Resume(t, id, "next step").Ok(t)
-	tokens = 10
+	tokens.Store(10)
 	comp := srv.Compressions(t)
 	if len(comp) != 1 || !carries(comp[0]) {
 		t.Fatalf("past its threshold Qwen Code made %d compression requests, want 1 carrying the constraints block with its origin: %s\n%s", len(comp), r, srv.Describe())
