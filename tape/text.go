@@ -65,13 +65,7 @@ func clippedAtSeq(s string) bool {
 // cut mark and its end (the rest), for a human instruction: a long message is
 // mostly pasted context, and what the person asks stands at its end.
 func clipHeadTail(s string, n int, prefix string, seq int64) string {
-	if _, cut := prefixRunes(s, n); !cut {
-		return s
-	}
-	r := []rune(s)
-	mark := clipMark(prefix, seq)
-	head, tail := headTailRunes(n, mark)
-	return string(r[:head]) + mark + string(r[len(r)-tail:])
+	return clipAround(s, n, func([]rune) string { return clipMark(prefix, seq) })
 }
 
 // clipHumanText is clipHeadTail for what a person typed or pasted. A long
@@ -80,17 +74,26 @@ func clipHeadTail(s string, n int, prefix string, seq int64) string {
 // (errorIndex, as a failed call is told by its error line), the cut mark
 // quotes the first, "… [cut: recall seq=N; the first error line cut: …] …".
 func clipHumanText(s string, n int, seq int64) string {
+	return clipAround(s, n, func(mid []rune) string {
+		if line := cutErrorLine(string(mid)); line != "" {
+			return clipMarkNote("", seq, "; the first error line cut: "+line)
+		}
+		return clipMark("", seq)
+	})
+}
+
+// clipAround is clipHeadTail with the mark that mark gives for the middle
+// that any mark cuts; the end makes room for the mark (the middle only
+// grows, so what mark read of it is still cut).
+func clipAround(s string, n int, mark func(mid []rune) string) string {
 	if _, cut := prefixRunes(s, n); !cut {
 		return s
 	}
 	r := []rune(s)
-	mark := clipMark("", seq)
-	head, tail := headTailRunes(n, mark)
-	if line := cutErrorLine(string(r[head : len(r)-tail])); line != "" {
-		mark = cutMark + "seq=" + strconv.FormatInt(seq, 10) + "; the first error line cut: " + line + "] … "
-		head, tail = headTailRunes(n, mark)
-	}
-	return string(r[:head]) + mark + string(r[len(r)-tail:])
+	head, tail := headTailRunes(n, "") // the least any mark cuts
+	m := mark(r[head : len(r)-tail])
+	head, tail = headTailRunes(n, m)
+	return string(r[:head]) + m + string(r[len(r)-tail:])
 }
 
 // cutErrorLine is the first whole line of a cut middle (its first and
@@ -112,8 +115,11 @@ func cutErrorLine(mid string) string {
 }
 
 // clipMark is what clipHeadTail puts where it cut.
-func clipMark(prefix string, seq int64) string {
-	return cutMark + prefix + "seq=" + strconv.FormatInt(seq, 10) + "] … "
+func clipMark(prefix string, seq int64) string { return clipMarkNote(prefix, seq, "") }
+
+// clipMarkNote is clipMark with a note after the seq, inside the brackets.
+func clipMarkNote(prefix string, seq int64, note string) string {
+	return cutMark + prefix + "seq=" + strconv.FormatInt(seq, 10) + note + "] … "
 }
 
 // headTailRunes are the runes clipHeadTail keeps of a text's head and of
