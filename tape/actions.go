@@ -384,32 +384,45 @@ func editSymbols(name string, input json.RawMessage) []string {
 				if len(out) == maxSymbols {
 					return out
 				}
-				if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") {
-					continue
-				}
 				if indented(line) != nested {
 					continue
 				}
-				var m []string
-				if namesTest(line) {
-					if t := testDefinition.FindStringSubmatch(line); t != nil {
-						m = []string{t[0], t[2]}
-					}
-				} else if mayDefine(line) {
-					m = definition.FindStringSubmatch(line)
-					if m == nil {
-						m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
-					}
+				if n := definedName(line); n != "" && !seen[n] {
+					seen[n] = true
+					out = append(out, n)
 				}
-				if m == nil || seen[m[1]] || len(m[1]) < 3 {
-					continue
-				}
-				seen[m[1]] = true
-				out = append(out, m[1])
 			}
 		}
 	}
 	return out
+}
+
+// definedName is the name a line of new code defines ("" for none, or
+// one shorter than 3 bytes): a test by its string, else a definition or
+// an "a.b = {" assignment. A patch's removed line and its "***" headers
+// define nothing.
+func definedName(line string) string {
+	if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "***") {
+		return ""
+	}
+	name := ""
+	if namesTest(line) {
+		if m := testDefinition.FindStringSubmatch(line); m != nil {
+			name = m[2]
+		}
+	} else if mayDefine(line) {
+		m := definition.FindStringSubmatch(line)
+		if m == nil {
+			m = assignment.FindStringSubmatch(line) // Hooks.TranscriptHighlighter = {
+		}
+		if m != nil {
+			name = m[1]
+		}
+	}
+	if len(name) < 3 {
+		return ""
+	}
+	return name
 }
 
 // indented: a line of code that starts with a space or a tab, past a
