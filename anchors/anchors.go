@@ -389,10 +389,9 @@ func hasMarker(s string) bool {
 	// A question asks: its "should", "only" or "need to" is no rule
 	// ("should they?", "what do I need to do?"); its "make sure", "don't"
 	// or "never" still is ("can you make sure the tests pass?").
-	question := strings.HasSuffix(strings.TrimSpace(s), "?")
-	// A hedge ("maybe …", "perhaps …") suggests: its asking markers are no
-	// rule either, as in a question.
-	question = question || len(ws) > 0 && hedges[ws[0].text] || seesReport(ws)
+	// A hedge ("maybe …", "perhaps …") suggests and a report of what the
+	// person sees tells: their asking markers are no rule either.
+	asking := strings.HasSuffix(strings.TrimSpace(s), "?") || len(ws) > 0 && hedges[ws[0].text] || seesReport(ws)
 	// relative: ws[k] follows "that", "which" or "who", whose clause says
 	// what a thing is ("ones that don't need expansion"), not what to do.
 	relative := func(k int) bool { return k > 0 && ws[k].spaced && relatives[ws[k-1].text] }
@@ -412,11 +411,11 @@ func hasMarker(s string) bool {
 		case w.text == "only" && k > 0 && ws[k-1].text == "the" && w.spaced:
 			// "the only difference" names a thing; it restricts nothing.
 		case englishMarkers[w.text] || russianMarkers[w.text]:
-			if !question || !askingMarkers[w.text] {
+			if !asking || !askingMarkers[w.text] {
 				return true
 			}
 		}
-		if n := next(k); n != "" && englishPairs[[2]string{w.text, n}] && (!question || !askingPairs[[2]string{w.text, n}]) {
+		if n := next(k); n != "" && englishPairs[[2]string{w.text, n}] && (!asking || !askingPairs[[2]string{w.text, n}]) {
 			return true
 		}
 		if w.text == "do" && next(k) == "not" && !perceptionVerbs[next(k+1)] && !relative(k) {
@@ -466,7 +465,8 @@ var (
 		"notice": true, "noticed": true, "noticing": true}
 )
 
-// askingMarkers and askingPairs make no rule in a question.
+// askingMarkers and askingPairs make no rule in a question, a hedge or a
+// report of what the person sees.
 var (
 	askingMarkers = map[string]bool{"should": true, "only": true}
 	askingPairs   = map[[2]string]bool{{"need", "to"}: true, {"needs", "to"}: true, {"has", "to"}: true, {"have", "to"}: true}
