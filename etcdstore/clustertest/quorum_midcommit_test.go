@@ -92,7 +92,7 @@ func TestQuorumLostMidCommit(t *testing.T) {
 		s.expectForward(src, tgt, "")
 		next = tgt
 	default:
-		t.Errorf("recovery should resolve the one record one way: %v", final)
+		t.Fatalf("recovery should resolve the one record one way: %v", final)
 	}
 	s.checkSettled([]string{src})
 	again := s.run(s.prepare(next).commitArgs(tgt + "2")...)
