@@ -65,7 +65,7 @@ func clippedAtSeq(s string) bool {
 // cut mark and its end (the rest), for a human instruction: a long message is
 // mostly pasted context, and what the person asks stands at its end.
 func clipHeadTail(s string, n int, prefix string, seq int64) string {
-	return clipAround(s, n, func([]rune) string { return clipMark(prefix, seq) })
+	return clipAround(s, n, prefix, seq, nil)
 }
 
 // clipHumanText is clipHeadTail for what a person typed or pasted. A long
@@ -74,26 +74,32 @@ func clipHeadTail(s string, n int, prefix string, seq int64) string {
 // (errorIndex, as a failed call is told by its error line), the cut mark
 // quotes the first, "… [cut: recall seq=N; the first error line cut: …] …".
 func clipHumanText(s string, n int, seq int64) string {
-	return clipAround(s, n, func(mid []rune) string {
+	return clipAround(s, n, "", seq, func(mid []rune) string {
 		if line := cutErrorLine(string(mid)); line != "" {
-			return clipMarkNote("", seq, "; the first error line cut: "+line)
+			return "; the first error line cut: " + line
 		}
-		return clipMark("", seq)
+		return ""
 	})
 }
 
-// clipAround is clipHeadTail with the mark that mark gives for the middle
-// that any mark cuts; the end makes room for the mark (the middle only
-// grows, so what mark read of it is still cut).
-func clipAround(s string, n int, mark func(mid []rune) string) string {
+// clipAround is clipHeadTail whose mark holds the note that note (nil
+// for none) gives of the middle the plain mark cuts; the end makes room
+// for a longer mark (the middle only grows, so what note read is still
+// cut).
+func clipAround(s string, n int, prefix string, seq int64, note func(mid []rune) string) string {
 	if _, cut := prefixRunes(s, n); !cut {
 		return s
 	}
 	r := []rune(s)
-	head, tail := headTailRunes(n, "") // the least any mark cuts
-	m := mark(r[head : len(r)-tail])
-	head, tail = headTailRunes(n, m)
-	return string(r[:head]) + m + string(r[len(r)-tail:])
+	mark := clipMark(prefix, seq)
+	head, tail := headTailRunes(n, mark)
+	if note != nil {
+		if x := note(r[head : len(r)-tail]); x != "" {
+			mark = clipMarkNote(prefix, seq, x)
+			head, tail = headTailRunes(n, mark)
+		}
+	}
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
 }
 
 // cutErrorLine is the first whole line of a cut middle (its first and
