@@ -341,15 +341,17 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	// newest keptOpenSteps; then the others older than the newest
 	// markedParagraphs, oldest first; then, of the newest,
 	// the marks of the user's turns and narration before those that report
-	// an outcome or a choice (isKeyLine, isDecision) or answer a turn (its
-	// last message: the user spoke next; Codex's final_answer), oldest
-	// first.
+	// an outcome or a choice (isKeyLine, isDecision), answer a turn (its
+	// last message: the user spoke next; Codex's final_answer) or are one
+	// of the open turn's newest keptOpenSteps steps (the work in progress:
+	// an agent that changes its approach says so in a step,
+	// TestTheOpenTurnsStepsOutliveOlderAnswers), oldest first.
 	old := max(0, len(sec.items)-markedParagraphs)
 	marked := make([]bool, len(sec.items))
 	for k := old; k < len(sec.items); k++ {
 		// A closed turn's last message (the user spoke next) is its answer.
 		answer := k+1 < len(sec.items) && marks[k+1]
-		marked[k] = !marks[k] && (answer || isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
+		marked[k] = !marks[k] && (answer || current[sec.items[k].from] || isKeyLine(sec.items[k].text) || isDecision(sec.items[k].text))
 	}
 	// The message a short latest instruction answers ("both" to "… or
 	// both?") is cut last of them: the answer means nothing without it.

@@ -428,7 +428,8 @@
 // commands with an outcome last of all: actionCutOrder), the carryover (steps first; then entries older than the
 // newest 60; then of those, marks of the user's turns and plain narration
 // before those that report an outcome or a choice (isKeyLine,
-// isDecision) or answer a closed turn (its last message); the message a
+// isDecision), answer a closed turn (its last message) or are one of the
+// open turn's newest keptOpenSteps steps; the message a
 // short latest instruction answers last of all), files (least recent first) and the host summary (its
 // "Analysis:" notes and its code paragraphs — most lines fenced or
 // indented six or more — first, then its paragraphs from the end).

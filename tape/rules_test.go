@@ -1093,6 +1093,44 @@ func TestTheOpenTurnsNewestStepsAreKept(t *testing.T) {
 	}
 }
 
+// The open turn's newest steps are the work in progress told as it goes:
+// the budget cuts them after the older messages that answered a closed
+// turn or state an outcome, not before (an agent that changes its
+// approach says so in a step: "the desktop file will not expand the home
+// variable, switching to the full path").
+func TestTheOpenTurnsStepsOutliveOlderAnswers(t *testing.T) {
+	var evs []session.Event
+	for k := 0; k < 40; k++ {
+		evs = append(evs,
+			human(fmt.Sprintf("Tweak widget %d.", k)),
+			say(fmt.Sprintf("Widget %d now renders its label in the panel header, as in the other panels of the settings page; the change is in widget%d.rs and its snapshot test passes.", k, k)))
+	}
+	evs = append(evs, human("The tray icon is missing after a fresh login."))
+	steps := []string{
+		"Looking at the autostart entry the install recipe writes.",
+		"The binary sits in the local bin folder, which the login session may not have on its path yet.",
+		"The desktop file will not expand the home variable, so the entry gets the full path written out.",
+		"Writing the entry line by line with printf rather than an indented here-document.",
+	}
+	for k, st := range steps {
+		id := fmt.Sprintf("e%d", k)
+		evs = append(evs,
+			say(st),
+			call("Edit", id, `{"file_path":"justfile","old_string":"a","new_string":"b"}`),
+			result("Edit", id, true, "ok"))
+	}
+	tp := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	bp := blockText(t, tp, "Breakpoint")
+	if !strings.Contains(bp, "[cut: ") || strings.Contains(bp, "Widget 0 now renders") {
+		t.Fatalf("the budget cut no older answer:\n%s", bp)
+	}
+	for _, st := range steps {
+		if !strings.Contains(bp, st) {
+			t.Errorf("the open turn's step %q was cut while older answers were kept:\n%s", st, bp)
+		}
+	}
+}
+
 // A person pastes a log to show where it failed. When the Goal cuts the
 // middle of a long instruction, the cut mark quotes the first line of the
 // cut that names an error, the way a failed call is told by its error
