@@ -160,6 +160,10 @@ func (r *fuzzReader) text() string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s.String(), "\uFFFD"), "seq=", "seq:")
 }
 
+// maxFuzzHuman bounds the long instructions fuzzSession repeats a text
+// into (bytes; a text longer than that is kept once).
+const maxFuzzHuman = 32 << 10
+
 var fuzzTools = []string{"Bash", "Edit", "Write", "Read", "Grep", "apply_patch", "shell_command", "Task", "WebFetch"}
 
 // fuzzSession is 4 to 67 events (the first byte says how many): the person's words and commands, the
@@ -205,7 +209,12 @@ func fuzzSession(r *fuzzReader) []session.Event {
 		case 8:
 			evs = append(evs, human("/"+[]string{"compact", "speckit.plan", "review", "clear"}[int(r.byte())%4]+" "+r.text()))
 		case 9:
-			evs = append(evs, human(strings.Repeat(r.text(), int(r.byte())%40+1)))
+			// A long instruction, past every clip, but within
+			// maxFuzzHuman: a session of such pastes (a 3-byte input
+			// makes 44 of 300 KB) costs seconds a run, and the fuzz
+			// coordinator takes a worker that slow for hung.
+			t := r.text()
+			evs = append(evs, human(strings.Repeat(t, min(int(r.byte())%40+1, max(1, maxFuzzHuman/max(1, len(t)))))))
 		}
 		// What hosts record beside a message: where it ran, what the agent may do.
 		if c := r.byte(); c%4 == 0 && len(evs) > 0 {
