@@ -586,7 +586,16 @@ func (s *Set) List() []session.Constraint { return s.list }
 // sentences of text it did not keep for that reason, each one counted (a
 // sentence said twice counts twice).
 func (s *Set) Add(text string, origin session.Origin, max int) (dropped int) {
+	_, dropped = s.AddCounted(text, origin, max)
+	return dropped
+}
+
+// AddCounted is Add that also says how many sayings text held, those it
+// dropped included: a caller that asks whether any was kept (a kept one
+// cites the instruction) reads text once.
+func (s *Set) AddCounted(text string, origin session.Origin, max int) (sayings, dropped int) {
 	for sentence := range Sayings(text) {
+		sayings++
 		key := Normalize(sentence)
 		k, ok := s.index[key]
 		if !ok {
@@ -612,7 +621,7 @@ func (s *Set) Add(text string, origin session.Origin, max int) (dropped int) {
 			s.addAlso(k, origin)
 		}
 	}
-	return dropped
+	return sayings, dropped
 }
 
 // hasAlso reports whether constraint k lists o in Also.

@@ -804,12 +804,14 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 			st.Prompts = keepLast(append(st.Prompts, pastedAt{Seq: ev.Seq, Prompts: ps}), keptPasted)
 		}
 	}
-	dropped := b.cons.Add(said, origin, keptConstraints)
+	sayings, dropped := b.cons.AddCounted(said, origin, keptConstraints)
 	st.Constraints = b.cons.List()
 	if dropped > 0 {
 		st.MoreConstraints = addMore(st.MoreConstraints, st.SessionID, dropped, ev.Seq)
 	}
-	cited = cited || keptSaying(ev.Text, dropped)
+	// A kept saying cites the instruction (a new constraint, a repeat in
+	// Also, or an older origin): one past the dropped ones was kept.
+	cited = cited || sayings > dropped
 
 	// The open turn closes; this instruction opens the next one (its last
 	// message stays in the carryover). That message is what the person

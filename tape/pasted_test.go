@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/session"
 )
 
 // openCodeScreen is a copied OpenCode session: a footer line ends each of
@@ -146,5 +147,30 @@ func TestAPastedScreenGivesConstraintsOfThePromptsOnly(t *testing.T) {
 	tp := build(t, "s", seqd(human(typed), say("ok")), Options{}, nil)
 	if len(tp.Constraints) != 1 || tp.Constraints[0].Text != "Never push to main." {
 		t.Errorf("a long typed instruction's constraints: %+v", tp.Constraints)
+	}
+}
+
+// A pasted screen whose prompts say no rule gives no constraint, so no
+// saying of it cites the instruction: the fold keeps no line digest for
+// it (Lines: the origins a constraint, a first goal or an older origin
+// cites). Before, the sayings were counted over the whole screen, the
+// agent's "we should NOT commit the keypair" included, and the digest was
+// kept for an instruction nothing cited.
+func TestAPastedScreenWithoutRulesIsNotCited(t *testing.T) {
+	screen := "Thinking: I must not bump the version without asking.\nThat's wrong - we should NOT commit the keypair.\n" +
+		openCodeScreen([]string{"Continue please", "And the readme too"}, 80)
+	if len(screen) < pastedBytes {
+		t.Fatalf("the screen is %d bytes, under pastedBytes", len(screen))
+	}
+	b := fold(t, "s", seqd(human("Ship the release."), say("ok"), human(screen), say("ok")))
+	if len(b.st.Constraints) != 0 {
+		t.Fatalf("the screen's own words gave constraints: %+v", b.st.Constraints)
+	}
+	key := originKey(session.Origin{Generation: 1, Session: "s", Seq: 3})
+	if _, ok := b.st.Lines[key]; ok {
+		t.Errorf("the pasted screen (seq 3) has a line digest: nothing cites it; lines %v", b.st.Lines)
+	}
+	if _, ok := b.st.Lines[originKey(session.Origin{Generation: 1, Session: "s", Seq: 1})]; !ok {
+		t.Errorf("the first goal (seq 1) has no line digest; lines %v", b.st.Lines)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"hash"
 	"slices"
 
-	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/session"
 )
 
@@ -52,21 +51,6 @@ func (p *PrefixHasher) Sum() string { return PrefixHashPrefix + hex.EncodeToStri
 
 func originKey(o session.Origin) string {
 	return fmt.Sprintf("%d %s %d", o.Generation, o.Session, o.Seq)
-}
-
-// keptSaying reports whether a human instruction whose constraint sayings
-// the fold's set took, but for dropped of them (past its cap), kept at
-// least one: each kept saying cites the instruction (a new constraint, a
-// repeat in Also, or an older origin). It reads the sayings only until it
-// knows.
-func keptSaying(text string, dropped int) bool {
-	n := 0
-	for range anchors.Sayings(text) {
-		if n++; n > dropped {
-			return true
-		}
-	}
-	return false
 }
 
 // noteLine keeps the line digest of the human instruction at seq, which
