@@ -335,36 +335,44 @@ type word struct {
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
 
-// words splits s into lower-case words (rule 4 of the package doc).
+// words splits s into lower-case words (rule 4 of the package doc). A
+// word is a substring of the lower-cased s (a curly apostrophe inside it
+// read as a straight one): no rune slice, no copy per word, for it reads
+// every sentence of every instruction (a pasted log too).
 func words(s string) []word {
-	rs := []rune(strings.ToLower(s))
+	low := strings.ToLower(s) // valid UTF-8: ToLower maps a bad byte to U+FFFD
 	var out []word
 	gapSpaceOnly := true
-	for i := 0; i < len(rs); {
-		if !isWordRune(rs[i]) {
-			if !unicode.IsSpace(rs[i]) {
+	for i := 0; i < len(low); {
+		r, n := utf8.DecodeRuneInString(low[i:])
+		if !isWordRune(r) {
+			if !unicode.IsSpace(r) {
 				gapSpaceOnly = false
 			}
-			i++
+			i += n
 			continue
 		}
-		j := i
-		var b strings.Builder
-		for j < len(rs) {
-			r := rs[j]
+		j, prev, curly := i, r, false
+		for j < len(low) {
+			r, n := utf8.DecodeRuneInString(low[j:])
 			if isWordRune(r) {
-				b.WriteRune(r)
-				j++
+				prev, j = r, j+n
 				continue
 			}
-			if (r == '\'' || r == '’') && j > i && j+1 < len(rs) && unicode.IsLetter(rs[j-1]) && unicode.IsLetter(rs[j+1]) {
-				b.WriteRune('\'')
-				j++
-				continue
+			if (r == '\'' || r == '’') && j > i && j+n < len(low) && unicode.IsLetter(prev) {
+				if next, _ := utf8.DecodeRuneInString(low[j+n:]); unicode.IsLetter(next) {
+					curly = curly || r == '’'
+					prev, j = r, j+n
+					continue
+				}
 			}
 			break
 		}
-		out = append(out, word{text: b.String(), spaced: gapSpaceOnly && len(out) > 0})
+		text := low[i:j]
+		if curly {
+			text = strings.ReplaceAll(text, "’", "'")
+		}
+		out = append(out, word{text: text, spaced: gapSpaceOnly && len(out) > 0})
 		gapSpaceOnly = true
 		i = j
 	}
