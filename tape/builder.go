@@ -99,8 +99,14 @@ const (
 	// look-ups (no UTF-8 left), and kept a character set's "\x1b(B" as "B";
 	// 66 kept a constraint whose capped head held no letter or digit; 67
 	// took a command that prints into a file (printf … > path) for a read;
-	// 68 split a command at an escaped separator (find's \;).
-	snapshotVersion = 75
+	// 68 split a command at an escaped separator (find's \;); 69 named a
+	// pasted log's cut middle by its seq alone; 70 named a file by its
+	// methods before its top-level definitions; 71 kept hedges, relative
+	// clauses and "the only" as constraints; 72 a report of what the
+	// person sees; 73 an opener behind a status mark; 74 a label of a few
+	// words ending with a colon; 75 kept the line digest of a pasted
+	// screen whose prompts set no rule.
+	snapshotVersion = 76
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

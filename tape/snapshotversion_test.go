@@ -48,6 +48,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("it failed:\n"+strings.Repeat("npm notice packed dist/file.js\n", 60)+"npm error code EOTP\n"+strings.Repeat("npm notice detail\n", 60)+"fix it"),
 			say("Looking."),
 		),
+		// A pasted screen whose prompts set no rule: no line digest is
+		// kept for it (the agent's words on it say "must not").
+		"pasted-screen": seqd(
+			human("Ship the release."),
+			say("ok"),
+			human("Thinking: I must not bump the version.\n"+openCodeScreen([]string{"Continue please"}, 60)),
+			say("ok"),
+		),
 		// Sayings with a marker that set no rule beside one that does.
 		"sayings": seqd(
 			human("maybe this should be 0.1.1. That's the only difference. Skip the ones that don't need it. I am now seeing it in the cli only.\n✅ No more retries\nNext required action:\nDon't touch the schema."),
