@@ -213,8 +213,11 @@ func fuzzSession(r *fuzzReader) []session.Event {
 			// maxFuzzHuman: a session of such pastes (a 3-byte input
 			// makes 44 of 300 KB) costs seconds a run, and the fuzz
 			// coordinator takes a worker that slow for hung.
-			t := r.text()
-			evs = append(evs, human(strings.Repeat(t, min(int(r.byte())%40+1, max(1, maxFuzzHuman/max(1, len(t)))))))
+			t, n := r.text(), int(r.byte())%40+1
+			if len(t) > 0 {
+				n = min(n, max(1, maxFuzzHuman/len(t)))
+			}
+			evs = append(evs, human(strings.Repeat(t, n)))
 		}
 		// What hosts record beside a message: where it ran, what the agent may do.
 		if c := r.byte(); c%4 == 0 && len(evs) > 0 {
