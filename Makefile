@@ -64,6 +64,7 @@ fuzz: ## every fuzzer at length (execution counts; about 25 minutes on 2 cores):
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScanFoldSumsLongLine$$' -fuzztime 6000x -fuzzminimizetime 100x ./session
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime 500000x -fuzzminimizetime 100x ./anchors
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzWordsAsByRunes$$' -fuzztime 500000x -fuzzminimizetime 100x ./anchors
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzASCIIPrefilterKeepsEveryMarker$$' -fuzztime 500000x -fuzzminimizetime 100x ./anchors
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 500000x -fuzzminimizetime 100x ./journal
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzInstallUninstallRoundTrip$$' -fuzztime 30000x -fuzzminimizetime 100x ./hookinstall
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzMCPInstallUninstallRoundTrip$$' -fuzztime 30000x -fuzzminimizetime 100x ./hookinstall

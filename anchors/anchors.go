@@ -379,7 +379,103 @@ func words(s string) []word {
 	return out
 }
 
+// hasMarker says whether sentence s sets a rule (rules 2-4 of the package
+// doc). An ASCII sentence without a word that can open one is ruled out
+// before the full reading (asciiMayMark): most of a pasted log or
+// transcript is such sentences, and a per-turn hook reads them all.
 func hasMarker(s string) bool {
+	if ascii, may := asciiMayMark(s); ascii && !may {
+		return false
+	}
+	return hasMarkerFull(s)
+}
+
+// markerWords and markerPairs are every word, and every two words in a
+// row ("make sure", "do not"), that hasMarkerFull can find a rule by:
+// a sentence holding none of them sets none.
+var markerWords, markerPairs = func() (map[string]bool, map[string]bool) {
+	ws := map[string]bool{"don't": true, "dont": true, "can't": true, "cannot": true}
+	for _, m := range []map[string]bool{englishMarkers, englishOpeners, russianMarkers} {
+		for w := range m {
+			ws[w] = true
+		}
+	}
+	ps := map[string]bool{"do not": true}
+	for p := range englishPairs {
+		ps[p[0]+" "+p[1]] = true
+	}
+	return ws, ps
+}()
+
+// maxMarkerWord is the longest of markerWords in bytes: a longer word is
+// none of them.
+const maxMarkerWord = 16
+
+// asciiMayMark reads s when it is ASCII (ascii false otherwise) and says
+// whether it holds one of markerWords or markerPairs, its words split and
+// lower-cased as words does, without a copy of s: the words are read
+// into a buffer on the stack.
+func asciiMayMark(s string) (ascii, may bool) {
+	var buf [2*maxMarkerWord + 1]byte // the previous word, a space, the word
+	prev, n := 0, 0                   // lengths in buf; -1: longer than maxMarkerWord
+	flush := func() bool {
+		if n > 0 {
+			w := buf[maxMarkerWord+1 : maxMarkerWord+1+n]
+			if markerWords[string(w)] {
+				return true
+			}
+			if prev > 0 {
+				copy(buf[maxMarkerWord-prev:], buf[:prev])
+				if markerPairs[string(buf[maxMarkerWord-prev:maxMarkerWord+1+n])] {
+					return true
+				}
+			}
+		}
+		if n != 0 {
+			prev = n
+			if n > 0 {
+				copy(buf[:n], buf[maxMarkerWord+1:maxMarkerWord+1+n])
+			}
+		}
+		n = 0
+		return false
+	}
+	buf[maxMarkerWord] = ' '
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return false, false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		word := 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
+		// An apostrophe between two letters is inside the word ("don't").
+		if c == '\'' && n != 0 && i+1 < len(s) && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) {
+			word = true
+		}
+		if !word {
+			if flush() {
+				return true, true
+			}
+			continue
+		}
+		switch {
+		case n < 0:
+		case n == maxMarkerWord:
+			n = -1
+		default:
+			buf[maxMarkerWord+1+n] = c
+			n++
+		}
+	}
+	return true, flush()
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// hasMarkerFull is hasMarker's full reading of a sentence.
+func hasMarkerFull(s string) bool {
 	for _, m := range chineseMarkers {
 		if strings.Contains(s, m) {
 			return true

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 )
 
 // wordsByRunes is words as it was written first, over a rune slice with
@@ -85,5 +86,81 @@ func BenchmarkSayingsPastedLog(b *testing.B) {
 	for b.Loop() {
 		for range Sayings(s) {
 		}
+	}
+}
+
+// FuzzASCIIPrefilterKeepsEveryMarker holds the ASCII prefilter to what it
+// promises: a sentence it rules out is one hasMarker's full reading finds
+// no marker in.
+func FuzzASCIIPrefilterKeepsEveryMarker(f *testing.F) {
+	for _, s := range []string{
+		"Don't touch vendor/", "do not push", "DO  NOT push", "I said no", "i, said", "Use tabs.", "tests go in /t",
+		"from now on", "it's fine", "can't", "no new deps", "a'b c'd", "make-sure", "npm ERR! cannot find module",
+		"Error: x at Object.<anonymous> (/a.js:1:5)", "must_not", "MUST", "never's", "x\x00must",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ascii, may := asciiMayMark(s)
+		if !ascii {
+			for i := 0; i < len(s); i++ {
+				if s[i] >= utf8.RuneSelf {
+					return
+				}
+			}
+			t.Fatalf("asciiMayMark(%q) says the text is not ASCII", s)
+		}
+		if !may && hasMarkerFull(s) {
+			t.Fatalf("asciiMayMark(%q) rules out a sentence with a marker", s)
+		}
+	})
+}
+
+// proseLog is 200 KiB of ASCII prose a person pastes (a build's narration
+// and its log), of which a few sentences set a rule.
+func proseLog() string {
+	var b strings.Builder
+	for k := 0; b.Len() < 200<<10; k++ {
+		fmt.Fprintf(&b, "The build of module %d finished after %d seconds and wrote the bundle to dist/app%d.js. ", k, k%60, k)
+		fmt.Fprintf(&b, "Then the step uploaded it to the cache at https://cache.example.com/%d for the next run.\n", k)
+		if k%50 == 0 {
+			b.WriteString("Don't upload the bundle twice.\n")
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkSayingsProse is BenchmarkSayingsPastedLog on prose.
+func BenchmarkSayingsProse(b *testing.B) {
+	s := proseLog()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		for range Sayings(s) {
+		}
+	}
+}
+
+// The prefilter rules out what sets no rule, and lets through a sentence
+// with a marker word or pair however it is cased or spaced.
+func TestASCIIPrefilter(t *testing.T) {
+	for s, want := range map[string]bool{
+		"The build finished after 3 seconds.":         false,
+		"Then it uploaded dist/app.js to the cache.":  false,
+		"donut cannon doing nothing":                  false,
+		"supercalifragilisticexpialidocious-must":     true,
+		"DON'T touch it":                              true,
+		"Make   sure it builds":                       true,
+		"do, not that":                                true, // a pair across a comma: the full reading decides
+		"tests go in testdata":                        true,
+		"no":                                          true,
+		"it's a verylongwordthatisnotamarkerword now": false,
+	} {
+		ascii, may := asciiMayMark(s)
+		if !ascii || may != want {
+			t.Errorf("asciiMayMark(%q) = %v, %v; want true, %v", s, ascii, may, want)
+		}
+	}
+	if ascii, _ := asciiMayMark("Не меняй API"); ascii {
+		t.Error("asciiMayMark reads Cyrillic as ASCII")
 	}
 }
