@@ -781,6 +781,31 @@ func benchmarkHookTurn(b *testing.B, mib int64) {
 	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/hook-median")
 }
 
+// BenchmarkHookPasteTurn: one Stop hook after a turn whose instruction
+// is a pasted 512 KiB log, on a 1 MiB Claude Code transcript.
+func BenchmarkHookPasteTurn(b *testing.B) {
+	bin := graftBinary(b)
+	cache := filepath.Join(moduleRoot(b), "build", "bench", "cache")
+	st, err := SynthesizeTranscript(cache, "hook-1mib", fixturePath(b, realSessions[0]), 1<<20, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := NewHookBench(bin, b.TempDir(), st)
+	if err != nil {
+		b.Fatal(err)
+	}
+	paste := PastedLog(512 << 10)
+	var times Timing
+	for b.Loop() {
+		d, err := h.PasteTurn(paste)
+		if err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, d)
+	}
+	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/hook-median")
+}
+
 // BenchmarkHookTurn1MB: one Stop hook after one more turn of a 1 MiB
 // Claude Code transcript already imported.
 func BenchmarkHookTurn1MB(b *testing.B) { benchmarkHookTurn(b, 1) }

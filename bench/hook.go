@@ -326,6 +326,26 @@ func object(kv ...any) json.RawMessage {
 // is the uuid of the record it follows; it returns the lines and the uuid
 // of its last record.
 func HookTurn(sid, cwd, parent string, k int, at time.Time) ([]byte, string) {
+	return hookTurn(sid, cwd, parent, k, at, fmt.Sprintf("Turn %d: the parser still drops the last row when the input has no trailing newline. Fix it in internal/turn, add a test for input %d, and run the package's tests.", k, k))
+}
+
+// PastedLog is about size bytes of what a person pastes to show a failed
+// build: a few sentences of their own, then the build's log (compiler and
+// test lines, a stack trace, the tool's narration), repeated.
+func PastedLog(size int) string {
+	var b strings.Builder
+	b.WriteString("The nightly build broke again after the dependency bump. Here is the whole log, from the start of the job:\n\n")
+	for k := 0; b.Len() < size; k++ {
+		fmt.Fprintf(&b, "[%04d] Compiling module %d of 400 (internal/pkg%d) took %d ms and wrote build/obj/pkg%d.o to the cache.\n", k, k%400, k, 40+k%900, k)
+		fmt.Fprintf(&b, "npm notice %d.%dkB dist/chunk-%d.js Error: cannot find module './x%d' at Object.<anonymous> (/home/u/app/src/index.js:%d:5)\n", k, k%10, k, k, k)
+		fmt.Fprintf(&b, "    at Module._compile (node:internal/modules/cjs/loader:%d:14)\n", 1100+k%300)
+		fmt.Fprintf(&b, "--- FAIL: TestParse%d (0.%02ds)\n    parse_test.go:%d: got %d rows, want %d\n", k, k%100, 20+k%80, k%7, k%7+1)
+		fmt.Fprintf(&b, "The runner retried the step once, then uploaded the artifacts of job %d to the cache and went on with the next package.\n", k)
+	}
+	return b.String()
+}
+
+func hookTurn(sid, cwd, parent string, k int, at time.Time, instruction string) ([]byte, string) {
 	uuid := func(j int) string { return derivedUUID(k, fmt.Sprintf("hook turn %s %d", sid, j)) }
 	id := func(prefix string, j int) string {
 		return derivedID(k, fmt.Sprintf("%s_hookturn%d%016d", prefix, j, k))
@@ -350,8 +370,7 @@ func HookTurn(sid, cwd, parent string, k int, at time.Time) ([]byte, string) {
 	cmd := fmt.Sprintf("go test ./internal/turn/ -run 'TestTurn%d$' -count=1 -v", k)
 	var b bytes.Buffer
 	for _, rec := range []json.RawMessage{
-		object(append(head(parent), "type", "user", "message", object("role", "user", "content",
-			fmt.Sprintf("Turn %d: the parser still drops the last row when the input has no trailing newline. Fix it in internal/turn, add a test for input %d, and run the package's tests.", k, k)),
+		object(append(head(parent), "type", "user", "message", object("role", "user", "content", instruction),
 			"uuid", u1, "timestamp", ts(0), "permissionMode", "bypassPermissions")...),
 		object(append(head(u1), "message", object("model", "claude-opus-4-6", "id", msg1, "type", "message", "role", "assistant",
 			"content", []json.RawMessage{object("type", "tool_use", "id", toolu, "name", "Bash", "input", object("command", cmd, "description", fmt.Sprintf("Run the tests of turn %d", k)), "caller", object("type", "direct"))},
@@ -424,23 +443,41 @@ func NewHookBench(bin, dir string, st Synthetic) (*HookBench, error) {
 // (no fsync), and returns its size.
 func (h *HookBench) Append() (int, error) {
 	data, last := HookTurn(h.sid, h.Dirs.Project, h.parent, h.turns, h.at)
+	if err := h.appendTurn(data, last); err != nil {
+		return 0, err
+	}
+	return len(data), nil
+}
+
+// appendTurn appends the lines of a turn whose last record is last.
+func (h *HookBench) appendTurn(data []byte, last string) error {
 	f, err := os.OpenFile(h.Transcript, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("bench: %w", err)
 	}
 	if _, err := f.Write(data); err != nil {
-		return 0, errors.Join(fmt.Errorf("bench: appending to %s: %w", h.Transcript, err), f.Close())
+		return errors.Join(fmt.Errorf("bench: appending to %s: %w", h.Transcript, err), f.Close())
 	}
 	if err := f.Close(); err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
+		return fmt.Errorf("bench: %w", err)
 	}
 	h.parent, h.at, h.turns, h.TurnBytes = last, h.at.Add(time.Minute), h.turns+1, len(data)
-	return len(data), nil
+	return nil
 }
 
 // Turn appends one turn and times one Stop hook, which must import it.
 func (h *HookBench) Turn() (time.Duration, error) {
 	if _, err := h.Append(); err != nil {
+		return 0, err
+	}
+	return h.run()
+}
+
+// PasteTurn is Turn with paste as the turn's instruction: a person who
+// pastes a long log into the prompt.
+func (h *HookBench) PasteTurn(paste string) (time.Duration, error) {
+	data, last := hookTurn(h.sid, h.Dirs.Project, h.parent, h.turns, h.at, paste)
+	if err := h.appendTurn(data, last); err != nil {
 		return 0, err
 	}
 	return h.run()

@@ -38,6 +38,10 @@ type sessionResult struct {
 	compactions []bench.Compaction
 }
 
+// pasteBytes is the size of the pasted log of the hook's paste turns: a
+// long paste, of the sizes people paste a build's whole output at.
+const pasteBytes = 512 << 10
+
 type hookResult struct {
 	mib   int64
 	st    bench.Synthetic
@@ -46,6 +50,10 @@ type hookResult struct {
 	cpu   bench.Timing
 	turn  int // bytes of a turn
 	parts bench.HookParts
+	// paste, pasteCPU: the hook after a turn whose instruction is a
+	// pasted log of pasteBytes.
+	paste, pasteCPU bench.Timing
+	pasteBytes      int
 }
 
 func measureHosts(c config, root, cache, work, bin string) (*hostsResult, error) {
@@ -117,6 +125,15 @@ func measureHosts(c config, root, cache, work, bin string) (*hostsResult, error)
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
 			r.turns, r.cpu, r.turn = append(r.turns, d), append(r.cpu, h.CPU), h.TurnBytes
+		}
+		progress("handoff: %s: %d turns whose instruction is a pasted log of %s, one Stop hook each", name, c.runs, kib(pasteBytes))
+		paste := bench.PastedLog(pasteBytes)
+		for range c.runs {
+			d, err := h.PasteTurn(paste)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			r.paste, r.pasteCPU, r.pasteBytes = append(r.paste, d), append(r.pasteCPU, h.CPU), h.TurnBytes
 		}
 		progress("handoff: %s: where a hook's time goes, in-process, %d turns", name, c.runs)
 		var open, follow, fsync, fold, hash bench.Timing
@@ -224,6 +241,9 @@ func printHosts(w io.Writer, hr *hostsResult) {
 		})
 		hrow("… the same minus the process floor (`graft --help`: start-up, flags, help text)", "", func(h *hookResult) string {
 			return ms(h.turns.Median() - hr.floorBin.Median())
+		})
+		hrow(fmt.Sprintf("… after a turn whose instruction is a pasted build log (`bench.PastedLog`; the turn %s): what the hook reads, writes and fsyncs grows with the paste", kib(int64(hr.hooks[0].pasteBytes))), "", func(h *hookResult) string {
+			return fmt.Sprintf("%s (%s–%s; CPU %s); **%.1f×** the turn above", ms(h.paste.Median()), ms(h.paste.Quantile(0)), ms(h.paste.Quantile(1)), ms(h.pasteCPU.Median()), ratio(h.paste.Median(), h.turns.Median()))
 		})
 		small, large := hr.hooks[0], hr.hooks[len(hr.hooks)-1]
 		if large != small {
