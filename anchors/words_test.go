@@ -163,4 +163,26 @@ func TestASCIIPrefilter(t *testing.T) {
 	if ascii, _ := asciiMayMark("Не меняй API"); ascii {
 		t.Error("asciiMayMark reads Cyrillic as ASCII")
 	}
+	// A marker word longer than its buffer would never be found.
+	for w := range markerWords {
+		if len(w) > maxMarkerWord && isASCII(w) {
+			t.Errorf("marker word %q is longer than maxMarkerWord (%d)", w, maxMarkerWord)
+		}
+	}
+	for p := range markerPairs {
+		for _, w := range strings.Fields(p) {
+			if len(w) > maxMarkerWord && isASCII(w) {
+				t.Errorf("marker pair %q has a word longer than maxMarkerWord (%d)", p, maxMarkerWord)
+			}
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
