@@ -391,56 +391,100 @@ func hasMarker(s string) bool {
 }
 
 // markerWords and markerPairs are every word, and every two words in a
-// row ("make sure", "do not"), that hasMarkerFull can find a rule by:
+// row ("make sure", "no new"), that hasMarkerFull can find a rule by, but
+// a negation (negations: "don't", "cannot", and "do not"), which sets a
+// rule unless a perception verb follows it ("cannot find", "don't know"):
 // a sentence holding none of them sets none.
 var markerWords, markerPairs = func() (map[string]bool, map[string]bool) {
-	ws := map[string]bool{"don't": true, "dont": true, "can't": true, "cannot": true}
+	ws := map[string]bool{}
 	for _, m := range []map[string]bool{englishMarkers, englishOpeners, russianMarkers} {
 		for w := range m {
-			ws[w] = true
+			if !negations[w] {
+				ws[w] = true
+			}
 		}
 	}
-	ps := map[string]bool{"do not": true}
+	ps := map[string]bool{}
 	for p := range englishPairs {
 		ps[p[0]+" "+p[1]] = true
 	}
 	return ws, ps
 }()
 
-// maxMarkerWord is the longest of markerWords in bytes: a longer word is
-// none of them.
+// negations are the words hasMarkerFull reads before its markers: a rule
+// unless a perception verb follows ("I don't see it").
+var negations = map[string]bool{"don't": true, "dont": true, "can't": true, "cannot": true}
+
+// What a word is to asciiMayMark (wordFlags): one lookup a word.
+const (
+	fMarker     = 1 << iota // in markerWords
+	fPairFirst              // the first word of a pair in markerPairs
+	fPairSecond             // the second word of one
+	fNegation               // in negations
+	fPerception             // in perceptionVerbs
+	fDo                     // "do", of "do not"
+)
+
+var wordFlags = func() map[string]uint8 {
+	fs := map[string]uint8{"do": fDo}
+	for w := range markerWords {
+		fs[w] |= fMarker
+	}
+	for p := range englishPairs {
+		fs[p[0]] |= fPairFirst
+		fs[p[1]] |= fPairSecond
+	}
+	for w := range negations {
+		fs[w] |= fNegation
+	}
+	for w := range perceptionVerbs {
+		fs[w] |= fPerception
+	}
+	return fs
+}()
+
+// maxMarkerWord is the longest word of wordFlags in bytes: a longer word
+// is none of them.
 const maxMarkerWord = 16
 
 // asciiMayMark reads s when it is ASCII (ascii false otherwise) and says
-// whether it holds one of markerWords or markerPairs, its words split and
-// lower-cased as words does, without a copy of s: the words are read
-// into a buffer on the stack.
+// whether it may set a rule: whether it holds one of markerWords or
+// markerPairs, or a negation that no perception verb follows after white
+// space, its words split and lower-cased as words does. It copies nothing
+// of s: a word is read into a buffer on the stack.
 func asciiMayMark(s string) (ascii, may bool) {
-	var buf [2*maxMarkerWord + 1]byte // the previous word, a space, the word
-	prev, n := 0, 0                   // lengths in buf; -1: longer than maxMarkerWord
-	flush := func() bool {
+	var cur, prev [maxMarkerWord]byte
+	n, np := 0, 0              // the lengths of cur and prev; -1: longer than maxMarkerWord
+	var flags, prevFlags uint8 // what cur and prev are (wordFlags)
+	inWord := false            // s[i] continues the word in cur
+	spaced := false            // only white space since the previous word
+	negated := false           // the previous word was a negation ("cannot", "do not")
+	// end reads the word in cur, which has just ended: whether it makes
+	// s a candidate.
+	end := func() bool {
+		flags = 0
 		if n > 0 {
-			w := buf[maxMarkerWord+1 : maxMarkerWord+1+n]
-			if markerWords[string(w)] {
+			flags = wordFlags[string(cur[:n])]
+		}
+		if negated && !(spaced && flags&fPerception != 0) {
+			return true
+		}
+		if flags&fMarker != 0 {
+			return true
+		}
+		if prevFlags&fPairFirst != 0 && flags&fPairSecond != 0 {
+			var pair [2*maxMarkerWord + 1]byte
+			k := copy(pair[:], prev[:np])
+			pair[k] = ' '
+			k += 1 + copy(pair[k+1:], cur[:n])
+			if markerPairs[string(pair[:k])] {
 				return true
 			}
-			if prev > 0 {
-				copy(buf[maxMarkerWord-prev:], buf[:prev])
-				if markerPairs[string(buf[maxMarkerWord-prev:maxMarkerWord+1+n])] {
-					return true
-				}
-			}
 		}
-		if n != 0 {
-			prev = n
-			if n > 0 {
-				copy(buf[:n], buf[maxMarkerWord+1:maxMarkerWord+1+n])
-			}
-		}
-		n = 0
+		negated = flags&fNegation != 0 || prevFlags&fDo != 0 && n == 3 && string(cur[:3]) == "not"
+		prev, np, prevFlags = cur, n, flags
 		return false
 	}
-	buf[maxMarkerWord] = ' '
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
@@ -449,27 +493,40 @@ func asciiMayMark(s string) (ascii, may bool) {
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		word := 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
+		isWord := 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_'
 		// An apostrophe between two letters is inside the word ("don't").
-		if c == '\'' && n != 0 && i+1 < len(s) && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) {
-			word = true
+		if c == '\'' && inWord && i+1 < len(s) && isASCIILetter(s[i-1]) && isASCIILetter(s[i+1]) {
+			isWord = true
 		}
-		if !word {
-			if flush() {
-				return true, true
+		if isWord {
+			if !inWord {
+				inWord, n = true, 0
+			}
+			switch {
+			case n < 0:
+			case n == maxMarkerWord:
+				n = -1
+			default:
+				cur[n] = c
+				n++
 			}
 			continue
 		}
-		switch {
-		case n < 0:
-		case n == maxMarkerWord:
-			n = -1
-		default:
-			buf[maxMarkerWord+1+n] = c
-			n++
+		if inWord {
+			inWord = false
+			if end() {
+				return true, true
+			}
+			spaced = true
+		}
+		if c != ' ' && (c < '\t' || c > '\r') {
+			spaced = false
 		}
 	}
-	return true, flush()
+	if inWord && end() {
+		return true, true
+	}
+	return true, negated
 }
 
 func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

@@ -78,9 +78,11 @@
 // order. Sayings yields the sentences of rules 1-5 one at a time, repeats
 // included, keeping none: a pasted text of many MB costs no list of its
 // sentences. An ASCII sentence that holds none of the words and word
-// pairs rules 2-4 look for is ruled out in one pass over its bytes,
-// without a copy, before it is split into words: most sentences of a
-// pasted log or transcript are such sentences (BenchmarkSayingsProse).
+// pairs rules 2-4 look for, and no negation but one a perception verb
+// follows ("cannot find", "don't know"), is ruled out in one pass over its
+// bytes, without a copy, before it is split into words: most sentences of
+// a pasted log or transcript are such sentences (BenchmarkSayingsProse,
+// BenchmarkSayingsPastedLog).
 //
 // # Identity and origin (Normalize, Merge, Oldest)
 //

@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -97,6 +98,7 @@ func FuzzASCIIPrefilterKeepsEveryMarker(f *testing.F) {
 		"Don't touch vendor/", "do not push", "DO  NOT push", "I said no", "i, said", "Use tabs.", "tests go in /t",
 		"from now on", "it's fine", "can't", "no new deps", "a'b c'd", "make-sure", "npm ERR! cannot find module",
 		"Error: x at Object.<anonymous> (/a.js:1:5)", "must_not", "MUST", "never's", "x\x00must",
+		"cannot find it", "cannot\tfind", "cannot'find", "do not see", "do  not\nknow", "that don't see", "don't", "x do not",
 	} {
 		f.Add(s)
 	}
@@ -154,6 +156,12 @@ func TestASCIIPrefilter(t *testing.T) {
 		"tests go in testdata":                        true,
 		"no":                                          true,
 		"it's a verylongwordthatisnotamarkerword now": false,
+		"Error: cannot find module './x'":             false, // a perception verb after the negation
+		"I do not  know why":                          false,
+		"cannot, find":                                true, // not after white space: the full reading decides
+		"You cannot push to main":                     true,
+		"just don't":                                  true,
+		"do not verylongwordthatisnoverb":             true,
 	} {
 		ascii, may := asciiMayMark(s)
 		if !ascii || may != want {
@@ -163,17 +171,10 @@ func TestASCIIPrefilter(t *testing.T) {
 	if ascii, _ := asciiMayMark("Не меняй API"); ascii {
 		t.Error("asciiMayMark reads Cyrillic as ASCII")
 	}
-	// A marker word longer than its buffer would never be found.
-	for w := range markerWords {
+	// A word longer than the buffer would never be found.
+	for w := range wordFlags {
 		if len(w) > maxMarkerWord && isASCII(w) {
-			t.Errorf("marker word %q is longer than maxMarkerWord (%d)", w, maxMarkerWord)
-		}
-	}
-	for p := range markerPairs {
-		for _, w := range strings.Fields(p) {
-			if len(w) > maxMarkerWord && isASCII(w) {
-				t.Errorf("marker pair %q has a word longer than maxMarkerWord (%d)", p, maxMarkerWord)
-			}
+			t.Errorf("word %q is longer than maxMarkerWord (%d)", w, maxMarkerWord)
 		}
 	}
 }
@@ -185,4 +186,54 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestASCIIPrefilterOnMarkerSentences holds the prefilter sound on
+// sentences made of the words the full reading looks at (markers, pairs,
+// negations, perception verbs, relatives), joined by white space and
+// punctuation: random bytes rarely spell them.
+func TestASCIIPrefilterOnMarkerSentences(t *testing.T) {
+	vocab := []string{"do", "not", "that", "which", "who", "i", "the", "maybe", "see", "am", "it", "files", "Don't", "CANNOT"}
+	for _, m := range []map[string]bool{englishMarkers, englishOpeners, negations, perceptionVerbs, markerWords} {
+		for w := range m {
+			if isASCII(w) {
+				vocab = append(vocab, w)
+			}
+		}
+	}
+	for p := range markerPairs {
+		vocab = append(vocab, strings.Fields(p)...)
+	}
+	slices.Sort(vocab) // map order must not change the sentences
+	seps := []string{" ", "  ", ", ", "\t", "'", "? ", ": ", "-", "*"}
+	rng := rand.New(rand.NewPCG(23, 59))
+	var b strings.Builder
+	ruledOut := 0
+	for range 200000 {
+		b.Reset()
+		for k := range 1 + rng.IntN(6) {
+			if k > 0 || rng.IntN(4) == 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			b.WriteString(vocab[rng.IntN(len(vocab))])
+		}
+		if rng.IntN(3) == 0 {
+			b.WriteString(seps[rng.IntN(len(seps))])
+		}
+		s := b.String()
+		ascii, may := asciiMayMark(s)
+		if !ascii {
+			t.Fatalf("asciiMayMark(%q) says the text is not ASCII", s)
+		}
+		if !may {
+			ruledOut++
+			if hasMarkerFull(s) {
+				t.Fatalf("asciiMayMark(%q) rules out a sentence with a marker", s)
+			}
+		}
+	}
+	if ruledOut == 0 {
+		t.Fatal("the prefilter ruled out none of the sentences: the test reads nothing")
+	}
+	t.Logf("%d of 200000 sentences ruled out", ruledOut)
 }
