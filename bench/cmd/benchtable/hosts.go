@@ -242,9 +242,6 @@ func printHosts(w io.Writer, hr *hostsResult) {
 		hrow("… the same minus the process floor (`graft --help`: start-up, flags, help text)", "", func(h *hookResult) string {
 			return ms(h.turns.Median() - hr.floorBin.Median())
 		})
-		hrow(fmt.Sprintf("… after a turn whose instruction is a pasted build log (`bench.PastedLog`; the turn %s): what the hook reads, writes and fsyncs grows with the paste", kib(int64(hr.hooks[0].pasteBytes))), "", func(h *hookResult) string {
-			return fmt.Sprintf("%s (%s–%s; CPU %s); **%.1f×** the turn above", ms(h.paste.Median()), ms(h.paste.Quantile(0)), ms(h.paste.Quantile(1)), ms(h.pasteCPU.Median()), ratio(h.paste.Median(), h.turns.Median()))
-		})
 		small, large := hr.hooks[0], hr.hooks[len(hr.hooks)-1]
 		if large != small {
 			hrow(fmt.Sprintf("%d MiB ÷ %d MiB", large.mib, small.mib), "≤ 1.5×", func(h *hookResult) string {
@@ -255,6 +252,9 @@ func printHosts(w io.Writer, hr *hostsResult) {
 				return fmt.Sprintf("**%.1f×**%s", f, mark(f <= 1.5))
 			})
 		}
+		hrow(fmt.Sprintf("`graft hook claude-code` after a turn whose instruction is a pasted build log (`bench.PastedLog`; the turn %s), wall time of the process (its CPU time): what the hook reads, writes and fsyncs grows with the paste", kib(int64(hr.hooks[0].pasteBytes))), "", func(h *hookResult) string {
+			return fmt.Sprintf("%s (%s–%s; CPU %s); **%.1f×** the hook after one more turn", ms(h.paste.Median()), ms(h.paste.Quantile(0)), ms(h.paste.Quantile(1)), ms(h.pasteCPU.Median()), ratio(h.paste.Median(), h.turns.Median()))
+		})
 		hrow("where a hook's time goes, in-process after one more turn (fastest of the runs): graft.Open (journal, recovery scan); Service.Follow, and its fsyncs (files and directories)", "", func(h *hookResult) string {
 			return fmt.Sprintf("%s; %s, of which %d fsyncs %s", ms(h.parts.Open), ms(h.parts.Follow), h.parts.Fsyncs, ms(h.parts.FsyncTime))
 		})
