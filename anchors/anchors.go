@@ -382,7 +382,8 @@ func words(s string) []word {
 // hasMarker says whether sentence s sets a rule (rules 2-4 of the package
 // doc). An ASCII sentence without a word that can open one is ruled out
 // before the full reading (asciiMayMark): most of a pasted log or
-// transcript is such sentences, and a per-turn hook reads them all.
+// transcript is such sentences, and the tape's fold reads them all (a
+// prepare, and a hook that gives the host the constraints block).
 func hasMarker(s string) bool {
 	if ascii, may := asciiMayMark(s); ascii && !may {
 		return false
@@ -425,6 +426,7 @@ const (
 	fDo                     // "do", of "do not"
 )
 
+// wordFlags maps each word asciiMayMark looks for to what it is.
 var wordFlags = func() map[string]uint8 {
 	fs := map[string]uint8{"do": fDo}
 	for w := range markerWords {
