@@ -449,10 +449,11 @@ var wordFlags = func() map[string]uint8 {
 // is none of them.
 const maxMarkerWord = 16
 
-// asciiMayMark reads s when it is ASCII (ascii false otherwise) and says
-// whether it may set a rule: whether it holds one of markerWords or
-// markerPairs, or a negation that no perception verb follows after white
-// space, its words split and lower-cased as words does. It copies nothing
+// asciiMayMark says whether s may set a rule: whether it holds one of
+// markerWords or markerPairs, or a negation that no perception verb
+// follows after white space, its words split and lower-cased as words
+// does. It stops at the first of them (true, true), or at the first byte
+// past ASCII (false, false: the full reading decides). It copies nothing
 // of s: a word is read into a buffer on the stack.
 func asciiMayMark(s string) (ascii, may bool) {
 	var cur, prev [maxMarkerWord]byte
