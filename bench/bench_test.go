@@ -759,7 +759,10 @@ func BenchmarkHandoffFixture(b *testing.B) {
 	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/handoff-median")
 }
 
-func benchmarkHookTurn(b *testing.B, mib int64) {
+// benchmarkHookTurn times one Stop hook after each turn appended to a
+// Claude Code transcript of mib MiB already imported: the usual turn, or
+// with paste as its instruction when paste is not empty.
+func benchmarkHookTurn(b *testing.B, mib int64, paste string) {
 	bin := graftBinary(b)
 	cache := filepath.Join(moduleRoot(b), "build", "bench", "cache")
 	st, err := SynthesizeTranscript(cache, fmt.Sprintf("hook-%dmib", mib), fixturePath(b, realSessions[0]), mib<<20, os.Stderr)
@@ -770,9 +773,13 @@ func benchmarkHookTurn(b *testing.B, mib int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	turn := h.Turn
+	if paste != "" {
+		turn = func() (time.Duration, error) { return h.PasteTurn(paste) }
+	}
 	var times Timing
 	for b.Loop() {
-		d, err := h.Turn()
+		d, err := turn()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -783,32 +790,11 @@ func benchmarkHookTurn(b *testing.B, mib int64) {
 
 // BenchmarkHookPasteTurn: one Stop hook after a turn whose instruction
 // is a pasted 512 KiB log, on a 1 MiB Claude Code transcript.
-func BenchmarkHookPasteTurn(b *testing.B) {
-	bin := graftBinary(b)
-	cache := filepath.Join(moduleRoot(b), "build", "bench", "cache")
-	st, err := SynthesizeTranscript(cache, "hook-1mib", fixturePath(b, realSessions[0]), 1<<20, os.Stderr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := NewHookBench(bin, b.TempDir(), st)
-	if err != nil {
-		b.Fatal(err)
-	}
-	paste := PastedLog(512 << 10)
-	var times Timing
-	for b.Loop() {
-		d, err := h.PasteTurn(paste)
-		if err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, d)
-	}
-	b.ReportMetric(float64(times.Median().Nanoseconds()), "ns/hook-median")
-}
+func BenchmarkHookPasteTurn(b *testing.B) { benchmarkHookTurn(b, 1, PastedLog(512<<10)) }
 
 // BenchmarkHookTurn1MB: one Stop hook after one more turn of a 1 MiB
 // Claude Code transcript already imported.
-func BenchmarkHookTurn1MB(b *testing.B) { benchmarkHookTurn(b, 1) }
+func BenchmarkHookTurn1MB(b *testing.B) { benchmarkHookTurn(b, 1, "") }
 
 // BenchmarkHookTurn100MB is the same on 100 MiB (not with -short: the
 // first import takes seconds).
@@ -816,7 +802,7 @@ func BenchmarkHookTurn100MB(b *testing.B) {
 	if testing.Short() {
 		b.Skip("-short: the 100 MiB transcript is synthesized and imported first")
 	}
-	benchmarkHookTurn(b, 100)
+	benchmarkHookTurn(b, 100, "")
 }
 
 // importSources are the real transcripts the import benchmarks repeat into
