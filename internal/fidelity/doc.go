@@ -29,6 +29,15 @@
 // block, its characters and the facts only it carries (make
 // fidelity-blocks).
 //
+// OracleCarries is the chooser's ceiling the sweep prints: a chooser that
+// knows the facts takes whole entries (a line and the indented lines
+// under it) of the largest budget's tape, the most facts per character
+// first, within the default budget, after the marker lines and the
+// Handoff blocks every tape opens with. It is no rule a tape could
+// follow (it reads the facts); it splits what the tape misses at its
+// budget into what a better choice of lines could carry and what needs
+// content the tape does not hold.
+//
 // The package owns no file: it reads the truth set and writes only in a
 // temporary directory. `make fidelity` prints its tables
 // (bench/cmd/fidelity); its test runs the whole set and holds graft to the

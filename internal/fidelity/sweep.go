@@ -78,6 +78,9 @@ func SweepTable(runs []SweepRun, def int) string {
 	if base != nil && base != &runs[len(runs)-1] {
 		fmt.Fprintf(&b, "Carried at %s but not at %s: %d facts%s.\n", thousands(largest.Budget), thousands(def), sum(room), byCategory(room))
 	}
+	if base != nil && base != &runs[len(runs)-1] {
+		b.WriteString(ceilingLine(largest, *base))
+	}
 	if w := whereTable(largest.Results); w != "" {
 		fmt.Fprintf(&b, "\nWhere the evidence of the facts not carried at %s characters is in the imported session (the first place that holds all of a fact's evidence; the held-out cases as counts only):\n\n%s", thousands(largest.Budget), w)
 	}
@@ -125,4 +128,40 @@ func thousands(n int) string {
 		s = s[:k] + "," + s[k:]
 	}
 	return s
+}
+
+// ceilingLine says what a chooser that knew the facts carries with the
+// largest budget's tapes cut to the default budget (OracleCarries), on
+// all, the tuning and the held-out cases (counts only), beside what the
+// tape's own rules carry at the default; "" when the results hold no
+// tape text.
+func ceilingLine(largest, def SweepRun) string {
+	var all, tuning, held, rules, facts, quarter int
+	for i, r := range largest.Results {
+		text, ok := r.Texts[Graft]
+		if !ok {
+			return ""
+		}
+		for _, got := range OracleCarries(text, r.Case.Facts, def.Budget/4) {
+			if got {
+				quarter++
+			}
+		}
+		for k, got := range OracleCarries(text, r.Case.Facts, def.Budget) {
+			facts++
+			if got {
+				all++
+				if r.Case.HeldOut {
+					held++
+				} else {
+					tuning++
+				}
+			}
+			if def.Results[i].Carried[Graft][k] {
+				rules++
+			}
+		}
+	}
+	return fmt.Sprintf("\nA chooser that knew the facts, taking the entries of the %s-character tapes (a line and the indented lines under it; the marker lines and the Handoff blocks paid first) most facts per character first, within %s characters carries %d of %d facts (tuning %d, held out %d); within %s, %d; the tape's rules carry %d at %s. The difference is what a better choice of lines, not more room, could gain (a greedy choice: a ceiling some choice reaches, not the highest; internal/fidelity/oracle.go).\n",
+		thousands(largest.Budget), thousands(def.Budget), all, facts, tuning, held, thousands(def.Budget/4), quarter, rules, thousands(def.Budget))
 }

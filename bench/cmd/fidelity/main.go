@@ -26,7 +26,7 @@ func main() {
 	budget := flag.Int("budget", 0, "prepare with this tape budget in characters (0: the default, 16000); the baselines keep their sizes")
 	dir := flag.String("dir", "", "the truth set: a directory with cases/*.json (default testdata/fidelity); transcripts are named from the module root")
 	blocks := flag.Bool("blocks", false, "also print where the tape spends its room on the tuning cases: per kind of block, its characters, the facts only it carries and those per 1,000 characters (make fidelity-blocks)")
-	sweep := flag.String("sweep", "", "score the truth set at each of these tape budgets (comma-separated, e.g. 12000,16000,24000,64000) and print graft's recall at each and what the largest still misses (make fidelity-sweep)")
+	sweep := flag.String("sweep", "", "score the truth set at each of these tape budgets (comma-separated, e.g. 12000,16000,24000,64000) and print graft's recall at each, what a chooser that knew the facts carries of the largest budget's tapes within the default, and what the largest still misses (make fidelity-sweep)")
 	flag.Parse()
 	var err error
 	if *sweep != "" {
