@@ -37,7 +37,7 @@ func pluginEnv(t *testing.T, h hosttest.Hosts, srv *hosttest.ModelServer) (*host
 }
 
 // pluginToolNames are the plugin's MCP tools as Claude Code names them.
-var pluginToolNames = []string{"graft_prepare", "graft_commit", "graft_recall", "graft_status", "graft_revert"}
+var pluginToolNames = []string{"graft_prepare", "graft_commit", "graft_recall", "graft_find", "graft_status", "graft_revert"}
 
 // checkDeferredTools fails unless req lists every graft MCP tool of the
 // plugin among the deferred tools (loaded through ToolSearch).

@@ -119,7 +119,7 @@ func checkNodeResult(t *testing.T, got nodeResult) {
 	if got.Server.Name != "graft" {
 		t.Errorf("server name %q", got.Server.Name)
 	}
-	wantReadOnly := map[string]bool{ToolPrepare: false, ToolCommit: false, ToolRecall: true, ToolStatus: true, ToolRevert: false}
+	wantReadOnly := map[string]bool{ToolPrepare: false, ToolCommit: false, ToolRecall: true, ToolFind: true, ToolStatus: true, ToolRevert: false}
 	for _, tool := range got.Tools {
 		ro, known := wantReadOnly[tool.Name]
 		if !known {

@@ -23,6 +23,8 @@
 //	                 to that host only
 //	graft_recall   {session, seq, offset?} → one event; its largest payload
 //	               (text, tool.input or tool.output) in content, one chunk
+//	graft_find     {session, words, limit?, before?} → the newest events holding
+//	               every word (seq, type, source, tool, snippet), total, older
 //	graft_status   {session?, offset?} → sessions (one page), pending
 //	               transactions, leftovers, startupRecovery, lastRecovery
 //	graft_revert   {target, force?} → source active again, target abandoned
@@ -32,7 +34,8 @@
 // option the call leaves out is the default's, and a call that sets tier
 // or recentTurns sets both.
 //
-// Annotations: graft_status and graft_recall are read-only and idempotent;
+// Annotations: graft_status, graft_recall and graft_find are read-only and
+// idempotent;
 // graft_prepare is neither read-only nor destructive (it only stores a
 // review); graft_commit and graft_revert are destructive. openWorldHint is
 // false everywhere: the tools touch only the graft home.
@@ -77,8 +80,8 @@
 //
 // Over stdio, stdout carries only protocol; log lines go to Options.Logger
 // (stderr in "graft mcp"). Tool calls run one at a time per session: each
-// takes a lock per session it touches (graft_prepare and graft_recall: the
-// session; graft_commit: source and target; graft_revert: target and
+// takes a lock per session it touches (graft_prepare, graft_recall and graft_find:
+// the session; graft_commit: source and target; graft_revert: target and
 // source), several in sorted order; graft_status takes none. So a recall
 // of one session never waits for a prepare of another. Each call passes
 // its request's context to the service: a cancelled call stops its prepare

@@ -125,6 +125,8 @@ func nextStep(tool string, code graft.Code) string {
 		return "graft's hooks in the host are not as they should be: tell the user to run graft doctor from a shell, which names the fix"
 	case "invalid_options":
 		return "fix the option named above and call graft_prepare again"
+	case "invalid_query":
+		return "call graft_find again with at least one word and a limit from 1 to 100"
 	case CodeNoSuchSeq:
 		return "use a seq the tape cites (Recall Index), within the range named above"
 	case CodeInvalidInput:

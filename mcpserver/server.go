@@ -52,7 +52,7 @@ type Options struct {
 
 // instructions is what a client may show its model about the server.
 const instructions = `graft replaces lossy compaction: it slices a long session into a new one that starts with a deterministic tape (constraints with their origins, goal, todos, files, pending state, recall index), as a crash-safe transaction.
-Flow: graft_prepare {source} → show the review (goal, constraints, leftovers, warnings, tape) to the user → when approved, graft_commit {preparedId, tapeHash} → continue in the target. graft_recall {session, seq} reads any seq a tape cites; graft_revert {target} undoes a graft; graft_status shows sessions, transactions in flight and the start-up recovery scan.
+Flow: graft_prepare {source} → show the review (goal, constraints, leftovers, warnings, tape) to the user → when approved, graft_commit {preparedId, tapeHash} → continue in the target. graft_recall {session, seq} reads any seq a tape cites; graft_find {session, words} finds the events that hold words, for what a tape did not cite; graft_revert {target} undoes a graft; graft_status shows sessions, transactions in flight and the start-up recovery scan.
 Errors start with a stable code (e.g. boundary_drift) and end with what to do next.`
 
 // server is the state the tool handlers share.
@@ -174,6 +174,7 @@ func New(svc *graft.Service, o Options) *mcp.Server {
 	mcp.AddTool(srv, withHostWords[PrepareInput, PrepareOutput](prepareTool()), guarded(s, "graft_prepare", s.prepare))
 	mcp.AddTool(srv, withHostWords[CommitInput, CommitOutput](commitTool()), guarded(s, "graft_commit", s.commit))
 	mcp.AddTool(srv, recallTool(), guarded(s, "graft_recall", s.recall))
+	mcp.AddTool(srv, findTool(), guarded(s, "graft_find", s.find))
 	mcp.AddTool(srv, statusTool(), guarded(s, "graft_status", s.status))
 	mcp.AddTool(srv, revertTool(), guarded(s, "graft_revert", s.revert))
 	return srv

@@ -27,6 +27,7 @@ func TestToolsAndAnnotations(t *testing.T) {
 		ToolPrepare: {readOnly: false, destructive: false, idempotent: false},
 		ToolCommit:  {readOnly: false, destructive: true, idempotent: false},
 		ToolRecall:  {readOnly: true, destructive: false, idempotent: true},
+		ToolFind:    {readOnly: true, destructive: false, idempotent: true},
 		ToolStatus:  {readOnly: true, destructive: false, idempotent: true},
 		ToolRevert:  {readOnly: false, destructive: true, idempotent: false},
 	}

@@ -22,6 +22,7 @@ const (
 	ToolCommit  = "graft_commit"
 	ToolRecall  = "graft_recall"
 	ToolStatus  = "graft_status"
+	ToolFind    = "graft_find"
 	ToolRevert  = "graft_revert"
 )
 
@@ -60,6 +61,19 @@ func recallTool() *mcp.Tool {
 Long payloads come in chunks: when nextOffset is set, call again with the same session and seq and offset=nextOffset.`,
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Recall an event", ReadOnlyHint: true, IdempotentHint: true,
+			OpenWorldHint: boolPtr(false),
+		},
+	}
+}
+
+func findTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:  ToolFind,
+		Title: "Find events by words",
+		Description: `Lists the events of any session, retired and abandoned ones included, that hold every word (case folded, any order), newest first, each with its seq and the text around the first word: for what a tape did not cite, search the session its Handoff block says it continues. Searches the person's and the assistant's text, tool calls' inputs (a file written: its text), tool outputs and todos. Read-only.
+Next: graft_recall {session, seq} reads a match whole; when older is set, more matches follow: call again with the same words and before=older.`,
+		Annotations: &mcp.ToolAnnotations{
+			Title: "Find events", ReadOnlyHint: true, IdempotentHint: true,
 			OpenWorldHint: boolPtr(false),
 		},
 	}
@@ -370,6 +384,26 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		return RecallOutput{}, fmt.Errorf("%s of %s seq %d: %w", out.ContentField, in.Session, in.Seq, err)
 	}
 	out.Content, out.ContentChars, out.Offset, out.NextOffset = page.Text, page.Total, in.Offset, page.Next
+	return out, nil
+}
+
+func (s *server) find(ctx context.Context, in FindInput) (FindOutput, error) {
+	if in.Session == "" {
+		return FindOutput{}, inputErrorf("session is required")
+	}
+	unlock, err := s.locks.lock(ctx, in.Session)
+	if err != nil {
+		return FindOutput{}, err
+	}
+	defer unlock()
+	res, err := s.svc.Find(ctx, in.Session, graft.FindQuery{Words: in.Words, Limit: in.Limit, Before: in.Before})
+	if err != nil {
+		return FindOutput{}, err
+	}
+	out := FindOutput{Session: res.Session, Words: res.Words, Matches: []FindMatch{}, Total: res.Total, Older: res.Older}
+	for _, m := range res.Matches {
+		out.Matches = append(out.Matches, FindMatch{Seq: m.Seq, Type: m.Type, Source: m.Source, Tool: m.Tool, Snippet: m.Snippet})
+	}
 	return out, nil
 }
 

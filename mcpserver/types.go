@@ -147,6 +147,32 @@ type RecallInput struct {
 	Offset  int    `json:"offset,omitempty" jsonschema:"character offset into the event's content: pass the nextOffset of the previous result"`
 }
 
+// FindInput is the input of graft_find.
+type FindInput struct {
+	Session string   `json:"session" jsonschema:"id of any session, retired or abandoned ones included: for what a tape left out, the session its Handoff block says it continues"`
+	Words   []string `json:"words" jsonschema:"words every matching event must hold, case folded, in any order and place; white space inside one splits it"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"how many of the newest matches to return: 1 to 100 (default 10)"`
+	Before  int64    `json:"before,omitempty" jsonschema:"only events below this seq: pass the older of the previous result for the next older page"`
+}
+
+// FindMatch is one event that holds every word.
+type FindMatch struct {
+	Seq     int64  `json:"seq" jsonschema:"the event's seq: graft_recall reads it whole"`
+	Type    string `json:"type" jsonschema:"the event's type (user/message, assistant/message, tool/call, tool/result, todo/write, …)"`
+	Source  string `json:"source" jsonschema:"who it is from: user (the person's own words only with type user/message), assistant, tool, plugin, system, …"`
+	Tool    string `json:"tool,omitempty" jsonschema:"the tool of a tool/call or tool/result"`
+	Snippet string `json:"snippet" jsonschema:"the event's text around the first word, on one line (⏎ for a line break), cut with …"`
+}
+
+// FindOutput is the result of graft_find.
+type FindOutput struct {
+	Session string      `json:"session" jsonschema:"the session searched"`
+	Words   []string    `json:"words" jsonschema:"the words searched for, lower-cased"`
+	Matches []FindMatch `json:"matches" jsonschema:"the newest matches, newest first"`
+	Total   int         `json:"total" jsonschema:"how many events match (below before)"`
+	Older   int64       `json:"older,omitempty" jsonschema:"set when older matches remain: call again with before=older"`
+}
+
 // Todo is one item of a todo list.
 type Todo struct {
 	ID      string `json:"id" jsonschema:"the item's id (may be empty)"`

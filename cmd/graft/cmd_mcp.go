@@ -23,13 +23,14 @@ func newMCPCmd(a *app) *cobra.Command {
 	var httpAddr string
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve graft_prepare, graft_commit, graft_recall, graft_status and graft_revert to an agent (MCP over stdio)",
+		Short: "Serve graft_prepare, graft_commit, graft_recall, graft_find, graft_status and graft_revert to an agent (MCP over stdio)",
 		Long: `Runs a Model Context Protocol server over stdin/stdout for an agent host
 (Claude Code, Codex, …). The recovery scan runs before the first request; its
 report is in graft_status. stdout carries only protocol; logs go to stderr.
 
 Tools: graft_prepare (review) → show the review to the user → graft_commit
-(preparedId, tapeHash); graft_recall reads any seq a tape cites; graft_status;
+(preparedId, tapeHash); graft_recall reads any seq a tape cites; graft_find
+lists the events that hold words (what a tape did not cite); graft_status;
 graft_revert. Errors are tool errors whose text starts with a stable code
 ("graft help exit-codes" lists graft's) and says what to do next.
 

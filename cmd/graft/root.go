@@ -79,7 +79,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-65 name a typed error; "graft help exit-codes" lists them.`,
+  10-66 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
@@ -128,6 +128,7 @@ func subcommands(a *app) []*cobra.Command {
 		newRecoverCmd(a),     // cmd_recover.go
 		newRevertCmd(a),      // cmd_revert.go
 		newRecallCmd(a),      // cmd_recall.go
+		newFindCmd(a),        // cmd_find.go
 		newAuditCmd(a),       // cmd_audit.go
 		newMCPCmd(a),         // cmd_mcp.go
 		newHookCmd(a),        // cmd_hook.go, cmd_hookrun.go

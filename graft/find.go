@@ -1,0 +1,230 @@
+package graft
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
+)
+
+// Find searches one session's log for events that hold every word of a
+// query: what a tape did not cite is still in its source's log, and the
+// next window finds it by words instead of by seq (graft find, the MCP
+// tool graft_find; the tape's Handoff block names the command).
+
+// ErrInvalidQuery: a find without a word, or asking for more matches
+// than MaxFindLimit.
+var ErrInvalidQuery = errors.New("graft: invalid query")
+
+const (
+	// DefaultFindLimit is how many matches Find returns when the query
+	// names no limit; MaxFindLimit the most it returns at once.
+	DefaultFindLimit = 10
+	MaxFindLimit     = 100
+	// FindSnippetRunes is how much of an event a match shows on each side
+	// of the first word's first occurrence.
+	FindSnippetRunes = 100
+)
+
+// FindQuery is what Find looks for.
+type FindQuery struct {
+	// Words must each occur in the event, case folded, in any order and
+	// place; white space splits a word given with it.
+	Words []string
+	// Before keeps only events whose seq is below it (0: every event):
+	// FindResult.Older of the page before, to go on to older matches.
+	Before int64
+	// Limit is how many of the newest matches to return (0:
+	// DefaultFindLimit; at most MaxFindLimit).
+	Limit int
+}
+
+// FindMatch is one event that holds every word.
+type FindMatch struct {
+	Seq  int64  `json:"seq"`
+	Type string `json:"type"`
+	// Source is who the event is from (user, assistant, tool, plugin,
+	// system, …: session.Source.Kind); a user/message is the person's
+	// words only when it is "user".
+	Source string `json:"source"`
+	// Tool names the tool of a tool/call or tool/result.
+	Tool string `json:"tool,omitempty"`
+	// Snippet is the event's text around the first word's first
+	// occurrence, on one line (a line break shown as ⏎), cut with "…".
+	Snippet string `json:"snippet"`
+}
+
+// FindResult is the newest matches of a query.
+type FindResult struct {
+	Session string   `json:"session"`
+	Words   []string `json:"words"`
+	// Matches are the newest Limit matches, newest first.
+	Matches []FindMatch `json:"matches"`
+	// Total counts every event that matches (below Before).
+	Total int `json:"total"`
+	// Older is the Before that gives the next older page: the seq of the
+	// oldest match shown, when older matches remain; 0 when none.
+	Older int64 `json:"older,omitempty"`
+}
+
+// Find reads the log of id (any session: retired and abandoned ones
+// too) from its start and returns the newest events that hold every word
+// of q. An event's text is searched with its tool call's input (its
+// string values: a file written is searched as its text), its result's
+// output, its todos and its agent's name. ctx is checked as the log is
+// read.
+func (s *Service) Find(ctx context.Context, id string, q FindQuery) (*FindResult, error) {
+	var words []string
+	for _, w := range q.Words {
+		for _, f := range strings.Fields(w) {
+			words = append(words, strings.ToLower(f))
+		}
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("%w: no word to find", ErrInvalidQuery)
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultFindLimit
+	}
+	if limit < 0 || limit > MaxFindLimit {
+		return nil, fmt.Errorf("%w: limit %d: want 1 to %d", ErrInvalidQuery, q.Limit, MaxFindLimit)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &FindResult{Session: id, Words: words, Matches: []FindMatch{}}
+	ring := make([]FindMatch, 0, limit) // the newest limit matches, oldest first
+	next := 0
+	_, err := s.store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
+		if ev.Seq%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if q.Before > 0 && ev.Seq >= q.Before {
+			return nil
+		}
+		text := searchText(ev)
+		lower := strings.ToLower(text)
+		at := -1
+		for k, w := range words {
+			i := strings.Index(lower, w)
+			if i < 0 {
+				return nil
+			}
+			if k == 0 {
+				at = i
+			}
+		}
+		res.Total++
+		m := FindMatch{Seq: ev.Seq, Type: ev.Type, Source: ev.Source.Kind, Snippet: snippet(text, lower, at, len(words[0]))}
+		if ev.Tool != nil {
+			m.Tool = ev.Tool.Name
+		}
+		if len(ring) < limit {
+			ring = append(ring, m)
+		} else {
+			ring[next] = m
+			next = (next + 1) % limit
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for k := range ring {
+		res.Matches = append(res.Matches, ring[(next+len(ring)-1-k)%len(ring)])
+	}
+	if res.Total > len(res.Matches) {
+		res.Older = res.Matches[len(res.Matches)-1].Seq
+	}
+	return res, nil
+}
+
+// searchText is what Find reads of an event.
+func searchText(ev *session.Event) string {
+	var b strings.Builder
+	add := func(s string) {
+		if s != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(s)
+		}
+	}
+	add(ev.Text)
+	add(ev.Agent)
+	if t := ev.Tool; t != nil {
+		if len(t.Input) > 0 {
+			var v any
+			if json.Unmarshal(t.Input, &v) == nil {
+				eachString(v, add)
+			} else {
+				add(string(t.Input))
+			}
+		}
+		add(t.Output)
+	}
+	for _, td := range ev.Todos {
+		add(td.Content)
+	}
+	return b.String()
+}
+
+// eachString calls add with each string of a decoded JSON value, in the
+// order encoding/json gives (an object's values by key).
+func eachString(v any, add func(string)) {
+	switch v := v.(type) {
+	case string:
+		add(v)
+	case []any:
+		for _, x := range v {
+			eachString(x, add)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			eachString(v[k], add)
+		}
+	}
+}
+
+// snippet is text around the n bytes at at (an index into lower, the
+// lower case of text), FindSnippetRunes on each side, on one line.
+func snippet(text, lower string, at, n int) string {
+	if len(lower) != len(text) {
+		// Lower casing changed a length (a few letters do): the place is
+		// found again in text itself, or the snippet starts at the top.
+		at = strings.Index(text, lower[at:at+n])
+		if at < 0 {
+			at = 0
+		}
+	}
+	start, end := at, at+n
+	for k := 0; k < FindSnippetRunes && start > 0; k++ {
+		_, size := utf8.DecodeLastRuneInString(text[:start])
+		start -= size
+	}
+	for k := 0; k < FindSnippetRunes && end < len(text); k++ {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	out := strings.ReplaceAll(strings.TrimSpace(text[start:end]), "\n", "⏎")
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(text) {
+		out += "…"
+	}
+	return out
+}
