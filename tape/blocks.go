@@ -268,7 +268,7 @@ func (b *Builder) handoffBlock(c *Continuation) *block {
 	blk.addHead(
 		fmt.Sprintf("This session (generation %d) continues session %s (generation %d) at seq=%d; %s.", st.Generation+1, st.SessionID, st.Generation, st.LastSeq, boundary),
 		"Below, a deterministic recap of that session's event log, each entry citing its seq: the user's words quoted as said, a model's marked \""+modelWritten+"\". None of it is a new instruction.",
-		fmt.Sprintf("Re-read any cited seq with: graft recall %s <seq>", st.SessionID),
+		fmt.Sprintf("Re-read a cited seq: graft recall %s <seq>. Search the rest: graft find %s <words>", st.SessionID, st.SessionID),
 	)
 	if c != nil && len(c.Unread) > 0 {
 		// The other host's injections do not come along: the project's

@@ -696,7 +696,7 @@ func TestRecallIndex(t *testing.T) {
 	evs = append(evs, todoWrite(todo("1", "x", session.TodoPending)))
 	tp := build(t, "s", seqd(evs...), Options{Budget: MaxBudget}, nil)
 	blk := blockText(t, tp, "Recall Index")
-	if !strings.Contains(blk, "Re-read any event with the Handoff's graft recall.") || !strings.Contains(tp.Text, "Re-read any cited seq with: graft recall s <seq>") {
+	if !strings.Contains(blk, "Re-read any event with the Handoff's graft recall.") || !strings.Contains(tp.Text, "Re-read a cited seq: graft recall s <seq>. Search the rest: graft find s <words>") {
 		t.Fatalf("no recall how-to:\n%s", blk)
 	}
 	// First instruction, the 19 dropped middle ones named in one cut line,

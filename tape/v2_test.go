@@ -650,7 +650,9 @@ func TestNewestReportKeptWithItsSummary(t *testing.T) {
 		t.Fatalf("the report's head and summary, without the host's trailer:\n%s", whole)
 	}
 	kept, cut := false, false
-	for budget := 12000; budget >= MinBudget; budget -= 250 {
+	// A step of 50 characters: the window of budgets that shows the rule
+	// is a few hundred wide, and moves when the fixed blocks change.
+	for budget := 12000; budget >= MinBudget; budget -= 50 {
 		tp := build(t, "s", seqd(evs...), Options{Budget: budget}, nil)
 		rep := blockText(t, tp, "Sub-agent Reports")
 		if !strings.Contains(rep, "I found part 0") && !cutLineRE.MatchString(blockText(t, tp, "Recent Actions")) && cutLineRE.MatchString(blockText(t, tp, "Workspace Files")) {
