@@ -52,7 +52,7 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	@echo "make test: ok"
 
 .PHONY: fuzz
-fuzz: ## every fuzzer at length (execution counts; about 25 minutes on 2 cores): the tape, each importer's resume, the log decoder, anchors, the journal, the settings files graft edits, the hooks, the exports, the scan index and import cursors
+fuzz: ## every fuzzer at length (execution counts; about 25 minutes on 2 cores): the tape, each importer's resume, the log decoder, anchors, the journal, the settings files graft edits, the hooks, the exports, the scan index and import cursors, graft find's line filter
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime 40000x -fuzzminimizetime 100x ./tape
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzClaudeCodeImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/claudecode
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzCodexImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/codex
@@ -73,6 +73,7 @@ fuzz: ## every fuzzer at length (execution counts; about 25 minutes on 2 cores):
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzRenderImportsBack$$' -fuzztime 20000x -fuzzminimizetime 100x ./hosts
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzADamagedScanIndexNeverChangesTheTape$$' -fuzztime 5000x -fuzzminimizetime 100x ./graft
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzADamagedCursorNeverChangesTheSession$$' -fuzztime 10000x -fuzzminimizetime 100x ./importer
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzMayHoldKeepsEveryMatch$$' -fuzztime 300000x -fuzzminimizetime 100x ./graft
 	@echo "make fuzz: ok"
 
 .PHONY: testrace

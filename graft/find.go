@@ -1,6 +1,7 @@
 package graft
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,15 +102,22 @@ func (s *Service) Find(ctx context.Context, id string, q FindQuery) (*FindResult
 	res := &FindResult{Session: id, Words: words, Matches: []FindMatch{}}
 	ring := make([]FindMatch, 0, limit) // the newest limit matches, oldest first
 	next := 0
-	_, err := s.store.Scan(id, session.ScanFrom{}, func(ev *session.Event, _ []byte, _ int64) error {
-		if ev.Seq%1024 == 0 {
+	var full session.Event
+	// The fold's scan validates every line and builds no tool output; a
+	// line that may hold every word (mayHold) is decoded whole.
+	_, err := s.store.ScanFold(id, session.ScanFrom{}, func(folded *session.Event, raw []byte, _ int64) error {
+		if folded.Seq%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if q.Before > 0 && ev.Seq >= q.Before {
+		if q.Before > 0 && folded.Seq >= q.Before || !mayHold(raw, words) {
 			return nil
 		}
+		if err := session.Decode(raw, &full); err != nil {
+			return fmt.Errorf("graft: find: seq %d of %s: %w", folded.Seq, id, err)
+		}
+		ev := &full
 		text := searchText(ev)
 		lower := strings.ToLower(text)
 		at := -1
@@ -227,4 +235,78 @@ func snippet(text, lower string, at, n int) string {
 		out += "…"
 	}
 	return out
+}
+
+// mayHold is false only when the log line raw cannot hold every word of
+// words as Find reads an event: a word of plain ASCII (letters, digits
+// and punctuation other than a quote or a backslash) occurs, case folded,
+// in the event's strings only if it occurs in the line's JSON, case folded
+// as ASCII, unless the line escapes a character as \uXXXX or holds one of
+// the two letters whose lower case is ASCII (K, the Kelvin sign, to k;
+// İ to i): then the line is read whole.
+func mayHold(raw []byte, words []string) bool {
+	if bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte("\u212a")) || bytes.Contains(raw, []byte("\u0130")) {
+		return true
+	}
+	for _, w := range words {
+		if plainWord(w) && !containsFoldASCII(raw, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord: w is ASCII without a quote, a backslash or a control byte,
+// so it stands in a JSON string as it is.
+func plainWord(w string) bool {
+	for k := 0; k < len(w); k++ {
+		if c := w[k]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether b holds w (lower case ASCII) with
+// ASCII letters in either case.
+func containsFoldASCII(b []byte, w string) bool {
+	if w == "" {
+		return true
+	}
+	firsts := []byte{w[0]}
+	if c := w[0]; 'a' <= c && c <= 'z' {
+		firsts = append(firsts, c-'a'+'A')
+	}
+	for _, c := range firsts {
+		for at := 0; ; {
+			i := bytes.IndexByte(b[at:], c)
+			if i < 0 {
+				break
+			}
+			at += i
+			if len(b)-at < len(w) {
+				break
+			}
+			if equalFoldASCII(b[at:at+len(w)], w) {
+				return true
+			}
+			at++
+		}
+	}
+	return false
+}
+
+// equalFoldASCII: b is w (lower case ASCII) with ASCII letters in either
+// case; any other byte must be the same.
+func equalFoldASCII(b []byte, w string) bool {
+	for k := 0; k < len(w); k++ {
+		c := b[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[k] {
+			return false
+		}
+	}
+	return true
 }
