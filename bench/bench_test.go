@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -171,6 +172,38 @@ func BenchmarkPrepareFull(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns/prepare")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/prepare")
+}
+
+// BenchmarkFind is graft find over the dataset's log: words no event holds
+// (every line is read, none decoded whole) and words many hold (those
+// lines decoded whole, the newest 10 kept).
+func BenchmarkFind(b *testing.B) {
+	ds := benchDataset(b)
+	home, err := NewHome(b.TempDir(), ds, -1, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := Open(home, graft.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		words []string
+	}{{"NoMatch", []string{"zzzzqqq"}}, {"TestFailed", []string{"test", "failed"}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(ds.Bytes)
+			for b.Loop() {
+				res, err := svc.Find(context.Background(), ds.ID, graft.FindQuery{Words: c.words})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if c.name == "NoMatch" && res.Total != 0 || c.name != "NoMatch" && res.Total == 0 {
+					b.Fatalf("%q: %d matches", c.words, res.Total)
+				}
+			}
+		})
+	}
 }
 
 // processCPU is the user and system time of this process so far.
