@@ -149,7 +149,10 @@ func BenchmarkDecodeScan(b *testing.B) {
 	}
 }
 
-func BenchmarkPrepareFull(b *testing.B) {
+// datasetService opens a service on a fresh home holding the dataset's
+// log whole.
+func datasetService(b *testing.B) (Dataset, *graft.Service) {
+	b.Helper()
 	ds := benchDataset(b)
 	home, err := NewHome(b.TempDir(), ds, -1, false)
 	if err != nil {
@@ -159,6 +162,11 @@ func BenchmarkPrepareFull(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return ds, svc
+}
+
+func BenchmarkPrepareFull(b *testing.B) {
+	ds, svc := datasetService(b)
 	b.SetBytes(ds.Bytes)
 	var total, cpu time.Duration
 	for b.Loop() {
@@ -178,15 +186,7 @@ func BenchmarkPrepareFull(b *testing.B) {
 // (every line is read, none decoded whole) and words many hold (those
 // lines decoded whole, the newest 10 kept).
 func BenchmarkFind(b *testing.B) {
-	ds := benchDataset(b)
-	home, err := NewHome(b.TempDir(), ds, -1, false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := Open(home, graft.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ds, svc := datasetService(b)
 	for _, c := range []struct {
 		name  string
 		words []string

@@ -25,19 +25,7 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	h := hosttest.Install(t)
 	bin, _ := binaries(t)
 	srv := hosttest.NewModelServer(t)
-	var mu sync.Mutex
-	calls := 0
-	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
-		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
-			return hosttest.Reply{Text: "ok"}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if calls++; calls == 1 {
-			return hosttest.Reply{Call: &hosttest.FunctionCall{Name: "Bash", Arguments: `{"command":"npm install left-pad","description":"Install left-pad"}`}}
-		}
-		return hosttest.Reply{Text: "Understood."}
-	})
+	srv.SetReplyFunc(claudeBashOnce(`{"command":"npm install left-pad","description":"Install left-pad"}`, "Understood."))
 	c := h.NewClaude(t, srv)
 	c.TrustProject(t)
 	c.WriteUserSettings(t, map[string]any{"permissions": map[string]any{"defaultMode": "default"}})
@@ -108,4 +96,24 @@ func TestClaudeRejectionFeedbackIsThePersonsInstruction(t *testing.T) {
 	// The declined call did not run: no failure to fix, but a call to ask
 	// about before running it again.
 	checkTurnedDownApart(t, rv.Tape, "declined", "npm install left-pad")
+}
+
+// claudeBashOnce is a fake model for Claude Code's main conversation: its
+// first request that offers Bash is answered with a Bash call of args,
+// every later one with then; a request without Bash (a title, a
+// classifier) with "ok".
+func claudeBashOnce(args, then string) func(hosttest.Request) hosttest.Reply {
+	var mu sync.Mutex
+	calls := 0
+	return func(r hosttest.Request) hosttest.Reply {
+		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
+			return hosttest.Reply{Text: "ok"}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if calls++; calls == 1 {
+			return hosttest.Reply{Call: &hosttest.FunctionCall{Name: "Bash", Arguments: args}}
+		}
+		return hosttest.Reply{Text: then}
+	}
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"unicode"
 
@@ -37,23 +35,11 @@ func TestClaudeCodeAgentFindsWhatTheTapeLeftOut(t *testing.T) {
 	}
 	word := leftOutWord(t, g, source, tape)
 
-	var mu sync.Mutex
-	calls := 0
-	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
-		if !r.IsClaudeModel() || !slices.Contains(r.ClaudeTools(), "Bash") {
-			return hosttest.Reply{Text: "ok"}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if calls++; calls == 1 {
-			args, err := json.Marshal(map[string]string{"command": command + word, "description": "Find what the recap left out"})
-			if err != nil {
-				t.Error(err)
-			}
-			return hosttest.Reply{Call: &hosttest.FunctionCall{Name: "Bash", Arguments: string(args)}}
-		}
-		return hosttest.Reply{Text: "Found it."}
-	})
+	args, err := json.Marshal(map[string]string{"command": command + word, "description": "Find what the recap left out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.SetReplyFunc(claudeBashOnce(string(args), "Found it."))
 	c.Resume(t, res.HostSessionID, "Where did we mention "+word+"?", "--allowedTools=Bash(graft find:*)").Ok(t)
 	req := lastModelRequest(t, srv)
 	var out string
