@@ -71,6 +71,10 @@ type FindResult struct {
 	// Older is the Before that gives the next older page: the seq of the
 	// oldest match shown, when older matches remain; 0 when none.
 	Older int64 `json:"older,omitempty"`
+	// Continues is the session a graft target continues (its graft/origin's
+	// parent): what the target's tape did not carry of it is in that log,
+	// for another Find. "" for a session nobody grafted into.
+	Continues string `json:"continues,omitempty"`
 }
 
 // Find reads the log of id (any session: retired and abandoned ones
@@ -110,6 +114,9 @@ func (s *Service) Find(ctx context.Context, id string, q FindQuery) (*FindResult
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if folded.Seq == 1 && folded.Type == session.TypeGraftOrigin {
+			res.Continues = folded.Parent
 		}
 		if q.Before > 0 && folded.Seq >= q.Before || !mayHold(raw, words) {
 			return nil

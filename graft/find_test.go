@@ -133,3 +133,23 @@ func TestFindRefusals(t *testing.T) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
+
+// A graft target's result names the session it continues: what its tape
+// did not carry is in that log, which Find searches when asked; a session
+// nobody grafted into names none.
+func TestFindNamesTheSessionATargetContinues(t *testing.T) {
+	h := openFlowHome(t, graft.Options{})
+	h.create("s", workSession()...)
+	res := h.commit(h.prepare("s", graft.PrepareOptions{}), "")
+	r, err := h.svc.Find(context.Background(), res.TargetID, graft.FindQuery{Words: []string{"store"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Continues != "s" || r.Total == 0 {
+		t.Fatalf("Find in the target %s: continues %q, %d matches", res.TargetID, r.Continues, r.Total)
+	}
+	r, err = h.svc.Find(context.Background(), "s", graft.FindQuery{Words: []string{"store"}})
+	if err != nil || r.Continues != "" {
+		t.Fatalf("Find in the source: continues %q, %v", r.Continues, err)
+	}
+}

@@ -24,7 +24,8 @@
 //	graft_recall   {session, seq, offset?} → one event; its largest payload
 //	               (text, tool.input or tool.output) in content, one chunk
 //	graft_find     {session, words, limit?, before?} → the newest events holding
-//	               every word (seq, type, source, tool, snippet), total, older
+//	               every word (seq, type, source, tool, snippet), total, older,
+//	               continues (the session a graft target continues)
 //	graft_status   {session?, offset?} → sessions (one page), pending
 //	               transactions, leftovers, startupRecovery, lastRecovery
 //	graft_revert   {target, force?} → source active again, target abandoned

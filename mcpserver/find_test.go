@@ -50,3 +50,13 @@ func TestFind(t *testing.T) {
 	f.fails(ToolFind, map[string]any{"session": "nope", "words": []string{"x"}}, "not_found")
 	f.fails(ToolFind, map[string]any{"words": []string{"x"}}, "invalid_input")
 }
+
+// In a graft target, graft_find names the session it continues.
+func TestFindInATargetNamesItsSource(t *testing.T) {
+	f := newFixture(t, Options{}, graft.Options{})
+	cm := f.commit(f.prepare(nil))
+	out := ok[FindOutput](f, ToolFind, map[string]any{"session": cm.TargetID, "words": []string{"csv"}})
+	if out.Continues != "s" {
+		t.Fatalf("find in the target: %s", describe(out))
+	}
+}

@@ -71,7 +71,7 @@ func findTool() *mcp.Tool {
 		Name:  ToolFind,
 		Title: "Find events by words",
 		Description: `Lists the events of any session, retired and abandoned ones included, that hold every word (case folded, any order), newest first, each with its seq and the text around the first word: for what a tape did not cite, search the session its Handoff block says it continues. Searches the person's and the assistant's text, tool calls' inputs (a file written: its text), tool outputs and todos. Read-only.
-Next: graft_recall {session, seq} reads a match whole; when older is set, more matches follow: call again with the same words and before=older.`,
+Next: graft_recall {session, seq} reads a match whole; when older is set, more matches follow: call again with the same words and before=older; when continues is set (a graft target), what its tape did not carry is in that session: call graft_find with it.`,
 		Annotations: &mcp.ToolAnnotations{
 			Title: "Find events", ReadOnlyHint: true, IdempotentHint: true,
 			OpenWorldHint: boolPtr(false),
@@ -400,7 +400,7 @@ func (s *server) find(ctx context.Context, in FindInput) (FindOutput, error) {
 	if err != nil {
 		return FindOutput{}, err
 	}
-	out := FindOutput{Session: res.Session, Words: res.Words, Matches: []FindMatch{}, Total: res.Total, Older: res.Older}
+	out := FindOutput{Session: res.Session, Words: res.Words, Matches: []FindMatch{}, Total: res.Total, Older: res.Older, Continues: res.Continues}
 	for _, m := range res.Matches {
 		out.Matches = append(out.Matches, FindMatch{Seq: m.Seq, Type: m.Type, Source: m.Source, Tool: m.Tool, Snippet: m.Snippet})
 	}

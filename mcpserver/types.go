@@ -171,6 +171,8 @@ type FindOutput struct {
 	Matches []FindMatch `json:"matches" jsonschema:"the newest matches, newest first"`
 	Total   int         `json:"total" jsonschema:"how many events match (below before)"`
 	Older   int64       `json:"older,omitempty" jsonschema:"set when older matches remain: call again with before=older"`
+	// Continues is set in a graft target.
+	Continues string `json:"continues,omitempty" jsonschema:"the session this graft target continues: what its tape did not carry is in that log; call graft_find with it as session"`
 }
 
 // Todo is one item of a todo list.

@@ -28,7 +28,9 @@ Each match is one line: the seq, the event's type and source, the tool, and
 the text around the first word. graft recall <session> <seq> prints one
 whole. --limit keeps the newest (default 10, at most 100); --before SEQ
 goes on below a seq, as the last line says when older matches remain.
-The tape's Handoff block names the session to search: the one it continues.`,
+The tape's Handoff block names the session to search: the one it continues.
+In a graft target, the last line names the session the target continues,
+whose log holds what the target's tape did not carry.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usageError{fmt.Errorf("%s takes a session and at least one word, got %d argument(s); see %s --help", cmd.CommandPath(), len(args), cmd.CommandPath())}
@@ -73,6 +75,9 @@ The tape's Handoff block names the session to search: the one it continues.`,
 				fmt.Fprintf(a.stdout, "1 event of %s%s holds every word; graft recall %s <seq> prints it whole.\n", id, below, id)
 			default:
 				fmt.Fprintf(a.stdout, "%d events of %s%s hold every word (newest first); graft recall %s <seq> prints one whole.\n", res.Total, id, below, id)
+			}
+			if res.Continues != "" {
+				fmt.Fprintf(a.stdout, "%s continues %s, whose log holds what its tape did not carry: graft find %s %s\n", id, res.Continues, res.Continues, words)
 			}
 			return nil
 		},
