@@ -81,7 +81,7 @@ testrace: ## the unit suite under the race detector
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 .PHONY: demo
-demo: build ## generate a session, prepare, commit, status, recall (throw-away home under build/)
+demo: build ## generate a session, prepare, commit, status, recall, find (throw-away home under build/)
 	@rm -rf $(DEMO_HOME)
 	@GRAFT_HOME=$(DEMO_HOME) ./scripts/demo.sh $(BIN)
 

@@ -38,6 +38,9 @@ seq=$("$bin" show --prepared "$id" | awk '/\[Workspace Files\]/ {f=1; next} /^\[
 step graft recall demo "$seq"
 "$bin" recall demo "$seq" | cut -c1-300
 
+step graft find demo fsync --limit 3
+"$bin" find demo fsync --limit 3 | cut -c1-300
+
 step graft recover
 "$bin" recover
 printf '\ndemo home: %s (throw-away; make clean removes it)\n' "$GRAFT_HOME"
