@@ -88,7 +88,7 @@ var codes = []ExitCode{
 	{"hooks_twice", 63, "doctor: two of Claude Code's settings files hold graft's hooks, so graft runs twice per event", ErrHooksTwice},
 	{"not_host_transcript", 64, "import: none of the file's first lines (64, within 1 MiB) is a record of the host named; the message names the host it reads as", importer.ErrNotTranscript},
 	{"store_refused", 65, "the etcd cluster refused a request (past its size limit, or a transaction it will not run): nothing of it was written, and the same request would be refused again; the message gives etcd's reason", etcdstore.ErrRefused},
-	{"invalid_query", 66, "find: the query has no word, or asks for more matches than the most (1 to 100)", ErrInvalidQuery},
+	{"invalid_query", 66, "find: the query has no word, asks for more matches than the most (1 to 100), or starts below a negative seq", ErrInvalidQuery},
 }
 
 var (

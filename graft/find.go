@@ -100,6 +100,9 @@ func (s *Service) Find(ctx context.Context, id string, q FindQuery) (*FindResult
 	if limit < 0 || limit > MaxFindLimit {
 		return nil, fmt.Errorf("%w: limit %d: want 1 to %d", ErrInvalidQuery, q.Limit, MaxFindLimit)
 	}
+	if q.Before < 0 {
+		return nil, fmt.Errorf("%w: before %d: want a seq, or 0 for every event", ErrInvalidQuery, q.Before)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

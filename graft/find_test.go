@@ -124,6 +124,9 @@ func TestFindRefusals(t *testing.T) {
 	if _, err := h.svc.Find(context.Background(), "s", graft.FindQuery{Words: []string{"x"}, Limit: graft.MaxFindLimit + 1}); !errors.Is(err, graft.ErrInvalidQuery) {
 		t.Fatalf("limit past the most: %v", err)
 	}
+	if _, err := h.svc.Find(context.Background(), "s", graft.FindQuery{Words: []string{"x"}, Before: -1}); !errors.Is(err, graft.ErrInvalidQuery) {
+		t.Fatalf("a negative before: %v", err)
+	}
 	if _, err := h.svc.Find(context.Background(), "nope", graft.FindQuery{Words: []string{"x"}}); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("missing session: %v", err)
 	}

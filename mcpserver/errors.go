@@ -126,7 +126,7 @@ func nextStep(tool string, code graft.Code) string {
 	case "invalid_options":
 		return "fix the option named above and call graft_prepare again"
 	case "invalid_query":
-		return "call graft_find again with at least one word and a limit from 1 to 100"
+		return "call graft_find again with at least one word, a limit from 1 to 100 and before a seq (or none)"
 	case CodeNoSuchSeq:
 		return "use a seq the tape cites (Recall Index), within the range named above"
 	case CodeInvalidInput:
