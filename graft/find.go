@@ -3,10 +3,8 @@ package graft
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -128,7 +126,7 @@ func (s *Service) Find(ctx context.Context, id string, q FindQuery) (*FindResult
 			return fmt.Errorf("graft: find: seq %d of %s: %w", folded.Seq, id, err)
 		}
 		ev := &full
-		text := searchText(ev)
+		text := ev.AllText()
 		lower := strings.ToLower(text)
 		at := -1
 		for k, w := range words {
@@ -163,58 +161,6 @@ func (s *Service) Find(ctx context.Context, id string, q FindQuery) (*FindResult
 		res.Older = res.Matches[len(res.Matches)-1].Seq
 	}
 	return res, nil
-}
-
-// searchText is what Find reads of an event.
-func searchText(ev *session.Event) string {
-	var b strings.Builder
-	add := func(s string) {
-		if s != "" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(s)
-		}
-	}
-	add(ev.Text)
-	add(ev.Agent)
-	if t := ev.Tool; t != nil {
-		if len(t.Input) > 0 {
-			var v any
-			if json.Unmarshal(t.Input, &v) == nil {
-				eachString(v, add)
-			} else {
-				add(string(t.Input))
-			}
-		}
-		add(t.Output)
-	}
-	for _, td := range ev.Todos {
-		add(td.Content)
-	}
-	return b.String()
-}
-
-// eachString calls add with each string of a decoded JSON value, in the
-// order encoding/json gives (an object's values by key).
-func eachString(v any, add func(string)) {
-	switch v := v.(type) {
-	case string:
-		add(v)
-	case []any:
-		for _, x := range v {
-			eachString(x, add)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			eachString(v[k], add)
-		}
-	}
 }
 
 // snippet is text around the n bytes at at (an index into lower, the

@@ -12,7 +12,7 @@ import (
 
 // holdsAll is Find's own check on a decoded event, without the prefilter.
 func holdsAll(ev *session.Event, words []string) bool {
-	lower := strings.ToLower(searchText(ev))
+	lower := strings.ToLower(ev.AllText())
 	for _, w := range words {
 		if !strings.Contains(lower, w) {
 			return false

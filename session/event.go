@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -270,6 +272,57 @@ func (e *Event) IsHumanInstruction() bool {
 
 // IsGraft reports whether the event is one of graft's own graft/* marks.
 func (e *Event) IsGraft() bool { return strings.HasPrefix(e.Type, "graft/") }
+
+// AllText is everything an event says, for a search (graft find, the
+// fidelity scorer's places): its text, its agent's name, the string
+// values of its tool call's input as written, not JSON-escaped (a file
+// written: its text; an object's values by key), its tool output and its
+// todos, one per line. An input that is not JSON counts as it stands.
+func (e *Event) AllText() string {
+	var b strings.Builder
+	add := func(s string) {
+		if s != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(s)
+		}
+	}
+	add(e.Text)
+	add(e.Agent)
+	if t := e.Tool; t != nil {
+		if len(t.Input) > 0 {
+			var v any
+			if json.Unmarshal(t.Input, &v) == nil {
+				eachString(v, add)
+			} else {
+				add(string(t.Input))
+			}
+		}
+		add(t.Output)
+	}
+	for _, td := range e.Todos {
+		add(td.Content)
+	}
+	return b.String()
+}
+
+// eachString calls add with each string of a decoded JSON value, an
+// object's by key.
+func eachString(v any, add func(string)) {
+	switch v := v.(type) {
+	case string:
+		add(v)
+	case []any:
+		for _, x := range v {
+			eachString(x, add)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			eachString(v[k], add)
+		}
+	}
+}
 
 var knownTypes = map[string]bool{
 	TypeUserMessage: true, TypeAssistantMessage: true, TypeToolCall: true, TypeToolResult: true,

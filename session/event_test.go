@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/graft-project/graft/session"
@@ -54,5 +55,21 @@ func TestOKResult(t *testing.T) {
 		if got := ev.OKResult(); got != c.want {
 			t.Errorf("%s: OKResult() = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// AllText is every string an event says, one per line: the text, the
+// agent, the input's string values by key (decoded, not escaped), the
+// output, the todos; an input that is not JSON as it stands.
+func TestAllText(t *testing.T) {
+	ev := session.Event{Type: session.TypeToolCall, Text: "calling", Agent: "explorer",
+		Tool:  &session.Tool{Name: "Write", Input: json.RawMessage(`{"file_path":"a.go","content":"x := \"q\"\n","n":3,"edits":[{"new_string":"y"}]}`), Output: "done"},
+		Todos: []session.Todo{{Content: "ship"}}}
+	if got, want := ev.AllText(), "calling\nexplorer\nx := \"q\"\n\ny\na.go\ndone\nship"; got != want {
+		t.Fatalf("AllText = %q, want %q", got, want)
+	}
+	bad := session.Event{Type: session.TypeToolCall, Tool: &session.Tool{Name: "X", Input: json.RawMessage(`not json`)}}
+	if got := bad.AllText(); got != "not json" {
+		t.Fatalf("AllText of an input that is not JSON = %q", got)
 	}
 }

@@ -1,7 +1,6 @@
 package fidelity
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -55,44 +54,6 @@ func placeOf(ev *session.Event) string {
 	return ""
 }
 
-// eventText is what an event says: its text, its tool input's string
-// values (as written, not JSON-escaped), its output, its todos.
-func eventText(ev *session.Event) string {
-	var b strings.Builder
-	b.WriteString(ev.Text)
-	if t := ev.Tool; t != nil {
-		b.WriteByte('\n')
-		var v any
-		if len(t.Input) > 0 && json.Unmarshal(t.Input, &v) == nil {
-			walkStrings(v, &b)
-		} else {
-			b.Write(t.Input)
-		}
-		b.WriteByte('\n')
-		b.WriteString(t.Output)
-	}
-	for _, td := range ev.Todos {
-		b.WriteString("\n" + td.Content)
-	}
-	return b.String()
-}
-
-func walkStrings(v any, b *strings.Builder) {
-	switch x := v.(type) {
-	case string:
-		b.WriteString(x)
-		b.WriteByte('\n')
-	case []any:
-		for _, e := range x {
-			walkStrings(e, b)
-		}
-	case map[string]any:
-		for _, e := range x {
-			walkStrings(e, b)
-		}
-	}
-}
-
 // Where places each fact (by index) in the imported events evs: the first
 // place of Places whose events together hold all its evidence; else
 // PlaceSeveral when all of them do, else PlaceNotImported.
@@ -103,7 +64,7 @@ func Where(facts []Fact, evs []*session.Event) []string {
 	}
 	for _, ev := range evs {
 		if p := placeOf(ev); p != "" {
-			texts[p].WriteString(eventText(ev))
+			texts[p].WriteString(ev.AllText())
 			texts[p].WriteByte('\n')
 		}
 	}
