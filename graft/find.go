@@ -197,11 +197,12 @@ func snippet(text, lower string, at, n int) string {
 // words as Find reads an event: a word of plain ASCII (letters, digits
 // and punctuation other than a quote or a backslash) occurs, case folded,
 // in the event's strings only if it occurs in the line's JSON, case folded
-// as ASCII, unless the line escapes a character as \uXXXX or holds one of
-// the two letters whose lower case is ASCII (K, the Kelvin sign, to k;
-// İ to i): then the line is read whole.
+// as ASCII, unless the line writes a character another way (a \uXXXX
+// escape, a slash as \/) or holds one of the two letters whose lower case
+// is ASCII (K, the Kelvin sign, to k; İ to i): then the line is read
+// whole.
 func mayHold(raw []byte, words []string) bool {
-	if bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte("\u212a")) || bytes.Contains(raw, []byte("\u0130")) {
+	if escapesPlain(raw) || bytes.Contains(raw, []byte("\u212a")) || bytes.Contains(raw, []byte("\u0130")) {
 		return true
 	}
 	for _, w := range words {
@@ -210,6 +211,23 @@ func mayHold(raw []byte, words []string) bool {
 		}
 	}
 	return true
+}
+
+// escapesPlain: raw holds a backslash before a u or a slash, which may
+// write a character of a plain word another way (an escaped backslash
+// before one is taken for such an escape too: the line is only read
+// whole).
+func escapesPlain(raw []byte) bool {
+	for at := 0; ; {
+		i := bytes.IndexByte(raw[at:], '\\')
+		if i < 0 || at+i+1 >= len(raw) {
+			return false
+		}
+		at += i + 1
+		if c := raw[at]; c == 'u' || c == '/' {
+			return true
+		}
+	}
 }
 
 // plainWord: w is ASCII without a quote, a backslash or a control byte,
