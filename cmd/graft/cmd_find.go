@@ -70,7 +70,11 @@ whose log holds what the target's tape did not carry.`,
 			case res.Total == 0:
 				fmt.Fprintf(a.stdout, "no event of %s%s holds every word of: %s\n", id, below, words)
 			case res.Older > 0:
-				fmt.Fprintf(a.stdout, "the newest %d of %d events of %s that hold every word%s; the older ones: graft find %s %s --before %d\n", len(res.Matches), res.Total, id, below, id, words, res.Older)
+				page := ""
+				if limit != graft.DefaultFindLimit {
+					page = fmt.Sprintf(" --limit %d", limit)
+				}
+				fmt.Fprintf(a.stdout, "the newest %d of %d events of %s that hold every word%s; the older ones: graft find %s %s%s --before %d\n", len(res.Matches), res.Total, id, below, id, words, page, res.Older)
 			case res.Total == 1:
 				fmt.Fprintf(a.stdout, "1 event of %s%s holds every word; graft recall %s <seq> prints it whole.\n", id, below, id)
 			default:
