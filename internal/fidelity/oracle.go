@@ -44,8 +44,9 @@ func tapeEntries(text string) (fixed int, entries []oracleEntry) {
 		if body == "" {
 			continue
 		}
+		first := len(entries) // this block's first entry
 		for line := range strings.SplitSeq(body, "\n") {
-			if len(entries) > 0 && entries[len(entries)-1].block == p.Title && (line == "" || line[0] == ' ' || line[0] == '\t') {
+			if len(entries) > first && (line == "" || line[0] == ' ' || line[0] == '\t') {
 				entries[len(entries)-1].text += "\n" + line
 				continue
 			}

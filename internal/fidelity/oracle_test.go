@@ -100,3 +100,13 @@ func TestSweepTableNamesTheChoosersCeiling(t *testing.T) {
 		}
 	}
 }
+
+// A block's first line starts an entry of its own, even indented and
+// after a block of the same title.
+func TestTapeEntriesStartEachBlock(t *testing.T) {
+	text := "[graft:tape 00000001] [Replay]\nseq=1: a\n\n[graft:tape 00000002] [Replay]\n  seq=2: b"
+	_, entries := tapeEntries(text)
+	if len(entries) != 2 || entries[0].text != "seq=1: a" || entries[1].text != "  seq=2: b" {
+		t.Fatalf("entries %+v", entries)
+	}
+}
