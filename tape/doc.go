@@ -404,9 +404,10 @@
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),
 //	carryover → 4, the user's words → 8, written files → 6,
-//	milestones → 0, failures → 0, calls in flight → 0,
+//	milestones → 0, declined calls → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
-//	written files → 0, carryover → 0, the user's words → 0, the first
+//	failures not fixed since → 0 (after the actions, whose lines point
+//	at their errors there), written files → 0, carryover → 0, the user's words → 0, the first
 //	instruction → 0, constraints → 0, the last assistant message → 0.
 //
 // Refill: the last cut frees a whole entry, often more than needed; the

@@ -1175,3 +1175,38 @@ func TestAPastedLogsCutMiddleNamesItsError(t *testing.T) {
 		t.Errorf("a middle with no error line should keep the plain cut mark:\n%s", goal)
 	}
 }
+
+// A call that failed and was not fixed since is what the next window must
+// look at first: Pending State quotes its error and its Recent Actions
+// line points there ("(its output: Pending State)"). The failure is cut
+// only after every action: at no budget does an action point at an
+// error the tape no longer holds.
+func TestAPendingFailureOutlivesTheActionsThatPointToIt(t *testing.T) {
+	const errLine = "error TS2322: Type 'string' is not assignable to type 'number'."
+	evs := []session.Event{human("Build it."),
+		call("Bash", "b1", `{"command":"npm run build"}`),
+		result("Bash", "b1", false, "> app@1.0.0 build\n> tsc\nsrc/index.ts(3,7): "+errLine+"\nExit code 2")}
+	for k := 0; k < 40; k++ {
+		id := fmt.Sprintf("r%d", k)
+		evs = append(evs,
+			call("Bash", id, fmt.Sprintf(`{"command":"grep -rn 'amount' src/module%d/ --include=*.ts"}`, k)),
+			result("Bash", id, true, fmt.Sprintf("src/module%d/pay.ts:12:  amount: string; // from the form, parsed later in module %d", k, k)))
+	}
+	evs = append(evs, say(linesUpTo("The build still fails on the type of amount.\n", "- module %d passes the amount as a string\n", 6000)))
+	checked := 0
+	for budget := MinBudget; budget <= DefaultBudget; budget += 250 {
+		tp := build(t, "s", seqd(evs...), Options{Budget: budget}, nil)
+		actions, ok := tp.Block("Recent Actions")
+		if !ok || !strings.Contains(actions, "$ npm run build\n    → (its output: Pending State)") {
+			continue
+		}
+		checked++
+		if !strings.Contains(tp.Text, errLine) {
+			t.Fatalf("budget %d: Recent Actions points at Pending State for npm run build, whose error the tape no longer holds:\n%s", budget, tp.Text)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no budget listed the failed build in Recent Actions: the test checks nothing")
+	}
+	t.Logf("%d budgets list the failed build among the actions", checked)
+}
