@@ -382,19 +382,26 @@ type callRef struct {
 // pollWhat names a write_stdin call (Codex's unified exec) by the command
 // of the session it writes to (meta execCommand, from the importer;
 // "session N" when it is not known), with what it writes: "(^C)" for an
-// interrupt, "← …" for other input, nothing for a poll.
+// interrupt, "← …" for other input, nothing for a poll; and a wait on a
+// cell (Codex's code mode) by the command of the script that runs there
+// ("cell N" when it is not known). "" for another call of those names.
 func pollWhat(ev *session.Event, cwd string) string {
 	var in struct {
 		SessionID json.Number `json:"session_id"`
+		CellID    json.Number `json:"cell_id"`
 		Chars     string      `json:"chars"`
 	}
-	if json.Unmarshal(ev.Tool.Input, &in) != nil || in.SessionID == "" {
+	if json.Unmarshal(ev.Tool.Input, &in) != nil || in.SessionID == "" && in.CellID == "" {
 		return ""
 	}
 	// The command as exec_command's own line shows it (callWhat).
 	what := whatOf("cmd", ev.Meta["execCommand"], cwd, whatRunes)
-	if what == "" {
+	switch {
+	case what != "":
+	case in.SessionID != "":
 		what = "session " + in.SessionID.String()
+	default:
+		what = "cell " + in.CellID.String()
 	}
 	switch {
 	case in.Chars == "":
@@ -990,8 +997,12 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	// prompt.
 	in := &callInput{raw: ev.Tool.Input}
 	touches, file := in.fileTouches(name)
-	if name == "write_stdin" {
-		c.What = pollWhat(ev, st.Cwd)
+	poll := ""
+	if name == "write_stdin" || name == "wait" {
+		poll = pollWhat(ev, st.Cwd)
+	}
+	if poll != "" {
+		c.What = poll
 	} else if file && !cl.shell {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {

@@ -66,7 +66,8 @@
 //	                         source.name "thinking" from the summary (else content) texts
 //	function_call            tool/call: name, callId = call_id, input = the arguments JSON as it
 //	                         is (shell keeps its {"command": […], "workdir": …})
-//	custom_tool_call         tool/call: input {"input": "<text>"} unless it is a JSON object
+//	custom_tool_call         tool/call: input {"input": "<text>"} unless it is a JSON object;
+//	                         a code-mode exec call is read as its script (see "Code mode")
 //	local_shell_call         tool/call "shell" with the action as input
 //	web_search_call          tool/call "web_search" with the action as input
 //	*_output, no call_id     a named output no call asked for (0.171's goal_objective, metadata
@@ -99,6 +100,40 @@
 // in_progress or completed; any other status is imported as pending with
 // " [status: <status>]" at the end of the step, and a warning
 // (importer.Todo: graft append refuses such a status).
+//
+// # Code mode
+//
+// With code mode on (Codex 0.171's features.code_mode; the Codex desktop
+// app 0.144 wrote it too, testdata/fidelity) the model calls one custom
+// tool, exec, whose input is JavaScript that calls the other tools as
+// tools.<name>(…) and prints with text(…); a first line "// @exec: {…}"
+// sets its yield. Seen against the real binary
+// (hosts/codexcodemode_realhost_test.go, a fake model sending the
+// scripts), its custom_tool_call_output is a list of input_text items, the
+// first "Script completed\nWall time 0.2 seconds\nOutput:\n" ("Script
+// failed" when the script threw: a "Script error:\n…" item follows) and
+// one item per text() call; a script still running when exec yields gets
+// the string "Script running with cell ID 6\nWall time 0.3 seconds\n
+// Output:\n", and the function wait {"cell_id": "6", …} later gets that
+// cell's output with the same head. A command a script ran through
+// exec_command has an event_msg item_completed with a CommandExecution
+// item just before that output: its command ["/bin/bash", "-lc", cmd] and
+// exit_code (no call_id ties it to the call).
+//
+// A script that is one call of a nested tool with literal arguments (an
+// object literal, or for apply_patch a string or a constant declared as
+// one; what else it does only prints) is imported as that call, with meta
+// viaTool "exec": exec_command as a command, write_stdin as a poll,
+// apply_patch as a patch. Any other script (several calls, a loop, a
+// computed argument) is the exec call with the script as its input. Every
+// code-mode output is read without its head, the printed items one per
+// line; it is not ok when the script failed, ok from the exit code of the
+// newest CommandExecution of the same command when the call ran one (the
+// newest 64 kept), else absent (a script that completed says nothing of
+// its command's exit). A wait on a cell a script still runs in is named by
+// that script's command in meta execCommand, as a write_stdin is. The calls
+// without output, the running cells and the exits seen are kept in the
+// mapper's saved state across imports.
 //
 // # Unified exec
 //

@@ -54,6 +54,13 @@ type Mapper struct {
 	// execCommand).
 	execCalls map[string]string
 	execs     []execSession
+	// cells are the code-mode calls without output (doc.go, "Code
+	// mode"), by call_id; running, the cells a script still runs in
+	// (execSession by cell ID, its command), the newest keptExecs; exits,
+	// how the newest keptExecs commands unified exec ran ended.
+	cells   map[string]cellCall
+	running []execSession
+	exits   []cmdExit
 	// settings are the turn settings last imported: a turn_context that
 	// changes none of them is skipped.
 	settings turnSettings
@@ -89,16 +96,19 @@ func (m *Mapper) Settings() map[string]string {
 }
 
 type mapperState struct {
-	OpenCalls map[string]string `json:"openCalls,omitempty"`
-	Twins     bool              `json:"twins,omitempty"`
-	Held      *heldMessage      `json:"held,omitempty"`
-	TwinAhead bool              `json:"twinAhead,omitempty"`
-	Pending   []heldMessage     `json:"pending,omitempty"`
-	Version   string            `json:"version,omitempty"`
-	Told      []string          `json:"told,omitempty"`
-	ExecCalls map[string]string `json:"execCalls,omitempty"`
-	Execs     []execSession     `json:"execs,omitempty"`
-	Settings  turnSettings      `json:"settings,omitzero"`
+	OpenCalls map[string]string   `json:"openCalls,omitempty"`
+	Twins     bool                `json:"twins,omitempty"`
+	Held      *heldMessage        `json:"held,omitempty"`
+	TwinAhead bool                `json:"twinAhead,omitempty"`
+	Pending   []heldMessage       `json:"pending,omitempty"`
+	Version   string              `json:"version,omitempty"`
+	Told      []string            `json:"told,omitempty"`
+	ExecCalls map[string]string   `json:"execCalls,omitempty"`
+	Execs     []execSession       `json:"execs,omitempty"`
+	Settings  turnSettings        `json:"settings,omitzero"`
+	Cells     map[string]cellCall `json:"cells,omitempty"`
+	Running   []execSession       `json:"running,omitempty"`
+	Exits     []cmdExit           `json:"exits,omitempty"`
 }
 
 // execSession is a command unified exec left running.
@@ -118,7 +128,7 @@ const (
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs, Settings: m.settings})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs, Settings: m.settings, Cells: m.cells, Running: m.running, Exits: m.exits})
 }
 
 // Held implements importer.Holder: the user message that waits for the
@@ -138,6 +148,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]string{}
 	m.version, m.told = "", nil
 	m.execCalls, m.execs, m.settings = nil, nil, turnSettings{}
+	m.cells, m.running, m.exits = nil, nil, nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -152,6 +163,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.version, m.told = st.Version, st.Told
 	m.execCalls, m.execs = st.ExecCalls, st.Execs
 	m.settings = st.Settings
+	m.cells, m.running, m.exits = st.Cells, st.Running, st.Exits
 	return nil
 }
 
@@ -442,6 +454,10 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 		}
 		if it.Name == "apply_patch" {
 			m.toolCall(rl, it.Name, it.CallID, patchInput(in), out)
+			return
+		}
+		if it.Name == "exec" && it.CallID != "" {
+			m.codeModeCall(rl, it.CallID, in, out)
 			return
 		}
 		m.toolCall(rl, it.Name, it.CallID, freeformInput(in), out)
@@ -865,12 +881,22 @@ func (m *Mapper) reasoning(rl *rolloutLine, it *item, out *importer.Output) {
 var shellTools = map[string]bool{"shell": true, "container.exec": true, "local_shell": true, "shell_command": true, "exec_command": true}
 
 func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMessage, out *importer.Output) {
+	m.toolCallVia(rl, name, callID, input, "", out)
+}
+
+// toolCallVia is toolCall for a call made through another tool (meta
+// viaTool: a code-mode script's exec), "" for none; it returns the
+// command the call runs or polls, "" for none known.
+func (m *Mapper) toolCallVia(rl *rolloutLine, name, callID string, input json.RawMessage, via string, out *importer.Output) string {
 	if name == "" {
 		out.Skip("tool call without a name")
 		out.Warn("tool call %q has no name; not imported", callID)
-		return
+		return ""
 	}
 	ev := m.event(rl, session.TypeToolCall, session.Source{Kind: session.KindAssistant})
+	if via != "" {
+		ev.Meta["viaTool"] = via
+	}
 	switch {
 	case name == "apply_patch":
 		input = patchInput(patchFromArgs(input))
@@ -883,6 +909,7 @@ func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMe
 	if callID != "" {
 		m.open[callID] = name
 	}
+	command := ""
 	switch name {
 	case "exec_command":
 		if cmd := stringArg(input, "cmd"); cmd != "" && callID != "" {
@@ -893,10 +920,26 @@ func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMe
 				cmd = string(r[:maxExecCommand]) + "…"
 			}
 			m.execCalls[callID] = cmd
+			command = cmd
 		}
 	case "write_stdin":
 		if cmd := m.execCommand(input); cmd != "" {
 			ev.Meta["execCommand"] = cmd
+			command = cmd
+		}
+	case "wait":
+		// Code mode's wait on a cell a script still runs in: named by
+		// that script's command, as a poll is (doc.go, "Code mode").
+		if cell := stringArg(input, "cell_id"); cell != "" && callID != "" {
+			for _, c := range m.running {
+				if c.ID == cell {
+					command = c.Command
+				}
+			}
+			if command != "" {
+				ev.Meta["execCommand"] = command
+			}
+			m.addCell(callID, cellCall{Tool: name, Command: command})
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: callID, Input: input}
@@ -904,6 +947,7 @@ func (m *Mapper) toolCall(rl *rolloutLine, name, callID string, input json.RawMe
 	if name == "update_plan" {
 		m.updatePlan(rl, callID, input, out)
 	}
+	return command
 }
 
 func (m *Mapper) updatePlan(rl *rolloutLine, callID string, input json.RawMessage, out *importer.Output) {
@@ -951,6 +995,13 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	delete(m.open, it.CallID)
 	text, ok := m.toolOutput(it.Output)
+	if c, isCell := m.cells[it.CallID]; isCell {
+		delete(m.cells, it.CallID)
+		if t, good, found := m.codeModeResult(c, it.Output); found {
+			text, ok = t, good
+		}
+		delete(m.execCalls, it.CallID) // a script's output has no exec header
+	}
 	if cmd, isExec := m.execCalls[it.CallID]; isExec {
 		delete(m.execCalls, it.CallID)
 		if e, _ := ParseExec(text); e.Running != "" {
@@ -1022,6 +1073,9 @@ func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importe
 	case "":
 		out.Malformed(errors.New(`event_msg without "type"`))
 		return
+	}
+	if em.Type == "item_completed" {
+		m.noteExit(payload)
 	}
 	ev := m.event(rl, session.TypeSystem, system(em.Type))
 	var msg string

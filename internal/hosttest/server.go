@@ -41,11 +41,14 @@ type Reply struct {
 	Call *FunctionCall
 }
 
-// FunctionCall is a function_call item of a Responses reply.
+// FunctionCall is a function_call item of a Responses reply, or with
+// Custom a custom_tool_call item (a freeform tool: Codex's apply_patch,
+// its code mode's exec), whose Arguments are sent as its "input" text.
 type FunctionCall struct {
 	Name      string // the tool, one of the request's tools (CodexTools)
 	Arguments string // a JSON text, sent as the item's "arguments" string
 	CallID    string // "" : call_hosttest_<request number>
+	Custom    bool
 }
 
 // Request is one HTTP request the fake model server received.
@@ -156,8 +159,8 @@ func (r Request) CodexTools() []string {
 	return out
 }
 
-// CodexFunctionOutputs are the function_call_output items of a Responses
-// request's input, by call_id: the output as the host sent it (a JSON
+// CodexFunctionOutputs are the function_call_output and
+// custom_tool_call_output items of a Responses request's input, by call_id: the output as the host sent it (a JSON
 // string, or a list of content items).
 func (r Request) CodexFunctionOutputs() map[string]json.RawMessage {
 	var body struct {
@@ -172,7 +175,7 @@ func (r Request) CodexFunctionOutputs() map[string]json.RawMessage {
 	}
 	out := map[string]json.RawMessage{}
 	for _, it := range body.Input {
-		if it.Type == "function_call_output" {
+		if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
 			out[it.CallID] = it.Output
 		}
 	}
@@ -565,6 +568,12 @@ func (s *ModelServer) responses(w http.ResponseWriter, seq int, model string, re
 		item = map[string]any{
 			"type": "function_call", "id": fmt.Sprintf("fc_hosttest_%d", seq), "status": "completed",
 			"name": c.Name, "arguments": c.Arguments, "call_id": callID,
+		}
+		if c.Custom {
+			item = map[string]any{
+				"type": "custom_tool_call", "id": fmt.Sprintf("ctc_hosttest_%d", seq), "status": "completed",
+				"name": c.Name, "input": c.Arguments, "call_id": callID,
+			}
 		}
 		outTokens = 1 + len(c.Arguments)/4
 	}

@@ -1,0 +1,263 @@
+package codex
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
+)
+
+// The scripts below are the shapes Codex's code mode was seen writing:
+// by the real Codex 0.171 (hosts/codexcodemode_realhost_test.go), and in a
+// Codex desktop 0.144.2 rollout of the fidelity truth set
+// (testdata/fidelity/transcripts/codex/rollout-2026-07-13T12-39-19-…).
+func TestCodeModeCall(t *testing.T) {
+	for _, c := range []struct {
+		script, name, input string // name "": not one call
+	}{
+		{`const r = await tools.exec_command({cmd:"printf 'FIRST-LINE\\nSECOND-LINE\\n'; exit 3","yield_time_ms":10000}); text(r.output);` + "\n",
+			"exec_command", `{"cmd":"printf 'FIRST-LINE\\nSECOND-LINE\\n'; exit 3","yield_time_ms":10000}`},
+		{`const r = await tools.exec_command({cmd:"git rebase origin/main","workdir":"/w/hk","yield_time_ms":1000,"max_output_tokens":12000}); text(r.output); if(r.session_id) text(` + "`SESSION_ID=${r.session_id}`" + `);` + "\n",
+			"exec_command", `{"cmd":"git rebase origin/main","max_output_tokens":12000,"workdir":"/w/hk","yield_time_ms":1000}`},
+		{`// @exec: {"yield_time_ms": 300}` + "\n" + `const r = await tools.exec_command({cmd:"sleep 2"}); text(r.output);`,
+			"exec_command", `{"cmd":"sleep 2"}`},
+		{`const r = await tools.write_stdin({session_id:39017, chars:"", yield_time_ms:30000, max_output_tokens:5000}); text(r);`,
+			"write_stdin", `{"chars":"","max_output_tokens":5000,"session_id":39017,"yield_time_ms":30000}`},
+		{"const patch = \"*** Begin Patch\\n*** Add File: /tmp/reply.md\\n+Fixed in `9500448`.\\n*** End Patch\";\ntext(await tools.apply_patch(patch));\n",
+			"apply_patch", `{"patch":"*** Begin Patch\n*** Add File: /tmp/reply.md\n+Fixed in ` + "`9500448`" + `.\n*** End Patch"}`},
+		{`text(await tools.apply_patch('*** Begin Patch\n*** Delete File: old.txt\n*** End Patch'));`,
+			"apply_patch", `{"patch":"*** Begin Patch\n*** Delete File: old.txt\n*** End Patch"}`},
+		{`text(await tools.exec_command({cmd:"make"}));`, "exec_command", `{"cmd":"make"}`},
+		{`const r = await tools.web__run({search_query:[{q:"site:man7.org execve E2BIG"},{q:"MAX_ARG_STRLEN"}],response_length:"short"}); text(r);`,
+			"web__run", `{"response_length":"short","search_query":[{"q":"site:man7.org execve E2BIG"},{"q":"MAX_ARG_STRLEN"}]}`},
+		{`const r = await tools.exec_command({cmd:'echo \'it\\\'s\' \u00e9\uD83D\uDE00 \x41 \u{1F600}'}); text(r.output);`,
+			"exec_command", `{"cmd":"echo 'it\\'s' é😀 A 😀"}`},
+		{"const r = await tools.exec_command({cmd:`ls -la`, ok:true, n:null, f:1.5e3}); text(r.output);",
+			"exec_command", `{"cmd":"ls -la","f":1.5e3,"n":null,"ok":true}`},
+		// Not one call of literal arguments: kept as the script.
+		{"const results = await Promise.all([\n  tools.exec_command({cmd:\"a\"}),\n  tools.exec_command({cmd:\"b\"})\n]);", "", ""},
+		{"const r = await tools.exec_command({cmd:`gh api ${path}`}); text(r.output);", "", ""},
+		{`const r = await tools.exec_command({cmd}); text(r.output);`, "", ""},
+		{`const r = await tools.exec_command({...opts}); text(r.output);`, "", ""},
+		{`text(await tools.apply_patch(patch));`, "", ""},
+		{"text(await tools.apply_patch(patch));\nconst patch = \"x\";", "", ""},
+		{`text(await tools.exec_command("make"));`, "", ""},
+		{`const r = await tools.exec_command({cmd:"unterminated}); text(r.output);`, "", ""},
+		{`const r = await tools.exec_command({cmd:"a\08"}); text(r.output);`, "", ""},
+		{`const r = await tools.exec_command({n:1.}); text(r.output);`, "", ""},
+		{`throw new Error("SCRIPT-BROKE");`, "", ""},
+		{``, "", ""},
+	} {
+		name, input, ok := codeModeCall(c.script)
+		if ok != (c.name != "") || name != c.name && ok {
+			t.Errorf("%q: %q %s %v, want %q", c.script, name, input, ok, c.name)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var got, want any
+		if err := json.Unmarshal(input, &got); err != nil {
+			t.Errorf("%q: input %s: %v", c.script, input, err)
+			continue
+		}
+		if err := json.Unmarshal([]byte(c.input), &want); err != nil {
+			t.Fatalf("the case's input %s: %v", c.input, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q:\n got %s\nwant %s", c.script, input, c.input)
+		}
+	}
+}
+
+// Every JSON string literal is a JavaScript one of the same value (a
+// model writes its scripts' strings that way): the parser reads each as
+// encoding/json does, and the same text single-quoted, its quotes swapped.
+func TestCodeModeStringsReadAsJSONDoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 1))
+	alphabet := []rune("ab \"'\\\n\t\r/`$é€😀\u2028\x00\x1f{}")
+	n := 0
+	for k := 0; k < 20000; k++ {
+		var b strings.Builder
+		for j := rng.IntN(24); j > 0; j-- {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		lit, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := json.Unmarshal(lit, &want); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []string{string(lit), singleQuoted(string(lit))} {
+			p := &jsParser{s: l}
+			got, ok := p.str()
+			if !ok || got != want || p.i != len(l) {
+				t.Fatalf("%s: got %q %v (at %d of %d), want %q", l, got, ok, p.i, len(l), want)
+			}
+			n++
+		}
+	}
+	t.Logf("%d literals read as encoding/json reads them", n)
+}
+
+// singleQuoted is a JSON string literal as a single-quoted JavaScript one
+// of the same value: its ' escaped, its \" unescaped.
+func singleQuoted(lit string) string {
+	body := lit[1 : len(lit)-1]
+	var b strings.Builder
+	b.WriteByte('\'')
+	for i := 0; i < len(body); i++ {
+		switch {
+		case body[i] == '\\' && i+1 < len(body) && body[i+1] == '"':
+			b.WriteByte('"')
+			i++
+		case body[i] == '\\' && i+1 < len(body):
+			b.WriteString(body[i : i+2])
+			i++
+		case body[i] == '\'':
+			b.WriteString(`\'`)
+		default:
+			b.WriteByte(body[i])
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+func TestCodeModeOutput(t *testing.T) {
+	for _, c := range []struct {
+		raw, status, cell, text string
+		ok                      bool
+	}{
+		{`[{"text":"Script completed\nWall time 0.2 seconds\nOutput:\n","type":"input_text"},{"text":"FIRST-LINE\nSECOND-LINE\n","type":"input_text"}]`, "completed", "", "FIRST-LINE\nSECOND-LINE", true},
+		{`[{"text":"Script completed\nWall time 0.1 seconds\nOutput:\n","type":"input_text"},{"text":"ALL-FINE\n","type":"input_text"},{"text":"exit:0","type":"input_text"}]`, "completed", "", "ALL-FINE\nexit:0", true},
+		{`[{"text":"Script completed\nWall time 0.7 seconds\nOutput:\n","type":"input_text"},{"text":"","type":"input_text"},{"text":"SESSION_ID=26839","type":"input_text"}]`, "completed", "", "SESSION_ID=26839", true},
+		{`[{"text":"Script failed\nWall time 0.0 seconds\nOutput:\n","type":"input_text"},{"text":"Script error:\nError: SCRIPT-BROKE\n    at exec_main.mjs:1:7","type":"input_text"}]`, "failed", "", "Script error:\nError: SCRIPT-BROKE\n    at exec_main.mjs:1:7", true},
+		{`"Script running with cell ID 6\nWall time 0.3 seconds\nOutput:\n"`, "running", "6", "", true},
+		{`"Script running with cell ID 18\nWall time 10.0 seconds\nOutput:\npartial line\n"`, "running", "18", "partial line", true},
+		{`[{"text":"Script completed\nWall time 1 second\nOutput:\n","type":"input_text"},{"type":"input_image","image_url":"data:"}]`, "completed", "", "[image]", true},
+		{`"Chunk ID: 45a706\nWall time: 0.0000 seconds\nProcess exited with code 3\nOutput:\nx"`, "", "", "", false},
+		{`[{"text":"Script completed but no wall time","type":"input_text"}]`, "", "", "", false},
+		{`{"output":"x"}`, "", "", "", false},
+		{`[]`, "", "", "", false},
+	} {
+		status, cell, text, ok := codeModeOutput(json.RawMessage(c.raw))
+		if status != c.status || cell != c.cell || text != c.text || ok != c.ok {
+			t.Errorf("%s:\n got %q %q %q %v\nwant %q %q %q %v", c.raw, status, cell, text, ok, c.status, c.cell, c.text, c.ok)
+		}
+	}
+}
+
+// codeModeLines are a rollout the real Codex 0.171 wrote with code mode on
+// (payloads trimmed to the fields graft reads): a command that exits 3,
+// one that exits 0, a script still running in a cell that a wait call
+// waits on (its command exits 4), a script that throws, and a script of
+// two calls.
+var codeModeLines = []string{
+	`{"timestamp":"2026-12-06T05:33:27.000Z","type":"session_meta","payload":{"id":"01a249d8-0ef5-7391-8531-404de5a3b0f5","timestamp":"2026-12-06T05:33:27.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.100Z","type":"response_item","payload":{"call_id":"call_1","id":"ctc_1","input":"const r = await tools.exec_command({cmd:\"printf 'FIRST-LINE\\\\nSECOND-LINE\\\\n'; exit 3\",\"yield_time_ms\":10000}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.200Z","type":"event_msg","payload":{"completed_at_ms":1796534987910,"item":{"aggregated_output":"FIRST-LINE\nSECOND-LINE\n","command":["/bin/bash","-lc","printf 'FIRST-LINE\\nSECOND-LINE\\n'; exit 3"],"exit_code":3,"id":"exec-f4cf","process_id":"76373","source":"unified_exec_startup","status":"failed","type":"CommandExecution"},"type":"item_completed"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.300Z","type":"response_item","payload":{"call_id":"call_1","id":"ctco_1","output":[{"text":"Script completed\nWall time 0.2 seconds\nOutput:\n","type":"input_text"},{"text":"FIRST-LINE\nSECOND-LINE\n","type":"input_text"}],"type":"custom_tool_call_output"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.400Z","type":"response_item","payload":{"call_id":"call_2","id":"ctc_2","input":"const r = await tools.exec_command({cmd:\"echo ALL-FINE\"}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.500Z","type":"event_msg","payload":{"item":{"command":["/bin/bash","-lc","echo ALL-FINE"],"exit_code":0,"id":"exec-ca79","status":"completed","type":"CommandExecution"},"type":"item_completed"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.600Z","type":"response_item","payload":{"call_id":"call_2","id":"ctco_2","output":[{"text":"Script completed\nWall time 0.1 seconds\nOutput:\n","type":"input_text"},{"text":"ALL-FINE\n","type":"input_text"}],"type":"custom_tool_call_output"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.700Z","type":"response_item","payload":{"call_id":"call_3","id":"ctc_3","input":"// @exec: {\"yield_time_ms\": 300}\nconst r = await tools.exec_command({cmd:\"sleep 2; echo LATE-CELL; exit 4\",\"yield_time_ms\":10000}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.800Z","type":"response_item","payload":{"call_id":"call_3","id":"ctco_3","output":"Script running with cell ID 6\nWall time 0.3 seconds\nOutput:\n","type":"custom_tool_call_output"}}`,
+	`{"timestamp":"2026-12-06T05:33:27.900Z","type":"response_item","payload":{"arguments":"{\"cell_id\":\"6\",\"yield_time_ms\":10000}","call_id":"call_wait","id":"fc_7","name":"wait","status":"completed","type":"function_call"}}`,
+	`{"timestamp":"2026-12-06T05:33:29.300Z","type":"event_msg","payload":{"item":{"command":["/bin/bash","-lc","sleep 2; echo LATE-CELL; exit 4"],"exit_code":4,"id":"exec-84db","status":"failed","type":"CommandExecution"},"type":"item_completed"}}`,
+	`{"timestamp":"2026-12-06T05:33:29.400Z","type":"response_item","payload":{"call_id":"call_wait","id":"fco_7","output":[{"text":"Script completed\nWall time 1.7 seconds\nOutput:\n","type":"input_text"},{"text":"LATE-CELL\n","type":"input_text"}],"type":"function_call_output"}}`,
+	`{"timestamp":"2026-12-06T05:33:29.500Z","type":"response_item","payload":{"call_id":"call_5","id":"ctc_5","input":"throw new Error(\"SCRIPT-BROKE\");\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+	`{"timestamp":"2026-12-06T05:33:29.600Z","type":"response_item","payload":{"call_id":"call_5","id":"ctco_5","output":[{"text":"Script failed\nWall time 0.0 seconds\nOutput:\n","type":"input_text"},{"text":"Script error:\nError: SCRIPT-BROKE\n    at exec_main.mjs:1:7","type":"input_text"}],"type":"custom_tool_call_output"}}`,
+	`{"timestamp":"2026-12-06T05:33:29.700Z","type":"response_item","payload":{"call_id":"call_6","id":"ctc_6","input":"const rs = await Promise.all([tools.exec_command({cmd:\"git status\"}), tools.exec_command({cmd:\"git log -1\"})]); rs.forEach(r => text(r.output));\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+	`{"timestamp":"2026-12-06T05:33:29.800Z","type":"response_item","payload":{"call_id":"call_6","id":"ctco_6","output":[{"text":"Script completed\nWall time 0.1 seconds\nOutput:\n","type":"input_text"},{"text":"On branch main\n","type":"input_text"},{"text":"abc123 first\n","type":"input_text"}],"type":"custom_tool_call_output"}}`,
+}
+
+// A code-mode script that is one call is imported as that call (meta
+// viaTool exec), its output what the script printed, ok from the exit
+// Codex's CommandExecution event gives its command; a script still
+// running leaves its cell to a wait call named by the command; a script
+// that throws failed; another script is the exec call it is. The same in
+// one import and in steps.
+func TestCodeModeRollout(t *testing.T) {
+	type call struct{ tool, via, input, execCommand string }
+	type result struct{ tool, ok, output string }
+	wantCalls := map[string]call{
+		"call_1":    {"exec_command", "exec", `{"cmd":"printf 'FIRST-LINE\\nSECOND-LINE\\n'; exit 3","yield_time_ms":10000}`, ""},
+		"call_2":    {"exec_command", "exec", `{"cmd":"echo ALL-FINE"}`, ""},
+		"call_3":    {"exec_command", "exec", `{"cmd":"sleep 2; echo LATE-CELL; exit 4","yield_time_ms":10000}`, ""},
+		"call_wait": {"wait", "", `{"cell_id":"6","yield_time_ms":10000}`, "sleep 2; echo LATE-CELL; exit 4"},
+		"call_5":    {"exec", "", `{"input":"throw new Error(\"SCRIPT-BROKE\");\n"}`, ""},
+		"call_6":    {"exec", "", "", ""},
+	}
+	wantResults := map[string]result{
+		"call_1":    {"exec_command", "false", "FIRST-LINE\nSECOND-LINE"},
+		"call_2":    {"exec_command", "true", "ALL-FINE"},
+		"call_3":    {"exec_command", "", ""},
+		"call_wait": {"wait", "false", "LATE-CELL"},
+		"call_5":    {"exec", "false", "Script error:\nError: SCRIPT-BROKE\n    at exec_main.mjs:1:7"},
+		"call_6":    {"exec", "", "On branch main\nabc123 first"},
+	}
+	for _, steps := range []int{1, 2, 5} {
+		path := filepath.Join(t.TempDir(), "rollout-2026-12-06T05-33-27-01a249d8-0ef5-7391-8531-404de5a3b0f5.jsonl")
+		st, home := testfixtures.NewStore(t)
+		for k := 1; k <= steps; k++ {
+			writeRollout(t, path, codeModeLines[:len(codeModeLines)*k/steps])
+			sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "cm"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.MalformedCount != 0 || sum.WarningCount != 0 {
+				t.Fatalf("in %d steps: malformed %d, warnings %v", steps, sum.MalformedCount, sum.Warnings)
+			}
+		}
+		calls, results := map[string]call{}, map[string]result{}
+		for _, ev := range testfixtures.ReadSession(t, st, "cm") {
+			switch ev.Type {
+			case session.TypeToolCall:
+				c := call{ev.Tool.Name, ev.Meta["viaTool"], string(ev.Tool.Input), ev.Meta["execCommand"]}
+				if ev.Tool.CallID == "call_6" {
+					if !strings.Contains(c.input, "Promise.all") {
+						t.Errorf("in %d steps: the two-call script's input %s lost the script", steps, c.input)
+					}
+					c.input = ""
+				}
+				if c.input != "" {
+					var v any
+					if json.Unmarshal([]byte(c.input), &v) != nil {
+						t.Fatalf("input %s", c.input)
+					}
+					b, _ := json.Marshal(v)
+					c.input = string(b)
+					w := wantCalls[ev.Tool.CallID]
+					var wv any
+					if json.Unmarshal([]byte(w.input), &wv) == nil {
+						wb, _ := json.Marshal(wv)
+						w.input = string(wb)
+						wantCalls[ev.Tool.CallID] = w
+					}
+				}
+				calls[ev.Tool.CallID] = c
+			case session.TypeToolResult:
+				r := result{tool: ev.Tool.Name, output: ev.Tool.Output}
+				if ev.Tool.OK != nil {
+					r.ok = map[bool]string{true: "true", false: "false"}[*ev.Tool.OK]
+				}
+				results[ev.Tool.CallID] = r
+			}
+		}
+		if !reflect.DeepEqual(calls, wantCalls) {
+			t.Errorf("in %d steps: calls\n got %+v\nwant %+v", steps, calls, wantCalls)
+		}
+		if !reflect.DeepEqual(results, wantResults) {
+			t.Errorf("in %d steps: results\n got %+v\nwant %+v", steps, results, wantResults)
+		}
+	}
+}
