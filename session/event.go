@@ -48,6 +48,12 @@ const (
 	SourceUserInstructions    = "user-instructions"
 )
 
+// SourceRecap names the system/event of a host's recap for the person: a
+// short model-written account of the work and what comes next, which
+// the host writes when the person comes back to the session (Claude
+// Code's away_summary). The tape shows the newest (docs/DESIGN.md §4.1).
+const SourceRecap = "recap"
+
 // IsInstructionFile says whether ev is a host's injection of an
 // instruction file (SourceProjectInstructions, SourceUserInstructions).
 func (ev *Event) IsInstructionFile() bool {

@@ -1289,13 +1289,24 @@ const markedParagraphs = 60
 // maxInFlight is how many calls without a result the Pending State names.
 const maxInFlight = 5
 
-func (b *Builder) hostSummaryBlock() (*block, *section) {
+func (b *Builder) hostSummaryBlock() (blk *block, paragraphs, recap *section) {
 	st := &b.st
 	hs := st.HostSummary
-	if hs == nil {
-		return nil, nil
+	if hs == nil && st.Recap == nil {
+		return nil, nil, nil
 	}
-	blk := newBlock("Host Summary")
+	blk = newBlock("Host Summary")
+	if r := st.Recap; r != nil {
+		// The recap the host wrote for the person who came back (Claude
+		// Code's away_summary): the work, where it stands and what comes
+		// next, in a few lines.
+		recap = &section{heading: fmt.Sprintf("The host's newest recap for the person, seq=%d (%s):", r.Seq, modelWritten), singular: "recap", plural: "recaps"}
+		recap.items = append(recap.items, newItem(r.Text, "", r.Seq, r.Seq))
+		blk.addSection(recap)
+	}
+	if hs == nil {
+		return blk, nil, recap
+	}
 	blk.addHead(fmt.Sprintf("The host's own compaction summary, seq=%d, what the previous window worked from (%s):", hs.Seq, modelWritten))
 	// Cut first what the summary holds that is no account of the work:
 	// Claude Code's summary opens with the model's "Analysis:" notes, then
@@ -1326,7 +1337,7 @@ func (b *Builder) hostSummaryBlock() (*block, *section) {
 			sec.order = append(sec.order, k)
 		}
 	}
-	return blk, blk.addSection(sec)
+	return blk, blk.addSection(sec), recap
 }
 
 // isCodeParagraph: a paragraph most of whose lines are code: inside a

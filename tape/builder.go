@@ -44,6 +44,7 @@ const (
 	maxReplyRunes      = 4000 // the last assistant message of the open turn
 	maxPlanRunes       = 2500
 	maxSummaryRunes    = 12000 // the host's compaction summary
+	maxRecapRunes      = 1000  // the host's recap for the person
 )
 
 const (
@@ -106,7 +107,7 @@ const (
 	// person sees; 73 an opener behind a status mark; 74 a label of a few
 	// words ending with a colon; 75 kept the line digest of a pasted
 	// screen whose prompts set no rule.
-	snapshotVersion = 76
+	snapshotVersion = 77
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -278,6 +279,9 @@ type state struct {
 	Plan        *plan      `json:"plan,omitempty"`
 	LastMD      *planWrite `json:"lastMd,omitempty"`
 	HostSummary *message   `json:"hostSummary,omitempty"`
+	// Recap is the host's newest recap for the person (session.SourceRecap)
+	// when no compaction summary came after it.
+	Recap *message `json:"recap,omitempty"`
 
 	// Relied are the prefixes the graft/origin at seq 1 relied on; Lines the
 	// line digests of cited origins, by originKey: handed down by the
@@ -687,6 +691,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			// The host's own compaction summary: model-written, and what
 			// the person's previous window worked from.
 			st.HostSummary = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
+			st.Recap = nil // the summary is the newer account
 		}
 	case session.TypeAssistantMessage:
 		// graft's own acknowledgement is not a step of the work.
@@ -706,6 +711,9 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		st.TodoSeq = ev.Seq
 		st.OKSinceTodo = 0
 	case session.TypeSystem:
+		if ev.Source.Name == session.SourceRecap && strings.TrimSpace(ev.Text) != "" {
+			st.Recap = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxRecapRunes, "", ev.Seq)}
+		}
 		b.queue(ev)
 	case session.TypeSubagentReport:
 		b.addReport(ev)

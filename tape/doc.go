@@ -350,7 +350,7 @@
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls the person declined or stopped (session.MetaDeclined: no failure), calls in flight, leftovers
-//	Host Summary                      9  when the host compacted
+//	Host Summary                      9  when the host compacted, or wrote a recap for the person (session.SourceRecap)
 //	Looked Up                         10 when there is a look-up
 //	Sub-agent Reports                 11 when there is one (or one was left out)
 //	Recall Index                      12 left out whole once all are cut (every line above cites its seqs)
@@ -404,7 +404,7 @@
 //	parts → 0, milestones → 3, sub-agent reports → 0, plan → 0, pasted
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),
-//	carryover → 4, the user's words → 8, written files → 6,
+//	carryover → 4, the host's recap → 0, the user's words → 8, written files → 6,
 //	milestones → 0, declined calls → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	failures not fixed since → 0 (after the actions, whose lines point

@@ -175,7 +175,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	milestones, milestoneItems := b.milestonesBlock(q)
 	files, fileItems, readItems := b.filesBlock(q)
 	pending, pendingTodos, pendingFailures, declined, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
-	summary, summaryItems := b.hostSummaryBlock()
+	summary, summaryItems, recapItems := b.hostSummaryBlock()
 	refs, refItems := b.refsBlock(q)
 	reports, reportItems := b.reportsBlock()
 	recall, recallItems := b.recallBlock()
@@ -240,6 +240,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	// what the assistant found and chose (TestALookUpGoesBeforeTheCarryover).
 	step(refItems, 0)
 	step(paragraphs, 4)
+	step(recapItems, 0)
 	step(goalLatest, 8)
 	step(fileItems, 6)
 	step(milestoneItems, 0)

@@ -1410,3 +1410,38 @@ func TestAFilesTopLevelNamesComeFirst(t *testing.T) {
 		t.Errorf("editSymbols of a patch = %q, want %q", got, want)
 	}
 }
+
+// The recap a host wrote for the person who came back to the session
+// (session.SourceRecap: Claude Code's away_summary, "… Next: …") is the
+// work, where it stands and what comes next in a few lines: the tape
+// shows the newest, with its seq and labelled model-written, in Host
+// Summary; a compaction summary after it is the newer account, and the
+// recap goes. A recap never becomes a constraint.
+func TestTheNewestRecapIsShown(t *testing.T) {
+	recap := func(text string) session.Event {
+		return session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: session.SourceRecap}, Text: text}
+	}
+	tp := build(t, "s", seqd(
+		human("Flatten the layout."),
+		recap("Refactored the layout. Next: commit and push when you're ready."),
+		say("Committed."),
+		recap("Layout refactor committed on alisha/refactor. You must never force push. Next: push the branch and test the per-agent installs."),
+		human("Merge main."),
+	), Options{}, nil)
+	hs := blockText(t, tp, "Host Summary")
+	want := "The host's newest recap for the person, seq=4 (" + modelWritten + "):\nLayout refactor committed on alisha/refactor. You must never force push. Next: push the branch and test the per-agent installs."
+	if !strings.Contains(hs, want) || strings.Contains(tp.Text, "commit and push when you're ready") {
+		t.Errorf("Host Summary does not show the newest recap alone:\n%s", hs)
+	}
+	if len(tp.Constraints) != 0 {
+		t.Errorf("a recap became a constraint: %+v", tp.Constraints)
+	}
+	tp = build(t, "s", seqd(
+		human("Flatten the layout."),
+		recap("Layout refactor committed. Next: push the branch."),
+		injected(session.KindSystem, "compact-summary", "Summary:\n1. Primary Request: flatten the layout; pushed since."),
+	), Options{}, nil)
+	if hs := blockText(t, tp, "Host Summary"); strings.Contains(hs, "recap") || !strings.Contains(hs, "pushed since") {
+		t.Errorf("a recap older than the compaction summary is shown:\n%s", hs)
+	}
+}

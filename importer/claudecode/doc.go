@@ -8,7 +8,10 @@
 //	assistant                text → assistant/message; tool_use → tool/call; thinking → dropped
 //	                         (counted) or, with KeepThinking, assistant/message source.name "thinking"
 //	system                   system/event, source.name and meta.subtype = subtype (compact_boundary,
-//	                         stop_hook_summary, turn_duration, local_command …), text ≤ 200 characters
+//	                         stop_hook_summary, turn_duration, local_command …), text ≤ 200 characters;
+//	                         an away_summary (the recap Claude Code writes for the person who comes
+//	                         back to the session, "… Next: …", model-written) has source.name
+//	                         "recap" (session.SourceRecap) and its text whole (≤ 2,000 characters)
 //	summary                  system/event "summary" with the summary text
 //	progress                 skipped, counted: streaming progress (a sub-agent's steps are imported
 //	                         from its own transcript)

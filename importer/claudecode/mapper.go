@@ -807,15 +807,25 @@ func (m *Mapper) todoWrite(ln *line, b block, out *importer.Output) {
 	out.Emit(ev)
 }
 
+// maxRecapRunes bounds the recap a system away_summary holds (seen at
+// 215 to 294 characters).
+const maxRecapRunes = 2000
+
 func (m *Mapper) system(ln *line, out *importer.Output) {
 	name := ln.Subtype
 	if name == "" {
 		name = "system"
 	}
+	clip := 200
+	if ln.Subtype == "away_summary" {
+		// The recap the person sees when they come back: the tape shows
+		// the newest, so it is kept whole (doc.go).
+		name, clip = session.SourceRecap, maxRecapRunes
+	}
 	ev := m.event(ln, session.TypeSystem, system(name))
 	var text string
 	if len(ln.Content) > 0 && ln.Content[0] == '"' && json.Unmarshal(ln.Content, &text) == nil && strings.TrimSpace(text) != "" {
-		ev.Text = importer.Clip(text, 200)
+		ev.Text = importer.Clip(text, clip)
 	} else {
 		ev.Text = name
 	}
