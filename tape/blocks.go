@@ -1440,9 +1440,10 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 				return err
 			}
 			if in != nil {
-				q.symbols[p], q.change[p], q.adds[p] = editSymbols(c.Tool, in), editChange(c.Tool, in), editAdds(c.Tool, in)
+				tool, pin, _ := inputFor(c.Tool, in, p) // of a patch of several files, p's part
+				q.symbols[p], q.change[p], q.adds[p] = editSymbols(tool, pin), editChange(tool, pin), editAdds(tool, pin)
 				if isMarkdown(p) {
-					q.labelled[p] = labelledLines(c.Tool, in)
+					q.labelled[p] = labelledLines(tool, pin)
 				}
 			}
 		}
@@ -1458,7 +1459,8 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 				return err
 			}
 			if in != nil {
-				names = append(append(names, editSymbols(e.Call.Tool, in)...), editAdds(e.Call.Tool, in)...)
+				tool, pin, _ := inputFor(e.Call.Tool, in, p)
+				names = append(append(names, editSymbols(tool, pin)...), editAdds(tool, pin)...)
 			}
 		}
 		q.earlier[p] = names

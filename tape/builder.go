@@ -107,7 +107,7 @@ const (
 	// person sees; 73 an opener behind a status mark; 74 a label of a few
 	// words ending with a colon; 75 kept the line digest of a pasted
 	// screen whose prompts set no rule.
-	snapshotVersion = 77
+	snapshotVersion = 78
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -431,6 +431,10 @@ type openCall struct {
 	Adds    []string `json:"adds,omitempty"`
 	// Labelled: labelledLines of a write or an edit of a document.
 	Labelled []string `json:"labelled,omitempty"`
+	// PerPath: of a patch that changes several files, read at once, what
+	// it does to each (inputFor), by path, in place of Symbols, Change,
+	// Adds and Labelled.
+	PerPath map[string]*fileFacts `json:"perPath,omitempty"`
 	// Off and Size locate a write's or an edit's call line, whose input
 	// Build reads for Symbols and Change (-1: they were read at once).
 	Off  int64 `json:"off,omitempty"`
@@ -441,6 +445,16 @@ type openCall struct {
 	// Writes: a shell command that prints into a file (printsIntoAFile),
 	// which its one-line What may not show.
 	Writes bool `json:"writes,omitempty"`
+}
+
+// fileFacts are what a write or an edit does to one file: the names it
+// defines, its first new lines, the names it adds, a document's labelled
+// lines.
+type fileFacts struct {
+	Symbols  []string `json:"symbols,omitempty"`
+	Change   string   `json:"change,omitempty"`
+	Adds     []string `json:"adds,omitempty"`
+	Labelled []string `json:"labelled,omitempty"`
 }
 
 type failure struct {
@@ -1047,6 +1061,22 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 				if slices.ContainsFunc(touches, func(t fileTouch) bool { return isMarkdown(t.Path) }) {
 					c.Labelled = labelledLines(name, ev.Tool.Input)
 				}
+				if len(touches) > 1 {
+					for _, t := range touches {
+						tool, in, part := inputFor(name, ev.Tool.Input, t.Path)
+						if !part {
+							continue
+						}
+						if c.PerPath == nil {
+							c.PerPath = map[string]*fileFacts{}
+						}
+						ff := &fileFacts{Symbols: editSymbols(tool, in), Change: editChange(tool, in), Adds: editAdds(tool, in)}
+						if isMarkdown(t.Path) {
+							ff.Labelled = labelledLines(tool, in)
+						}
+						c.PerPath[t.Path] = ff
+					}
+				}
 			}
 		}
 	} else if c.What != "" && !cl.todo && cl.quotes {
@@ -1335,6 +1365,9 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 			}
 		}
 		f.Symbols, f.Change, f.Adds, f.Labelled, f.Call = call.Symbols, call.Change, call.Adds, call.Labelled, nil
+		if ff := call.PerPath[t.Path]; ff != nil {
+			f.Symbols, f.Change, f.Adds, f.Labelled = ff.Symbols, ff.Change, ff.Adds, ff.Labelled
+		}
 		if call.Off >= 0 && call.Size > 0 {
 			f.Call = &callRef{Seq: call.Seq, Tool: call.Tool, Off: call.Off, Size: call.Size}
 		}

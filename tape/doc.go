@@ -332,7 +332,11 @@
 // Build reads them from), and the line names what they defined or added,
 // the newest edit first, at most maxEarlierNames (8) not said already:
 // "(earlier edits add …)". The session's choices are spread over a
-// file's edits; its last one alone does not say them.
+// file's edits; its last one alone does not say them. Of a patch that
+// changes several files, each file's names, first lines and labelled
+// lines are those of its own section of the patch (patchSection: its
+// header, a "*** Move to:" naming it too, up to the next file's header),
+// not the whole patch's.
 //
 // # Tape text
 //

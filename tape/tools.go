@@ -3,6 +3,7 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -202,4 +203,67 @@ func patchTouches(patch string) []fileTouch {
 		}
 	}
 	return out
+}
+
+// patchSection is the part of a patch that changes path, as a patch of
+// its own ("*** Begin Patch", the file's header and its lines, "*** End
+// Patch"): a patch that changes several files says of each what it does
+// to that file alone. "" when the patch changes fewer than two files or
+// none is path (a "*** Move to:" path is its section's too).
+func patchSection(patch, path string) string {
+	type section struct {
+		paths []string
+		lines []string
+	}
+	var sections []*section
+	var cur *section
+	for line := range strings.SplitSeq(patch, "\n") {
+		t := strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(t, "*** Add File:"), strings.HasPrefix(t, "*** Update File:"), strings.HasPrefix(t, "*** Delete File:"):
+			_, p, _ := strings.Cut(t, ":")
+			cur = &section{paths: []string{strings.TrimSpace(p)}, lines: []string{t}}
+			sections = append(sections, cur)
+		case strings.HasPrefix(t, "*** Begin Patch"), strings.HasPrefix(t, "*** End Patch"):
+			cur = nil
+		case cur != nil:
+			if p, ok := strings.CutPrefix(t, "*** Move to:"); ok {
+				cur.paths = append(cur.paths, strings.TrimSpace(p))
+			}
+			cur.lines = append(cur.lines, t)
+		}
+	}
+	if len(sections) < 2 {
+		return ""
+	}
+	var out []string
+	for _, s := range sections {
+		if slices.Contains(s.paths, path) {
+			out = append(out, s.lines...)
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "*** Begin Patch\n" + strings.Join(out, "\n") + "\n*** End Patch"
+}
+
+// inputFor is the tool and input of a write or an edit as they change
+// path: of a patch that changes several files, the patch of path's
+// section alone (patchSection; part true); else name and input as they
+// are.
+func inputFor(name string, input json.RawMessage, path string) (tool string, in json.RawMessage, part bool) {
+	for _, t := range editTexts(name, input) {
+		if !isPatch(t) {
+			continue
+		}
+		if s := patchSection(t, path); s != "" {
+			b, err := json.Marshal(map[string]string{"patch": s})
+			if err == nil {
+				return "apply_patch", b, true
+			}
+		}
+		break
+	}
+	return name, input, false
 }

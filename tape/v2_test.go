@@ -1445,3 +1445,68 @@ func TestTheNewestRecapIsShown(t *testing.T) {
 		t.Errorf("a recap older than the compaction summary is shown:\n%s", hs)
 	}
 }
+
+// A patch that changes several files (Codex's apply_patch) says of each
+// file what it does to that file: its line in Workspace Files gives the
+// names that file's section defines and adds and its first new lines, not
+// the patch's first section's for every file, whether the fold had the
+// input in hand or Build read it from the log. Before the rule, a patch
+// of Cross.toml and build-tarball.sh showed Cross.toml's comment for both.
+func TestAPatchOfSeveralFilesSaysWhatItDoesToEach(t *testing.T) {
+	patch := "*** Begin Patch\n" +
+		"*** Update File: Cross.toml\n@@\n-image = \"cross:main\"\n+# Keep this pinned so the release binary keeps its glibc floor.\n+image = \"cross:0.2.5\"\n" +
+		"*** Update File: scripts/build-tarball.sh\n@@\n+target_dir=\"${CARGO_TARGET_DIR:-target}\"\n+scripts/check-glibc.sh \"$binary\" 2.34\n" +
+		"*** Add File: scripts/check-glibc.sh\n+#!/usr/bin/env bash\n+check_glibc_floor() {\n+  objdump -p \"$1\"\n+}\n" +
+		"*** Update File: old/name.rs\n*** Move to: new/name.rs\n@@\n+pub fn moved_helper() {}\n" +
+		"*** End Patch"
+	in, _ := json.Marshal(map[string]string{"input": patch})
+	evs := seqd(human("Pin the image."), call("apply_patch", "p1", string(in)), result("apply_patch", "p1", true, "Success."))
+	check := func(how string, tp *Tape) {
+		t.Helper()
+		w := blockText(t, tp, "Workspace Files")
+		line := func(path string) string {
+			for l := range strings.SplitSeq(w, "\n") {
+				if strings.HasPrefix(l, "- "+path+":") {
+					return l
+				}
+			}
+			t.Fatalf("%s: no line for %s:\n%s", how, path, w)
+			return ""
+		}
+		cross, build, check, moved := line("Cross.toml"), line("scripts/build-tarball.sh"), line("scripts/check-glibc.sh"), line("new/name.rs")
+		if !strings.Contains(cross, "Keep this pinned") || strings.Contains(cross, "CARGO_TARGET_DIR") {
+			t.Errorf("%s: Cross.toml's line does not give its own change:\n%s", how, cross)
+		}
+		if !strings.Contains(build, "CARGO_TARGET_DIR") || strings.Contains(build, "Keep this pinned") {
+			t.Errorf("%s: build-tarball.sh's line does not give its own change:\n%s", how, build)
+		}
+		if !strings.Contains(check, "check_glibc_floor") || strings.Contains(check, "moved_helper") {
+			t.Errorf("%s: check-glibc.sh's line does not give its own definitions:\n%s", how, check)
+		}
+		if !strings.Contains(moved, "moved_helper") || strings.Contains(moved, "check_glibc_floor") {
+			t.Errorf("%s: the moved file's line does not give its section's definitions:\n%s", how, moved)
+		}
+	}
+	check("in hand", build(t, "s", evs, Options{}, nil))
+	b, log := foldWithOffsets(t, evs)
+	tp, err := b.BuildFrom(Options{}, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("read at Build", tp)
+}
+
+func TestPatchSection(t *testing.T) {
+	two := "*** Begin Patch\n*** Update File: a.go\n@@\n+func A() {}\n*** Add File: b.go\n+func B() {}\n*** End Patch"
+	for _, c := range []struct{ patch, path, want string }{
+		{two, "a.go", "*** Begin Patch\n*** Update File: a.go\n@@\n+func A() {}\n*** End Patch"},
+		{two, "b.go", "*** Begin Patch\n*** Add File: b.go\n+func B() {}\n*** End Patch"},
+		{two, "c.go", ""},
+		{"*** Begin Patch\n*** Update File: a.go\n+x\n*** End Patch", "a.go", ""},
+		{"*** Begin Patch\r\n*** Delete File: gone.go\r\n*** Update File: x.go\r\n*** Move to: y.go\r\n+z\r\n*** End Patch", "y.go", "*** Begin Patch\n*** Update File: x.go\n*** Move to: y.go\n+z\n*** End Patch"},
+	} {
+		if got := patchSection(c.patch, c.path); got != c.want {
+			t.Errorf("patchSection(%q, %q) = %q, want %q", c.patch, c.path, got, c.want)
+		}
+	}
+}
