@@ -613,6 +613,9 @@ var noisePrefixes = []string{
 	// WSL, mapping a Windows PATH entry before every command
 	// (TestWSLChatterIsNoKeyLine).
 	"wsl: failed to translate '",
+	// Codex's note that it cut a command's output for its model, before
+	// the output.
+	"warning: truncated output (original",
 }
 
 // unlabelled is t past a bare label ("remote:", one word and its colon)
