@@ -387,8 +387,9 @@ type callRef struct {
 // of the session it writes to (meta execCommand, from the importer;
 // "session N" when it is not known), with what it writes: "(^C)" for an
 // interrupt, "← …" for other input, nothing for a poll; and a wait on a
-// cell (Codex's code mode) by the command of the script that runs there
-// ("cell N" when it is not known). "" for another call of those names.
+// cell (Codex's code mode) by the command of the script that runs there,
+// else by the session that script polls (meta execSession), else "cell
+// N". "" for another call of those names.
 func pollWhat(ev *session.Event, cwd string) string {
 	var in struct {
 		SessionID json.Number `json:"session_id"`
@@ -404,6 +405,8 @@ func pollWhat(ev *session.Event, cwd string) string {
 	case what != "":
 	case in.SessionID != "":
 		what = "session " + in.SessionID.String()
+	case ev.Meta["execSession"] != "":
+		what = "session " + ev.Meta["execSession"] // the cell's script polls it
 	default:
 		what = "cell " + in.CellID.String()
 	}

@@ -224,17 +224,19 @@ func TestEveryHostsQuestionToolAnswerIsTheUsers(t *testing.T) {
 
 // A wait on a cell (Codex's code mode: a script still running when its
 // exec call yielded) is the outcome of the command that script runs,
-// named by it (meta execCommand, from the importer), as a poll is; a
-// wait on a cell nobody named is "cell N".
+// named by it (meta execCommand, from the importer), as a poll is; by
+// the session the cell's script polls when only that is known (meta
+// execSession); a wait on a cell nobody named is "cell N".
 func TestAWaitOnACellIsTheCommandItWaitsFor(t *testing.T) {
 	cmd := "cargo test step::batching"
 	tp := build(t, "s", seqd(human("Run the tests."),
 		withMeta(call("exec_command", "e1", `{"cmd":"`+cmd+`","yield_time_ms":10000}`), "viaTool", "exec"), result("exec_command", "e1", true, ""),
 		withMeta(call("wait", "w1", `{"cell_id":"18","yield_time_ms":1000,"max_tokens":30000}`), "execCommand", cmd), result("wait", "w1", false, "test result: FAILED. 3 passed; 1 failed"),
 		call("wait", "w2", `{"cell_id":"21","yield_time_ms":1000}`), result("wait", "w2", true, "done"),
+		withMeta(call("wait", "w3", `{"cell_id":"308","yield_time_ms":30000}`), "execSession", "84530"), result("wait", "w3", true, "✓ Complete job"),
 	), Options{}, nil)
 	a := blockText(t, tp, "Recent Actions")
-	for _, want := range []string{"wait FAILED: cargo test step::batching", "wait ok: cell 21"} {
+	for _, want := range []string{"wait FAILED: cargo test step::batching", "wait ok: cell 21", "wait ok: session 84530"} {
 		if !strings.Contains(a, want) {
 			t.Errorf("Recent Actions lacks %q:\n%s", want, a)
 		}

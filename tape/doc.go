@@ -213,7 +213,8 @@
 // stripANSI) are taken out of every output line the tape shows; a
 // write_stdin call is named by the command it polls, and a wait (Codex's
 // code mode) by the command of the cell it waits on (meta execCommand
-// from the Codex importer; else "session N", "cell N"); and the words of a path
+// from the Codex importer; else the session its script polls, meta
+// execSession; else "session N", "cell N"); and the words of a path
 // are no verdict or count ("create mode 100644 tests/test_fail.py":
 // withoutPaths); an output of at most three
 // lines is quoted whole only when it is a failure or holds no verdict; the

@@ -20,6 +20,9 @@ import (
 type cellCall struct {
 	Tool    string `json:"tool,omitempty"`
 	Command string `json:"command,omitempty"`
+	// Session is the unified-exec session a write_stdin polls, when its
+	// command is not known.
+	Session string `json:"session,omitempty"`
 }
 
 // cmdExit is how a command unified exec ran ended, from Codex's
@@ -402,7 +405,16 @@ func (m *Mapper) codeModeCall(rl *rolloutLine, callID, script string, out *impor
 		return
 	}
 	command := m.toolCallVia(rl, name, callID, input, "exec", out)
-	m.addCell(callID, cellCall{Tool: name, Command: command})
+	c := cellCall{Tool: name, Command: command}
+	if name == "write_stdin" && command == "" {
+		var in struct {
+			SessionID json.Number `json:"session_id"`
+		}
+		if json.Unmarshal(input, &in) == nil {
+			c.Session = in.SessionID.String()
+		}
+	}
+	m.addCell(callID, c)
 }
 
 // addCell keeps a code-mode call until its output, at most maxOpenCells
@@ -439,8 +451,8 @@ func (m *Mapper) codeModeResult(c cellCall, raw json.RawMessage) (text string, o
 		failed := false
 		return text, &failed, true
 	case "running":
-		if cell != "" && c.Command != "" {
-			m.running = append(slices.DeleteFunc(m.running, func(e execSession) bool { return e.ID == cell }), execSession{ID: cell, Command: c.Command})
+		if cell != "" && (c.Command != "" || c.Session != "") {
+			m.running = append(slices.DeleteFunc(m.running, func(e execSession) bool { return e.ID == cell }), execSession{ID: cell, Command: c.Command, Session: c.Session})
 			if len(m.running) > keptExecs {
 				m.running = m.running[len(m.running)-keptExecs:]
 			}

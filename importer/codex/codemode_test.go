@@ -261,3 +261,28 @@ func TestCodeModeRollout(t *testing.T) {
 		}
 	}
 }
+
+// A code-mode script that polls a session (write_stdin) whose command the
+// rollout never named (a script that started it printed no "Process
+// running with session ID" header) and runs on in a cell: the wait on
+// that cell names the session it polls (meta execSession), as the
+// desktop app's CI watching does, wait after wait on one session.
+func TestAWaitOnAPollingCellNamesItsSession(t *testing.T) {
+	lines := []string{
+		codeModeLines[0],
+		`{"timestamp":"2026-12-06T05:40:00.000Z","type":"response_item","payload":{"call_id":"call_p","id":"ctc_p","input":"const r = await tools.write_stdin({session_id:84530, chars:\"\", yield_time_ms:30000, max_output_tokens:5000}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+		`{"timestamp":"2026-12-06T05:40:10.000Z","type":"response_item","payload":{"call_id":"call_p","id":"ctco_p","output":"Script running with cell ID 308\nWall time 10.0 seconds\nOutput:\n","type":"custom_tool_call_output"}}`,
+		`{"timestamp":"2026-12-06T05:40:11.000Z","type":"response_item","payload":{"arguments":"{\"cell_id\":\"308\",\"yield_time_ms\":30000}","call_id":"call_w","id":"fc_w","name":"wait","status":"completed","type":"function_call"}}`,
+		`{"timestamp":"2026-12-06T05:40:40.000Z","type":"response_item","payload":{"call_id":"call_w","id":"fco_w","output":[{"text":"Script completed\nWall time 29.0 seconds\nOutput:\n","type":"input_text"},{"text":"✓ Complete job\n","type":"input_text"}],"type":"function_call_output"}}`,
+	}
+	_, evs := importRollout(t, "rollout-2026-12-06T05-33-27-01a249d8-0ef5-7391-8531-404de5a3b0f5.jsonl", "cm", lines)
+	var got []string
+	for _, ev := range evs {
+		if ev.Type == session.TypeToolCall {
+			got = append(got, ev.Tool.Name+" "+ev.Meta["execCommand"]+"|"+ev.Meta["execSession"])
+		}
+	}
+	if want := []string{"write_stdin |", "wait |84530"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+}

@@ -131,7 +131,10 @@
 // newest CommandExecution of the same command when the call ran one (the
 // newest 64 kept), else absent (a script that completed says nothing of
 // its command's exit). A wait on a cell a script still runs in is named by
-// that script's command in meta execCommand, as a write_stdin is. The calls
+// that script's command in meta execCommand, as a write_stdin is; when the
+// script polls a session whose command is not known (write_stdin, its
+// session's exec_command printed no header), by that session in meta
+// execSession. The calls
 // without output, the running cells and the exits seen are kept in the
 // mapper's saved state across imports.
 //

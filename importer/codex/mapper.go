@@ -115,6 +115,9 @@ type mapperState struct {
 type execSession struct {
 	ID      string `json:"id"`
 	Command string `json:"command"`
+	// Session: of a code-mode cell (running), the unified-exec session
+	// its script polls when its command is not known.
+	Session string `json:"session,omitempty"`
 }
 
 // keptExecs bounds the running commands a Mapper remembers, and
@@ -931,15 +934,19 @@ func (m *Mapper) toolCallVia(rl *rolloutLine, name, callID string, input json.Ra
 		// Code mode's wait on a cell a script still runs in: named by
 		// that script's command, as a poll is (doc.go, "Code mode").
 		if cell := stringArg(input, "cell_id"); cell != "" && callID != "" {
+			session := ""
 			for _, c := range m.running {
 				if c.ID == cell {
-					command = c.Command
+					command, session = c.Command, c.Session
 				}
 			}
-			if command != "" {
+			switch {
+			case command != "":
 				ev.Meta["execCommand"] = command
+			case session != "":
+				ev.Meta["execSession"] = session // a poll of a session whose command is not known
 			}
-			m.addCell(callID, cellCall{Tool: name, Command: command})
+			m.addCell(callID, cellCall{Tool: name, Command: command, Session: session})
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: callID, Input: input}
