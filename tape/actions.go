@@ -1547,13 +1547,36 @@ const (
 	keptLongChanges = 3
 )
 
-// shortChange is a change cut to its first two lines and changeRunes.
-func shortChange(change string) string {
-	parts := strings.SplitN(change, " ⏎ ", 3)
+// shortChange is a change cut to its first two lines and changeRunes;
+// when both are comments and code follows (a "# Keep this pinned …" over
+// the line it pins), the first comment and the first line of code: what
+// the change does, and why. A Markdown document's "#" lines are its
+// headings, no comments.
+func shortChange(change string, markdown bool) string {
+	parts := strings.Split(change, " ⏎ ")
 	if len(parts) > 2 {
+		if !markdown && commentLine(parts[0]) && commentLine(parts[1]) {
+			for _, p := range parts[2:] {
+				if !commentLine(p) {
+					parts[1] = p
+					break
+				}
+			}
+		}
 		parts = parts[:2]
 	}
 	return firstLine(strings.Join(parts, " ⏎ "), changeRunes)
+}
+
+// commentLine: a line of code that is only a comment (#, //, /*, *, --,
+// ;), trimmed.
+func commentLine(l string) bool {
+	for _, p := range []string{"#", "//", "/*", "* ", "--", ";"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return l == "*" || l == "*/"
 }
 
 // isAnswerTool: a tool whose result carries the person's own answer

@@ -1112,12 +1112,12 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			symbols, change, adds, labelled = nil, "", nil, nil
 		}
 		if long := change; long != "" && (f.Write != 0 || f.Edit != 0) && !isMarkdown(p) && len(lastChanges.items) < keptLongChanges {
-			if change = shortChange(long); change != long {
+			if change = shortChange(long, isMarkdown(p)); change != long {
 				at := max(f.Write, f.Edit) // the change's own seq, not a later read's
 				lastChanges.items = append(lastChanges.items, newItem(fmt.Sprintf("- %s (seq=%d): %s", relPath(p, st.Cwd), at, long), "", at, at))
 			}
 		} else {
-			change = shortChange(change)
+			change = shortChange(change, isMarkdown(p))
 		}
 		if len(symbols) > 0 {
 			line += " (defines " + strings.Join(symbols, ", ") + ")"

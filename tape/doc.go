@@ -311,7 +311,9 @@
 // has that its old text lacked; of a patch, its "+" lines; never its
 // imports, a block of them to its end, its shebang, its package clause
 // or a line of brackets alone: boilerplate, which opens most new files
-// and said nothing of the work). The newest 3
+// and said nothing of the work; when both are comments and code follows,
+// the first comment and the first line of code, a document's "#"
+// headings excepted: shortChange). The newest 3
 // written files but documents show those added lines at length, up to
 // 600 runes, in a section of their own ("The last changes of the newest
 // files"), ranked just above the conversation tail and left out whole,

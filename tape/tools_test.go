@@ -184,3 +184,27 @@ func TestCommandListSplitsWhereACommandEnds(t *testing.T) {
 		}
 	}
 }
+
+// A change's short form is its first two lines; when both are comments
+// and code follows, the first comment and the first line of code (what it
+// does, and why), so a pinned image under two lines of explanation is
+// named. A Markdown document's "#" lines are headings: kept as they come.
+func TestAShortChangeNamesItsCode(t *testing.T) {
+	for _, c := range []struct {
+		change   string
+		markdown bool
+		want     string
+	}{
+		{"# Keep this pinned so the release binary does not inherit a newer glibc ⏎ # floor when cross-rs updates its floating main image. ⏎ image = \"ghcr.io/cross-rs/aarch64-unknown-linux-gnu:0.2.5\"", false,
+			"# Keep this pinned so the release binary does not inherit a newer glibc ⏎ image = \"ghcr.io/cross-rs/aarch64-unknown-linux-gnu:0.2.5\""},
+		{"// why ⏎ // more ⏎ /* and */ ⏎ const pinned = 3;", false, "// why ⏎ const pinned = 3;"},
+		{"# only ⏎ # comments ⏎ # here", false, "# only ⏎ # comments"},
+		{"x := 1 ⏎ # a comment ⏎ y := 2", false, "x := 1 ⏎ # a comment"},
+		{"# Title ⏎ ## Section ⏎ Some text.", true, "# Title ⏎ ## Section"},
+		{"one line", false, "one line"},
+	} {
+		if got := shortChange(c.change, c.markdown); got != c.want {
+			t.Errorf("shortChange(%q, %v) = %q, want %q", c.change, c.markdown, got, c.want)
+		}
+	}
+}
