@@ -37,7 +37,8 @@
 // keys an importer sets for it: where the session runs (cwd, gitBranch,
 // gitCommit, and the host's settings), the command a Codex poll writes to
 // or a code-mode wait waits on (execCommand; else the session that wait's
-// script polls, execSession), and declined (MetaDeclined) on the tool/result of a call
+// script polls, execSession), a command still running when its call
+// returned (execRunning: its session), and declined (MetaDeclined) on the tool/result of a call
 // the person declined at the host's permission prompt ("user": it did not
 // run) or stopped ("stopped": it may have run in part): no failure either
 // way; and the status, objective and last check of a goal the host keeps

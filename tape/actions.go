@@ -64,6 +64,13 @@ type action struct {
 	// Writes: the command prints into a file (printsIntoAFile): it acts,
 	// though its What reads.
 	Writes bool `json:"writes,omitempty"`
+	// Unreported: a shell command whose exit the host did not report (its
+	// result has no ok: Codex's code mode, whose script printed only the
+	// command's output); OK is true, and its line says "ran", not "ok".
+	Unreported bool `json:"unreported,omitempty"`
+	// Running: of those, a command still running when its call returned
+	// (meta execRunning: Codex's unified exec); its line says "running".
+	Running bool `json:"running,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

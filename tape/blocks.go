@@ -768,6 +768,12 @@ func restOfFailure(key, shown []string) []string {
 // (the person declined it at the host's prompt: it did not run) or stopped
 // (the person stopped it: it may have run in part).
 func outcome(a action) string {
+	if a.OK && a.Unreported && a.Declined == "" {
+		if a.Running {
+			return "running" // a poll tells how it ends
+		}
+		return "ran" // the host did not say how it ended
+	}
 	return outcomeOf(a.OK, a.Declined)
 }
 
@@ -825,6 +831,12 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	head := fmt.Sprintf("The last %s, oldest first, with key lines of the output.", count(len(as), "tool call", "tool calls"))
 	if slices.ContainsFunc(as, func(a action) bool { return a.Declined != "" }) {
 		head += " Declined or stopped: by the person (it did not run, or may have run in part)."
+	}
+	if slices.ContainsFunc(as, func(a action) bool { return outcome(a) == "ran" }) {
+		head += " Ran: its exit not reported."
+	}
+	if slices.ContainsFunc(as, func(a action) bool { return outcome(a) == "running" }) {
+		head += " Running: not done when its call returned."
 	}
 	blk.addHead(head)
 	sec := &section{singular: "action", plural: "actions", cutFront: true}

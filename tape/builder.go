@@ -107,7 +107,7 @@ const (
 	// person sees; 73 an opener behind a status mark; 74 a label of a few
 	// words ending with a colon; 75 kept the line digest of a pasted
 	// screen whose prompts set no rule.
-	snapshotVersion = 78
+	snapshotVersion = 79
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -1153,6 +1153,8 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	if !cl.todo {
 		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined, Writes: writes}
+		a.Unreported = ev.Tool != nil && ev.Tool.OK == nil && cl.shell
+		a.Running = a.Unreported && ev.Meta["execRunning"] != ""
 		if declined != "" {
 			st.Actions = appendRing(st.Actions, a, keptCommands)
 		} else if quote {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
 )
 
 // Codex's unified exec (exec_command, write_stdin; seen in rollouts of
@@ -243,5 +245,36 @@ func TestAWaitOnACellIsTheCommandItWaitsFor(t *testing.T) {
 	}
 	if p := blockText(t, tp, "Pending State"); !strings.Contains(p, "cargo test step::batching") || !strings.Contains(p, "1 failed") {
 		t.Errorf("Pending State does not name the failed run by its command:\n%s", p)
+	}
+}
+
+// A shell command whose result says nothing of how it ended (no ok:
+// Codex's code mode, a script that printed only the command's output) is
+// not shown as a success: its line says "ran"; one still running when
+// its call returned (meta execRunning, Codex's unified exec) "running".
+// The block's head says what both mean. A command the host reported is
+// "ok" or "FAILED" as before.
+func TestACommandWhoseExitIsNotReportedRan(t *testing.T) {
+	unreported := func(id, out string, meta ...string) session.Event {
+		ev := result("exec_command", id, true, out)
+		ev.Tool.OK = nil
+		for k := 0; k+1 < len(meta); k += 2 {
+			ev = withMeta(ev, meta[k], meta[k+1])
+		}
+		return ev
+	}
+	tp := build(t, "s", seqd(human("Build and test."),
+		call("exec_command", "c1", `{"cmd":"cargo fmt --all && cargo check"}`), unreported("c1", "error[E0308]: mismatched types\n --> src/step/runner.rs:341:59"),
+		call("exec_command", "c2", `{"cmd":"pnpm test"}`), unreported("c2", "Chunk ID: 1\nWall time: 1.0 seconds\nProcess running with session ID 7\nOriginal token count: 3\nOutput:\nRUNS 3 suites\n", "execRunning", "7"),
+		call("exec_command", "c3", `{"cmd":"git status --short"}`), result("exec_command", "c3", true, " M a.go"),
+	), Options{}, nil)
+	a := blockText(t, tp, "Recent Actions")
+	for _, want := range []string{"ran: $ cargo fmt --all && cargo check", "running: $ pnpm test", "ok: $ git status --short", "Ran: its exit not reported.", "Running: not done when its call returned."} {
+		if !strings.Contains(a, want) {
+			t.Errorf("Recent Actions lacks %q:\n%s", want, a)
+		}
+	}
+	if strings.Contains(a, "ok: $ cargo fmt") || strings.Contains(a, "ok: $ pnpm test") {
+		t.Errorf("a command whose exit was not reported is shown as ok:\n%s", a)
 	}
 }

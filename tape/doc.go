@@ -353,7 +353,7 @@
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction (a command's template, once a later instruction came, by the words typed after the command and its first line: template.go), then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
 //	Task Status                       4  the goal the host keeps (session.MetaGoalStatus: Codex's /goal), the last todo list, then the last plan; when there is one
-//	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure)
+//	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a failure Pending State lists shows the rest of its key lines: restOfFailure; a shell command whose exit the host did not report "ran", one still running when its call returned "running": action.Unreported)
 //	Milestones                        6  when one is no longer in Recent Actions
 //	Workspace Files                   7  the git branch (and start commit), the host settings (settingsLine), written or edited, then "Only read:"
 //	Pending State                     8  todos, unfixed failures, calls the person declined or stopped (session.MetaDeclined: no failure), calls in flight, leftovers

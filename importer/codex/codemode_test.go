@@ -286,3 +286,20 @@ func TestAWaitOnAPollingCellNamesItsSession(t *testing.T) {
 		t.Errorf("calls %q, want %q", got, want)
 	}
 }
+
+// A unified-exec output that says the command still runs ("Process
+// running with session ID N") has no ok and meta execRunning N, for the
+// tape's "running"; an output that says it exited has no such meta.
+func TestARunningCommandIsMarkedRunning(t *testing.T) {
+	_, evs := importRollout(t, "rollout-2026-12-03T01-49-00-01a23997-b65c-7741-9b94-e5b99fe09378.jsonl", "ux", unifiedExecLines)
+	got := map[string]string{}
+	for _, ev := range evs {
+		if ev.Type == session.TypeToolResult {
+			got[ev.Tool.CallID] = ev.Meta["execRunning"]
+		}
+	}
+	want := map[string]string{"call_fail": "", "call_ok": "", "call_slow": "86659", "call_poll": ""}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("execRunning %q, want %q", got, want)
+	}
+}

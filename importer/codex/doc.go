@@ -174,7 +174,8 @@
 // output: tape/actions.go outputBody) when the text opens with "Chunk ID: " or "Wall time: " and an
 // "Output:" or process line follows within 8 lines: among the lines
 // before "Output:", "Process exited with code N" makes ok N == 0, and
-// "Process running with session ID N" leaves ok absent (still running). A command's own output (after "Output:") is
+// "Process running with session ID N" leaves ok absent (still running)
+// and sets meta execRunning to N. A command's own output (after "Output:") is
 // never read for it. The text is kept whole, header included, as the
 // older "Exit code: N" header's is. A Codex 0.114.0 rollout
 // (testdata/fidelity, 2026-03) has the same header on all but three of its

@@ -1020,6 +1020,12 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 		}
 	}
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	if ok == nil && (name == "exec_command" || name == "write_stdin") {
+		if e, _ := ParseExec(text); e.Running != "" {
+			// The command goes on: a poll tells how it ends.
+			ev.Meta["execRunning"] = e.Running
+		}
+	}
 	if ok == nil || !*ok {
 		if d := declinedBy(strings.TrimSpace(text)); d != "" {
 			failed := false // not ok: it did not run, or not wholly
