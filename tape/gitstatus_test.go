@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,31 @@ func TestGitShortStatusNamesTheChangedFiles(t *testing.T) {
 		if !shortStatusLine(l) {
 			t.Errorf("%q not read as a changed file of git status --short", l)
 		}
+	}
+}
+
+// Git's words for an operation in progress are the repository's state:
+// a merge stopped on conflicts ("You have unmerged paths", "Automatic
+// merge failed", "CONFLICT (content): Merge conflict in …"), one whose
+// conflicts are fixed ("All conflicts fixed but you are still merging"),
+// a rebase or cherry-pick under way. They are key lines of the output,
+// as "nothing to commit" is.
+func TestGitsOperationInProgressIsAKeyLine(t *testing.T) {
+	for _, l := range []string{
+		"You have unmerged paths.",
+		"All conflicts fixed but you are still merging.",
+		"Automatic merge failed; fix conflicts and then commit the result.",
+		"CONFLICT (content): Merge conflict in .cursor-plugin/plugin.json",
+		"interactive rebase in progress; onto 1a2b3c4",
+		"You are currently rebasing branch 'feature' on '1a2b3c4'.",
+		"You are currently cherry-picking commit 1a2b3c4.",
+	} {
+		if !isKeyLine(l) {
+			t.Errorf("%q is no key line", l)
+		}
+	}
+	out := "On branch alisha/refactor\nYou have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n\nUnmerged paths:\n  (use \"git add <file>...\" to mark resolution)\n\tboth modified:   package.json\n\tboth modified:   gemini-extension.json\n"
+	if k := keyLines(out, true); !slices.Contains(k, "You have unmerged paths.") {
+		t.Errorf("git status's key lines %q lack the merge in progress", k)
 	}
 }
