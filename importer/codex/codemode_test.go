@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"os"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -156,29 +157,19 @@ func TestCodeModeOutput(t *testing.T) {
 	}
 }
 
-// codeModeLines are a rollout the real Codex 0.171 wrote with code mode on
-// (payloads trimmed to the fields graft reads): a command that exits 3,
+// codeModeLines (testdata/codemode-0.171.jsonl, also a seed of
+// FuzzCodexImportResumes) are a rollout the real Codex 0.171 wrote with
+// code mode on (payloads trimmed to the fields graft reads): a command that exits 3,
 // one that exits 0, a script still running in a cell that a wait call
 // waits on (its command exits 4), a script that throws, and a script of
 // two calls.
-var codeModeLines = []string{
-	`{"timestamp":"2026-12-06T05:33:27.000Z","type":"session_meta","payload":{"id":"01a249d8-0ef5-7391-8531-404de5a3b0f5","timestamp":"2026-12-06T05:33:27.000Z","cwd":"/work","originator":"codex_exec","cli_version":"0.171.0"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.100Z","type":"response_item","payload":{"call_id":"call_1","id":"ctc_1","input":"const r = await tools.exec_command({cmd:\"printf 'FIRST-LINE\\\\nSECOND-LINE\\\\n'; exit 3\",\"yield_time_ms\":10000}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.200Z","type":"event_msg","payload":{"completed_at_ms":1796534987910,"item":{"aggregated_output":"FIRST-LINE\nSECOND-LINE\n","command":["/bin/bash","-lc","printf 'FIRST-LINE\\nSECOND-LINE\\n'; exit 3"],"exit_code":3,"id":"exec-f4cf","process_id":"76373","source":"unified_exec_startup","status":"failed","type":"CommandExecution"},"type":"item_completed"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.300Z","type":"response_item","payload":{"call_id":"call_1","id":"ctco_1","output":[{"text":"Script completed\nWall time 0.2 seconds\nOutput:\n","type":"input_text"},{"text":"FIRST-LINE\nSECOND-LINE\n","type":"input_text"}],"type":"custom_tool_call_output"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.400Z","type":"response_item","payload":{"call_id":"call_2","id":"ctc_2","input":"const r = await tools.exec_command({cmd:\"echo ALL-FINE\"}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.500Z","type":"event_msg","payload":{"item":{"command":["/bin/bash","-lc","echo ALL-FINE"],"exit_code":0,"id":"exec-ca79","status":"completed","type":"CommandExecution"},"type":"item_completed"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.600Z","type":"response_item","payload":{"call_id":"call_2","id":"ctco_2","output":[{"text":"Script completed\nWall time 0.1 seconds\nOutput:\n","type":"input_text"},{"text":"ALL-FINE\n","type":"input_text"}],"type":"custom_tool_call_output"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.700Z","type":"response_item","payload":{"call_id":"call_3","id":"ctc_3","input":"// @exec: {\"yield_time_ms\": 300}\nconst r = await tools.exec_command({cmd:\"sleep 2; echo LATE-CELL; exit 4\",\"yield_time_ms\":10000}); text(r.output);\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.800Z","type":"response_item","payload":{"call_id":"call_3","id":"ctco_3","output":"Script running with cell ID 6\nWall time 0.3 seconds\nOutput:\n","type":"custom_tool_call_output"}}`,
-	`{"timestamp":"2026-12-06T05:33:27.900Z","type":"response_item","payload":{"arguments":"{\"cell_id\":\"6\",\"yield_time_ms\":10000}","call_id":"call_wait","id":"fc_7","name":"wait","status":"completed","type":"function_call"}}`,
-	`{"timestamp":"2026-12-06T05:33:29.300Z","type":"event_msg","payload":{"item":{"command":["/bin/bash","-lc","sleep 2; echo LATE-CELL; exit 4"],"exit_code":4,"id":"exec-84db","status":"failed","type":"CommandExecution"},"type":"item_completed"}}`,
-	`{"timestamp":"2026-12-06T05:33:29.400Z","type":"response_item","payload":{"call_id":"call_wait","id":"fco_7","output":[{"text":"Script completed\nWall time 1.7 seconds\nOutput:\n","type":"input_text"},{"text":"LATE-CELL\n","type":"input_text"}],"type":"function_call_output"}}`,
-	`{"timestamp":"2026-12-06T05:33:29.500Z","type":"response_item","payload":{"call_id":"call_5","id":"ctc_5","input":"throw new Error(\"SCRIPT-BROKE\");\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
-	`{"timestamp":"2026-12-06T05:33:29.600Z","type":"response_item","payload":{"call_id":"call_5","id":"ctco_5","output":[{"text":"Script failed\nWall time 0.0 seconds\nOutput:\n","type":"input_text"},{"text":"Script error:\nError: SCRIPT-BROKE\n    at exec_main.mjs:1:7","type":"input_text"}],"type":"custom_tool_call_output"}}`,
-	`{"timestamp":"2026-12-06T05:33:29.700Z","type":"response_item","payload":{"call_id":"call_6","id":"ctc_6","input":"const rs = await Promise.all([tools.exec_command({cmd:\"git status\"}), tools.exec_command({cmd:\"git log -1\"})]); rs.forEach(r => text(r.output));\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
-	`{"timestamp":"2026-12-06T05:33:29.800Z","type":"response_item","payload":{"call_id":"call_6","id":"ctco_6","output":[{"text":"Script completed\nWall time 0.1 seconds\nOutput:\n","type":"input_text"},{"text":"On branch main\n","type":"input_text"},{"text":"abc123 first\n","type":"input_text"}],"type":"custom_tool_call_output"}}`,
-}
+var codeModeLines = func() []string {
+	b, err := os.ReadFile("testdata/codemode-0.171.jsonl")
+	if err != nil {
+		panic(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}()
 
 // A code-mode script that is one call is imported as that call (meta
 // viaTool exec), its output what the script printed, ok from the exit

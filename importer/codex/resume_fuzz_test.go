@@ -17,5 +17,5 @@ func FuzzCodexImportResumes(f *testing.F) {
 	testfixtures.FuzzResumes(f, "rollout-2026-01-01T00-00-00-0199b2c4-6a51-7d23-9f0e-000000000000.jsonl", importer.ErrNotTranscript, func(st *session.Store, home, path, id string) error {
 		_, err := Import(Options{Store: st, Home: home, Path: path, ID: id})
 		return err
-	}, "importer/codex/testdata/goal-0.171.jsonl", "importer/codex/testdata/goal-complete-0.171.jsonl", "importer/codex/testdata/rollout-2025-10-05T09-12-44-0199b2c4-6a51-7d23-9f0e-3a1c5b7e2d10.jsonl", "testdata/fixtures/hosts/codex-0.169.0.jsonl", "testdata/fixtures/hosts/codex-0.169.0-compacted.jsonl")
+	}, "importer/codex/testdata/goal-0.171.jsonl", "importer/codex/testdata/codemode-0.171.jsonl", "importer/codex/testdata/goal-complete-0.171.jsonl", "importer/codex/testdata/rollout-2025-10-05T09-12-44-0199b2c4-6a51-7d23-9f0e-3a1c5b7e2d10.jsonl", "testdata/fixtures/hosts/codex-0.169.0.jsonl", "testdata/fixtures/hosts/codex-0.169.0-compacted.jsonl")
 }
