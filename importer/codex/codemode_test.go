@@ -2,8 +2,8 @@ package codex
 
 import (
 	"encoding/json"
-	"os"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
