@@ -52,10 +52,11 @@ test: ## the default suite: unit, CLI scripts, short fuzz, CI-sized crash suite
 	@echo "make test: ok"
 
 .PHONY: fuzz
-fuzz: ## every fuzzer at length (execution counts; about 25 minutes on 2 cores): the tape, each importer's resume, the log decoder, anchors, the journal, the settings files graft edits, the hooks, the exports, the scan index and import cursors, graft find's line filter
+fuzz: ## every fuzzer at length (execution counts; about 25 minutes on 2 cores): the tape, each importer's resume, Codex's code-mode scripts, the log decoder, anchors, the journal, the settings files graft edits, the hooks, the exports, the scan index and import cursors, graft find's line filter
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzBuild$$' -fuzztime 40000x -fuzzminimizetime 100x ./tape
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzClaudeCodeImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/claudecode
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzCodexImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/codex
+	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzCodeModeCall$$' -fuzztime 500000x -fuzzminimizetime 100x ./importer/codex
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzGeminiImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/gemini
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzQwenImportResumes$$' -fuzztime 8000x -fuzzminimizetime 100x ./importer/qwen
 	$(GO) test -count=1 -run '^$$' -fuzz '^FuzzScan$$' -fuzztime 400000x -fuzzminimizetime 100x ./session

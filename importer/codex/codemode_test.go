@@ -294,3 +294,28 @@ func TestARunningCommandIsMarkedRunning(t *testing.T) {
 		t.Errorf("execRunning %q, want %q", got, want)
 	}
 }
+
+// FuzzCodeModeCall: any script, however broken, is read without a panic,
+// and one read as a call gives a tool name and a JSON object (or, for
+// apply_patch, a patch) as its input; its output, any text, likewise.
+func FuzzCodeModeCall(f *testing.F) {
+	for _, s := range []string{
+		`const r = await tools.exec_command({cmd:"printf 'A\\nB'; exit 3","yield_time_ms":10000}); text(r.output);`,
+		"const patch = \"*** Begin Patch\\n*** Add File: a.md\\n+x\\n*** End Patch\";\ntext(await tools.apply_patch(patch));",
+		`const r = await tools.web__run({search_query:[{q:"a"},{q:'b\u00e9\uD83D\uDE00'}],n:-1.5e3,ok:true,z:null}); text(r);`,
+		"// @exec: {\"yield_time_ms\": 300}\nconst r = await tools.write_stdin({session_id:1, chars:`\\u{1F600}`});",
+	} {
+		f.Add(s, `[{"text":"Script completed\nWall time 0.2 seconds\nOutput:\n","type":"input_text"},{"text":"x","type":"input_text"}]`)
+	}
+	f.Fuzz(func(t *testing.T, script, output string) {
+		if name, input, ok := codeModeCall(script); ok {
+			var v map[string]any
+			if name == "" || json.Unmarshal(input, &v) != nil {
+				t.Fatalf("%q: read as %q with input %s, want a name and a JSON object", script, name, input)
+			}
+		}
+		if status, _, _, ok := codeModeOutput(json.RawMessage(output)); ok && status != "completed" && status != "failed" && status != "running" {
+			t.Fatalf("%q: status %q", output, status)
+		}
+	})
+}
