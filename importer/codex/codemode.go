@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,8 +34,12 @@ type cmdExit struct {
 	Exit    int    `json:"exit"`
 }
 
-// toolsCallRE finds the calls of nested tools in a script.
-var toolsCallRE = regexp.MustCompile(`\btools\.([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+// toolsCallRE finds the calls of nested tools in a script; declRE the
+// declarations of its names, up to the value.
+var (
+	toolsCallRE = regexp.MustCompile(`\btools\.([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+	declRE      = regexp.MustCompile(`\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*`)
+)
 
 // codeModeCall reads a code-mode script that is one call of a nested tool
 // (the rest of it prints the result: text(…)): the tool's name and its
@@ -56,11 +61,17 @@ func codeModeCall(script string) (name string, input json.RawMessage, ok bool) {
 		if id == "" {
 			return "", nil, false
 		}
-		decl := regexp.MustCompile(`\b(?:const|let|var)\s+` + regexp.QuoteMeta(id) + `\s*=\s*`).FindStringIndex(script)
-		if decl == nil || decl[1] > calls[0][0] {
+		at := -1
+		for _, d := range declRE.FindAllStringSubmatchIndex(script[:calls[0][0]], -1) {
+			if script[d[2]:d[3]] == id {
+				at = d[1]
+				break
+			}
+		}
+		if at < 0 {
 			return "", nil, false
 		}
-		p = &jsParser{s: script, i: decl[1]}
+		p = &jsParser{s: script, i: at}
 	}
 	v, good := p.value()
 	if !good {
@@ -424,10 +435,10 @@ func (m *Mapper) addCell(callID string, c cellCall) {
 		m.cells = map[string]cellCall{}
 	}
 	if len(m.cells) >= maxOpenCells {
-		for id := range m.cells {
-			delete(m.cells, id) // any: such a rollout lost its outputs
-			break
-		}
+		// Such a rollout lost its outputs: forget one, the same one on
+		// every import (the least call_id), so a follow and a whole
+		// import agree.
+		delete(m.cells, slices.Min(slices.Collect(maps.Keys(m.cells))))
 	}
 	m.cells[callID] = c
 }

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -318,4 +319,25 @@ func FuzzCodeModeCall(f *testing.F) {
 			t.Fatalf("%q: status %q", output, status)
 		}
 	})
+}
+
+// Past maxOpenCells code-mode calls without output (a rollout that lost
+// them), the one forgotten is the least call_id, whatever the map's
+// order, so that a follow and a whole import agree.
+func TestAddCellForgetsTheLeastCallID(t *testing.T) {
+	for range 20 {
+		m := NewMapper(Config{})
+		for k := range maxOpenCells + 1 {
+			m.addCell(fmt.Sprintf("call_%04d", maxOpenCells-k), cellCall{})
+		}
+		if len(m.cells) != maxOpenCells {
+			t.Fatalf("%d cells kept, want %d", len(m.cells), maxOpenCells)
+		}
+		if _, kept := m.cells["call_0001"]; kept {
+			t.Fatal("the least call_id before the last was kept; another was forgotten")
+		}
+		if _, kept := m.cells["call_0000"]; !kept {
+			t.Fatal("the call just added was forgotten")
+		}
+	}
 }

@@ -1009,10 +1009,16 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 		}
 		delete(m.execCalls, it.CallID) // a script's output has no exec header
 	}
+	// A unified-exec output that says its command still runs (its
+	// header leaves ok absent): a poll tells how it ends.
+	running := ""
+	if ok == nil && (name == "exec_command" || name == "write_stdin") {
+		e, _ := ParseExec(text)
+		running = e.Running
+	}
 	if cmd, isExec := m.execCalls[it.CallID]; isExec {
 		delete(m.execCalls, it.CallID)
-		if e, _ := ParseExec(text); e.Running != "" {
-			id := e.Running
+		if id := running; id != "" {
 			m.execs = append(slices.DeleteFunc(m.execs, func(e execSession) bool { return e.ID == id }), execSession{ID: id, Command: cmd})
 			if len(m.execs) > keptExecs {
 				m.execs = m.execs[len(m.execs)-keptExecs:]
@@ -1020,11 +1026,8 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 		}
 	}
 	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
-	if ok == nil && (name == "exec_command" || name == "write_stdin") {
-		if e, _ := ParseExec(text); e.Running != "" {
-			// The command goes on: a poll tells how it ends.
-			ev.Meta["execRunning"] = e.Running
-		}
+	if running != "" {
+		ev.Meta["execRunning"] = running
 	}
 	if ok == nil || !*ok {
 		if d := declinedBy(strings.TrimSpace(text)); d != "" {
@@ -1087,8 +1090,8 @@ func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importe
 		out.Malformed(errors.New(`event_msg without "type"`))
 		return
 	}
-	if em.Type == "item_completed" {
-		m.noteExit(payload)
+	if em.Type == "item_completed" && len(m.cells) > 0 {
+		m.noteExit(payload) // for a code-mode call waiting on its output
 	}
 	ev := m.event(rl, session.TypeSystem, system(em.Type))
 	var msg string
