@@ -1418,6 +1418,16 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 		return nil
 	}
 	inputs := map[int64]json.RawMessage{} // a call the tail and a file both show is read once
+	// A patch of several files is split into its files' parts once.
+	split := map[int64]map[string]json.RawMessage{}
+	parts := func(seq int64, tool string, in json.RawMessage) map[string]json.RawMessage {
+		ps, ok := split[seq]
+		if !ok {
+			ps = patchInputs(tool, in)
+			split[seq] = ps
+		}
+		return ps
+	}
 	read := func(c *callRef) (json.RawMessage, error) {
 		if c.Size > maxEditInput+64<<10 {
 			return nil, nil // its input is past maxEditInput: editTexts names nothing of it
@@ -1452,7 +1462,7 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 				return err
 			}
 			if in != nil {
-				tool, pin, _ := inputFor(c.Tool, in, p) // of a patch of several files, p's part
+				tool, pin := inputFor(c.Tool, in, parts(c.Seq, c.Tool, in), p) // of a patch of several files, p's part
 				q.symbols[p], q.change[p], q.adds[p] = editSymbols(tool, pin), editChange(tool, pin), editAdds(tool, pin)
 				if isMarkdown(p) {
 					q.labelled[p] = labelledLines(tool, pin)
@@ -1471,7 +1481,7 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 				return err
 			}
 			if in != nil {
-				tool, pin, _ := inputFor(e.Call.Tool, in, p)
+				tool, pin := inputFor(e.Call.Tool, in, parts(e.Call.Seq, e.Call.Tool, in), p)
 				names = append(append(names, editSymbols(tool, pin)...), editAdds(tool, pin)...)
 			}
 		}

@@ -435,7 +435,7 @@ type openCall struct {
 	// Labelled: labelledLines of a write or an edit of a document.
 	Labelled []string `json:"labelled,omitempty"`
 	// PerPath: of a patch that changes several files, read at once, what
-	// it does to each (inputFor), by path, in place of Symbols, Change,
+	// it does to each (patchInputs), by path, in place of Symbols, Change,
 	// Adds and Labelled.
 	PerPath map[string]*fileFacts `json:"perPath,omitempty"`
 	// Off and Size locate a write's or an edit's call line, whose input
@@ -1065,19 +1065,15 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 					c.Labelled = labelledLines(name, ev.Tool.Input)
 				}
 				if len(touches) > 1 {
-					for _, t := range touches {
-						tool, in, part := inputFor(name, ev.Tool.Input, t.Path)
-						if !part {
-							continue
-						}
+					for p, in := range patchInputs(name, ev.Tool.Input) {
 						if c.PerPath == nil {
 							c.PerPath = map[string]*fileFacts{}
 						}
-						ff := &fileFacts{Symbols: editSymbols(tool, in), Change: editChange(tool, in), Adds: editAdds(tool, in)}
-						if isMarkdown(t.Path) {
-							ff.Labelled = labelledLines(tool, in)
+						ff := &fileFacts{Symbols: editSymbols("apply_patch", in), Change: editChange("apply_patch", in), Adds: editAdds("apply_patch", in)}
+						if isMarkdown(p) {
+							ff.Labelled = labelledLines("apply_patch", in)
 						}
-						c.PerPath[t.Path] = ff
+						c.PerPath[p] = ff
 					}
 				}
 			}

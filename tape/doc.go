@@ -337,7 +337,7 @@
 // "(earlier edits add …)". The session's choices are spread over a
 // file's edits; its last one alone does not say them. Of a patch that
 // changes several files, each file's names, first lines and labelled
-// lines are those of its own section of the patch (patchSection: its
+// lines are those of its own section of the patch (patchParts: its
 // header, a "*** Move to:" naming it too, up to the next file's header),
 // not the whole patch's.
 //

@@ -3,7 +3,6 @@ package tape
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -188,29 +187,41 @@ func (in *callInput) patch() string {
 func patchTouches(patch string) []fileTouch {
 	var out []fileTouch
 	for line := range strings.SplitSeq(patch, "\n") {
-		line = strings.TrimRight(line, "\r")
-		for _, h := range []struct{ prefix, op string }{
-			{"*** Add File:", OpWrite},
-			{"*** Update File:", OpEdit},
-			{"*** Delete File:", OpEdit},
-			{"*** Move to:", OpWrite},
-		} {
-			if p, ok := strings.CutPrefix(line, h.prefix); ok {
-				if p = strings.TrimSpace(p); p != "" {
-					out = append(out, fileTouch{Path: p, Op: h.op})
-				}
-			}
+		if op, p, _, ok := patchHeader(line); ok && p != "" {
+			out = append(out, fileTouch{Path: p, Op: op})
 		}
 	}
 	return out
 }
 
-// patchSection is the part of a patch that changes path, as a patch of
-// its own ("*** Begin Patch", the file's header and its lines, "*** End
-// Patch"): a patch that changes several files says of each what it does
-// to that file alone. "" when the patch changes fewer than two files or
-// none is path (a "*** Move to:" path is its section's too).
-func patchSection(patch, path string) string {
+// patchHeaders are the lines of a patch that name a file, and what each
+// does to it; "*** Move to:" goes with the file header before it.
+var patchHeaders = []struct{ prefix, op string }{
+	{"*** Add File:", OpWrite},
+	{"*** Update File:", OpEdit},
+	{"*** Delete File:", OpEdit},
+	{"*** Move to:", OpWrite},
+}
+
+// patchHeader reads line as one of patchHeaders: its op and path (trimmed;
+// "" for none), and whether it is a "*** Move to:".
+func patchHeader(line string) (op, path string, move, ok bool) {
+	line = strings.TrimRight(line, "\r")
+	for _, h := range patchHeaders {
+		if p, found := strings.CutPrefix(line, h.prefix); found {
+			return h.op, strings.TrimSpace(p), h.prefix == "*** Move to:", true
+		}
+	}
+	return "", "", false, false
+}
+
+// patchParts are the parts of a patch that changes several files, by
+// path, each a patch of its own ("*** Begin Patch", the file's header and
+// its lines up to the next file's header, "*** End Patch"; a "*** Move
+// to:" path has its section too): a patch that changes several files
+// says of each what it does to that file alone. nil for a patch of fewer
+// than two files.
+func patchParts(patch string) map[string]string {
 	type section struct {
 		paths []string
 		lines []string
@@ -219,51 +230,66 @@ func patchSection(patch, path string) string {
 	var cur *section
 	for line := range strings.SplitSeq(patch, "\n") {
 		t := strings.TrimRight(line, "\r")
+		_, p, move, header := patchHeader(t)
 		switch {
-		case strings.HasPrefix(t, "*** Add File:"), strings.HasPrefix(t, "*** Update File:"), strings.HasPrefix(t, "*** Delete File:"):
-			_, p, _ := strings.Cut(t, ":")
-			cur = &section{paths: []string{strings.TrimSpace(p)}, lines: []string{t}}
+		case header && !move:
+			cur = &section{paths: []string{p}, lines: []string{t}}
 			sections = append(sections, cur)
 		case strings.HasPrefix(t, "*** Begin Patch"), strings.HasPrefix(t, "*** End Patch"):
 			cur = nil
 		case cur != nil:
-			if p, ok := strings.CutPrefix(t, "*** Move to:"); ok {
-				cur.paths = append(cur.paths, strings.TrimSpace(p))
+			if move {
+				cur.paths = append(cur.paths, p)
 			}
 			cur.lines = append(cur.lines, t)
 		}
 	}
 	if len(sections) < 2 {
-		return ""
+		return nil
 	}
-	var out []string
+	parts := map[string]string{}
 	for _, s := range sections {
-		if slices.Contains(s.paths, path) {
-			out = append(out, s.lines...)
+		for _, p := range s.paths {
+			if parts[p] != "" {
+				parts[p] = strings.TrimSuffix(parts[p], "\n*** End Patch") + "\n" + strings.Join(s.lines, "\n") + "\n*** End Patch"
+				continue
+			}
+			parts[p] = "*** Begin Patch\n" + strings.Join(s.lines, "\n") + "\n*** End Patch"
 		}
 	}
-	if len(out) == 0 {
-		return ""
-	}
-	return "*** Begin Patch\n" + strings.Join(out, "\n") + "\n*** End Patch"
+	return parts
 }
 
-// inputFor is the tool and input of a write or an edit as they change
-// path: of a patch that changes several files, the patch of path's
-// section alone (patchSection; part true); else name and input as they
-// are.
-func inputFor(name string, input json.RawMessage, path string) (tool string, in json.RawMessage, part bool) {
+// patchInputs are the inputs of a write or an edit as it changes each file,
+// by path: of a patch that changes several files, an apply_patch input of
+// the file's part alone (patchParts); nil for any other call, which is
+// read whole.
+func patchInputs(name string, input json.RawMessage) map[string]json.RawMessage {
 	for _, t := range editTexts(name, input) {
 		if !isPatch(t) {
 			continue
 		}
-		if s := patchSection(t, path); s != "" {
-			b, err := json.Marshal(map[string]string{"patch": s})
-			if err == nil {
-				return "apply_patch", b, true
+		parts := patchParts(t)
+		if parts == nil {
+			return nil
+		}
+		out := make(map[string]json.RawMessage, len(parts))
+		for p, part := range parts {
+			if b, err := json.Marshal(map[string]string{"patch": part}); err == nil {
+				out[p] = b
 			}
 		}
-		break
+		return out
 	}
-	return name, input, false
+	return nil
+}
+
+// inputFor is the tool and input of a call as it changes path, from its
+// patchInputs (parts): the part of path when there is one, else the call
+// whole.
+func inputFor(name string, input json.RawMessage, parts map[string]json.RawMessage, path string) (string, json.RawMessage) {
+	if in, ok := parts[path]; ok {
+		return "apply_patch", in
+	}
+	return name, input
 }

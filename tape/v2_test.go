@@ -1496,17 +1496,18 @@ func TestAPatchOfSeveralFilesSaysWhatItDoesToEach(t *testing.T) {
 	check("read at Build", tp)
 }
 
-func TestPatchSection(t *testing.T) {
+func TestPatchParts(t *testing.T) {
 	two := "*** Begin Patch\n*** Update File: a.go\n@@\n+func A() {}\n*** Add File: b.go\n+func B() {}\n*** End Patch"
 	for _, c := range []struct{ patch, path, want string }{
 		{two, "a.go", "*** Begin Patch\n*** Update File: a.go\n@@\n+func A() {}\n*** End Patch"},
 		{two, "b.go", "*** Begin Patch\n*** Add File: b.go\n+func B() {}\n*** End Patch"},
 		{two, "c.go", ""},
 		{"*** Begin Patch\n*** Update File: a.go\n+x\n*** End Patch", "a.go", ""},
+		{"*** Begin Patch\n*** Update File: a.go\n+one\n*** Update File: b.go\n+b\n*** Update File: a.go\n+two\n*** End Patch", "a.go", "*** Begin Patch\n*** Update File: a.go\n+one\n*** Update File: a.go\n+two\n*** End Patch"},
 		{"*** Begin Patch\r\n*** Delete File: gone.go\r\n*** Update File: x.go\r\n*** Move to: y.go\r\n+z\r\n*** End Patch", "y.go", "*** Begin Patch\n*** Update File: x.go\n*** Move to: y.go\n+z\n*** End Patch"},
 	} {
-		if got := patchSection(c.patch, c.path); got != c.want {
-			t.Errorf("patchSection(%q, %q) = %q, want %q", c.patch, c.path, got, c.want)
+		if got := patchParts(c.patch)[c.path]; got != c.want {
+			t.Errorf("patchParts(%q)[%q] = %q, want %q", c.patch, c.path, got, c.want)
 		}
 	}
 }
