@@ -160,8 +160,9 @@ func (r Request) CodexTools() []string {
 }
 
 // CodexFunctionOutputs are the function_call_output and
-// custom_tool_call_output items of a Responses request's input, by call_id: the output as the host sent it (a JSON
-// string, or a list of content items).
+// custom_tool_call_output items of a Responses request's input, by
+// call_id: the output as the host sent it (a JSON string, or a list of
+// content items).
 func (r Request) CodexFunctionOutputs() map[string]json.RawMessage {
 	var body struct {
 		Input []struct {
