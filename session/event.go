@@ -252,6 +252,12 @@ const (
 	MetaGoalReason = "goalReason"
 )
 
+// MetaChangedOutside names a file the host saw change outside its model's
+// tools (the person, a formatter, a merge) and told its model so, on the
+// host's own event (Claude Code's edited_text_file attachment), whose text
+// holds the lines around the change.
+const MetaChangedOutside = "changedOutside"
+
 // GoalCleared is the MetaGoalStatus of a goal the person cleared: the
 // session has none. GoalComplete and GoalFailed are the statuses of a goal
 // that ended (met, or judged impossible), as the hosts name them; any other

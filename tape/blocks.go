@@ -1110,12 +1110,18 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		for _, op := range []struct {
 			name string
 			seq  int64
-		}{{OpWrite, f.Write}, {OpEdit, f.Edit}, {OpRead, f.Read}} {
+		}{{OpWrite, f.Write}, {OpEdit, f.Edit}, {OpOutside, f.Outside}, {OpRead, f.Read}} {
 			if op.seq != 0 {
 				ops = append(ops, fmt.Sprintf("%s seq=%d", op.name, op.seq))
 			}
 		}
 		line := fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", "))
+		if len(f.Conflict) > 0 && f.Outside > max(f.Write, f.Edit) {
+			// What git left there, unresolved since as far as the log
+			// says: the short form keeps it too.
+			line += " (merge conflict markers: " + strings.Join(f.Conflict, ", ") + ")"
+		}
+		short := line
 		symbols, change, adds, labelled := f.Symbols, f.Change, f.Adds, f.Labelled
 		if f.Call != nil {
 			symbols, change, adds, labelled = q.symbols[p], q.change[p], q.adds[p], q.labelled[p]
@@ -1160,11 +1166,11 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			}
 		}
 		it := newItem(line, "", f.firstSeq(), f.Last)
-		if f.Write == 0 && f.Edit == 0 {
+		if f.Write == 0 && f.Edit == 0 && f.Outside == 0 {
 			read.items = append(read.items, it)
 		} else {
 			changed.items = append(changed.items, it)
-			changed.short = append(changed.short, fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", ")))
+			changed.short = append(changed.short, short)
 		}
 	}
 	changedSec := blk.addSection(changed)

@@ -106,8 +106,9 @@ const (
 	// clauses and "the only" as constraints; 72 a report of what the
 	// person sees; 73 an opener behind a status mark; 74 a label of a few
 	// words ending with a colon; 75 kept the line digest of a pasted
-	// screen whose prompts set no rule.
-	snapshotVersion = 79
+	// screen whose prompts set no rule; 79 read no file the host saw
+	// change outside the agent's tools.
+	snapshotVersion = 80
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -346,7 +347,12 @@ type fileEntry struct {
 	Read  int64 `json:"read,omitempty"`
 	Write int64 `json:"write,omitempty"`
 	Edit  int64 `json:"edit,omitempty"`
-	Last  int64 `json:"last"`
+	// Outside is the seq of the host's last word that the file changed
+	// outside the agent's tools (session.MetaChangedOutside); Conflict
+	// the merge-conflict marker lines that change showed, first and last.
+	Outside  int64    `json:"outside,omitempty"`
+	Conflict []string `json:"conflict,omitempty"`
+	Last     int64    `json:"last"`
 	// Symbols are the names the last write or edit defined, Change its
 	// first lines, read at once (Add); or Call locates that call's line,
 	// read at Build.
@@ -728,6 +734,12 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		st.TodoSeq = ev.Seq
 		st.OKSinceTodo = 0
 	case session.TypeSystem:
+		if p := ev.Meta[session.MetaChangedOutside]; p != "" {
+			b.touch(fileTouch{Path: p, Op: OpOutside}, ev.Seq, openCall{})
+			if f := st.Files[p]; f != nil {
+				f.Conflict = conflictMarkers(ev.Text)
+			}
+		}
 		if ev.Source.Name == session.SourceRecap && strings.TrimSpace(ev.Text) != "" {
 			st.Recap = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxRecapRunes, "", ev.Seq)}
 		}
@@ -1353,6 +1365,8 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 		f.Write = seq
 	case OpEdit:
 		f.Edit = seq
+	case OpOutside:
+		f.Outside = seq
 	}
 	if t.Op != OpRead && call.Seq > 0 {
 		if f.Call != nil || len(f.Symbols) > 0 || len(f.Adds) > 0 {

@@ -14,6 +14,9 @@ const (
 	OpRead  = "read"
 	OpWrite = "write"
 	OpEdit  = "edit"
+	// OpOutside is a change the host saw made outside the agent's tools
+	// (session.MetaChangedOutside).
+	OpOutside = "changed outside the agent"
 )
 
 // toolOps maps a tool name, lower-cased, to the file operation it performs.

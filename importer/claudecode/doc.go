@@ -31,7 +31,12 @@
 //	                         by the host, never a human instruction; a goal_status (2.1.332's
 //	                         /goal: met, failed, sentinel, condition, reason) also carries meta
 //	                         goalStatus (complete, failed, cleared for /goal clear's sentinel,
-//	                         else active), goalObjective (the condition) and goalReason (goal.go)
+//	                         else active), goalObjective (the condition) and goalReason (goal.go);
+//	                         an edited_text_file (a file the model read changed outside its
+//	                         tools: the person, a formatter, a merge) names the file in meta
+//	                         changedOutside and its text is "changed outside the agent: <file>"
+//	                         and the snippet's lines without their numbers, at most 4,000
+//	                         runes (outside.go)
 //	any other type           system/event "unknown" with meta.lineType: never fatal; a warning
 //	                         names the type and the host version of the line (its "version"),
 //	                         once per type for the life of the import cursor (mapper state "told")

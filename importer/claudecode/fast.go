@@ -95,21 +95,25 @@ func fastMessage(d *logscan.Decoder, dst **message) bool {
 	})
 }
 
-var typeKeys = []string{"type"}
+var attachmentKeys = []string{"type", "filename", "snippet"}
 
 func fastAttachment(d *logscan.Decoder, ln *line) bool {
 	if d.Null() {
 		return true
 	}
-	ln.Attachment = &struct {
-		Type string `json:"type"`
-	}{}
+	a := &attachment{}
+	ln.Attachment = a
 	var seen logscan.FieldSet
 	return d.Object(func(key []byte) bool {
-		if string(key) == "type" {
-			return seen.First(0) && d.StringField(&ln.Attachment.Type)
+		switch string(key) {
+		case "type":
+			return seen.First(0) && d.StringField(&a.Type)
+		case "filename":
+			return seen.First(1) && d.StringField(&a.Filename)
+		case "snippet":
+			return seen.First(2) && d.StringField(&a.Snippet)
 		}
-		return !logscan.FoldsTo(key, typeKeys) && d.SkipValue()
+		return !logscan.FoldsTo(key, attachmentKeys) && d.SkipValue()
 	})
 }
 

@@ -120,6 +120,15 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 }
 
 // line is the part of a transcript line the mapping reads.
+// attachment is what the importer reads of an attachment line: its type;
+// of an edited_text_file, the file and the lines around the change, each
+// as "N\t" and the line.
+type attachment struct {
+	Type     string `json:"type"`
+	Filename string `json:"filename"`
+	Snippet  string `json:"snippet"`
+}
+
 type line struct {
 	Type             string          `json:"type"`
 	Version          string          `json:"version"`
@@ -137,10 +146,8 @@ type line struct {
 	Level            string          `json:"level"`
 	Summary          string          `json:"summary"`
 	Operation        string          `json:"operation"`
-	Attachment       *struct {
-		Type string `json:"type"`
-	} `json:"attachment"`
-	ToolUseResult json.RawMessage `json:"toolUseResult"`
+	Attachment       *attachment     `json:"attachment"`
+	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	// Origin is where a user line came from (2.1.332: "human", "peer", …;
 	// hostOrigins).
 	Origin *struct {
@@ -225,6 +232,9 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		ev.Meta["attachment"] = kind
 		if kind == attachmentGoalStatus {
 			goalStatus(l.Bytes, &ev, out)
+		}
+		if kind == attachmentEditedFile && ln.Attachment.Filename != "" {
+			changedOutside(&ev, ln.Attachment.Filename, ln.Attachment.Snippet)
 		}
 		out.Emit(ev)
 	case "summary":

@@ -1,0 +1,54 @@
+package claudecode
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/testfixtures"
+	"github.com/graft-project/graft/session"
+)
+
+// testdata/edited-outside-2.1.119.jsonl holds edited_text_file attachments
+// as Claude Code 2.1.119 wrote them (from a transcript of
+// testdata/fidelity, shortened): the host saw a file it had read change
+// outside its model's tools (a merge, the person, a formatter) and told
+// its model which, with the lines around the change. Each is an injected
+// event naming the file (session.MetaChangedOutside) whose text holds the
+// snippet without its line numbers; one with no file name is kept as an
+// attachment and names none.
+func TestAFileChangedOutsideTheAgentIsNamed(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/edited-outside-2.1.119.jsonl", ID: "out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 0 || sum.MalformedCount != 0 {
+		t.Errorf("warnings %q, malformed %d", sum.Warnings, sum.MalformedCount)
+	}
+	var paths []string
+	var texts []string
+	attachments := 0
+	for _, ev := range testfixtures.ReadSession(t, st, "out") {
+		if ev.Meta["attachment"] == "edited_text_file" {
+			attachments++
+			if ev.IsHumanInstruction() || ev.Type != session.TypeSystem {
+				t.Errorf("seq %d: an attachment is the host's, never a human instruction: %+v", ev.Seq, ev)
+			}
+		}
+		if p := ev.Meta[session.MetaChangedOutside]; p != "" {
+			paths = append(paths, p)
+			texts = append(texts, ev.Text)
+		}
+	}
+	if attachments != 3 {
+		t.Errorf("%d edited_text_file attachments, want 3", attachments)
+	}
+	want := []string{"/Users/alisha/Projects/skills/package.json", "/Users/alisha/Projects/skills/README.md"}
+	if strings.Join(paths, "|") != strings.Join(want, "|") {
+		t.Fatalf("files changed outside %q, want %q", paths, want)
+	}
+	wantText := "changed outside the agent: /Users/alisha/Projects/skills/package.json\n{\n  \"name\": \"skills\",\n<<<<<<< HEAD\n  \"version\": \"0.3.0\",\n=======\n  \"version\": \"0.2.0\",\n>>>>>>> main\n  \"type\": \"module\",\n  \"main\": \".opencode/plugins/entire.js\"\n}"
+	if texts[0] != wantText {
+		t.Errorf("text:\n%s\nwant:\n%s", texts[0], wantText)
+	}
+}

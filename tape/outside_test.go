@@ -1,0 +1,75 @@
+package tape
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// changedOutside is the host's word that a file changed outside the
+// agent's tools (Claude Code's edited_text_file attachment, as imported).
+func changedOutside(path, text string) session.Event {
+	return session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "attachment"},
+		Text: "changed outside the agent: " + path + "\n" + text,
+		Meta: map[string]string{"attachment": "edited_text_file", session.MetaChangedOutside: path}}
+}
+
+// A file the host saw change outside the agent's tools (a merge, the
+// person, a formatter) is a changed file of the workspace, not one only
+// read: Workspace Files says so with the seq of the host's word, and a
+// change that left merge-conflict markers names them (the next window
+// must resolve them); a later write or edit by the agent is its own.
+func TestAFileChangedOutsideTheAgentIsListed(t *testing.T) {
+	conflict := "{\n<<<<<<< HEAD\n  \"version\": \"0.3.0\",\n=======\n  \"version\": \"0.2.0\",\n>>>>>>> main\n}"
+	evs := seqd(
+		human("Merge main."), // 1
+		call("Read", "r1", `{"file_path":"/w/package.json"}`),                       // 2
+		result("Read", "r1", true, "{}"),                                            // 3
+		call("Read", "r2", `{"file_path":"/w/README.md"}`),                          // 4
+		result("Read", "r2", true, "# Skills"),                                      // 5
+		call("Read", "r3", `{"file_path":"/w/a.go"}`),                               // 6
+		result("Read", "r3", true, "package a"),                                     // 7
+		changedOutside("/w/package.json", conflict),                                 // 8
+		changedOutside("/w/README.md", "# Skills\n\nCross-agent skills."),           // 9
+		changedOutside("/w/a.go", "package a\n<<<<<<< HEAD\n=======\n>>>>>>> main"), // 10
+		call("Write", "w1", `{"file_path":"/w/a.go","content":"package a\n"}`),      // 11
+		result("Write", "w1", true, "ok"),                                           // 12
+		say("The merge stopped on conflicts."),                                      // 13
+	)
+	for k := range evs {
+		if evs[k].Meta == nil {
+			evs[k].Meta = map[string]string{}
+		}
+		evs[k].Meta["cwd"] = "/w"
+	}
+	tp := build(t, "s", evs, Options{}, nil)
+	blk := blockText(t, tp, "Workspace Files")
+	changed, read, _ := strings.Cut(blk, "Only read:")
+	for _, want := range []string{
+		"- package.json: changed outside the agent seq=8, read seq=3 (merge conflict markers: <<<<<<< HEAD, >>>>>>> main)",
+		"- README.md: changed outside the agent seq=9, read seq=5",
+		"- a.go: write seq=12, changed outside the agent seq=10, read seq=7",
+	} {
+		if !strings.Contains(changed, want+"\n") && !strings.HasSuffix(changed, want) {
+			t.Errorf("want %q among the changed files:\n%s", want, blk)
+		}
+	}
+	// The short form of an older file, which tells no change of it,
+	// keeps the markers.
+	reply := 60
+	more := evs[:len(evs)-1:len(evs)-1]
+	for k := range 12 {
+		id := fmt.Sprintf("m%d", k)
+		more = append(more, call("Write", id, fmt.Sprintf(`{"file_path":"/w/m%d.go","content":"package m\n\nfunc LongFunctionNameNumber%dThatTakesRoom() {}\n"}`, k, k)), result("Write", id, true, "ok"))
+	}
+	more = seqd(append(more, say("Written. "+strings.Repeat("Every file is in place. ", reply)))...)
+	tp = build(t, "s", more, Options{Budget: 4000}, nil)
+	if blk := blockText(t, tp, "Workspace Files"); !strings.Contains(blk, "- package.json: changed outside the agent seq=8, read seq=3 (merge conflict markers: <<<<<<< HEAD, >>>>>>> main)") || !strings.Contains(blk, "- m11.go: write seq=36 (defines") || !strings.Contains(blk, "- m0.go: write seq=14\n") {
+		t.Errorf("want the short forms of the older files, the markers kept:\n%s", blk)
+	}
+	if strings.Contains(read, "package.json") || strings.Contains(blk, "a.go: write seq=12, changed outside the agent seq=10, read seq=7 (merge") {
+		t.Errorf("a file changed outside is no file only read, and the agent's write after a conflict is its own:\n%s", blk)
+	}
+}
