@@ -107,8 +107,9 @@ const (
 	// person sees; 73 an opener behind a status mark; 74 a label of a few
 	// words ending with a colon; 75 kept the line digest of a pasted
 	// screen whose prompts set no rule; 79 read no file the host saw
-	// change outside the agent's tools.
-	snapshotVersion = 80
+	// change outside the agent's tools; 80 kept a file named relative to
+	// the session's folder apart from the same file named whole.
+	snapshotVersion = 81
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -735,10 +736,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		st.OKSinceTodo = 0
 	case session.TypeSystem:
 		if p := ev.Meta[session.MetaChangedOutside]; p != "" {
-			b.touch(fileTouch{Path: p, Op: OpOutside}, ev.Seq, openCall{})
-			if f := st.Files[p]; f != nil {
-				f.Conflict = conflictMarkers(ev.Text)
-			}
+			b.touch(fileTouch{Path: p, Op: OpOutside}, ev.Seq, openCall{}).Conflict = conflictMarkers(ev.Text)
 		}
 		if ev.Source.Name == session.SourceRecap && strings.TrimSpace(ev.Text) != "" {
 			st.Recap = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxRecapRunes, "", ev.Seq)}
@@ -1348,15 +1346,19 @@ func addToken(toks []string, tok string) []string {
 	return toks
 }
 
-func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
+// touch records an op on a file and returns its entry. A file is keyed by
+// its absolute path: one named relative to the session's folder (Codex's
+// apply_patch, "./x") and by its whole path elsewhere is one file.
+func (b *Builder) touch(t fileTouch, seq int64, call openCall) *fileEntry {
 	st := &b.st
 	if st.Files == nil {
 		st.Files = map[string]*fileEntry{}
 	}
-	f := st.Files[t.Path]
+	key := fileKey(t.Path, st.Cwd)
+	f := st.Files[key]
 	if f == nil {
 		f = &fileEntry{}
-		st.Files[t.Path] = f
+		st.Files[key] = f
 	}
 	switch t.Op {
 	case OpRead:
@@ -1398,6 +1400,33 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) {
 		st.FilesDropped.add(old.firstSeq(), old.Last)
 		delete(st.Files, oldPath)
 	}
+	return f
+}
+
+// fileKey is a path relative to the session's folder cwd made whole (a
+// leading "./" dropped); any other path as it is.
+func fileKey(p, cwd string) string {
+	if cwd == "" || p == "" || p[0] == '/' || p[0] == '~' || isWindowsPath(p) || strings.HasPrefix(p, `\`) {
+		return p
+	}
+	rel := p
+	for {
+		r, ok := strings.CutPrefix(rel, "./")
+		if !ok {
+			r, ok = strings.CutPrefix(rel, `.\`)
+		}
+		if !ok {
+			break
+		}
+		rel = r
+	}
+	if rel == "" || rel == "." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, `..\`) {
+		return p
+	}
+	if isWindowsPath(cwd) {
+		return strings.TrimRight(cwd, `\/`) + `\` + rel
+	}
+	return strings.TrimSuffix(cwd, "/") + "/" + rel
 }
 
 // firstSeq is the lowest result seq recorded for the path.

@@ -59,7 +59,7 @@ func TestAFileChangedOutsideTheAgentIsListed(t *testing.T) {
 	// The short form of an older file, which tells no change of it,
 	// keeps the markers.
 	reply := 60
-	more := evs[:len(evs)-1:len(evs)-1]
+	more := evs[: len(evs)-1 : len(evs)-1]
 	for k := range 12 {
 		id := fmt.Sprintf("m%d", k)
 		more = append(more, call("Write", id, fmt.Sprintf(`{"file_path":"/w/m%d.go","content":"package m\n\nfunc LongFunctionNameNumber%dThatTakesRoom() {}\n"}`, k, k)), result("Write", id, true, "ok"))
@@ -71,5 +71,51 @@ func TestAFileChangedOutsideTheAgentIsListed(t *testing.T) {
 	}
 	if strings.Contains(read, "package.json") || strings.Contains(blk, "a.go: write seq=12, changed outside the agent seq=10, read seq=7 (merge") {
 		t.Errorf("a file changed outside is no file only read, and the agent's write after a conflict is its own:\n%s", blk)
+	}
+}
+
+// A file named by its absolute path in one call and relative to the
+// session's folder in another (Codex's apply_patch names it relative, its
+// shell's here-documents and other tools absolute) is one file of the
+// workspace: one line, with all its ops.
+func TestAFileNamedTwoWaysIsOneFile(t *testing.T) {
+	evs := seqd(
+		human("Fix the parser."), // 1
+		call("Write", "w1", `{"file_path":"/w/internal/parser.go","content":"package sem\n\nfunc Parse() {}\n"}`), // 2
+		result("Write", "w1", true, "ok"), // 3
+		call("apply_patch", "p1", `{"patch":"*** Begin Patch\n*** Update File: internal/parser.go\n@@\n-func Parse() {}\n+func ParseSQL() {}\n*** End Patch"}`), // 4
+		result("apply_patch", "p1", true, "Success"),               // 5
+		call("Read", "r1", `{"file_path":"./internal/parser.go"}`), // 6
+		result("Read", "r1", true, "package sem"),                  // 7
+		say("Renamed."), // 8
+	)
+	for k := range evs {
+		if evs[k].Meta == nil {
+			evs[k].Meta = map[string]string{}
+		}
+		evs[k].Meta["cwd"] = "/w"
+	}
+	blk := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
+	if n := strings.Count(blk, "- internal/parser.go:"); n != 1 || !strings.Contains(blk, "- internal/parser.go: write seq=3, edit seq=5, read seq=7") {
+		t.Errorf("want one line of internal/parser.go with its write, edit and read (%d lines):\n%s", n, blk)
+	}
+}
+
+func TestFileKey(t *testing.T) {
+	for _, c := range []struct{ p, cwd, want string }{
+		{"a.go", "/w", "/w/a.go"},
+		{"./a.go", "/w/", "/w/a.go"},
+		{"/w/a.go", "/w", "/w/a.go"},
+		{"/etc/hosts", "/w", "/etc/hosts"},
+		{"../b/a.go", "/w", "../b/a.go"},
+		{"~/.zshrc", "/w", "~/.zshrc"},
+		{"a.go", "", "a.go"},
+		{`src\a.py`, `C:\Users\x\repo`, `C:\Users\x\repo\src\a.py`},
+		{`.\src\a.py`, `C:\Users\x\repo\`, `C:\Users\x\repo\src\a.py`},
+		{`D:\other\a.py`, `C:\Users\x\repo`, `D:\other\a.py`},
+	} {
+		if got := fileKey(c.p, c.cwd); got != c.want {
+			t.Errorf("fileKey(%q, %q) = %q, want %q", c.p, c.cwd, got, c.want)
+		}
 	}
 }
