@@ -1235,14 +1235,37 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	}
 	if listed := b.listedFailures(); len(listed) > 0 {
 		fails = &section{heading: "Failed tool calls not fixed since:", singular: "failure", plural: "failures", cutFront: true}
-		for _, f := range listed {
-			where := ""
+		// A call that failed again is listed once, at its newest run,
+		// which names the runs before it (TestAFailureRepeatedIsListedOnce).
+		type call struct{ tool, what string }
+		newest := map[call]int{}
+		for k, f := range listed {
+			newest[call{f.Tool, f.What}] = k
+		}
+		before := map[int][]string{}
+		for k, f := range listed {
+			if n := newest[call{f.Tool, f.What}]; n != k {
+				before[n] = append(before[n], fmt.Sprintf("seq=%d", f.Seq))
+			}
+		}
+		for k, f := range listed {
+			if newest[call{f.Tool, f.What}] != k {
+				continue
+			}
+			var where []string
 			if f.Seq > st.Boundary {
-				where = " (open turn)"
+				where = append(where, "open turn")
+			}
+			from := f.Seq
+			if b := before[k]; len(b) > 0 {
+				where = append(where, "it failed at "+andList(b)+" too")
+				from = listed[slices.IndexFunc(listed, func(g failure) bool { return g.Tool == f.Tool && g.What == f.What })].Seq
 			}
 			line := actionLine(f.Seq, f.Tool, f.What, "FAILED", pendingLines(f, q), q.notes[f.Seq])
-			line = strings.Replace(line, " FAILED", " FAILED"+where, 1)
-			fails.items = append(fails.items, newItem(line, "", f.Seq, f.Seq))
+			if len(where) > 0 {
+				line = strings.Replace(line, " FAILED", " FAILED ("+strings.Join(where, "; ")+")", 1)
+			}
+			fails.items = append(fails.items, newItem(line, "", from, f.Seq))
 		}
 		blk.addSection(fails)
 	}
