@@ -56,7 +56,10 @@
 //
 // Every event keeps meta "uuid" (the line's uuid) and "line", and a human
 // instruction the line's "cwd" (the tape names files relative to it) and its
-// "gitBranch" (the branch the work is on, which the tape names) and its
+// "gitBranch" (the branch the work is on, which the tape names; any other
+// event carries it too when its line gives a branch other than the last
+// one named: the agent switched branches mid-turn, mapper state "branch")
+// and its
 // "permissionMode" (the mode it was sent in; plan: no edits yet); the line's
 // timestamp is the event's ts (kept in meta "timestamp" when it is not RFC 3339).
 //

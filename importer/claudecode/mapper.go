@@ -46,6 +46,10 @@ type Mapper struct {
 	// TaskCreate calls waiting for their result, by call id (tasks.go).
 	tasks   []session.Todo
 	creates map[string]string
+	// branch is the git branch the last event that named one named
+	// (meta gitBranch): an event names the branch its line gives when
+	// it changed, so the tape follows a branch switched mid-turn.
+	branch string
 	// dec reads lines on the fast path (fast.go).
 	dec logscan.Decoder
 }
@@ -89,12 +93,13 @@ type mapperState struct {
 	Told      []string            `json:"told,omitempty"`
 	Tasks     []session.Todo      `json:"tasks,omitempty"`
 	Creates   map[string]string   `json:"creates,omitempty"`
+	Branch    string              `json:"branch,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without a result,
 // the queued input not given up yet and the task list (tasks.go).
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates})
+	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates, Branch: m.branch})
 }
 
 // LoadState implements importer.Mapper.
@@ -102,6 +107,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]openCall{}
 	m.queued, m.told = nil, nil
 	m.tasks, m.creates = nil, nil
+	m.branch = ""
 	if len(raw) == 0 {
 		return nil
 	}
@@ -116,10 +122,10 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.told = st.Told
 	m.tasks = st.Tasks
 	m.creates = st.Creates
+	m.branch = st.Branch
 	return nil
 }
 
-// line is the part of a transcript line the mapping reads.
 // attachment is what the importer reads of an attachment line: its type;
 // of an edited_text_file, the file and the lines around the change, each
 // as "N\t" and the line.
@@ -129,6 +135,7 @@ type attachment struct {
 	Snippet  string `json:"snippet"`
 }
 
+// line is the part of a transcript line the mapping reads.
 type line struct {
 	Type             string          `json:"type"`
 	Version          string          `json:"version"`
@@ -265,6 +272,12 @@ func (m *Mapper) event(ln *line, typ string, src session.Source) session.Event {
 	}
 	if m.cfg.Parent != "" {
 		ev.Meta["parentSession"] = m.cfg.Parent
+	}
+	if ln.GitBranch != "" && ln.GitBranch != m.branch {
+		// The branch changed (git checkout -b mid-turn): the line that
+		// first gives the new one says so.
+		ev.Meta["gitBranch"] = ln.GitBranch
+		m.branch = ln.GitBranch
 	}
 	return ev
 }

@@ -52,3 +52,24 @@ func TestAFileChangedOutsideTheAgentIsNamed(t *testing.T) {
 		t.Errorf("text:\n%s\nwant:\n%s", texts[0], wantText)
 	}
 }
+
+// testdata/branch-switch-2.1.229.jsonl: the agent switched branches
+// mid-turn (git checkout -b); Claude Code writes the new branch on every
+// line from the call's result on. The event where the branch changed
+// carries it (meta gitBranch), as the human instruction does, so the
+// tape names the branch the work is on now, not the one of the newest
+// instruction; a line on the same branch carries none.
+func TestABranchSwitchedMidTurnIsNamed(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: "testdata/branch-switch-2.1.229.jsonl", ID: "br"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range testfixtures.ReadSession(t, st, "br") {
+		got = append(got, ev.Type+"="+ev.Meta["gitBranch"])
+	}
+	want := "user/message=xcoder/nomos-audit-github-issues-9c825f tool/call= tool/result=issue-288-genesis-multisig-quorum assistant/message="
+	if strings.Join(got, " ") != want {
+		t.Errorf("branches by event:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
