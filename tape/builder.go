@@ -108,8 +108,9 @@ const (
 	// words ending with a colon; 75 kept the line digest of a pasted
 	// screen whose prompts set no rule; 79 read no file the host saw
 	// change outside the agent's tools; 80 kept a file named relative to
-	// the session's folder apart from the same file named whole.
-	snapshotVersion = 81
+	// the session's folder apart from the same file named whole; 81 a
+	// Windows file named with slashes or by Git Bash's /c/ apart.
+	snapshotVersion = 82
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -1404,9 +1405,22 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) *fileEntry {
 }
 
 // fileKey is a path relative to the session's folder cwd made whole (a
-// leading "./" dropped); any other path as it is.
+// leading "./" dropped); any other path as it is. Of a Windows session
+// (cwd C:\…), every path with slashes and its drive letter in capitals,
+// Git Bash's /c/Users/… as C:/Users/…: its tools name one file as
+// C:\Users\…\x.py, C:/Users/…/x.py and, from a shell in the folder, x.py.
 func fileKey(p, cwd string) string {
-	if cwd == "" || p == "" || p[0] == '/' || p[0] == '~' || isWindowsPath(p) || strings.HasPrefix(p, `\`) {
+	if p == "" {
+		return p
+	}
+	win := isWindowsPath(cwd)
+	if win && len(p) >= 3 && p[0] == '/' && p[2] == '/' && ('a' <= p[1]|0x20 && p[1]|0x20 <= 'z') {
+		p = p[1:2] + ":" + p[2:] // Git Bash's drive
+	}
+	if win && isWindowsPath(p) {
+		return strings.ToUpper(p[:1]) + slashed(p)[1:]
+	}
+	if cwd == "" || p[0] == '/' || p[0] == '~' || isWindowsPath(p) || strings.HasPrefix(p, `\`) {
 		return p
 	}
 	rel := p
@@ -1423,8 +1437,8 @@ func fileKey(p, cwd string) string {
 	if rel == "" || rel == "." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, `..\`) {
 		return p
 	}
-	if isWindowsPath(cwd) {
-		return strings.TrimRight(cwd, `\/`) + `\` + rel
+	if win {
+		return fileKey(slashed(cwd)+"/"+rel, cwd)
 	}
 	return strings.TrimSuffix(cwd, "/") + "/" + rel
 }

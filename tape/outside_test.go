@@ -110,12 +110,41 @@ func TestFileKey(t *testing.T) {
 		{"../b/a.go", "/w", "../b/a.go"},
 		{"~/.zshrc", "/w", "~/.zshrc"},
 		{"a.go", "", "a.go"},
-		{`src\a.py`, `C:\Users\x\repo`, `C:\Users\x\repo\src\a.py`},
-		{`.\src\a.py`, `C:\Users\x\repo\`, `C:\Users\x\repo\src\a.py`},
-		{`D:\other\a.py`, `C:\Users\x\repo`, `D:\other\a.py`},
+		// A Windows session's tools name one file three ways.
+		{`src\a.py`, `C:\Users\x\repo`, `C:/Users/x/repo/src/a.py`},
+		{`.\src\a.py`, `C:\Users\x\repo\`, `C:/Users/x/repo/src/a.py`},
+		{`src/a.py`, `C:\Users\x\repo`, `C:/Users/x/repo/src/a.py`},
+		{`C:\Users\x\repo\src\a.py`, `C:\Users\x\repo`, `C:/Users/x/repo/src/a.py`},
+		{`c:/Users/x/repo/src/a.py`, `C:\Users\x\repo`, `C:/Users/x/repo/src/a.py`},
+		{`/c/Users/x/repo/src/a.py`, `C:\Users\x\repo`, `C:/Users/x/repo/src/a.py`},
+		{`D:\other\a.py`, `C:\Users\x\repo`, `D:/other/a.py`},
+		{`/c/Users/x/a.py`, `/home/x`, `/c/Users/x/a.py`},
 	} {
 		if got := fileKey(c.p, c.cwd); got != c.want {
 			t.Errorf("fileKey(%q, %q) = %q, want %q", c.p, c.cwd, got, c.want)
 		}
+	}
+}
+
+// On Windows, Claude Code's Write names a file C:\…\x.py while a Bash
+// here-document from the session's folder names it src/x.py: one file.
+func TestAWindowsFileNamedTwoWaysIsOneFile(t *testing.T) {
+	evs := seqd(
+		human("Add provenance."), // 1
+		call("Bash", "b1", `{"command":"cd \"/c/Users/m/repo\" && cat > src/provenance.py <<'PY'\ndef digest():\n    pass\nPY"}`), // 2
+		result("Bash", "b1", true, ""), // 3
+		call("Write", "w1", `{"file_path":"C:\\Users\\m\\repo\\src\\provenance.py","content":"def digest():\n    pass\n\ndef resolve():\n    pass\n"}`), // 4
+		result("Write", "w1", true, "ok"), // 5
+		say("Rewritten."),                 // 6
+	)
+	for k := range evs {
+		if evs[k].Meta == nil {
+			evs[k].Meta = map[string]string{}
+		}
+		evs[k].Meta["cwd"] = `C:\Users\m\repo`
+	}
+	blk := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
+	if n := strings.Count(blk, "- src/provenance.py:"); n != 1 || !strings.Contains(blk, "- src/provenance.py: write seq=5") {
+		t.Errorf("want one line of src/provenance.py (%d lines):\n%s", n, blk)
 	}
 }
