@@ -210,6 +210,13 @@ func whatOf(key, s, cwd string, runes int) string {
 	}
 	if key == "command" || key == "cmd" {
 		s = foldPaths(dropCdIntoCwd(s, cwd))
+		// A commit's message from a here-document: its subject, which
+		// git commit -q and a commit in flight print nowhere.
+		// (actionLine leaves it out where the output's commit line,
+		// "[main 3f2a1b9] subject", says it).
+		if msg := commitMessage(s); msg != "" {
+			return clipLine(s, runes) + messageMark + clipLine(msg, commitSubjectRunes) + ")"
+		}
 	}
 	return clipLine(s, runes)
 }

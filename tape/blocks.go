@@ -812,6 +812,9 @@ func callHead(seq int64, tool, status, what string) string {
 // actionLine is one action: its seq, tool, what it ran, its outcome and
 // the key lines of its output.
 func actionLine(seq int64, tool, what string, status string, key []string, note string) string {
+	if i := strings.LastIndex(what, messageMark); i >= 0 && slices.ContainsFunc(key, func(k string) bool { return commitLine(strings.TrimSpace(k)) }) {
+		what = what[:i] // the commit line names the subject
+	}
 	line := callHead(seq, tool, status, what)
 	for _, k := range key {
 		line += "\n    → " + k

@@ -331,3 +331,39 @@ func redirectTarget(s string) string {
 	}
 	return w
 }
+
+// commitSubjectRunes bounds the subject of a commit's message a call shows
+// (git's own advice for a subject: at most 72 characters).
+const commitSubjectRunes = 72
+
+// messageMark opens the subject of a commit's message after the command.
+const messageMark = " (message: "
+
+// commitMessage is the subject of the message a here-document gives a git
+// commit in cmd (git commit -F - <<EOF, --file=-, or -m "$(cat <<EOF …)"):
+// the body's first line that is not blank; "" for any other command.
+func commitMessage(cmd string) string {
+	if !strings.Contains(cmd, "<<") || !strings.Contains(cmd, "git commit") {
+		return ""
+	}
+	lines := strings.Split(cmd, "\n")
+	for k := 0; k < len(lines); k++ {
+		at, body, end := heredocBody(lines, k)
+		if at < 0 {
+			continue
+		}
+		line := strings.TrimRight(lines[k], "\r")
+		seg := line[:at]
+		if i := strings.LastIndex(seg, "git commit"); i >= 0 && !strings.ContainsAny(seg[i:], ";|") && !strings.Contains(seg[i:], "&&") {
+			if flags := seg[i:]; strings.Contains(flags, " -F -") || strings.Contains(flags, " -F-") || strings.Contains(flags, "--file=-") || strings.Contains(flags, "--file -") || strings.Contains(flags, "$(cat") {
+				for _, l := range body {
+					if l = strings.TrimSpace(l); l != "" {
+						return l
+					}
+				}
+			}
+		}
+		k = end
+	}
+	return ""
+}
