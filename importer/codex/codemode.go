@@ -457,6 +457,17 @@ func (m *Mapper) codeModeResult(c cellCall, raw json.RawMessage) (text string, o
 	if !found {
 		return "", nil, false
 	}
+	if c.Tool == "exec_command" || c.Tool == "write_stdin" || c.Tool == "wait" && (c.Command != "" || c.Session != "") {
+		// text(JSON.stringify(r)): unified exec's result object (of a
+		// wait, the waited cell's script was one such call).
+		if out, exit, isResult := execResult(text); isResult {
+			text = out
+			if exit != nil {
+				good := *exit == 0
+				return text, &good, true
+			}
+		}
+	}
 	switch status {
 	case "failed":
 		failed := false
@@ -505,4 +516,27 @@ func (m *Mapper) noteExit(payload json.RawMessage) {
 	if len(m.exits) > keptExecs {
 		m.exits = m.exits[len(m.exits)-keptExecs:]
 	}
+}
+
+// execResult reads text as the result object of a unified exec call
+// (exec_command, write_stdin) that a script printed whole: its output,
+// and its exit_code when the command ended (none while it runs: a
+// session_id instead). isResult is false for any other text: the object
+// needs its output and the wall_time_seconds or chunk_id unified exec
+// gives every result, and an exit_code, when there is one, a number.
+func execResult(text string) (output string, exit *int, isResult bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
+		return "", nil, false
+	}
+	var r struct {
+		Output   *string  `json:"output"`
+		ExitCode *int     `json:"exit_code"`
+		Wall     *float64 `json:"wall_time_seconds"`
+		ChunkID  *string  `json:"chunk_id"`
+	}
+	if json.Unmarshal([]byte(t), &r) != nil || r.Output == nil || r.Wall == nil && r.ChunkID == nil {
+		return "", nil, false
+	}
+	return strings.TrimSuffix(*r.Output, "\n"), r.ExitCode, true
 }

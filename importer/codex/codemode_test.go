@@ -341,3 +341,43 @@ func TestAddCellForgetsTheLeastCallID(t *testing.T) {
 		}
 	}
 }
+
+// A script that prints the whole result of its exec_command or
+// write_stdin call, text(JSON.stringify(r)) (seen in a real Codex 0.144
+// rollout), prints unified exec's result object: its output is the
+// command's output and its exit_code how the command ended; a result
+// with no exit_code (the command still runs, a session_id) says nothing
+// of it. Any other printed JSON stays as printed.
+func TestCodeModeResultObjectIsTheCommandsOutput(t *testing.T) {
+	head := `{"type":"input_text","text":"Script completed\nWall time 4.6 seconds\nOutput:\n"}`
+	printed := func(s string) json.RawMessage {
+		b, _ := json.Marshal(s)
+		return json.RawMessage(`[` + head + `,{"type":"input_text","text":` + string(b) + `}]`)
+	}
+	yes, no := true, false
+	for _, c := range []struct {
+		tool, out, text string
+		ok              *bool
+	}{
+		{"exec_command", `{"chunk_id":"4f2e97","wall_time_seconds":0.000003875,"exit_code":0,"original_token_count":38,"output":"[feature/oidc 74e8a5e] fix(token-exchange): clarify\n 17 files changed\n"}`, "[feature/oidc 74e8a5e] fix(token-exchange): clarify\n 17 files changed", &yes},
+		{"exec_command", `{"chunk_id":"c605b9","wall_time_seconds":0,"exit_code":128,"original_token_count":23,"output":"fatal: Unable to create '.git/index.lock': Operation not permitted\n"}`, "fatal: Unable to create '.git/index.lock': Operation not permitted", &no},
+		{"write_stdin", `{"chunk_id":"2be87e","wall_time_seconds":10.9,"exit_code":0,"original_token_count":256,"output":"Done in 120ms"}`, "Done in 120ms", &yes},
+		{"exec_command", `{"chunk_id":"aa","wall_time_seconds":10,"session_id":4711,"original_token_count":3,"output":"compiling"}`, "compiling", nil},
+		{"exec_command", `{"output":"x","exit_code":"zero"}`, `{"output":"x","exit_code":"zero"}`, nil},
+		{"web__run", `{"exit_code":0,"output":"a page"}`, `{"exit_code":0,"output":"a page"}`, nil},
+		{"exec_command", `plain output`, `plain output`, nil},
+		{"wait", `{"chunk_id":"2be87e","wall_time_seconds":10.9,"exit_code":0,"original_token_count":256,"output":"Done in 120ms"}`, "Done in 120ms", &yes},
+	} {
+		m := NewMapper(Config{})
+		text, ok, found := m.codeModeResult(cellCall{Tool: c.tool, Command: "git commit"}, printed(c.out))
+		if c.tool == "wait" {
+			// A wait on a cell whose script is not known is left as printed.
+			if text, _, _ := m.codeModeResult(cellCall{Tool: "wait"}, printed(c.out)); text != c.out {
+				t.Errorf("a wait on an unknown cell: %q", text)
+			}
+		}
+		if !found || text != c.text || (ok == nil) != (c.ok == nil) || ok != nil && *ok != *c.ok {
+			t.Errorf("%s %s:\n got %q %v %v\nwant %q %v", c.tool, c.out, text, ok, found, c.text, c.ok)
+		}
+	}
+}

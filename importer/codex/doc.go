@@ -130,7 +130,12 @@
 // line; it is not ok when the script failed, ok from the exit code of the
 // newest CommandExecution of the same command when the call ran one (the
 // newest 64 kept), else absent (a script that completed says nothing of
-// its command's exit). A wait on a cell a script still runs in is named by
+// its command's exit). A script of one exec_command or write_stdin that
+// prints the call's whole result, text(JSON.stringify(r)) (a real 0.144
+// rollout in testdata/fidelity), prints unified exec's result object
+// ({"chunk_id", "wall_time_seconds", "exit_code", "original_token_count",
+// "output"}; a session_id instead of the exit_code while the command
+// runs): its output is the call's output and its exit_code the exit. A wait on a cell a script still runs in is named by
 // that script's command in meta execCommand, as a write_stdin is; when the
 // script polls a session whose command is not known (write_stdin, its
 // session's exec_command printed no header), by that session in meta
