@@ -252,6 +252,11 @@ const (
 	MetaGoalReason = "goalReason"
 )
 
+// MetaFinalAnswer is set ("true") on a subagent/report the host itself
+// calls the sub-agent's final answer (Codex's agent_message of type
+// FINAL_ANSWER): a report whatever its first words.
+const MetaFinalAnswer = "finalAnswer"
+
 // MetaChangedOutside names a file the host saw change outside its model's
 // tools (the person, a formatter, a merge) and told its model so, on the
 // host's own event (Claude Code's edited_text_file attachment), whose text

@@ -109,8 +109,9 @@ const (
 	// screen whose prompts set no rule; 79 read no file the host saw
 	// change outside the agent's tools; 80 kept a file named relative to
 	// the session's folder apart from the same file named whole; 81 a
-	// Windows file named with slashes or by Git Bash's /c/ apart.
-	snapshotVersion = 82
+	// Windows file named with slashes or by Git Bash's /c/ apart; 82 left
+	// out a final answer without a report keyword.
+	snapshotVersion = 83
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -1473,7 +1474,9 @@ func reportBody(text string) string {
 
 func (b *Builder) addReport(ev *session.Event) {
 	st := &b.st
-	if reportVerdict(ev.Text) != "" {
+	// The host's word that it is the final answer stands for a report
+	// keyword (Codex's FINAL_ANSWER); a dump is still none.
+	if v := reportVerdict(ev.Text); v != "" && (ev.Meta[session.MetaFinalAnswer] != "true" || isDump(ev.Text)) {
 		st.ReportsSkipped++
 		return
 	}

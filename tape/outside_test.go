@@ -148,3 +148,24 @@ func TestAWindowsFileNamedTwoWaysIsOneFile(t *testing.T) {
 		t.Errorf("want one line of src/provenance.py (%d lines):\n%s", n, blk)
 	}
 }
+
+// A report the host calls the sub-agent's final answer (Codex's
+// FINAL_ANSWER) is kept whatever its first words; another needs a report
+// keyword near its start.
+func TestAFinalAnswerIsAReport(t *testing.T) {
+	rep := func(text string, final bool) session.Event {
+		ev := session.Event{Type: session.TypeSubagentReport, Source: session.Source{Kind: session.KindSubagent, Name: "spawn_agent"}, Agent: "/root/spec_review", Text: text, Meta: map[string]string{}}
+		if final {
+			ev.Meta[session.MetaFinalAnswer] = "true"
+		}
+		return ev
+	}
+	evs := seqd(human("Review it."),
+		rep("1. **P2 — Compatible-token acquisition is undocumented.** README.md requires aud=cyspbot.", true),
+		rep("Looking at the README next; the tests after that.", false),
+		say("Two findings."))
+	blk := blockText(t, build(t, "s", evs, Options{}, nil), "Sub-agent Reports")
+	if !strings.Contains(blk, "Compatible-token acquisition is undocumented") || strings.Contains(blk, "Looking at the README next") {
+		t.Errorf("want the final answer kept and the other left out:\n%s", blk)
+	}
+}

@@ -381,3 +381,42 @@ func TestCodeModeResultObjectIsTheCommandsOutput(t *testing.T) {
 		}
 	}
 }
+
+// testdata/subagents-0.144.jsonl: lines of a real Codex desktop 0.144
+// rollout (testdata/fidelity, the session_meta cut to the fields graft
+// reads) where the agent spawned a reviewer (spawn_agent, namespace
+// collaboration) that answered its parent in agent_message response
+// items: a MESSAGE whose payload is encrypted, then its FINAL_ANSWER in
+// plain text, each after an inter_agent_communication_metadata line. A
+// sub-agent's readable message is its report (subagent/report, the agent
+// its path), what the parent read of its work; an encrypted one is
+// skipped, counted, as the metadata lines are; nothing is unknown.
+func TestCodexSubAgentMessagesAreReports(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/subagents-0.144.jsonl", ID: "sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 0 || sum.MalformedCount != 0 {
+		t.Errorf("warnings %q, malformed %d", sum.Warnings, sum.MalformedCount)
+	}
+	if sum.Skipped["agent_message without a readable payload"] != 1 || sum.Skipped["inter_agent_communication_metadata"] != 2 {
+		t.Errorf("skipped %v", sum.Skipped)
+	}
+	var reports []string
+	for _, ev := range testfixtures.ReadSession(t, st, "sub") {
+		if ev.Type == session.TypeSubagentReport {
+			reports = append(reports, ev.Agent+" "+ev.Meta["messageType"]+": "+ev.Text)
+			if ev.Source.Kind != session.KindSubagent || ev.IsHumanInstruction() {
+				t.Errorf("a report is the sub-agent's: %+v", ev)
+			}
+		}
+		if ev.Source.Name == "unknown" {
+			t.Errorf("seq %d unknown: %s", ev.Seq, ev.Text)
+		}
+	}
+	want := "/root/standards_review FINAL_ANSWER: Standards review completed and sent to the parent agent: one hard documentation-contract violation and two judgment-call design smells. No files were changed."
+	if len(reports) != 1 || reports[0] != want {
+		t.Errorf("reports %q, want [%q]", reports, want)
+	}
+}

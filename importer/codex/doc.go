@@ -20,6 +20,7 @@
 //	                         Plan mode); a turn that changes none is skipped, counted; the model,
 //	                         cwd and the rest are not read
 //	world_state, token_usage_record   skipped, counted: 0.169's environment state and token counters
+//	inter_agent_communication_metadata   skipped, counted: 0.144's note before a sub-agent's message
 //	compacted                user/message kind "system" name "compacted" with the summary: never
 //	                         human; replacement_history repeats earlier items and is not read
 //	response_item            see below
@@ -89,6 +90,7 @@
 //	                         tool (create_goal, get_goal, update_goal: {"goal": {"objective",
 //	                         "status", …}}) carries meta goalStatus and goalObjective
 //	ghost_snapshot           skipped, counted (undo snapshots)
+//	agent_message            a sub-agent's message to its parent (see "Sub-agents")
 //	compaction               system/event "compaction" (its content is encrypted)
 //
 // apply_patch, whether a custom tool, a function call ({"input": patch}) or
@@ -142,6 +144,23 @@
 // execSession. The calls
 // without output, the running cells and the exits seen are kept in the
 // mapper's saved state across imports.
+//
+// # Sub-agents
+//
+// The Codex desktop app 0.144 (a real rollout in testdata/fidelity; the
+// tools' namespace "collaboration") lets the agent start sub-agents with
+// the function spawn_agent ({"task_name", "fork_turns", "message"}; its
+// output {"task_name": "/root/<name>"}) and wait for them with wait_agent
+// ({"timeout_ms"}; "Wait completed." or "Wait timed out."): ordinary
+// calls. What a sub-agent sends its parent is a response_item of type
+// agent_message, {"author": "/root/<name>", "recipient": "/root",
+// "content": [input_text "Message Type: FINAL_ANSWER\nTask name: …\n
+// Sender: …\nPayload:\n…", …]}, after an inter_agent_communication_metadata
+// line. Its payload, when readable, is a subagent/report of that agent
+// (Agent its path, meta messageType MESSAGE or FINAL_ANSWER, and a
+// FINAL_ANSWER's meta finalAnswer "true": the host's word that it is the
+// report): what the parent read of the sub-agent's work. A payload that is only
+// encrypted_content is skipped, counted.
 //
 // # Unified exec
 //

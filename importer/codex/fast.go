@@ -36,7 +36,7 @@ func fastRolloutLine(d *logscan.Decoder, data []byte, rl *rolloutLine) bool {
 	})
 }
 
-var itemKeys = []string{"type", "role", "content", "summary", "name", "arguments", "input", "call_id", "id", "output", "action"}
+var itemKeys = []string{"type", "role", "content", "summary", "name", "arguments", "input", "call_id", "id", "output", "action", "author"}
 
 // fastItem is json.Unmarshal(payload, it) for it zero, or false. Its
 // action is copied (a shell call's input).
@@ -66,6 +66,8 @@ func fastItem(d *logscan.Decoder, payload []byte, it *item) bool {
 			return seen.First(9) && d.RawField((*[]byte)(&it.Output))
 		case "action":
 			return seen.First(10) && d.RawField((*[]byte)(&it.Action))
+		case "author":
+			return seen.First(11) && d.StringField(&it.Author)
 		}
 		return !logscan.FoldsTo(key, itemKeys) && d.SkipValue()
 	})

@@ -220,9 +220,10 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		m.sessionMeta(&rl, payload, out)
 	case "turn_context":
 		m.turnContext(&rl, payload, out)
-	case "world_state", "token_usage_record":
+	case "world_state", "token_usage_record", "inter_agent_communication_metadata":
 		// 0.169's paginated rollouts: the environment's state and token
-		// counters, bookkeeping no rule of graft reads.
+		// counters, bookkeeping no rule of graft reads; before a
+		// sub-agent's message, whether it starts a turn (0.144).
 		out.Skip(rl.Type)
 	case "response_item":
 		m.responseItem(&rl, payload, out)
@@ -410,6 +411,9 @@ type item struct {
 	ID        string          `json:"id"`
 	Output    json.RawMessage `json:"output"`
 	Action    json.RawMessage `json:"action"`
+	// Author is the agent that wrote an agent_message (a sub-agent's
+	// path, /root/review).
+	Author string `json:"author"`
 }
 
 type textPart struct {
@@ -477,6 +481,8 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 	case "ghost_snapshot":
 		// A git snapshot for undo, made by the harness: no work of the agent.
 		out.Skip("ghost_snapshot")
+	case "agent_message":
+		m.agentMessage(rl, &it, out)
 	case "compaction", "compaction_summary":
 		ev := m.event(rl, session.TypeSystem, system("compaction"))
 		ev.Text = "encrypted compaction summary (not readable)"
@@ -708,7 +714,7 @@ func (m *Mapper) release(injected bool, out *importer.Output) {
 // text, as message does for other roles).
 func (m *Mapper) classify(rl *rolloutLine, payload json.RawMessage, out *importer.Output) (int, []string) {
 	switch rl.Type {
-	case "turn_context", "world_state", "token_usage_record":
+	case "turn_context", "world_state", "token_usage_record", "inter_agent_communication_metadata":
 		return lineNeutral, nil
 	case "event_msg":
 		var em struct {
