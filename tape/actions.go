@@ -296,10 +296,10 @@ func relPath(p, cwd string) string {
 	return p
 }
 
-// dropCdIntoCwd is cmd without the "cd <the session's folder> &&" it
-// opens with: Claude Code on Windows runs each Bash call from a fresh
-// shell, and its agents open every command with it; what the call ran is
-// the rest. A cd elsewhere, or one not followed by &&, stays.
+// dropCdIntoCwd is cmd without the "cd <the session's folder> &&" (or
+// ";", or a line of its own) it opens with: Claude Code on Windows runs
+// each Bash call from a fresh shell, and its agents open every command
+// with it; what the call ran is the rest. A cd elsewhere stays.
 func dropCdIntoCwd(cmd, cwd string) string {
 	rest, ok := strings.CutPrefix(strings.TrimLeft(cmd, " \t"), "cd ")
 	if !ok || cwd == "" {
@@ -314,17 +314,28 @@ func dropCdIntoCwd(cmd, cwd string) string {
 		}
 		dir, rest = rest[1:1+end], rest[2+end:]
 	} else {
-		i := strings.IndexAny(rest, " \t")
+		i := strings.IndexAny(rest, " \t\n;&")
 		if i < 0 {
 			return cmd
 		}
 		dir, rest = rest[:i], rest[i:]
 	}
-	after, ok := strings.CutPrefix(strings.TrimLeft(rest, " \t"), "&&")
-	if !ok || !sameDir(dir, cwd) {
+	rest = strings.TrimLeft(rest, " \t")
+	var after string
+	switch {
+	case strings.HasPrefix(rest, "&&"):
+		after = rest[2:]
+	case strings.HasPrefix(rest, ";"), strings.HasPrefix(rest, "\n"), strings.HasPrefix(rest, "\r\n"):
+		// A cd into the folder the call runs in changes nothing, whatever
+		// follows it: a script of several lines opens with one too.
+		after = strings.TrimLeft(rest, ";\r\n")
+	default:
 		return cmd
 	}
-	return strings.TrimLeft(after, " \t")
+	if !sameDir(dir, cwd) {
+		return cmd
+	}
+	return strings.TrimLeft(after, " \t\r\n")
 }
 
 // sameDir: dir names the folder cwd is. Of a Windows cwd, whatever the

@@ -35,7 +35,9 @@ func TestRelPathOfAWindowsSession(t *testing.T) {
 
 // Claude Code on Windows runs each Bash call from a fresh shell, so its
 // agents open every command with cd "<the session's folder>" &&: what the
-// call ran is the rest. A cd elsewhere is part of the command.
+// call ran is the rest; so with ";", or a script whose first line is that
+// cd (the commit it runs is what it does). A cd elsewhere is part of the
+// command.
 func TestCommandLeavesOutTheCdIntoTheSessionsFolder(t *testing.T) {
 	for _, tc := range []struct{ cmd, cwd, want string }{
 		{`cd "C:\Users\M\repo" && git push -u origin main`, `C:\Users\M\repo`, "git push -u origin main"},
@@ -46,7 +48,10 @@ func TestCommandLeavesOutTheCdIntoTheSessionsFolder(t *testing.T) {
 		{`cd /work/repo && make test`, "/work/repo", "make test"},
 		{`cd /work/repo/sub && make test`, "/work/repo", "cd /work/repo/sub && make test"},
 		{`cd "C:\Users\M\repo\assets" && node build.js`, `C:\Users\M\repo`, `cd "C:\Users\M\repo\assets" && node build.js`},
-		{`cd /work/repo; make`, "/work/repo", `cd /work/repo; make`}, // only "&&" makes the rest depend on it
+		{`cd /work/repo; make`, "/work/repo", "make"},
+		{"cd /work/repo\ngit commit -q -m \"docs: archive it\n\nBody.\"\ngit log -2", "/work/repo", "git commit -q -m \"docs: archive it …"}, // a script of lines
+		{"cd /work/repo/sub\nmake", "/work/repo", "cd /work/repo/sub …"},
+		{`cd /work/repo || exit 1`, "/work/repo", `cd /work/repo || exit 1`},
 		{`cd /work/repo && make`, "", `cd /work/repo && make`},
 	} {
 		got := callWhat("Bash", json.RawMessage(`{"command":`+strconv.Quote(tc.cmd)+`}`), tc.cwd)
