@@ -110,8 +110,10 @@ const (
 	// change outside the agent's tools; 80 kept a file named relative to
 	// the session's folder apart from the same file named whole; 81 a
 	// Windows file named with slashes or by Git Bash's /c/ apart; 82 left
-	// out a final answer without a report keyword.
-	snapshotVersion = 83
+	// out a final answer without a report keyword; 83 named a commit by
+	// no subject of its here-document message, and kept a cd into the
+	// session's folder before ";" or a newline.
+	snapshotVersion = 84
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
