@@ -1351,7 +1351,7 @@ func (b *Builder) hostSummaryBlock() (blk *block, paragraphs, recap *section) {
 	if hs == nil {
 		return blk, nil, recap
 	}
-	blk.addHead(fmt.Sprintf("The host's own compaction summary, seq=%d, what the previous window worked from (%s):", hs.Seq, modelWritten))
+	// The heading is its section's: a recap's section stands before it.
 	// Cut first what the summary holds that is no account of the work:
 	// Claude Code's summary opens with the model's "Analysis:" notes, then
 	// "Summary:" and its sections, and quotes code, which the files hold:
@@ -1359,8 +1359,8 @@ func (b *Builder) hostSummaryBlock() (blk *block, paragraphs, recap *section) {
 	// end (what the summary alone still carries is the older context: the
 	// request, the constraints, the decisions; the state at its end is the
 	// one the blocks above have newer).
-	sec := &section{singular: "paragraph", plural: "paragraphs"}
-	ps := paragraphsOf(hs.Text)
+	sec := &section{heading: fmt.Sprintf("The host's own compaction summary, seq=%d, what the previous window worked from (%s):", hs.Seq, modelWritten), singular: "paragraph", plural: "paragraphs"}
+	ps := withLabelsJoined(paragraphsOf(hs.Text))
 	summaryAt := -1
 	for k, p := range ps {
 		if strings.HasPrefix(p, "Summary:") || strings.HasPrefix(p, "<summary>") {
@@ -1382,6 +1382,33 @@ func (b *Builder) hostSummaryBlock() (blk *block, paragraphs, recap *section) {
 		}
 	}
 	return blk, blk.addSection(sec), recap
+}
+
+// withLabelsJoined is ps with each paragraph that ends in a label ("1.
+// **Primary Request and Intent:**", "Summary:") joined to the one after
+// it: a label says nothing without the text it heads, and the budget
+// cuts paragraphs one by one.
+func withLabelsJoined(ps []string) []string {
+	var out []string
+	carry := ""
+	for _, p := range ps {
+		if carry != "" {
+			p = carry + "\n\n" + p
+			carry = ""
+		}
+		lines := strings.Split(strings.TrimRight(p, " \n"), "\n")
+		last := strings.TrimSpace(lines[len(lines)-1])
+		last = strings.TrimRight(strings.TrimSuffix(last, "**"), " ")
+		if strings.HasSuffix(last, ":") && utf8.RuneCountInString(last) <= 80 {
+			carry = p
+			continue
+		}
+		out = append(out, p)
+	}
+	if carry != "" {
+		out = append(out, carry)
+	}
+	return out
 }
 
 // isCodeParagraph: a paragraph most of whose lines are code: inside a

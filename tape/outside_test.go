@@ -169,3 +169,32 @@ func TestAFinalAnswerIsAReport(t *testing.T) {
 		t.Errorf("want the final answer kept and the other left out:\n%s", blk)
 	}
 }
+
+// With a recap newer than the host's compaction summary, each heading
+// stands over its own text; and a paragraph of the summary that is only a
+// label ("Summary:\n1. **Primary Request and Intent:**") is one entry
+// with the paragraph under it, so the budget never keeps the label alone.
+func TestTheHostSummarysHeadingStandsOverItsText(t *testing.T) {
+	recap := session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: session.SourceRecap}, Text: "Goal is archiving the change; holding for the merge."}
+	summary := "This session is being continued from a previous conversation.\n\nSummary:\n1. **Primary Request and Intent:**\n\n   The user asked to archive pr-tag-cleanup-all-images.\n\n2. **Key Technical Concepts:**\n\n   - GHCR version IDs"
+	evs := seqd(human("Archive it."), injected(session.KindSystem, "compact-summary", summary), say("Archiving."), recap, say("Holding."))
+	hs := blockText(t, build(t, "s", evs, Options{}, nil), "Host Summary")
+	sumHead := "The host's own compaction summary, seq=2"
+	r, s := strings.Index(hs, "The host's newest recap"), strings.Index(hs, sumHead)
+	if r < 0 || s < 0 || s < r || !strings.Contains(hs[s:], "Summary:\n1. **Primary Request and Intent:**\n\nThe user asked to archive") {
+		t.Fatalf("want the recap, then the summary's heading over its text:\n%s", hs)
+	}
+	if strings.Contains(hs[r:s], "Primary Request") {
+		t.Errorf("the summary's text stands under the recap's heading:\n%s", hs)
+	}
+	b := fold(t, "s", evs)
+	for budget := DefaultBudget; budget >= MinBudget; budget -= 100 {
+		tp, err := b.Build(Options{Budget: budget}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blk := blockText(t, tp, "Host Summary"); strings.Contains(blk, "**Key Technical Concepts:**") && !strings.Contains(blk, "GHCR version IDs") {
+			t.Fatalf("budget %d: a label kept without its text:\n%s", budget, blk)
+		}
+	}
+}
