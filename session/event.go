@@ -257,6 +257,10 @@ const (
 // FINAL_ANSWER): a report whatever its first words.
 const MetaFinalAnswer = "finalAnswer"
 
+// MetaPlanFile names the file a host in plan mode tells its model to
+// write its plan to (Claude Code's plan_mode attachment, planFilePath).
+const MetaPlanFile = "planFile"
+
 // MetaChangedOutside names a file the host saw change outside its model's
 // tools (the person, a formatter, a merge) and told its model so, on the
 // host's own event (Claude Code's edited_text_file attachment), whose text

@@ -1062,6 +1062,9 @@ func (b *Builder) settingsLine() string {
 	line := "Host settings, as the host last said them: " + strings.Join(parts, ", ")
 	if plan {
 		line += ": the host lets the agent read and plan, not edit, until the person approves a plan"
+		if f := b.st.PlanFile; f != "" {
+			line += "; the plan goes to " + relPath(f, b.st.Cwd)
+		}
 	}
 	return line + "."
 }

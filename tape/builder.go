@@ -112,8 +112,8 @@ const (
 	// Windows file named with slashes or by Git Bash's /c/ apart; 82 left
 	// out a final answer without a report keyword; 83 named a commit by
 	// no subject of its here-document message, and kept a cd into the
-	// session's folder before ";" or a newline.
-	snapshotVersion = 84
+	// session's folder before ";" or a newline; 84 kept no plan file.
+	snapshotVersion = 85
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -228,6 +228,9 @@ type state struct {
 	// the commit the session started at (meta gitCommit), the first named.
 	GitBranch string `json:"gitBranch,omitempty"`
 	GitCommit string `json:"gitCommit,omitempty"`
+	// PlanFile is the file the host last said the plan goes to in plan
+	// mode (session.MetaPlanFile).
+	PlanFile string `json:"planFile,omitempty"`
 
 	// Settings are what the host last said the agent may do (hostSettings),
 	// in that order; a setting the host never named is absent.
@@ -739,6 +742,9 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		st.TodoSeq = ev.Seq
 		st.OKSinceTodo = 0
 	case session.TypeSystem:
+		if p := ev.Meta[session.MetaPlanFile]; p != "" {
+			st.PlanFile = clipLine(p, maxPlanFileRunes)
+		}
 		if p := ev.Meta[session.MetaChangedOutside]; p != "" {
 			b.touch(fileTouch{Path: p, Op: OpOutside}, ev.Seq, openCall{}).Conflict = conflictMarkers(ev.Text)
 		}
@@ -969,6 +975,9 @@ func (b *Builder) addAssistant(ev *session.Event) {
 		b.st.Carry.Announce = ev.Seq
 	}
 }
+
+// maxPlanFileRunes bounds the path of a plan file the fold keeps.
+const maxPlanFileRunes = 300
 
 // maxAnnounceRunes bounds a message that announces a step.
 const maxAnnounceRunes = 200

@@ -198,3 +198,26 @@ func TestTheHostSummarysHeadingStandsOverItsText(t *testing.T) {
 		}
 	}
 }
+
+// In plan mode, the file the host said the plan goes to (Claude Code's
+// plan_mode attachment) is named with the mode; out of plan mode it is
+// not.
+func TestThePlanFileIsNamedInPlanMode(t *testing.T) {
+	planMode := session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "attachment"}, Text: "attachment plan_mode",
+		Meta: map[string]string{"attachment": "plan_mode", session.MetaPlanFile: "/Users/a/.claude/plans/cheerful-meandering-badger.md"}}
+	ask := human("Does it work without the codex skill?")
+	ask.Meta = map[string]string{"permissionMode": "plan"}
+	first := human("Build the skill.")
+	first.Meta = map[string]string{"permissionMode": "acceptEdits"}
+	evs := seqd(first, say("Built."), ask, planMode, say("Yes, it does."))
+	wf := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
+	if !strings.Contains(wf, "permission mode plan since seq=3 (was acceptEdits): the host lets the agent read and plan, not edit, until the person approves a plan; the plan goes to /Users/a/.claude/plans/cheerful-meandering-badger.md.") {
+		t.Errorf("plan mode without its plan file:\n%s", wf)
+	}
+	back := human("Go ahead.")
+	back.Meta = map[string]string{"permissionMode": "acceptEdits"}
+	wf = blockText(t, build(t, "s", seqd(first, say("Built."), ask, planMode, say("Yes, it does."), back), Options{}, nil), "Workspace Files")
+	if strings.Contains(wf, "cheerful-meandering-badger") {
+		t.Errorf("a plan file named out of plan mode:\n%s", wf)
+	}
+}

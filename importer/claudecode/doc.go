@@ -36,7 +36,8 @@
 //	                         tools: the person, a formatter, a merge) names the file in meta
 //	                         changedOutside and its text is "changed outside the agent: <file>"
 //	                         and the snippet's lines without their numbers, at most 4,000
-//	                         runes (outside.go)
+//	                         runes (outside.go); a plan_mode names the file the plan goes to
+//	                         in meta planFile (its planFilePath)
 //	any other type           system/event "unknown" with meta.lineType: never fatal; a warning
 //	                         names the type and the host version of the line (its "version"),
 //	                         once per type for the life of the import cursor (mapper state "told")

@@ -95,7 +95,7 @@ func fastMessage(d *logscan.Decoder, dst **message) bool {
 	})
 }
 
-var attachmentKeys = []string{"type", "filename", "snippet"}
+var attachmentKeys = []string{"type", "filename", "snippet", "planFilePath"}
 
 func fastAttachment(d *logscan.Decoder, ln *line) bool {
 	if d.Null() {
@@ -112,6 +112,8 @@ func fastAttachment(d *logscan.Decoder, ln *line) bool {
 			return seen.First(1) && d.StringField(&a.Filename)
 		case "snippet":
 			return seen.First(2) && d.StringField(&a.Snippet)
+		case "planFilePath":
+			return seen.First(3) && d.StringField(&a.PlanFilePath)
 		}
 		return !logscan.FoldsTo(key, attachmentKeys) && d.SkipValue()
 	})

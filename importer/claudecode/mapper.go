@@ -133,6 +133,8 @@ type attachment struct {
 	Type     string `json:"type"`
 	Filename string `json:"filename"`
 	Snippet  string `json:"snippet"`
+	// PlanFilePath is a plan_mode's file for the plan.
+	PlanFilePath string `json:"planFilePath"`
 }
 
 // line is the part of a transcript line the mapping reads.
@@ -242,6 +244,9 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		}
 		if kind == attachmentEditedFile && ln.Attachment.Filename != "" {
 			changedOutside(&ev, ln.Attachment.Filename, ln.Attachment.Snippet)
+		}
+		if kind == "plan_mode" && ln.Attachment.PlanFilePath != "" {
+			ev.Meta[session.MetaPlanFile] = importer.Clip(ln.Attachment.PlanFilePath, 4096)
 		}
 		out.Emit(ev)
 	case "summary":

@@ -73,3 +73,23 @@ func TestABranchSwitchedMidTurnIsNamed(t *testing.T) {
 		t.Errorf("branches by event:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+// testdata/plan-mode-2.1.108.jsonl: in plan mode Claude Code 2.1.108
+// reminds its model, in a plan_mode attachment, which file its plan goes
+// to (planFilePath, under ~/.claude/plans): the event names it in meta
+// planFile (session.MetaPlanFile).
+func TestThePlanFileOfPlanModeIsNamed(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: "testdata/plan-mode-2.1.108.jsonl", ID: "pm"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range testfixtures.ReadSession(t, st, "pm") {
+		if p := ev.Meta[session.MetaPlanFile]; p != "" {
+			got = append(got, ev.Meta["attachment"]+" "+p)
+		}
+	}
+	if want := "plan_mode /Users/alisha/.claude/plans/cheerful-meandering-badger.md"; len(got) != 1 || got[0] != want {
+		t.Errorf("plan files %q, want [%q]", got, want)
+	}
+}
