@@ -38,12 +38,7 @@ func TestAFileChangedOutsideTheAgentIsListed(t *testing.T) {
 		result("Write", "w1", true, "ok"),                                           // 12
 		say("The merge stopped on conflicts."),                                      // 13
 	)
-	for k := range evs {
-		if evs[k].Meta == nil {
-			evs[k].Meta = map[string]string{}
-		}
-		evs[k].Meta["cwd"] = "/w"
-	}
+	inCwd(evs, "/w")
 	tp := build(t, "s", evs, Options{}, nil)
 	blk := blockText(t, tp, "Workspace Files")
 	changed, read, _ := strings.Cut(blk, "Only read:")
@@ -89,12 +84,7 @@ func TestAFileNamedTwoWaysIsOneFile(t *testing.T) {
 		result("Read", "r1", true, "package sem"),                  // 7
 		say("Renamed."), // 8
 	)
-	for k := range evs {
-		if evs[k].Meta == nil {
-			evs[k].Meta = map[string]string{}
-		}
-		evs[k].Meta["cwd"] = "/w"
-	}
+	inCwd(evs, "/w")
 	blk := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
 	if n := strings.Count(blk, "- internal/parser.go:"); n != 1 || !strings.Contains(blk, "- internal/parser.go: write seq=3, edit seq=5, read seq=7") {
 		t.Errorf("want one line of internal/parser.go with its write, edit and read (%d lines):\n%s", n, blk)
@@ -137,12 +127,7 @@ func TestAWindowsFileNamedTwoWaysIsOneFile(t *testing.T) {
 		result("Write", "w1", true, "ok"), // 5
 		say("Rewritten."),                 // 6
 	)
-	for k := range evs {
-		if evs[k].Meta == nil {
-			evs[k].Meta = map[string]string{}
-		}
-		evs[k].Meta["cwd"] = `C:\Users\m\repo`
-	}
+	inCwd(evs, `C:\Users\m\repo`)
 	blk := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
 	if n := strings.Count(blk, "- src/provenance.py:"); n != 1 || !strings.Contains(blk, "- src/provenance.py: write seq=5") {
 		t.Errorf("want one line of src/provenance.py (%d lines):\n%s", n, blk)
@@ -219,5 +204,16 @@ func TestThePlanFileIsNamedInPlanMode(t *testing.T) {
 	wf = blockText(t, build(t, "s", seqd(first, say("Built."), ask, planMode, say("Yes, it does."), back), Options{}, nil), "Workspace Files")
 	if strings.Contains(wf, "cheerful-meandering-badger") {
 		t.Errorf("a plan file named out of plan mode:\n%s", wf)
+	}
+}
+
+// inCwd puts the session's folder on every event, as the importers put it
+// on the instructions.
+func inCwd(evs []session.Event, cwd string) {
+	for k := range evs {
+		if evs[k].Meta == nil {
+			evs[k].Meta = map[string]string{}
+		}
+		evs[k].Meta["cwd"] = cwd
 	}
 }
