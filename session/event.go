@@ -257,6 +257,10 @@ const (
 // FINAL_ANSWER): a report whatever its first words.
 const MetaFinalAnswer = "finalAnswer"
 
+// MetaPullRequest is the URL of a pull request the host linked to the
+// session (Claude Code's pr-link line; meta prNumber its number).
+const MetaPullRequest = "prUrl"
+
 // MetaPlanFile names the file a host in plan mode tells its model to
 // write its plan to (Claude Code's plan_mode attachment, planFilePath).
 const MetaPlanFile = "planFile"

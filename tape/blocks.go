@@ -1072,7 +1072,7 @@ func (b *Builder) settingsLine() string {
 // addWorkspaceHeads adds the lines Workspace Files opens with, whether or
 // not a file was touched: the git line and the host settings, when known.
 func (b *Builder) addWorkspaceHeads(blk *block) {
-	for _, h := range []string{b.gitLine(), b.settingsLine()} {
+	for _, h := range []string{b.gitLine(), b.pullRequestsLine(), b.settingsLine()} {
 		if h != "" {
 			blk.addHead(h)
 		}

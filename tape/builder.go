@@ -112,8 +112,9 @@ const (
 	// Windows file named with slashes or by Git Bash's /c/ apart; 82 left
 	// out a final answer without a report keyword; 83 named a commit by
 	// no subject of its here-document message, and kept a cd into the
-	// session's folder before ";" or a newline; 84 kept no plan file.
-	snapshotVersion = 85
+	// session's folder before ";" or a newline; 84 kept no plan file; 85
+	// no pull request the host linked.
+	snapshotVersion = 86
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -231,6 +232,10 @@ type state struct {
 	// PlanFile is the file the host last said the plan goes to in plan
 	// mode (session.MetaPlanFile).
 	PlanFile string `json:"planFile,omitempty"`
+	// PullRequests are the pull requests the host linked to the session
+	// (session.MetaPullRequest), oldest first, each once, the newest
+	// keptPullRequests.
+	PullRequests []pullRequest `json:"pullRequests,omitempty"`
 
 	// Settings are what the host last said the agent may do (hostSettings),
 	// in that order; a setting the host never named is absent.
@@ -744,6 +749,9 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 	case session.TypeSystem:
 		if p := ev.Meta[session.MetaPlanFile]; p != "" {
 			st.PlanFile = clipLine(p, maxPlanFileRunes)
+		}
+		if u := ev.Meta[session.MetaPullRequest]; u != "" {
+			b.linkPullRequest(clipLine(u, maxPlanFileRunes), clipLine(ev.Meta["prNumber"], 12), ev.Seq)
 		}
 		if p := ev.Meta[session.MetaChangedOutside]; p != "" {
 			b.touch(fileTouch{Path: p, Op: OpOutside}, ev.Seq, openCall{}).Conflict = conflictMarkers(ev.Text)

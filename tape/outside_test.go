@@ -217,3 +217,17 @@ func inCwd(evs []session.Event, cwd string) {
 		evs[k].Meta["cwd"] = cwd
 	}
 }
+
+// The pull requests the host linked to the session (Claude Code's
+// pr-link) are named in Workspace Files, newest first, each once.
+func TestLinkedPullRequestsAreNamed(t *testing.T) {
+	link := func(n, url string) session.Event {
+		return session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "pr-link"}, Text: "pull request linked",
+			Meta: map[string]string{session.MetaPullRequest: url, "prNumber": n}}
+	}
+	evs := seqd(human("Open the PRs."), link("546", "https://github.com/o/r/pull/546"), say("Opened."), link("547", "https://github.com/o/r/pull/547"), link("546", "https://github.com/o/r/pull/546"))
+	wf := blockText(t, build(t, "s", evs, Options{}, nil), "Workspace Files")
+	if !strings.Contains(wf, "Pull requests the host linked to the session, newest first: #546 https://github.com/o/r/pull/546 (seq=5), #547 https://github.com/o/r/pull/547 (seq=4).") {
+		t.Errorf("linked pull requests:\n%s", wf)
+	}
+}

@@ -19,10 +19,13 @@
 //	queue-operation          counted as skipped; the person's queued input is followed and kept as
 //	                         system/event "queued-input" / "queue-popped" (see "Queued input")
 //	atis-latch, api-request, api-request-shape, api-request-blob, last-prompt, cost-state,
-//	custom-title, mode, tools-used
+//	custom-title, ai-title, agent-name, mode, tools-used, file-history-delta
 //	                         skipped, counted: a current host's request cache, prompt recall,
-//	                         cost counters, the title the person gave the session, and in its
-//	                         terminal the prompt's input mode and the tools used so far
+//	                         cost counters, the title the person or the host gave the session,
+//	                         an agent's name, and in its terminal the prompt's input mode and the
+//	                         tools used so far, and an editor undo backup of a file
+//	pr-link                  system/event "pr-link": a pull request the host linked to the
+//	                         session, meta prUrl (its URL) and prNumber, the text naming both
 //	permission-mode          system/event "permission-mode", meta.permissionMode = the session's
 //	                         permission mode (default, acceptEdits, plan, bypassPermissions …;
 //	                         current hosts write it, the last one holds)

@@ -214,13 +214,18 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		// Streaming progress (sub-agent steps are imported from their own
 		// transcripts) and editor undo snapshots: nothing a graft reads.
 		out.Skip(ln.Type)
-	case "atis-latch", "api-request", "api-request-shape", "api-request-blob", "last-prompt", "cost-state", "custom-title", "mode", "tools-used":
+	case "atis-latch", "api-request", "api-request-shape", "api-request-blob", "last-prompt", "cost-state", "custom-title", "mode", "tools-used",
+		"ai-title", "agent-name", "file-history-delta":
 		// Current hosts (2.1.3xx) keep their request cache, prompt recall,
-		// cost counters, the title the person gave the session (/rename),
-		// and in the terminal the prompt's input mode ({"mode": "normal"})
-		// and the names of the tools used so far in the transcript:
-		// bookkeeping, not conversation.
+		// cost counters, the title the person gave the session (/rename)
+		// or the host gave it (ai-title), an agent's name, and in the
+		// terminal the prompt's input mode ({"mode": "normal"}) and the
+		// names of the tools used so far in the transcript, and an editor
+		// undo backup of a file (file-history-delta): bookkeeping, not
+		// conversation.
 		out.Skip(ln.Type)
+	case "pr-link":
+		m.prLink(l.Bytes, &ln, out)
 	case "permission-mode":
 		// The session's permission mode (current hosts, last wins).
 		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "permission-mode"})

@@ -1,6 +1,8 @@
 package claudecode
 
 import (
+	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/graft-project/graft/importer"
@@ -35,4 +37,26 @@ func changedOutside(ev *session.Event, file, snippet string) {
 		}
 		ev.Text += "\n" + body
 	}
+}
+
+// prLink imports a pull request the host linked to the session (pr-link:
+// prNumber, prUrl, prRepository): a system event naming it.
+func (m *Mapper) prLink(raw []byte, ln *line, out *importer.Output) {
+	var pr struct {
+		Number json.Number `json:"prNumber"`
+		URL    string      `json:"prUrl"`
+	}
+	if err := json.Unmarshal(raw, &pr); err != nil || pr.URL == "" {
+		out.Warn("pr-link without a pull request URL (%v); not read", err)
+		return
+	}
+	ev := m.event(ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "pr-link"})
+	url := importer.Clip(pr.URL, 2048)
+	ev.Meta[session.MetaPullRequest] = url
+	ev.Text = "pull request linked to the session: " + url
+	if n, err := strconv.Atoi(pr.Number.String()); err == nil && n > 0 {
+		ev.Meta["prNumber"] = strconv.Itoa(n)
+		ev.Text = "pull request #" + strconv.Itoa(n) + " linked to the session: " + url
+	}
+	out.Emit(ev)
 }

@@ -93,3 +93,36 @@ func TestThePlanFileOfPlanModeIsNamed(t *testing.T) {
 		t.Errorf("plan files %q, want [%q]", got, want)
 	}
 }
+
+// testdata/bookkeeping-2.1.228.jsonl: line types current Claude Code
+// versions write beside the conversation (from transcripts of
+// testdata/fidelity, one session id): ai-title (the title the host gave
+// the session), agent-name, file-history-delta (an editor undo backup) are
+// bookkeeping, skipped and counted without a warning; pr-link, a pull
+// request the host linked to the session, is a system event naming it
+// (meta prUrl and prNumber), once per pull request.
+func TestBookkeepingLinesAndLinkedPullRequests(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/bookkeeping-2.1.228.jsonl", ID: "bk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 0 || sum.MalformedCount != 0 {
+		t.Errorf("warnings %q, malformed %d", sum.Warnings, sum.MalformedCount)
+	}
+	for _, k := range []string{"ai-title", "agent-name", "file-history-delta"} {
+		if sum.Skipped[k] != 1 {
+			t.Errorf("skipped %v: want one %s", sum.Skipped, k)
+		}
+	}
+	var prs []string
+	for _, ev := range testfixtures.ReadSession(t, st, "bk") {
+		if u := ev.Meta[session.MetaPullRequest]; u != "" {
+			prs = append(prs, ev.Meta["prNumber"]+" "+u+" / "+ev.Text)
+		}
+	}
+	want := "546 https://github.com/gmeligio/flutter-docker-image/pull/546 / pull request #546 linked to the session: https://github.com/gmeligio/flutter-docker-image/pull/546"
+	if len(prs) != 2 || prs[0] != want {
+		t.Errorf("pull requests %q, want it twice: %q", prs, want)
+	}
+}

@@ -420,3 +420,37 @@ func TestCodexSubAgentMessagesAreReports(t *testing.T) {
 		t.Errorf("reports %q, want [%q]", reports, want)
 	}
 }
+
+// testdata/toolsearch-0.142.jsonl: a real Codex 0.142 rollout's tool
+// search (the tool list cut to two per namespace): the agent asks for
+// tools by words (tool_search_call, its arguments the query), the host
+// answers with the tools it found (tool_search_output). A call
+// "tool_search" with the query as input, and its result naming the
+// tools found (namespace and name) — not unknown items.
+func TestCodexToolSearchIsACall(t *testing.T) {
+	st, home := testfixtures.NewStore(t)
+	sum, err := Import(Options{Store: st, Home: home, Path: "testdata/toolsearch-0.142.jsonl", ID: "ts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.WarningCount != 0 || sum.MalformedCount != 0 {
+		t.Errorf("warnings %q, malformed %d", sum.Warnings, sum.MalformedCount)
+	}
+	var got []string
+	for _, ev := range testfixtures.ReadSession(t, st, "ts") {
+		if ev.Tool != nil {
+			s := ev.Type + " " + ev.Tool.Name + " " + string(ev.Tool.Input) + ev.Tool.Output
+			if ev.Tool.OK != nil {
+				s += fmt.Sprintf(" ok=%v", *ev.Tool.OK)
+			}
+			got = append(got, s)
+		}
+	}
+	want := []string{
+		`tool/call tool_search {"query":"GitHub pull request create PR repository head branch draft","limit":8}`,
+		"tool/result tool_search tools found: mcp__codex_apps__github._create_pull_request, mcp__codex_apps__github._mark_pull_request_ready_for_review ok=true",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -91,6 +91,9 @@
 //	                         "status", …}}) carries meta goalStatus and goalObjective
 //	ghost_snapshot           skipped, counted (undo snapshots)
 //	agent_message            a sub-agent's message to its parent (see "Sub-agents")
+//	tool_search_call         tool/call "tool_search" with its arguments ({"query", "limit"}) as input
+//	tool_search_output       tool/result of tool_search: "tools found: ns.name, …" (each namespace's
+//	                         tools, or the tool), ok when its status is "completed" (0.142)
 //	compaction               system/event "compaction" (its content is encrypted)
 //
 // apply_patch, whether a custom tool, a function call ({"input": patch}) or

@@ -483,6 +483,16 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 		out.Skip("ghost_snapshot")
 	case "agent_message":
 		m.agentMessage(rl, &it, out)
+	case "tool_search_call":
+		// The agent asks the host for tools by words (0.142): a call.
+		args, err := stringOrRaw(it.Arguments)
+		if err != nil {
+			out.Malformed(fmt.Errorf("tool_search_call arguments: %w", err))
+			return
+		}
+		m.toolCall(rl, "tool_search", it.CallID, jsonInput(args), out)
+	case "tool_search_output":
+		m.toolSearchOutput(rl, payload, &it, out)
 	case "compaction", "compaction_summary":
 		ev := m.event(rl, session.TypeSystem, system("compaction"))
 		ev.Text = "encrypted compaction summary (not readable)"

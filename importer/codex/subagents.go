@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/graft-project/graft/importer"
@@ -54,4 +55,44 @@ func agentPayload(text string) (kind, payload string) {
 	}
 	kind, _, _ = strings.Cut(strings.TrimPrefix(head, "Message Type: "), "\n")
 	return strings.TrimSpace(kind), body
+}
+
+// toolSearchOutput imports the tools the host found for a tool search
+// (0.142's tool_search_output: namespaces of tools, or tools): the result
+// of the tool_search call, naming each tool found as namespace.name.
+func (m *Mapper) toolSearchOutput(rl *rolloutLine, payload json.RawMessage, it *item, out *importer.Output) {
+	var so struct {
+		Status string `json:"status"`
+		Tools  []struct {
+			Name  string `json:"name"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(payload, &so); err != nil {
+		out.Malformed(fmt.Errorf("tool_search_output: %w", err))
+		return
+	}
+	var names []string
+	for _, t := range so.Tools {
+		if len(t.Tools) == 0 {
+			names = append(names, t.Name)
+		}
+		for _, f := range t.Tools {
+			names = append(names, t.Name+"."+f.Name)
+		}
+	}
+	text := "no tool found"
+	if len(names) > 0 {
+		text = "tools found: " + strings.Join(names, ", ")
+	}
+	// As a function output {"content", "success"} says: found, or not.
+	b, _ := json.Marshal(struct {
+		Content string `json:"content"`
+		Success bool   `json:"success"`
+	}{text, so.Status == "completed"})
+	res := *it
+	res.Output = b
+	m.toolResult(rl, &res, out)
 }
