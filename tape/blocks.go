@@ -677,6 +677,8 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 			if p.Call != nil {
 				text = q.plan
 			}
+		} else if p.Saved != "" {
+			where = ", saved to " + relPath(p.Saved, st.Cwd)
 		}
 		planSec = &section{singular: "plan", plural: "plans"}
 		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, text), "", p.Seq, p.Seq))

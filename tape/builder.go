@@ -113,8 +113,9 @@ const (
 	// out a final answer without a report keyword; 83 named a commit by
 	// no subject of its here-document message, and kept a cd into the
 	// session's folder before ";" or a newline; 84 kept no plan file; 85
-	// no pull request the host linked.
-	snapshotVersion = 86
+	// no pull request the host linked; 86 no file an approved plan was
+	// saved to.
+	snapshotVersion = 87
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -536,7 +537,14 @@ type plan struct {
 	// Build reads.
 	File string   `json:"file,omitempty"`
 	Call *callRef `json:"call,omitempty"`
+	// Saved is where the host said it saved the plan the person approved
+	// (Claude Code: "Your plan has been saved to: <path>").
+	Saved string `json:"saved,omitempty"`
 }
+
+// planSavedTo opens the line of Claude Code's approval that names the
+// plan's file.
+const planSavedTo = "Your plan has been saved to: "
 
 // planWrite is the last Write of a Markdown file: in plan mode the one
 // file the host lets the assistant write is the plan.
@@ -1161,6 +1169,9 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		p.State = "approved"
 		if !ok {
 			p.State = "not approved"
+		}
+		if i := strings.Index(ev.Tool.Output, planSavedTo); ok && i >= 0 {
+			p.Saved = clipLine(strings.TrimSpace(firstLine(ev.Tool.Output[i+len(planSavedTo):], maxPlanFileRunes)), maxPlanFileRunes)
 		}
 	}
 	var key []string

@@ -231,3 +231,16 @@ func TestLinkedPullRequestsAreNamed(t *testing.T) {
 		t.Errorf("linked pull requests:\n%s", wf)
 	}
 }
+
+// Claude Code's approval of a plan names the file it saved the plan to:
+// Task Status says so beside the plan.
+func TestAnApprovedPlanNamesWhereItWasSaved(t *testing.T) {
+	evs := seqd(human("Plan the agents."),
+		call("ExitPlanMode", "p1", `{"plan":"# Plan: Add OpenCode and Codex\n\nStep 1."}`),
+		result("ExitPlanMode", "p1", true, "User has approved your plan. You can now start coding.\n\nYour plan has been saved to: /Users/a/.claude/plans/compressed-purring-cloud.md\nYou can refer back to it if needed during implementation."),
+		say("Starting."))
+	st := blockText(t, build(t, "s", evs, Options{}, nil), "Task Status")
+	if !strings.Contains(st, "Plan proposed at seq=2, saved to /Users/a/.claude/plans/compressed-purring-cloud.md (approved by the user;") {
+		t.Errorf("the plan's file is not named:\n%s", st)
+	}
+}
