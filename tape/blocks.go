@@ -1247,17 +1247,17 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		// which names the runs before it (TestAFailureRepeatedIsListedOnce).
 		type call struct{ tool, what string }
 		newest := map[call]int{}
+		before := map[call][]failure{} // its runs before the newest, oldest first
 		for k, f := range listed {
-			newest[call{f.Tool, f.What}] = k
-		}
-		before := map[int][]string{}
-		for k, f := range listed {
-			if n := newest[call{f.Tool, f.What}]; n != k {
-				before[n] = append(before[n], fmt.Sprintf("seq=%d", f.Seq))
+			c := call{f.Tool, f.What}
+			if n, again := newest[c]; again {
+				before[c] = append(before[c], listed[n])
 			}
+			newest[c] = k
 		}
 		for k, f := range listed {
-			if newest[call{f.Tool, f.What}] != k {
+			c := call{f.Tool, f.What}
+			if newest[c] != k {
 				continue
 			}
 			var where []string
@@ -1265,9 +1265,13 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 				where = append(where, "open turn")
 			}
 			from := f.Seq
-			if b := before[k]; len(b) > 0 {
-				where = append(where, "it failed at "+andList(b)+" too")
-				from = listed[slices.IndexFunc(listed, func(g failure) bool { return g.Tool == f.Tool && g.What == f.What })].Seq
+			if b := before[c]; len(b) > 0 {
+				var seqs []string
+				for _, g := range b {
+					seqs = append(seqs, fmt.Sprintf("seq=%d", g.Seq))
+				}
+				where = append(where, "it failed at "+andList(seqs)+" too")
+				from = b[0].Seq
 			}
 			line := actionLine(f.Seq, f.Tool, f.What, "FAILED", pendingLines(f, q), q.notes[f.Seq])
 			if len(where) > 0 {

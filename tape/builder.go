@@ -759,7 +759,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			st.PlanFile = clipLine(p, maxPlanFileRunes)
 		}
 		if u := ev.Meta[session.MetaPullRequest]; u != "" {
-			b.linkPullRequest(clipLine(u, maxPlanFileRunes), clipLine(ev.Meta["prNumber"], 12), ev.Seq)
+			b.linkPullRequest(clipLine(u, maxPullRequestRunes), clipLine(ev.Meta["prNumber"], 12), ev.Seq)
 		}
 		if p := ev.Meta[session.MetaChangedOutside]; p != "" {
 			b.touch(fileTouch{Path: p, Op: OpOutside}, ev.Seq, openCall{}).Conflict = conflictMarkers(ev.Text)

@@ -40,8 +40,12 @@ type pullRequest struct {
 	Seq    int64  `json:"seq"`
 }
 
-// keptPullRequests bounds the linked pull requests the fold keeps.
-const keptPullRequests = 5
+// keptPullRequests bounds the linked pull requests the fold keeps;
+// maxPullRequestRunes the URL of each.
+const (
+	keptPullRequests    = 5
+	maxPullRequestRunes = 300
+)
 
 // linkPullRequest records a pull request the host linked, once: a link
 // said again moves to the end with its newer seq.

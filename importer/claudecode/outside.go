@@ -46,8 +46,12 @@ func (m *Mapper) prLink(raw []byte, ln *line, out *importer.Output) {
 		Number json.Number `json:"prNumber"`
 		URL    string      `json:"prUrl"`
 	}
-	if err := json.Unmarshal(raw, &pr); err != nil || pr.URL == "" {
-		out.Warn("pr-link without a pull request URL (%v); not read", err)
+	if err := json.Unmarshal(raw, &pr); err != nil {
+		out.Warn("pr-link does not decode (%v); not read", err)
+		return
+	}
+	if pr.URL == "" {
+		out.Warn("pr-link without a pull request URL; not read")
 		return
 	}
 	ev := m.event(ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "pr-link"})

@@ -1011,12 +1011,7 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 		out.Emit(ev)
 		return
 	}
-	name, found := m.open[it.CallID]
-	if !found {
-		name = "unknown"
-		out.Warn("%s %q has no tool call before it; imported with tool name %q", it.Type, it.CallID, name)
-	}
-	delete(m.open, it.CallID)
+	name := m.closeCall(it, out)
 	text, ok := m.toolOutput(it.Output)
 	if c, isCell := m.cells[it.CallID]; isCell {
 		delete(m.cells, it.CallID)
@@ -1059,6 +1054,19 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: ok, Output: text}
 	out.Emit(ev)
+}
+
+// closeCall is the name of the tool the output it answers called, the
+// call no longer open ("unknown", with a warning, for an output no call
+// came before).
+func (m *Mapper) closeCall(it *item, out *importer.Output) string {
+	name, found := m.open[it.CallID]
+	if !found {
+		name = "unknown"
+		out.Warn("%s %q has no tool call before it; imported with tool name %q", it.Type, it.CallID, name)
+	}
+	delete(m.open, it.CallID)
+	return name
 }
 
 // declinedBy is session.DeclinedByUser for the output Codex gives a call

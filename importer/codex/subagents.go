@@ -87,12 +87,9 @@ func (m *Mapper) toolSearchOutput(rl *rolloutLine, payload json.RawMessage, it *
 	if len(names) > 0 {
 		text = "tools found: " + strings.Join(names, ", ")
 	}
-	// As a function output {"content", "success"} says: found, or not.
-	b, _ := json.Marshal(struct {
-		Content string `json:"content"`
-		Success bool   `json:"success"`
-	}{text, so.Status == "completed"})
-	res := *it
-	res.Output = b
-	m.toolResult(rl, &res, out)
+	name := m.closeCall(it, out)
+	ok := so.Status == "completed"
+	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: &ok, Output: text}
+	out.Emit(ev)
 }
