@@ -876,6 +876,13 @@ func keyLines(out string, ok bool) []string {
 	for k := range pick {
 		picked[lines[k]] = true
 	}
+	// More key lines of one shape than the quote has room for (cargo's
+	// "test result" line per test binary, twenty in a workspace): the one
+	// that counts the most, the run's largest suite, goes first.
+	if k := largestOfCrowdedShape(lines, pick); k >= 0 {
+		verdict = true
+		pick[k], picked[lines[k]] = true, true
+	}
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
 		if changed[k] || isKeyLine(lines[k]) {
 			verdict = true
@@ -903,6 +910,67 @@ func keyLines(out string, ok bool) []string {
 		outLines = outLines[len(outLines)-maxKeyLines:]
 	}
 	return outLines
+}
+
+// largestOfCrowdedShape is the index of the verdict with the largest
+// first number among the verdicts (a line with a verdict word: "test
+// result: ok. 632 passed") of a shape (numbers aside, the same text) that
+// outnumber the room maxKeyLines leaves beside pick, when that line is not
+// picked yet; -1 when no shape is that crowded.
+func largestOfCrowdedShape(lines []string, pick map[int]bool) int {
+	room := maxKeyLines - len(pick)
+	count := map[string]int{}
+	verdicts := make([]bool, len(lines))
+	for k, l := range lines {
+		eachWord(withoutPaths(l), func(w string, _ bool) bool {
+			verdicts[k] = verdictWords[w]
+			return !verdicts[k]
+		})
+		if verdicts[k] {
+			count[lineShape(l)]++
+		}
+	}
+	best, bestN := -1, -1
+	for k, l := range lines {
+		if pick[k] || !verdicts[k] || count[lineShape(l)] <= room {
+			continue
+		}
+		if n, ok := firstNumber(l); ok && n > bestN {
+			best, bestN = k, n
+		}
+	}
+	return best
+}
+
+// lineShape is l with each run of digits one '#'.
+func lineShape(l string) string {
+	var b strings.Builder
+	digit := false
+	for _, r := range l {
+		if '0' <= r && r <= '9' {
+			if !digit {
+				b.WriteByte('#')
+			}
+			digit = true
+			continue
+		}
+		digit = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// firstNumber is the first run of digits of l (at most 9 of them).
+func firstNumber(l string) (int, bool) {
+	i := strings.IndexAny(l, "0123456789")
+	if i < 0 {
+		return 0, false
+	}
+	n := 0
+	for j := i; j < len(l) && j-i < 9 && '0' <= l[j] && l[j] <= '9'; j++ {
+		n = n*10 + int(l[j]-'0')
+	}
+	return n, true
 }
 
 // npmBanner: the line npm, pnpm and yarn open a script's run with, "> "

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -181,5 +182,33 @@ func TestAKeyLineSaidTwiceIsShownOnce(t *testing.T) {
 	}
 	if want := "test result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out"; !seen[want] {
 		t.Errorf("key lines %q lack %q", got, want)
+	}
+}
+
+// Cargo prints one "test result" line per test binary; a workspace prints
+// twenty, the library's unit tests first and most of the rest "0 passed".
+// More lines of one shape than the quote has room for: the one that
+// counts the most (the run's largest suite) is kept beside the last ones
+// (a real run: cargo test 2>&1 | grep "^test result", 21 lines).
+func TestTheLargestOfManyVerdictsOfOneShapeIsKept(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("test result: ok. 632 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1.99s\n")
+	for _, n := range []int{0, 6, 6, 8, 5, 11, 4, 3, 4, 15, 4, 2, 3, 4, 2, 2, 4, 3, 20, 0} {
+		fmt.Fprintf(&b, "test result: ok. %d passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.29s\n", n)
+	}
+	got := keyLines(b.String(), true)
+	if len(got) != maxKeyLines {
+		t.Fatalf("key lines %q: want %d", got, maxKeyLines)
+	}
+	if !strings.Contains(got[0], "632 passed") {
+		t.Errorf("key lines %q: want the 632 tests' verdict first (output order)", got)
+	}
+	if last := got[len(got)-1]; !strings.Contains(last, "0 passed") {
+		t.Errorf("key lines %q: want the output's last line last", got)
+	}
+	// One verdict of each shape: nothing changes.
+	out := "running 12 tests\ntest result: ok. 12 passed; 0 failed\n"
+	if got := keyLines(out, true); len(got) != 2 || !strings.Contains(got[1], "12 passed") {
+		t.Errorf("key lines %q: want the count and the one verdict", got)
 	}
 }

@@ -114,8 +114,9 @@ const (
 	// no subject of its here-document message, and kept a cd into the
 	// session's folder before ";" or a newline; 84 kept no plan file; 85
 	// no pull request the host linked; 86 no file an approved plan was
-	// saved to.
-	snapshotVersion = 87
+	// saved to; 87 quoted the last verdicts of a crowd of one shape
+	// without its largest.
+	snapshotVersion = 88
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

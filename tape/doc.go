@@ -183,7 +183,9 @@
 // -b, its "## branch...upstream" line as well; untracked "??" files are
 // no more key lines than the long form's list of them); a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4, a line the output prints twice
-// once; for a failure its first line, the first line naming an error,
+// once, and of more verdicts of one shape than those 4 (cargo's "test
+// result" per test binary) the one that counts the most among the last
+// (largestOfCrowdedShape); for a failure its first line, the first line naming an error,
 // and the last line; a linter's or a
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm
 // warn …", "[Output truncated …", the banner npm, pnpm and yarn open a
