@@ -160,6 +160,22 @@
 // block Claude Code appends, meta agentId and, when that agent's transcript
 // was found, meta subSession.
 //
+// # A result before its call
+//
+// Claude Code 2.1.162 can write a tool's result on the line before the
+// assistant line that holds its call (the result's parentUuid names that
+// later line; seen three times in two real sessions, each time on the very
+// next line). A result whose call is not open waits for the next line,
+// the line it came in kept whole in the mapper's state (early.go, an
+// importer.Holder): when that line holds its call, the call is imported,
+// then the result with the tool's name and meta "line" of its own line;
+// when the next line does not name the call's id, the result is imported
+// before that line's events as one of no known call (tool "unknown", a
+// warning naming its line), as before; when it names the id but holds no
+// such call, after them. A run that ends while a result waits says so and
+// the next run goes on from the state, so an import in several runs gives
+// the same events.
+//
 // # Sub-agents
 //
 // <dir>/<uuid>/subagents/*.jsonl beside the transcript (regular files) are

@@ -52,6 +52,10 @@ type Mapper struct {
 	branch string
 	// dec reads lines on the fast path (fast.go).
 	dec logscan.Decoder
+	// early are the results written before their calls, oldest first
+	// (early.go); heldLine, while one is imported, the line it came in.
+	early    []earlyResult
+	heldLine string
 }
 
 // queuedMessage is one enqueued text with the time it was typed.
@@ -94,12 +98,13 @@ type mapperState struct {
 	Tasks     []session.Todo      `json:"tasks,omitempty"`
 	Creates   map[string]string   `json:"creates,omitempty"`
 	Branch    string              `json:"branch,omitempty"`
+	Early     []earlyResult       `json:"early,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without a result,
 // the queued input not given up yet and the task list (tasks.go).
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates, Branch: m.branch})
+	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates, Branch: m.branch, Early: m.early})
 }
 
 // LoadState implements importer.Mapper.
@@ -108,6 +113,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.queued, m.told = nil, nil
 	m.tasks, m.creates = nil, nil
 	m.branch = ""
+	m.early = nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -123,6 +129,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.tasks = st.Tasks
 	m.creates = st.Creates
 	m.branch = st.Branch
+	m.early = st.Early
 	return nil
 }
 
@@ -188,6 +195,9 @@ type block struct {
 // Map implements importer.Mapper.
 func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 	defer m.dec.Release()
+	// A result written before its call waits for the next line (early.go).
+	m.notNamed(l, out)
+	defer m.notCame(l.Num, out)
 	var ln line
 	if !fastLine(&m.dec, l.Bytes, &ln) {
 		ln = line{}
@@ -203,7 +213,7 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 	out.SourceUUID(ln.UUID)
 	switch ln.Type {
 	case "user":
-		return m.user(&ln, out)
+		return m.user(l, &ln, out)
 	case "assistant":
 		return m.assistant(&ln, out)
 	case "system":
@@ -280,6 +290,9 @@ func (m *Mapper) event(ln *line, typ string, src session.Source) session.Event {
 	if ln.UUID != "" {
 		ev.Meta["uuid"] = ln.UUID
 	}
+	if m.heldLine != "" {
+		ev.Meta["line"] = m.heldLine // a result imported after its call (early.go)
+	}
 	if m.cfg.Parent != "" {
 		ev.Meta["parentSession"] = m.cfg.Parent
 	}
@@ -316,7 +329,7 @@ func (m *Mapper) content(raw json.RawMessage) (text string, blocks []block, isTe
 	return "", nil, false, fmt.Errorf("message.content is neither a string nor a list of blocks")
 }
 
-func (m *Mapper) user(ln *line, out *importer.Output) error {
+func (m *Mapper) user(l importer.Line, ln *line, out *importer.Output) error {
 	if ln.Message == nil {
 		out.Malformed(errors.New("user line without message"))
 		return nil
@@ -347,6 +360,10 @@ func (m *Mapper) user(ln *line, out *importer.Output) error {
 	}
 	if len(results) > 0 {
 		for _, b := range results {
+			if _, open := m.open[b.ToolUseID]; !open && b.ToolUseID != "" {
+				m.holdEarly(l, b, out) // its call may come on a later line (early.go)
+				continue
+			}
 			m.toolResult(ln, b, out)
 		}
 		// Text beside tool results is the host's, never the human's.
@@ -596,7 +613,11 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	name := call.Name
 	if !found {
 		name = "unknown"
-		out.Warn("tool_result %q has no tool_use before it; imported with tool name %q", b.ToolUseID, name)
+		if m.heldLine != "" {
+			out.Warn("the tool_result %q of line %s has no tool_use before it nor on the line after it; imported with tool name %q", b.ToolUseID, m.heldLine, name)
+		} else {
+			out.Warn("tool_result %q has no tool_use before it; imported with tool name %q", b.ToolUseID, name)
+		}
 	}
 	delete(m.open, b.ToolUseID)
 	texts := m.resultTexts(b.ToolUseID, b.Content, out)
@@ -819,6 +840,9 @@ func (m *Mapper) toolCall(ln *line, b block, out *importer.Output) {
 	ev := m.event(ln, session.TypeToolCall, session.Source{Kind: session.KindAssistant})
 	ev.Tool = &session.Tool{Name: b.Name, CallID: b.ID, Input: b.Input}
 	out.Emit(ev)
+	if b.ID != "" {
+		defer m.callCame(b.ID, out) // its result came first (early.go)
+	}
 	switch b.Name {
 	case "TodoWrite":
 		m.todoWrite(ln, b, out)

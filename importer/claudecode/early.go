@@ -1,0 +1,115 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/graft-project/graft/importer"
+)
+
+// Results written before their calls (doc.go, "A result before its
+// call"): Claude Code 2.1.162 can write a tool's result a line before the
+// assistant line that holds its call. A result whose call is not open
+// waits for the next line, the line it came in kept whole: when that line
+// holds its call, the call is imported, then the result (meta "line" its
+// own); when it does not (it does not even name the call's id, or names
+// it but holds no such call), the result is imported as one of no known
+// call, as before, with the warning: before the next line's events in the
+// first case, after them in the second.
+
+// maxEarlyResults bounds the results that wait at once: past it the
+// oldest is imported at once as a result of no known call.
+const maxEarlyResults = 16
+
+// earlyResult is a tool_result waiting for its call: the user line it came
+// in, as written, and the call it names.
+type earlyResult struct {
+	Line int    `json:"line"`
+	ID   string `json:"id"`
+	Raw  string `json:"raw"`
+}
+
+// holdEarly keeps the result b of the line l for its call.
+func (m *Mapper) holdEarly(l importer.Line, b block, out *importer.Output) {
+	if len(m.early) >= maxEarlyResults {
+		m.releaseEarly(0, out)
+	}
+	m.early = append(m.early, earlyResult{Line: l.Num, ID: b.ToolUseID, Raw: string(l.Bytes)})
+}
+
+// notNamed imports, before the line l is mapped, the waiting results
+// whose call id l does not name: their calls are not on it.
+func (m *Mapper) notNamed(l importer.Line, out *importer.Output) {
+	for k := 0; k < len(m.early); {
+		if e := m.early[k]; e.Line < l.Num && !bytes.Contains(l.Bytes, []byte(e.ID)) {
+			m.releaseEarly(k, out)
+			continue
+		}
+		k++
+	}
+}
+
+// notCame imports, after the line num is mapped, the results of earlier
+// lines still waiting: their calls were not on it.
+func (m *Mapper) notCame(num int, out *importer.Output) {
+	for k := 0; k < len(m.early); {
+		if m.early[k].Line < num {
+			m.releaseEarly(k, out)
+			continue
+		}
+		k++
+	}
+}
+
+// callCame imports the result waiting for the call id, if one does, right
+// after its call.
+func (m *Mapper) callCame(id string, out *importer.Output) {
+	for k := range m.early {
+		if m.early[k].ID == id {
+			m.releaseEarly(k, out)
+			return
+		}
+	}
+}
+
+// releaseEarly imports the waiting result k (its call open or not) with
+// the line it came in, and forgets it.
+func (m *Mapper) releaseEarly(k int, out *importer.Output) {
+	e := m.early[k]
+	m.early = append(m.early[:k], m.early[k+1:]...)
+	var ln line
+	if err := json.Unmarshal([]byte(e.Raw), &ln); err != nil || ln.Message == nil {
+		out.Warn("the result of %q from line %d that waited for its call no longer decodes (%v): not imported", e.ID, e.Line, err)
+		return
+	}
+	_, blocks, _, err := m.content(ln.Message.Content)
+	if err != nil {
+		out.Warn("the result of %q from line %d that waited for its call no longer decodes (%v): not imported", e.ID, e.Line, err)
+		return
+	}
+	m.heldLine = strconv.Itoa(e.Line)
+	defer func() { m.heldLine = "" }()
+	if ln.Message == nil {
+		return
+	}
+	for _, b := range blocks {
+		if b.Type == "tool_result" && b.ToolUseID == e.ID {
+			m.toolResult(&ln, b, out)
+			return
+		}
+	}
+}
+
+// Held implements importer.Holder: the results still waiting for their
+// calls.
+func (m *Mapper) Held() string {
+	switch len(m.early) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("line %d: the result of %q waits for its call, which Claude Code may write on a later line; it is imported then", m.early[0].Line, m.early[0].ID)
+	}
+	return fmt.Sprintf("lines %d-%d: %d results wait for their calls, which Claude Code may write on later lines; they are imported then", m.early[0].Line, m.early[len(m.early)-1].Line, len(m.early))
+}
