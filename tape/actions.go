@@ -1148,6 +1148,9 @@ func quotesOutput(name string) bool {
 	if _, file := toolOp(name); file {
 		return false
 	}
+	if isPlanExit(name) {
+		return false // the plan approved: Task Status shows it
+	}
 	quiet, _ := lowerIn(quietTools, name)
 	return !quiet
 }
@@ -1155,7 +1158,11 @@ func quotesOutput(name string) bool {
 // quietTools are the searches and listings quotesOutput leaves unquoted,
 // lower-cased.
 var quietTools = map[string]bool{"grep": true, "glob": true, "ls": true, "list_dir": true, "find": true, "search": true,
-	"websearch": true, "web_search": true, "webfetch": true, "notebookread": true, "todowrite": true, "todoread": true, "update_plan": true}
+	"websearch": true, "web_search": true, "webfetch": true, "notebookread": true, "todowrite": true, "todoread": true, "update_plan": true,
+	// The host loading the schemas of its deferred tools (Claude Code's
+	// ToolSearch "select:…", answered by a tool_reference block; Codex's
+	// tool_search): no outcome of the work.
+	"toolsearch": true, "tool_search": true}
 
 // readCommands only read or list: a shell command made of them alone (cat,
 // sed -n, nl, rg, ls …, as Codex reads files) is a read, its output the

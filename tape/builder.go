@@ -115,8 +115,10 @@ const (
 	// session's folder before ";" or a newline; 84 kept no plan file; 85
 	// no pull request the host linked; 86 no file an approved plan was
 	// saved to; 87 quoted the last verdicts of a crowd of one shape
-	// without its largest.
-	snapshotVersion = 88
+	// without its largest; 88 took a diff's header for a key line, go
+	// test's "[no test files]" for none, and quoted the host's tool
+	// loading and the plan approved.
+	snapshotVersion = 89
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -174,7 +174,9 @@
 // longer command each run of three or more paths folds to its first and
 // "… (N paths)", so a chain's verbs and flags survive: foldPaths) and
 // whether it succeeded. Of commands and other tools that are neither file
-// tools nor searches, the key lines of the output are quoted (keyLines):
+// tools nor searches (nor the host loading its deferred tools, Claude
+// Code's ToolSearch and Codex's tool_search, nor the plan approved, which
+// Task Status shows), the key lines of the output are quoted (keyLines):
 // for a success the last line and the lines nearest the end that carry a
 // verdict (counts of tests, failures, errors, files changed; pass, fail,
 // error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
@@ -183,7 +185,8 @@
 // -b, its "## branch...upstream" line as well; untracked "??" files are
 // no more key lines than the long form's list of them); a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4, a line the output prints twice
-// once, and of more verdicts of one shape than those 4 (cargo's "test
+// once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none;
+// go test's "[no test files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
 // result" per test binary) the one that counts the most among the last
 // (largestOfCrowdedShape); for a failure its first line, the first line naming an error,
 // and the last line; a linter's or a

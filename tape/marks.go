@@ -39,7 +39,9 @@ var keyPhrases = []string{"could not", "not found", "no such", "timed out", "not
 	// their fix not committed, a rebase, a cherry-pick
 	// (TestGitsOperationInProgressIsAKeyLine).
 	"unmerged paths", "still merging", "merge conflict in", "automatic merge failed", "rebase in progress",
-	"currently rebasing", "currently cherry-picking", "cherry-pick in progress"}
+	"currently rebasing", "currently cherry-picking", "cherry-pick in progress",
+	// go test's package without tests: what the run did not test.
+	"[no test files]"}
 
 // keyOpeners open a key line (trimmed, as written).
 var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- ", "modified:", "new file:", "deleted:", "renamed:", "both modified:"}
@@ -94,6 +96,9 @@ func eachWord(s string, fn func(w string, afterNumber bool) bool) {
 // tracker's closed or created, a pull-request URL.
 func isKeyLine(line string) bool {
 	t := strings.TrimSpace(line)
+	if diffHeader(t) {
+		return false
+	}
 	for _, o := range keyOpeners {
 		if strings.HasPrefix(t, o) {
 			return true
@@ -120,6 +125,20 @@ func isKeyLine(line string) bool {
 		return !found
 	})
 	return found
+}
+
+// diffHeader: a line of a diff's header, "--- a/x", "+++ b/x", "---
+// /dev/null", "index 703c470e..8a73cde9 100644": it names the file and its
+// blobs, no outcome ("--- " opens go test's "--- FAIL: …", and two hashes
+// with ".." a push's range).
+func diffHeader(t string) bool {
+	for _, p := range []string{"--- a/", "+++ b/", "--- /dev/null", "+++ /dev/null"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	rest, ok := strings.CutPrefix(t, "index ")
+	return ok && hexRange(strings.Fields(rest + " x")[0])
 }
 
 // withoutPaths is t without its words that name a path (a slash or a
