@@ -148,6 +148,17 @@
 // without output, the running cells and the exits seen are kept in the
 // mapper's saved state across imports.
 //
+// # Memory citations
+//
+// With memories on, Codex's instructions ask the model to end an answer
+// that used one with a single <oai-mem-citation> block (<citation_entries>,
+// one "file:lines|note=[…]" per line, and <rollout_ids>) "for programmatic
+// parsing", and Codex shows the answer without it (its stream parser takes
+// the block out of the visible text). The assistant message is imported the
+// same: without the block, its entries in meta memoryCitations (2,000
+// characters at most). Only a block on lines of its own and outside a
+// fenced code block is taken out; one without its end is text (memcite.go).
+//
 // # Sub-agents
 //
 // The Codex desktop app 0.144 (a real rollout in testdata/fidelity; the

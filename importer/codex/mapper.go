@@ -519,13 +519,16 @@ func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	switch it.Role {
 	case "assistant":
-		text := strings.Join(texts, "\n")
+		text, cited := withoutMemoryCitations(strings.Join(texts, "\n"))
 		if strings.TrimSpace(text) == "" {
 			out.Skip("empty assistant message")
 			return
 		}
 		ev := m.event(rl, session.TypeAssistantMessage, session.Source{Kind: session.KindAssistant})
 		ev.Text = text
+		if cited != "" {
+			ev.Meta["memoryCitations"] = cited // what Codex shows apart (memcite.go)
+		}
 		out.Emit(ev)
 	default:
 		// developer and system messages are the harness's instructions.
