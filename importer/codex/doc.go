@@ -70,7 +70,10 @@
 //	custom_tool_call         tool/call: input {"input": "<text>"} unless it is a JSON object;
 //	                         a code-mode exec call is read as its script (see "Code mode")
 //	local_shell_call         tool/call "shell" with the action as input
-//	web_search_call          tool/call "web_search" with the action as input
+//	web_search_call          tool/call "web_search" with the action as input; once its status is
+//	                         "completed" (or "failed") also its tool/result, ok when completed,
+//	                         with no output and meta resultsInRollout "false": Codex writes no
+//	                         output item for a search, its results reach only the model
 //	*_output, no call_id     a named output no call asked for (0.171's goal_objective, metadata
 //	                         additional_context_tool_output): user/message kind "system", name
 //	                         "additional-context:<name>", the output as its text

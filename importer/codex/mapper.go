@@ -478,6 +478,7 @@ func (m *Mapper) responseItem(rl *rolloutLine, payload json.RawMessage, out *imp
 		m.toolResult(rl, &it, out)
 	case "web_search_call":
 		m.toolCall(rl, "web_search", it.ID, rawOr(it.Action, `{}`), out)
+		m.webSearchDone(rl, payload, &it, out)
 	case "ghost_snapshot":
 		// A git snapshot for undo, made by the harness: no work of the agent.
 		out.Skip("ghost_snapshot")

@@ -93,3 +93,26 @@ func (m *Mapper) toolSearchOutput(rl *rolloutLine, payload json.RawMessage, it *
 	ev.Tool = &session.Tool{Name: name, CallID: it.CallID, OK: &ok, Output: text}
 	out.Emit(ev)
 }
+
+// webSearchDone closes a web search the item says is done: Codex writes a
+// search as one web_search_call, "completed" (or "failed") once done, and
+// no output item, its results reaching the model and not the rollout. A
+// search still in progress stays open.
+func (m *Mapper) webSearchDone(rl *rolloutLine, payload json.RawMessage, it *item, out *importer.Output) {
+	var ws struct {
+		Status string `json:"status"`
+	}
+	if err := json.Unmarshal(payload, &ws); err != nil {
+		out.Warn("web_search_call %q: its status does not decode (%v); the search stays without a result", it.ID, err)
+		return
+	}
+	if (ws.Status != "completed" && ws.Status != "failed") || it.ID == "" {
+		return
+	}
+	ok := ws.Status == "completed"
+	name := m.closeCall(&item{Type: it.Type, CallID: it.ID}, out)
+	ev := m.event(rl, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	ev.Tool = &session.Tool{Name: name, CallID: it.ID, OK: &ok}
+	ev.Meta["resultsInRollout"] = "false"
+	out.Emit(ev)
+}
