@@ -1031,7 +1031,7 @@ func (b *Builder) gitLine() string {
 		parts = append(parts, "branch "+st.GitBranch)
 	}
 	if c := st.GitCommit; c != "" {
-		short, _ := prefixRunes(c, 7)
+		short, _ := prefixRunes(c, 12)
 		parts = append(parts, "at commit "+short+" when the session started")
 	}
 	if len(parts) == 0 {

@@ -1210,12 +1210,14 @@ func TestATurnsAnswerOutlivesItsNarration(t *testing.T) {
 // The branch the work is on (meta gitBranch of the newest instruction
 // that has one; Codex's session_meta also names the commit the session
 // started at) is named in the Workspace Files block, even when no file
-// was touched.
+// was touched. The commit by its first 12 digits: git abbreviates a hash
+// to 7 at least and more in a larger repository (a real Codex session's
+// person and agent wrote 8bdf1fed), and a name of 12 holds any of them.
 func TestTheGitBranchIsNamed(t *testing.T) {
 	meta := session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "session_meta"}, Text: "Codex session",
 		Meta: map[string]string{"cwd": "/w", "gitBranch": "master", "gitCommit": "fee9a60da2ff0665e09a7c8cfbd5bcbf9560c9bc"}}
 	tp := build(t, "s", seqd(meta, human("Convert the variables."), say("Done.")), Options{}, nil)
-	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, "Git: branch master, at commit fee9a60 when the session started.") {
+	if w := blockText(t, tp, "Workspace Files"); !strings.Contains(w, "Git: branch master, at commit fee9a60da2ff when the session started.") {
 		t.Fatalf("Workspace Files:\n%s", w)
 	}
 	tp = build(t, "s", seqd(withMeta(human("Start."), "gitBranch", "main"), withMeta(human("Go on."), "gitBranch", "soph/allow-dogfood"),
