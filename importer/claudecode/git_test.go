@@ -1,12 +1,9 @@
 package claudecode
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 )
 
@@ -39,13 +36,6 @@ func TestAHumanInstructionCarriesTheGitBranch(t *testing.T) {
 // store and returns the session's events.
 func importLines(t *testing.T, name string, lines []string) []session.Event {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name+".jsonl")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, home := testfixtures.NewStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: path}); err != nil {
-		t.Fatal(err)
-	}
-	return testfixtures.ReadSession(t, st, name)
+	evs, _ := importLinesSum(t, name, lines)
+	return evs
 }
