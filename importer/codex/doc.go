@@ -29,10 +29,21 @@
 //	                         and session_meta's cli_version, once per type for the life of the
 //	                         import cursor (mapper state "told", "version"); likewise an unknown
 //	                         response item type
-//	not JSON, no "type"      malformed: reported with its line number, skipped
+//	not JSON, no "type"      malformed: reported with its line number, skipped (but for the
+//	                         lines of a rollout without the envelope, below)
 //
-// A line with a ResponseItem type and no payload (rollouts written before
-// the RolloutLine envelope) is read as that response item.
+// # Rollouts without the envelope
+//
+// Rollouts written before the RolloutLine envelope (Codex of mid-2025; a
+// real one of 2025-08-23 in testdata/fidelity) have three kinds of line:
+// a bare ResponseItem, read as that response item; the session's meta
+// itself as the first line, {"id", "timestamp", "instructions", "git"},
+// read as a session_meta (no cwd or version: it named none), its
+// instructions (what Codex gave its model before the conversation: the
+// user's and the project's AGENTS.md) a user/message kind "system" name
+// "user-instructions", as <user_instructions> is; and {"record_type":
+// "state"}, where Codex saved the session's state, skipped and counted
+// (direct.go).
 //
 // # Recognising a rollout
 //

@@ -200,6 +200,9 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		}
 	}
 	if rl.Type == "" {
+		if m.directLine(l, &rl, out) {
+			return nil
+		}
 		out.Malformed(errors.New(`not a rollout line: no "type"`))
 		return nil
 	}
