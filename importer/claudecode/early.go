@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -79,27 +80,36 @@ func (m *Mapper) callCame(id string, out *importer.Output) {
 func (m *Mapper) releaseEarly(k int, out *importer.Output) {
 	e := m.early[k]
 	m.early = append(m.early[:k], m.early[k+1:]...)
-	var ln line
-	if err := json.Unmarshal([]byte(e.Raw), &ln); err != nil || ln.Message == nil {
-		out.Warn("the result of %q from line %d that waited for its call no longer decodes (%v): not imported", e.ID, e.Line, err)
-		return
-	}
-	_, blocks, _, err := m.content(ln.Message.Content)
+	ln, b, err := m.earlyBlock(e)
 	if err != nil {
-		out.Warn("the result of %q from line %d that waited for its call no longer decodes (%v): not imported", e.ID, e.Line, err)
+		out.Warn("the result of %q from line %d that waited for its call does not decode again (%v): not imported", e.ID, e.Line, err)
 		return
 	}
 	m.heldLine = strconv.Itoa(e.Line)
 	defer func() { m.heldLine = "" }()
+	m.toolResult(ln, b, out)
+}
+
+// earlyBlock decodes the line a waiting result came in and finds its
+// tool_result block.
+func (m *Mapper) earlyBlock(e earlyResult) (*line, block, error) {
+	var ln line
+	if err := json.Unmarshal([]byte(e.Raw), &ln); err != nil {
+		return nil, block{}, err
+	}
 	if ln.Message == nil {
-		return
+		return nil, block{}, errors.New("user line without message")
+	}
+	_, blocks, _, err := m.content(ln.Message.Content)
+	if err != nil {
+		return nil, block{}, err
 	}
 	for _, b := range blocks {
 		if b.Type == "tool_result" && b.ToolUseID == e.ID {
-			m.toolResult(&ln, b, out)
-			return
+			return &ln, b, nil
 		}
 	}
+	return nil, block{}, errors.New("no tool_result block of that id")
 }
 
 // Held implements importer.Holder: the results still waiting for their
