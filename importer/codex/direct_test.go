@@ -3,8 +3,6 @@ package codex
 import (
 	"strings"
 	"testing"
-
-	"github.com/graft-project/graft/session"
 )
 
 // Rollouts of mid-2025 Codex (a real one of 2025-08-23) have no envelope:
@@ -47,5 +45,4 @@ func TestARolloutWithoutTheEnvelopeIsRead(t *testing.T) {
 	if evs[0].TS != "2025-08-23T05:46:47.469Z" {
 		t.Errorf("ts %q", evs[0].TS)
 	}
-	_ = session.TypeSystem
 }
