@@ -919,6 +919,9 @@ func keyLines(out string, ok bool) []string {
 // picked yet; -1 when no shape is that crowded.
 func largestOfCrowdedShape(lines []string, pick map[int]bool) int {
 	room := maxKeyLines - len(pick)
+	if len(lines) <= room {
+		return -1 // every line fits: no shape is crowded
+	}
 	count := map[string]int{}
 	verdicts := make([]bool, len(lines))
 	for k, l := range lines {

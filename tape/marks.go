@@ -138,7 +138,8 @@ func diffHeader(t string) bool {
 		}
 	}
 	rest, ok := strings.CutPrefix(t, "index ")
-	return ok && hexRange(strings.Fields(rest + " x")[0])
+	f := strings.Fields(rest)
+	return ok && len(f) > 0 && hexRange(f[0])
 }
 
 // withoutPaths is t without its words that name a path (a slash or a
