@@ -1799,7 +1799,9 @@ func touchesWhat(ts []fileTouch, cwd string) string {
 // editAdds are the identifiers an edit puts in that its old text did not
 // have (snake_case, camelCase or dotted names of 6 runes or more: the
 // functions, fields and modules the change introduced), at most maxAdds,
-// in the order they appear; none for a write, whose definitions say it.
+// in the order they appear, then the messages it adds (eachMessage), at
+// most maxAddedMessages, quoted; none for a write, whose definitions say
+// it.
 func editAdds(name string, input json.RawMessage) []string {
 	if len(input) == 0 || len(input) > maxEditInput {
 		return nil
@@ -1822,7 +1824,56 @@ func editAdds(name string, input json.RawMessage) []string {
 			}
 		})
 	}
+	// Then the messages it adds: what the changed code says to a person
+	// (an error, a log line, a test's name) is how the change is known.
+	oldMsgs := map[string]bool{}
+	for _, t := range olds {
+		eachMessage(t, func(m string) { oldMsgs[m] = true })
+	}
+	n := 0
+	for _, t := range news {
+		eachMessage(t, func(m string) {
+			if n < maxAddedMessages && !oldMsgs[m] && !seen[m] {
+				seen[m] = true
+				n++
+				out = append(out, `"`+m+`"`)
+			}
+		})
+	}
 	return out
+}
+
+// Bounds of the messages an edit adds (editAdds, eachMessage).
+const (
+	maxAddedMessages = 2
+	minAddedRunes    = 12
+	maxAddedRunes    = 100
+)
+
+// eachMessage calls fn with each double-quoted string on a line of s (its
+// first symbolScan bytes) that reads as a message: minAddedRunes to
+// maxAddedRunes runes with a space, and no escape in it.
+func eachMessage(s string, fn func(string)) {
+	if len(s) > symbolScan {
+		s = s[:symbolScan]
+	}
+	for line := range strings.SplitSeq(s, "\n") {
+		for {
+			i := strings.IndexByte(line, '"')
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(line[i+1:], '"')
+			if j < 0 {
+				break
+			}
+			m := line[i+1 : i+1+j]
+			line = line[i+2+j:]
+			if n := utf8.RuneCountInString(m); n >= minAddedRunes && n <= maxAddedRunes && strings.ContainsRune(m, ' ') && !strings.ContainsRune(m, '\\') {
+				fn(m)
+			}
+		}
+	}
 }
 
 const maxAdds = 6
@@ -1877,7 +1928,9 @@ func isPatch(text string) bool {
 }
 
 // editPairs are the old and new texts of an edit (Edit's old_string and
-// new_string, MultiEdit's edits); none for other tools.
+// new_string, MultiEdit's edits, an apply_patch patch's removed and
+// added lines of the files it updates: patchPairs); none for other
+// tools.
 func editPairs(name string, input json.RawMessage) (olds, news []string) {
 	var in struct {
 		OldString string `json:"old_string"`
@@ -1887,8 +1940,11 @@ func editPairs(name string, input json.RawMessage) (olds, news []string) {
 			NewString string `json:"new_string"`
 		} `json:"edits"`
 	}
-	if vals, ok := session.StringFields(input, "old_string", "new_string"); ok && !strings.EqualFold(name, "multiedit") {
+	if vals, ok := session.StringFields(input, "old_string", "new_string"); ok && !strings.EqualFold(name, "multiedit") && vals[0]+vals[1] != "" {
 		return []string{vals[0]}, []string{vals[1]}
+	}
+	if p := patchOf(name, input); p != "" {
+		return patchPairs(p)
 	}
 	if json.Unmarshal(input, &in) == nil {
 		olds, news = []string{in.OldString}, []string{in.NewString}
@@ -2039,4 +2095,45 @@ func isLabelled(t string) bool {
 	}
 	rest := strings.TrimSpace(t[i+1:])
 	return len(rest) >= 8 && !strings.HasPrefix(rest, "//")
+}
+
+// patchOf is the apply_patch patch a call carries ("" for none).
+func patchOf(name string, input json.RawMessage) string {
+	if isShellTool(name) {
+		return ""
+	}
+	for _, t := range editTexts(name, input) {
+		if isPatch(t) {
+			return t
+		}
+	}
+	return ""
+}
+
+// patchPairs are a patch's removed lines (olds) and added lines (news)
+// in the sections that update a file ("*** Update File:"); a file the
+// patch adds is written, not edited, and names nothing as added.
+func patchPairs(patch string) (olds, news []string) {
+	var o, n strings.Builder
+	update := false
+	for line := range strings.SplitSeq(patch, "\n") {
+		if op, _, move, ok := patchHeader(line); ok {
+			if !move {
+				update = op == OpEdit
+			}
+			continue
+		}
+		if !update || strings.HasPrefix(line, "***") {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "-"):
+			o.WriteString(line[1:])
+			o.WriteByte('\n')
+		case strings.HasPrefix(line, "+"):
+			n.WriteString(line[1:])
+			n.WriteByte('\n')
+		}
+	}
+	return []string{o.String()}, []string{n.String()}
 }

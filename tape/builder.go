@@ -117,8 +117,9 @@ const (
 	// saved to; 87 quoted the last verdicts of a crowd of one shape
 	// without its largest; 88 took a diff's header for a key line, go
 	// test's "[no test files]" for none, and quoted the host's tool
-	// loading and the plan approved.
-	snapshotVersion = 89
+	// loading and the plan approved; 89 named no name a patch adds, nor
+	// the messages an edit adds.
+	snapshotVersion = 90
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

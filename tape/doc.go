@@ -324,7 +324,11 @@
 // files"), ranked just above the conversation tail and left out whole,
 // heading and cut line too, when cut (section.optional); and an edit the identifiers it adds that
 // its old text lacked (snake_case, camelCase or dotted, 6 runes or more:
-// at most 6). A Markdown document's names are its headings: a write or
+// at most 6; of an apply_patch patch, its "+" lines against its "-"
+// lines in each file it updates: patchPairs), then the first
+// maxAddedMessages (2) messages it adds that its old text lacked
+// (double-quoted strings of 12 to 100 runes with a space and no escape:
+// eachMessage; an error, a log line, a test's name). A Markdown document's names are its headings: a write or
 // an edit of one (every file it touches .md, .markdown or .mdx) adds the
 // ATX headings its old text lacked, of a patch those of the lines it adds
 // (headingAdds; at most 6, each clipped to 60 runes), shown after its
