@@ -1008,11 +1008,12 @@ func indexPast0(lines []string, f func(string) bool) int {
 }
 
 // namesError: a line that names the error: pytest's "E " line, Go's
-// "x_test.go:12: …" (where a test said what failed), or one naming an
+// "x_test.go:12: …" (where a test said what failed), a compiler's
+// "file.go:12:3: …" or "a.ts(3,7): error TS2322: …", or one naming an
 // error or exception type with its colon ("AssertionError: …", "error:
 // …").
 func namesError(l string) bool {
-	if strings.HasPrefix(l, "E ") {
+	if strings.HasPrefix(l, "E ") || goErrorLine.MatchString(l) || tscErrorLine.MatchString(l) {
 		return true
 	}
 	if i := strings.Index(l, "_test.go:"); i > 0 && !strings.ContainsAny(l[:i], " \t") {
@@ -2137,3 +2138,31 @@ func patchPairs(patch string) (olds, news []string) {
 	}
 	return []string{o.String()}, []string{n.String()}
 }
+
+// failedCheckLine: a line by which a compiler, a linter or a test runner
+// says the run failed: Go's "file.go:12:3: …" and FAIL lines, an
+// "error:" or "error[E0425]:" line (cargo, rustc and most compilers),
+// pytest's "FAILED path::test" and a summary that counts a failure or an
+// error ("=== 1 failed, 44 passed ==="), TypeScript's "error TS2322:",
+// npm's "npm ERR!", cargo's "test result: FAILED".
+func failedCheckLine(l string) bool {
+	switch {
+	case l == "FAIL", strings.HasPrefix(l, "FAIL\t"), strings.HasPrefix(l, "FAIL "), strings.HasPrefix(l, "--- FAIL: "),
+		strings.HasPrefix(l, "npm ERR! "), strings.HasPrefix(l, "test result: FAILED"):
+		return true
+	case strings.HasPrefix(l, "FAILED ") && strings.Contains(l, "::"), strings.HasPrefix(l, "ERROR ") && strings.Contains(l, "::"):
+		return true
+	case goErrorLine.MatchString(l), compilerErrorLine.MatchString(l), tscErrorLine.MatchString(l):
+		return true
+	case strings.HasPrefix(l, "=") && failedCount.MatchString(l):
+		return true
+	}
+	return false
+}
+
+var (
+	goErrorLine       = regexp.MustCompile(`^[\w./-]+\.go:\d+:\d+: \S`)
+	compilerErrorLine = regexp.MustCompile(`^error(\[E\d+\])?: \S`)
+	tscErrorLine      = regexp.MustCompile(`\): error TS\d+: `)
+	failedCount       = regexp.MustCompile(`\b[1-9]\d* (failed|errors?)\b`)
+)

@@ -118,8 +118,9 @@ const (
 	// without its largest; 88 took a diff's header for a key line, go
 	// test's "[no test files]" for none, and quoted the host's tool
 	// loading and the plan approved; 89 named no name a patch adds, nor
-	// the messages an edit adds.
-	snapshotVersion = 90
+	// the messages an edit adds; 90 took no line by which a check piped
+	// into a filter failed for a key line.
+	snapshotVersion = 91
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

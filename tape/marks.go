@@ -93,7 +93,9 @@ func eachWord(s string, fn func(w string, afterNumber bool) bool) {
 // isKeyLine: a line of output that says how a command went: a verdict
 // with its count, a word of success or failure, version control (a commit
 // "[branch hash]", a push "a..b", "nothing to commit", "modified:"), a
-// tracker's closed or created, a pull-request URL.
+// tracker's closed or created, a pull-request URL, a line by which a
+// check says it failed (failedCheckLine: a check piped into head or tail
+// exits as the filter does, and the host reports it ok).
 func isKeyLine(line string) bool {
 	t := strings.TrimSpace(line)
 	if diffHeader(t) {
@@ -104,7 +106,7 @@ func isKeyLine(line string) bool {
 			return true
 		}
 	}
-	if commitLine(t) || strings.Contains(t, "..") && hexRange(t) {
+	if commitLine(t) || strings.Contains(t, "..") && hexRange(t) || failedCheckLine(t) {
 		return true
 	}
 	lower := strings.ToLower(t)

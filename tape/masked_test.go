@@ -1,0 +1,41 @@
+package tape
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A check piped into a filter (go build … | head, pytest … | tail) exits
+// as the filter does: the host reports it ok. The line by which its
+// output says it failed (a compiler's "file.go:1:2:" line, a test
+// runner's FAIL, a summary that counts failures) is a key line, so the
+// call's quote shows the failure, not its last line.
+func TestTheLineByWhichACheckFailedIsAKeyLine(t *testing.T) {
+	buildErr := "# github.com/x/y/internal/api\ninternal/api/job.go:1081:77: not enough arguments in call to resolver.Query().JobMetrics\n\thave (context.Context, string)\n\twant (context.Context, string, *int)\n"
+	evs := seqd(
+		human("Wire the new argument through."),
+		call("Bash", "b1", `{"command":"go build ./... 2>&1 | head -30"}`),
+		result("Bash", "b1", true, buildErr),
+	)
+	if acts := blockText(t, build(t, "s", evs, Options{}, nil), "Recent Actions"); !strings.Contains(acts, "→ internal/api/job.go:1081:77: not enough arguments") {
+		t.Errorf("the build's error line is not quoted:\n%s", acts)
+	}
+	for _, tc := range []struct {
+		out, key string
+	}{
+		{"FAILED tests/test_a.py::test_x - AssertionError\n=== 1 failed, 44 passed in 2.10s ===\nextra", "=== 1 failed, 44 passed in 2.10s ==="},
+		{"--- FAIL: TestRoute (0.00s)\nFAIL\tgithub.com/x/y/route\t0.120s\nok  \tgithub.com/x/z\t0.1s", "--- FAIL: TestRoute (0.00s)"},
+		{"error[E0425]: cannot find value `x` in this scope\n --> src/main.rs:3:5\nerror: could not compile `app` due to 1 previous error\nwarning: build failed", "error[E0425]: cannot find value `x` in this scope"},
+		{"src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\nsrc/b.ts(1,1): note\nFound 1 error.", "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'."},
+	} {
+		if got := keyLines(tc.out, true); !slices.Contains(got, tc.key) {
+			t.Errorf("key lines of %q are %q: want %q among them", tc.out, got, tc.key)
+		}
+	}
+	for _, l := range []string{"=== 45 passed, 0 failed in 2.10s ===", " 0 fail", "test result: ok. 632 passed; 0 failed", "ok  \tgithub.com/x/y\t0.512s"} {
+		if failedCheckLine(strings.TrimSpace(l)) {
+			t.Errorf("%q reads as a failure", l)
+		}
+	}
+}
