@@ -864,6 +864,9 @@ func keyLines(out string, ok bool) []string {
 		// that merely holds an error word (a quoted source line).
 		if k := indexPast0(lines, namesError); k > 0 {
 			pick[k] = true
+			if k+1 < len(lines) && bareErrorHeader(lines[k]) {
+				pick[k+1] = true // GHC's message is on the line below its header
+			}
 		} else if !isErrorLine(lines[0]) {
 			if k := indexPast0(lines, isErrorLine); k > 0 {
 				pick[k] = true
@@ -2166,3 +2169,15 @@ var (
 	tscErrorLine      = regexp.MustCompile(`\): error TS\d+: `)
 	failedCount       = regexp.MustCompile(`\b[1-9]\d* (failed|errors?)\b`)
 )
+
+// bareErrorHeader: an error line whose message is on the lines below it:
+// nothing, or only a bracketed code, after its last "error:" (GHC's
+// "Main.hs:290:5: error: [GHC-44287]").
+func bareErrorHeader(l string) bool {
+	i := strings.LastIndex(strings.ToLower(l), "error:")
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimSpace(l[i+len("error:"):])
+	return rest == "" || strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") && !strings.Contains(rest, " ")
+}

@@ -119,8 +119,9 @@ const (
 	// test's "[no test files]" for none, and quoted the host's tool
 	// loading and the plan approved; 89 named no name a patch adds, nor
 	// the messages an edit adds; 90 took no line by which a check piped
-	// into a filter failed for a key line.
-	snapshotVersion = 91
+	// into a filter failed for a key line; 91 quoted a GHC error's header
+	// without the message below it.
+	snapshotVersion = 92
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -39,3 +39,23 @@ func TestTheLineByWhichACheckFailedIsAKeyLine(t *testing.T) {
 		}
 	}
 }
+
+// GHC (and Stack) write an error's header, "Main.hs:290:5: error:
+// [GHC-44287]", and its message on the lines below it: the failure's
+// quote takes the message with the header.
+func TestAnErrorWhoseMessageIsOnTheNextLine(t *testing.T) {
+	out := "system-scripts-0.1.0.0: unregistering (local file changes: app/hoogle-mcp/Main.hs)\n" +
+		"Building library for system-scripts-0.1.0.0..\n" +
+		"/home/p/system-scripts/app/hoogle-mcp/Main.hs:290:5: error: [GHC-44287]\n" +
+		"    Illegal use of punning for field ‘textType’\n" +
+		"    Suggested fix: Perhaps you intended to use NamedFieldPuns\n" +
+		"    |\n290 |     TextContent\n    |     ^^^^^^^^^^^...\n\n\n" +
+		"Error: [S-7282]\n       Stack failed to execute the build plan.\n"
+	got := keyLines(out, false)
+	if !slices.Contains(got, "Illegal use of punning for field ‘textType’") {
+		t.Errorf("key lines %q lack the error's message", got)
+	}
+	if got := keyLines("build\nsrc/a.go:3:1: error: x is unused\nnext line\nmore\nlast\n", false); slices.Contains(got, "next line") {
+		t.Errorf("an error line with its message took the next line too: %q", got)
+	}
+}
