@@ -850,7 +850,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 	for _, f := range b.listedFailures() {
 		pending[f.Seq] = f
 	}
-	for _, a := range as {
+	for k, a := range as {
 		key := q.key[a.Seq]
 		if long := q.last[a.Seq]; a.OK && len(long) > 0 {
 			key = long
@@ -860,6 +860,9 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		}
 		if f, ok := pending[a.Seq]; ok && !a.OK {
 			key = restOfFailure(key, pendingLines(f, q))
+		}
+		if a.OK && len(as)-k > keptNewestActions {
+			key = lastLines(key, olderKeyLines)
 		}
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
@@ -1011,7 +1014,11 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 		if recent[a.Seq] {
 			continue
 		}
-		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), q.key[a.Seq], q.notes[a.Seq]), "", a.Seq, a.Seq))
+		key := q.key[a.Seq]
+		if a.OK {
+			key = lastLines(key, olderKeyLines)
+		}
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
 	if len(sec.items) == 0 {
 		return nil, nil
@@ -1631,4 +1638,18 @@ func (b *Builder) byRecency(paths []string) {
 		}
 		return paths[i] < paths[j]
 	})
+}
+
+// olderKeyLines is how many key lines a call that worked keeps past the
+// newest keptNewestActions of Recent Actions, and in Milestones: its last
+// ones. What was done last is quoted at length (maxKeyLines); an older
+// outcome in fewer lines leaves room for more of them.
+const olderKeyLines = 3
+
+// lastLines is the last n of lines.
+func lastLines(lines []string, n int) []string {
+	if len(lines) > n {
+		return lines[len(lines)-n:]
+	}
+	return lines
 }

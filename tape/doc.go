@@ -176,7 +176,10 @@
 // whether it succeeded. Of commands and other tools that are neither file
 // tools nor searches (nor the host loading its deferred tools, Claude
 // Code's ToolSearch and Codex's tool_search, nor the plan approved, which
-// Task Status shows), the key lines of the output are quoted (keyLines):
+// Task Status shows), the key lines of the output are quoted (keyLines:
+// at most maxKeyLines, 4; past the newest keptNewestActions of Recent
+// Actions, and in Milestones, a call that worked shows its last
+// olderKeyLines, 3: lastLines):
 // for a success the last line and the lines nearest the end that carry a
 // verdict (counts of tests, failures, errors, files changed; pass, fail,
 // error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
