@@ -1016,7 +1016,7 @@ func indexPast0(lines []string, f func(string) bool) int {
 // error or exception type with its colon ("AssertionError: …", "error:
 // …").
 func namesError(l string) bool {
-	if strings.HasPrefix(l, "E ") || goErrorLine.MatchString(l) || tscErrorLine.MatchString(l) {
+	if strings.HasPrefix(l, "E ") || strings.Contains(l, ".go:") && goErrorLine.MatchString(l) || strings.Contains(l, "error TS") && tscErrorLine.MatchString(l) {
 		return true
 	}
 	if i := strings.Index(l, "_test.go:"); i > 0 && !strings.ContainsAny(l[:i], " \t") {
@@ -2101,10 +2101,10 @@ func isLabelled(t string) bool {
 	return len(rest) >= 8 && !strings.HasPrefix(rest, "//")
 }
 
-// patchOf is the apply_patch patch a call carries ("" for none).
+// patchOf is the patch an apply_patch call carries ("" for none).
 func patchOf(name string, input json.RawMessage) string {
-	if isShellTool(name) {
-		return ""
+	if !strings.EqualFold(name, "apply_patch") {
+		return "" // a Write's content is not read again to find none
 	}
 	for _, t := range editTexts(name, input) {
 		if isPatch(t) {
@@ -2155,7 +2155,9 @@ func failedCheckLine(l string) bool {
 		return true
 	case strings.HasPrefix(l, "FAILED ") && strings.Contains(l, "::"), strings.HasPrefix(l, "ERROR ") && strings.Contains(l, "::"):
 		return true
-	case goErrorLine.MatchString(l), compilerErrorLine.MatchString(l), tscErrorLine.MatchString(l):
+	case strings.Contains(l, ".go:") && goErrorLine.MatchString(l),
+		strings.HasPrefix(l, "error") && compilerErrorLine.MatchString(l),
+		strings.Contains(l, "error TS") && tscErrorLine.MatchString(l):
 		return true
 	case strings.HasPrefix(l, "=") && failedCount.MatchString(l):
 		return true
