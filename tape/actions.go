@@ -2176,10 +2176,11 @@ var (
 // nothing, or only a bracketed code, after its last "error:" (GHC's
 // "Main.hs:290:5: error: [GHC-44287]").
 func bareErrorHeader(l string) bool {
-	i := strings.LastIndex(strings.ToLower(l), "error:")
+	lower := strings.ToLower(l) // offsets of lower, not of l: a rune may grow
+	i := strings.LastIndex(lower, "error:")
 	if i < 0 {
 		return false
 	}
-	rest := strings.TrimSpace(l[i+len("error:"):])
+	rest := strings.TrimSpace(lower[i+len("error:"):])
 	return rest == "" || strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") && !strings.Contains(rest, " ")
 }

@@ -59,3 +59,15 @@ func TestAnErrorWhoseMessageIsOnTheNextLine(t *testing.T) {
 		t.Errorf("an error line with its message took the next line too: %q", got)
 	}
 }
+
+// A line whose lower case is longer than itself ("İ" lowers to two runes
+// of three bytes) is read as it is: an error header's rest is looked for
+// in the lowered line, never by its offsets in the other.
+func TestAnErrorHeaderWithLettersThatGrowInLowerCase(t *testing.T) {
+	for _, l := range []string{"İİİİİİİİ error:", "İİİİ error: [GHC-1]", "İİİİİİ error: x"} {
+		want := !strings.HasSuffix(l, "x")
+		if got := bareErrorHeader(l); got != want {
+			t.Errorf("bareErrorHeader(%q) = %v, want %v", l, got, want)
+		}
+	}
+}
