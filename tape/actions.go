@@ -1016,7 +1016,7 @@ func indexPast0(lines []string, f func(string) bool) int {
 // error or exception type with its colon ("AssertionError: …", "error:
 // …").
 func namesError(l string) bool {
-	if strings.HasPrefix(l, "E ") || strings.Contains(l, ".go:") && goErrorLine.MatchString(l) || strings.Contains(l, "error TS") && tscErrorLine.MatchString(l) {
+	if strings.HasPrefix(l, "E ") || compilerLine(l) {
 		return true
 	}
 	if i := strings.Index(l, "_test.go:"); i > 0 && !strings.ContainsAny(l[:i], " \t") {
@@ -2155,14 +2155,20 @@ func failedCheckLine(l string) bool {
 		return true
 	case strings.HasPrefix(l, "FAILED ") && strings.Contains(l, "::"), strings.HasPrefix(l, "ERROR ") && strings.Contains(l, "::"):
 		return true
-	case strings.Contains(l, ".go:") && goErrorLine.MatchString(l),
-		strings.HasPrefix(l, "error") && compilerErrorLine.MatchString(l),
-		strings.Contains(l, "error TS") && tscErrorLine.MatchString(l):
+	case compilerLine(l), strings.HasPrefix(l, "error") && compilerErrorLine.MatchString(l):
 		return true
 	case strings.HasPrefix(l, "=") && failedCount.MatchString(l):
 		return true
 	}
 	return false
+}
+
+// compilerLine: a compiler's line that names a file and the error in it,
+// Go's "file.go:12:3: …" or TypeScript's "a.ts(3,7): error TS2322: …" (a
+// substring first: the pattern only where it may match).
+func compilerLine(l string) bool {
+	return strings.Contains(l, ".go:") && goErrorLine.MatchString(l) ||
+		strings.Contains(l, "error TS") && tscErrorLine.MatchString(l)
 }
 
 var (

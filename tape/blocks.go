@@ -862,7 +862,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 			key = restOfFailure(key, pendingLines(f, q))
 		}
 		if a.OK && len(as)-k > keptNewestActions {
-			key = lastLines(key, olderKeyLines)
+			key = ringLast(key, olderKeyLines)
 		}
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
@@ -1016,7 +1016,7 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 		}
 		key := q.key[a.Seq]
 		if a.OK {
-			key = lastLines(key, olderKeyLines)
+			key = ringLast(key, olderKeyLines)
 		}
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
@@ -1642,14 +1642,6 @@ func (b *Builder) byRecency(paths []string) {
 
 // olderKeyLines is how many key lines a call that worked keeps past the
 // newest keptNewestActions of Recent Actions, and in Milestones: its last
-// ones. What was done last is quoted at length (maxKeyLines); an older
+// ones (ringLast). What was done last is quoted at length (maxKeyLines); an older
 // outcome in fewer lines leaves room for more of them.
 const olderKeyLines = 3
-
-// lastLines is the last n of lines.
-func lastLines(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[len(lines)-n:]
-	}
-	return lines
-}
