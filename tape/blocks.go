@@ -302,6 +302,13 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	} else {
 		blk.addHead(fmt.Sprintf("No human instruction yet: the open turn is seq=1 to seq=%d (%s).", st.LastSeq, modelWritten))
 	}
+	if in := st.Interrupt; in != nil {
+		if in.Seq > st.Boundary {
+			blk.addHead(fmt.Sprintf("The user interrupted this turn at seq=%d (the host's words: “%s”): what ran then was stopped on purpose.", in.Seq, in.Text))
+		} else {
+			blk.addHead(fmt.Sprintf("The user interrupted the turn before this one at seq=%d (the host's words: “%s”), then spoke at seq=%d.", in.Seq, in.Text, st.Boundary))
+		}
+	}
 	if n := len(conflicts); n > 0 {
 		blk.addHead(fmt.Sprintf("Pending state conflicts with this breakpoint: %s named in it (see Pending State): this item may already be done: verify before re-running.", count(n, "unfinished todo is", "unfinished todos are")))
 	}

@@ -120,8 +120,9 @@ const (
 	// loading and the plan approved; 89 named no name a patch adds, nor
 	// the messages an edit adds; 90 took no line by which a check piped
 	// into a filter failed for a key line; 91 quoted a GHC error's header
-	// without the message below it.
-	snapshotVersion = 92
+	// without the message below it; 92 kept no interruption of the
+	// person's.
+	snapshotVersion = 93
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -303,6 +304,10 @@ type state struct {
 	// Recap is the host's newest recap for the person (session.SourceRecap)
 	// when no compaction summary came after it.
 	Recap *message `json:"recap,omitempty"`
+	// Interrupt is the last time the person stopped the agent (the
+	// host's words: interrupt.go), while it is in the open turn or the
+	// turn just before it.
+	Interrupt *interruption `json:"interrupt,omitempty"`
 
 	// Relied are the prefixes the graft/origin at seq 1 relied on; Lines the
 	// line digests of cited origins, by originKey: handed down by the
@@ -742,6 +747,8 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			// the person's previous window worked from.
 			st.HostSummary = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
 			st.Recap = nil // the summary is the newer account
+		} else if ev.Source.Kind == session.KindSystem {
+			b.interrupted(ev)
 		}
 	case session.TypeAssistantMessage:
 		// graft's own acknowledgement is not a step of the work.
@@ -774,6 +781,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			st.Recap = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxRecapRunes, "", ev.Seq)}
 		}
 		b.queue(ev)
+		b.interrupted(ev)
 	case session.TypeSubagentReport:
 		b.addReport(ev)
 	}
@@ -924,6 +932,9 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	}
 	st.Open = turn{Start: ev.Seq, End: ev.Seq}
 	st.Open.add(message{Seq: ev.Seq, Human: true, Text: clipAtSeq(ev.Text, maxMessageRunes, "", ev.Seq)})
+	if in := st.Interrupt; in != nil && in.Seq < st.Boundary {
+		st.Interrupt = nil // two turns back now
+	}
 	st.Boundary = ev.Seq
 	if !hostCommand && len(st.Carry.Paragraphs) > 0 {
 		// The carryover runs on across turns: a mark says where the user spoke.
