@@ -852,7 +852,14 @@ func keyLines(out string, ok bool) []string {
 	if len(lines) == 0 {
 		return nil
 	}
+	lines, checks := foldChecks(lines)
+	if checks >= 0 {
+		changed = make([]bool, len(lines)) // a checks table is no git status
+	}
 	pick := map[int]bool{len(lines) - 1: true}
+	if checks >= 0 {
+		pick[checks] = true
+	}
 	if len(lines) > 1 && strings.HasPrefix(lines[0], "## ") && slices.Contains(changed, true) {
 		pick[0] = true // git status -sb: the branch and how far from its upstream
 	}

@@ -113,7 +113,11 @@ func outputLines(out string, runes int, seq int64) []string {
 		if advice(t) || t == "" || wrapperLine(t) || noiseLine(t) || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue
 		}
-		kept = append(kept, firstLine(squeezeRules(strings.TrimRight(l, " \t")), keyLineRunes))
+		kept = append(kept, squeezeRules(strings.TrimRight(l, " \t")))
+	}
+	kept, _ = foldChecks(kept)
+	for k, l := range kept {
+		kept[k] = firstLine(l, keyLineRunes)
 	}
 	text := clipHeadTail(strings.Join(kept, "\n"), runes, "", seq)
 	return strings.Split(text, "\n")
