@@ -308,9 +308,9 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	}
 	if in := st.Interrupt; in != nil {
 		if in.Seq > st.Boundary {
-			blk.addHead(fmt.Sprintf("The user interrupted this turn at seq=%d (the host's words: “%s”): what ran then was stopped on purpose.", in.Seq, in.Text))
+			blk.addHead(fmt.Sprintf("The user stopped this turn at seq=%d: “%s” (the host's words).", in.Seq, in.Text))
 		} else {
-			blk.addHead(fmt.Sprintf("The user interrupted the turn before this one at seq=%d (the host's words: “%s”), then spoke at seq=%d.", in.Seq, in.Text, st.Boundary))
+			blk.addHead(fmt.Sprintf("The user stopped the turn before at seq=%d: “%s” (the host's words).", in.Seq, in.Text))
 		}
 	}
 	if n := len(conflicts); n > 0 {

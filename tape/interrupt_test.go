@@ -29,18 +29,18 @@ func TestTheBreakpointSaysTheUserInterrupted(t *testing.T) {
 		not  []string
 	}{
 		{"claude code, at the end", []session.Event{injected(session.KindSystem, "interrupted", "[Request interrupted by user for tool use]")},
-			[]string{"The user interrupted this turn at seq=4", "“[Request interrupted by user for tool use]”"}, nil},
+			[]string{"The user stopped this turn at seq=4", "“[Request interrupted by user for tool use]”"}, nil},
 		{"claude code, then an instruction", []session.Event{injected(session.KindSystem, "interrupted", "[Request interrupted by user]"), human("No, keep it in parser/.")},
-			[]string{"The user interrupted the turn before this one at seq=4", "“[Request interrupted by user]”"}, []string{"interrupted this turn"}},
+			[]string{"The user stopped the turn before at seq=4", "“[Request interrupted by user]”"}, []string{"stopped this turn"}},
 		{"codex 0.13x words and event", []session.Event{injected(session.KindSystem, "turn-aborted", codexWords), codexAborted("interrupted"), human("is it possible to bump deps?")},
 			[]string{"at seq=4", "“The user interrupted the previous turn on purpose.”"}, []string{"running unified exec", "<turn_aborted>"}},
 		{"older codex, the event alone", []session.Event{codexAborted("interrupted")},
-			[]string{"The user interrupted this turn at seq=4", "“turn_aborted: interrupted”"}, nil},
+			[]string{"The user stopped this turn at seq=4", "“turn_aborted: interrupted”"}, nil},
 		{"two turns back", []session.Event{injected(session.KindSystem, "interrupted", "[Request interrupted by user]"), human("No, keep it in parser/."), say("Kept."), human("Now run the tests.")},
-			nil, []string{"interrupted"}},
+			nil, []string{"stopped"}},
 		{"a turn Codex ended for another reason", []session.Event{codexAborted("replaced")},
-			nil, []string{"interrupted"}},
-		{"none", nil, nil, []string{"interrupted"}},
+			nil, []string{"stopped"}},
+		{"none", nil, nil, []string{"stopped"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs := append(append([]session.Event(nil), work...), tc.evs...)
