@@ -121,8 +121,9 @@ const (
 	// the messages an edit adds; 90 took no line by which a check piped
 	// into a filter failed for a key line; 91 quoted a GHC error's header
 	// without the message below it; 92 kept no interruption of the
-	// person's; 93 quoted a checks table's rows, not their count.
-	snapshotVersion = 94
+	// person's; 93 quoted a checks table's rows, not their count; 94
+	// counted no checks table gh printed in a terminal.
+	snapshotVersion = 95
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -22,24 +22,74 @@ const (
 	checkNameRunes = 40 // each name
 )
 
-// checkRow is a row of a checks table: a name, a state of checkStates,
-// and at least one more tab-separated field (how long it ran).
+// checkRow is a row of a checks table: piped, a name, a state of
+// checkStates and at least one more tab-separated field (how long it
+// ran); in a terminal, a state's mark (ttyCheckMarks), the name and the
+// other columns padded with spaces, the last a link.
 func checkRow(l string) (name, state string, ok bool) {
-	f := strings.Split(l, "\t")
-	if len(f) < 3 {
+	if f := strings.Split(l, "\t"); len(f) >= 3 {
+		name, state = strings.TrimSpace(f[0]), strings.TrimSpace(f[1])
+		if name == "" || !slices.Contains(checkStates, state) {
+			return "", "", false
+		}
+		return name, state, true
+	}
+	mark, rest, found := strings.Cut(l, "  ")
+	if state = ttyCheckMarks[mark]; !found || state == "" {
 		return "", "", false
 	}
-	name, state = strings.TrimSpace(f[0]), strings.TrimSpace(f[1])
-	if name == "" || !slices.Contains(checkStates, state) {
+	cols := columns(rest)
+	if len(cols) < 2 || !strings.HasPrefix(cols[len(cols)-1], "http") {
 		return "", "", false
 	}
-	return name, state, true
+	return cols[0], state, true
+}
+
+// ttyCheckRowWithoutLink is a terminal row whose link gh left out (a
+// review bot's check: "*  CodeRabbit   Review in progress"): a row only
+// among others.
+func ttyCheckRowWithoutLink(l string) (name, state string, ok bool) {
+	mark, rest, found := strings.Cut(l, "  ")
+	if state = ttyCheckMarks[mark]; !found || state == "" || !strings.Contains(strings.TrimSpace(rest), "  ") {
+		return "", "", false
+	}
+	return columns(rest)[0], state, true
+}
+
+// ttyCheckMarks are the marks gh pr checks puts before a row in a
+// terminal.
+var ttyCheckMarks = map[string]string{"✓": "pass", "X": "fail", "*": "pending", "-": "skipping"}
+
+// columns splits a row padded with spaces at each run of two or more.
+func columns(s string) []string {
+	var cols []string
+	for _, c := range strings.Split(s, "  ") {
+		if c = strings.TrimSpace(c); c != "" {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// checkChrome: the lines gh pr checks prints around its table in a
+// terminal that say nothing of the checks: --watch's banner and the
+// columns' header. Its headline and count ("0 cancelled, 1 failing, …")
+// stay: gh's own verdict.
+func checkChrome(l string) bool {
+	l = strings.TrimSpace(l)
+	if strings.HasPrefix(l, "Refreshing checks status every ") {
+		return true
+	}
+	return strings.HasPrefix(l, "NAME ") && strings.Contains(l, " ELAPSED ") && strings.HasSuffix(l, " URL")
 }
 
 // foldChecks puts one line in place of the rows of a checks table (two
-// or more rows), where the first one was: how many checks are in each
+// or more rows), where its first one was: how many checks are in each
 // state, then the names of those that failed, were cancelled or are
-// pending. at is that line's index, -1 when lines hold no table.
+// pending. A table printed again (gh pr checks --watch: a name seen
+// again, or gh's lines around a table between) counts as its last
+// printing; gh's own lines around it go. at is the line's index, -1 when
+// lines hold no table.
 func foldChecks(lines []string) (out []string, at int) {
 	n := 0
 	for _, l := range lines {
@@ -50,21 +100,39 @@ func foldChecks(lines []string) (out []string, at int) {
 	if n < 2 {
 		return lines, -1
 	}
-	counts := map[string]int{}
-	names := map[string][]string{}
-	at = -1
+	var counts map[string]int
+	var names map[string][]string
+	seen := map[string]bool{}
+	at, fresh := -1, true
+	header := false // the line before was the columns' header
 	for _, l := range lines {
 		name, state, ok := checkRow(l)
+		if !ok && (!fresh || header) {
+			name, state, ok = ttyCheckRowWithoutLink(l)
+		}
+		header = false
 		if !ok {
-			out = append(out, l)
+			if checkChrome(l) {
+				header = strings.HasPrefix(strings.TrimSpace(l), "NAME ")
+			} else {
+				out = append(out, l)
+			}
+			fresh = true
 			continue
 		}
-		counts[state]++
-		names[state] = append(names[state], name)
-		if at < 0 {
+		if fresh || seen[name] {
+			// A table (again): the last one printed is the state.
+			counts, names, seen = map[string]int{}, map[string][]string{}, map[string]bool{}
+			if at >= 0 {
+				out = append(out[:at], out[at+1:]...)
+			}
 			at = len(out)
 			out = append(out, "")
+			fresh = false
 		}
+		seen[name] = true
+		counts[state]++
+		names[state] = append(names[state], name)
 	}
 	var parts []string
 	for _, s := range checkStates {

@@ -37,8 +37,39 @@ func TestAChecksTableIsCounted(t *testing.T) {
 		t.Errorf("Pending State does not count the table:\n%s", ps)
 	}
 
+	// Run in a terminal (Codex's exec with a tty), gh marks each row's
+	// state (✓ pass, X fail, * pending, - skipping) and pads its columns;
+	// with --watch it prints the table again at each refresh: the last
+	// table is the state, its header and banner no key lines; gh's own
+	// count of the checks stays.
+	tty := func(mark, name string) string {
+		return mark + "  " + name + strings.Repeat(" ", 28-len(name)) + "              9s       https://github.com...\n"
+	}
+	refresh := "Refreshing checks status every 10 seconds. Press Ctrl+C to quit.\n\nSome checks are still pending\n0 cancelled, 0 failing, 1 successful, 1 skipped, and 2 pending checks\n\n   NAME                       DESCRIPTION         ELAPSED  URL\n"
+	bot := "*  CodeRabbit                 Review in progress\n" // no link
+	watch := refresh + tty("-", "release/build-tarball-...") + tty("*", "test/build-windows (pu...") + tty("*", "Cursor Bugbot") + tty("✓", "Socket Security: Pull ...") +
+		refresh + bot + tty("-", "release/build-tarball-...") + tty("X", "test/build-windows (pu...") + tty("✓", "Cursor Bugbot") + tty("✓", "Socket Security: Pull ...")
+	got = strings.Join(keyLines(watch, true), "\n")
+	if !strings.Contains(got, "checks: 2 pass, 1 fail, 1 pending, 1 skipping; fail: test/build-windows (pu...; pending: CodeRabbit") || !strings.Contains(got, "and 2 pending checks") {
+		t.Errorf("the last refresh is not counted: %q", got)
+	}
+	for _, n := range []string{"https://", "NAME", "Refreshing checks status", "Review in progress"} {
+		if strings.Contains(got, n) {
+			t.Errorf("key lines %q hold %q", got, n)
+		}
+	}
+
+	evs = seqd(human("Watch the checks."), call("exec_command", "c1", `{"cmd":"gh pr checks 10950 --watch --interval 10"}`),
+		result("exec_command", "c1", false, watch+"^C\n"))
+	ps = blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	for _, n := range []string{"https://", "NAME", "Refreshing checks status"} {
+		if strings.Contains(ps, n) {
+			t.Errorf("Pending State holds %q:\n%s", n, ps)
+		}
+	}
+
 	// One row, or a table of other things, is no checks table.
-	for _, out := range []string{row("only", "pass"), "name\tpass\n", "a\tb\tc\td\ne\tf\tg\th\n"} {
+	for _, out := range []string{row("only", "pass"), "name\tpass\n", "a\tb\tc\td\ne\tf\tg\th\n", "- item one  see https://a.example\n- item two\n* three  https://b.example/x\n"} {
 		if got := strings.Join(keyLines(out, true), "\n"); strings.Contains(got, "checks:") {
 			t.Errorf("%q counted as a checks table: %q", out, got)
 		}
