@@ -830,7 +830,10 @@ func logLine(t string) bool {
 // most maxKeyLines, in output order): for a failure the first line that
 // names an error and the last line; for a success the key lines (isKeyLine)
 // nearest the end and the last line.
-func keyLines(out string, ok bool) []string {
+func keyLines(out string, ok bool) []string { return keyLinesSkipping(out, ok, nil) }
+
+// keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
+func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	var lines []string
 	var changed []bool // a file git status --short names as changed
 	advice := adviceLines()
@@ -844,7 +847,7 @@ func keyLines(out string, ok bool) []string {
 		if t != "" {
 			banner = false
 		}
-		if !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) {
+		if !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) && !skip[t] {
 			lines = append(lines, squeezeRules(t))
 			changed = append(changed, shortStatusLine(strings.TrimRight(l, "\r")))
 		}

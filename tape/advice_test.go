@@ -69,7 +69,7 @@ func TestARuleIsNoKeyLine(t *testing.T) {
 		t.Errorf("key lines %q, want the table's last row", got)
 	}
 	fail := "remote: error: GH013: Repository rule violations found\nremote:   ——————————————————————————————\nremote:     —— Slack API Token ——\nremote:          path: tests/a.py:32\n"
-	got := outputLines(fail, 2000, 7)
+	got := outputLines(fail, 2000, 7, nil)
 	for _, l := range got {
 		if strings.Contains(l, "——————") {
 			t.Errorf("failure lines %q keep the rule", got)
@@ -128,7 +128,7 @@ func TestAPushProtectionFailureKeepsItsFindings(t *testing.T) {
 			"remote:        https://github.com/M-Thisness/M-Claude/security/secret-scanning/unblock-secret/383DgieecSibNymnLv4a6stTAOG\nremote:     \n"
 	}
 	out += "To https://github.com/M-Thisness/M-Claude.git\n ! [remote rejected] unruffled-mcclintock -> unruffled-mcclintock (push declined due to repository rule violations)\nerror: failed to push some refs to 'https://github.com/M-Thisness/M-Claude.git'\n"
-	got := strings.Join(outputLines(out, lastFailureRunes, 155), "\n")
+	got := strings.Join(outputLines(out, lastFailureRunes, 155, nil), "\n")
 	for _, want := range []string{"GH013", "Slack API Token", "tests/test_redaction.py:32", "Stripe API Key", "tests/test_redaction.py:222", "push declined"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the failure's lines lack %q:\n%s", want, got)

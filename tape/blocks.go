@@ -44,6 +44,8 @@ type quoted struct {
 	// (lastFailure) and of the open turn's last call when it succeeded,
 	// by seq.
 	last map[int64][]string
+	// noise are the lines that open most of the outputs read (shellNoise).
+	noise map[string]bool
 }
 
 // lastFailureRunes bounds what Pending State shows of the output of the
@@ -103,14 +105,14 @@ const lastActionRunes = 800
 
 // outputLines are an output's lines as the tape shows the last call's and
 // the last failure's: trimmed, without blank lines, a bare label
-// ("remote:"), noise, a host's wrapper ("Exit code 1") or header, within
-// runes, the head and the end.
-func outputLines(out string, runes int, seq int64) []string {
+// ("remote:"), noise, the shell's lines (skip: shellNoise), a host's
+// wrapper ("Exit code 1") or header, within runes, the head and the end.
+func outputLines(out string, runes int, seq int64, skip map[string]bool) []string {
 	var kept []string
 	advice := adviceLines()
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
-		if advice(t) || t == "" || wrapperLine(t) || noiseLine(t) || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
+		if advice(t) || t == "" || wrapperLine(t) || noiseLine(t) || skip[t] || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue
 		}
 		kept = append(kept, squeezeRules(strings.TrimRight(l, " \t")))
@@ -180,11 +182,24 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 			return err
 		}
 		if read {
-			q.key[seq] = keyLines(headTail(out), ok)
+			q.key[seq] = keyLinesSkipping(headTail(out), ok, q.noise)
 		}
 		return nil
 	}
 	as := b.actions()
+	// The outputs quoted are read first: a line that opens most of them
+	// is the shell's, not the commands' (shellNoise).
+	for _, a := range slices.Concat(as, st.Milestones, ringLast(st.Quiet, keptQuiet)) {
+		if _, _, err := get(a.Seq, a.Off, a.Size); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range st.Failures {
+		if _, _, err := get(f.Seq, f.Off, f.Size); err != nil {
+			return nil, err
+		}
+	}
+	q.noise = shellNoise(read)
 	for _, a := range slices.Concat(as, st.Milestones, ringLast(st.Quiet, keptQuiet)) {
 		if err := keyOf(a.Seq, a.Off, a.Size, a.Key, a.OK); err != nil {
 			return nil, err
@@ -208,7 +223,7 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		if q.last == nil {
 			q.last = map[int64][]string{}
 		}
-		q.last[seq] = outputLines(out, runes, seq)
+		q.last[seq] = outputLines(out, runes, seq, q.noise)
 		return nil
 	}
 	if len(as) > 0 {

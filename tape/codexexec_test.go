@@ -93,7 +93,7 @@ func TestTerminalControlSequencesAreNoText(t *testing.T) {
 			t.Errorf("stripANSI(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for _, l := range outputLines(out, lastFailureRunes, 3) {
+	for _, l := range outputLines(out, lastFailureRunes, 3, nil) {
 		if strings.ContainsAny(l, "\x1b\x07") {
 			t.Fatalf("failure line %q holds a control sequence", l)
 		}
