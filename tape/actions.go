@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -1180,6 +1181,21 @@ var quietTools = map[string]bool{"grep": true, "glob": true, "ls": true, "list_d
 	// ToolSearch "select:…", answered by a tool_reference block; Codex's
 	// tool_search): no outcome of the work.
 	"toolsearch": true, "tool_search": true}
+
+// readsToolList: a Codex code-mode script (exec) that reads the model's
+// tool list (ALL_TOOLS.filter(…), ALL_TOOLS.find(…)) and calls no tool
+// (await, tools.…): the model looking up its tools, as tool_search is, no
+// outcome of the work.
+func readsToolList(name string, input json.RawMessage) bool {
+	if name != "exec" || !bytes.Contains(input, []byte("ALL_TOOLS")) {
+		return false
+	}
+	vals, ok := session.StringFields(input, "input")
+	if !ok {
+		return false
+	}
+	return strings.Contains(vals[0], "ALL_TOOLS") && !strings.Contains(vals[0], "await") && !strings.Contains(vals[0], "tools.")
+}
 
 // readCommands only read or list: a shell command made of them alone (cat,
 // sed -n, nl, rg, ls …, as Codex reads files) is a read, its output the

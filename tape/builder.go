@@ -122,8 +122,9 @@ const (
 	// into a filter failed for a key line; 91 quoted a GHC error's header
 	// without the message below it; 92 kept no interruption of the
 	// person's; 93 quoted a checks table's rows, not their count; 94
-	// counted no checks table gh printed in a terminal.
-	snapshotVersion = 95
+	// counted no checks table gh printed in a terminal; 95 quoted a code
+	// mode script that read the tool list.
+	snapshotVersion = 96
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -480,6 +481,9 @@ type openCall struct {
 	// Writes: a shell command that prints into a file (printsIntoAFile),
 	// which its one-line What may not show.
 	Writes bool `json:"writes,omitempty"`
+	// ToolList: a code-mode script that only reads the tool list
+	// (readsToolList).
+	ToolList bool `json:"toolList,omitempty"`
 }
 
 // fileFacts are what a write or an edit does to one file: the names it
@@ -1096,6 +1100,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 			c.Long = c.What + ": " + clipHeadTail(p, inFlightPromptRunes, "", ev.Seq)
 		}
 	}
+	c.ToolList = readsToolList(name, ev.Tool.Input)
 	b.lastWhat = c.What
 	if file && len(touches) == 1 && touches[0].Op == OpWrite && strings.HasSuffix(strings.ToLower(touches[0].Path), ".md") {
 		w := &planWrite{Seq: ev.Seq, Path: relPath(touches[0].Path, st.Cwd)}
@@ -1177,10 +1182,11 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		}
 	}
 	cl := b.class(name)
-	what, writes := call.What, call.Writes
+	what, writes, toolList := call.What, call.Writes, call.ToolList
 	if !haveCall && ev.Tool != nil {
 		what = callWhat(name, ev.Tool.Input, st.Cwd)
 		writes = cl.shell && printsIntoAFile(shellCommand(ev.Tool.Input))
+		toolList = readsToolList(name, ev.Tool.Input)
 	}
 	ok := ev.OKResult()
 	if p := st.Plan; p != nil && ev.Tool != nil && p.CallID != "" && p.CallID == ev.Tool.CallID {
@@ -1199,7 +1205,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !ok && ev.Declined() {
 		declined = ev.Meta[session.MetaDeclined]
 	}
-	quote := declined == "" && (!ok || cl.quotes && (writes || !readsOnly(what)))
+	quote := declined == "" && (!ok || cl.quotes && (writes || !readsOnly(what)) && !toolList)
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}

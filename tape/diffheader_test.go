@@ -1,9 +1,12 @@
 package tape
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/session"
 )
 
 // A diff's header lines ("--- a/x", "+++ b/x", "index 703c470e..8a73cde9
@@ -61,6 +64,37 @@ func TestToolLoadingAndPlanApprovalQuoteNothing(t *testing.T) {
 	for _, name := range []string{"Bash", "Agent", "mcp__github__create_pull_request"} {
 		if !quotesOutput(name) {
 			t.Errorf("quotesOutput(%q) = false, want true", name)
+		}
+	}
+}
+
+// Codex's code mode lets the model read its own tool list in a script
+// (ALL_TOOLS.filter(…), ALL_TOOLS.find(…)) before it calls one: the model
+// looking up its tools, as tool_search is, no outcome of the work. Such a
+// script quotes nothing and is no milestone; a script that calls a tool
+// (await tools.…) is work.
+func TestACodeModeScriptThatReadsTheToolListQuotesNothing(t *testing.T) {
+	script := func(id, code, out string) []session.Event {
+		in, _ := json.Marshal(map[string]string{"input": code}) // as the importer gives a script
+		return []session.Event{call("exec", id, string(in)), result("exec", id, true, out)}
+	}
+	evs := []session.Event{human("Find the PR's failing checks.")}
+	evs = append(evs, script("c1", `const meta = ALL_TOOLS.filter(x => /github|discussion/i.test(x.name+" "+x.description)); text(meta);`,
+		`[{"name":"mcp__codex_apps__github_add_comment_to_issue","description":"Access repositories, issues, and pull requests."}]`)...)
+	evs = append(evs, script("c2", "const meta = ALL_TOOLS.find(x => x.name === \"mcp__codex_apps__github_fetch_pr\");\nconst pr = await tools.mcp__codex_apps__github_fetch_pr({number: 10973}); text(pr);",
+		`{"url":"https://github.com/jdx/mise/pull/10973","state":"open"}`)...)
+	tp := build(t, "s", seqd(evs...), Options{}, nil)
+	ra := blockText(t, tp, "Recent Actions")
+	if strings.Contains(ra, "mcp__codex_apps__github_add_comment_to_issue") {
+		t.Errorf("the tool list is quoted:\n%s", ra)
+	}
+	if !strings.Contains(ra, "pull/10973") {
+		t.Errorf("the script that called a tool quotes nothing:\n%s", ra)
+	}
+	// Its ".test(" read as a test run made it one.
+	for _, m := range fold(t, "s", seqd(evs...)).st.Milestones {
+		if strings.Contains(m.What, "ALL_TOOLS") {
+			t.Errorf("the tool list's look-up is a milestone: %+v", m)
 		}
 	}
 }
