@@ -10,11 +10,17 @@ import (
 // "[quickstart.md](/Users/me/repo/specs/quickstart.md)", becomes the
 // path itself when its text only names it ("specs/quickstart.md"), and
 // any other mention loses the folder's prefix. Codex's models link every
-// file they name by its absolute path.
+// file they name by its absolute path. A Codex app directive's cwd="…"
+// naming the folder itself goes.
 func proseRel(text, cwd string) string {
 	c := strings.TrimRight(cwd, `/\`)
 	if len(c) < 2 {
 		return text // no folder, or the root
+	}
+	// Codex's app directives (::git-push{cwd="…" branch="…"}) name the
+	// folder they act in: the session's goes.
+	if attr := `cwd="` + c + `"`; strings.Contains(text, attr) {
+		text = strings.NewReplacer("{"+attr+" ", "{", "{"+attr+"}", "{}", " "+attr, "").Replace(text)
 	}
 	prefix := c + "/"
 	if isWindowsPath(cwd) {

@@ -21,6 +21,10 @@ func TestProseNamesPathsRelativeToTheWorkingDirectory(t *testing.T) {
 			"Run scripts/x.sh, not /Users/me/src/other/y.sh or [y](/etc/y)."},
 		{"[broken](/Users/me/src/ship/a.go", "[broken](a.go"},
 		{"No path here.", "No path here."},
+		// Codex's app directives name the folder they act in: it is the
+		// session's, which Workspace Files names.
+		{"Pushed.\n::git-stage{cwd=\"/Users/me/src/ship\"}\n::git-push{cwd=\"/Users/me/src/ship\" branch=\"codex/fix\"}\n::git-stage{cwd=\"/Users/me/src/other\"}",
+			"Pushed.\n::git-stage{}\n::git-push{branch=\"codex/fix\"}\n::git-stage{cwd=\"/Users/me/src/other\"}"},
 	} {
 		if got := proseRel(c.in, cwd); got != c.want {
 			t.Errorf("proseRel(%q)\n got %q\nwant %q", c.in, got, c.want)
