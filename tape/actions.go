@@ -20,7 +20,7 @@ import (
 // Bounds of the action memory (tape/doc.go, Recent Actions).
 const (
 	keptCommands    = 26  // the last calls whose output is quoted (commands), with their results
-	keptQuiet       = 14  // the last other calls (reads, edits, searches)
+	keptQuiet       = 4   // the last other calls (reads, edits, searches)
 	keptVCS         = 12  // the last commands of version control and trackers
 	keptChecks      = 6   // the last runs of tests, builds and linters
 	refLineOverhead = 200 // bytes of a tool/result log line besides its output

@@ -123,8 +123,9 @@ const (
 	// without the message below it; 92 kept no interruption of the
 	// person's; 93 quoted a checks table's rows, not their count; 94
 	// counted no checks table gh printed in a terminal; 95 quoted a code
-	// mode script that read the tool list.
-	snapshotVersion = 96
+	// mode script that read the tool list; 96 kept the last 14 reads,
+	// edits and searches, not 4.
+	snapshotVersion = 97
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

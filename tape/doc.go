@@ -432,7 +432,9 @@
 //
 // Refill: the last cut frees a whole entry, often more than needed; the
 // room left goes back to the entries cut, the latest cut first, each
-// that fits, among the last refillTries (64) cuts (fit); then to the
+// that fits, among the last refillTries (64) cuts (fit; of a section
+// marked inOrder, the sub-agent reports, none cut before one that does
+// not fit); then to the
 // instructions answered since, at their longer length, and to the tail's
 // outputs (section.grow).
 //

@@ -52,6 +52,9 @@ type section struct {
 	// optional: the section says nothing, heading and cut line too, once
 	// every item is cut (a longer form of what another section holds).
 	optional bool
+	// inOrder: the refill takes back the section's entries in its cut
+	// order only: once one does not fit, none cut before it comes back.
+	inOrder bool
 	// cutOwn and cutOthers are the seqs of the items cut so far, of the
 	// source and of other sessions: kept as they are cut, so that the cut
 	// line costs the same however many items were cut.

@@ -53,7 +53,7 @@ func TestAFileChangedOutsideTheAgentIsListed(t *testing.T) {
 	}
 	// The short form of an older file, which tells no change of it,
 	// keeps the markers.
-	reply := 60
+	reply := 70
 	more := evs[: len(evs)-1 : len(evs)-1]
 	for k := range 12 {
 		id := fmt.Sprintf("m%d", k)

@@ -370,8 +370,12 @@ func fit(blocks []*block, plan []cutStep, budget int) (int, map[*section]int) {
 	// The last cut freed more than the budget asked for: the room left
 	// takes back what was cut, the latest cut (the highest ranked) first,
 	// each entry that fits, among the last refillTries cuts.
+	blocked := map[*section]bool{}
 	for k := len(cuts) - 1; k >= 0 && k >= len(cuts)-refillTries && total < budget; k-- {
 		c := cuts[k]
+		if blocked[c.sec] {
+			continue
+		}
 		before := c.sec.blk.span()
 		c.sec.setCut(c.k, false)
 		if grown := total + c.sec.blk.span() - before; grown <= budget {
@@ -380,6 +384,7 @@ func fit(blocks []*block, plan []cutStep, budget int) (int, map[*section]int) {
 			continue
 		}
 		c.sec.setCut(c.k, true) // it does not fit
+		blocked[c.sec] = c.sec.inOrder
 	}
 	return total, cutBy
 }
@@ -702,7 +707,9 @@ func (b *Builder) reportsBlock() (*block, *section) {
 		return blk, nil
 	}
 	blk.addHead(fmt.Sprintf("Sub-agent reports, oldest first (the last %d are kept).", keptReports) + skipped)
-	sec := &section{singular: "report", plural: "reports", cutFront: true, pre: st.ReportsDropped}
+	// inOrder: an older report does not come back in the room the newest
+	// left when the newest does not fit (TestNewestReportKeptWithItsSummary).
+	sec := &section{singular: "report", plural: "reports", cutFront: true, pre: st.ReportsDropped, inOrder: true}
 	for _, r := range st.Reports {
 		agent := ""
 		if r.Agent != "" {
