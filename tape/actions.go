@@ -857,11 +857,9 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 		return nil
 	}
 	lines, checks := foldChecks(lines)
-	if checks >= 0 {
-		changed = make([]bool, len(lines)) // a checks table is no git status
-	}
 	pick := map[int]bool{len(lines) - 1: true}
 	if checks >= 0 {
+		changed = make([]bool, len(lines)) // a checks table is no git status
 		pick[checks] = true
 	}
 	if len(lines) > 1 && strings.HasPrefix(lines[0], "## ") && slices.Contains(changed, true) {

@@ -187,9 +187,10 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		return nil
 	}
 	as := b.actions()
+	calls := slices.Concat(as, st.Milestones, ringLast(st.Quiet, keptQuiet))
 	// The outputs quoted are read first: a line that opens most of them
 	// is the shell's, not the commands' (shellNoise).
-	for _, a := range slices.Concat(as, st.Milestones, ringLast(st.Quiet, keptQuiet)) {
+	for _, a := range calls {
 		if _, _, err := get(a.Seq, a.Off, a.Size); err != nil {
 			return nil, err
 		}
@@ -200,7 +201,7 @@ func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 		}
 	}
 	q.noise = shellNoise(read)
-	for _, a := range slices.Concat(as, st.Milestones, ringLast(st.Quiet, keptQuiet)) {
+	for _, a := range calls {
 		if err := keyOf(a.Seq, a.Off, a.Size, a.Key, a.OK); err != nil {
 			return nil, err
 		}

@@ -34,11 +34,7 @@ func checkRow(l string) (name, state string, ok bool) {
 		}
 		return name, state, true
 	}
-	mark, rest, found := strings.Cut(l, "  ")
-	if state = ttyCheckMarks[mark]; !found || state == "" {
-		return "", "", false
-	}
-	cols := columns(rest)
+	state, cols := ttyCheckColumns(l)
 	if len(cols) < 2 || !strings.HasPrefix(cols[len(cols)-1], "http") {
 		return "", "", false
 	}
@@ -49,11 +45,21 @@ func checkRow(l string) (name, state string, ok bool) {
 // review bot's check: "*  CodeRabbit   Review in progress"): a row only
 // among others.
 func ttyCheckRowWithoutLink(l string) (name, state string, ok bool) {
-	mark, rest, found := strings.Cut(l, "  ")
-	if state = ttyCheckMarks[mark]; !found || state == "" || !strings.Contains(strings.TrimSpace(rest), "  ") {
+	state, cols := ttyCheckColumns(l)
+	if len(cols) < 2 {
 		return "", "", false
 	}
-	return columns(rest)[0], state, true
+	return cols[0], state, true
+}
+
+// ttyCheckColumns are a terminal row's state, by its mark, and its
+// columns; none when l opens with no mark.
+func ttyCheckColumns(l string) (state string, cols []string) {
+	mark, rest, found := strings.Cut(l, "  ")
+	if state = ttyCheckMarks[mark]; !found || state == "" {
+		return "", nil
+	}
+	return state, columns(rest)
 }
 
 // ttyCheckMarks are the marks gh pr checks puts before a row in a

@@ -62,6 +62,9 @@ func TestAChecksTableIsCounted(t *testing.T) {
 	evs = seqd(human("Watch the checks."), call("exec_command", "c1", `{"cmd":"gh pr checks 10950 --watch --interval 10"}`),
 		result("exec_command", "c1", false, watch+"^C\n"))
 	ps = blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	if !strings.Contains(ps, "checks: 2 pass, 1 fail, 1 pending, 1 skipping") {
+		t.Errorf("Pending State does not count the watched table:\n%s", ps)
+	}
 	for _, n := range []string{"https://", "NAME", "Refreshing checks status"} {
 		if strings.Contains(ps, n) {
 			t.Errorf("Pending State holds %q:\n%s", n, ps)
