@@ -1196,10 +1196,12 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			}
 		}
 		if named[p] {
-			var names []string
+			var defs, names []string
 			for k := len(f.Earlier) - 1; k >= 0; k-- {
-				names = append(names, f.Earlier[k].Names...) // read at once: no call
+				defs = append(defs, f.Earlier[k].Defines...) // read at once: no call
+				names = append(names, f.Earlier[k].Names...)
 			}
+			names = append(defs, names...)
 			if q.earlier[p] != nil {
 				names = q.earlier[p]
 			}
@@ -1571,11 +1573,13 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 				}
 			}
 		}
-		var names []string
+		// The definitions first, the newest edit's first; then the other
+		// names (TestEarlierEditsNameTheirDefinitionsFirst).
+		var defs, names []string
 		for k := len(f.Earlier) - 1; k >= 0; k-- {
 			e := f.Earlier[k]
 			if e.Call == nil {
-				names = append(names, e.Names...)
+				defs, names = append(defs, e.Defines...), append(names, e.Names...)
 				continue
 			}
 			in, err := read(e.Call)
@@ -1584,10 +1588,10 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 			}
 			if in != nil {
 				tool, pin := inputFor(e.Call.Tool, in, parts(e.Call.Seq, e.Call.Tool, in), p)
-				names = append(append(names, editSymbols(tool, pin)...), editAdds(tool, pin)...)
+				defs, names = append(defs, editSymbols(tool, pin)...), append(names, editAdds(tool, pin)...)
 			}
 		}
-		q.earlier[p] = names
+		q.earlier[p] = append(defs, names...)
 	}
 	return nil
 }

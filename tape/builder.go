@@ -124,8 +124,9 @@ const (
 	// person's; 93 quoted a checks table's rows, not their count; 94
 	// counted no checks table gh printed in a terminal; 95 quoted a code
 	// mode script that read the tool list; 96 kept the last 14 reads,
-	// edits and searches, not 4.
-	snapshotVersion = 97
+	// edits and searches, not 4; 97 kept an earlier edit's definitions
+	// among its other names.
+	snapshotVersion = 98
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -399,10 +400,12 @@ type fileEntry struct {
 }
 
 // earlierEdit is one write or edit before a file's last: the names it
-// defined or added, read at once, or the call line Build reads them from.
+// defined (Defines) and the others it added (Names), read at once, or the
+// call line Build reads them from.
 type earlierEdit struct {
-	Names []string `json:"names,omitempty"`
-	Call  *callRef `json:"call,omitempty"`
+	Defines []string `json:"defines,omitempty"`
+	Names   []string `json:"names,omitempty"`
+	Call    *callRef `json:"call,omitempty"`
 }
 
 // keptEarlierEdits is how many writes and edits before a file's last one
@@ -1431,7 +1434,7 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) *fileEntry {
 		if f.Call != nil || len(f.Symbols) > 0 || len(f.Adds) > 0 {
 			e := earlierEdit{Call: f.Call}
 			if f.Call == nil {
-				e.Names = append(append([]string(nil), f.Symbols...), f.Adds...)
+				e.Defines, e.Names = slices.Clone(f.Symbols), slices.Clone(f.Adds)
 			}
 			f.Earlier = append(f.Earlier, e)
 			if len(f.Earlier) > keptEarlierEdits {

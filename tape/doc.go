@@ -122,7 +122,10 @@
 // The last 5 kept reports are shown, each without the trailer the host
 // adds for its model (Claude Code's "agentId: …" and <usage> block) and,
 // past 1500 runes, by its head and its end (clipHeadTail): a report frames
-// the work at its head and sums up its findings at its end.
+// the work at its head and sums up its findings at its end. A report the
+// assistant has spoken after (an assistant message with a later seq) is
+// answered: its messages since say what it took from it, and the report
+// shows its head and its end in answeredReportRunes (300).
 //
 // Replay: tier A replays nothing; tier B the last closed turn; RecentTurns
 // N the last N closed turns (overrides Tier); AutoTier turns tier A into B
@@ -345,7 +348,8 @@
 // a gate's "Status". The fold keeps the file's keptEarlierEdits (4) writes and
 // edits before its last (fileEntry.Earlier: their names, or the call line
 // Build reads them from), and the line names what they defined or added,
-// the newest edit first, at most maxEarlierNames (8) not said already:
+// the newest edit first, at most maxEarlierNames (8) not said already,
+// the names they define (editSymbols) before the others they add:
 // "(earlier edits add …)". The session's choices are spread over a
 // file's edits; its last one alone does not say them. Of a patch that
 // changes several files, each file's names, first lines and labelled

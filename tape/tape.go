@@ -692,6 +692,10 @@ func (b *Builder) unanswered() int {
 	return 0
 }
 
+// answeredReportRunes is what Sub-agent Reports shows of a report the
+// assistant has spoken after, by its head and its end.
+const answeredReportRunes = 300
+
 func (b *Builder) reportsBlock() (*block, *section) {
 	st := &b.st
 	blk := newBlock("Sub-agent Reports")
@@ -715,7 +719,13 @@ func (b *Builder) reportsBlock() (*block, *section) {
 		if r.Agent != "" {
 			agent = " " + r.Agent
 		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("- seq=%d%s:\n%s", r.Seq, agent, r.Text), "", r.Seq, r.Seq))
+		text := r.Text
+		if st.LastReply != nil && r.Seq < st.LastReply.Seq {
+			// Answered: the assistant's messages since say what it took
+			// from the report (TestAnAnsweredReportShowsItsHeadAndEnd).
+			text = clipHeadTail(text, answeredReportRunes, "", r.Seq)
+		}
+		sec.items = append(sec.items, newItem(fmt.Sprintf("- seq=%d%s:\n%s", r.Seq, agent, text), "", r.Seq, r.Seq))
 	}
 	return blk, blk.addSection(sec)
 }
