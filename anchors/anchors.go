@@ -555,7 +555,13 @@ func hasMarkerFull(s string) bool {
 	// or "never" still is ("can you make sure the tests pass?").
 	// A hedge ("maybe …", "perhaps …") suggests and a report of what the
 	// person sees tells: their asking markers are no rule either.
-	asking := strings.HasSuffix(strings.TrimSpace(s), "?") || len(ws) > 0 && hedges[ws[0].text] || seesReport(ws)
+	question := strings.HasSuffix(strings.TrimSpace(s), "?")
+	if question && len(ws) > 0 && whWords[ws[0].text] {
+		// It asks what, why or how: it wants to know, whatever its
+		// markers ("what can't I use?", "how do I make sure …?").
+		return false
+	}
+	asking := question || len(ws) > 0 && hedges[ws[0].text] || seesReport(ws)
 	// relative: ws[k] follows "that", "which" or "who", whose clause says
 	// what a thing is ("ones that don't need expansion"), not what to do.
 	relative := func(k int) bool { return k > 0 && ws[k].spaced && relatives[ws[k-1].text] }
@@ -596,10 +602,12 @@ func hasMarkerFull(s string) bool {
 // colon is a label for what follows it.
 const maxLabelWords = 4
 
+// whWords open a question that asks for what the person wants to know,
 // hedges open a sentence that suggests ("maybe …", "perhaps …"), and
 // relatives open a clause that says what a thing is ("those that don't
 // need it", "files which do not change").
 var (
+	whWords   = map[string]bool{"what": true, "why": true, "how": true, "where": true, "when": true, "which": true, "who": true, "whose": true}
 	hedges    = map[string]bool{"maybe": true, "perhaps": true}
 	relatives = map[string]bool{"that": true, "which": true, "who": true}
 )

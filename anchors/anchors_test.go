@@ -591,6 +591,11 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		"should they?",
 		"What version should I tag for the hackathon submission release?",
 		"What do I need to do to enable github pages?",
+		// A question that asks what, why or how wants to know: whatever
+		// its markers, it sets no rule.
+		"what can't i use that audience?",
+		"How do I run the tests that were created to make sure they're working?",
+		"Why does it never finish?",
 		// A report of what the person sees or knows is no rule.
 		"when API gateway calls a lambda I do not see it in the logs.",
 		"I don't know why the build fails.",

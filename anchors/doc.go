@@ -65,6 +65,11 @@
 //     cannot right after that, which or who ("short ones that don't need
 //     expansion"); and "the only", which names a thing ("that's the only
 //     difference"). Another marker in the sentence still makes it a rule.
+//     A question that opens with what, why, how, where, when, which, who
+//     or whose asks for what the person wants to know and is no rule
+//     whatever it holds ("what can't I use?", "how do I make sure they
+//     work?"); a request put as a question still is ("can you make sure
+//     the tests pass?").
 //     A label, a sentence of at most 4 words that ends with a colon ("Next
 //     required action:", "**Must haves:**"), is no rule whatever it holds:
 //     the lines under it say the rules.
