@@ -38,7 +38,9 @@
 // gitCommit, and the host's settings), the command a Codex poll writes to
 // or a code-mode wait waits on (execCommand; else the session that wait's
 // script polls, execSession), a command still running when its call
-// returned (execRunning: its session), and declined (MetaDeclined) on the tool/result of a call
+// returned (execRunning: its session), a call run in the background
+// (MetaBackground on its tool/result: its report comes later, naming the
+// call in meta callId), and declined (MetaDeclined) on the tool/result of a call
 // the person declined at the host's permission prompt ("user": it did not
 // run) or stopped ("stopped": it may have run in part): no failure either
 // way; and the status, objective and last check of a goal the host keeps

@@ -257,6 +257,12 @@ const (
 // FINAL_ANSWER): a report whatever its first words.
 const MetaFinalAnswer = "finalAnswer"
 
+// MetaBackground is set ("launched") on the tool/result of a call the host
+// ran in the background (Claude Code's Agent with run_in_background): the
+// result is the host's launch notice, and the work's report comes later,
+// a subagent/report whose meta callId names the call.
+const MetaBackground = "background"
+
 // MetaPullRequest is the URL of a pull request the host linked to the
 // session (Claude Code's pr-link line; meta prNumber its number).
 const MetaPullRequest = "prUrl"

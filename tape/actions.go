@@ -72,6 +72,10 @@ type action struct {
 	// Running: of those, a command still running when its call returned
 	// (meta execRunning: Codex's unified exec); its line says "running".
 	Running bool `json:"running,omitempty"`
+	// Background is the call id of a call the host ran in the background
+	// (session.MetaBackground): its result is the host's launch notice,
+	// never quoted; its report, when one came, names the call.
+	Background string `json:"background,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

@@ -882,8 +882,12 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		if long := q.last[a.Seq]; a.OK && len(long) > 0 {
 			key = long
 		}
-		if r := b.reportOf(a); r != 0 {
+		if r := b.reportOf(a); r != 0 && a.Background != "" {
+			key = []string{fmt.Sprintf("(launched in the background; its report: Sub-agent Reports, seq=%d)", r)}
+		} else if r != 0 {
 			key = []string{fmt.Sprintf("(its report: Sub-agent Reports, seq=%d)", r)}
+		} else if a.Background != "" {
+			key = []string{"(launched in the background; no report yet)"}
 		}
 		if f, ok := pending[a.Seq]; ok && !a.OK {
 			key = restOfFailure(key, pendingLines(f, q))
@@ -898,14 +902,15 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 
 // reportOf is the seq of the sub-agent report a's result gave, when the
 // fold keeps it (Sub-agent Reports shows it): the report of a call of the
-// same tool right after a's result, as the importers write it; else 0.
+// same tool right after a's result, as the importers write it, or of a
+// call run in the background the report that names it; else 0.
 // The call's output is that report, and the tape quotes it once.
 func (b *Builder) reportOf(a action) int64 {
 	if !a.OK {
 		return 0
 	}
 	for _, r := range b.st.Reports {
-		if r.Seq == a.Seq+1 && r.Tool == a.Tool {
+		if a.Background != "" && r.CallID == a.Background || a.Background == "" && r.Seq == a.Seq+1 && r.Tool == a.Tool {
 			return r.Seq
 		}
 	}

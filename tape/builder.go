@@ -125,8 +125,8 @@ const (
 	// counted no checks table gh printed in a terminal; 95 quoted a code
 	// mode script that read the tool list; 96 kept the last 14 reads,
 	// edits and searches, not 4; 97 kept an earlier edit's definitions
-	// among its other names.
-	snapshotVersion = 98
+	// among its other names; 98 knew no call run in the background.
+	snapshotVersion = 99
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -583,6 +583,9 @@ type report struct {
 	// name, as the importers write it): with the result just before the
 	// report, that call's output is the report (Builder.reportOf).
 	Tool string `json:"tool,omitempty"`
+	// CallID is the call a report that came later names (meta callId): a
+	// call run in the background (action.Background).
+	CallID string `json:"callId,omitempty"`
 }
 
 type recallEntry struct {
@@ -1209,7 +1212,11 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	if !ok && ev.Declined() {
 		declined = ev.Meta[session.MetaDeclined]
 	}
-	quote := declined == "" && (!ok || cl.quotes && (writes || !readsOnly(what)) && !toolList)
+	background := ""
+	if ok && ev.Tool != nil && ev.Meta[session.MetaBackground] != "" {
+		background = ev.Tool.CallID // a launch notice: its report comes later
+	}
+	quote := declined == "" && background == "" && (!ok || cl.quotes && (writes || !readsOnly(what)) && !toolList)
 	if off < 0 && ev.Tool != nil && quote && size <= MaxOutputLine {
 		key = keyLines(headTail(ev.Tool.Output), ok)
 	}
@@ -1221,7 +1228,8 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		a := action{Seq: ev.Seq, Off: aoff, Size: asize, Tool: name, What: what, OK: ok, Key: key, Declined: declined, Writes: writes}
 		a.Unreported = ev.Tool != nil && ev.Tool.OK == nil && cl.shell
 		a.Running = a.Unreported && ev.Meta["execRunning"] != ""
-		if declined != "" {
+		a.Background = background
+		if declined != "" || background != "" {
 			st.Actions = appendRing(st.Actions, a, keptCommands)
 		} else if quote {
 			a.Kind = milestoneKind(what)
@@ -1538,7 +1546,7 @@ func (b *Builder) addReport(ev *session.Event) {
 		st.ReportsSkipped++
 		return
 	}
-	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipHeadTail(reportBody(ev.Text), maxReportRunes, "", ev.Seq), Tool: ev.Source.Name})
+	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipHeadTail(reportBody(ev.Text), maxReportRunes, "", ev.Seq), Tool: ev.Source.Name, CallID: ev.Meta["callId"]})
 	if len(st.Reports) > keptReports {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
 		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)

@@ -160,6 +160,25 @@
 // block Claude Code appends, meta agentId and, when that agent's transcript
 // was found, meta subSession.
 //
+// # Background agents
+//
+// An Agent call run in the background (run_in_background) has for its
+// result, at once, the host's launch notice ("Async agent launched
+// successfully. (This tool result is internal metadata …"; toolUseResult
+// {"isAsync": true, "status": "async_launched", "agentId": …}): the
+// tool/result carries meta background = "launched" and no report follows
+// it, whatever report words the notice holds. The agent's answer comes
+// later in a user line the host writes, a <task-notification> (origin
+// task-notification), which stays an injected message; when it holds a
+// <result>, that result is the sub-agent's report, a subagent/report
+// after the message: source.name and agent those of the call it answers,
+// found by its <tool-use-id> or, that redacted, by its <task-id> (the
+// agent id the launch named), and meta callId that call's id, meta
+// agentId its task id (and subSession, as above). A notification with no
+// <result> (a background shell command's) holds no report. The launched
+// calls waiting for their notification (at most 64) are in the mapper's
+// state (asyncagent.go).
+//
 // # A result before its call
 //
 // Claude Code 2.1.162 can write a tool's result on the line before the

@@ -56,6 +56,9 @@ type Mapper struct {
 	// (early.go); heldLine, while one is imported, the line it came in.
 	early    []earlyResult
 	heldLine string
+	// launched are the agents run in the background whose report has
+	// not come yet, oldest first (asyncagent.go).
+	launched []launchedAgent
 }
 
 // queuedMessage is one enqueued text with the time it was typed.
@@ -99,12 +102,13 @@ type mapperState struct {
 	Creates   map[string]string   `json:"creates,omitempty"`
 	Branch    string              `json:"branch,omitempty"`
 	Early     []earlyResult       `json:"early,omitempty"`
+	Launched  []launchedAgent     `json:"launched,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without a result,
 // the queued input not given up yet and the task list (tasks.go).
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates, Branch: m.branch, Early: m.early})
+	return json.Marshal(mapperState{OpenCalls: m.open, Queued: m.queued, Told: m.told, Tasks: m.tasks, Creates: m.creates, Branch: m.branch, Early: m.early, Launched: m.launched})
 }
 
 // LoadState implements importer.Mapper.
@@ -114,6 +118,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.tasks, m.creates = nil, nil
 	m.branch = ""
 	m.early = nil
+	m.launched = nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -130,6 +135,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.creates = st.Creates
 	m.branch = st.Branch
 	m.early = st.Early
+	m.launched = st.Launched
 	return nil
 }
 
@@ -503,6 +509,9 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 		ev.Meta["permissionMode"] = importer.Clip(ln.PermissionMode, 40)
 	}
 	out.Emit(ev)
+	if src == system("task-notification") && m.cfg.Parent == "" {
+		m.notifiedReport(ln, text, out)
+	}
 }
 
 // unqueue forgets a queued message a user line now carries, so that a
@@ -631,6 +640,13 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
+	background, agentID := false, ""
+	if ok && found && (name == "Task" || name == "Agent") {
+		background, agentID = asyncLaunched(ln.ToolUseResult)
+	}
+	if background {
+		ev.Meta[session.MetaBackground] = "launched"
+	}
 	switch {
 	case ok:
 	case strings.HasPrefix(output, declinedSaying):
@@ -650,6 +666,13 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		m.taskCreated(ln, b.ToolUseID, ok, output, out)
 	}
 	if !found || !ok || (name != "Task" && name != "Agent") {
+		return
+	}
+	if background {
+		// Run in the background: the result is a launch notice, the
+		// report comes with its task notification (asyncagent.go).
+		m.launch(b.ToolUseID, agentID, call)
+		out.Skip("background agent's launch notice")
 		return
 	}
 	m.report(ln, b, call, texts, out)
