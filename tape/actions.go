@@ -76,6 +76,9 @@ type action struct {
 	// (session.MetaBackground): its result is the host's launch notice,
 	// never quoted; its report, when one came, names the call.
 	Background string `json:"background,omitempty"`
+	// Reported is the seq of the report that named a background call,
+	// kept in Sub-agent Reports or not (addReport).
+	Reported int64 `json:"reported,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

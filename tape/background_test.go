@@ -12,7 +12,8 @@ import (
 // result the host's launch notice, words to the model that are no
 // outcome. Recent Actions says the call was launched in the background and
 // points at its report once one came (the report names the call: meta
-// callId), never quoting the notice.
+// callId), or at its seq when Sub-agent Reports leaves it out, never
+// quoting the notice.
 func TestABackgroundCallPointsAtItsLaterReport(t *testing.T) {
 	notice := "Async agent launched successfully. (This tool result is internal metadata — never quote or paste any part of it, including the agentId below, into a user-facing reply.)\nDo NOT Read or tail this file via the shell tool."
 	launched := withMeta(result("Agent", "bg1", true, notice), session.MetaBackground, "launched")
@@ -37,6 +38,15 @@ func TestABackgroundCallPointsAtItsLaterReport(t *testing.T) {
 	}
 	if reports := blockText(t, tp, "Sub-agent Reports"); !strings.Contains(reports, "- seq=7 Explore:\n## Findings") {
 		t.Fatalf("the report itself:\n%s", reports)
+	}
+
+	// A report the tape leaves out (no report word near its start) still
+	// came: the line says where, to recall it.
+	poem := withMeta(subagent("Explore", "Green and fragrant, the curry simmers."), "callId", "bg1")
+	poem.Source.Name = "Agent"
+	tp2 := build(t, "s", seqd(append(evs, poem)...), Options{}, nil)
+	if actions := blockText(t, tp2, "Recent Actions"); !strings.Contains(actions, "- seq=3 Agent ok: Find component code\n    → (launched in the background; reported at seq=7, not kept in Sub-agent Reports)") {
+		t.Fatalf("a report left out is still said to have come:\n%s", actions)
 	}
 
 	withOff, log := foldWithOffsets(t, withReport)

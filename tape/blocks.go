@@ -886,6 +886,8 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 			key = []string{fmt.Sprintf("(launched in the background; its report: Sub-agent Reports, seq=%d)", r)}
 		} else if r != 0 {
 			key = []string{fmt.Sprintf("(its report: Sub-agent Reports, seq=%d)", r)}
+		} else if a.Background != "" && a.Reported != 0 {
+			key = []string{fmt.Sprintf("(launched in the background; reported at seq=%d, not kept in Sub-agent Reports)", a.Reported)}
 		} else if a.Background != "" {
 			key = []string{"(launched in the background; no report yet)"}
 		}

@@ -1540,6 +1540,16 @@ func reportBody(text string) string {
 
 func (b *Builder) addReport(ev *session.Event) {
 	st := &b.st
+	if id := ev.Meta["callId"]; id != "" {
+		// The report of a call run in the background, come later: its
+		// line says so whether the report is kept or not.
+		for k := len(st.Actions) - 1; k >= 0; k-- {
+			if st.Actions[k].Background == id {
+				st.Actions[k].Reported = ev.Seq
+				break
+			}
+		}
+	}
 	// The host's word that it is the final answer stands for a report
 	// keyword (Codex's FINAL_ANSWER); a dump is still none.
 	if v := reportVerdict(ev.Text); v != "" && (ev.Meta[session.MetaFinalAnswer] != "true" || isDump(ev.Text)) {
