@@ -757,9 +757,20 @@ func exitLine(t string) bool {
 // its first 8 lines; else out as it is. The importer reads the same header
 // for a call's exit (importer/codex ParseExec); the tape names no host's
 // package (docscheck's TestNoHostNamedOutsideItsPackage), so it knows the
-// header by its text.
+// header by its text. Claude Code's words for an empty output ("(Bash
+// completed with no output)") are no output, and a sub-agent's result
+// ends before the bookkeeping it appends ("agentId: …", <usage>: reportBody)
+// (TestTheHostsWordsInAResultAreNoKeyLines).
 func outputBody(out string) string {
 	t := strings.TrimLeft(out, " \t\r\n")
+	if strings.TrimSpace(t) == emptyBashOutput {
+		return "" // Claude Code's words for an empty output: "ok" says it ran
+	}
+	if strings.HasSuffix(strings.TrimSpace(t), "</usage>") {
+		// A sub-agent's result with the bookkeeping Claude Code appends
+		// for its model ("agentId: …", <usage>): not the agent's words.
+		return reportBody(t)
+	}
 	if body, ok := shellSections(t); ok {
 		return body
 	}
@@ -779,6 +790,10 @@ func outputBody(out string) string {
 	}
 	return out
 }
+
+// emptyBashOutput is what Claude Code gives its model for a command that
+// printed nothing.
+const emptyBashOutput = "(Bash completed with no output)"
 
 // shellSections is the output inside the sections another host's shell
 // tool gives its model (Gemini CLI's and Qwen Code's: genai.ParseShellOutput,

@@ -125,8 +125,10 @@ const (
 	// counted no checks table gh printed in a terminal; 95 quoted a code
 	// mode script that read the tool list; 96 kept the last 14 reads,
 	// edits and searches, not 4; 97 kept an earlier edit's definitions
-	// among its other names; 98 knew no call run in the background.
-	snapshotVersion = 99
+	// among its other names; 98 knew no call run in the background; 99
+	// took the host's words for an empty output, and its bookkeeping after
+	// a sub-agent's result, for key lines.
+	snapshotVersion = 100
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -207,7 +207,10 @@
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
 // unavailable") and WSL's ("wsl: Failed to translate '…'"), the header Codex's unified exec puts before an output
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
-// …", "Output:"; taken off every output the tape reads: outputBody), the
+// …", "Output:"; taken off every output the tape reads: outputBody),
+// Claude Code's words for an empty output ("(Bash completed with no
+// output)") and the bookkeeping it appends to a sub-agent's result
+// ("agentId: …", the <usage> block), the
 // sections around the output Gemini CLI's shell tool gives its model
 // ("<untrusted_context>", "Command: …", "Directory: …", "Output: ", and
 // after it "Error: (none)", "Exit Code: …", "Signal: …", "Background PIDs:
