@@ -49,12 +49,7 @@ func TestABackgroundCallPointsAtItsLaterReport(t *testing.T) {
 		t.Fatalf("a report left out is still said to have come:\n%s", actions)
 	}
 
-	withOff, log := foldWithOffsets(t, withReport)
-	got, err := withOff.BuildFrom(Options{}, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text != tp.Text {
+	if got := builtAtBuild(t, withReport, Options{}); got.Text != tp.Text {
 		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", blockText(t, got, "Recent Actions"), actions)
 	}
 }

@@ -1,7 +1,6 @@
 package tape
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,10 +12,7 @@ import (
 // rest of the code and the next window call; the names an edit calls are
 // its details. Read at once or at Build, the tape is the same.
 func TestEarlierEditsNameTheirDefinitionsFirst(t *testing.T) {
-	edit := func(id, old, new string) []session.Event {
-		in, _ := json.Marshal(map[string]string{"file_path": "/r/pkg/store.go", "old_string": old, "new_string": new})
-		return []session.Event{call("Edit", id, string(in)), result("Edit", id, true, "ok")}
-	}
+	edit := func(id, old, new string) []session.Event { return editOf("/r/pkg/store.go", id, old, new) }
 	evs := []session.Event{withMeta(human("Batch the writes."), "cwd", "/r")}
 	evs = append(evs, edit("e1", "package store", "package store\n\nfunc BatchUpdateNodes(tx *sql.Tx) error { return nil }")...)
 	evs = append(evs, edit("e2", "a := 1", "repo.callAlpha()\nrepo.callBravo()\nrepo.callCharlie()\nrepo.callDelta()\nrepo.callEcho()\nrepo.callFoxtrot()")...)
@@ -29,12 +25,7 @@ func TestEarlierEditsNameTheirDefinitionsFirst(t *testing.T) {
 		t.Fatalf("the earlier edits' definitions first, then the names they call, newest first:\n%s", files)
 	}
 
-	withOff, log := foldWithOffsets(t, evs)
-	got, err := withOff.BuildFrom(Options{}, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text != want.Text {
+	if got := builtAtBuild(t, evs, Options{}); got.Text != want.Text {
 		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", blockText(t, got, "Workspace Files"), files)
 	}
 }

@@ -343,6 +343,25 @@ func foldWithOffsets(t *testing.T, evs []session.Event) (*Builder, bufOutputs) {
 	return b, bufOutputs(log.Bytes())
 }
 
+// builtAtBuild is the tape of evs folded by their log offsets
+// (foldWithOffsets), what the tape quotes of outputs and inputs read at
+// Build, as the service builds it.
+func builtAtBuild(t *testing.T, evs []session.Event, opts Options) *Tape {
+	t.Helper()
+	b, log := foldWithOffsets(t, evs)
+	tp, err := b.BuildFrom(opts, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
+// editOf is an Edit call of path and its result.
+func editOf(path, id, old, new string) []session.Event {
+	in, _ := json.Marshal(map[string]string{"file_path": path, "old_string": old, "new_string": new})
+	return []session.Event{call("Edit", id, string(in)), result("Edit", id, true, "ok")}
+}
+
 // bufOutputs reads tool outputs from an in-memory log.
 type bufOutputs []byte
 
@@ -520,10 +539,7 @@ func TestTailOutputsGrowIntoTheRoomLeft(t *testing.T) {
 // the last). Read at once or at Build, the tape is the same; past
 // keptEarlierEdits, the oldest edits' names are not kept.
 func TestFileLineNamesWhatEarlierEditsAdded(t *testing.T) {
-	edit := func(id, old, new string) []session.Event {
-		in, _ := json.Marshal(map[string]string{"file_path": "/r/lib/live.ex", "old_string": old, "new_string": new})
-		return []session.Event{call("Edit", id, string(in)), result("Edit", id, true, "ok")}
-	}
+	edit := func(id, old, new string) []session.Event { return editOf("/r/lib/live.ex", id, old, new) }
 	evs := []session.Event{withMeta(human("Share the computer."), "cwd", "/r")}
 	evs = append(evs, edit("e1", "use Phoenix.LiveView", "use Phoenix.LiveView\nattach_computer(SpotterWeb.Live.TranscriptComputers, :transcript_view)")...)
 	evs = append(evs, edit("e2", "def mount(p)", "def mount(p)\n  toggle_tool_result_group(socket)")...)
@@ -535,12 +551,7 @@ func TestFileLineNamesWhatEarlierEditsAdded(t *testing.T) {
 		t.Fatalf("the earlier edits' names, newest first:\n%s", files)
 	}
 
-	withOff, log := foldWithOffsets(t, evs)
-	got, err := withOff.BuildFrom(Options{}, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Text != want.Text {
+	if got := builtAtBuild(t, evs, Options{}); got.Text != want.Text {
 		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", blockText(t, got, "Workspace Files"), files)
 	}
 
