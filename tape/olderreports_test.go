@@ -8,8 +8,8 @@ import (
 	"github.com/graft-project/graft/session"
 )
 
-// A sub-agent report the assistant has spoken after is answered: its
-// messages since say what it took from it. Sub-agent Reports shows such a
+// A sub-agent report the assistant has spoken after, in the open turn or
+// one before it, is answered: its messages since say what it took from it. Sub-agent Reports shows such a
 // report by its head and its end in answeredReportRunes; the newest report
 // keeps its maxReportRunes, and so does one no assistant message followed.
 func TestAnAnsweredReportShowsItsHeadAndEnd(t *testing.T) {
@@ -35,6 +35,14 @@ func TestAnAnsweredReportShowsItsHeadAndEnd(t *testing.T) {
 	}
 	if strings.Count(newPart, "newer middle detail") != 40 || !strings.Contains(newPart, "NEWER-END: add conn_case.ex.") {
 		t.Fatalf("the newest report, whole (it is within %d runes):\n%s", maxReportRunes, newPart)
+	}
+
+	// Answered in a turn before the open one, which has no assistant
+	// message yet: answered all the same.
+	earlier := []session.Event{human("Explore the router."), say("Exploring."), subagent("Explore", older), say("The router is shared."), human("Now add the tests.")}
+	rep = blockText(t, build(t, "s", seqd(earlier...), Options{}, nil), "Sub-agent Reports")
+	if strings.Count(rep, "older middle detail") > answeredReportRunes/len("older middle detail ") || !strings.Contains(rep, "OLDER-END") {
+		t.Fatalf("a report answered in the turn before, by its head and its end:\n%s", rep)
 	}
 
 	// Not answered: the assistant said nothing after the older one.

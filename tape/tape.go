@@ -696,6 +696,21 @@ func (b *Builder) unanswered() int {
 // assistant has spoken after, by its head and its end.
 const answeredReportRunes = 300
 
+// lastSaid is the seq of the assistant's newest message, in the open turn
+// or before it (0: none the fold keeps).
+func (b *Builder) lastSaid() int64 {
+	st := &b.st
+	if st.LastReply != nil {
+		return st.LastReply.Seq
+	}
+	for k := len(st.Carry.Paragraphs) - 1; k >= 0; k-- {
+		if p := st.Carry.Paragraphs[k]; !p.User {
+			return p.Seq
+		}
+	}
+	return 0
+}
+
 func (b *Builder) reportsBlock() (*block, *section) {
 	st := &b.st
 	blk := newBlock("Sub-agent Reports")
@@ -714,13 +729,14 @@ func (b *Builder) reportsBlock() (*block, *section) {
 	// inOrder: an older report does not come back in the room the newest
 	// left when the newest does not fit (TestNewestReportKeptWithItsSummary).
 	sec := &section{singular: "report", plural: "reports", cutFront: true, pre: st.ReportsDropped, inOrder: true}
+	said := b.lastSaid()
 	for _, r := range st.Reports {
 		agent := ""
 		if r.Agent != "" {
 			agent = " " + r.Agent
 		}
 		text := r.Text
-		if st.LastReply != nil && r.Seq < st.LastReply.Seq {
+		if r.Seq < said {
 			// Answered: the assistant's messages since say what it took
 			// from the report (TestAnAnsweredReportShowsItsHeadAndEnd).
 			text = clipHeadTail(text, answeredReportRunes, "", r.Seq)
