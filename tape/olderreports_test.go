@@ -45,6 +45,14 @@ func TestAnAnsweredReportShowsItsHeadAndEnd(t *testing.T) {
 		t.Fatalf("a report answered in the turn before, by its head and its end:\n%s", rep)
 	}
 
+	// The ranking that keeps the newest report while unanswered agrees.
+	if u := fold(t, "s", seqd(earlier...)).unanswered(); u != 0 {
+		t.Errorf("a report answered in the turn before is ranked as unanswered (%d)", u)
+	}
+	if u := fold(t, "s", seqd(human("Explore the router."), say("Exploring."), subagent("Explore", older), human("Now add the tests."))).unanswered(); u != 1 {
+		t.Errorf("a report no message followed is ranked as answered (%d)", u)
+	}
+
 	// Not answered: the assistant said nothing after the older one.
 	unanswered := []session.Event{human("Explore the app."), say("Two explorers."), subagent("Explore", older), subagent("Explore", newer)}
 	rep = blockText(t, build(t, "s", seqd(unanswered...), Options{}, nil), "Sub-agent Reports")

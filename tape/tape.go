@@ -682,11 +682,11 @@ func isKnownStatus(s string) bool {
 }
 
 // unanswered is 1 when the newest sub-agent report came after the
-// assistant's last message: what the agent learned last, which nothing
-// else in the tape says yet; else 0.
+// assistant's newest message (lastSaid, the rule that shows an answered
+// report short): what the agent learned last, which nothing else in the
+// tape says yet; else 0.
 func (b *Builder) unanswered() int {
-	st := &b.st
-	if n := len(st.Reports); n > 0 && (st.LastReply == nil || st.Reports[n-1].Seq > st.LastReply.Seq) {
+	if n := len(b.st.Reports); n > 0 && b.st.Reports[n-1].Seq > b.lastSaid() {
 		return 1
 	}
 	return 0
