@@ -763,10 +763,9 @@ func exitLine(t string) bool {
 // (TestTheHostsWordsInAResultAreNoKeyLines).
 func outputBody(out string) string {
 	t := strings.TrimLeft(out, " \t\r\n")
-	if strings.TrimSpace(t) == emptyBashOutput {
+	if trimmed := strings.TrimRight(t, " \t\r\n"); trimmed == emptyBashOutput {
 		return "" // Claude Code's words for an empty output: "ok" says it ran
-	}
-	if strings.HasSuffix(strings.TrimSpace(t), "</usage>") {
+	} else if strings.HasSuffix(trimmed, "</usage>") {
 		// A sub-agent's result with the bookkeeping Claude Code appends
 		// for its model ("agentId: …", <usage>): not the agent's words.
 		return reportBody(t)

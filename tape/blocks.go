@@ -882,13 +882,14 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		if long := q.last[a.Seq]; a.OK && len(long) > 0 {
 			key = long
 		}
-		if r := b.reportOf(a); r != 0 && a.Background != "" {
+		switch r := b.reportOf(a); {
+		case r != 0 && a.Background != "":
 			key = []string{fmt.Sprintf("(launched in the background; its report: Sub-agent Reports, seq=%d)", r)}
-		} else if r != 0 {
+		case r != 0:
 			key = []string{fmt.Sprintf("(its report: Sub-agent Reports, seq=%d)", r)}
-		} else if a.Background != "" && a.Reported != 0 {
+		case a.Background != "" && a.Reported != 0:
 			key = []string{fmt.Sprintf("(launched in the background; reported at seq=%d, not kept in Sub-agent Reports)", a.Reported)}
-		} else if a.Background != "" {
+		case a.Background != "":
 			key = []string{"(launched in the background; no report yet)"}
 		}
 		if f, ok := pending[a.Seq]; ok && !a.OK {
@@ -1203,12 +1204,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 			}
 		}
 		if named[p] {
-			var defs, names []string
-			for k := len(f.Earlier) - 1; k >= 0; k-- {
-				defs = append(defs, f.Earlier[k].Defines...) // read at once: no call
-				names = append(names, f.Earlier[k].Names...)
-			}
-			names = append(defs, names...)
+			names, _ := earlierEditNames(f.Earlier, nil) // read at once: no call
 			if q.earlier[p] != nil {
 				names = q.earlier[p]
 			}
@@ -1580,27 +1576,40 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 				}
 			}
 		}
-		// The definitions first, the newest edit's first; then the other
-		// names (TestEarlierEditsNameTheirDefinitionsFirst).
-		var defs, names []string
-		for k := len(f.Earlier) - 1; k >= 0; k-- {
-			e := f.Earlier[k]
-			if e.Call == nil {
-				defs, names = append(defs, e.Defines...), append(names, e.Names...)
-				continue
+		names, err := earlierEditNames(f.Earlier, func(c *callRef) (defs, adds []string, err error) {
+			in, err := read(c)
+			if err != nil || in == nil {
+				return nil, nil, err
 			}
-			in, err := read(e.Call)
-			if err != nil {
-				return err
-			}
-			if in != nil {
-				tool, pin := inputFor(e.Call.Tool, in, parts(e.Call.Seq, e.Call.Tool, in), p)
-				defs, names = append(defs, editSymbols(tool, pin)...), append(names, editAdds(tool, pin)...)
-			}
+			tool, pin := inputFor(c.Tool, in, parts(c.Seq, c.Tool, in), p)
+			return editSymbols(tool, pin), editAdds(tool, pin), nil
+		})
+		if err != nil {
+			return err
 		}
-		q.earlier[p] = append(defs, names...)
+		q.earlier[p] = names
 	}
 	return nil
+}
+
+// earlierEditNames are the names a file's earlier writes and edits put
+// in, newest edit first: the definitions of them all, then the other
+// names (TestEarlierEditsNameTheirDefinitionsFirst). An edit read at once
+// holds its names; one the fold only located is read by read (nil: it
+// names nothing).
+func earlierEditNames(es []earlierEdit, read func(*callRef) (defs, adds []string, err error)) ([]string, error) {
+	var defs, names []string
+	for k := len(es) - 1; k >= 0; k-- {
+		d, n := es[k].Defines, es[k].Names
+		if c := es[k].Call; c != nil && read != nil {
+			var err error
+			if d, n, err = read(c); err != nil {
+				return nil, err
+			}
+		}
+		defs, names = append(defs, d...), append(names, n...)
+	}
+	return append(defs, names...), nil
 }
 
 // earlierNames are names, in order, without those already said and past

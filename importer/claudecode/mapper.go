@@ -640,8 +640,9 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 		}
 	}
 	ev.Tool = &session.Tool{Name: name, CallID: b.ToolUseID, OK: &ok, Output: output}
+	subagent := found && ok && (name == "Task" || name == "Agent") // its report follows
 	background, agentID := false, ""
-	if ok && found && (name == "Task" || name == "Agent") {
+	if subagent {
 		background, agentID = asyncLaunched(ln.ToolUseResult)
 	}
 	if background {
@@ -665,7 +666,7 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	if name == toolTaskCreate {
 		m.taskCreated(ln, b.ToolUseID, ok, output, out)
 	}
-	if !found || !ok || (name != "Task" && name != "Agent") {
+	if !subagent {
 		return
 	}
 	if background {
