@@ -452,26 +452,34 @@ const maxOpenCells = 256
 // completed says nothing of its command's exit). A script still running
 // in a cell leaves that cell to a wait call, named by its command. found
 // is false for an output without a script's head (kept as it is).
-func (m *Mapper) codeModeResult(c cellCall, raw json.RawMessage) (text string, ok *bool, found bool) {
+// running is the session a command runs on in when its script printed
+// unified exec's result object with a session_id and no exit_code.
+func (m *Mapper) codeModeResult(c cellCall, raw json.RawMessage) (text string, ok *bool, running string, found bool) {
 	status, cell, text, found := codeModeOutput(raw)
 	if !found {
-		return "", nil, false
+		return "", nil, "", false
 	}
 	if c.Tool == "exec_command" || c.Tool == "write_stdin" || c.Tool == "wait" && (c.Command != "" || c.Session != "") {
 		// text(JSON.stringify(r)): unified exec's result object (of a
 		// wait, the waited cell's script was one such call).
-		if out, exit, isResult := execResult(text); isResult {
+		if out, exit, session, isResult := execResult(text); isResult {
 			text = out
 			if exit != nil {
 				good := *exit == 0
-				return text, &good, true
+				return text, &good, "", true
+			}
+			if c.Tool != "wait" {
+				// The command runs on in that session: a write_stdin
+				// to it is named by it, as after unified exec's
+				// "Process running with session ID" header.
+				running = session
 			}
 		}
 	}
 	switch status {
 	case "failed":
 		failed := false
-		return text, &failed, true
+		return text, &failed, "", true
 	case "running":
 		if cell != "" && (c.Command != "" || c.Session != "") {
 			m.running = append(slices.DeleteFunc(m.running, func(e execSession) bool { return e.ID == cell }), execSession{ID: cell, Command: c.Command, Session: c.Session})
@@ -479,18 +487,18 @@ func (m *Mapper) codeModeResult(c cellCall, raw json.RawMessage) (text string, o
 				m.running = m.running[len(m.running)-keptExecs:]
 			}
 		}
-		return text, nil, true
+		return text, nil, running, true
 	}
 	if c.Command != "" {
 		for k := len(m.exits) - 1; k >= 0; k-- {
 			if m.exits[k].Command == c.Command {
 				good := m.exits[k].Exit == 0
 				m.exits = slices.Delete(m.exits, k, k+1)
-				return text, &good, true
+				return text, &good, "", true
 			}
 		}
 	}
-	return text, nil, true
+	return text, nil, running, true
 }
 
 // noteExit keeps how a command ended from an item_completed event whose
@@ -520,23 +528,27 @@ func (m *Mapper) noteExit(payload json.RawMessage) {
 
 // execResult reads text as the result object of a unified exec call
 // (exec_command, write_stdin) that a script printed whole: its output,
-// and its exit_code when the command ended (none while it runs: a
-// session_id instead). isResult is false for any other text: the object
+// and its exit_code when the command ended (none while it runs: its
+// session_id instead, session). isResult is false for any other text: the object
 // needs its output and the wall_time_seconds or chunk_id unified exec
 // gives every result, and an exit_code, when there is one, a number.
-func execResult(text string) (output string, exit *int, isResult bool) {
+func execResult(text string) (output string, exit *int, session string, isResult bool) {
 	t := strings.TrimSpace(text)
 	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
-		return "", nil, false
+		return "", nil, "", false
 	}
 	var r struct {
-		Output   *string  `json:"output"`
-		ExitCode *int     `json:"exit_code"`
-		Wall     *float64 `json:"wall_time_seconds"`
-		ChunkID  *string  `json:"chunk_id"`
+		Output    *string     `json:"output"`
+		ExitCode  *int        `json:"exit_code"`
+		Wall      *float64    `json:"wall_time_seconds"`
+		ChunkID   *string     `json:"chunk_id"`
+		SessionID json.Number `json:"session_id"`
 	}
 	if json.Unmarshal([]byte(t), &r) != nil || r.Output == nil || r.Wall == nil && r.ChunkID == nil {
-		return "", nil, false
+		return "", nil, "", false
 	}
-	return strings.TrimSuffix(*r.Output, "\n"), r.ExitCode, true
+	if r.ExitCode == nil {
+		session = r.SessionID.String()
+	}
+	return strings.TrimSuffix(*r.Output, "\n"), r.ExitCode, session, true
 }

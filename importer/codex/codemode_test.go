@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -369,10 +370,10 @@ func TestCodeModeResultObjectIsTheCommandsOutput(t *testing.T) {
 		{"wait", `{"chunk_id":"2be87e","wall_time_seconds":10.9,"exit_code":0,"original_token_count":256,"output":"Done in 120ms"}`, "Done in 120ms", &yes},
 	} {
 		m := NewMapper(Config{})
-		text, ok, found := m.codeModeResult(cellCall{Tool: c.tool, Command: "git commit"}, printed(c.out))
+		text, ok, _, found := m.codeModeResult(cellCall{Tool: c.tool, Command: "git commit"}, printed(c.out))
 		if c.tool == "wait" {
 			// A wait on a cell whose script is not known is left as printed.
-			if text, _, _ := m.codeModeResult(cellCall{Tool: "wait"}, printed(c.out)); text != c.out {
+			if text, _, _, _ := m.codeModeResult(cellCall{Tool: "wait"}, printed(c.out)); text != c.out {
 				t.Errorf("a wait on an unknown cell: %q", text)
 			}
 		}
@@ -452,5 +453,52 @@ func TestCodexToolSearchIsACall(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A code-mode script that prints the whole result of an exec_command,
+// text(JSON.stringify(r)), while the command still runs prints a
+// session_id and no exit_code (a real Codex 0.144 rollout in
+// testdata/fidelity: a commit whose hook asked "Link this commit to
+// session context? [Y]es / [n]o", answered by a write_stdin; tests run on
+// in a cell). That result is running (meta execRunning, as unified exec's
+// "Process running with session ID" header makes it), and the session is
+// the command's: the write_stdin that answers it, and the wait on the
+// cell that write_stdin runs on in, are named by that command (meta
+// execCommand), so the outcome they print is the command's.
+func TestACodeModeRunningResultNamesItsSessionsPolls(t *testing.T) {
+	lines := []string{
+		codeModeLines[0],
+		`{"timestamp":"2026-12-06T05:40:00.000Z","type":"response_item","payload":{"call_id":"call_c","id":"ctc_c","input":"const r = await tools.exec_command({cmd:\"git commit -m \\\"fix: harden\\\"\",\"workdir\":\"/w\",\"yield_time_ms\":1000}); text(JSON.stringify(r));\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+		`{"timestamp":"2026-12-06T05:40:01.000Z","type":"response_item","payload":{"call_id":"call_c","output":[{"type":"input_text","text":"Script completed\nWall time 1.2 seconds\nOutput:\n"},{"type":"input_text","text":"{\"chunk_id\":\"ba09b1\",\"wall_time_seconds\":1.0,\"session_id\":55257,\"original_token_count\":9,\"output\":\"Link this commit to session context?\\n  [Y]es / [n]o: \"}"}],"type":"custom_tool_call_output"}}`,
+		`{"timestamp":"2026-12-06T05:40:02.000Z","type":"response_item","payload":{"call_id":"call_y","id":"ctc_y","input":"const r = await tools.write_stdin({session_id:55257,chars:\"Y\\n\",yield_time_ms:30000}); text(JSON.stringify(r));\n","name":"exec","status":"completed","type":"custom_tool_call"}}`,
+		`{"timestamp":"2026-12-06T05:40:12.000Z","type":"response_item","payload":{"call_id":"call_y","output":"Script running with cell ID 8\nWall time 10.0 seconds\nOutput:\n","type":"custom_tool_call_output"}}`,
+		`{"timestamp":"2026-12-06T05:40:13.000Z","type":"response_item","payload":{"arguments":"{\"cell_id\":\"8\",\"yield_time_ms\":30000}","call_id":"call_w","id":"fc_w","name":"wait","type":"function_call"}}`,
+		`{"timestamp":"2026-12-06T05:40:20.000Z","type":"response_item","payload":{"call_id":"call_w","output":[{"type":"input_text","text":"Script completed\nWall time 7.0 seconds\nOutput:\n"},{"type":"input_text","text":"{\"chunk_id\":\"598686\",\"wall_time_seconds\":8.0,\"exit_code\":0,\"original_token_count\":20,\"output\":\"Y\\n[main 2e20f69d8] fix: harden\\n 2 files changed\\n\"}"}],"type":"function_call_output"}}`,
+	}
+	_, evs := importRollout(t, "rollout-2026-12-06T05-33-27-01a249d8-0ef5-7391-8531-404de5a3b0f5.jsonl", "cm", lines)
+	var got []string
+	for _, ev := range evs {
+		switch ev.Type {
+		case session.TypeToolCall:
+			got = append(got, "call "+ev.Tool.Name+" "+ev.Meta["execCommand"])
+		case session.TypeToolResult:
+			ok := "-"
+			if ev.Tool.OK != nil {
+				ok = strconv.FormatBool(*ev.Tool.OK)
+			}
+			got = append(got, "result "+ev.Tool.Name+" "+ok+" running="+ev.Meta["execRunning"])
+		}
+	}
+	want := []string{
+		"call exec_command ",
+		"result exec_command - running=55257",
+		`call write_stdin git commit -m "fix: harden"`,
+		"result write_stdin - running=",
+		`call wait git commit -m "fix: harden"`,
+		"result wait true running=",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events\n got %q\nwant %q", got, want)
 	}
 }

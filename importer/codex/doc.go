@@ -154,7 +154,11 @@
 // rollout in testdata/fidelity), prints unified exec's result object
 // ({"chunk_id", "wall_time_seconds", "exit_code", "original_token_count",
 // "output"}; a session_id instead of the exit_code while the command
-// runs): its output is the call's output and its exit_code the exit. A wait on a cell a script still runs in is named by
+// runs): its output is the call's output and its exit_code the exit; a
+// session_id makes the result running (meta execRunning, as the "Process
+// running with session ID" header does) and the session the command's,
+// so a write_stdin to it is named by that command (a commit whose hook
+// asks a question, answered with "Y\n"). A wait on a cell a script still runs in is named by
 // that script's command in meta execCommand, as a write_stdin is; when the
 // script polls a session whose command is not known (write_stdin, its
 // session's exec_command printed no header), by that session in meta

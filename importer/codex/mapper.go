@@ -1020,17 +1020,17 @@ func (m *Mapper) toolResult(rl *rolloutLine, it *item, out *importer.Output) {
 	}
 	name := m.closeCall(it, out)
 	text, ok := m.toolOutput(it.Output)
+	// A unified-exec output that says its command still runs (its
+	// header leaves ok absent; a script's printed result object, its
+	// session_id): a poll tells how it ends.
+	running := ""
 	if c, isCell := m.cells[it.CallID]; isCell {
 		delete(m.cells, it.CallID)
-		if t, good, found := m.codeModeResult(c, it.Output); found {
-			text, ok = t, good
+		if t, good, session, found := m.codeModeResult(c, it.Output); found {
+			text, ok, running = t, good, session
 		}
-		delete(m.execCalls, it.CallID) // a script's output has no exec header
 	}
-	// A unified-exec output that says its command still runs (its
-	// header leaves ok absent): a poll tells how it ends.
-	running := ""
-	if ok == nil && (name == "exec_command" || name == "write_stdin") {
+	if running == "" && ok == nil && (name == "exec_command" || name == "write_stdin") {
 		e, _ := ParseExec(text)
 		running = e.Running
 	}
