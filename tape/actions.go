@@ -854,6 +854,13 @@ func logLine(t string) bool {
 // nearest the end and the last line.
 func keyLines(out string, ok bool) []string { return keyLinesSkipping(out, ok, nil) }
 
+// saysSomething: t holds a letter or a digit. A line of punctuation
+// alone (a JSON object's closing "}", "],", a lone "✓") says nothing
+// by itself and is no key line (TestALineOfPunctuationIsNoKeyLine).
+func saysSomething(t string) bool {
+	return strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
 // keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
 func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	var lines []string
@@ -869,7 +876,7 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 		if t != "" {
 			banner = false
 		}
-		if !advice(t) && t != "" && !noiseLine(t) && !exitLine(t) && !skip[t] {
+		if !advice(t) && saysSomething(t) && !noiseLine(t) && !exitLine(t) && !skip[t] {
 			lines = append(lines, squeezeRules(t))
 			changed = append(changed, shortStatusLine(strings.TrimRight(l, "\r")))
 		}

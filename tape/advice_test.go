@@ -212,3 +212,27 @@ func TestTheLargestOfManyVerdictsOfOneShapeIsKept(t *testing.T) {
 		t.Errorf("key lines %q: want the count and the one verdict", got)
 	}
 }
+
+// A line with no letter and no digit (a JSON object's closing "}", "],",
+// a lone "✓" or "…") says nothing by itself: it is no key line, so the
+// last line of a JSON output is its last field, not its closing brace.
+// In the tuning tapes such lines were 50 key lines, most of them a
+// command's only one ("gh pr view --json …" → "}").
+func TestALineOfPunctuationIsNoKeyLine(t *testing.T) {
+	out := "{\n  \"number\": 10717,\n  \"state\": \"OPEN\",\n  \"mergeStateStatus\": \"BLOCKED\"\n}\n"
+	got := keyLines(out, true)
+	if len(got) == 0 || got[len(got)-1] != `"mergeStateStatus": "BLOCKED"` {
+		t.Errorf("key lines %q: want the last field last", got)
+	}
+	for _, l := range got {
+		if l == "{" || l == "}" {
+			t.Errorf("key lines %q hold a brace", got)
+		}
+	}
+	if got := keyLines("[\n  {\"name\": \"lint\", \"bucket\": \"fail\"}\n],\n", false); len(got) != 1 || got[0] != `{"name": "lint", "bucket": "fail"}` {
+		t.Errorf("a failure's key lines %q: want its one line that says something", got)
+	}
+	if got := keyLines("✓\n…\n", true); got != nil {
+		t.Errorf("key lines %q of an output that says nothing: want none", got)
+	}
+}

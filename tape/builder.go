@@ -127,8 +127,9 @@ const (
 	// edits and searches, not 4; 97 kept an earlier edit's definitions
 	// among its other names; 98 knew no call run in the background; 99
 	// took the host's words for an empty output, and its bookkeeping after
-	// a sub-agent's result, for key lines.
-	snapshotVersion = 100
+	// a sub-agent's result, for key lines; 100 took a line of punctuation
+	// alone ("}") for a key line.
+	snapshotVersion = 101
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

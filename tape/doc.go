@@ -220,7 +220,8 @@
 // lines: N"), a rule (a line of 4 or more dashes, equals signs or
 // box-drawing characters and nothing else, after a bare label: a table's
 // border, "remote: ————": ruleLine; inside a line, a run of more than 4
-// of them is cut to 2: squeezeRules)
+// of them is cut to 2: squeezeRules), a line with no letter and no digit
+// (a JSON object's closing "}", a lone "✓": saysSomething)
 // and a host's line that only says how a command exited ("Exit code 1",
 // "Process exited with code 1": exitLine) are never key lines
 // (noiseLine); a terminal's control sequences (colours, cursor moves:
