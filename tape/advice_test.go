@@ -236,3 +236,20 @@ func TestALineOfPunctuationIsNoKeyLine(t *testing.T) {
 		t.Errorf("key lines %q of an output that says nothing: want none", got)
 	}
 }
+
+// The open turn's last call shows its output's lines (outputLines); an
+// output with no line to show (empty, or only the host's words) shows
+// none: it had shown one empty key line, "→ " (a Gemini CLI chmod).
+func TestAnEmptyLastOutputShowsNoLine(t *testing.T) {
+	for _, out := range []string{"", "\n\n", "Exit code 0\n"} {
+		if got := outputLines(out, lastActionRunes, 3, nil); len(got) != 0 {
+			t.Errorf("outputLines(%q) = %q, want none", out, got)
+		}
+	}
+	tp := build(t, "s", seqd(human("Make it executable."),
+		call("Bash", "b1", `{"command":"chmod +x ~/.local/bin/toggle-theme"}`), result("Bash", "b1", true, "\n"),
+	), Options{}, nil)
+	if a := blockText(t, tp, "Recent Actions"); strings.Contains(a, "→ \n") || strings.HasSuffix(strings.TrimRight(a, "\n"), "→") {
+		t.Errorf("Recent Actions shows an empty line of output:\n%q", a)
+	}
+}

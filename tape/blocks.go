@@ -117,6 +117,9 @@ func outputLines(out string, runes int, seq int64, skip map[string]bool) []strin
 		}
 		kept = append(kept, squeezeRules(strings.TrimRight(l, " \t")))
 	}
+	if len(kept) == 0 {
+		return nil // no line to show: no empty one either
+	}
 	kept, _ = foldChecks(kept)
 	for k, l := range kept {
 		kept[k] = firstLine(l, keyLineRunes)
