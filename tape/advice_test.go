@@ -2,6 +2,7 @@ package tape
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -234,6 +235,11 @@ func TestALineOfPunctuationIsNoKeyLine(t *testing.T) {
 	}
 	if got := keyLines("✓\n…\n", true); got != nil {
 		t.Errorf("key lines %q of an output that says nothing: want none", got)
+	}
+	// The lines of the open turn's last output, and of the last failure,
+	// leave them out too.
+	if got := outputLines(out, lastActionRunes, 3, nil); !reflect.DeepEqual(got, []string{`"number": 10717,`, `"state": "OPEN",`, `"mergeStateStatus": "BLOCKED"`}) {
+		t.Errorf("outputLines = %q", got)
 	}
 }
 

@@ -104,7 +104,8 @@ func lookUpFailure(f failure) bool {
 const lastActionRunes = 800
 
 // outputLines are an output's lines as the tape shows the last call's and
-// the last failure's: trimmed, without blank lines, a bare label
+// the last failure's: trimmed, without blank lines or lines of
+// punctuation alone (saysSomething), a bare label
 // ("remote:"), noise, the shell's lines (skip: shellNoise), a host's
 // wrapper ("Exit code 1") or header, within runes, the head and the end.
 func outputLines(out string, runes int, seq int64, skip map[string]bool) []string {
@@ -112,7 +113,7 @@ func outputLines(out string, runes int, seq int64, skip map[string]bool) []strin
 	advice := adviceLines()
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
-		if advice(t) || t == "" || wrapperLine(t) || noiseLine(t) || skip[t] || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
+		if advice(t) || !saysSomething(t) || wrapperLine(t) || noiseLine(t) || skip[t] || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue
 		}
 		kept = append(kept, squeezeRules(strings.TrimRight(l, " \t")))
