@@ -40,7 +40,8 @@
 // script polls, execSession), a command still running when its call
 // returned (execRunning: its session), a call run in the background
 // (MetaBackground on its tool/result: its report comes later, naming the
-// call in meta callId), and declined (MetaDeclined) on the tool/result of a call
+// call in meta callId; a command's end, the host's notification, names it
+// so too, with how it ended in MetaTaskStatus), and declined (MetaDeclined) on the tool/result of a call
 // the person declined at the host's permission prompt ("user": it did not
 // run) or stopped ("stopped": it may have run in part): no failure either
 // way; and the status, objective and last check of a goal the host keeps

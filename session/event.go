@@ -258,10 +258,17 @@ const (
 const MetaFinalAnswer = "finalAnswer"
 
 // MetaBackground is set ("launched") on the tool/result of a call the host
-// ran in the background (Claude Code's Agent with run_in_background): the
-// result is the host's launch notice, and the work's report comes later,
-// a subagent/report whose meta callId names the call.
+// ran in the background (Claude Code's Agent, Bash or PowerShell with
+// run_in_background): the result is the host's launch notice; an agent's
+// report comes later, a subagent/report whose meta callId names the call,
+// and a command's end an injected message with meta callId and
+// MetaTaskStatus.
 const MetaBackground = "background"
+
+// MetaTaskStatus is how a command run in the background ended
+// ("completed", "failed", "killed"), on the host's notification of it (a
+// user/message of kind system whose meta callId names the call).
+const MetaTaskStatus = "taskStatus"
 
 // MetaPullRequest is the URL of a pull request the host linked to the
 // session (Claude Code's pr-link line; meta prNumber its number).

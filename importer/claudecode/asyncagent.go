@@ -16,11 +16,30 @@ import (
 // report comes later in a user line the host writes, a
 // <task-notification> whose <result> is what the agent answered.
 
-// launchedAgent is a background agent's call waiting for its report.
+// launchedAgent is a background agent's call waiting for its report, or
+// a background command's waiting for how it ended.
 type launchedAgent struct {
 	ID      string   `json:"id"`
 	AgentID string   `json:"agentId,omitempty"` // the notification's <task-id>
 	Call    openCall `json:"call"`
+}
+
+// backgroundTask is the task id of a command the host runs in the
+// background (Bash, PowerShell with run_in_background: toolUseResult
+// {"backgroundTaskId": …}, the result the host's launch notice), "" for
+// any other result.
+func backgroundTask(raw json.RawMessage) string {
+	r := bytes.TrimSpace(raw)
+	if len(r) == 0 || r[0] != '{' || !bytes.Contains(r, []byte(`"backgroundTaskId"`)) {
+		return ""
+	}
+	var tur struct {
+		ID string `json:"backgroundTaskId"`
+	}
+	if json.Unmarshal(r, &tur) != nil {
+		return ""
+	}
+	return tur.ID
 }
 
 // maxLaunched bounds the background agents the mapper remembers: a
@@ -57,7 +76,50 @@ var (
 	notifiedResult = regexp.MustCompile(`(?s)<result>(.*)</result>`)
 	notifiedCallID = regexp.MustCompile(`<tool-use-id>([^<\s]+)</tool-use-id>`)
 	notifiedTaskID = regexp.MustCompile(`<task-id>([^<\s]+)</task-id>`)
+	notifiedStatus = regexp.MustCompile(`<status>([a-z_]+)</status>`)
 )
+
+// notifiedIDs are a notification's <tool-use-id> and <task-id>.
+func notifiedIDs(text string) (callID, taskID string) {
+	if id := notifiedCallID.FindStringSubmatch(text); id != nil {
+		callID = id[1]
+	}
+	if id := notifiedTaskID.FindStringSubmatch(text); id != nil {
+		taskID = id[1]
+	}
+	return callID, taskID
+}
+
+// launchedBy takes from the launched calls the one a notification names:
+// by its call id, or by its task id (a published transcript may have the
+// call id redacted); ok false when none.
+func (m *Mapper) launchedBy(callID, taskID string) (launchedAgent, bool) {
+	for k, l := range m.launched {
+		if callID != "" && l.ID == callID || taskID != "" && l.AgentID == taskID {
+			m.launched = append(m.launched[:k:k], m.launched[k+1:]...)
+			return l, true
+		}
+	}
+	return launchedAgent{}, false
+}
+
+// notifiedCommand marks the injected message of a notification on a
+// background command ev: no <result>, a <status>; the call it names meta
+// callId, how it ended meta taskStatus ("completed", "failed", "killed").
+// A notification on anything else (an agent's report, a monitor's event)
+// is left as it is.
+func (m *Mapper) notifiedCommand(text string, ev *session.Event) {
+	st := notifiedStatus.FindStringSubmatch(text)
+	if st == nil || notifiedResult.MatchString(text) {
+		return
+	}
+	l, ok := m.launchedBy(notifiedIDs(text))
+	if !ok {
+		return
+	}
+	ev.Meta["callId"] = l.ID
+	ev.Meta[session.MetaTaskStatus] = st[1]
+}
 
 // notifiedReport emits the sub-agent report a task notification holds:
 // its <result>, the agent's answer, with the call it answers when the
@@ -70,20 +132,10 @@ func (m *Mapper) notifiedReport(ln *line, text string, out *importer.Output) {
 	if mm == nil || strings.TrimSpace(mm[1]) == "" {
 		return
 	}
-	callID, taskID := "", ""
-	if id := notifiedCallID.FindStringSubmatch(text); id != nil {
-		callID = id[1]
-	}
-	if id := notifiedTaskID.FindStringSubmatch(text); id != nil {
-		taskID = id[1]
-	}
+	callID, taskID := notifiedIDs(text)
 	call := openCall{Name: "Agent"}
-	for k, l := range m.launched {
-		if callID != "" && l.ID == callID || taskID != "" && l.AgentID == taskID {
-			call, callID = l.Call, l.ID
-			m.launched = append(m.launched[:k:k], m.launched[k+1:]...)
-			break
-		}
+	if l, ok := m.launchedBy(callID, taskID); ok {
+		call, callID = l.Call, l.ID
 	}
 	ev := m.event(ln, session.TypeSubagentReport, session.Source{Kind: session.KindSubagent, Name: call.Name})
 	ev.Agent = call.Agent

@@ -2,10 +2,14 @@ package claudecode
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
+	"github.com/graft-project/graft/session/logscan"
 )
 
 // An agent Claude Code runs in the background answers its call at once
@@ -70,5 +74,98 @@ func TestABackgroundAgentsReportIsItsTaskNotificationsResult(t *testing.T) {
 	}
 	if r := reports[2]; r.Text != "Read them all." || r.Agent != "fork" || r.Meta["callId"] != "toolu_bg2" || r.Meta["agentId"] != "a1ec" {
 		t.Fatalf("the report whose call id was redacted = agent %q meta %v text %q", r.Agent, r.Meta, r.Text)
+	}
+}
+
+// A shell command Claude Code runs in the background (run_in_background)
+// has for its result the host's launch notice ("Command running in
+// background with ID: …"; toolUseResult backgroundTaskId): meta
+// background "launched", as a background agent's. How it ended comes
+// later in a <task-notification> with <status> and <summary> ("Background
+// command \"…\" failed with exit code 10") and no <result>: that injected
+// message names the call (meta callId, found by its <tool-use-id> or, that
+// redacted, by its <task-id>) and its status (meta taskStatus). Claude
+// Code 2.1.2xx gives a notification that comes while a turn runs as an
+// attachment (queued_command, commandMode "task-notification", the text
+// in prompt) and no user line: it is imported as the injected message
+// all the same (a real session's background CI watch that failed was
+// only there). A person's queued text given so (commandMode "prompt")
+// stays the queue's (queue-operation).
+func TestABackgroundCommandsNotificationNamesItsCall(t *testing.T) {
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	launch := "Command running in background with ID: bjx1. Output is being written to: /tmp/tasks/bjx1.output. You will be notified when it completes. To check interim output, use Read on that file path."
+	failed := "<task-notification>\n<task-id>bjx1</task-id>\n<tool-use-id>toolu_w1</tool-use-id>\n<output-file>/tmp/tasks/bjx1.output</output-file>\n<status>failed</status>\n<summary>Background command \"Watch CI for the current dev tip\" failed with exit code 10</summary>\n</task-notification>"
+	done := "<task-notification>\n<task-id>b5ww</task-id>\n<tool-use-id>REDACTED</tool-use-id>\n<output-file>/tmp/tasks/b5ww.output</output-file>\n<status>completed</status>\n<summary>Background command \"Watch CI\" completed (exit code 0)</summary>\n</task-notification>"
+	lines := []string{
+		`{"type":"user","uuid":"u1","cwd":"/r","timestamp":"2026-07-23T21:00:00.000Z","message":{"role":"user","content":"Watch CI."}}`,
+		`{"type":"assistant","uuid":"a1","cwd":"/r","timestamp":"2026-07-23T21:08:18.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_w1","name":"PowerShell","input":{"command":"./scripts/Watch-CI.ps1","description":"Watch CI for the current dev tip","run_in_background":true}}]}}`,
+		`{"type":"user","uuid":"u2","cwd":"/r","timestamp":"2026-07-23T21:08:22.000Z","message":{"role":"user","content":[{"tool_use_id":"toolu_w1","type":"tool_result","content":` + quote(launch) + `,"is_error":false}]},"toolUseResult":{"stdout":"","stderr":"","interrupted":false,"backgroundTaskId":"bjx1"}}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-07-23T21:08:26.366Z","content":` + quote(failed) + `}`,
+		`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-07-23T21:08:32.372Z","content":"we're good on spend"}`,
+		`{"type":"queue-operation","operation":"remove","timestamp":"2026-07-23T21:08:38.072Z","content":` + quote(failed) + `}`,
+		`{"type":"queue-operation","operation":"remove","timestamp":"2026-07-23T21:08:38.072Z","content":"we're good on spend"}`,
+		`{"type":"attachment","uuid":"t1","cwd":"/r","timestamp":"2026-07-23T21:08:26.366Z","attachment":{"type":"queued_command","prompt":` + quote(failed) + `,"commandMode":"task-notification"}}`,
+		`{"type":"attachment","uuid":"t2","cwd":"/r","timestamp":"2026-07-23T21:08:32.372Z","attachment":{"type":"queued_command","prompt":"we're good on spend","commandMode":"prompt"}}`,
+		`{"type":"assistant","uuid":"a2","cwd":"/r","timestamp":"2026-07-23T21:09:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_w2","name":"Bash","input":{"command":"gh run watch","run_in_background":true}}]}}`,
+		`{"type":"user","uuid":"u3","cwd":"/r","timestamp":"2026-07-23T21:09:01.000Z","message":{"role":"user","content":[{"tool_use_id":"toolu_w2","type":"tool_result","content":"Command running in background with ID: b5ww.","is_error":false}]},"toolUseResult":{"stdout":"","stderr":"","interrupted":false,"backgroundTaskId":"b5ww"}}`,
+		`{"type":"user","uuid":"u4","cwd":"/r","timestamp":"2026-07-23T21:12:00.000Z","message":{"role":"user","content":` + quote(done) + `},"origin":{"kind":"task-notification"}}`,
+	}
+	var got []string
+	for _, ev := range importLines(t, "bgcmd", lines) {
+		switch {
+		case ev.Type == session.TypeToolResult:
+			got = append(got, "result "+ev.Tool.CallID+" "+ev.Meta[session.MetaBackground])
+		case ev.Type == session.TypeUserMessage:
+			got = append(got, ev.Source.Name+" "+ev.Meta["callId"]+" "+ev.Meta["taskStatus"]+": "+strings.SplitN(ev.Text, "\n", 2)[0])
+		case ev.Type == session.TypeSubagentReport:
+			got = append(got, "report "+ev.Text)
+		}
+	}
+	want := []string{
+		"  : Watch CI.",
+		"result toolu_w1 launched",
+		"queued  : we're good on spend",
+		"task-notification toolu_w1 failed: <task-notification>",
+		"result toolu_w2 launched",
+		"task-notification toolu_w2 completed: <task-notification>",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n got %q\nwant %q", got, want)
+	}
+}
+
+// A queued_command's prompt is a string or, for a message with an image,
+// content blocks: the fast reader and encoding/json read the same text,
+// and a prompt of any other shape is no text, never a malformed line.
+func TestAQueuedCommandsPromptReadsAlike(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"type":"attachment","attachment":{"type":"queued_command","prompt":"<task-notification>x</task-notification>","commandMode":"task-notification"}}`: "<task-notification>x</task-notification>",
+		`{"type":"attachment","attachment":{"type":"queued_command","prompt":[{"type":"text","text":"look"},{"type":"image","source":{}},{"type":"text","text":"here"}],"commandMode":"prompt"}}`: "look\nhere",
+		`{"type":"attachment","attachment":{"type":"queued_command","prompt":42,"commandMode":"prompt"}}`: "",
+	} {
+		var slow line
+		if err := json.Unmarshal([]byte(raw), &slow); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		var d logscan.Decoder
+		var fast line
+		if !fastLine(&d, []byte(raw), &fast) {
+			fast = slow // the slow path, as Map takes it
+		}
+		for _, ln := range []line{slow, fast} {
+			if ln.Attachment == nil || string(ln.Attachment.Prompt) != want {
+				t.Errorf("%s: prompt %+v, want %q", raw, ln.Attachment, want)
+			}
+		}
+	}
+	lines := []string{`{"type":"attachment","uuid":"t1","timestamp":"2026-07-23T21:08:26.366Z","attachment":{"type":"queued_command","prompt":{"odd":true},"commandMode":"task-notification"}}`}
+	st, home := testfixtures.NewStore(t)
+	path := filepath.Join(t.TempDir(), "q.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Import(Options{Store: st, Home: home, Path: path, ID: "q"})
+	if err != nil || sum.MalformedCount != 0 {
+		t.Fatalf("an odd prompt: %v, malformed %d", err, sum.MalformedCount)
 	}
 }

@@ -175,9 +175,24 @@
 // found by its <tool-use-id> or, that redacted, by its <task-id> (the
 // agent id the launch named), and meta callId that call's id, meta
 // agentId its task id (and subSession, as above). A notification with no
-// <result> (a background shell command's) holds no report. The launched
-// calls waiting for their notification (at most 64) are in the mapper's
-// state (asyncagent.go).
+// <result> (a background shell command's) holds no report.
+//
+// A shell command run in the background (Bash, PowerShell with
+// run_in_background) has the host's launch notice for its result
+// ("Command running in background with ID: …"; toolUseResult
+// backgroundTaskId): meta background = "launched" too. Its notification
+// has a <status> and a <summary> ("Background command \"…\" failed with
+// exit code 10") and no <result>: that injected message names the call in
+// meta callId (by <tool-use-id>, or <task-id>, the task id the result
+// named) and how it ended in meta taskStatus (session.MetaTaskStatus).
+// Claude Code 2.1.2xx gives a notification that comes while a turn runs
+// to its model as an attachment (queued_command, commandMode
+// "task-notification", the text in prompt, a string or content blocks)
+// after a queue-operation remove, and writes no user line for it: that
+// attachment is imported as the notification's injected message. A
+// remove of such a host's text gives up no message the person queued.
+// The launched calls waiting for their notification (at most 64) are in
+// the mapper's state (asyncagent.go).
 //
 // # A result before its call
 //

@@ -95,7 +95,7 @@ func fastMessage(d *logscan.Decoder, dst **message) bool {
 	})
 }
 
-var attachmentKeys = []string{"type", "filename", "snippet", "planFilePath"}
+var attachmentKeys = []string{"type", "filename", "snippet", "planFilePath", "prompt", "commandMode"}
 
 func fastAttachment(d *logscan.Decoder, ln *line) bool {
 	if d.Null() {
@@ -114,6 +114,13 @@ func fastAttachment(d *logscan.Decoder, ln *line) bool {
 			return seen.First(2) && d.StringField(&a.Snippet)
 		case "planFilePath":
 			return seen.First(3) && d.StringField(&a.PlanFilePath)
+		case "prompt":
+			var p string // content blocks: the slow path (promptText)
+			ok := seen.First(4) && d.StringField(&p)
+			a.Prompt = promptText(p)
+			return ok
+		case "commandMode":
+			return seen.First(5) && d.StringField(&a.CommandMode)
 		}
 		return !logscan.FoldsTo(key, attachmentKeys) && d.SkipValue()
 	})

@@ -148,6 +148,40 @@ type attachment struct {
 	Snippet  string `json:"snippet"`
 	// PlanFilePath is a plan_mode's file for the plan.
 	PlanFilePath string `json:"planFilePath"`
+	// Prompt and CommandMode: of a queued_command, the text the host gave
+	// the model while a turn ran, and whose it is ("prompt": the
+	// person's, which the queue's operations import; "task-notification":
+	// the host's word on a background task).
+	Prompt      promptText `json:"prompt"`
+	CommandMode string     `json:"commandMode"`
+}
+
+// promptText is a queued_command's prompt: a string, or content blocks
+// (a message with an image), read as their text blocks joined; any other
+// value is no text, never a malformed line.
+type promptText string
+
+func (p *promptText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*p = promptText(s)
+		return nil
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	*p = ""
+	if json.Unmarshal(b, &blocks) == nil {
+		var texts []string
+		for _, bl := range blocks {
+			if bl.Type == "text" {
+				texts = append(texts, bl.Text)
+			}
+		}
+		*p = promptText(strings.Join(texts, "\n"))
+	}
+	return nil
 }
 
 // line is the part of a transcript line the mapping reads.
@@ -256,6 +290,12 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		kind := "unknown"
 		if ln.Attachment != nil && ln.Attachment.Type != "" {
 			kind = ln.Attachment.Type
+		}
+		if prompt := string(ln.Attachment.Prompt); kind == "queued_command" && ln.Attachment.CommandMode == "task-notification" && strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>") {
+			// A task notification given to the model while a turn ran:
+			// no user line carries it (doc.go, "Background agents").
+			m.userText(&ln, prompt, out)
+			return nil
 		}
 		ev := m.event(&ln, session.TypeSystem, session.Source{Kind: session.KindSystem, Name: "attachment"})
 		ev.Text = "attachment " + kind
@@ -433,6 +473,9 @@ func (m *Mapper) queueOperation(ln *line, out *importer.Output) {
 		if len(m.queued) == 0 {
 			return
 		}
+		if text := m.queuedText(ln.Content); text != "" && !queuedByPerson(text) {
+			return // the host's (a task notification), which was never held
+		}
 		q := m.queued[0]
 		m.queued = m.queued[1:]
 		ts := ln.Timestamp
@@ -496,6 +539,9 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 	}
 	ev := m.event(ln, session.TypeUserMessage, src)
 	ev.Text = text
+	if src == system("task-notification") && m.cfg.Parent == "" {
+		m.notifiedCommand(text, &ev)
+	}
 	if src.Kind == session.KindUser && ln.Cwd != "" {
 		// Where the person works: the tape names files relative to it.
 		ev.Meta["cwd"] = ln.Cwd
@@ -645,7 +691,11 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	if subagent {
 		background, agentID = asyncLaunched(ln.ToolUseResult)
 	}
-	if background {
+	command := ""
+	if ok && !subagent {
+		command = backgroundTask(ln.ToolUseResult)
+	}
+	if background || command != "" {
 		ev.Meta[session.MetaBackground] = "launched"
 	}
 	switch {
@@ -665,6 +715,11 @@ func (m *Mapper) toolResult(ln *line, b block, out *importer.Output) {
 	}
 	if name == toolTaskCreate {
 		m.taskCreated(ln, b.ToolUseID, ok, output, out)
+	}
+	if command != "" {
+		// A command run in the background: its notification says how
+		// it ended (asyncagent.go).
+		m.launch(b.ToolUseID, command, call)
 	}
 	if !subagent {
 		return
