@@ -128,8 +128,9 @@ const (
 	// among its other names; 98 knew no call run in the background; 99
 	// took the host's words for an empty output, and its bookkeeping after
 	// a sub-agent's result, for key lines; 100 took a line of punctuation
-	// alone ("}") for a key line.
-	snapshotVersion = 101
+	// alone ("}") for a key line; 101 took Claude Code's PowerShell for no
+	// shell.
+	snapshotVersion = 102
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

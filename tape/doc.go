@@ -386,7 +386,9 @@
 //
 // An entry that names a call (Recent Actions, Milestones, Pending State,
 // Looked Up) says "- seq=N <tool> <outcome>: <what>", a shell command
-// "- seq=N <outcome>: $ <command>" (callHead). A block's head says what its
+// "- seq=N <outcome>: $ <command>" (callHead; a shell is isShellTool's:
+// Claude Code's Bash and PowerShell, Codex's shell tools, Gemini CLI's and
+// Qwen Code's run_shell_command). A block's head says what its
 // entries do not say themselves: the fixed text is room the work does not
 // get (TestTheSkeletonLeavesTheRoomToTheWork).
 //

@@ -26,7 +26,8 @@ func isShellTool(name string) bool {
 
 // shellTools are isShellTool's names, lower-cased.
 var shellTools = map[string]bool{"bash": true, "shell": true, "shell_command": true, "exec_command": true,
-	"local_shell": true, "container.exec": true, "run_shell_command": true}
+	"local_shell": true, "container.exec": true, "run_shell_command": true,
+	"powershell": true} // Claude Code's shell on Windows
 
 // shellCommand is the command line of a shell call's input: "command" or
 // "cmd" as a string, or a Codex argument list (["bash", "-lc", "…"]).
