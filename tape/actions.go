@@ -79,6 +79,11 @@ type action struct {
 	// Reported is the seq of the report that named a background call,
 	// kept in Sub-agent Reports or not (addReport).
 	Reported int64 `json:"reported,omitempty"`
+	// Ended is the seq of the host's notification that a command run in
+	// the background ended (session.MetaTaskStatus), End what it said
+	// (its summary: "… failed with exit code 10").
+	Ended int64  `json:"ended,omitempty"`
+	End   string `json:"end,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the

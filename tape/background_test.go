@@ -53,3 +53,38 @@ func TestABackgroundCallPointsAtItsLaterReport(t *testing.T) {
 		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", blockText(t, got, "Recent Actions"), actions)
 	}
 }
+
+// A shell command the host runs in the background has the host's launch
+// notice for its result (MetaBackground): the tape quotes no notice and
+// says it was launched. How it ended comes in the host's notification
+// (an injected message naming the call, meta callId, and how it ended,
+// MetaTaskStatus): its line then says so, with the notification's
+// summary ("… failed with exit code 10") and seq; a real conductor
+// session's CI watch that failed had been shown as "ok" and its launch
+// notice.
+func TestABackgroundCommandSaysHowItEnded(t *testing.T) {
+	notice := "Command running in background with ID: bjx1. Output is being written to: /tmp/tasks/bjx1.output. You will be notified when it completes."
+	launched := withMeta(result("PowerShell", "w1", true, notice), session.MetaBackground, "launched")
+	ended := injected(session.KindSystem, "task-notification", "<task-notification>\n<task-id>bjx1</task-id>\n<tool-use-id>w1</tool-use-id>\n<output-file>/tmp/tasks/bjx1.output</output-file>\n<status>failed</status>\n<summary>Background command \"Watch CI for the current dev tip\" failed with exit code 10</summary>\n</task-notification>")
+	ended.Meta = map[string]string{"callId": "w1", session.MetaTaskStatus: "failed"}
+	evs := []session.Event{
+		human("Watch CI."),
+		call("PowerShell", "w1", `{"command":"./scripts/Watch-CI.ps1","description":"Watch CI for the current dev tip","run_in_background":true}`),
+		launched,
+		say("CI runs; meanwhile I check the board."),
+		call("Bash", "b1", `{"command":"go test ./..."}`), result("Bash", "b1", true, "ok  \tpkg\t0.1s"),
+	}
+	actions := blockText(t, build(t, "s", seqd(evs...), Options{}, nil), "Recent Actions")
+	if !strings.Contains(actions, "- seq=3 ok: $ ./scripts/Watch-CI.ps1\n    → (launched in the background; no end reported yet)") || strings.Contains(actions, "Output is being written") {
+		t.Fatalf("before its end, the background command says so and quotes no notice:\n%s", actions)
+	}
+	withEnd := seqd(append(evs, ended)...)
+	tp := build(t, "s", withEnd, Options{}, nil)
+	actions = blockText(t, tp, "Recent Actions")
+	if !strings.Contains(actions, "- seq=3 ok: $ ./scripts/Watch-CI.ps1\n    → (launched in the background; seq=7: Background command \"Watch CI for the current dev tip\" failed with exit code 10)") {
+		t.Fatalf("the background command says how it ended:\n%s", actions)
+	}
+	if got := builtAtBuild(t, withEnd, Options{}); got.Text != tp.Text {
+		t.Fatalf("read at Build:\n%s\n\nin hand:\n%s", blockText(t, got, "Recent Actions"), actions)
+	}
+}

@@ -893,6 +893,10 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 			key = []string{fmt.Sprintf("(its report: Sub-agent Reports, seq=%d)", r)}
 		case a.Background != "" && a.Reported != 0:
 			key = []string{fmt.Sprintf("(launched in the background; reported at seq=%d, not kept in Sub-agent Reports)", a.Reported)}
+		case a.Background != "" && a.Ended != 0:
+			key = []string{fmt.Sprintf("(launched in the background; seq=%d: %s)", a.Ended, a.End)}
+		case a.Background != "" && isShellTool(a.Tool):
+			key = []string{"(launched in the background; no end reported yet)"}
 		case a.Background != "":
 			key = []string{"(launched in the background; no report yet)"}
 		}

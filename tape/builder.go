@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,8 +130,8 @@ const (
 	// took the host's words for an empty output, and its bookkeeping after
 	// a sub-agent's result, for key lines; 100 took a line of punctuation
 	// alone ("}") for a key line; 101 took Claude Code's PowerShell for no
-	// shell.
-	snapshotVersion = 102
+	// shell; 102 knew no end of a command run in the background.
+	snapshotVersion = 103
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -764,6 +765,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			st.HostSummary = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
 			st.Recap = nil // the summary is the newer account
 		} else if ev.Source.Kind == session.KindSystem {
+			b.backgroundEnded(ev)
 			b.interrupted(ev)
 		}
 	case session.TypeAssistantMessage:
@@ -1564,6 +1566,30 @@ func (b *Builder) addReport(ev *session.Event) {
 	if len(st.Reports) > keptReports {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
 		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)
+	}
+}
+
+// notifiedSummary is the summary of a host's task notification.
+var notifiedSummary = regexp.MustCompile(`(?s)<summary>(.*?)</summary>`)
+
+// backgroundEnded notes on the action of a command run in the background
+// the host's notification that it ended (meta callId names the call,
+// session.MetaTaskStatus how it ended): its seq and its summary.
+func (b *Builder) backgroundEnded(ev *session.Event) {
+	id, status := ev.Meta["callId"], ev.Meta[session.MetaTaskStatus]
+	if id == "" || status == "" {
+		return
+	}
+	end := "it " + status
+	if m := notifiedSummary.FindStringSubmatch(ev.Text); m != nil && strings.TrimSpace(m[1]) != "" {
+		end = strings.Join(strings.Fields(m[1]), " ")
+	}
+	st := &b.st
+	for k := len(st.Actions) - 1; k >= 0; k-- {
+		if st.Actions[k].Background == id {
+			st.Actions[k].Ended, st.Actions[k].End = ev.Seq, clipLine(end, keyLineRunes)
+			return
+		}
 	}
 }
 
