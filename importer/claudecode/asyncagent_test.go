@@ -139,9 +139,9 @@ func TestABackgroundCommandsNotificationNamesItsCall(t *testing.T) {
 // and a prompt of any other shape is no text, never a malformed line.
 func TestAQueuedCommandsPromptReadsAlike(t *testing.T) {
 	for raw, want := range map[string]string{
-		`{"type":"attachment","attachment":{"type":"queued_command","prompt":"<task-notification>x</task-notification>","commandMode":"task-notification"}}`: "<task-notification>x</task-notification>",
+		`{"type":"attachment","attachment":{"type":"queued_command","prompt":"<task-notification>x</task-notification>","commandMode":"task-notification"}}`:                                      "<task-notification>x</task-notification>",
 		`{"type":"attachment","attachment":{"type":"queued_command","prompt":[{"type":"text","text":"look"},{"type":"image","source":{}},{"type":"text","text":"here"}],"commandMode":"prompt"}}`: "look\nhere",
-		`{"type":"attachment","attachment":{"type":"queued_command","prompt":42,"commandMode":"prompt"}}`: "",
+		`{"type":"attachment","attachment":{"type":"queued_command","prompt":42,"commandMode":"prompt"}}`:                                                                                         "",
 	} {
 		var slow line
 		if err := json.Unmarshal([]byte(raw), &slow); err != nil {
