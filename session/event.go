@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -264,6 +265,28 @@ const MetaFinalAnswer = "finalAnswer"
 // and a command's end an injected message with meta callId and
 // MetaTaskStatus.
 const MetaBackground = "background"
+
+// MetaPlan is set on a user/message of kind system, plan-approved, that
+// carries a plan the person approved (Claude Code's plan-mode exit that
+// clears the context: "Implement the following plan: …"): "start:end",
+// the byte range of the plan in its text (PlanRange). The plan is the
+// model's: no human instruction, no constraint.
+const MetaPlan = "plan"
+
+// PlanRange reads MetaPlan's "start:end" over a text of n bytes; ok false
+// when it is no such range.
+func PlanRange(v string, n int) (start, end int, ok bool) {
+	a, b, found := strings.Cut(v, ":")
+	if !found {
+		return 0, 0, false
+	}
+	start, err1 := strconv.Atoi(a)
+	end, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || start < 0 || end < start || end > n {
+		return 0, 0, false
+	}
+	return start, end, true
+}
 
 // MetaTaskStatus is how a command run in the background ended
 // ("completed", "failed", "killed"), on the host's notification of it (a

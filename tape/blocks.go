@@ -468,6 +468,10 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	st := &b.st
 	blk := newBlock("Goal")
 	if len(goal) == 0 && len(st.Humans) == 0 && len(q.answer) == 0 && len(st.Queued) == 0 {
+		if p := st.Plan; p != nil && p.Task {
+			blk.addHead(fmt.Sprintf("No words of the user yet: the work's task is the plan they approved at seq=%d (Task Status).", p.Seq))
+			return blk, nil, nil
+		}
 		blk.addHead("No human instruction yet: no goal was stated.")
 		return blk, nil, nil
 	}
@@ -693,11 +697,22 @@ func middleParts(text string, core, n int) []string {
 	return out
 }
 
-func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
+func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *section) {
 	st := &b.st
-	blk := newBlock("Task Status")
+	blk = newBlock("Task Status")
 	var planSec *section
-	if p := st.Plan; p != nil {
+	if p := st.Plan; p != nil && p.Task {
+		// The plan approved to start the work is its task: shown as the
+		// Goal shows a long instruction, its head and end, then its
+		// middle parts, which the budget cuts early.
+		planSec = &section{singular: "plan", plural: "plans"}
+		head := fmt.Sprintf("Plan approved at seq=%d, the work's task: the host cleared the context to implement it (%s):", p.Seq, modelWritten)
+		planSec.items = append(planSec.items, newItem(head+"\n"+clipHeadTail(p.Text, humanCoreRunes, "", p.Seq), "", p.Seq, p.Seq))
+		planMore = &section{heading: "Middle parts of the plan above:", singular: "part", plural: "parts"}
+		for k, part := range middleParts(p.Text, humanCoreRunes, humanPartRunes) {
+			planMore.items = append(planMore.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", p.Seq, k+1, part), "", p.Seq, p.Seq))
+		}
+	} else if p != nil {
 		state := "no answer yet"
 		if p.State != "" {
 			state = p.State + " by the user"
@@ -723,14 +738,14 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 	}
 	if len(st.Todos) == 0 {
 		if planSec == nil && st.Goal == nil {
-			return nil, nil, nil // nothing to say: left out
+			return nil, nil, nil, nil // nothing to say: left out
 		}
 		blk.addHead("No todo list was written.")
 		if planSec == nil {
-			return blk, nil, nil
+			return blk, nil, nil, nil
 		}
 		blk.addSection(planSec)
-		return blk, nil, planSec
+		return blk, nil, planSec, b.addPlanMore(blk, planMore)
 	}
 	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
 	if st.OKSinceTodo >= staleAfter && unfinished(st.Todos) > 0 {
@@ -751,11 +766,20 @@ func (b *Builder) statusBlock(q *quoted) (*block, *section, *section) {
 		}
 		sec.items = append(sec.items, newItem(fmt.Sprintf("- [%s] %s", td.Status, td.Content), "", st.TodoSeq, st.TodoSeq))
 	}
-	todos := blk.addSection(sec)
+	todos = blk.addSection(sec)
 	if planSec != nil {
 		blk.addSection(planSec)
 	}
-	return blk, todos, planSec
+	return blk, todos, planSec, b.addPlanMore(blk, planMore)
+}
+
+// addPlanMore adds the middle parts of the plan approved to start the
+// work to its block, when it has any.
+func (b *Builder) addPlanMore(blk *block, more *section) *section {
+	if more == nil || len(more.items) == 0 {
+		return nil
+	}
+	return blk.addSection(more)
 }
 
 // pendingLines are the lines Pending State shows of the output of f, a

@@ -130,8 +130,9 @@ const (
 	// took the host's words for an empty output, and its bookkeeping after
 	// a sub-agent's result, for key lines; 100 took a line of punctuation
 	// alone ("}") for a key line; 101 took Claude Code's PowerShell for no
-	// shell; 102 knew no end of a command run in the background.
-	snapshotVersion = 103
+	// shell; 102 knew no end of a command run in the background; 103 knew
+	// no plan approved to start the work.
+	snapshotVersion = 104
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -565,6 +566,10 @@ type plan struct {
 	// Saved is where the host said it saved the plan the person approved
 	// (Claude Code: "Your plan has been saved to: <path>").
 	Saved string `json:"saved,omitempty"`
+	// Task: a plan the person approved when the host cleared the context
+	// to implement it (session.MetaPlan): the work's task, which ranks
+	// with the first instruction.
+	Task bool `json:"task,omitempty"`
 }
 
 // planSavedTo opens the line of Claude Code's approval that names the
@@ -766,6 +771,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			st.Recap = nil // the summary is the newer account
 		} else if ev.Source.Kind == session.KindSystem {
 			b.backgroundEnded(ev)
+			b.planApproved(ev)
 			b.interrupted(ev)
 		}
 	case session.TypeAssistantMessage:
@@ -1567,6 +1573,19 @@ func (b *Builder) addReport(ev *session.Event) {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
 		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)
 	}
+}
+
+// planApproved takes the plan a host's message carries, approved by the
+// person when the host cleared the context to implement it
+// (session.MetaPlan), for the session's plan: the work's task.
+func (b *Builder) planApproved(ev *session.Event) {
+	start, end, ok := session.PlanRange(ev.Meta[session.MetaPlan], len(ev.Text))
+	if !ok || strings.TrimSpace(ev.Text[start:end]) == "" {
+		return
+	}
+	// Kept as a human instruction is (its head and end in maxHumanRunes):
+	// Task Status shows it as the Goal shows one, with its middle parts.
+	b.st.Plan = &plan{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text[start:end]), maxHumanRunes, "", ev.Seq), State: "approved", Task: true}
 }
 
 // notifiedSummary is the summary of a host's task notification.

@@ -308,7 +308,16 @@
 // file in plan mode, the one file they let the assistant write; Gemini's
 // call names it, plan_filename) takes the content of the last Markdown
 // file written before it. Entering plan mode (isPlanEnter) is the host
-// setting "plan" until a plan is approved.
+// setting "plan" until a plan is approved. A plan the person approved
+// when the host cleared the context to implement it (a host's message
+// with session.MetaPlan: Claude Code's "Implement the following plan: …")
+// is the session's plan too, and its task: "Plan approved at seq=N, the
+// work's task", kept as a human instruction is (maxHumanRunes) and shown
+// as the Goal shows one, its head and end (humanCoreRunes), then its
+// middle parts; it ranks with the first instruction, its middle parts
+// with theirs. The plan is the model's: none of it is a goal or a
+// constraint (it had been the first instruction, and its sentences hard
+// constraints "from the user's own words").
 //
 // Model-written text: the assistant's messages, a plan it proposed and
 // the host's compaction summary (a user/message of kind system named
@@ -430,15 +439,16 @@
 //	their path and ops (shrink: keptDetailedFiles), written files → 14,
 //	look-ups → 1,
 //	host summary → 0, recent actions → 6, fixed failures → 0, middle
-//	parts → 0, milestones → 3, sub-agent reports → 0, plan → 0, pasted
+//	parts → 0 (an approved plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),
 //	carryover → 4, the host's recap → 0, the user's words → 8, written files → 6,
 //	milestones → 0, declined calls → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	failures not fixed since → 0 (after the actions, whose lines point
-//	at their errors there), written files → 0, carryover → 0, the user's words → 0, the first
-//	instruction → 0, constraints → 0, the last assistant message → 0.
+//	at their errors there), written files → 0, carryover → 0, the user's words → 0, the plan
+//	approved to start the work → 0, the first instruction → 0, constraints → 0, the last
+//	assistant message → 0.
 //
 // Refill: the last cut frees a whole entry, often more than needed; the
 // room left goes back to the entries cut, the latest cut first, each

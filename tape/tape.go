@@ -170,7 +170,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	breakpoint, reply, paragraphs, steps := b.breakpointBlock(conflicts)
 	constraints, constraintItems, typed := b.constraintsBlock()
 	goal, goalFirst, goalLatest := b.goalBlock(t.Goal, q)
-	status, statusTodos, planItems := b.statusBlock(q)
+	status, statusTodos, planItems, planMore := b.statusBlock(q)
 	actions, actionItems := b.actionsBlock(q)
 	milestones, milestoneItems := b.milestonesBlock(q)
 	files, fileItems, readItems := b.filesBlock(q)
@@ -232,9 +232,13 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(actionItems, 6)
 	step(b.fixedItems, 0)
 	step(b.goalMore, 0)
+	step(planMore, 0) // the approved plan's middle parts go with the first instruction's
 	step(milestoneItems, 3)
 	step(reportItems, 0)
-	step(planItems, 0)
+	task := b.st.Plan != nil && b.st.Plan.Task
+	if !task {
+		step(planItems, 0)
+	}
 	step(b.goalPrompts, 0)
 	// A look-up can be run again; the carryover is the only account of
 	// what the assistant found and chose (TestALookUpGoesBeforeTheCarryover).
@@ -253,6 +257,11 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(fileItems, 0)
 	step(paragraphs, 0)
 	step(goalLatest, 0)
+	if task {
+		// The plan approved to start the work is its task: it goes
+		// with the first instruction.
+		step(planItems, 0)
+	}
 	step(goalFirst, 0)
 	step(constraintItems, 0)
 	step(reply, 0)

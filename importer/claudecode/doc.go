@@ -194,6 +194,24 @@
 // The launched calls waiting for their notification (at most 64) are in
 // the mapper's state (asyncagent.go).
 //
+// # Approved plans
+//
+// When the person approves a plan in plan mode and has Claude Code clear
+// the context to implement it, the host starts the conversation anew with
+// a user line it writes itself: "Implement the following plan:\n\n" and
+// the plan, the hint where the earlier transcript is ("If you need
+// specific details from before exiting plan mode …"), and, when the person
+// typed any, "User feedback on this plan: " and their words; the plan
+// again in planContent (the pinned 2.1.332 builds it so, with origin
+// auto-continuation; 2.1.37 to 2.1.78 wrote the same with no origin, 11
+// sessions of testdata/fidelity). The plan is the model's, approved, and
+// no word of the line is the person's but the feedback: it is one
+// user/message of kind system, plan-approved, its text the line's and
+// meta plan (session.MetaPlan) the plan's byte range in it, then the
+// feedback, if any, a human instruction of its own (source.name
+// plan-feedback). A line whose planContent is not in its text is imported
+// as it stands (planapproved.go).
+//
 // # A result before its call
 //
 // Claude Code 2.1.162 can write a tool's result on the line before the

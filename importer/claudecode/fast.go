@@ -19,7 +19,8 @@ import (
 // them; the ones that outlive the line (a tool's input) are copied.
 
 var lineKeys = []string{"type", "version", "subtype", "uuid", "cwd", "timestamp", "isMeta", "isCompactSummary", "isSidechain",
-	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata", "gitBranch", "permissionMode", "origin"}
+	"message", "content", "level", "summary", "operation", "attachment", "toolUseResult", "compactMetadata", "gitBranch", "permissionMode", "origin",
+	"planContent"}
 
 // fastLine is json.Unmarshal(data, ln) for ln zero, or false.
 func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
@@ -68,6 +69,8 @@ func fastLine(d *logscan.Decoder, data []byte, ln *line) bool {
 			return seen.First(18) && d.StringField(&ln.PermissionMode)
 		case "origin":
 			return seen.First(19) && fastOrigin(d, ln)
+		case "planContent":
+			return seen.First(20) && d.StringField(&ln.PlanContent)
 		}
 		return !logscan.FoldsTo(key, lineKeys) && d.SkipValue()
 	})

@@ -204,6 +204,9 @@ type line struct {
 	Operation        string          `json:"operation"`
 	Attachment       *attachment     `json:"attachment"`
 	ToolUseResult    json.RawMessage `json:"toolUseResult"`
+	// PlanContent: the plan the person approved, on the user line the
+	// host starts a cleared context with (planapproved.go).
+	PlanContent string `json:"planContent"`
 	// Origin is where a user line came from (2.1.332: "human", "peer", …;
 	// hostOrigins).
 	Origin *struct {
@@ -531,6 +534,9 @@ func (m *Mapper) queuedText(raw json.RawMessage) string {
 
 // userText emits a user text message, classified (doc.go, "Who said it").
 func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
+	if m.approvedPlan(ln, text, out) {
+		return
+	}
 	m.unqueue(text)
 	src, text := m.classify(ln, text)
 	if strings.TrimSpace(text) == "" {

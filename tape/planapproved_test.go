@@ -1,0 +1,91 @@
+package tape
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/session"
+)
+
+// approvedPlanEvent is the user line Claude Code starts a cleared context
+// with when the person approves a plan (importer/claudecode, "Approved
+// plans"): kind system, plan-approved, meta plan the plan's byte range.
+func approvedPlanEvent(plan string) session.Event {
+	text := "Implement the following plan:\n\n" + plan + "\n\nIf you need specific details from before exiting plan mode, read the full transcript at: /u/p/abc.jsonl"
+	ev := injected(session.KindSystem, "plan-approved", text)
+	start := strings.Index(text, plan)
+	ev.Meta = map[string]string{session.MetaPlan: fmt.Sprintf("%d:%d", start, start+len(plan))}
+	return ev
+}
+
+// A plan the person approved when the host cleared the context to
+// implement it is the work's task, and the model's words: Task Status
+// shows it as the plan approved, model-written, no constraint and no goal
+// comes of it (the human-origin rule: it had made "Keep the existing
+// UpdateNodeState method" a hard constraint "from the user's own words"),
+// and it ranks with the first instruction, cut after the other plans'
+// step: a plan proposed in the session is cut at a budget that keeps it.
+func TestAnApprovedPlanIsTheTaskNotTheUsersWords(t *testing.T) {
+	plan := "# Plan: Batch node state updates\n\n## Changes\n- Build a slice of updates and call `BatchUpdateNodeStates` once.\n- Keep the existing `UpdateNodeState` method for single-node use cases.\n" +
+		strings.Repeat("- Another step of the plan, with its reasons spelled out at some length.\n", 20) + "\n## Verification\n- go test ./internal/repository/...\n"
+	work := []session.Event{}
+	for k := range 16 {
+		id := fmt.Sprintf("b%d", k)
+		work = append(work, call("Bash", id, fmt.Sprintf(`{"command":"go test ./internal/pkg%d/..."}`, k)),
+			result("Bash", id, true, strings.Repeat(fmt.Sprintf("ok  \tgithub.com/o/r/internal/pkg%d/sub\t0.%ds\n", k, k), 6)),
+			say(fmt.Sprintf("Package %d passes; %s", k, strings.Repeat("the change holds for this package too, as the plan said it would. ", 8))))
+	}
+	evs := append([]session.Event{approvedPlanEvent(plan), say("Implementing the plan.")}, work...)
+	evs = append(evs, human("also check the REST path"), say("Checking."))
+	tp := build(t, "s", seqd(evs...), Options{}, nil)
+	status := blockText(t, tp, "Task Status")
+	if !strings.Contains(status, "Plan approved at seq=1") || !strings.Contains(status, "Keep the existing `UpdateNodeState` method") || !strings.Contains(status, modelWritten) {
+		t.Fatalf("Task Status does not show the approved plan:\n%s", status)
+	}
+	if c := blockText(t, tp, "Anchor + Hard Constraints"); strings.Contains(c, "UpdateNodeState") {
+		t.Fatalf("a constraint came of the plan:\n%s", c)
+	}
+	goal := blockText(t, tp, "Goal")
+	if strings.Contains(goal, "UpdateNodeState") || !strings.Contains(goal, "also check the REST path") {
+		t.Fatalf("the Goal quotes the plan as the user's words, or lacks the user's:\n%s", goal)
+	}
+
+	// The same plan proposed and approved in the session (ExitPlanMode)
+	// is cut at a budget at which the approved one is kept.
+	proposed := append([]session.Event{human("Plan the batching."),
+		call("ExitPlanMode", "x1", `{"plan":`+quoteJSON(plan)+`}`), result("ExitPlanMode", "x1", true, "User has approved your plan. You can now start coding."),
+		say("Implementing the plan.")}, work...)
+	proposed = append(proposed, human("also check the REST path"), say("Checking."))
+	found := false
+	for budget := 4000; budget <= 16000; budget += 100 {
+		p, err := fold(t, "s", seqd(proposed...)).Build(Options{Budget: budget}, nil)
+		if err != nil || strings.Contains(p.Text, "BatchUpdateNodeStates") {
+			continue
+		}
+		a, err := fold(t, "s", seqd(evs...)).Build(Options{Budget: budget}, nil)
+		if err != nil {
+			continue
+		}
+		found = true
+		if !strings.Contains(a.Text, "BatchUpdateNodeStates") {
+			t.Fatalf("at %d characters the approved plan is cut as a proposed one is:\n%s", budget, a.Text)
+		}
+	}
+	if !found {
+		t.Fatal("no budget cut the proposed plan: the test shows nothing")
+	}
+
+	// A long plan shows its head and end, then its middle parts, as the
+	// Goal shows a long instruction.
+	long := "# Plan: Many steps\n" + strings.Repeat("- A step with its reasons spelled out at some length, MIDDLE-STEP.\n", 60) + "## Verification\n- make test\n"
+	tp = build(t, "s", seqd(approvedPlanEvent(long), say("Implementing.")), Options{}, nil)
+	status = blockText(t, tp, "Task Status")
+	if !strings.Contains(status, "Middle parts of the plan above:\n(seq 1, middle part 1):") || !strings.Contains(status, "- make test") || !strings.Contains(status, "# Plan: Many steps") {
+		t.Fatalf("the long plan is not shown by its head, end and middle parts:\n%s", status)
+	}
+	// With no words of the user yet, the Goal points at the plan.
+	if g := blockText(t, tp, "Goal"); !strings.Contains(g, "the work's task is the plan they approved at seq=1") {
+		t.Fatalf("the Goal of a session the plan started:\n%s", g)
+	}
+}
