@@ -55,6 +55,11 @@ const (
 // Code's away_summary). The tape shows the newest (docs/DESIGN.md §4.1).
 const SourceRecap = "recap"
 
+// SourcePlanApproved names the user/message of kind system that carries a
+// plan the person approved when the host cleared the context to implement
+// it (MetaPlan): the host's words, on the person's approval.
+const SourcePlanApproved = "plan-approved"
+
 // IsInstructionFile says whether ev is a host's injection of an
 // instruction file (SourceProjectInstructions, SourceUserInstructions).
 func (ev *Event) IsInstructionFile() bool {

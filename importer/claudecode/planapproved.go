@@ -36,7 +36,7 @@ func (m *Mapper) approvedPlan(ln *line, text string, out *importer.Output) bool 
 	if start < 0 {
 		return false // not the host's shape: the line as it stands
 	}
-	ev := m.event(ln, session.TypeUserMessage, system("plan-approved"))
+	ev := m.event(ln, session.TypeUserMessage, system(session.SourcePlanApproved))
 	ev.Text = text
 	ev.Meta[session.MetaPlan] = fmt.Sprintf("%d:%d", start, start+len(plan))
 	out.Emit(ev)

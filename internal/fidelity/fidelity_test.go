@@ -320,3 +320,23 @@ func TestRereadFacts(t *testing.T) {
 		t.Errorf("a table of facts the host reads again with none:\n%s", tables)
 	}
 }
+
+// The hooks the excerpt stands for read the transcript's user lines: the
+// message Claude Code starts a cleared context with when the person
+// approves a plan ("Implement the following plan: …") is one to them, the
+// first user message, though graft imports it as the host's
+// (plan-approved); the other words the host writes are not.
+func TestTheExcerptTakesAnApprovedPlanForAUserMessage(t *testing.T) {
+	ev := func(seq int64, typ string, src session.Source, text string) *session.Event {
+		return &session.Event{Seq: seq, Type: typ, Source: src, Text: text}
+	}
+	evs := []*session.Event{
+		ev(1, session.TypeUserMessage, session.Source{Kind: session.KindSystem, Name: "plan-approved"}, "Implement the following plan:\n\n# Plan: Docker runtime"),
+		ev(2, session.TypeUserMessage, session.Source{Kind: session.KindSystem, Name: "task-notification"}, "<task-notification>done</task-notification>"),
+		ev(3, session.TypeUserMessage, session.Source{Kind: session.KindUser}, "no backwards compatibility"),
+	}
+	ex := HookExcerpt(evs)
+	if !strings.HasPrefix(ex, "First user message:\nImplement the following plan:") || strings.Contains(ex, "task-notification") || !strings.Contains(ex, "- no backwards compatibility") {
+		t.Errorf("excerpt:\n%s", ex)
+	}
+}

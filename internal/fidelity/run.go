@@ -247,12 +247,15 @@ func MessagesTail(evs []*session.Event, n int) string {
 
 // HookExcerpt is what popular PreCompact/SessionStart handoff hooks
 // inject: the first user message, the last 3, the last 5 tool calls, cut
-// to 8,000 characters.
+// to 8,000 characters. A user message is a human instruction, or the
+// message Claude Code starts a cleared context with when the person
+// approves a plan (plan-approved): the hooks read the transcript's user
+// lines, and that is one.
 func HookExcerpt(evs []*session.Event) string {
 	var humans, calls []*session.Event
 	for _, ev := range evs {
 		switch {
-		case ev.IsHumanInstruction():
+		case ev.IsHumanInstruction(), ev.Type == session.TypeUserMessage && ev.Source.Name == session.SourcePlanApproved:
 			humans = append(humans, ev)
 		case ev.Type == session.TypeToolCall:
 			calls = append(calls, ev)
