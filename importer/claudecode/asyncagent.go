@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
 )
 
@@ -19,9 +18,12 @@ import (
 // launchedAgent is a background agent's call waiting for its report, or
 // a background command's waiting for how it ended.
 type launchedAgent struct {
-	ID      string   `json:"id"`
-	AgentID string   `json:"agentId,omitempty"` // the notification's <task-id>
-	Call    openCall `json:"call"`
+	ID string `json:"id"`
+	// TaskID is the id the notification's <task-id> repeats: an agent's
+	// id, a command's background task id (the key keeps its first name
+	// in the mapper's saved state).
+	TaskID string   `json:"agentId,omitempty"`
+	Call   openCall `json:"call"`
 }
 
 // backgroundTask is the task id of a command the host runs in the
@@ -42,7 +44,7 @@ func backgroundTask(raw json.RawMessage) string {
 	return tur.ID
 }
 
-// maxLaunched bounds the background agents the mapper remembers: a
+// maxLaunched bounds the background calls the mapper remembers: a
 // transcript whose notifications never come costs no more than this.
 const maxLaunched = 64
 
@@ -64,9 +66,9 @@ func asyncLaunched(raw json.RawMessage) (bool, string) {
 	return true, tur.AgentID
 }
 
-// launch remembers a background agent's call until its notification.
-func (m *Mapper) launch(id, agentID string, call openCall) {
-	m.launched = append(m.launched, launchedAgent{ID: id, AgentID: agentID, Call: call})
+// launch remembers a call run in the background until its notification.
+func (m *Mapper) launch(id, taskID string, call openCall) {
+	m.launched = append(m.launched, launchedAgent{ID: id, TaskID: taskID, Call: call})
 	if len(m.launched) > maxLaunched {
 		m.launched = append(m.launched[:0:0], m.launched[len(m.launched)-maxLaunched:]...)
 	}
@@ -79,23 +81,12 @@ var (
 	notifiedStatus = regexp.MustCompile(`<status>([a-z_]+)</status>`)
 )
 
-// notifiedIDs are a notification's <tool-use-id> and <task-id>.
-func notifiedIDs(text string) (callID, taskID string) {
-	if id := notifiedCallID.FindStringSubmatch(text); id != nil {
-		callID = id[1]
-	}
-	if id := notifiedTaskID.FindStringSubmatch(text); id != nil {
-		taskID = id[1]
-	}
-	return callID, taskID
-}
-
 // launchedBy takes from the launched calls the one a notification names:
 // by its call id, or by its task id (a published transcript may have the
 // call id redacted); ok false when none.
 func (m *Mapper) launchedBy(callID, taskID string) (launchedAgent, bool) {
 	for k, l := range m.launched {
-		if callID != "" && l.ID == callID || taskID != "" && l.AgentID == taskID {
+		if callID != "" && l.ID == callID || taskID != "" && l.TaskID == taskID {
 			m.launched = append(m.launched[:k:k], m.launched[k+1:]...)
 			return l, true
 		}
@@ -103,43 +94,44 @@ func (m *Mapper) launchedBy(callID, taskID string) (launchedAgent, bool) {
 	return launchedAgent{}, false
 }
 
-// notifiedCommand marks the injected message of a notification on a
-// background command ev: no <result>, a <status>; the call it names meta
-// callId, how it ended meta taskStatus ("completed", "failed", "killed").
-// A notification on anything else (an agent's report, a monitor's event)
-// is left as it is.
-func (m *Mapper) notifiedCommand(text string, ev *session.Event) {
-	st := notifiedStatus.FindStringSubmatch(text)
-	if st == nil || notifiedResult.MatchString(text) {
-		return
+// notified reads a task notification once, the host's injected message
+// msg (not yet emitted) and its text (doc.go, "Background agents"): one
+// that holds a <result> gives the sub-agent report returned, to emit
+// after msg, with the call it answers when the mapper saw that call
+// launched (by its <tool-use-id>, or by its <task-id>, the agent's id: a
+// published transcript may have the call id redacted); one with a
+// <status> and no result, on a command run in the background, marks msg
+// with the call it names (meta callId) and how it ended
+// (session.MetaTaskStatus: "completed", "failed", "killed"). Any other
+// (a monitor's event) gives nothing.
+func (m *Mapper) notified(ln *line, text string, msg *session.Event) *session.Event {
+	var callID, taskID string
+	if id := notifiedCallID.FindStringSubmatch(text); id != nil {
+		callID = id[1]
 	}
-	l, ok := m.launchedBy(notifiedIDs(text))
-	if !ok {
-		return
+	if id := notifiedTaskID.FindStringSubmatch(text); id != nil {
+		taskID = id[1]
 	}
-	ev.Meta["callId"] = l.ID
-	ev.Meta[session.MetaTaskStatus] = st[1]
-}
-
-// notifiedReport emits the sub-agent report a task notification holds:
-// its <result>, the agent's answer, with the call it answers when the
-// mapper saw that call launched: by its <tool-use-id>, or by its
-// <task-id>, the agent's id (a published transcript may have the call id
-// redacted). A notification without a result (a background command's)
-// holds none.
-func (m *Mapper) notifiedReport(ln *line, text string, out *importer.Output) {
-	mm := notifiedResult.FindStringSubmatch(text)
-	if mm == nil || strings.TrimSpace(mm[1]) == "" {
-		return
+	res := notifiedResult.FindStringSubmatch(text)
+	if res == nil {
+		if st := notifiedStatus.FindStringSubmatch(text); st != nil {
+			if l, ok := m.launchedBy(callID, taskID); ok {
+				msg.Meta["callId"] = l.ID
+				msg.Meta[session.MetaTaskStatus] = st[1]
+			}
+		}
+		return nil
 	}
-	callID, taskID := notifiedIDs(text)
+	if strings.TrimSpace(res[1]) == "" {
+		return nil
+	}
 	call := openCall{Name: "Agent"}
 	if l, ok := m.launchedBy(callID, taskID); ok {
 		call, callID = l.Call, l.ID
 	}
 	ev := m.event(ln, session.TypeSubagentReport, session.Source{Kind: session.KindSubagent, Name: call.Name})
 	ev.Agent = call.Agent
-	ev.Text = strings.TrimSpace(mm[1])
+	ev.Text = strings.TrimSpace(res[1])
 	if callID != "" {
 		ev.Meta["callId"] = callID
 	}
@@ -149,5 +141,5 @@ func (m *Mapper) notifiedReport(ln *line, text string, out *importer.Output) {
 			ev.Meta["subSession"] = sub
 		}
 	}
-	out.Emit(ev)
+	return &ev
 }

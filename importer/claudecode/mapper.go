@@ -56,8 +56,9 @@ type Mapper struct {
 	// (early.go); heldLine, while one is imported, the line it came in.
 	early    []earlyResult
 	heldLine string
-	// launched are the agents run in the background whose report has
-	// not come yet, oldest first (asyncagent.go).
+	// launched are the calls run in the background (agents, shell
+	// commands) whose notification has not come yet, oldest first
+	// (asyncagent.go).
 	launched []launchedAgent
 }
 
@@ -545,8 +546,9 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 	}
 	ev := m.event(ln, session.TypeUserMessage, src)
 	ev.Text = text
+	var report *session.Event
 	if src == system("task-notification") && m.cfg.Parent == "" {
-		m.notifiedCommand(text, &ev)
+		report = m.notified(ln, text, &ev)
 	}
 	if src.Kind == session.KindUser && ln.Cwd != "" {
 		// Where the person works: the tape names files relative to it.
@@ -561,8 +563,8 @@ func (m *Mapper) userText(ln *line, text string, out *importer.Output) {
 		ev.Meta["permissionMode"] = importer.Clip(ln.PermissionMode, 40)
 	}
 	out.Emit(ev)
-	if src == system("task-notification") && m.cfg.Parent == "" {
-		m.notifiedReport(ln, text, out)
+	if report != nil {
+		out.Emit(*report)
 	}
 }
 
