@@ -1552,15 +1552,10 @@ func reportBody(text string) string {
 
 func (b *Builder) addReport(ev *session.Event) {
 	st := &b.st
-	if id := ev.Meta["callId"]; id != "" {
+	if a := b.launched(ev.Meta["callId"]); a != nil {
 		// The report of a call run in the background, come later: its
 		// line says so whether the report is kept or not.
-		for k := len(st.Actions) - 1; k >= 0; k-- {
-			if st.Actions[k].Background == id {
-				st.Actions[k].Reported = ev.Seq
-				break
-			}
-		}
+		a.Reported = ev.Seq
 	}
 	// The host's word that it is the final answer stands for a report
 	// keyword (Codex's FINAL_ANSWER); a dump is still none.
@@ -1603,13 +1598,21 @@ func (b *Builder) backgroundEnded(ev *session.Event) {
 	if m := notifiedSummary.FindStringSubmatch(ev.Text); m != nil && strings.TrimSpace(m[1]) != "" {
 		end = strings.Join(strings.Fields(m[1]), " ")
 	}
+	if a := b.launched(id); a != nil {
+		a.Ended, a.End = ev.Seq, clipLine(end, keyLineRunes)
+	}
+}
+
+// launched is the newest action of the call run in the background whose
+// id is id, nil when the actions ring no longer holds it (or id is "").
+func (b *Builder) launched(id string) *action {
 	st := &b.st
-	for k := len(st.Actions) - 1; k >= 0; k-- {
+	for k := len(st.Actions) - 1; k >= 0 && id != ""; k-- {
 		if st.Actions[k].Background == id {
-			st.Actions[k].Ended, st.Actions[k].End = ev.Seq, clipLine(end, keyLineRunes)
-			return
+			return &st.Actions[k]
 		}
 	}
+	return nil
 }
 
 // Snapshot is the whole fold state as bytes (JSON with the sha256 states
