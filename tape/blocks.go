@@ -745,7 +745,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 			return blk, nil, nil, nil
 		}
 		blk.addSection(planSec)
-		return blk, nil, planSec, b.addPlanMore(blk, planMore)
+		return blk, nil, planSec, addPlanMore(blk, planMore)
 	}
 	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
 	if st.OKSinceTodo >= staleAfter && unfinished(st.Todos) > 0 {
@@ -770,12 +770,12 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 	if planSec != nil {
 		blk.addSection(planSec)
 	}
-	return blk, todos, planSec, b.addPlanMore(blk, planMore)
+	return blk, todos, planSec, addPlanMore(blk, planMore)
 }
 
 // addPlanMore adds the middle parts of the plan approved to start the
 // work to its block, when it has any.
-func (b *Builder) addPlanMore(blk *block, more *section) *section {
+func addPlanMore(blk *block, more *section) *section {
 	if more == nil || len(more.items) == 0 {
 		return nil
 	}
