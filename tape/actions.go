@@ -1108,8 +1108,23 @@ func userTokens(text string) []string {
 
 // hostCommands are the hosts' own slash commands: they steer the host,
 // they are not the work (compaction, model, login …), so they are not a
-// goal.
+// goal. Claude Code's are its binary's built-in commands of type local and
+// local-jsx, but for those whose arguments are words the model reads
+// (/goal, /plan, /btw, /background, /ultraplan, /subtask, /autofix-pr,
+// /branch, /import, /teleport, /ultrareview, /recap, /brief).
 var hostCommands = map[string]bool{
+	"fast": true, "effort": true, "color": true, "focus": true, "rename": true, "stickers": true,
+	"voice": true, "version": true, "restart": true, "reload-plugins": true, "reload-skills": true,
+	"skills": true, "usage-credits": true, "extra-usage": true, "autocompact": true, "heapdump": true,
+	"scroll-speed": true, "copy": true, "mobile": true, "desktop": true, "install": true,
+	"install-github-app": true, "install-slack-app": true, "remote-control": true, "remote-env": true,
+	"setup-bedrock": true, "setup-vertex": true, "skill-doctor": true, "passes": true, "powerup": true,
+	"session": true, "tui": true, "tasks": true, "pause-memory": true, "rate-limit-options": true,
+	"pro-trial-expired": true, "web-setup": true, "wellbeing": true, "radio": true, "project": true,
+	"list-agents": true, "advisor": true, "stop": true, "cloud-plugins": true, "design-consent": true,
+	"design-revoke": true, "design-login": true, "access": true, "use-case": true, "auto-mode-setup": true,
+	"daemon": true, "cd": true, "workflows": true, "artifacts": true,
+
 	"compact": true, "clear": true, "exit": true, "quit": true, "model": true, "cost": true, "help": true,
 	"config": true, "status": true, "context": true, "resume": true, "login": true, "logout": true,
 	"doctor": true, "memory": true, "permissions": true, "hooks": true, "agents": true, "mcp": true,

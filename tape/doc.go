@@ -138,8 +138,11 @@
 // to it.
 //
 // Host commands: a human instruction that is one of the hosts' own slash
-// commands (/compact, /clear, /model, /mcp, … : hostCommands) is no goal
-// and no entry of the user's words; it still opens a turn.
+// commands (/compact, /clear, /model, /mcp, /fast, /effort, … :
+// hostCommands; for Claude Code its binary's built-in commands of type
+// local and local-jsx, but those whose arguments are words the model reads,
+// such as /goal, /plan and /btw) is no goal and no entry of the user's
+// words; it still opens a turn.
 //
 // The user's words: every human instruction but host commands, the last
 // 40, and the person's answers to the assistant's questions (the output of

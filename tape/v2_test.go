@@ -1527,3 +1527,23 @@ func TestPatchParts(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code's built-in commands that steer the host and carry no words
+// for the model (its binary's commands of type local and local-jsx: /fast,
+// /effort, /reload-plugins, …) are no goal and no entry of the user's
+// words; /goal, /plan, /btw and /background carry words the model reads.
+func TestTheHostsOwnCommandsAreNoGoal(t *testing.T) {
+	for _, cmd := range []string{"/fast", "/effort high", "/reload-plugins", "/usage-credits", "/rename parser work", "/color blue"} {
+		tp := build(t, "s", seqd(human(cmd), human("Fix the parser.")), Options{}, nil)
+		goal := blockText(t, tp, "Goal")
+		if strings.Contains(goal, cmd) || !strings.Contains(goal, "First instruction (seq 2):\n> Fix the parser.") {
+			t.Errorf("the host command %q is the goal or the user's words:\n%s", cmd, goal)
+		}
+	}
+	for _, cmd := range []string{"/goal all tests pass", "/plan split the parser", "/btw why is it slow"} {
+		tp := build(t, "s", seqd(human(cmd), human("Fix the parser.")), Options{}, nil)
+		if goal := blockText(t, tp, "Goal"); !strings.Contains(goal, "First instruction (seq 1):\n> "+cmd) {
+			t.Errorf("%q carries words for the model, yet is not the first instruction:\n%s", cmd, goal)
+		}
+	}
+}
