@@ -1580,7 +1580,7 @@ func (b *Builder) planApproved(ev *session.Event) {
 	}
 	// Kept as a human instruction is (its head and end in maxHumanRunes):
 	// Task Status shows it as the Goal shows one, with its middle parts.
-	b.st.Plan = &plan{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text[start:end]), maxHumanRunes, "", ev.Seq), State: "approved", Task: true}
+	b.st.Plan = &plan{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text[start:end]), maxHumanRunes, "", ev.Seq), State: "approved", Task: true}
 }
 
 // notifiedSummary is the summary of a host's task notification.

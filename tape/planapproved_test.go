@@ -89,3 +89,16 @@ func TestAnApprovedPlanIsTheTaskNotTheUsersWords(t *testing.T) {
 		t.Fatalf("the Goal of a session the plan started:\n%s", g)
 	}
 }
+
+// A long approved plan keeps its end, as a long instruction does: a plan
+// ends with how the work is checked ("## Verification"), and the fold had
+// kept its first 6000 runes alone, cutting that end away.
+func TestALongApprovedPlanKeepsItsEnd(t *testing.T) {
+	plan := "# Plan: Split the parser\n\n## Steps\n" + strings.Repeat("- A step of the plan, with its reasons spelled out at some length for the reader.\n", 120) +
+		"\n## Verification\n- The existing suite `npm run test:pr` must pass after the change.\n"
+	tp := build(t, "s", seqd(approvedPlanEvent(plan), say("Implementing the plan.")), Options{}, nil)
+	status := blockText(t, tp, "Task Status")
+	if !strings.Contains(status, "Plan approved at seq=1") || !strings.Contains(status, "`npm run test:pr` must pass after the change.") {
+		t.Fatalf("Task Status lost the end of the approved plan:\n%s", status)
+	}
+}
