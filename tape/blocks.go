@@ -726,8 +726,15 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		} else if p.Saved != "" {
 			where = ", saved to " + relPath(p.Saved, st.Cwd)
 		}
+		// Shown as the approved plan is, in maxPlanRunes: its head and
+		// end (a plan ends with how the work is checked), then its middle
+		// parts.
 		planSec = &section{singular: "plan", plural: "plans"}
-		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, text), "", p.Seq, p.Seq))
+		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, clipHeadTail(text, maxPlanRunes, "", p.Seq)), "", p.Seq, p.Seq))
+		planMore = &section{heading: "Middle parts of the plan above:", singular: "part", plural: "parts"}
+		for k, part := range middleParts(text, maxPlanRunes, humanPartRunes) {
+			planMore.items = append(planMore.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", p.Seq, k+1, part), "", p.Seq, p.Seq))
+		}
 	}
 	if g := st.Goal; g != nil {
 		line := fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective)

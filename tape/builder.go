@@ -1089,7 +1089,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 			Filename string `json:"plan_filename"`
 		}
 		if json.Unmarshal(ev.Tool.Input, &in) == nil && strings.TrimSpace(in.Plan) != "" {
-			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipAtSeq(strings.TrimSpace(in.Plan), maxPlanRunes, "", ev.Seq)}
+			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipHeadTail(strings.TrimSpace(in.Plan), maxHumanRunes, "", ev.Seq)}
 		} else if w := st.LastMD; w != nil && (in.Filename == "" || baseName(in.Filename) == baseName(w.Path)) {
 			// No plan in the call: the plan file written in plan mode
 			// (the one it names, Gemini CLI's plan_filename).
@@ -1354,7 +1354,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 func planText(texts []string, seq int64) string {
 	for _, t := range texts {
 		if t = strings.TrimSpace(t); t != "" {
-			return clipAtSeq(t, maxPlanRunes, "", seq)
+			return clipHeadTail(t, maxHumanRunes, "", seq)
 		}
 	}
 	return ""

@@ -310,8 +310,11 @@
 // no plan text (older Claude Code, and Gemini CLI, write the plan to a
 // file in plan mode, the one file they let the assistant write; Gemini's
 // call names it, plan_filename) takes the content of the last Markdown
-// file written before it. Entering plan mode (isPlanEnter) is the host
-// setting "plan" until a plan is approved. A plan the person approved
+// file written before it. A plan is kept by its head and end
+// (maxHumanRunes: a plan ends with how the work is checked) and shown by
+// its head and end in maxPlanRunes, then its middle parts, which the
+// budget cuts with a long instruction's. Entering plan mode (isPlanEnter)
+// is the host setting "plan" until a plan is approved. A plan the person approved
 // when the host cleared the context to implement it (a host's message
 // with session.MetaPlan: Claude Code's "Implement the following plan: …")
 // is the session's plan too, and its task: "Plan approved at seq=N, the
@@ -442,7 +445,7 @@
 //	their path and ops (shrink: keptDetailedFiles), written files → 14,
 //	look-ups → 1,
 //	host summary → 0, recent actions → 6, fixed failures → 0, middle
-//	parts → 0 (an approved plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted
+//	parts → 0 (a plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),
 //	carryover → 4, the host's recap → 0, the user's words → 8, written files → 6,

@@ -102,3 +102,23 @@ func TestALongApprovedPlanKeepsItsEnd(t *testing.T) {
 		t.Fatalf("Task Status lost the end of the approved plan:\n%s", status)
 	}
 }
+
+// A long plan proposed in the session (ExitPlanMode) is shown as the
+// approved one is: its head and end, then its middle parts; it had shown
+// its first 2,500 runes alone.
+func TestALongProposedPlanShowsItsEndAndMiddle(t *testing.T) {
+	plan := "# Plan: Split the parser\n\n## Steps\n" + strings.Repeat("- A step of the plan, with its reasons spelled out at some length for the reader.\n", 40) +
+		"- Move `parseLine` into src/lib/lines.ts.\n" + strings.Repeat("- Another step of the plan, with its reasons spelled out at some length too.\n", 40) +
+		"\n## Verification\n- The existing suite `npm run test:pr` must pass after the change.\n"
+	evs := seqd(human("Plan the split."),
+		call("ExitPlanMode", "x1", `{"plan":`+quoteJSON(plan)+`}`), result("ExitPlanMode", "x1", true, "User has approved your plan. You can now start coding."),
+		say("Implementing the plan."))
+	tp := build(t, "s", evs, Options{}, nil)
+	status := blockText(t, tp, "Task Status")
+	if !strings.Contains(status, "Plan proposed at seq=2") || !strings.Contains(status, "`npm run test:pr` must pass after the change.") {
+		t.Fatalf("Task Status lost the end of the proposed plan:\n%s", status)
+	}
+	if !strings.Contains(status, "Middle parts of the plan above:") || !strings.Contains(status, "Move `parseLine` into src/lib/lines.ts.") {
+		t.Fatalf("Task Status does not show the plan's middle:\n%s", status)
+	}
+}

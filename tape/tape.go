@@ -232,7 +232,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(actionItems, 6)
 	step(b.fixedItems, 0)
 	step(b.goalMore, 0)
-	step(planMore, 0) // the approved plan's middle parts go with the first instruction's
+	step(planMore, 0) // a plan's middle parts go with the instructions'
 	step(milestoneItems, 3)
 	step(reportItems, 0)
 	task := b.st.Plan != nil && b.st.Plan.Task
