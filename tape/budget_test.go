@@ -423,3 +423,36 @@ func TestALookUpGoesBeforeTheCarryover(t *testing.T) {
 		t.Fatal("no budget cut the look-up while the carryover was whole: the test shows nothing")
 	}
 }
+
+// The lines the newest files' last changes add ("The last changes of the
+// newest files") are the work done last: the budget shrinks the older
+// files' entries to their path and ops before it cuts those lines; it had
+// cut them third, before the older files' details and most of the rest.
+func TestTheNewestChangesOutliveOlderFilesDetails(t *testing.T) {
+	evs := []session.Event{human("Refactor the modules.")}
+	for k := 0; k < 12; k++ {
+		id := fmt.Sprintf("e%d", k)
+		var defs strings.Builder
+		for d := 0; d < 6; d++ {
+			fmt.Fprintf(&defs, "func Module%02dFunctionNumber%d() { return step%d(ctx, \\\"a longer body line to show\\\") }\\n", k, d, d)
+		}
+		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/module%02d.go","old_string":"x","new_string":"%s"}`, k, defs.String())), result("Edit", id, true, "ok"))
+	}
+	evs = seqd(append(evs, say("Refactored."))...)
+	both := false
+	for budget := 9000; budget >= MinBudget; budget -= 50 {
+		tp := build(t, "s", evs, Options{Budget: budget}, nil)
+		files := blockText(t, tp, "Workspace Files")
+		last := strings.Contains(files, "The last changes of the newest files")
+		oldDetails := strings.Contains(files, "- pkg/module00.go: edit seq=3 (defines")
+		if !last && oldDetails {
+			t.Fatalf("budget %d: the newest files' last changes were cut while an older file keeps its details:\n%s", budget, files)
+		}
+		if last && !oldDetails && strings.Contains(files, "- pkg/module00.go: edit seq=3") {
+			both = true
+		}
+	}
+	if !both {
+		t.Fatal("no budget showed the newest changes with the older files shrunk: the test shows nothing")
+	}
+}

@@ -430,8 +430,7 @@
 // for the carryover's floor, of runes), until it fits:
 //
 //	constraints → the typed ones and 4 of those said only in pasted
-//	instructions (keptPastedConstraints), conversation tail → 0, the newest
-//	files' last changes at length → 0, middle
+//	instructions (keptPastedConstraints), conversation tail → 0, middle
 //	parts of long instructions → those of
 //	the first and the latest, recall index → 0, replayed messages → 0,
 //	files only read → 4, sub-agent reports → 0 (→ 1 when the newest came
@@ -442,7 +441,8 @@
 //	host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, written files past the newest 6 →
-//	their path and ops (shrink: keptDetailedFiles), written files → 14,
+//	their path and ops (shrink: keptDetailedFiles), the newest files'
+//	last changes at length → 0, written files → 14,
 //	look-ups → 1,
 //	host summary → 0, recent actions → 6, fixed failures → 0, middle
 //	parts → 0 (a plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted

@@ -209,7 +209,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	shrink := func(s *section, keep int) { plan = append(plan, cutStep{sec: s, keep: keep, shrink: true}) }
 	step(constraintItems, typed+keptPastedConstraints)
 	step(tailItems, 0)
-	step(b.lastChanges, 0)
 	step(b.goalMore, b.goalMoreMain)
 	step(recallItems, 0)
 	for _, r := range replaySections {
@@ -226,6 +225,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	stepRunes(paragraphs, carryFloor)
 	step(readItems, 0)
 	shrink(fileItems, keptDetailedFiles)
+	// The lines the newest files' last changes add go once the older
+	// files' details went (TestTheNewestChangesOutliveOlderFilesDetails).
+	step(b.lastChanges, 0)
 	step(fileItems, 14)
 	step(refItems, 1)
 	step(summaryItems, 0)
