@@ -866,6 +866,18 @@ func saysSomething(t string) bool {
 	return strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
+// ruleHeading: a line framed by rules ("== test session starts ==", as
+// squeezeRules leaves pytest's "===== test session starts =====", "----
+// Captured stdout call ----"): a runner's section heading.
+func ruleHeading(t string) bool {
+	for _, r := range []string{"==", "--", "__", "~~", "══", "──", "━━"} {
+		if len(t) > 2*len(r) && strings.HasPrefix(t, r) && strings.HasSuffix(t, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
 func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	var lines []string
@@ -914,7 +926,9 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 				pick[k] = true
 			}
 		}
-		pick[0] = true
+		if !ruleHeading(lines[0]) || isKeyLine(lines[0]) {
+			pick[0] = true
+		}
 	}
 	verdict := false
 	picked := map[string]bool{}

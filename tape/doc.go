@@ -197,7 +197,9 @@
 // once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none;
 // go test's "[no test files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
 // result" per test binary) the one that counts the most among the last
-// (largestOfCrowdedShape); for a failure its first line, the first line naming an error,
+// (largestOfCrowdedShape); for a failure its first line (but a runner's
+// section heading framed by rules, pytest's "== test session starts ==":
+// ruleHeading), the first line naming an error,
 // and the last line; a linter's or a
 // scanner's "found N …" is a verdict too. Package-manager chatter ("npm
 // warn …", "[Output truncated …", the banner npm, pnpm and yarn open a

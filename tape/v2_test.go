@@ -1547,3 +1547,29 @@ func TestTheHostsOwnCommandsAreNoGoal(t *testing.T) {
 		}
 	}
 }
+
+// A failed test run's first line is kept for what a host says before the
+// output ("failed in sandbox …"), but a runner's section heading there
+// (pytest's "===== test session starts =====") says nothing: its place
+// among the key lines goes to another failing test's name.
+func TestARunnersHeadingIsNoKeyLine(t *testing.T) {
+	out := "============================= test session starts ==============================\n" +
+		"platform win32 -- Python 3.14.0, pytest-9.0.2\n" +
+		"collected 35 items\n\n" +
+		"tests/test_redaction.py::TestGitHub::test_github_token FAILED [  5%]\n" +
+		"=================================== FAILURES ===================================\n" +
+		"E   AssertionError: assert '[REDACTED_GITHUB_TOKEN]' in 'GITHUB_token=[REDACTED]'\n" +
+		"=========================== short test summary info ============================\n" +
+		"FAILED tests/test_redaction.py::TestGitHub::test_github_token - AssertionError\n" +
+		"FAILED tests/test_redaction.py::TestPrivateKey::test_generic_private_key - AssertionError\n" +
+		"========================= 2 failed, 33 passed in 0.39s =========================\n"
+	got := strings.Join(keyLines(out, false), "\n")
+	if strings.Contains(got, "test session starts") {
+		t.Errorf("the runner's heading is a key line:\n%s", got)
+	}
+	for _, want := range []string{"E   AssertionError", "test_generic_private_key", "2 failed, 33 passed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("key lines lack %q:\n%s", want, got)
+		}
+	}
+}
