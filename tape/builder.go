@@ -44,8 +44,12 @@ const (
 	keptHumans         = 60
 	maxReplyRunes      = 4000 // the last assistant message of the open turn
 	maxPlanRunes       = 2500
-	maxSummaryRunes    = 12000 // the host's compaction summary
-	maxRecapRunes      = 1000  // the host's recap for the person
+	// maxKeptPlanRunes is what the fold keeps of a plan, its head and end:
+	// the budget, not the fold, decides how many of its middle parts the
+	// tape shows.
+	maxKeptPlanRunes = 12000
+	maxSummaryRunes  = 12000 // the host's compaction summary
+	maxRecapRunes    = 1000  // the host's recap for the person
 )
 
 const (
@@ -1089,7 +1093,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 			Filename string `json:"plan_filename"`
 		}
 		if json.Unmarshal(ev.Tool.Input, &in) == nil && strings.TrimSpace(in.Plan) != "" {
-			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipHeadTail(strings.TrimSpace(in.Plan), maxHumanRunes, "", ev.Seq)}
+			st.Plan = &plan{Seq: ev.Seq, CallID: ev.Tool.CallID, Text: clipHeadTail(strings.TrimSpace(in.Plan), maxKeptPlanRunes, "", ev.Seq)}
 		} else if w := st.LastMD; w != nil && (in.Filename == "" || baseName(in.Filename) == baseName(w.Path)) {
 			// No plan in the call: the plan file written in plan mode
 			// (the one it names, Gemini CLI's plan_filename).
@@ -1354,7 +1358,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 func planText(texts []string, seq int64) string {
 	for _, t := range texts {
 		if t = strings.TrimSpace(t); t != "" {
-			return clipHeadTail(t, maxHumanRunes, "", seq)
+			return clipHeadTail(t, maxKeptPlanRunes, "", seq)
 		}
 	}
 	return ""
@@ -1578,9 +1582,9 @@ func (b *Builder) planApproved(ev *session.Event) {
 	if !ok || strings.TrimSpace(ev.Text[start:end]) == "" {
 		return
 	}
-	// Kept as a human instruction is (its head and end in maxHumanRunes):
-	// Task Status shows it as the Goal shows one, with its middle parts.
-	b.st.Plan = &plan{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text[start:end]), maxHumanRunes, "", ev.Seq), State: "approved", Task: true}
+	// Kept by its head and end (maxKeptPlanRunes): Task Status shows it
+	// as the Goal shows a long instruction, with its middle parts.
+	b.st.Plan = &plan{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text[start:end]), maxKeptPlanRunes, "", ev.Seq), State: "approved", Task: true}
 }
 
 // notifiedSummary is the summary of a host's task notification.

@@ -313,14 +313,15 @@
 // file in plan mode, the one file they let the assistant write; Gemini's
 // call names it, plan_filename) takes the content of the last Markdown
 // file written before it. A plan is kept by its head and end
-// (maxHumanRunes: a plan ends with how the work is checked) and shown by
+// (maxKeptPlanRunes, 12,000: a plan ends with how the work is checked,
+// and the budget, not the fold, decides how much of its middle shows) and shown by
 // its head and end in maxPlanRunes, then its middle parts, which the
 // budget cuts with a long instruction's. Entering plan mode (isPlanEnter)
 // is the host setting "plan" until a plan is approved. A plan the person approved
 // when the host cleared the context to implement it (a host's message
 // with session.MetaPlan: Claude Code's "Implement the following plan: …")
 // is the session's plan too, and its task: "Plan approved at seq=N, the
-// work's task", kept as a human instruction is (maxHumanRunes) and shown
+// work's task", kept as any plan is (maxKeptPlanRunes) and shown
 // as the Goal shows one, its head and end (humanCoreRunes), then its
 // middle parts; it ranks with the first instruction, its middle parts
 // with theirs. The plan is the model's: none of it is a goal or a

@@ -122,3 +122,19 @@ func TestALongProposedPlanShowsItsEndAndMiddle(t *testing.T) {
 		t.Fatalf("Task Status does not show the plan's middle:\n%s", status)
 	}
 }
+
+// The fold keeps a long plan's middle too (maxKeptPlanRunes): the
+// budget, not the fold, decides how many middle parts the tape shows. A
+// plan of 10,000 runes had lost the 4,000 of its middle, where its code
+// sketch stood.
+func TestALongPlansMiddleIsTheBudgetsToCut(t *testing.T) {
+	step := "- A step of the plan, with its reasons spelled out at some length for the reader.\n"
+	plan := "# Plan: Split the parser\n\n## Steps\n" + strings.Repeat(step, 60) +
+		"\n## JSON parsing fix\n`parseLine` returns null unless the trimmed line `startsWith('{')`.\n\n" + strings.Repeat(step, 60) +
+		"\n## Verification\n- The existing suite `npm run test:pr` must pass after the change.\n"
+	tp := build(t, "s", seqd(approvedPlanEvent(plan), say("Implementing the plan.")), Options{Budget: 30000}, nil)
+	status := blockText(t, tp, "Task Status")
+	if !strings.Contains(status, "startsWith('{')") || !strings.Contains(status, "must pass after the change.") {
+		t.Fatalf("the plan's middle or end is not shown where room is left:\n%s", status)
+	}
+}
