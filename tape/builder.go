@@ -771,7 +771,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		} else if ev.Source.Kind == session.KindSystem && (ev.Source.Name == "compact-summary" || ev.Source.Name == "compacted") {
 			// The host's own compaction summary: model-written, and what
 			// the person's previous window worked from.
-			st.HostSummary = &message{Seq: ev.Seq, Text: clipAtSeq(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
+			st.HostSummary = &message{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
 			st.Recap = nil // the summary is the newer account
 		} else if ev.Source.Kind == session.KindSystem {
 			b.backgroundEnded(ev)

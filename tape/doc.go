@@ -15,8 +15,9 @@
 // cut line), the carryover (each assistant message up to 1500 runes, across
 // turns, at most MaxBudget runes and 1000 entries) and the open turn's
 // last assistant message (4000 runes), the message texts of the last
-// MaxRecentTurns closed turns, the last todo list, the last plan proposed
-// (2500 runes), the host's last compaction summary (12000 runes), files
+// MaxRecentTurns closed turns, the last todo list, the last plan (its
+// head and end in 12000 runes), the host's last compaction summary (its
+// head and end in 12000 runes: its end is the work in progress), files
 // touched (at most 500 paths, with the names their edits define), tool
 // calls waiting for their result (at most 256), the last 40 actions, 12
 // version-control and 6 test or build commands, 5 unfixed failures, 3

@@ -1573,3 +1573,20 @@ func TestARunnersHeadingIsNoKeyLine(t *testing.T) {
 		}
 	}
 }
+
+// A host's summary longer than the fold keeps (maxSummaryRunes) keeps its
+// end: Claude Code's ends with the pending tasks, the current work and the
+// next step, which a head alone cut away.
+func TestALongHostSummaryKeepsItsEnd(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Summary:\n1. Primary Request and Intent: split the parser.\n\n")
+	for k := 0; k < 160; k++ {
+		fmt.Fprintf(&b, "3. Files and Code Sections: src/module%03d.ts was read and its exports noted at some length.\n\n", k)
+	}
+	b.WriteString("9. Optional Next Step: run the migration on the staging copy.")
+	evs := seqd(human("Work on the parser."), injected(session.KindSystem, "compact-summary", b.String()), say("Going on."))
+	tp := build(t, "s", evs, Options{Budget: 40000}, nil)
+	if hs := blockText(t, tp, "Host Summary"); !strings.Contains(hs, "9. Optional Next Step: run the migration on the staging copy.") {
+		t.Fatalf("the host summary lost its end:\n%s", hs[max(0, len(hs)-600):])
+	}
+}
