@@ -135,8 +135,10 @@ const (
 	// a sub-agent's result, for key lines; 100 took a line of punctuation
 	// alone ("}") for a key line; 101 took Claude Code's PowerShell for no
 	// shell; 102 knew no end of a command run in the background; 103 knew
-	// no plan approved to start the work.
-	snapshotVersion = 104
+	// no plan approved to start the work; 104 kept a plan's first 6,000
+	// runes (a proposed one's first 2,500), a host summary's first 12,000,
+	// and a runner's heading as a failure's first key line.
+	snapshotVersion = 105
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

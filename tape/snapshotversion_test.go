@@ -68,6 +68,17 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			result("Bash", "b1", true, "\x1b[1mbuilding\x1b(B\x1b[m\n\x1b[32mok\x1b[0m: 3 targets\nwarning: caf\x1bé menu\n"),
 			say("Built."),
 		),
+		// A long plan and a long host summary, kept by head and end; a
+		// failed test run whose first line is the runner's heading.
+		"long-plan-summary-heading": seqd(
+			human("Plan the split."),
+			call("ExitPlanMode", "x1", `{"plan":`+quoteJSON("# Plan\n"+strings.Repeat("- a step of the plan, at some length for the reader.\n", 200)+"## Verification\n- npm test")+`}`),
+			result("ExitPlanMode", "x1", true, "User has approved your plan."),
+			injected(session.KindSystem, "compact-summary", "Summary:\n"+strings.Repeat("3. Files: src/a.ts was read.\n\n", 500)+"9. Optional Next Step: run it."),
+			call("Bash", "b1", `{"command":"pytest"}`),
+			result("Bash", "b1", false, "===== test session starts =====\nE   AssertionError\nFAILED tests/test_a.py::test_a\nFAILED tests/test_b.py::test_b\n===== 2 failed =====\n"),
+			say("Two fail."),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)
