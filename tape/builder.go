@@ -137,7 +137,8 @@ const (
 	// shell; 102 knew no end of a command run in the background; 103 knew
 	// no plan approved to start the work; 104 kept a plan's first 6,000
 	// runes (a proposed one's first 2,500), a host summary's first 12,000,
-	// and a runner's heading as a failure's first key line.
+	// and a runner's heading as a failure's first key line, and took
+	// Claude Code's /fast, /effort … for the user's words.
 	snapshotVersion = 105
 )
 

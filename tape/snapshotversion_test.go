@@ -69,8 +69,10 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			say("Built."),
 		),
 		// A long plan and a long host summary, kept by head and end; a
-		// failed test run whose first line is the runner's heading.
+		// failed test run whose first line is the runner's heading; a
+		// host's own command before the first instruction.
 		"long-plan-summary-heading": seqd(
+			human("/fast"),
 			human("Plan the split."),
 			call("ExitPlanMode", "x1", `{"plan":`+quoteJSON("# Plan\n"+strings.Repeat("- a step of the plan, at some length for the reader.\n", 200)+"## Verification\n- npm test")+`}`),
 			result("ExitPlanMode", "x1", true, "User has approved your plan."),
