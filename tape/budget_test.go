@@ -358,16 +358,7 @@ func TestFitTakesBackWhatFits(t *testing.T) {
 // and ops (shrink): a file listed is worth more than the names of an old
 // one. Before the rule the oldest files went whole, details and all.
 func TestOldFilesShrinkBeforeAnyIsCut(t *testing.T) {
-	evs := []session.Event{human("Refactor the modules.")}
-	for k := 0; k < 12; k++ {
-		id := fmt.Sprintf("e%d", k)
-		var defs strings.Builder
-		for d := 0; d < 6; d++ {
-			fmt.Fprintf(&defs, "func Module%02dFunctionNumber%d() {}\\n", k, d)
-		}
-		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/module%02d.go","old_string":"x","new_string":"%s"}`, k, defs.String())), result("Edit", id, true, "ok"))
-	}
-	evs = seqd(append(evs, say("Refactored."))...)
+	evs := moduleEdits(func(int) string { return "" })
 	shrunkNoCut := false
 	for budget := 8000; budget >= MinBudget; budget -= 100 {
 		tp := build(t, "s", evs, Options{Budget: budget}, nil)
@@ -429,16 +420,7 @@ func TestALookUpGoesBeforeTheCarryover(t *testing.T) {
 // files' entries to their path and ops before it cuts those lines; it had
 // cut them third, before the older files' details and most of the rest.
 func TestTheNewestChangesOutliveOlderFilesDetails(t *testing.T) {
-	evs := []session.Event{human("Refactor the modules.")}
-	for k := 0; k < 12; k++ {
-		id := fmt.Sprintf("e%d", k)
-		var defs strings.Builder
-		for d := 0; d < 6; d++ {
-			fmt.Fprintf(&defs, "func Module%02dFunctionNumber%d() { return step%d(ctx, \\\"a longer body line to show\\\") }\\n", k, d, d)
-		}
-		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/module%02d.go","old_string":"x","new_string":"%s"}`, k, defs.String())), result("Edit", id, true, "ok"))
-	}
-	evs = seqd(append(evs, say("Refactored."))...)
+	evs := moduleEdits(func(d int) string { return fmt.Sprintf(` return step%d(ctx, \"a longer body line to show\") `, d) })
 	both := false
 	for budget := 9000; budget >= MinBudget; budget -= 50 {
 		tp := build(t, "s", evs, Options{Budget: budget}, nil)
@@ -455,4 +437,20 @@ func TestTheNewestChangesOutliveOlderFilesDetails(t *testing.T) {
 	if !both {
 		t.Fatal("no budget showed the newest changes with the older files shrunk: the test shows nothing")
 	}
+}
+
+// moduleEdits is a session of 12 edits, of pkg/module00.go to
+// pkg/module11.go, each adding 6 functions, the body of function d
+// body(d) (JSON-escaped).
+func moduleEdits(body func(d int) string) []session.Event {
+	evs := []session.Event{human("Refactor the modules.")}
+	for k := 0; k < 12; k++ {
+		id := fmt.Sprintf("e%d", k)
+		var defs strings.Builder
+		for d := 0; d < 6; d++ {
+			fmt.Fprintf(&defs, "func Module%02dFunctionNumber%d() {%s}\\n", k, d, body(d))
+		}
+		evs = append(evs, call("Edit", id, fmt.Sprintf(`{"file_path":"pkg/module%02d.go","old_string":"x","new_string":"%s"}`, k, defs.String())), result("Edit", id, true, "ok"))
+	}
+	return seqd(append(evs, say("Refactored."))...)
 }
