@@ -425,6 +425,9 @@ func editSymbols(name string, input json.RawMessage) []string {
 				if indented(line) != nested {
 					continue
 				}
+				if nested && localBinding(line) {
+					continue
+				}
 				if n := definedName(line); n != "" && !seen[n] {
 					seen[n] = true
 					out = append(out, n)
@@ -461,6 +464,19 @@ func definedName(line string) string {
 		return ""
 	}
 	return name
+}
+
+// localBinding: an indented line that binds a local name (const, let,
+// var, val inside a body) or sets a field of the object at hand
+// ("this.config = {", "self.x = …"): no name the rest of the code calls.
+func localBinding(line string) bool {
+	t := strings.TrimSpace(strings.TrimPrefix(line, "+"))
+	for _, p := range []string{"const ", "let ", "var ", "val ", "this.", "self."} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // indented: a line of code that starts with a space or a tab, past a

@@ -12,7 +12,9 @@ func TestAPatchNamesWhatItAdds(t *testing.T) {
 	patch := `{"input":"*** Begin Patch\n*** Update File: src/store.rs\n@@ impl Store {\n-    let handle = open_store(path)?;\n+    let handle = open_store_locked(path, lock_timeout)?;\n+    handle.set_busy_timeout(lock_timeout);\n     Ok(handle)\n*** End Patch"}`
 	tp := build(t, "s", seqd(withMeta(human("Lock the store."), "cwd", "/r"), call("apply_patch", "p1", patch), result("apply_patch", "p1", true, "Success. Updated the following files:\nM src/store.rs")), Options{}, nil)
 	files := blockText(t, tp, "Workspace Files")
-	if !strings.Contains(files, "- src/store.rs: edit seq=3 (defines handle) (its last edit adds open_store_locked, lock_timeout, handle.set_busy_timeout)") {
+	// "let handle" inside a body binds a local: no definition
+	// (TestALocalBindingIsNoDefinition).
+	if !strings.Contains(files, "- src/store.rs: edit seq=3 (its last edit adds open_store_locked, lock_timeout, handle.set_busy_timeout)") {
 		t.Fatalf("the patch's new names:\n%s", files)
 	}
 	if strings.Contains(files, "adds open_store,") {
@@ -36,6 +38,29 @@ func TestAnEditNamesTheMessagesItAdds(t *testing.T) {
 	for _, not := range []string{"reading the stats table", "ok done", "with an escape", "a third new message"} {
 		if strings.Contains(line, not) {
 			t.Errorf("%q is named as a message the edit adds: %s", not, line)
+		}
+	}
+}
+
+// A name bound inside a body (const, let, var or val on an indented
+// line) or a field set on the object at hand ("this.config = {") is no
+// definition: the rest of the code calls a file's types, functions and
+// methods, not its locals. A TypeScript class's Workspace Files entry had
+// read "defines TaskRequest, SandboxQueueProcessor, this.config, tasks,
+// sandboxTasks, files".
+func TestALocalBindingIsNoDefinition(t *testing.T) {
+	code := "export interface TaskRequest {\n  file: string;\n}\n\nexport class SandboxQueueProcessor {\n  constructor(key: string) {\n    this.config = {\n      model: key,\n    };\n  }\n\n  async processQueue(): Promise<void> {\n    const tasks = await this.loadTasksFromQueue();\n    let count = 0;\n  }\n\n  private async loadTasksFromQueue(): Promise<TaskRequest[]> {\n    return [];\n  }\n}\n"
+	in := `{"file_path":"/r/src/lib/SandboxQueueProcessor.ts","content":` + quoteJSON(code) + `}`
+	tp := build(t, "s", seqd(withMeta(human("Write the class."), "cwd", "/r"), call("Write", "w1", in), result("Write", "w1", true, "ok")), Options{}, nil)
+	files := blockText(t, tp, "Workspace Files")
+	line := files[strings.Index(files, "- src/lib/SandboxQueueProcessor.ts"):]
+	line, _, _ = strings.Cut(line, "\n")
+	if !strings.Contains(line, "(defines TaskRequest, SandboxQueueProcessor") {
+		t.Fatalf("the class's definitions:\n%s", files)
+	}
+	for _, local := range []string{"this.config", "tasks", "count"} {
+		if strings.Contains(line, "defines") && strings.Contains(strings.SplitN(line, "(defines ", 2)[1], local) {
+			t.Errorf("a local (%s) is named among the definitions: %s", local, line)
 		}
 	}
 }

@@ -137,8 +137,9 @@ const (
 	// shell; 102 knew no end of a command run in the background; 103 knew
 	// no plan approved to start the work; 104 kept a plan's first 6,000
 	// runes (a proposed one's first 2,500), a host summary's first 12,000,
-	// and a runner's heading as a failure's first key line, and took
-	// Claude Code's /fast, /effort … for the user's words.
+	// and a runner's heading as a failure's first key line, took Claude
+	// Code's /fast, /effort … for the user's words, and a local bound in a
+	// body for a definition.
 	snapshotVersion = 105
 )
 

@@ -340,7 +340,9 @@
 // func, function, class, type … and "a.b = {" assignments, and the tests
 // a string names: @test "…", it("…"), test "…" do: at most 6, those of
 // unindented lines before those of indented ones: a file's types and
-// functions before the methods inside them),
+// functions before the methods inside them; a local bound on an indented
+// line, const, let, var or val, or a field set on this or self, is none:
+// localBinding),
 // or else the first two lines it adds (of an edit, the lines its new text
 // has that its old text lacked; of a patch, its "+" lines; never its
 // imports, a block of them to its end, its shebang, its package clause

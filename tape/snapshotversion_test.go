@@ -70,7 +70,8 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 		),
 		// A long plan and a long host summary, kept by head and end; a
 		// failed test run whose first line is the runner's heading; a
-		// host's own command before the first instruction.
+		// host's own command before the first instruction; a local bound
+		// in a method's body.
 		"long-plan-summary-heading": seqd(
 			human("/fast"),
 			human("Plan the split."),
@@ -79,6 +80,8 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			injected(session.KindSystem, "compact-summary", "Summary:\n"+strings.Repeat("3. Files: src/a.ts was read.\n\n", 500)+"9. Optional Next Step: run it."),
 			call("Bash", "b1", `{"command":"pytest"}`),
 			result("Bash", "b1", false, "===== test session starts =====\nE   AssertionError\nFAILED tests/test_a.py::test_a\nFAILED tests/test_b.py::test_b\n===== 2 failed =====\n"),
+			call("Write", "w1", `{"file_path":"src/q.ts","content":"export class Q {\n  run() {\n    const tasks = [];\n  }\n}\n"}`),
+			result("Write", "w1", true, "ok"),
 			say("Two fail."),
 		),
 	}
