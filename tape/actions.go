@@ -469,6 +469,8 @@ func definedName(line string) string {
 // localBinding: an indented line that binds a local name (const, let,
 // var, val inside a body) or sets a field of the object at hand
 // ("this.config = {", "self.x = …"): no name the rest of the code calls.
+// A Swift or Kotlin property declared in a type's body (an indented let,
+// var or val) reads alike and goes too: the type and its functions stay.
 func localBinding(line string) bool {
 	t := strings.TrimSpace(strings.TrimPrefix(line, "+"))
 	for _, p := range []string{"const ", "let ", "var ", "val ", "this.", "self."} {
