@@ -1143,7 +1143,9 @@ func userTokens(text string) []string {
 // goal. Claude Code's are its binary's built-in commands of type local and
 // local-jsx, but for those whose arguments are words the model reads
 // (/goal, /plan, /btw, /background, /ultraplan, /subtask, /autofix-pr,
-// /branch, /import, /teleport, /ultrareview, /recap, /brief).
+// /branch, /import, /teleport, /ultrareview, /recap, /brief); Codex's
+// (/approvals, /new, /diff, /mention …) and those both hosts share are
+// among them.
 var hostCommands = map[string]bool{
 	"fast": true, "effort": true, "color": true, "focus": true, "rename": true, "stickers": true,
 	"voice": true, "version": true, "restart": true, "reload-plugins": true, "reload-skills": true,
@@ -1156,7 +1158,6 @@ var hostCommands = map[string]bool{
 	"list-agents": true, "advisor": true, "stop": true, "cloud-plugins": true, "design-consent": true,
 	"design-revoke": true, "design-login": true, "access": true, "use-case": true, "auto-mode-setup": true,
 	"daemon": true, "cd": true, "workflows": true, "artifacts": true,
-
 	"compact": true, "clear": true, "exit": true, "quit": true, "model": true, "cost": true, "help": true,
 	"config": true, "status": true, "context": true, "resume": true, "login": true, "logout": true,
 	"doctor": true, "memory": true, "permissions": true, "hooks": true, "agents": true, "mcp": true,
