@@ -708,10 +708,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		planSec = &section{singular: "plan", plural: "plans"}
 		head := fmt.Sprintf("Plan approved at seq=%d, the work's task: the host cleared the context to implement it (%s):", p.Seq, modelWritten)
 		planSec.items = append(planSec.items, newItem(head+"\n"+clipHeadTail(p.Text, humanCoreRunes, "", p.Seq), "", p.Seq, p.Seq))
-		planMore = &section{heading: "Middle parts of the plan above:", singular: "part", plural: "parts"}
-		for k, part := range middleParts(p.Text, humanCoreRunes, humanPartRunes) {
-			planMore.items = append(planMore.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", p.Seq, k+1, part), "", p.Seq, p.Seq))
-		}
+		planMore = planMiddle(p.Text, humanCoreRunes, p.Seq)
 	} else if p != nil {
 		state := "no answer yet"
 		if p.State != "" {
@@ -731,10 +728,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		// parts.
 		planSec = &section{singular: "plan", plural: "plans"}
 		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, clipHeadTail(text, maxPlanRunes, "", p.Seq)), "", p.Seq, p.Seq))
-		planMore = &section{heading: "Middle parts of the plan above:", singular: "part", plural: "parts"}
-		for k, part := range middleParts(text, maxPlanRunes, humanPartRunes) {
-			planMore.items = append(planMore.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", p.Seq, k+1, part), "", p.Seq, p.Seq))
-		}
+		planMore = planMiddle(text, maxPlanRunes, p.Seq)
 	}
 	if g := st.Goal; g != nil {
 		line := fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective)
@@ -778,6 +772,16 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		blk.addSection(planSec)
 	}
 	return blk, todos, planSec, addPlanMore(blk, planMore)
+}
+
+// planMiddle is the section of a plan's middle parts: what its head and
+// end in core runes leave out, in parts of humanPartRunes.
+func planMiddle(text string, core int, seq int64) *section {
+	more := &section{heading: "Middle parts of the plan above:", singular: "part", plural: "parts"}
+	for k, part := range middleParts(text, core, humanPartRunes) {
+		more.items = append(more.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", seq, k+1, part), "", seq, seq))
+	}
+	return more
 }
 
 // addPlanMore adds the middle parts of the plan approved to start the
