@@ -702,10 +702,12 @@ func adviceLines() func(line string) bool {
 	}
 }
 
+// ruleRunes are the runes a rule is drawn with.
+const ruleRunes = "-=_~—―─━═"
+
 // squeezeRules shortens each run of more than 4 of a rule's characters in
 // a line ("—— Stripe API Key ————…") to 2: the run says nothing past them.
 func squeezeRules(l string) string {
-	const rules = "-=_~—―─━═"
 	long, run := false, 0
 	var prev rune
 	for _, r := range l { // most lines have no such run: no copy
@@ -714,7 +716,7 @@ func squeezeRules(l string) string {
 		} else {
 			prev, run = r, 1
 		}
-		if run > 4 && strings.ContainsRune(rules, r) {
+		if run > 4 && strings.ContainsRune(ruleRunes, r) {
 			long = true
 			break
 		}
@@ -730,7 +732,7 @@ func squeezeRules(l string) string {
 			j++
 		}
 		n := j - i
-		if n > 4 && strings.ContainsRune(rules, rs[i]) {
+		if n > 4 && strings.ContainsRune(ruleRunes, rs[i]) {
 			n = 2
 		}
 		for k := 0; k < n; k++ {
@@ -884,16 +886,14 @@ func saysSomething(t string) bool {
 	return strings.IndexFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
 }
 
-// ruleHeading: a line framed by rules ("== test session starts ==", as
-// squeezeRules leaves pytest's "===== test session starts =====", "----
-// Captured stdout call ----"): a runner's section heading.
+// ruleHeading: a line framed by one rule (ruleRunes) on both sides, as
+// squeezeRules leaves pytest's "===== test session starts =====" ("==
+// test session starts ==") or "---- Captured stdout call ----": a
+// runner's section heading.
 func ruleHeading(t string) bool {
-	for _, r := range []string{"==", "--", "__", "~~", "══", "──", "━━"} {
-		if len(t) > 2*len(r) && strings.HasPrefix(t, r) && strings.HasSuffix(t, r) {
-			return true
-		}
-	}
-	return false
+	rs := []rune(t)
+	n := len(rs)
+	return n > 4 && strings.ContainsRune(ruleRunes, rs[0]) && rs[1] == rs[0] && rs[n-2] == rs[0] && rs[n-1] == rs[0]
 }
 
 // keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
