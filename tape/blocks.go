@@ -524,7 +524,11 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		if answered = answered && len(later) > 0; answered {
 			text = commandTemplateQuote(input, tmplFirst, q.Origin.Seq)
 		}
-		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s", b.originText(q.Origin), quoteLines(text)), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
+		note := ""
+		if q.Origin.Session == st.SessionID {
+			note = b.commandTextNote(q.Origin.Seq)
+		}
+		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s%s", b.originText(q.Origin), quoteLines(text), note), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		shown[q.Origin.Seq] = text
 		if inFull && !answered {
@@ -570,7 +574,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		picked := ""
 		if h.Origin.Session == st.SessionID {
 			shown[h.Origin.Seq] = text
-			picked = b.pickedText(h.Origin.Seq)
+			picked = b.commandTextNote(h.Origin.Seq) + b.pickedText(h.Origin.Seq)
 		}
 		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.refSession(h.Origin), grown})
 		addMore(h.Origin, h.Text, k == len(later)-1, core)

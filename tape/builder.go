@@ -140,7 +140,7 @@ const (
 	// and a runner's heading as a failure's first key line, took Claude
 	// Code's /fast, /effort … for the user's words, and a local bound in a
 	// body for a definition.
-	snapshotVersion = 105
+	snapshotVersion = 106
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -301,6 +301,9 @@ type state struct {
 	// Picks are the options the last keptHumans short answers name
 	// ("6", "B"), as the message each answers lists them (picks.go).
 	Picks []pick `json:"picks,omitempty"`
+	// CommandTexts are the texts the last keptHumans commands the person
+	// typed expanded to (template.go).
+	CommandTexts []commandText `json:"commandTexts,omitempty"`
 	// Queued are the messages the person queued while the agent worked
 	// that no human instruction has delivered since (queued.go).
 	Queued []queuedNote `json:"queued,omitempty"`
@@ -777,6 +780,8 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			// the person's previous window worked from.
 			st.HostSummary = &message{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text), maxSummaryRunes, "", ev.Seq)}
 			st.Recap = nil // the summary is the newer account
+		} else if ev.Source.Kind == session.KindSkill {
+			b.commandText(ev)
 		} else if ev.Source.Kind == session.KindSystem {
 			b.backgroundEnded(ev)
 			b.planApproved(ev)

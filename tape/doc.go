@@ -158,7 +158,14 @@
 // (3000 bytes or more opening with "## User Input" and a fenced block:
 // Spec Kit's /speckit.* commands on every host) shows the words typed
 // after the command and the template's first line and seq instead
-// (commandTemplate), the first and the latest instruction excepted. A
+// (commandTemplate), the first and the latest instruction excepted. The
+// text a command the person typed expanded to (Claude Code's isMeta line
+// after the command, Codex's <skill> block: kind "skill"), when it opens
+// the instruction's turn before anything of the agent's, is shown under
+// the instruction as the host's words, not the user's: its first line of
+// its own and its first saying that states a rule, 240 runes each
+// (state.CommandTexts, template.go); a skill the agent loaded itself is
+// none, and no hard constraint comes of either. A
 // paste of 3000 bytes or more that shows an earlier window's screen keeps the person's prompts in it
 // (pastedPrompts: after OpenCode's "▣  Build · <model> · <time>" footer;
 // Claude Code's "> " and "❯ " lines among "⏺" and "⎿" lines), the newest
@@ -392,7 +399,7 @@
 //	                                  instruction files its agent is to read first)
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
-//	Goal                              3  the first instruction (a command's template, once a later instruction came, by the words typed after the command and its first line: template.go), then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
+//	Goal                              3  the first instruction (a command's template, once a later instruction came, by the words typed after the command and its first line: template.go; a command's text the host wrote after it, by its first line and first rule, the host's words), then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
 //	Task Status                       4  the goal the host keeps (session.MetaGoalStatus: Codex's /goal), the last todo list, then the last plan; when there is one
 //	Recent Actions                    5  when there is an action (a sub-agent's call points at its report: Builder.reportOf; a call run in the background, session.MetaBackground, quotes not the host's launch notice but "launched in the background" and the report that names it, the seq of that report when Sub-agent Reports leaves it out, or "no report yet"; of a shell command, the seq and summary of the host's notification that it ended (session.MetaTaskStatus: "… failed with exit code 10"), or "no end reported yet"; a failure Pending State lists shows the rest of its key lines: restOfFailure; a shell command whose exit the host did not report "ran", one still running when its call returned "running": action.Unreported)
 //	Milestones                        6  when one is no longer in Recent Actions

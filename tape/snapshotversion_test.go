@@ -84,6 +84,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			result("Write", "w1", true, "ok"),
 			say("Two fail."),
 		),
+		// A command's text after the command the person typed (template.go).
+		"command-text": seqd(
+			human("/opsx:explore issues/532"),
+			injected(session.KindSkill, "skill", exploreCommand),
+			say("Reading the issue."),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)

@@ -3,6 +3,9 @@ package tape
 import (
 	"fmt"
 	"strings"
+
+	"github.com/graft-project/graft/anchors"
+	"github.com/graft-project/graft/session"
 )
 
 // commandTemplate reads a human instruction that is a command's template
@@ -67,4 +70,79 @@ func commandTemplateQuote(input, first string, seq int64) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// commandText is what the Goal shows of the text a command the person
+// typed expanded to: Claude Code writes it as a user line of its own
+// after the command (isMeta), Codex as a <skill> block, both imported as
+// kind "skill". It is the host's words (a command's or a skill's file),
+// not the user's, but the person asked for it by typing the command: the
+// mode the work runs in ("Explore mode is for research and thinking, not
+// implementing"). First is its first line of its own, Rule its first
+// saying that states a rule (anchors.Sayings), each at most templateRunes.
+type commandText struct {
+	Seq   int64  `json:"seq"` // the instruction's
+	At    int64  `json:"at"`  // the command text's
+	First string `json:"first,omitempty"`
+	Rule  string `json:"rule,omitempty"`
+}
+
+// commandText keeps the command's text ev when it opens the turn of the
+// person's instruction: nothing of the agent's came between them. A
+// skill the agent loaded itself (after its own tool call) is no
+// instruction of the person's (TestTheGoalShowsTheCommandsTextItsFirstRule).
+func (b *Builder) commandText(ev *session.Event) {
+	st := &b.st
+	o := &st.Open
+	if st.Boundary == 0 || o.Start != st.Boundary || o.ToolCalls > 0 || len(o.Messages) != 1 || !o.Messages[0].Human {
+		return
+	}
+	if n := len(st.CommandTexts); n > 0 && st.CommandTexts[n-1].Seq == st.Boundary {
+		return // the command's first text says what it is
+	}
+	first, rule := commandTextLines(ev.Text)
+	if first == "" && rule == "" {
+		return
+	}
+	st.CommandTexts = keepLast(append(st.CommandTexts, commandText{Seq: st.Boundary, At: ev.Seq, First: first, Rule: rule}), keptHumans)
+}
+
+// commandTextLines are a command's text's first line of its own (past
+// blank lines, HTML comments, tags, headings, list items (a command's
+// context it ran a command for: "- Current commit: …"), Claude Code's "Base
+// directory for this skill:" and the "ARGUMENTS:" line that repeats what
+// was typed) and its first saying that states a rule other than that
+// line; "" where there is none.
+func commandTextLines(text string) (first, rule string) {
+	for l := range strings.SplitSeq(text, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "Base directory for this skill:") || strings.HasPrefix(t, "ARGUMENTS:") {
+			continue
+		}
+		first = firstLine(t, templateRunes)
+		break
+	}
+	for s := range anchors.Sayings(text) {
+		if s = firstLine(s, templateRunes); s != first && !strings.Contains(first, s) {
+			rule = s
+			break
+		}
+	}
+	return first, rule
+}
+
+// commandTextNote is the line the Goal shows under the instruction at
+// seq of this session: its command's text, or "".
+func (b *Builder) commandTextNote(seq int64) string {
+	for _, c := range b.st.CommandTexts {
+		if c.Seq != seq {
+			continue
+		}
+		s := fmt.Sprintf("\n↳ then the command's text, seq=%d (the host's words, not the user's): %s", c.At, c.First)
+		if c.Rule != "" {
+			s += " ⏎ its first rule: " + c.Rule
+		}
+		return s
+	}
+	return ""
 }
