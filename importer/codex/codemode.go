@@ -535,7 +535,11 @@ func (m *Mapper) noteExit(payload json.RawMessage) {
 func execResult(text string) (output string, exit *int, session string, isResult bool) {
 	t := strings.TrimSpace(text)
 	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
-		return "", nil, "", false
+		if cut, ok := cutResult(t); ok {
+			t = cut
+		} else {
+			return "", nil, "", false
+		}
 	}
 	var r struct {
 		Output    *string     `json:"output"`
@@ -551,4 +555,69 @@ func execResult(text string) (output string, exit *int, session string, isResult
 		session = r.SessionID.String()
 	}
 	return strings.TrimSuffix(*r.Output, "\n"), r.ExitCode, session, true
+}
+
+// truncatedHead opens a text Codex cut to its model's budget
+// (truncate.rs): "Warning: truncated output (original token count: N)",
+// then "Total output lines: N" and a blank line; the text's head and end
+// follow around one truncationMark.
+const truncatedHead = "Warning: truncated output (original token count: "
+
+// truncationMark is the mark Codex puts where it cut a text:
+// "…N tokens truncated…" (or chars).
+var truncationMark = regexp.MustCompile(`…\d+ (?:tokens|chars) truncated…`)
+
+// cutResult reads text, a result object Codex cut in its middle (a
+// script printed it on one line, and the cut fell in its output, the
+// field it ends with), as the object it was: its fields before the cut,
+// and an output that is the output's head and end around the mark, each
+// without an escape the cut split. ok is false for any other text: no
+// such head, not one mark, or an object that does not end with its output.
+func cutResult(text string) (object string, ok bool) {
+	rest, found := strings.CutPrefix(text, truncatedHead)
+	if !found {
+		return "", false
+	}
+	if _, rest, found = strings.Cut(rest, "\n\n"); !found {
+		return "", false
+	}
+	rest = strings.TrimSpace(rest)
+	marks := truncationMark.FindAllStringIndex(rest, 2)
+	if len(marks) != 1 || !strings.HasPrefix(rest, "{") || !strings.HasSuffix(rest, `"}`) {
+		return "", false
+	}
+	head, mark, tail := rest[:marks[0][0]], rest[marks[0][0]:marks[0][1]], rest[marks[0][1]:len(rest)-2]
+	const field = `,"output":"`
+	i := strings.LastIndex(head, field)
+	if i < 0 {
+		return "", false
+	}
+	fields, outHead := head[:i], head[i+len(field):]
+	first, okHead := jsonStringPart(outHead, false)
+	last, okTail := jsonStringPart(tail, true)
+	if !okHead || !okTail {
+		return "", false
+	}
+	out, err := json.Marshal(first + "\n" + mark + "\n" + last)
+	if err != nil {
+		return "", false
+	}
+	return fields + `,"output":` + string(out) + "}", true
+}
+
+// jsonStringPart decodes s, a part of a JSON string's contents that a cut
+// ended (or, fromEnd, began): at most 6 bytes on the cut's side go, the
+// longest escape ("\u00e9") the cut may have split.
+func jsonStringPart(s string, fromEnd bool) (string, bool) {
+	for k := 0; k <= 6 && k <= len(s); k++ {
+		part := s[:len(s)-k]
+		if fromEnd {
+			part = s[k:]
+		}
+		var v string
+		if json.Unmarshal([]byte(`"`+part+`"`), &v) == nil {
+			return v, true
+		}
+	}
+	return "", false
 }

@@ -383,6 +383,54 @@ func TestCodeModeResultObjectIsTheCommandsOutput(t *testing.T) {
 	}
 }
 
+// Codex cuts a text it gives its model to a budget (truncate.rs): a
+// "Warning: truncated output" head and the text's head and end around
+// "…N tokens truncated…". A script that printed unified exec's result
+// object on one line gets that object cut in its middle, inside its
+// output (a real 0.144 rollout in testdata/fidelity: ten such results, one
+// of a build that failed with exit code 1). The object's fields before the
+// cut still say how the command ended, and the output's head and end are
+// its output around the mark; a cut inside an escape loses that escape.
+func TestACutResultObjectStillSaysHowTheCommandEnded(t *testing.T) {
+	head := `{"type":"input_text","text":"Script completed\nWall time 14.0 seconds\nOutput:\n"}`
+	printed := func(s string) json.RawMessage {
+		b, _ := json.Marshal(s)
+		return json.RawMessage(`[` + head + `,{"type":"input_text","text":` + string(b) + `}]`)
+	}
+	warn := "Warning: truncated output (original token count: 3372)\nTotal output lines: 1\n\n"
+	no := false
+	for _, c := range []struct {
+		tool, out, text string
+		ok              *bool
+		running         bool
+	}{
+		{"wait", warn + `{"chunk_id":"1ef869","wall_time_seconds":25.4,"exit_code":1,"original_token_count":5466,"output":"Compiling mise\r\nbuild st…372 tokens truncated…ep 2\r\nerror: could not compile \"mise\"\r\n"}`,
+			"Compiling mise\r\nbuild st\n…372 tokens truncated…\nep 2\r\nerror: could not compile \"mise\"\r", &no, false},
+		// Cut inside an escape, on either side of the mark.
+		{"exec_command", warn + `{"chunk_id":"aa","wall_time_seconds":30,"session_id":82470,"original_token_count":11115,"output":"a\u00…722 tokens truncated…e9 b\\…9 tokens truncated…"}`,
+			"", nil, true},
+		{"exec_command", warn + `{"chunk_id":"aa","wall_time_seconds":30,"exit_code":0,"original_token_count":11115,"output":"head\…722 tokens truncated…"tail\n"}`,
+			"head\n…722 tokens truncated…\ntail", nil, false},
+	} {
+		m := NewMapper(Config{})
+		text, ok, running, found := m.codeModeResult(cellCall{Tool: c.tool, Command: "cargo build"}, printed(c.out))
+		if c.text == "" {
+			// Two marks: no object Codex cut once; left as printed.
+			if text != c.out || ok != nil || running != "" {
+				t.Errorf("%s: a text cut twice was read as a result: %q %v %q", c.tool, text, ok, running)
+			}
+			continue
+		}
+		if c.ok == nil {
+			yes := true
+			c.ok = &yes
+		}
+		if !found || text != c.text || ok == nil || *ok != *c.ok || (running != "") != c.running {
+			t.Errorf("%s %s:\n got %q %v %q\nwant %q %v", c.tool, c.out, text, ok, running, c.text, *c.ok)
+		}
+	}
+}
+
 // testdata/subagents-0.144.jsonl: lines of a real Codex desktop 0.144
 // rollout (testdata/fidelity, the session_meta cut to the fields graft
 // reads) where the agent spawned a reviewer (spawn_agent, namespace

@@ -158,7 +158,13 @@
 // session_id makes the result running (meta execRunning, as the "Process
 // running with session ID" header does) and the session the command's,
 // so a write_stdin to it is named by that command (a commit whose hook
-// asks a question, answered with "Y\n"). A wait on a cell a script still runs in is named by
+// asks a question, answered with "Y\n"). Such an object Codex cut to its
+// model's budget ("Warning: truncated output (original token count: N)",
+// "Total output lines: 1", then the object's head and end around one
+// "…N tokens truncated…") is read the same way: the cut falls in its
+// output, the field it ends with, so the fields before it still say how
+// the command ended, and the output is its head and end around the mark
+// (cutResult). A wait on a cell a script still runs in is named by
 // that script's command in meta execCommand, as a write_stdin is; when the
 // script polls a session whose command is not known (write_stdin, its
 // session's exec_command printed no header), by that session in meta
