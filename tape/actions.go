@@ -920,7 +920,15 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 		return nil
 	}
 	lines, checks := foldChecks(lines)
-	pick := map[int]bool{len(lines) - 1: true}
+	// A count of nothing is no line of the run beside one of its shape
+	// that counts: cargo's doc tests end its output with "running 0
+	// tests" (TestACountOfNothingYieldsToOneOfItsShape).
+	counted := countedShapes(lines)
+	nothing := func(k int) bool { return counted[lineShape(lines[k])] && countsNothing(lines[k]) }
+	pick := map[int]bool{}
+	if last := len(lines) - 1; !nothing(last) {
+		pick[last] = true
+	}
 	if checks >= 0 {
 		changed = make([]bool, len(lines)) // a checks table is no git status
 		pick[checks] = true
@@ -961,6 +969,9 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 		pick[k], picked[lines[k]] = true, true
 	}
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
+		if nothing(k) {
+			continue // cargo's doc tests, none: the run's count is another line
+		}
 		if changed[k] || isKeyLine(lines[k]) {
 			verdict = true
 			if picked[lines[k]] {
@@ -1020,6 +1031,35 @@ func largestOfCrowdedShape(lines []string, pick map[int]bool) int {
 		}
 	}
 	return best
+}
+
+// countsNothing: every number in l is zero ("running 0 tests", "test
+// result: ok. 0 passed; 0 failed; … finished in 0.00s"), and it has one.
+func countsNothing(l string) bool {
+	digits := false
+	for _, r := range l {
+		if '1' <= r && r <= '9' {
+			return false
+		}
+		digits = digits || r == '0'
+	}
+	return digits
+}
+
+// countedShapes are the shapes (lineShape) of the lines that count
+// something: a count of nothing beside one of them says nothing of the
+// run (TestACountOfNothingYieldsToOneOfItsShape).
+func countedShapes(lines []string) map[string]bool {
+	var shapes map[string]bool
+	for _, l := range lines {
+		if strings.ContainsAny(l, "0123456789") && !countsNothing(l) {
+			if shapes == nil {
+				shapes = map[string]bool{}
+			}
+			shapes[lineShape(l)] = true
+		}
+	}
+	return shapes
 }
 
 // lineShape is l with each run of digits one '#'.

@@ -139,7 +139,9 @@ const (
 	// runes (a proposed one's first 2,500), a host summary's first 12,000,
 	// and a runner's heading as a failure's first key line, took Claude
 	// Code's /fast, /effort … for the user's words, and a local bound in a
-	// body for a definition.
+	// body for a definition; 105 kept no command's text the host wrote
+	// after a command the person typed, and quoted a count of nothing
+	// ("running 0 tests") beside one of its shape that counts.
 	snapshotVersion = 106
 )
 

@@ -205,7 +205,10 @@
 // once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none;
 // go test's "[no test files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
 // result" per test binary) the one that counts the most among the last
-// (largestOfCrowdedShape); for a failure its first line (but a runner's
+// (largestOfCrowdedShape), and a count of nothing ("running 0 tests",
+// "test result: ok. 0 passed; 0 failed; …": countsNothing) none beside a
+// line of its shape that counts, the last line included (cargo's doc
+// tests end its output); for a failure its first line (but a runner's
 // section heading framed by rules, pytest's "== test session starts ==":
 // ruleHeading), the first line naming an error,
 // and the last line; a linter's or a
