@@ -1128,6 +1128,7 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	} else {
 		c.What = in.what(st.Cwd, whatRunes)
 		c.Writes = cl.shell && !file && printsIntoAFile(in.command()) // !file: no here-document to parse again
+		b.posted(ev, in, cl.shell)
 		if strings.HasSuffix(c.What, "…") {
 			c.Long = in.what(st.Cwd, inFlightRunes) // shown if it is in flight at the cut
 		} else if p := in.delegated(); p != "" && c.What != "" {

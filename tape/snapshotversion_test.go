@@ -84,11 +84,16 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			result("Write", "w1", true, "ok"),
 			say("Two fail."),
 		),
-		// A command's text after the command the person typed (template.go).
+		// A command's text after the command the person typed (template.go),
+		// a pull request's body (posted.go), a count of nothing.
 		"command-text": seqd(
 			human("/opsx:explore issues/532"),
 			injected(session.KindSkill, "skill", exploreCommand),
 			say("Reading the issue."),
+			call("Bash", "p1", `{"command":"gh pr create --title t --body-file - <<'EOF'\n## Summary\n- x\nEOF"}`),
+			result("Bash", "p1", true, "https://github.com/o/r/pull/1"),
+			call("Bash", "c1", `{"command":"cargo test"}`),
+			result("Bash", "c1", true, "running 3 tests\ntest result: ok. 3 passed; 0 failed\n\nrunning 0 tests\ntest result: ok. 0 passed; 0 failed\n"),
 		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
