@@ -3,6 +3,7 @@ package tape
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/graft-project/graft/session"
@@ -52,11 +53,11 @@ func postedBody(cmd string) (what, body string) {
 	for k, w := range words {
 		var v string
 		switch {
-		case k+1 < len(words) && contains(bodyFlags, w):
+		case k+1 < len(words) && slices.Contains(bodyFlags, w):
 			v = words[k+1]
 		case strings.HasPrefix(w, "--body=") || strings.HasPrefix(w, "--notes="):
 			_, v, _ = strings.Cut(w, "=")
-		case k+1 < len(words) && contains(fieldFlags, w) && strings.HasPrefix(words[k+1], "body="):
+		case k+1 < len(words) && slices.Contains(fieldFlags, w) && strings.HasPrefix(words[k+1], "body="):
 			v = strings.TrimPrefix(words[k+1], "body=")
 		default:
 			continue
@@ -66,15 +67,6 @@ func postedBody(cmd string) (what, body string) {
 		}
 	}
 	return "", ""
-}
-
-func contains(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }
 
 // shellWords are the words of the simple command s opens with, as a shell
