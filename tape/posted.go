@@ -62,7 +62,7 @@ func postedBody(cmd string) (what, body string) {
 		default:
 			continue
 		}
-		if v = strings.TrimSpace(v); v != "" && !strings.HasPrefix(v, "$(") {
+		if v = strings.TrimSpace(v); v != "" && !strings.HasPrefix(v, "$") { // "$b", "$(cat f)": text the command does not show
 			return what, v
 		}
 	}

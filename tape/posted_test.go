@@ -59,6 +59,7 @@ func TestPostedBody(t *testing.T) {
 		{`gh release create v1 --notes "fixes the tray"`, "gh release create", "fixes the tray"},
 		{`gh api repos/o/r/pulls/5/comments/7/replies -f body='Fixed in abc.'`, "gh api", "Fixed in abc."},
 		{`cd x && gh pr create --fill`, "", ""},
+		{`b=$(cat body.md); gh issue create --title t --body "$b"`, "", ""},
 		{`gh pr view 5 --json body`, "", ""},
 		{`echo "--body x"`, "", ""},
 	} {
