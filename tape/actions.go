@@ -923,8 +923,12 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	// A count of nothing is no line of the run beside one of its shape
 	// that counts: cargo's doc tests end its output with "running 0
 	// tests" (TestACountOfNothingYieldsToOneOfItsShape).
-	counted := countedShapes(lines)
-	nothing := func(k int) bool { return counted[lineShape(lines[k])] && countsNothing(lines[k]) }
+	// Most outputs hold no such line: their shapes are not drawn at all.
+	var counted map[string]bool
+	if slices.ContainsFunc(lines, countsNothing) {
+		counted = countedShapes(lines)
+	}
+	nothing := func(k int) bool { return counted != nil && countsNothing(lines[k]) && counted[lineShape(lines[k])] }
 	pick := map[int]bool{}
 	if last := len(lines) - 1; !nothing(last) {
 		pick[last] = true

@@ -31,6 +31,9 @@ var (
 // -, --body "$(cat <<'EOF' … EOF)"), else the value of its --body, -b,
 // --notes, -n, or gh api's -f body=…. Both are "" for any other command.
 func postedBody(cmd string) (what, body string) {
+	if !strings.Contains(cmd, "gh") {
+		return "", "" // every shell call comes here: most name no gh
+	}
 	loc := ghPost.FindStringIndex(cmd)
 	if loc == nil {
 		return "", ""
