@@ -86,6 +86,15 @@ type action struct {
 	End   string `json:"end,omitempty"`
 }
 
+// isPoll: a call that waits on a command left running and feeds it
+// nothing (Codex's write_stdin with no input, its code mode's wait on a
+// cell), and did not fail. pollWhat keeps an interrupt's or an input's
+// mark whole, past a long command (pollRuns).
+func (a *action) isPoll() bool {
+	return (a.Tool == "write_stdin" || a.Tool == "wait") && a.OK && a.What != "" &&
+		!strings.Contains(a.What, " ← ") && !strings.HasSuffix(a.What, " (^C)")
+}
+
 // callWhat is the one line that says what a call did: the command, the
 // path, the pattern or the query it named.
 func callWhat(name string, input json.RawMessage, cwd string) string {

@@ -914,6 +914,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		head += " Running: not done when its call returned."
 	}
 	blk.addHead(head)
+	as, runs := pollRuns(as)
 	sec := &section{singular: "action", plural: "actions", cutFront: true}
 	sec.order = actionCutOrder(as, func(a action) bool { return len(q.key[a.Seq]) > 0 || !a.OK })
 	pending := map[int64]failure{}
@@ -945,9 +946,46 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 		if a.OK && len(as)-k > keptNewestActions {
 			key = ringLast(key, olderKeyLines)
 		}
-		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
+		note, from := q.notes[a.Seq], a.Seq
+		if r, ok := runs[a.Seq]; ok {
+			from = r.from
+			note = strings.TrimPrefix(note+fmt.Sprintf("; polled %d times from seq=%d", r.polls, r.from), "; ")
+		}
+		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, note), "", from, a.Seq))
 	}
 	return blk, blk.addSection(sec)
+}
+
+// pollRun is a run of polls folded into its newest: how many, from which seq.
+type pollRun struct {
+	polls int
+	from  int64
+}
+
+// pollRuns folds each run of polls of one command into its newest poll:
+// polls (isPoll) of the same command one after the other, no other call
+// between. An agent waiting on a long command polls it again and again;
+// what the older polls printed was progress, and the newest poll's
+// outcome is the command's. runs holds, by the newest poll's seq, the run
+// it stands for (TestARunOfPollsOfOneCommandIsOneLine). The fold keeps
+// every poll: folded in its ring, they left room to older calls that
+// took the room of the messages (two facts fewer on the tuning cases).
+func pollRuns(as []action) ([]action, map[int64]pollRun) {
+	var out []action
+	runs := map[int64]pollRun{}
+	for k := 0; k < len(as); k++ {
+		a := as[k]
+		j := k
+		for a.isPoll() && j+1 < len(as) && as[j+1].isPoll() && as[j+1].What == a.What {
+			j++
+		}
+		if j > k {
+			runs[as[j].Seq] = pollRun{polls: j - k + 1, from: a.Seq}
+		}
+		out = append(out, as[j])
+		k = j
+	}
+	return out, runs
 }
 
 // reportOf is the seq of the sub-agent report a's result gave, when the

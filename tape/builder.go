@@ -141,8 +141,9 @@ const (
 	// Code's /fast, /effort … for the user's words, and a local bound in a
 	// body for a definition; 105 kept no command's text the host wrote
 	// after a command the person typed, and quoted a count of nothing
-	// ("running 0 tests") beside one of its shape that counts.
-	snapshotVersion = 106
+	// ("running 0 tests") beside one of its shape that counts; 106 clipped
+	// the mark of an interrupt or an input off a long command it wrote to.
+	snapshotVersion = 107
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -466,14 +467,18 @@ func pollWhat(ev *session.Event, cwd string) string {
 	default:
 		what = "cell " + in.CellID.String()
 	}
+	// What it writes is kept whole past a long command (a command clipped
+	// to its room): an interrupt or input is never taken for a poll
+	// (pollRuns).
+	tail := ""
 	switch {
 	case in.Chars == "":
 	case in.Chars == "\u0003":
-		what += " (^C)"
+		tail = " (^C)"
 	default:
-		what += " ← " + clipLine(strconv.Quote(in.Chars), argumentRunes)
+		tail = " ← " + clipLine(strconv.Quote(in.Chars), argumentRunes)
 	}
-	return clipLine(what, whatRunes)
+	return clipLine(what, max(whatRunes-utf8.RuneCountInString(tail), whatRunes/2)) + tail
 }
 
 // openCall is a tool call waiting for its result.

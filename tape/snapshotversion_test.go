@@ -95,6 +95,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "c1", `{"command":"cargo test"}`),
 			result("Bash", "c1", true, "running 3 tests\ntest result: ok. 3 passed; 0 failed\n\nrunning 0 tests\ntest result: ok. 0 passed; 0 failed\n"),
 		),
+		// An interrupt of a long command (pollWhat keeps its mark).
+		"long-interrupt": seqd(
+			human("Stop the watch."),
+			withMeta(call("write_stdin", "w1", `{"session_id":7,"chars":"\u0003"}`), "execCommand", "gh run watch "+strings.Repeat("--interval 30 ", 12)),
+			result("write_stdin", "w1", true, "Process exited with code 130\n"),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)
