@@ -1004,13 +1004,81 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	for k, l := range lines {
 		if pick[k] && !shown[l] {
 			shown[l] = true
-			outLines = append(outLines, firstLine(l, keyLineRunes))
+			outLines = append(outLines, jsonLine(l, keyLineRunes))
 		}
 	}
 	if len(outLines) > maxKeyLines {
 		outLines = outLines[len(outLines)-maxKeyLines:]
 	}
 	return outLines
+}
+
+// jsonLine is l in n runes (firstLine), but a JSON object longer than
+// that (gh pr view --json, a script's result) with each long value
+// clipped in place, so that a long field (a pull request's body) does not
+// take the room of every field after it (TestAJSONLineShowsEveryField).
+func jsonLine(l string, n int) string {
+	if !strings.HasPrefix(l, "{") || utf8.RuneCountInString(l) <= n {
+		return firstLine(l, n)
+	}
+	type field struct{ key, val string }
+	var fields []field
+	dec := json.NewDecoder(strings.NewReader(l))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return firstLine(l, n)
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		var raw json.RawMessage
+		if err != nil || dec.Decode(&raw) != nil {
+			return firstLine(l, n)
+		}
+		k, _ := json.Marshal(key)
+		fields = append(fields, field{string(k), string(raw)})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') || dec.More() || len(fields) < 2 {
+		return firstLine(l, n)
+	}
+	room := n - 1 // the braces and the commas
+	for _, f := range fields {
+		room -= utf8.RuneCountInString(f.key) + 2
+	}
+	const least = 12 // a clipped value's runes at least
+	if room < least*len(fields) {
+		return firstLine(l, n)
+	}
+	order := make([]int, len(fields))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(fields[a].val) - len(fields[b].val) })
+	for left, i := range order {
+		share := room / (len(order) - left)
+		if v := fields[i].val; utf8.RuneCountInString(v) > share {
+			r := []rune(v)[:share-1]
+			if v[0] == '"' {
+				r = r[:len(r)-1]
+			}
+			if r[len(r)-1] == '\\' {
+				r[len(r)-1] = ' ' // not half an escape
+			}
+			if r = append(r, '…'); v[0] == '"' {
+				r = append(r, '"')
+			}
+			fields[i].val = string(r)
+		}
+		room -= utf8.RuneCountInString(fields[i].val)
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.key + ":" + f.val)
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // largestOfCrowdedShape is the index of the verdict with the largest

@@ -142,7 +142,8 @@ const (
 	// body for a definition; 105 kept no command's text the host wrote
 	// after a command the person typed, and quoted a count of nothing
 	// ("running 0 tests") beside one of its shape that counts; 106 clipped
-	// the mark of an interrupt or an input off a long command it wrote to.
+	// the mark of an interrupt or an input off a long command it wrote to,
+	// and quoted a long JSON object's line by its head.
 	snapshotVersion = 107
 )
 

@@ -211,7 +211,9 @@
 // (largestOfCrowdedShape), and a count of nothing ("running 0 tests",
 // "test result: ok. 0 passed; 0 failed; …": countsNothing) none beside a
 // line of its shape that counts, the last line included (cargo's doc
-// tests end its output); for a failure its first line (but a runner's
+// tests end its output), a JSON object longer than a key line with each
+// long value clipped in place (jsonLine: a body no longer takes the room
+// of the fields after it); for a failure its first line (but a runner's
 // section heading framed by rules, pytest's "== test session starts ==":
 // ruleHeading), the first line naming an error,
 // and the last line; a linter's or a

@@ -95,6 +95,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "c1", `{"command":"cargo test"}`),
 			result("Bash", "c1", true, "running 3 tests\ntest result: ok. 3 passed; 0 failed\n\nrunning 0 tests\ntest result: ok. 0 passed; 0 failed\n"),
 		),
+		// A JSON object's long value clipped in place (jsonLine).
+		"json-line": seqd(
+			human("Check the PR."),
+			call("Bash", "g1", `{"command":"gh pr view 5 --json body,state,url"}`),
+			result("Bash", "g1", true, `{"body":"`+strings.Repeat("a long body ", 40)+`","state":"OPEN","url":"https://github.com/o/r/pull/5"}`+"\n"),
+		),
 		// An interrupt of a long command (pollWhat keeps its mark).
 		"long-interrupt": seqd(
 			human("Stop the watch."),
