@@ -31,3 +31,20 @@ func TestAJSONLineShowsEveryField(t *testing.T) {
 		t.Errorf("a line that is no JSON changed: %q", got)
 	}
 }
+
+// jsonLine never panics and never quotes more than its room, whatever the
+// line: a JSON object of any shape, or a line that only looks like one.
+func FuzzJSONLine(f *testing.F) {
+	for _, s := range []string{`{"a":"` + strings.Repeat("é", 300) + `","b":1}`, `{"a":[1,2,3],"b":{"c":"d"}}`, `{"a":"\u00e9\\n` + strings.Repeat("x", 200) + `"}`, `{`, `{"a":1}{"b":2}`} {
+		f.Add(s, 180)
+	}
+	f.Fuzz(func(t *testing.T, l string, n int) {
+		if n < 1 || n > 2000 {
+			return
+		}
+		got := jsonLine(l, n)
+		if r := []rune(got); len(r) > n+2 {
+			t.Fatalf("jsonLine(%q, %d) = %q: %d runes", l, n, got, len(r))
+		}
+	})
+}
