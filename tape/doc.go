@@ -454,7 +454,9 @@
 //	instructions (keptPastedConstraints), conversation tail → 0, middle
 //	parts of long instructions → those of
 //	the first and the latest, recall index → 0, replayed messages → 0,
-//	files only read → 4, sub-agent reports → 0 (→ 1 when the newest came
+//	files only read → 4, look-ups → 1 (a look-up can be run again; an
+//	older one is the least likely to be what the work refers to now),
+//	sub-agent reports → 0 (→ 1 when the newest came
 //	after the assistant's last message: what it learned last, which no
 //	other block says yet; unanswered), the carryover's steps
 //	(messages that only announce the call after them; not the open
@@ -464,7 +466,6 @@
 //	(carryFloor), files only read → 0, written files past the newest 6 →
 //	their path and ops (shrink: keptDetailedFiles), the newest files'
 //	last changes at length → 0, written files → 14,
-//	look-ups → 1,
 //	host summary → 0, recent actions → 6, fixed failures → 0, middle
 //	parts → 0 (a plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the

@@ -215,6 +215,10 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		step(r, 0)
 	}
 	step(readItems, 4)
+	// A look-up can be run again, and an older one is the least likely
+	// to be what the work refers to now: all but the newest go before the
+	// messages (TestOnlyTheNewestLookUpOutranksTheMessages).
+	step(refItems, 1)
 	step(reportItems, b.unanswered())
 	if paragraphs != nil {
 		step(paragraphs, paragraphs.liveItems()-steps) // the steps only fill room
@@ -229,7 +233,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	// files' details went (TestTheNewestChangesOutliveOlderFilesDetails).
 	step(b.lastChanges, 0)
 	step(fileItems, 14)
-	step(refItems, 1)
 	step(summaryItems, 0)
 	step(actionItems, 6)
 	step(b.fixedItems, 0)
