@@ -84,15 +84,10 @@ type action struct {
 	// (its summary: "… failed with exit code 10").
 	Ended int64  `json:"ended,omitempty"`
 	End   string `json:"end,omitempty"`
-}
-
-// isPoll: a call that waits on a command left running and feeds it
-// nothing (Codex's write_stdin with no input, its code mode's wait on a
-// cell), and did not fail. pollWhat keeps an interrupt's or an input's
-// mark whole, past a long command (pollRuns).
-func (a *action) isPoll() bool {
-	return (a.Tool == "write_stdin" || a.Tool == "wait") && a.OK && a.What != "" &&
-		!strings.Contains(a.What, " ← ") && !strings.HasSuffix(a.What, " (^C)")
+	// Poll: a call that waited on a command left running, fed it nothing
+	// and did not fail (Codex's write_stdin with no input, its code
+	// mode's wait: openCall.Poll); a run of them is one line (pollRuns).
+	Poll bool `json:"poll,omitempty"`
 }
 
 // callWhat is the one line that says what a call did: the command, the
@@ -1033,7 +1028,7 @@ func jsonLine(l string, n int) string {
 		if err != nil || dec.Decode(&raw) != nil {
 			return firstLine(l, n)
 		}
-		k, _ := json.Marshal(key)
+		k, _ := json.Marshal(key) // a string always marshals
 		fields = append(fields, field{string(k), string(raw)})
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') || dec.More() || len(fields) < 2 {

@@ -963,7 +963,7 @@ type pollRun struct {
 }
 
 // pollRuns folds each run of polls of one command into its newest poll:
-// polls (isPoll) of the same command one after the other, no other call
+// polls (action.Poll) of the same command one after the other, no other call
 // between. An agent waiting on a long command polls it again and again;
 // what the older polls printed was progress, and the newest poll's
 // outcome is the command's. runs holds, by the newest poll's seq, the run
@@ -976,7 +976,7 @@ func pollRuns(as []action) ([]action, map[int64]pollRun) {
 	for k := 0; k < len(as); k++ {
 		a := as[k]
 		j := k
-		for a.isPoll() && j+1 < len(as) && as[j+1].isPoll() && as[j+1].What == a.What {
+		for a.Poll && j+1 < len(as) && as[j+1].Poll && as[j+1].What == a.What {
 			j++
 		}
 		if j > k {

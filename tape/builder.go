@@ -143,7 +143,7 @@ const (
 	// after a command the person typed, and quoted a count of nothing
 	// ("running 0 tests") beside one of its shape that counts; 106 clipped
 	// the mark of an interrupt or an input off a long command it wrote to,
-	// and quoted a long JSON object's line by its head.
+	// knew no poll, and quoted a long JSON object's line by its head.
 	snapshotVersion = 107
 )
 
@@ -447,18 +447,19 @@ type callRef struct {
 // interrupt, "← …" for other input, nothing for a poll; and a wait on a
 // cell (Codex's code mode) by the command of the script that runs there,
 // else by the session that script polls (meta execSession), else "cell
-// N". "" for another call of those names.
-func pollWhat(ev *session.Event, cwd string) string {
+// N". "" for another call of those names. waits: the call feeds the
+// command nothing (a poll, action.Poll).
+func pollWhat(ev *session.Event, cwd string) (what string, waits bool) {
 	var in struct {
 		SessionID json.Number `json:"session_id"`
 		CellID    json.Number `json:"cell_id"`
 		Chars     string      `json:"chars"`
 	}
 	if json.Unmarshal(ev.Tool.Input, &in) != nil || in.SessionID == "" && in.CellID == "" {
-		return ""
+		return "", false
 	}
 	// The command as exec_command's own line shows it (callWhat).
-	what := whatOf("cmd", ev.Meta["execCommand"], cwd, whatRunes)
+	what = whatOf("cmd", ev.Meta["execCommand"], cwd, whatRunes)
 	switch {
 	case what != "":
 	case in.SessionID != "":
@@ -469,8 +470,7 @@ func pollWhat(ev *session.Event, cwd string) string {
 		what = "cell " + in.CellID.String()
 	}
 	// What it writes is kept whole past a long command (a command clipped
-	// to its room): an interrupt or input is never taken for a poll
-	// (pollRuns).
+	// to its room): the line of an interrupt or an input says so.
 	tail := ""
 	switch {
 	case in.Chars == "":
@@ -479,7 +479,7 @@ func pollWhat(ev *session.Event, cwd string) string {
 	default:
 		tail = " ← " + clipLine(strconv.Quote(in.Chars), argumentRunes)
 	}
-	return clipLine(what, max(whatRunes-utf8.RuneCountInString(tail), whatRunes/2)) + tail
+	return clipLine(what, max(whatRunes-utf8.RuneCountInString(tail), whatRunes/2)) + tail, in.Chars == ""
 }
 
 // openCall is a tool call waiting for its result.
@@ -513,6 +513,9 @@ type openCall struct {
 	// ToolList: a code-mode script that only reads the tool list
 	// (readsToolList).
 	ToolList bool `json:"toolList,omitempty"`
+	// Poll: a call that waits on a command left running and feeds it
+	// nothing (pollWhat).
+	Poll bool `json:"poll,omitempty"`
 }
 
 // fileFacts are what a write or an edit does to one file: the names it
@@ -1123,12 +1126,12 @@ func (b *Builder) addCall(ev *session.Event, size int, off int64) {
 	// prompt.
 	in := &callInput{raw: ev.Tool.Input}
 	touches, file := in.fileTouches(name)
-	poll := ""
+	poll, waits := "", false
 	if name == "write_stdin" || name == "wait" {
-		poll = pollWhat(ev, st.Cwd)
+		poll, waits = pollWhat(ev, st.Cwd)
 	}
 	if poll != "" {
-		c.What = poll
+		c.What, c.Poll = poll, waits
 	} else if file && !cl.shell {
 		c.What = touchesWhat(touches, st.Cwd) // one read of the input: a Write's may be large
 	} else {
@@ -1263,6 +1266,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		a.Unreported = ev.Tool != nil && ev.Tool.OK == nil && cl.shell
 		a.Running = a.Unreported && ev.Meta["execRunning"] != ""
 		a.Background = background
+		a.Poll = call.Poll && ok
 		if declined != "" || background != "" {
 			st.Actions = appendRing(st.Actions, a, keptCommands)
 		} else if quote {

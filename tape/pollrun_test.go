@@ -2,6 +2,7 @@ package tape
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,22 +53,34 @@ func TestARunOfPollsOfOneCommandIsOneLine(t *testing.T) {
 }
 
 // An interrupt of a long command keeps its mark (the command is clipped to
-// leave it room): it is never taken for a poll and folded away.
+// leave it room), and is no poll: the polls before and after it are not
+// one run.
 func TestAnInterruptOfALongCommandIsNoPoll(t *testing.T) {
 	long := "gh run watch " + strings.Repeat("--interval 30 ", 12)
 	ev := withMeta(call("write_stdin", "w1", `{"session_id":7,"chars":"\u0003"}`), "execCommand", long)
-	what := pollWhat(&ev, "")
-	if !strings.HasSuffix(what, " (^C)") {
-		t.Fatalf("pollWhat = %q: the interrupt's mark is clipped off", what)
+	if what, waits := pollWhat(&ev, ""); !strings.HasSuffix(what, " (^C)") || waits {
+		t.Fatalf("pollWhat = %q, %v: the interrupt's mark is clipped off, or it is taken for a poll", what, waits)
 	}
-	a := action{Tool: "write_stdin", What: what, OK: true}
-	if a.isPoll() {
-		t.Fatalf("%q is taken for a poll", what)
+	out := "Process running with session ID 7\nOutput:\nin_progress\n"
+	b := fold(t, "s", seqd(human("Watch it."),
+		withMeta(call("write_stdin", "p1", `{"session_id":7,"chars":""}`), "execCommand", long), result("write_stdin", "p1", true, out),
+		withMeta(call("write_stdin", "p2", `{"session_id":7,"chars":""}`), "execCommand", long), result("write_stdin", "p2", true, out),
+		withMeta(call("write_stdin", "i1", `{"session_id":7,"chars":"\u0003"}`), "execCommand", long), result("write_stdin", "i1", true, "Process exited with code 130\n"),
+		withMeta(call("write_stdin", "p3", `{"session_id":7,"chars":""}`), "execCommand", long), result("write_stdin", "p3", false, "no such session\n"),
+	))
+	var polls []bool
+	for _, a := range b.actions() {
+		polls = append(polls, a.Poll)
 	}
-	p := action{Tool: "write_stdin", What: pollWhat(ptr(withMeta(call("write_stdin", "w2", `{"session_id":7,"chars":""}`), "execCommand", long)), ""), OK: true}
-	if !p.isPoll() {
-		t.Fatalf("%q is no poll", p.What)
+	if want := []bool{true, true, false, false}; !slices.Equal(polls, want) {
+		t.Fatalf("Poll of the calls = %v, want %v (two polls, an interrupt, a failed poll)", polls, want)
+	}
+	tp, err := b.Build(Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := blockText(t, tp, "Recent Actions")
+	if !strings.Contains(a, "(polled 2 times from seq=") || strings.Count(a, "(^C)") != 1 || !strings.Contains(a, "FAILED") {
+		t.Fatalf("the two polls are not one line, or the interrupt or the failed poll is folded into them:\n%s", a)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -101,9 +101,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "g1", `{"command":"gh pr view 5 --json body,state,url"}`),
 			result("Bash", "g1", true, `{"body":"`+strings.Repeat("a long body ", 40)+`","state":"OPEN","url":"https://github.com/o/r/pull/5"}`+"\n"),
 		),
-		// An interrupt of a long command (pollWhat keeps its mark).
+		// A poll, then an interrupt of a long command (pollWhat keeps its
+		// mark).
 		"long-interrupt": seqd(
 			human("Stop the watch."),
+			withMeta(call("write_stdin", "w0", `{"session_id":7,"chars":""}`), "execCommand", "gh run watch "+strings.Repeat("--interval 30 ", 12)),
+			result("write_stdin", "w0", true, "Process running with session ID 7\n"),
 			withMeta(call("write_stdin", "w1", `{"session_id":7,"chars":"\u0003"}`), "execCommand", "gh run watch "+strings.Repeat("--interval 30 ", 12)),
 			result("write_stdin", "w1", true, "Process exited with code 130\n"),
 		),
