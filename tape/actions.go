@@ -1086,6 +1086,13 @@ func largestOfCrowdedShape(lines []string, pick map[int]bool) int {
 	if len(lines) <= room {
 		return -1 // every line fits: no shape is crowded
 	}
+	return largestOfShapeOver(lines, pick, room)
+}
+
+// largestOfShapeOver is the index of the verdict with the largest first
+// number among the verdicts not in pick of a shape with more than over
+// verdicts; -1 when there is none.
+func largestOfShapeOver(lines []string, pick map[int]bool, over int) int {
 	count := map[string]int{}
 	verdicts := make([]bool, len(lines))
 	for k, l := range lines {
@@ -1099,7 +1106,7 @@ func largestOfCrowdedShape(lines []string, pick map[int]bool) int {
 	}
 	best, bestN := -1, -1
 	for k, l := range lines {
-		if pick[k] || !verdicts[k] || count[lineShape(l)] <= room {
+		if pick[k] || !verdicts[k] || count[lineShape(l)] <= over {
 			continue
 		}
 		if n, ok := firstNumber(l); ok && n > bestN {
@@ -1107,6 +1114,13 @@ func largestOfCrowdedShape(lines []string, pick map[int]bool) int {
 		}
 	}
 	return best
+}
+
+// largestRepeatedVerdict is the index of the verdict with the largest
+// first number among the verdicts of lines of a shape that holds two or
+// more of them; -1 when no shape does.
+func largestRepeatedVerdict(lines []string) int {
+	return largestOfShapeOver(lines, nil, 1)
 }
 
 // countsNothing: every number in l is zero ("running 0 tests", "test

@@ -3,6 +3,7 @@ package tape
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -257,5 +258,43 @@ func TestAnEmptyLastOutputShowsNoLine(t *testing.T) {
 	), Options{}, nil)
 	if a := blockText(t, tp, "Recent Actions"); strings.Contains(a, "→ \n") || strings.HasSuffix(strings.TrimRight(a, "\n"), "→") {
 		t.Errorf("Recent Actions shows an empty line of output:\n%q", a)
+	}
+}
+
+// Two test binaries: the library's 200 tests, then an integration test's
+// 2, then the doc tests. The two verdicts of one shape fit the quote's
+// room, but the other key lines after them (the second binary's "running
+// 2 tests", the doc tests' summary) take it first: the quote said "1
+// passed" of a run that passed 200 (a real run of cargo test -p, Codex).
+// The largest verdict of a shape that repeats goes first whenever the
+// key lines outnumber the room.
+func TestTheLargestVerdictOutlivesOtherKeyLines(t *testing.T) {
+	out := strings.Join([]string{
+		"   Compiling fnox-core v1.28.0 (/src/fnox/crates/fnox-core)",
+		"    Finished `test` profile [unoptimized + debuginfo] target(s) in 2.26s",
+		"     Running unittests src/lib.rs (target/debug/deps/fnox_core-63b9)",
+		"running 200 tests",
+		"test auth::tests::skips ... ok",
+		"test result: ok. 200 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.10s",
+		"     Running tests/config.rs (target/debug/deps/config-1f2e)",
+		"running 2 tests",
+		"test loads ... ok",
+		"test result: ok. 1 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+		"   Doc-tests fnox_core",
+		"running 0 tests",
+		"test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+		"all doctests ran in 0.77s; merged doctests compilation took 0.55s",
+	}, "\n")
+	got := keyLines(out, true)
+	if !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, "200 passed") }) {
+		t.Errorf("key lines %q: want the 200 tests' verdict", got)
+	}
+	if len(got) > maxKeyLines || !strings.HasPrefix(got[len(got)-1], "all doctests ran") {
+		t.Errorf("key lines %q: want at most %d, the output's last line last", got, maxKeyLines)
+	}
+	// One verdict of each shape, fewer key lines than the room: as before.
+	short := "running 12 tests\ntest result: ok. 12 passed; 0 failed\n"
+	if got := keyLines(short, true); len(got) != 2 {
+		t.Errorf("key lines %q: want the count and the verdict", got)
 	}
 }

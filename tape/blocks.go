@@ -944,7 +944,7 @@ func (b *Builder) actionsBlock(q *quoted) (*block, *section) {
 			key = restOfFailure(key, pendingLines(f, q))
 		}
 		if a.OK && len(as)-k > keptNewestActions {
-			key = ringLast(key, olderKeyLines)
+			key = olderKey(key)
 		}
 		note, from := q.notes[a.Seq], a.Seq
 		if r, ok := runs[a.Seq]; ok {
@@ -1136,7 +1136,7 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 		}
 		key := q.key[a.Seq]
 		if a.OK {
-			key = ringLast(key, olderKeyLines)
+			key = olderKey(key)
 		}
 		sec.items = append(sec.items, newItem(actionLine(a.Seq, a.Tool, a.What, outcome(a), key, q.notes[a.Seq]), "", a.Seq, a.Seq))
 	}
@@ -1777,3 +1777,32 @@ func (b *Builder) byRecency(paths []string) {
 // ones (ringLast). What was done last is quoted at length (maxKeyLines); an older
 // outcome in fewer lines leaves room for more of them.
 const olderKeyLines = 3
+
+// countsMost: line k's first number is larger than that of every other
+// line of its shape (a timestamp that opens each line of a log counts
+// nothing).
+func countsMost(lines []string, k int) bool {
+	n, _ := firstNumber(lines[k])
+	shape := lineShape(lines[k])
+	for j, l := range lines {
+		if m, ok := firstNumber(l); j != k && ok && m >= n && lineShape(l) == shape {
+			return false
+		}
+	}
+	return true
+}
+
+// olderKey is an older call's key lines: its last olderKeyLines, but
+// when the run's largest verdict of a shape that repeats (cargo's "test
+// result" per test binary: largestRepeatedVerdict) is not among them, that
+// verdict and the last lines after it
+// (TestAnOlderCallKeepsItsLargestVerdict).
+func olderKey(key []string) []string {
+	if len(key) <= olderKeyLines {
+		return key
+	}
+	if k := largestRepeatedVerdict(key); k >= 0 && k < len(key)-olderKeyLines && countsMost(key, k) {
+		return append([]string{key[k]}, key[len(key)-olderKeyLines+1:]...)
+	}
+	return ringLast(key, olderKeyLines)
+}

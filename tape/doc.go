@@ -196,7 +196,8 @@
 // Task Status shows), the key lines of the output are quoted (keyLines:
 // at most maxKeyLines, 4; past the newest keptNewestActions of Recent
 // Actions, and in Milestones, a call that worked shows its last
-// olderKeyLines, 3):
+// olderKeyLines, 3, or, when the largest verdict of a shape that repeats
+// is older, that verdict and the last 2: olderKey):
 // for a success the last line and the lines nearest the end that carry a
 // verdict (counts of tests, failures, errors, files changed; pass, fail,
 // error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
