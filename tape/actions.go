@@ -1417,9 +1417,33 @@ var readCommands = map[string]bool{
 }
 
 // readsOnly: every command of the chain is a readCommand (sed only with
-// -n, which prints and does not edit).
+// -n, which prints and does not edit) or asks for its help (asksHelp).
 func readsOnly(what string) bool {
-	return eachReads(what, func(w1, _, _ string) bool { return readCommands[w1] })
+	return eachReads(what, func(w1, w2, rest string) bool { return readCommands[w1] || asksHelp(w2, rest) })
+}
+
+// asksHelp: a command's words past its first ask for its help: "--help"
+// among them ("bd close --help", "claude --help"), or "help" as its
+// subcommand ("go help build"). It prints how to use it and changes
+// nothing (TestAHelpRequestOnlyReads). Not "-h", which is many
+// commands' flag for something else ("df -h"), nor a "--help" past a
+// quoted argument (git commit -m "fix the --help text").
+func asksHelp(w2, rest string) bool {
+	if w2 == "help" || w2 == "--help" {
+		return true
+	}
+	for {
+		var w string
+		if w, rest = nextWord(rest); w == "" {
+			return false
+		}
+		if w == "--help" {
+			return true
+		}
+		if strings.ContainsAny(w[:1], "\"'") {
+			return false // a quoted argument is data: a message, a pattern
+		}
+	}
 }
 
 // eachReads: what is a chain of commands each of which reads (sed only

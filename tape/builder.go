@@ -143,8 +143,9 @@ const (
 	// after a command the person typed, and quoted a count of nothing
 	// ("running 0 tests") beside one of its shape that counts; 106 clipped
 	// the mark of an interrupt or an input off a long command it wrote to,
-	// knew no poll, and quoted a long JSON object's line by its head.
-	snapshotVersion = 107
+	// knew no poll, and quoted a long JSON object's line by its head; 107
+	// quoted a command's help (--help) as its outcome.
+	snapshotVersion = 108
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -193,7 +193,9 @@
 // whether it succeeded. Of commands and other tools that are neither file
 // tools nor searches (nor the host loading its deferred tools, Claude
 // Code's ToolSearch and Codex's tool_search, nor the plan approved, which
-// Task Status shows), the key lines of the output are quoted (keyLines:
+// Task Status shows, nor a shell command that only reads, its chain all
+// readers, cat, sed -n, ls …, or asking its help, "bd close --help", "go
+// help build": readsOnly, asksHelp), the key lines of the output are quoted (keyLines:
 // at most maxKeyLines, 4; past the newest keptNewestActions of Recent
 // Actions, and in Milestones, a call that worked shows its last
 // olderKeyLines, 3, or, when the largest verdict of a shape that repeats

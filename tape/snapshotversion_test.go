@@ -110,6 +110,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			withMeta(call("write_stdin", "w1", `{"session_id":7,"chars":"\u0003"}`), "execCommand", "gh run watch "+strings.Repeat("--interval 30 ", 12)),
 			result("write_stdin", "w1", true, "Process exited with code 130\n"),
 		),
+		// A help request only reads: no action of Recent Actions, a
+		// quiet one.
+		"help": seqd(
+			human("Close the window."),
+			call("Bash", "h1", `{"command":"workmux close --help"}`),
+			result("Bash", "h1", true, "Usage: workmux close [NAME]\n  -h, --help  Print help\n"),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)
