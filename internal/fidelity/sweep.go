@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // SweepRun is the truth set scored with one tape budget.
@@ -80,6 +81,10 @@ func SweepTable(runs []SweepRun, def int) string {
 	}
 	if base != nil && base != &runs[len(runs)-1] {
 		b.WriteString(ceilingLine(largest, *base))
+		if c := cutTable(largest, *base); c != "" {
+			fmt.Fprintf(&b, "\nWhat the %s-character tapes cut that the %s-character ones hold, per kind of block (tuning cases), and the facts only those entries bring; the %s-character tapes carry %s facts per 1,000 of their characters:\n\n%s",
+				thousands(def), thousands(largest.Budget), thousands(def), keptDensity(*base), c)
+		}
 	}
 	if w := whereTable(largest.Results); w != "" {
 		fmt.Fprintf(&b, "\nWhere the evidence of the facts not carried at %s characters is in the imported session (the first place that holds all of a fact's evidence; the held-out cases as counts only):\n\n%s", thousands(largest.Budget), w)
@@ -164,4 +169,133 @@ func ceilingLine(largest, def SweepRun) string {
 	}
 	return fmt.Sprintf("\nA chooser that knew the facts, taking the entries of the %s-character tapes (a line and the indented lines under it; the marker lines and the Handoff blocks paid first) most facts per character first, within %s characters carries %d of %d facts (tuning %d, held out %d); within %s, %d; the tape's rules carry %d at %s. The difference is what a better choice of lines, not more room, could gain (a greedy choice: a ceiling some choice reaches, not the highest; internal/fidelity/oracle.go).\n",
 		thousands(largest.Budget), thousands(def.Budget), all, facts, tuning, held, thousands(def.Budget/4), quarter, rules, thousands(def.Budget))
+}
+
+// cutTable renders, as Markdown, what the default budget cuts on the
+// tuning cases (the held-out ones are not read): per kind of block, in
+// how many tapes it lost entries, the characters of the entries (tapeEntries:
+// a line and the indented lines under it, with its line break) the
+// largest budget's tape holds and the default's does not, the facts the
+// largest carries and the default does not whose evidence the default
+// lacks is held by that block's cut entries alone, and those facts per
+// 1,000 of its cut characters; a row for the facts whose missing
+// evidence is in cut entries of several blocks, and the total. Beside the
+// kept room's facts per 1,000 characters (BlockTable), it says what more
+// room would buy. "" when the results hold no tape text.
+func cutTable(largest, def SweepRun) string {
+	type row struct {
+		kind         string
+		tapes, runes int
+		facts        int
+	}
+	rows := map[string]*row{}
+	all := &row{kind: "**all**"}
+	several := 0
+	for i, r := range largest.Results {
+		if heldOut(r) {
+			continue
+		}
+		text, ok := r.Texts[Graft]
+		small, ok2 := def.Results[i].Texts[Graft]
+		if !ok || !ok2 {
+			return ""
+		}
+		_, kept := tapeEntries(small)
+		keptText := map[string]bool{}
+		for _, e := range kept {
+			keptText[e.text] = true
+		}
+		_, entries := tapeEntries(text)
+		var cut []oracleEntry
+		lost := map[string]bool{}
+		for _, e := range entries {
+			if keptText[e.text] {
+				continue
+			}
+			cut = append(cut, e)
+			rw := rows[e.block]
+			if rw == nil {
+				rw = &row{kind: e.block}
+				rows[e.block] = rw
+			}
+			if !lost[e.block] {
+				lost[e.block] = true
+				rw.tapes++
+			}
+			rw.runes += e.cost
+			all.runes += e.cost
+		}
+		if len(lost) > 0 {
+			all.tapes++
+		}
+		smallNorm := Normalize(small)
+		for k, f := range r.Case.Facts {
+			if !r.Carried[Graft][k] || def.Results[i].Carried[Graft][k] {
+				continue
+			}
+			blocks := map[string]bool{}
+			for _, ev := range f.Evidence {
+				n := Normalize(ev)
+				if strings.Contains(smallNorm, n) {
+					continue
+				}
+				for _, e := range cut {
+					if strings.Contains(e.norm, n) {
+						blocks[e.block] = true
+					}
+				}
+			}
+			all.facts++
+			if len(blocks) != 1 {
+				several++
+				continue
+			}
+			for b := range blocks {
+				rows[b].facts++
+			}
+		}
+	}
+	if all.runes == 0 {
+		return ""
+	}
+	var order []*row
+	for _, rw := range rows {
+		order = append(order, rw)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].runes != order[j].runes {
+			return order[i].runes > order[j].runes
+		}
+		return order[i].kind < order[j].kind
+	})
+	var b strings.Builder
+	b.WriteString("| block | tapes | characters cut | facts only they bring | per 1,000 characters |\n|---|---|---|---|---|\n")
+	for _, rw := range append(order, all) {
+		if rw == all && several > 0 {
+			fmt.Fprintf(&b, "| several blocks together | – | – | %d | – |\n", several)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %d | %.2f |\n", rw.kind, rw.tapes, thousands(rw.runes), rw.facts, 1000*float64(rw.facts)/float64(rw.runes))
+	}
+	return b.String()
+}
+
+// keptDensity is the facts the run's tapes carry per 1,000 of their
+// characters on the tuning cases, "%.2f".
+func keptDensity(run SweepRun) string {
+	var facts, runes int
+	for _, r := range run.Results {
+		if heldOut(r) {
+			continue
+		}
+		runes += utf8.RuneCountInString(r.Texts[Graft])
+		for _, got := range r.Carried[Graft] {
+			if got {
+				facts++
+			}
+		}
+	}
+	if runes == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", 1000*float64(facts)/float64(runes))
 }

@@ -1,8 +1,10 @@
 package fidelity
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // sweepResult is a scored case whose graft tape carried the facts named
@@ -53,5 +55,58 @@ func TestSweepTableNeedsTheSameCases(t *testing.T) {
 	}
 	if got := SweepTable(runs, 16000); !strings.Contains(got, "not the same cases") {
 		t.Fatalf("sweep of different cases: %s", got)
+	}
+}
+
+// What the default budget cuts, per kind of block (tuning cases only):
+// the characters of the entries the largest budget's tape holds and the
+// default's does not, the facts the largest carries and the default does
+// not whose missing evidence only those entries of that block hold, and
+// those facts per 1,000 of the block's cut characters: what more room
+// would buy, beside what the kept room carries.
+func TestCutTable(t *testing.T) {
+	mk := func(name string, held bool, text string, facts []Fact, got ...int) *Result {
+		r := sweepResult(name, held, make([]string, len(facts)))
+		r.Case.Facts = facts
+		r.Texts = map[string]string{Graft: text}
+		for k := range r.Carried[Graft] {
+			r.Carried[Graft][k] = false
+		}
+		for _, k := range got {
+			r.Carried[Graft][k] = true
+		}
+		return r
+	}
+	facts := []Fact{
+		{Category: "state", Evidence: []string{"abc1234"}},         // carried at 16k
+		{Category: "state", Evidence: []string{"pushed to origin"}}, // only at 64k: Recent Actions
+		{Category: "decision", Evidence: []string{"chose sqlite", "wal mode"}}, // only at 64k: two blocks
+		{Category: "file", Evidence: []string{"never anywhere"}},    // at neither
+	}
+	small := "[graft:tape 00000001] [Handoff]\nhi\n\n[graft:tape 00000002] [Recent Actions]\n- seq=9 ok: $ git commit\n    → [main abc1234] x"
+	large := small + "\n- seq=10 ok: $ git push\n    → pushed to origin\n\n[graft:tape 00000003] [Breakpoint]\nseq=4: we chose sqlite\nseq=5: then tests\n\n[graft:tape 00000004] [Goal]\n> keep wal mode"
+	held := mk("h", true, large, facts, 0, 1, 2)
+	def := SweepRun{Budget: 16000, Results: []*Result{mk("a", false, small, facts, 0), mk("h", true, small, facts, 0)}}
+	big := SweepRun{Budget: 64000, Results: []*Result{mk("a", false, large, facts, 0, 1, 2), held}}
+	got := cutTable(big, def)
+	for _, want := range []string{
+		"| block | tapes | characters cut | facts only they bring | per 1,000 characters |",
+		"| Recent Actions | 1 | 47 | 1 | 21.28 |",
+		"| Breakpoint | 1 | 41 | 0 | 0.00 |",
+		"| Goal | 1 | 16 | 0 | 0.00 |",
+		"| several blocks together | – | – | 1 | – |",
+		"| **all** | 1 | 104 | 2 | 19.23 |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("cut table lacks %q:\n%s", want, got)
+		}
+	}
+	// The kept room's density: the tuning tape carries 1 fact in its
+	// characters (the held-out one is not read).
+	if d, want := keptDensity(def), fmt.Sprintf("%.2f", 1000/float64(utf8.RuneCountInString(small))); d != want {
+		t.Errorf("keptDensity = %s, want %s", d, want)
+	}
+	if strings.Contains(got, "| h ") || strings.Count(got, "| Recent Actions |") != 1 {
+		t.Errorf("the held-out case was read:\n%s", got)
 	}
 }
