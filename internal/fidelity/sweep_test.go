@@ -78,10 +78,10 @@ func TestCutTable(t *testing.T) {
 		return r
 	}
 	facts := []Fact{
-		{Category: "state", Evidence: []string{"abc1234"}},         // carried at 16k
-		{Category: "state", Evidence: []string{"pushed to origin"}}, // only at 64k: Recent Actions
+		{Category: "state", Evidence: []string{"abc1234"}},                     // carried at 16k
+		{Category: "state", Evidence: []string{"pushed to origin"}},            // only at 64k: Recent Actions
 		{Category: "decision", Evidence: []string{"chose sqlite", "wal mode"}}, // only at 64k: two blocks
-		{Category: "file", Evidence: []string{"never anywhere"}},    // at neither
+		{Category: "file", Evidence: []string{"never anywhere"}},               // at neither
 	}
 	small := "[graft:tape 00000001] [Handoff]\nhi\n\n[graft:tape 00000002] [Recent Actions]\n- seq=9 ok: $ git commit\n    → [main abc1234] x"
 	large := small + "\n- seq=10 ok: $ git push\n    → pushed to origin\n\n[graft:tape 00000003] [Breakpoint]\nseq=4: we chose sqlite\nseq=5: then tests\n\n[graft:tape 00000004] [Goal]\n> keep wal mode"
