@@ -130,5 +130,5 @@ fidelity-blocks: ## make fidelity, then where the tape spends its room on the tu
 	$(GO) run ./bench/cmd/fidelity -blocks
 
 .PHONY: fidelity-sweep
-fidelity-sweep: ## graft's recall on the truth set at tape budgets from 12,000 to 64,000 characters: what room brings, what a chooser that knew the facts carries within the default, what no budget does and where its evidence is (under a minute)
+fidelity-sweep: ## graft's recall on the truth set at tape budgets from 12,000 to 64,000 characters: what room brings, what a chooser that knew the facts carries within the default, what the default cuts per block and its facts per 1,000 characters, what no budget does and where its evidence is (under a minute)
 	$(GO) run ./bench/cmd/fidelity -sweep 12000,16000,24000,32000,64000
