@@ -71,16 +71,7 @@ func BlockTable(results []*Result) string {
 			}
 		}
 	}
-	var order []*row
-	for _, rw := range rows {
-		order = append(order, rw)
-	}
-	sort.Slice(order, func(i, j int) bool {
-		if order[i].runes != order[j].runes {
-			return order[i].runes > order[j].runes
-		}
-		return order[i].kind < order[j].kind
-	})
+	order := byRunes(rows, func(r *row) (int, string) { return r.runes, r.kind })
 	var b strings.Builder
 	b.WriteString("| block | tapes | characters | share | carried only there | per 1,000 characters | holds evidence of |\n|---|---|---|---|---|---|---|\n")
 	share := func(n int) string {
@@ -110,4 +101,21 @@ func holdsAny(norm string, evidence []string) bool {
 		}
 	}
 	return false
+}
+
+// byRunes is the rows of m, the most runes first, then by kind.
+func byRunes[T any](m map[string]*T, key func(*T) (int, string)) []*T {
+	order := make([]*T, 0, len(m))
+	for _, r := range m {
+		order = append(order, r)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		ri, ki := key(order[i])
+		rj, kj := key(order[j])
+		if ri != rj {
+			return ri > rj
+		}
+		return ki < kj
+	})
+	return order
 }

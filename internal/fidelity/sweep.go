@@ -258,16 +258,7 @@ func cutTable(largest, def SweepRun) string {
 	if all.runes == 0 {
 		return ""
 	}
-	var order []*row
-	for _, rw := range rows {
-		order = append(order, rw)
-	}
-	sort.Slice(order, func(i, j int) bool {
-		if order[i].runes != order[j].runes {
-			return order[i].runes > order[j].runes
-		}
-		return order[i].kind < order[j].kind
-	})
+	order := byRunes(rows, func(r *row) (int, string) { return r.runes, r.kind })
 	var b strings.Builder
 	b.WriteString("| block | tapes | characters cut | facts only they bring | per 1,000 characters |\n|---|---|---|---|---|\n")
 	for _, rw := range append(order, all) {
