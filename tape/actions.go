@@ -1116,11 +1116,23 @@ func largestOfShapeOver(lines []string, pick map[int]bool, over int) int {
 	return best
 }
 
-// largestRepeatedVerdict is the index of the verdict with the largest
-// first number among the verdicts of lines of a shape that holds two or
-// more of them; -1 when no shape does.
+// largestRepeatedVerdict is the index of the verdict whose first number
+// is larger than that of every other line of its shape, among the
+// verdicts of a shape that holds two or more of them; -1 when there is
+// none (a tie: a timestamp that opens each line of a log counts nothing).
 func largestRepeatedVerdict(lines []string) int {
-	return largestOfShapeOver(lines, nil, 1)
+	k := largestOfShapeOver(lines, nil, 1)
+	if k < 0 {
+		return -1
+	}
+	n, _ := firstNumber(lines[k])
+	shape := lineShape(lines[k])
+	for j, l := range lines {
+		if m, ok := firstNumber(l); j != k && ok && m >= n && lineShape(l) == shape {
+			return -1
+		}
+	}
+	return k
 }
 
 // countsNothing: every number in l is zero ("running 0 tests", "test
@@ -1428,8 +1440,11 @@ func readsOnly(what string) bool {
 // nothing (TestAHelpRequestOnlyReads). Not "-h", which is many
 // commands' flag for something else ("df -h"), nor a "--help" past a
 // quoted argument (git commit -m "fix the --help text").
+//
+// eachCommandRest gives a second word that is a flag in rest, so "--help"
+// is looked for there.
 func asksHelp(w2, rest string) bool {
-	if w2 == "help" || w2 == "--help" {
+	if w2 == "help" {
 		return true
 	}
 	for {
@@ -1440,7 +1455,7 @@ func asksHelp(w2, rest string) bool {
 		if w == "--help" {
 			return true
 		}
-		if strings.ContainsAny(w[:1], "\"'") {
+		if w[0] == '"' || w[0] == '\'' {
 			return false // a quoted argument is data: a message, a pattern
 		}
 	}

@@ -262,12 +262,11 @@ func TestAnEmptyLastOutputShowsNoLine(t *testing.T) {
 }
 
 // Two test binaries: the library's 200 tests, then an integration test's
-// 2, then the doc tests. The two verdicts of one shape fit the quote's
-// room, but the other key lines after them (the second binary's "running
-// 2 tests", the doc tests' summary) take it first: the quote said "1
-// passed" of a run that passed 200 (a real run of cargo test -p, Codex).
-// The largest verdict of a shape that repeats goes first whenever the
-// key lines outnumber the room.
+// 2, then the doc tests (a real run of cargo test -p, Codex). The quote
+// at length keeps the 200 tests' verdict among its lines, beside the
+// second binary's; an older call's shorter quote keeps it from there
+// (olderKey, TestAnOlderCallKeepsItsLargestVerdict), which it had cut:
+// "1 passed" of a run that passed 200.
 func TestTheLargestVerdictOutlivesOtherKeyLines(t *testing.T) {
 	out := strings.Join([]string{
 		"   Compiling fnox-core v1.28.0 (/src/fnox/crates/fnox-core)",

@@ -1778,20 +1778,6 @@ func (b *Builder) byRecency(paths []string) {
 // outcome in fewer lines leaves room for more of them.
 const olderKeyLines = 3
 
-// countsMost: line k's first number is larger than that of every other
-// line of its shape (a timestamp that opens each line of a log counts
-// nothing).
-func countsMost(lines []string, k int) bool {
-	n, _ := firstNumber(lines[k])
-	shape := lineShape(lines[k])
-	for j, l := range lines {
-		if m, ok := firstNumber(l); j != k && ok && m >= n && lineShape(l) == shape {
-			return false
-		}
-	}
-	return true
-}
-
 // olderKey is an older call's key lines: its last olderKeyLines, but
 // when the run's largest verdict of a shape that repeats (cargo's "test
 // result" per test binary: largestRepeatedVerdict) is not among them, that
@@ -1801,7 +1787,7 @@ func olderKey(key []string) []string {
 	if len(key) <= olderKeyLines {
 		return key
 	}
-	if k := largestRepeatedVerdict(key); k >= 0 && k < len(key)-olderKeyLines && countsMost(key, k) {
+	if k := largestRepeatedVerdict(key); k >= 0 && k < len(key)-olderKeyLines {
 		return append([]string{key[k]}, key[len(key)-olderKeyLines+1:]...)
 	}
 	return ringLast(key, olderKeyLines)
