@@ -179,7 +179,8 @@ func ceilingLine(largest, def SweepRun) string {
 // largest carries and the default does not whose evidence the default
 // lacks is held by that block's cut entries alone, and those facts per
 // 1,000 of its cut characters; a row for the facts whose missing
-// evidence is in cut entries of several blocks, and the total. Beside the
+// evidence is in cut entries of several blocks, one for those whose
+// missing evidence no one cut entry holds (it spans two), and the total. Beside the
 // kept room's facts per 1,000 characters (BlockTable), it says what more
 // room would buy. "" when the results hold no tape text.
 func cutTable(largest, def SweepRun) string {
@@ -190,7 +191,7 @@ func cutTable(largest, def SweepRun) string {
 	}
 	rows := map[string]*row{}
 	all := &row{kind: "**all**"}
-	several := 0
+	several, across := 0, 0
 	for i, r := range largest.Results {
 		if heldOut(r) {
 			continue
@@ -246,7 +247,11 @@ func cutTable(largest, def SweepRun) string {
 				}
 			}
 			all.facts++
-			if len(blocks) != 1 {
+			if len(blocks) == 0 {
+				across++
+				continue
+			}
+			if len(blocks) > 1 {
 				several++
 				continue
 			}
@@ -264,6 +269,9 @@ func cutTable(largest, def SweepRun) string {
 	for _, rw := range append(order, all) {
 		if rw == all && several > 0 {
 			fmt.Fprintf(&b, "| several blocks together | – | – | %d | – |\n", several)
+		}
+		if rw == all && across > 0 {
+			fmt.Fprintf(&b, "| no one entry (the evidence spans entries) | – | – | %d | – |\n", across)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %d | %.2f |\n", rw.kind, rw.tapes, thousands(rw.runes), rw.facts, 1000*float64(rw.facts)/float64(rw.runes))
 	}

@@ -69,9 +69,6 @@ func TestCutTable(t *testing.T) {
 		r := sweepResult(name, held, make([]string, len(facts)))
 		r.Case.Facts = facts
 		r.Texts = map[string]string{Graft: text}
-		for k := range r.Carried[Graft] {
-			r.Carried[Graft][k] = false
-		}
 		for _, k := range got {
 			r.Carried[Graft][k] = true
 		}
@@ -82,12 +79,13 @@ func TestCutTable(t *testing.T) {
 		{Category: "state", Evidence: []string{"pushed to origin"}},            // only at 64k: Recent Actions
 		{Category: "decision", Evidence: []string{"chose sqlite", "wal mode"}}, // only at 64k: two blocks
 		{Category: "file", Evidence: []string{"never anywhere"}},               // at neither
+		{Category: "decision", Evidence: []string{"sqlite seq=5"}},             // only at 64k: across two entries
 	}
 	small := "[graft:tape 00000001] [Handoff]\nhi\n\n[graft:tape 00000002] [Recent Actions]\n- seq=9 ok: $ git commit\n    → [main abc1234] x"
 	large := small + "\n- seq=10 ok: $ git push\n    → pushed to origin\n\n[graft:tape 00000003] [Breakpoint]\nseq=4: we chose sqlite\nseq=5: then tests\n\n[graft:tape 00000004] [Goal]\n> keep wal mode"
 	held := mk("h", true, large, facts, 0, 1, 2)
 	def := SweepRun{Budget: 16000, Results: []*Result{mk("a", false, small, facts, 0), mk("h", true, small, facts, 0)}}
-	big := SweepRun{Budget: 64000, Results: []*Result{mk("a", false, large, facts, 0, 1, 2), held}}
+	big := SweepRun{Budget: 64000, Results: []*Result{mk("a", false, large, facts, 0, 1, 2, 4), held}}
 	got := cutTable(big, def)
 	for _, want := range []string{
 		"| block | tapes | characters cut | facts only they bring | per 1,000 characters |",
@@ -95,7 +93,8 @@ func TestCutTable(t *testing.T) {
 		"| Breakpoint | 1 | 41 | 0 | 0.00 |",
 		"| Goal | 1 | 16 | 0 | 0.00 |",
 		"| several blocks together | – | – | 1 | – |",
-		"| **all** | 1 | 104 | 2 | 19.23 |",
+		"| no one entry (the evidence spans entries) | – | – | 1 | – |",
+		"| **all** | 1 | 104 | 3 | 28.85 |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("cut table lacks %q:\n%s", want, got)
