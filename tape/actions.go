@@ -976,6 +976,15 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 		verdict = true
 		pick[k], picked[lines[k]] = true, true
 	}
+	// Git's state above the paths of its status (a merge stopped on its
+	// conflicts, a branch ahead of its upstream) before the paths, which
+	// may be more than the room.
+	for k := 0; k < len(lines) && len(pick) < maxKeyLines; k++ {
+		if gitStateLine(lines[k]) && !picked[lines[k]] {
+			verdict = true
+			pick[k], picked[lines[k]] = true, true
+		}
+	}
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
 		if nothing(k) {
 			continue // cargo's doc tests, none: the run's count is another line

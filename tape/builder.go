@@ -144,8 +144,9 @@ const (
 	// ("running 0 tests") beside one of its shape that counts; 106 clipped
 	// the mark of an interrupt or an input off a long command it wrote to,
 	// knew no poll, and quoted a long JSON object's line by its head; 107
-	// quoted a command's help (--help) as its outcome.
-	snapshotVersion = 108
+	// quoted a command's help (--help) as its outcome; 108 let a status's
+	// unmerged paths take the room of git's state above them.
+	snapshotVersion = 109
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

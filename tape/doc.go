@@ -203,10 +203,14 @@
 // for a success the last line and the lines nearest the end that carry a
 // verdict (counts of tests, failures, errors, files changed; pass, fail,
 // error, ok, FAIL; a commit "[branch hash]", a push "a..b", "->",
-// "nothing to commit", "modified:", and a tracked file git status --short
-// names as changed (" M README.md", "R  a -> b": shortStatusLine; with
-// -b, its "## branch...upstream" line as well; untracked "??" files are
-// no more key lines than the long form's list of them); a pull-request URL; created, closed,
+// "nothing to commit", "modified:" and git status's other labels of a
+// changed or unmerged path ("deleted by us:", "both added:" …), and a
+// tracked file git status --short names as changed (" M README.md",
+// "R  a -> b": shortStatusLine; with -b, its "## branch...upstream" line
+// as well; untracked "??" files are no more key lines than the long
+// form's list of them), git's state above the paths of its status kept
+// before them ("You have unmerged paths.", "Your branch is ahead of …",
+// a rebase in progress: gitStateLine); a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4, a line the output prints twice
 // once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none;
 // go test's "[no test files]" is one), and of more verdicts of one shape than those 4 (cargo's "test

@@ -72,3 +72,30 @@ func TestGitsOperationInProgressIsAKeyLine(t *testing.T) {
 		t.Errorf("git status's key lines %q lack the merge in progress", k)
 	}
 }
+
+// A merge stopped on its conflicts lists every unmerged path, more than
+// the key lines have room for, and git names the state above them: the
+// state is the output's verdict and is kept before the paths, as is how
+// far the branch is from its upstream. Git's unmerged paths are named by
+// its own labels ("deleted by us:", "added by them:", "both added:"), not
+// "both modified:" alone: each is a changed file of the status.
+func TestGitStatusKeepsTheStateAboveItsPaths(t *testing.T) {
+	out := "On branch alisha/refactor\nYour branch is ahead of 'origin/alisha/refactor' by 2 commits.\n  (use \"git push\" to publish your local commits)\n\nYou have unmerged paths.\n  (fix conflicts and run \"git commit\")\n  (use \"git merge --abort\" to abort the merge)\n\nChanges to be committed:\n\tmodified:   .gitignore\n\tmodified:   README.md\n\tnew file:   plugins/entire/skills/what-happened/SKILL.md\n\nUnmerged paths:\n  (use \"git add/rm <file>...\" as appropriate to mark resolution)\n\tboth modified:   .claude-plugin/marketplace.json\n\tboth modified:   .claude-plugin/plugin.json\n\tboth modified:   .codex-plugin/plugin.json\n\tboth modified:   .cursor-plugin/plugin.json\n\tboth modified:   .opencode/INSTALL.md\n\tboth modified:   gemini-extension.json\n\tdeleted by us:   GEMINI.md\n\tboth modified:   package.json\n"
+	got := keyLines(out, true)
+	for _, want := range []string{"You have unmerged paths.", "Your branch is ahead of 'origin/alisha/refactor' by 2 commits.", "both modified:   package.json", "deleted by us:   GEMINI.md"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("git status's key lines %q lack %q", got, want)
+		}
+	}
+	for _, l := range []string{"deleted by us:   GEMINI.md", "deleted by them: a.go", "added by us:     b.go", "added by them:   c.go", "both added:      d.go", "both deleted:    e.go", "typechange: f", "copied:     g -> h"} {
+		if !isKeyLine(l) {
+			t.Errorf("git status's %q is no key line", l)
+		}
+	}
+	// With no state to tell, the paths fill the room from the end, as
+	// before.
+	clean := "On branch main\nChanges not staged for commit:\n\tmodified:   a.go\n\tmodified:   b.go\n\tmodified:   c.go\n\tmodified:   d.go\n\tmodified:   e.go\n"
+	if got := keyLines(clean, true); !slices.Equal(got, []string{"modified:   b.go", "modified:   c.go", "modified:   d.go", "modified:   e.go"}) {
+		t.Errorf("key lines of a status without a state: %q", got)
+	}
+}

@@ -44,7 +44,30 @@ var keyPhrases = []string{"could not", "not found", "no such", "timed out", "not
 	"[no test files]"}
 
 // keyOpeners open a key line (trimmed, as written).
-var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- ", "modified:", "new file:", "deleted:", "renamed:", "both modified:"}
+var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- ", "modified:", "new file:", "deleted:", "renamed:", "typechange:", "copied:",
+	// git status's labels of an unmerged path (TestGitStatusKeepsTheStateAboveItsPaths)
+	"both modified:", "both added:", "both deleted:", "added by us:", "added by them:", "deleted by us:", "deleted by them:"}
+
+// gitStatePhrases are substrings of a lower-cased line by which git says
+// the state of the repository above the paths of its status: an operation
+// in progress, or how far the branch is from its upstream. They are an
+// output's verdict: kept before the paths that fill the rest of the room
+// (TestGitStatusKeepsTheStateAboveItsPaths).
+var gitStatePhrases = []string{"you have unmerged paths", "still merging", "rebase in progress", "currently rebasing",
+	"currently cherry-picking", "cherry-pick in progress", "currently reverting", "revert in progress", "currently bisecting",
+	"your branch is ahead", "your branch is behind", "have diverged"}
+
+// gitStateLine: line is one of git's words on the repository's state
+// (gitStatePhrases).
+func gitStateLine(line string) bool {
+	lower := strings.ToLower(line)
+	for _, p := range gitStatePhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // decisionPhrases are substrings of a lower-cased paragraph that carry a
 // choice or its reason.

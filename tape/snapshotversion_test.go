@@ -117,6 +117,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "h1", `{"command":"workmux close --help"}`),
 			result("Bash", "h1", true, "Usage: workmux close [NAME]\n  -h, --help  Print help\n"),
 		),
+		// A status whose unmerged paths outnumber the room: git's state
+		// above them is kept first.
+		"git-state": seqd(
+			human("Merge main."),
+			call("Bash", "g1", `{"command":"git status"}`),
+			result("Bash", "g1", true, "On branch work\nYou have unmerged paths.\n\nUnmerged paths:\n\tboth modified:   a.json\n\tboth modified:   b.json\n\tboth modified:   c.json\n\tdeleted by us:   D.md\n\tboth modified:   e.json\n"),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)
