@@ -37,6 +37,30 @@ func TestADiffsHeaderIsNoKeyLine(t *testing.T) {
 	}
 }
 
+// "--- " opens go test's verdicts ("--- FAIL: TestX", "--- PASS", "---
+// SKIP"), not every line that starts with three dashes: a chain of
+// commands heads each part of its output with one ("echo '--- failures?
+// ---'", "--- path ---" per file a script prints), and those headings
+// took the room of the lines under them (real Claude Code and Codex
+// sessions: "--- failures? ---", "--- mergeable ---" quoted where "9
+// pass" stood below).
+func TestAnEchoedHeadingIsNoKeyLine(t *testing.T) {
+	for _, l := range []string{"--- failures? ---", "--- issue comments ---", "--- crates/fnox-core/providers/foks.toml ---", "--- ../ship-g4"} {
+		if isKeyLine(l) {
+			t.Errorf("isKeyLine(%q) = true, want false", l)
+		}
+	}
+	for _, l := range []string{"--- FAIL: TestPager (0.00s)", "--- PASS: TestPager (0.00s)", "--- SKIP: TestRealHost (0.00s)"} {
+		if !isKeyLine(l) {
+			t.Errorf("isKeyLine(%q) = false, want true", l)
+		}
+	}
+	out := "--- failures? ---\n--- mergeable ---\nMERGEABLE\n--- checks ---\nbuild\tpass\t1m2s\n9 pass\n"
+	if k := keyLines(out, true); slices.Contains(k, "--- failures? ---") {
+		t.Errorf("key lines %q hold an echoed heading", k)
+	}
+}
+
 // go test says of a package without tests "? pkg [no test files]": what
 // the run did not test is a verdict beside the "ok" lines (a real session:
 // internal/archiver had none, and the quote showed only the three ok's).

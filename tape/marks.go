@@ -44,7 +44,7 @@ var keyPhrases = []string{"could not", "not found", "no such", "timed out", "not
 	"[no test files]"}
 
 // keyOpeners open a key line (trimmed, as written).
-var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- ", "modified:", "new file:", "deleted:", "renamed:", "typechange:", "copied:",
+var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- FAIL:", "--- PASS:", "--- SKIP:", "modified:", "new file:", "deleted:", "renamed:", "typechange:", "copied:",
 	// git status's labels of an unmerged path (TestGitStatusKeepsTheStateAboveItsPaths)
 	"both modified:", "both added:", "both deleted:", "added by us:", "added by them:", "deleted by us:", "deleted by them:"}
 

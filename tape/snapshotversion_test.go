@@ -117,6 +117,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "h1", `{"command":"workmux close --help"}`),
 			result("Bash", "h1", true, "Usage: workmux close [NAME]\n  -h, --help  Print help\n"),
 		),
+		// A chain's echoed headings above what it printed: the lines
+		// under them are key lines, not the headings.
+		"echoed-heading": seqd(
+			human("Is it mergeable?"),
+			call("Bash", "e1", `{"command":"echo '--- failures? ---'; gh pr checks 1 | grep fail; echo '--- checks ---'; gh pr checks 1"}`),
+			result("Bash", "e1", true, "--- failures? ---\n--- checks ---\nbuild\tpass\t1m2s\nlint\tpass\t30s\n9 pass\n"),
+		),
 		// A status whose unmerged paths outnumber the room: git's state
 		// above them is kept first.
 		"git-state": seqd(
