@@ -212,8 +212,10 @@
 // before them ("You have unmerged paths.", "Your branch is ahead of …",
 // a rebase in progress: gitStateLine); a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4, a line the output prints twice
-// once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none;
-// go test's "[no test files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
+// once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none,
+// nor a heading a chain echoes, "--- failures? ---": "--- " opens go
+// test's "--- FAIL:", "--- PASS:", "--- SKIP:" alone; go test's "[no test
+// files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
 // result" per test binary) the one that counts the most among the last
 // (largestOfCrowdedShape), and a count of nothing ("running 0 tests",
 // "test result: ok. 0 passed; 0 failed; …": countsNothing) none beside a
