@@ -198,7 +198,10 @@ func isWordByte(c byte) bool {
 }
 
 // NamesErrorType: line names an error or exception type with its colon
-// ("ImportError: …", "IOException: …", "assert x: AssertionError: …").
+// ("ImportError: …", "IOException: …", "assert x: AssertionError: …"),
+// one qualified by its module or package too, by its last dotted name
+// ("json.decoder.JSONDecodeError: …", "java.lang.IllegalStateException:
+// …": TestAQualifiedExceptionNamesAnErrorType).
 func NamesErrorType(line string) bool {
 	for rest := line; ; {
 		i := strings.IndexByte(rest, ':')
@@ -207,6 +210,9 @@ func NamesErrorType(line string) bool {
 		}
 		w := rest[:i]
 		if j := strings.LastIndexAny(w, " \t([{'\""); j >= 0 {
+			w = w[j+1:]
+		}
+		if j := strings.LastIndexByte(w, '.'); j >= 0 {
 			w = w[j+1:]
 		}
 		if len(w) > len("Error") && (strings.HasSuffix(w, "Error") || strings.HasSuffix(w, "Exception")) && w[0] >= 'A' && w[0] <= 'Z' {

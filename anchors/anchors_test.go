@@ -630,3 +630,33 @@ func TestConstraintsAsPeopleSayThem(t *testing.T) {
 		}
 	}
 }
+
+// Python names an exception of a module by its module ("json.decoder.
+// JSONDecodeError: Expecting value", "subprocess.CalledProcessError: …"),
+// Java by its package ("java.lang.IllegalStateException: must not be
+// null"): the type is the last dotted name, and the line names it as
+// "TypeError: …" does. A pasted one is program output, no constraint.
+func TestAQualifiedExceptionNamesAnErrorType(t *testing.T) {
+	for _, l := range []string{
+		"json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+		"subprocess.CalledProcessError: Command '['git', 'push']' returned non-zero exit status 1.",
+		"java.lang.IllegalStateException: the client must not be null",
+		"Caused by: org.postgresql.util.PSQLException: connection refused",
+		"TypeError: x is not a function",
+	} {
+		if !NamesErrorType(l) {
+			t.Errorf("NamesErrorType(%q) = false", l)
+		}
+	}
+	for _, l := range []string{"see docs.Error: none", "the .Error: field", "use errors.New: never panic"} {
+		if NamesErrorType(l) {
+			t.Errorf("NamesErrorType(%q) = true", l)
+		}
+	}
+	got := Extract("it crashed:\njava.lang.IllegalStateException: the client must not be null\nYou must retry the upload.")
+	for _, c := range got {
+		if strings.Contains(c, "IllegalStateException") {
+			t.Errorf("a pasted exception line became a constraint: %q", got)
+		}
+	}
+}

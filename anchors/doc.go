@@ -17,7 +17,9 @@
 //     git's hint "(use "git …", a host's "(no output)"), a diff's added or
 //     removed line of code ("+" or "-" straight before text holding a
 //     brace, a semicolon, "=" or "::"), or a line that names an error or
-//     exception type with its colon ("ImportError: cannot import name …"):
+//     exception type with its colon ("ImportError: cannot import name …",
+//     one qualified by its module or package by its last dotted name,
+//     "java.lang.IllegalStateException: … must not be null"):
 //     its "cannot", "use" and "must" are the program's; and a line of
 //     program text: one that ends with ";" or "{", or names a path with
 //     "::" between two words ("use std::collections::HashMap;"), or opens

@@ -117,6 +117,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "h1", `{"command":"workmux close --help"}`),
 			result("Bash", "h1", true, "Usage: workmux close [NAME]\n  -h, --help  Print help\n"),
 		),
+		// A failure whose error is an exception qualified by its module:
+		// the exception is the error line the failure keeps.
+		"qualified-exception": seqd(
+			human("Check the schema."),
+			call("Bash", "q1", `{"command":"python3 check.py"}`),
+			result("Bash", "q1", false, "Exit code 1\nchecking\nTraceback (most recent call last):\n  File \"check.py\", line 3, in <module>\n    d = json.load(f)\n  File \"/usr/lib/python3/json/decoder.py\", line 363, in raw_decode\n    raise JSONDecodeError(\"Expecting value\", s, err.value) from None\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\nlast words of the script\nand more"),
+		),
 		// A chain's echoed headings above what it printed: the lines
 		// under them are key lines, not the headings.
 		"echoed-heading": seqd(
