@@ -525,7 +525,9 @@ func noiseLine(l string) bool {
 
 // pendingKey is what Pending State shows of a failure's key lines (more
 // than 2, in output order), in output order: the first that names its
-// error (errorIndex; else the first) and the last that counts (a test
+// error (errorIndex; else the first) with the line below it when it is a
+// bare header whose message is there ("Error:", GHC's "error: [GHC-…]":
+// bareErrorHeader); else that one and the last that counts (a test
 // run's verdict, "4 failed, 31 passed"); without a count, the first line
 // and the one that names the error (the first two when it is one of
 // them: past a script's echo of its command, "> tsc", the compiler's
@@ -537,6 +539,11 @@ func pendingKey(key []string) []string {
 		return lines
 	}
 	e := max(errorIndex(lines), 0)
+	if e+1 < len(lines) && bareErrorHeader(lines[e]) {
+		// The message is on the line below its header (keyLines took it):
+		// the two say the error (TestPendingStateShowsTheMessageUnderABareErrorHeader).
+		return []string{lines[e], lines[e+1]}
+	}
 	for k := len(lines) - 1; k >= 0; k-- {
 		if k != e && countLine(lines[k]) {
 			if k < e {
@@ -578,13 +585,18 @@ func workaround(f failure, by string) bool {
 }
 
 // errorLineOf is the line of key that names an error (errorIndex), else
-// its first, wrappers aside; "" for none.
+// its first, wrappers aside, with the line below it when it is a bare
+// header ("Error:" and its message: bareErrorHeader); "" for none.
 func errorLineOf(key []string) string {
 	lines := unwrapped(key)
 	if len(lines) == 0 {
 		return ""
 	}
-	return lines[max(errorIndex(lines), 0)]
+	e := max(errorIndex(lines), 0)
+	if e+1 < len(lines) && bareErrorHeader(lines[e]) {
+		return lines[e] + " " + lines[e+1] // the message is on the line below its header
+	}
+	return lines[e]
 }
 
 // unwrapped are key's lines but a wrapper's (wrapperLine).

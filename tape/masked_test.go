@@ -60,6 +60,29 @@ func TestAnErrorWhoseMessageIsOnTheNextLine(t *testing.T) {
 	}
 }
 
+// Pending State shows two of a failure's key lines, the one that names its
+// error among them. When that one is a bare header ("Error:" of a Rust
+// tool's error report, mise's "Error: \n   0: could not execute …"), its
+// message is the line below it, and the two are shown, not the output's
+// first line and a header that says nothing (a real Codex session: "→
+// Error:" was all Pending State said of two failed runs).
+func TestPendingStateShowsTheMessageUnderABareErrorHeader(t *testing.T) {
+	out := "mise github:cross-rs/cross@0.2.5 [1/3] install\nmise github:cross-rs/cross@0.2.5 ✓ installed\nError: \n   0: could not execute `rustc --print target-list`\n   1: No such file or directory (os error 2)\n"
+	got := pendingKey(keyLines(out, false))
+	if !slices.Contains(got, "0: could not execute `rustc --print target-list`") {
+		t.Errorf("Pending State's lines of the failure %q lack the error's message", got)
+	}
+	// A failure worked around shows its error on one line: the header and
+	// its message.
+	if got := errorLineOf(keyLines(out, false)); got != "Error: 0: could not execute `rustc --print target-list`" {
+		t.Errorf("the error line of a failure worked around: %q", got)
+	}
+	ghc := "Building library for system-scripts-0.1.0.0..\n/home/p/Main.hs:290:5: error: [GHC-44287]\n    Illegal use of punning for field ‘textType’\n    Suggested fix: Perhaps you intended to use NamedFieldPuns\n"
+	if got := pendingKey(keyLines(ghc, false)); !slices.Equal(got, []string{"/home/p/Main.hs:290:5: error: [GHC-44287]", "Illegal use of punning for field ‘textType’"}) {
+		t.Errorf("Pending State's lines of GHC's failure: %q", got)
+	}
+}
+
 // A line whose lower case is longer than itself ("İ" lowers to two runes
 // of three bytes) is read as it is: an error header's rest is looked for
 // in the lowered line, never by its offsets in the other.
