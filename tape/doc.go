@@ -287,7 +287,10 @@
 // part by part ("git add x && git commit" by "git add -f x", then "git
 // commit": failure.Left, chainLeft); otherwise the same text. They are
 // counted. A failure still pending shows two of its key lines, in output
-// order: the one that names its error and the last that counts ("4
+// order: the one that names its error (a Python or Java exception by its
+// last dotted name too: "json.decoder.JSONDecodeError: …") and the line
+// below it when it is a bare header ("Error:", "error: [GHC-44287]");
+// else the one that names its error and the last that counts ("4
 // failed, 31 passed"), else the first and the one that names its error
 // (the first two when it is one of them); never a wrapper's line ("Exit
 // code 1", make's "*** [lint] Error 1", "exit status 1"): pendingKey.
