@@ -126,7 +126,21 @@ func isOutputLine(line string) bool {
 			return true
 		}
 	}
-	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line) || isAssignment(line) || isTaggedLog(line)
+	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line) || isAssignment(line) || isTaggedLog(line) || isFrameRow(line)
+}
+
+// frameSides are the box-drawing characters a drawn frame's rows open and
+// close with.
+const frameSides = "│┃║"
+
+// isFrameRow: a row of a frame drawn with box-drawing characters, "│ … │"
+// (Python rich's traceback, a terminal UI's panel): program output
+// (TestADrawnFramesRowIsNoConstraint).
+func isFrameRow(line string) bool {
+	t := strings.TrimSpace(line)
+	first, _ := utf8.DecodeRuneInString(t)
+	last, _ := utf8.DecodeLastRuneInString(t)
+	return len(t) > 2*len("│") && strings.ContainsRune(frameSides, first) && strings.ContainsRune(frameSides, last)
 }
 
 // isAssignment: a line that opens as "name = value", one word before the

@@ -660,3 +660,21 @@ func TestAQualifiedExceptionNamesAnErrorType(t *testing.T) {
 		}
 	}
 }
+
+// A row of a frame drawn with box-drawing characters ("│ … │": Python
+// rich's traceback, a terminal UI's panel) is program output pasted, as a
+// report line is: its "cannot" is the program's. A real Claude Code
+// session pasted rich's traceback of "asyncio.run() cannot be called from
+// a running event loop", and its frame's row became a hard constraint.
+func TestADrawnFramesRowIsNoConstraint(t *testing.T) {
+	text := "ldk dev fails:\n╭──────────── Traceback (most recent call last) ────────────╮\n│   192 │   │   │   \"asyncio.run() cannot be called from a running event loop\")   │\n│ ❱ 193 │   │   return runner.run(main)                                        │\n╰──────────────────────────────────────────────────────────╯\nYou must not change the event loop policy."
+	got := Extract(text)
+	for _, c := range got {
+		if strings.Contains(c, "│") {
+			t.Errorf("a drawn frame's row became a constraint: %q", got)
+		}
+	}
+	if !slices.Contains(got, "You must not change the event loop policy.") {
+		t.Errorf("the person's rule after the frame was lost: %q", got)
+	}
+}

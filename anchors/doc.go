@@ -19,7 +19,9 @@
 //     brace, a semicolon, "=" or "::"), or a line that names an error or
 //     exception type with its colon ("ImportError: cannot import name …",
 //     one qualified by its module or package by its last dotted name,
-//     "java.lang.IllegalStateException: … must not be null"):
+//     "java.lang.IllegalStateException: … must not be null"), or a row of
+//     a frame drawn with box-drawing characters ("│ … │": Python rich's
+//     traceback, a terminal UI's panel):
 //     its "cannot", "use" and "must" are the program's; and a line of
 //     program text: one that ends with ";" or "{", or names a path with
 //     "::" between two words ("use std::collections::HashMap;"), or opens

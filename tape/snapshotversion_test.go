@@ -117,6 +117,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "h1", `{"command":"workmux close --help"}`),
 			result("Bash", "h1", true, "Usage: workmux close [NAME]\n  -h, --help  Print help\n"),
 		),
+		// A pasted traceback drawn in a frame: its rows are output, no
+		// constraint.
+		"framed-paste": seqd(
+			human("ldk dev fails:\n│   192 │   \"asyncio.run() cannot be called from a running event loop\")   │\nfix it"),
+			say("Looking."),
+		),
 		// A failure whose error is an exception qualified by its module:
 		// the exception is the error line the failure keeps.
 		"qualified-exception": seqd(
