@@ -539,10 +539,8 @@ func pendingKey(key []string) []string {
 		return lines
 	}
 	e := max(errorIndex(lines), 0)
-	if e+1 < len(lines) && bareErrorHeader(lines[e]) {
-		// The message is on the line below its header (keyLines took it):
-		// the two say the error (TestPendingStateShowsTheMessageUnderABareErrorHeader).
-		return []string{lines[e], lines[e+1]}
+	if err := errorWithMessage(lines, e); len(err) == 2 {
+		return err // a bare header and its message: the two say the error
 	}
 	for k := len(lines) - 1; k >= 0; k-- {
 		if k != e && countLine(lines[k]) {
@@ -592,11 +590,18 @@ func errorLineOf(key []string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	e := max(errorIndex(lines), 0)
+	return strings.Join(errorWithMessage(lines, max(errorIndex(lines), 0)), " ")
+}
+
+// errorWithMessage is lines[e], the line that names an error, with the
+// line below it when it is a bare header whose message is there ("Error:",
+// GHC's "error: [GHC-44287]": bareErrorHeader, as keyLines takes it)
+// (TestPendingStateShowsTheMessageUnderABareErrorHeader).
+func errorWithMessage(lines []string, e int) []string {
 	if e+1 < len(lines) && bareErrorHeader(lines[e]) {
-		return lines[e] + " " + lines[e+1] // the message is on the line below its header
+		return lines[e : e+2]
 	}
-	return lines[e]
+	return lines[e : e+1]
 }
 
 // unwrapped are key's lines but a wrapper's (wrapperLine).
