@@ -33,15 +33,13 @@ func markWords(s string) map[string]bool {
 }
 
 // keyPhrases are substrings of a lower-cased line that make it a key line.
-var keyPhrases = []string{"could not", "not found", "no such", "timed out", "nothing to commit", "working tree clean",
+var keyPhrases = append([]string{"could not", "not found", "no such", "timed out", "nothing to commit", "working tree clean",
 	"untracked files", "your branch", "on branch", "->", "/pull/", "/merge_requests/", "/issues/", "✓", "✗", "✔", "✘",
-	// Git's operation in progress: a merge stopped on its conflicts or
-	// their fix not committed, a rebase, a cherry-pick
-	// (TestGitsOperationInProgressIsAKeyLine).
-	"unmerged paths", "still merging", "merge conflict in", "automatic merge failed", "rebase in progress",
-	"currently rebasing", "currently cherry-picking", "cherry-pick in progress",
+	// A merge stopped on its conflicts (TestGitsOperationInProgressIsAKeyLine),
+	// and git's state above the paths of its status (gitStatePhrases).
+	"unmerged paths", "merge conflict in", "automatic merge failed",
 	// go test's package without tests: what the run did not test.
-	"[no test files]"}
+	"[no test files]"}, gitStatePhrases...)
 
 // keyOpeners open a key line (trimmed, as written).
 var keyOpeners = []string{"ok ", "ok\t", "FAIL", "PASS", "--- FAIL:", "--- PASS:", "--- SKIP:", "modified:", "new file:", "deleted:", "renamed:", "typechange:", "copied:",
