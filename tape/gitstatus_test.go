@@ -62,6 +62,8 @@ func TestGitsOperationInProgressIsAKeyLine(t *testing.T) {
 		"interactive rebase in progress; onto 1a2b3c4",
 		"You are currently rebasing branch 'feature' on '1a2b3c4'.",
 		"You are currently cherry-picking commit 1a2b3c4.",
+		"You are currently reverting commit 1a2b3c4.",
+		"You are currently bisecting, started from branch 'main'.",
 	} {
 		if !isKeyLine(l) {
 			t.Errorf("%q is no key line", l)
