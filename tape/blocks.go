@@ -344,12 +344,18 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	var marks, isStep []bool
 	var kept []paragraph // the paragraphs of sec.items, in order
 	// The open turn's newest steps rank with the other messages
-	// (keptOpenSteps).
+	// (keptOpenSteps), and so does its first message when it is more than
+	// a step's announcement: how the agent took the latest instruction,
+	// its plan for the work in progress
+	// (TestTheOpenTurnsFirstMessageOutlivesOlderAnswers).
 	current := map[int64]bool{}
 	for k := len(c.Paragraphs) - 1; k >= 0 && c.Paragraphs[k].Seq >= st.Boundary && len(current) < keptOpenSteps; k-- {
 		if c.Paragraphs[k].Step {
 			current[c.Paragraphs[k].Seq] = true
 		}
+	}
+	if k := firstOpenMessage(c.Paragraphs, st.Boundary); k >= 0 && !c.Paragraphs[k].Step {
+		current[c.Paragraphs[k].Seq] = true
 	}
 	for _, p := range c.Paragraphs {
 		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
@@ -418,6 +424,17 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 		blk.addSection(paragraphs)
 	}
 	return blk, reply, paragraphs, steps
+}
+
+// firstOpenMessage is the index in ps of the open turn's first message
+// (the open turn starts at boundary), -1 when it has none.
+func firstOpenMessage(ps []paragraph, boundary int64) int {
+	for k, p := range ps {
+		if p.Seq >= boundary && !p.User {
+			return k
+		}
+	}
+	return -1
 }
 
 // answeredParagraph is the index in ps of the assistant's message the

@@ -472,7 +472,8 @@
 //	after the assistant's last message: what it learned last, which no
 //	other block says yet; unanswered), the carryover's steps
 //	(messages that only announce the call after them; not the open
-//	turn's newest keptOpenSteps, ranked with the other messages) → 0,
+//	turn's newest keptOpenSteps nor its first message, ranked with the
+//	other messages) → 0,
 //	host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, written files past the newest 6 →
@@ -512,7 +513,8 @@
 // newest 60; then of those, marks of the user's turns and plain narration
 // before those that report an outcome or a choice (isKeyLine,
 // isDecision), answer a closed turn (its last message) or are one of the
-// open turn's newest keptOpenSteps steps; the message a
+// open turn's newest keptOpenSteps steps or its first message when that
+// is no step (its plan: firstOpenMessage); the message a
 // short latest instruction answers last of all), files (least recent first) and the host summary (its
 // "Analysis:" notes and its code paragraphs — most lines fenced or
 // indented six or more — first, then its paragraphs from the end).

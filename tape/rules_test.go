@@ -1131,6 +1131,36 @@ func TestTheOpenTurnsStepsOutliveOlderAnswers(t *testing.T) {
 	}
 }
 
+// The open turn's first message, when it is more than an announcement
+// of a call, is how the agent took the latest instruction: its plan for
+// the work in progress ("I'll create a separate branch from main, …").
+// It ranks with the marked messages, above the answers of closed turns,
+// which it is newer than; a real Codex session had it cut while ten
+// older answers stayed.
+func TestTheOpenTurnsFirstMessageOutlivesOlderAnswers(t *testing.T) {
+	var evs []session.Event
+	for k := 0; k < 40; k++ {
+		evs = append(evs,
+			human(fmt.Sprintf("Tweak widget %d.", k)),
+			say(fmt.Sprintf("Widget %d now renders its label in the panel header, as in the other panels of the settings page; the change is in widget%d.rs and its snapshot test passes.", k, k)))
+	}
+	plan := "I'll make that a separate pull request: a branch from the current main, the cask parser's language selector first, then the Ruby bootstrap, each with a focused test, and the pull request opened ready for review and linked to the discussion."
+	evs = append(evs,
+		human("ok make a separate pr for that"),
+		say(plan),
+		call("Bash", "c1", `{"command":"git switch -c cask-language origin/main"}`),
+		result("Bash", "c1", true, "Switched to a new branch 'cask-language'"),
+		say("The parser now reads the language selector."))
+	tp := build(t, "s", seqd(evs...), Options{Budget: MinBudget}, nil)
+	bp := blockText(t, tp, "Breakpoint")
+	if !strings.Contains(bp, "[cut: ") || strings.Contains(bp, "Widget 0 now renders") {
+		t.Fatalf("the budget cut no older answer:\n%s", bp)
+	}
+	if !strings.Contains(bp, plan) {
+		t.Errorf("the open turn's first message was cut while older answers were kept:\n%s", bp)
+	}
+}
+
 // A person pastes a log to show where it failed. When the Goal cuts the
 // middle of a long instruction, the cut mark quotes the first line of the
 // cut that names an error, the way a failed call is told by its error
