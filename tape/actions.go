@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -917,17 +918,87 @@ func ruleHeading(t string) bool {
 	return n > 4 && strings.ContainsRune(ruleRunes, rs[0]) && rs[1] == rs[0] && rs[n-2] == rs[0] && rs[n-1] == rs[0]
 }
 
+// diffHunk is what a unified diff's hunk has left of its lines, by the
+// counts its header gives ("@@ -593,6 +610,10 @@": 6 old lines, 10 new;
+// a context line is one of each): the output goes on past it with lines
+// of its own (git status --short's " M path" is no context line).
+type diffHunk struct{ oldN, newN int }
+
+// next reads the output's line l and reports whether it is a hunk's: its
+// header or one of its lines (added "+…", removed "-…", context " …" or
+// empty where its space was trimmed, git's "\ No newline at end of
+// file").
+func (h *diffHunk) next(l string) bool {
+	l = strings.TrimRight(l, "\r")
+	if rest, ok := strings.CutPrefix(l, "@@ -"); ok {
+		if o, n, ok := hunkCounts(rest); ok {
+			h.oldN, h.newN = o, n
+			return true
+		}
+	}
+	if strings.HasPrefix(l, `\ No newline`) {
+		return true
+	}
+	if h.oldN <= 0 && h.newN <= 0 {
+		return false
+	}
+	switch {
+	case l == "" || l[0] == ' ':
+		h.oldN--
+		h.newN--
+	case l[0] == '-':
+		h.oldN--
+	case l[0] == '+':
+		h.newN--
+	default:
+		h.oldN, h.newN = 0, 0 // a hunk cut short (head -n): its output goes on
+		return false
+	}
+	return true
+}
+
+// hunkCounts reads "a,b +c,d @@…" (a hunk header past its "@@ -"): the old
+// and new line counts, 1 where the count is left out ("@@ -5 +5 @@").
+func hunkCounts(rest string) (oldN, newN int, ok bool) {
+	ranges, _, ok := strings.Cut(rest, " @@")
+	if !ok {
+		return 0, 0, false
+	}
+	a, b, ok := strings.Cut(ranges, " +")
+	if !ok {
+		return 0, 0, false
+	}
+	count := func(r string) (int, bool) {
+		start, n, has := strings.Cut(r, ",")
+		if _, err := strconv.Atoi(start); err != nil {
+			return 0, false
+		}
+		if !has {
+			return 1, true
+		}
+		v, err := strconv.Atoi(n)
+		return v, err == nil && v >= 0
+	}
+	oldN, okOld := count(a)
+	newN, okNew := count(b)
+	return oldN, newN, okOld && okNew
+}
+
 // keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
 func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	var lines []string
 	var changed []bool // a file git status --short names as changed
 	advice := adviceLines()
-	banner := false // the line before was a package manager's banner
+	banner := false   // the line before was a package manager's banner
+	var hunk diffHunk // the lines a diff's hunk has left (TestADiffsHunkLinesAreNoKeyLines)
 	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
 		t := strings.TrimSpace(l)
 		if npmBanner(t) || banner && strings.HasPrefix(t, "> ") {
 			banner = npmBanner(t)
 			continue // what ran, said by the action's line (TestAPackageManagersBannerIsNoKeyLine)
+		}
+		if hunk.next(l) {
+			continue // code the diff adds, removes or shows around them
 		}
 		if t != "" {
 			banner = false

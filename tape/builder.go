@@ -145,8 +145,9 @@ const (
 	// the mark of an interrupt or an input off a long command it wrote to,
 	// knew no poll, and quoted a long JSON object's line by its head; 107
 	// quoted a command's help (--help) as its outcome; 108 let a status's
-	// unmerged paths take the room of git's state above them.
-	snapshotVersion = 109
+	// unmerged paths take the room of git's state above them; 109 quoted a
+	// diff's hunk lines, the code it adds and removes, as key lines.
+	snapshotVersion = 110
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -122,3 +122,48 @@ func TestACodeModeScriptThatReadsTheToolListQuotesNothing(t *testing.T) {
 		}
 	}
 }
+
+// The lines of a diff's hunks (after "@@ -a,b +c,d @@": added, removed
+// and context lines) are code, no outcome: a real session's git diff was
+// quoted by `cclog.Errorf("Error get tags …")` and `return tags, nil`,
+// another's by `-	fail(` and `} finally {`, lines that hold an error word
+// or end the output. The diff names its files; what a chain ran besides
+// (git log, a test run) keeps its key lines.
+func TestADiffsHunkLinesAreNoKeyLines(t *testing.T) {
+	out := "5be1b91 bun verify (#25)\n" +
+		"diff --git a/scripts/release.ts b/scripts/release.ts\n" +
+		"index 703c470e..8a73cde9 100644\n" +
+		"--- a/scripts/release.ts\n" +
+		"+++ b/scripts/release.ts\n" +
+		"@@ -593,6 +610,10 @@ func (r *JobRepository) getArchiveTags(job *int64) ([]*schema.Tag, error) {\n" +
+		"-\t\t\tfail(\n" +
+		"-\t\t\t\t`${pkgName}: cannot resolve workspace dependency ${depName} — not found in workspace`,\n" +
+		"+\t\t\tcclog.Errorf(\"Error get tags with %s: %v\", s, err)\n" +
+		" \t\treturn tags, nil\n" +
+		"\n" +
+		"\\ No newline at end of file\n" +
+		" } finally {\n" +
+		"ok  \tgithub.com/x/y/internal/auth\t0.458s\n"
+	got := keyLines(out, true)
+	for _, l := range got {
+		for _, code := range []string{"fail(", "cannot resolve", "cclog.Errorf", "return tags", "finally", "@@"} {
+			if strings.Contains(l, code) {
+				t.Errorf("key lines %q quote the diff's line %q", got, l)
+			}
+		}
+	}
+	if !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, "ok ") }) {
+		t.Errorf("key lines %q lack the test run after the diff", got)
+	}
+	// A hunk ends where its header's counts end: git diff --stat's line
+	// after it opens with a space, as a context line does.
+	out = "@@ -1 +1 @@\n-a\n+b\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+	if got := keyLines(out, true); !slices.Contains(got, "1 file changed, 1 insertion(+), 1 deletion(-)") {
+		t.Errorf("key lines %q lost the stat after a hunk's last line", got)
+	}
+	// Lines that only look like a hunk's, outside one, stay: a list's
+	// "- item".
+	if got := keyLines("Changes:\n- 3 tests passed\n", true); !slices.Contains(got, "- 3 tests passed") {
+		t.Errorf("key lines %q lost a list's line outside any hunk", got)
+	}
+}

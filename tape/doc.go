@@ -213,7 +213,8 @@
 // a rebase in progress: gitStateLine); a pull-request URL; created, closed,
 // updated, merged, ✓ …), at most 4, a line the output prints twice
 // once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none,
-// nor a heading a chain echoes, "--- failures? ---": "--- " opens go
+// nor a line of its hunks, the code it adds, removes and shows around
+// them, as many as the hunk's header counts: diffHunk; nor a heading a chain echoes, "--- failures? ---": "--- " opens go
 // test's "--- FAIL:", "--- PASS:", "--- SKIP:" alone; go test's "[no test
 // files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
 // result" per test binary) the one that counts the most among the last

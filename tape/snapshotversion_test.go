@@ -144,6 +144,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "g1", `{"command":"git status"}`),
 			result("Bash", "g1", true, "On branch work\nYou have unmerged paths.\n\nUnmerged paths:\n\tboth modified:   a.json\n\tboth modified:   b.json\n\tboth modified:   c.json\n\tdeleted by us:   D.md\n\tboth modified:   e.json\n"),
 		),
+		// A diff's hunks after a log: the code they add and remove is no
+		// key line, the log's line is.
+		"diff-hunk": seqd(
+			human("What changed since the release?"),
+			call("Bash", "d1", `{"command":"git log --oneline -1; git diff v1 -- release.ts"}`),
+			result("Bash", "d1", true, "5be1b91 bun verify (#25)\ndiff --git a/release.ts b/release.ts\n@@ -5,3 +5,3 @@\n-\tfail(\"cannot resolve\")\n+\tlog.Errorf(\"failed: %v\", err)\n } finally {\n"),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)
