@@ -105,14 +105,23 @@ const lastActionRunes = 800
 
 // outputLines are an output's lines as the tape shows the last call's and
 // the last failure's: trimmed, without blank lines or lines of
-// punctuation alone (saysSomething), a bare label
+// punctuation alone (saysSomething), a package manager's banner
+// (npmBanner), a bare label
 // ("remote:"), noise, the shell's lines (skip: shellNoise), a host's
 // wrapper ("Exit code 1") or header, within runes, the head and the end.
 func outputLines(out string, runes int, seq int64, skip map[string]bool) []string {
 	var kept []string
 	advice := adviceLines()
+	banner := false // the line before was a package manager's banner
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
+		if npmBanner(t) || banner && strings.HasPrefix(t, "> ") {
+			banner = npmBanner(t)
+			continue // what ran, said by the action's line (TestTheLastOutputShowsNoPackageManagersBanner)
+		}
+		if t != "" {
+			banner = false
+		}
 		if advice(t) || !saysSomething(t) || wrapperLine(t) || noiseLine(t) || skip[t] || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue
 		}

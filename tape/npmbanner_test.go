@@ -38,3 +38,18 @@ func TestAPackageManagersBannerIsNoKeyLine(t *testing.T) {
 		}
 	}
 }
+
+// The open turn's last call, shown by its output's lines rather than its
+// key lines, shows no package manager's banner either: a real session's
+// display of a build opened with "> desktop@0.1.0 tauri:build" and "> tauri
+// build", what the action's line says already.
+func TestTheLastOutputShowsNoPackageManagersBanner(t *testing.T) {
+	out := "\n> desktop@0.1.0 tauri:build\n> tauri build\n\n    Finished `release` profile [optimized] target(s) in 1m 02s\n    Built application at: target/release/desktop\n"
+	got := strings.Join(outputLines(out, lastActionRunes, 7, nil), "\n")
+	if strings.Contains(got, "> ") {
+		t.Errorf("the last output's lines %q hold the banner", got)
+	}
+	if !strings.Contains(got, "Built application at: target/release/desktop") {
+		t.Errorf("the last output's lines %q lack what the build printed", got)
+	}
+}
