@@ -265,7 +265,8 @@
 // withoutPaths); an output of at most three
 // lines is quoted whole only when it is a failure or holds no verdict; the
 // open turn's last call, when it succeeded, shows its output's lines
-// instead (800 runes, head and end: what was done last). The ring
+// instead (800 runes, head and end, a package manager's banner left out
+// as from key lines: what was done last). The ring
 // keeps 40, dropping reads and edits before commands.
 //
 // Milestones: commands of version control and trackers (git commit, push,
