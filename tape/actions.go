@@ -989,19 +989,12 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	var lines []string
 	var changed []bool // a file git status --short names as changed
 	advice := adviceLines()
-	banner := false   // the line before was a package manager's banner
-	var hunk diffHunk // the lines a diff's hunk has left (TestADiffsHunkLinesAreNoKeyLines)
+	var banner npmBannerLines // what ran, said by the action's line (TestAPackageManagersBannerIsNoKeyLine)
+	var hunk diffHunk         // the lines a diff's hunk has left (TestADiffsHunkLinesAreNoKeyLines)
 	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
 		t := strings.TrimSpace(l)
-		if npmBanner(t) || banner && strings.HasPrefix(t, "> ") {
-			banner = npmBanner(t)
-			continue // what ran, said by the action's line (TestAPackageManagersBannerIsNoKeyLine)
-		}
-		if hunk.next(l) {
-			continue // code the diff adds, removes or shows around them
-		}
-		if t != "" {
-			banner = false
+		if banner.next(t) || hunk.next(l) {
+			continue // a banner, or code the diff adds, removes or shows around them
 		}
 		if !advice(t) && saysSomething(t) && !noiseLine(t) && !exitLine(t) && !skip[t] {
 			lines = append(lines, squeezeRules(t))
@@ -1290,6 +1283,22 @@ func firstNumber(l string) (int, bool) {
 		n = n*10 + int(l[j]-'0')
 	}
 	return n, true
+}
+
+// npmBannerLines reads an output's lines for a package manager's banner
+// (npmBanner) and the "> command" line that goes with it.
+type npmBannerLines struct{ after bool } // the line before was a banner
+
+// next reports whether the trimmed line t is of a banner.
+func (b *npmBannerLines) next(t string) bool {
+	if npmBanner(t) || b.after && strings.HasPrefix(t, "> ") {
+		b.after = npmBanner(t)
+		return true
+	}
+	if t != "" {
+		b.after = false
+	}
+	return false
 }
 
 // npmBanner: the line npm, pnpm and yarn open a script's run with, "> "

@@ -112,17 +112,10 @@ const lastActionRunes = 800
 func outputLines(out string, runes int, seq int64, skip map[string]bool) []string {
 	var kept []string
 	advice := adviceLines()
-	banner := false // the line before was a package manager's banner
+	var banner npmBannerLines // what ran, said by the action's line (TestTheLastOutputShowsNoPackageManagersBanner)
 	for l := range strings.SplitSeq(strings.ReplaceAll(stripANSI(withoutReminders(outputBody(out))), "\r\n", "\n"), "\n") {
 		t := strings.TrimSpace(l)
-		if npmBanner(t) || banner && strings.HasPrefix(t, "> ") {
-			banner = npmBanner(t)
-			continue // what ran, said by the action's line (TestTheLastOutputShowsNoPackageManagersBanner)
-		}
-		if t != "" {
-			banner = false
-		}
-		if advice(t) || !saysSomething(t) || wrapperLine(t) || noiseLine(t) || skip[t] || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
+		if banner.next(t) || advice(t) || !saysSomething(t) || wrapperLine(t) || noiseLine(t) || skip[t] || !strings.Contains(t, " ") && strings.HasSuffix(t, ":") {
 			continue
 		}
 		kept = append(kept, squeezeRules(strings.TrimRight(l, " \t")))
