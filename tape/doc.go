@@ -214,9 +214,10 @@
 // updated, merged, ✓ …), at most 4, a line the output prints twice
 // once (a diff's header, "--- a/x", "+++ b/x", "index a..b", is none,
 // nor a line of its hunks, the code it adds, removes and shows around
-// them, as many as the hunk's header counts: diffHunk; nor a heading a chain echoes, "--- failures? ---": "--- " opens go
-// test's "--- FAIL:", "--- PASS:", "--- SKIP:" alone; go test's "[no test
-// files]" is one), and of more verdicts of one shape than those 4 (cargo's "test
+// them, as many as the hunk's header counts: diffHunk; nor a heading a
+// chain echoes, "--- failures? ---": "--- " opens go test's "--- FAIL:",
+// "--- PASS:", "--- SKIP:" alone; go test's "[no test files]" is one),
+// and of more verdicts of one shape than those 4 (cargo's "test
 // result" per test binary) the one that counts the most among the last
 // (largestOfCrowdedShape), and a count of nothing ("running 0 tests",
 // "test result: ok. 0 passed; 0 failed; …": countsNothing) none beside a
@@ -474,8 +475,7 @@
 //	after the assistant's last message: what it learned last, which no
 //	other block says yet; unanswered), the carryover's steps
 //	(messages that only announce the call after them; not the open
-//	turn's newest keptOpenSteps nor its first message, ranked with the
-//	other messages) → 0,
+//	turn's newest keptOpenSteps, ranked with the other messages) → 0,
 //	host summary → 6,
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, written files past the newest 6 →
