@@ -1093,18 +1093,26 @@ func TestTheOpenTurnsNewestStepsAreKept(t *testing.T) {
 	}
 }
 
-// The open turn's newest steps are the work in progress told as it goes:
-// the budget cuts them after the older messages that answered a closed
-// turn or state an outcome, not before (an agent that changes its
-// approach says so in a step: "the desktop file will not expand the home
-// variable, switching to the full path").
-func TestTheOpenTurnsStepsOutliveOlderAnswers(t *testing.T) {
+// answeredWidgetTurns are 40 closed turns, each answered by a message
+// that states an outcome: the older answers the open turn's messages are
+// ranked against.
+func answeredWidgetTurns() []session.Event {
 	var evs []session.Event
 	for k := 0; k < 40; k++ {
 		evs = append(evs,
 			human(fmt.Sprintf("Tweak widget %d.", k)),
 			say(fmt.Sprintf("Widget %d now renders its label in the panel header, as in the other panels of the settings page; the change is in widget%d.rs and its snapshot test passes.", k, k)))
 	}
+	return evs
+}
+
+// The open turn's newest steps are the work in progress told as it goes:
+// the budget cuts them after the older messages that answered a closed
+// turn or state an outcome, not before (an agent that changes its
+// approach says so in a step: "the desktop file will not expand the home
+// variable, switching to the full path").
+func TestTheOpenTurnsStepsOutliveOlderAnswers(t *testing.T) {
+	evs := answeredWidgetTurns()
 	evs = append(evs, human("The tray icon is missing after a fresh login."))
 	steps := []string{
 		"Looking at the autostart entry the install recipe writes.",
@@ -1138,12 +1146,7 @@ func TestTheOpenTurnsStepsOutliveOlderAnswers(t *testing.T) {
 // which it is newer than; a real Codex session had it cut while ten
 // older answers stayed.
 func TestTheOpenTurnsFirstMessageOutlivesOlderAnswers(t *testing.T) {
-	var evs []session.Event
-	for k := 0; k < 40; k++ {
-		evs = append(evs,
-			human(fmt.Sprintf("Tweak widget %d.", k)),
-			say(fmt.Sprintf("Widget %d now renders its label in the panel header, as in the other panels of the settings page; the change is in widget%d.rs and its snapshot test passes.", k, k)))
-	}
+	evs := answeredWidgetTurns()
 	plan := "I'll make that a separate pull request: a branch from the current main, the cask parser's language selector first, then the Ruby bootstrap, each with a focused test, and the pull request opened ready for review and linked to the discussion."
 	evs = append(evs,
 		human("ok make a separate pr for that"),
