@@ -38,7 +38,7 @@ const (
 	keptAnswers         = 8
 	answerRunes         = 1500
 	minRefRunes         = 400 // a shorter look-up output is a state line: Recent Actions has it
-	maxSymbols          = 6   // definitions named per edited file
+	maxSymbols          = 16  // definitions named per edited file (its outline)
 	symbolScan          = 8 << 10
 	maxEditInput        = 64 << 10 // a write or edit input past it names no definition
 	// MaxOutputLine is the longest tool/result log line whose output the

@@ -1,6 +1,7 @@
 package tape
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,29 @@ func TestALocalBindingIsNoDefinition(t *testing.T) {
 		if strings.Contains(line, "defines") && strings.Contains(strings.SplitN(line, "(defines ", 2)[1], local) {
 			t.Errorf("a local (%s) is named among the definitions: %s", local, line)
 		}
+	}
+}
+
+// A file written whole is named by its outline: its definitions, up to
+// maxSymbols (16) of them, in order. A new module of a dozen functions
+// had been named by its first six, and the ones the work was written for
+// came later in the file (a review's commit_touched_path after its
+// helpers normalise, _run, repo_root, _git, resolve and
+// is_shallow_repository); past the cap the rest is left to recall.
+func TestANewModulesOutlineNamesItsLaterDefinitions(t *testing.T) {
+	var code strings.Builder
+	for k := 1; k <= 20; k++ {
+		fmt.Fprintf(&code, "def helper_%02d(x):\n    return x\n\n", k)
+	}
+	in := `{"file_path":"/r/src/provenance.py","content":` + quoteJSON(code.String()) + `}`
+	tp := build(t, "s", seqd(withMeta(human("Write the module."), "cwd", "/r"), call("Write", "w1", in), result("Write", "w1", true, "ok")), Options{}, nil)
+	files := blockText(t, tp, "Workspace Files")
+	line := files[strings.Index(files, "- src/provenance.py"):]
+	line, _, _ = strings.Cut(line, "\n")
+	if !strings.Contains(line, "helper_01, ") || !strings.Contains(line, "helper_16)") {
+		t.Fatalf("the module's first 16 definitions, in order:\n%s", line)
+	}
+	if strings.Contains(line, "helper_17") {
+		t.Fatalf("more than 16 definitions named: %s", line)
 	}
 }

@@ -146,8 +146,9 @@ const (
 	// knew no poll, and quoted a long JSON object's line by its head; 107
 	// quoted a command's help (--help) as its outcome; 108 let a status's
 	// unmerged paths take the room of git's state above them; 109 quoted a
-	// diff's hunk lines, the code it adds and removes, as key lines.
-	snapshotVersion = 110
+	// diff's hunk lines, the code it adds and removes, as key lines; 110
+	// named at most 6 of the definitions a file's new code makes.
+	snapshotVersion = 111
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

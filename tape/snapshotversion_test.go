@@ -151,6 +151,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "d1", `{"command":"git log --oneline -1; git diff v1 -- release.ts"}`),
 			result("Bash", "d1", true, "5be1b91 bun verify (#25)\ndiff --git a/release.ts b/release.ts\n@@ -5,3 +5,3 @@\n-\tfail(\"cannot resolve\")\n+\tlog.Errorf(\"failed: %v\", err)\n } finally {\n"),
 		),
+		// A module written whole with more definitions than the outline
+		// once named: the fold keeps up to maxSymbols of them.
+		"outline": seqd(
+			human("Write the module."),
+			call("Write", "w1", `{"file_path":"/r/m.py","content":"def a_1():\n    pass\ndef a_2():\n    pass\ndef a_3():\n    pass\ndef a_4():\n    pass\ndef a_5():\n    pass\ndef a_6():\n    pass\ndef a_7():\n    pass\ndef a_8():\n    pass\n"}`),
+			result("Write", "w1", true, "ok"),
+		),
 	}
 	for _, o := range []gen.Options{{Turns: 3, Events: 60, Seed: 7}, {Turns: 12, Events: 800, Seed: 3}} {
 		name := fmt.Sprintf("gen-%d-%d-%d", o.Turns, o.Events, o.Seed)

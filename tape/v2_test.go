@@ -1413,9 +1413,16 @@ func TestATestIsDefinedByItsName(t *testing.T) {
 // inside them, so a file of one type with many methods still names the
 // function at its end that the program starts it by.
 func TestAFilesTopLevelNamesComeFirst(t *testing.T) {
-	rust := "pub struct BingWallpaperTray {\n    x: u8,\n}\n\nimpl BingWallpaperTray {\n    pub fn new() -> Self {}\n    fn refresh(&self) {}\n}\n\nimpl Tray for BingWallpaperTray {\n    fn title(&self) {}\n    fn menu(&self) {}\n    fn icon_name(&self) {}\n    fn tool_tip(&self) {}\n}\n\npub fn run_tray() {}\n"
+	// More methods than the outline names (maxSymbols, 16): the function
+	// at the file's end is named before them all the same.
+	methods, names := "", []string{"BingWallpaperTray", "Tray", "run_tray", "new", "refresh", "title", "menu", "icon_name", "tool_tip"}
+	for k := 1; k <= 12; k++ {
+		methods += fmt.Sprintf("    fn item_%02d(&self) {}\n", k)
+		names = append(names, fmt.Sprintf("item_%02d", k))
+	}
+	rust := "pub struct BingWallpaperTray {\n    x: u8,\n}\n\nimpl BingWallpaperTray {\n    pub fn new() -> Self {}\n    fn refresh(&self) {}\n}\n\nimpl Tray for BingWallpaperTray {\n    fn title(&self) {}\n    fn menu(&self) {}\n    fn icon_name(&self) {}\n    fn tool_tip(&self) {}\n" + methods + "}\n\npub fn run_tray() {}\n"
 	in, _ := json.Marshal(map[string]string{"file_path": "src/tray.rs", "content": rust})
-	want := []string{"BingWallpaperTray", "Tray", "run_tray", "new", "refresh", "title"}
+	want := names[:maxSymbols]
 	if got := editSymbols("Write", in); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("editSymbols = %q, want %q", got, want)
 	}
