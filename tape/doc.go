@@ -368,7 +368,7 @@
 // Edited files: the last write or edit of each of the 40 most recently
 // changed files names the definitions its new text makes (def, defp,
 // func, function, class, type … and "a.b = {" assignments, and the tests
-// a string names: @test "…", it("…"), test "…" do: at most 6, those of
+// a string names: @test "…", it("…"), test "…" do: at most 16, those of
 // unindented lines before those of indented ones: a file's types and
 // functions before the methods inside them; a local bound on an indented
 // line, const, let, var or val, or a field set on this or self, is none:
