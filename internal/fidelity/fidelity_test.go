@@ -15,10 +15,10 @@ import (
 
 // floor is the overall recall of graft's tape on the truth set that this
 // test holds it to: a few points under what make fidelity measured when
-// the tape or the set last changed (BENCHMARKS.md: 71.1 % of 2,820 facts
-// on 170 handoffs), so that a change that loses facts fails here. Issue
+// the tape or the set last changed (BENCHMARKS.md: 72.3 % of 2,954 facts
+// on 178 handoffs), so that a change that loses facts fails here. Issue
 // 23 asks for 0.95; make fidelity prints how far the tape is from it.
-const floor = 0.68
+const floor = 0.70
 
 // TestTruthSet runs the whole truth set as make fidelity does and holds
 // graft to its floor, ahead of the two plain baselines overall and behind
