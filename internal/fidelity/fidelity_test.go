@@ -340,3 +340,43 @@ func TestTheExcerptTakesAnApprovedPlanForAUserMessage(t *testing.T) {
 		t.Errorf("excerpt:\n%s", ex)
 	}
 }
+
+// The facts a baseline carries and graft's tape misses are counted per
+// baseline and for any of them, over all cuts, the tuning and the held-out
+// ones: what a handoff simpler than the tape keeps at the same budget and
+// the tape does not (per category the tape leads; per fact it does not
+// always). The summary counts only where it was scored, at a compaction.
+func TestTheFactsOnlyABaselineCarriesAreCounted(t *testing.T) {
+	facts := []Fact{
+		{ID: "a", Category: "state", Evidence: []string{"x"}},
+		{ID: "b", Category: "state", Evidence: []string{"y"}},
+		{ID: "c", Category: "decision", Evidence: []string{"z"}},
+	}
+	r := &Result{Case: &Case{Name: "a", Host: HostCodex, Cut: Cut{Lines: 1}, Facts: facts}, Carried: map[string][]bool{
+		Graft:   {true, false, false},
+		Excerpt: {true, true, false}, // a: graft has it too; b: only the baseline
+		Tail:    {false, true, true},
+		Talk:    {false, false, true},
+	}}
+	compact := &Result{Case: &Case{Name: "b", Host: HostClaudeCode, Cut: Cut{CompactBoundary: 1}, Facts: facts}, Carried: map[string][]bool{
+		Graft:   {false, true, false},
+		Excerpt: {false, false, false},
+		Tail:    {false, false, false},
+		Talk:    {false, false, false},
+		Summary: {true, true, false},
+	}}
+	held := &Result{Case: &Case{Name: "c", Host: HostCodex, Cut: Cut{Lines: 1}, HeldOut: true, Facts: facts[:1]}, Carried: map[string][]bool{
+		Graft: {false}, Excerpt: {false}, Tail: {false}, Talk: {true},
+	}}
+	tables := Tables([]*Result{r, compact, held})
+	for _, want := range []string{
+		"| cases | graft misses | the excerpt has | the tail has | the talk has | the summary has | one of them has |",
+		"| all | 5 | 1 | 2 | 2 | 1 | 4 |",
+		"| tuning | 4 | 1 | 2 | 1 | 1 | 3 |",
+		"| held out | 1 | 0 | 0 | 1 | – | 1 |",
+	} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("the tables lack %q:\n%s", want, tables)
+		}
+	}
+}

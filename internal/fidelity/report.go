@@ -132,6 +132,7 @@ func Tables(results []*Result) string {
 		fmt.Fprintf(&b, "| %s | %d | %d | **%s** | %s | %s | %s |\n", h, n, all.Facts, pct(all, Graft), pct(all, Excerpt), pct(all, Tail), pct(all, Talk))
 	}
 	b.WriteString(rereadTable(results))
+	b.WriteString(baselineOnlyTable(results))
 	b.WriteString("\nPer handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		t := newTally()
@@ -201,6 +202,64 @@ func rereadTable(results []*Result) string {
 			fmt.Fprintf(&b, " %s |", pct(all, c))
 		}
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// baselineOnlyTable counts the facts graft's tape misses and a baseline
+// carries, per baseline and for any of them, over all cuts, the tuning and
+// the held-out ones: what a handoff simpler than the tape keeps at the
+// same budget and the tape does not. A baseline counts only where it was
+// scored (the host summary at a compaction; "–" where it never was).
+func baselineOnlyTable(results []*Result) string {
+	cands := []string{Excerpt, Tail, Talk, Summary}
+	var b strings.Builder
+	b.WriteString("\nWhat a baseline carries and graft's tape misses (facts; the tape leads per category, not per fact):\n\n")
+	b.WriteString("| cases | graft misses | the excerpt has | the tail has | the talk has | the summary has | one of them has |\n|---|---|---|---|---|---|---|\n")
+	for _, row := range []struct {
+		name string
+		keep func(*Result) bool
+	}{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}} {
+		misses, any := 0, 0
+		only, scored := map[string]int{}, map[string]bool{}
+		for _, r := range results {
+			if !row.keep(r) {
+				continue
+			}
+			for _, c := range cands {
+				if _, ok := r.Carried[c]; ok {
+					scored[c] = true
+				}
+			}
+			for k := range r.Case.Facts {
+				if r.Carried[Graft][k] {
+					continue
+				}
+				misses++
+				has := false
+				for _, c := range cands {
+					if got := r.Carried[c]; got != nil && got[k] {
+						only[c]++
+						has = true
+					}
+				}
+				if has {
+					any++
+				}
+			}
+		}
+		if len(scored) == 0 {
+			continue // no case in the row
+		}
+		fmt.Fprintf(&b, "| %s | %d |", row.name, misses)
+		for _, c := range cands {
+			if !scored[c] {
+				b.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(&b, " %d |", only[c])
+		}
+		fmt.Fprintf(&b, " %d |\n", any)
 	}
 	return b.String()
 }
