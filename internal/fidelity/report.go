@@ -71,6 +71,14 @@ func pct(t *Tally, cand string) string {
 func everyCut(*Result) bool       { return true }
 func atCompaction(r *Result) bool { return r.Case.Cut.CompactBoundary > 0 }
 func heldOut(r *Result) bool      { return r.Case.HeldOut }
+func tuning(r *Result) bool       { return !r.Case.HeldOut }
+
+// caseRows are the rows of the tables that split the cases: all of them,
+// the tuning ones and the held-out ones.
+var caseRows = []struct {
+	name string
+	keep func(*Result) bool
+}{{"all", everyCut}, {"tuning", tuning}, {"held out", heldOut}}
 
 // Tables renders the per-category tables (all cuts; compaction cuts;
 // held-out cases) and the per-session table, as Markdown.
@@ -183,10 +191,7 @@ func rereadTable(results []*Result) string {
 	var b strings.Builder
 	b.WriteString("\nWith what the host reads again (the instruction files a host writes into its log, Codex's AGENTS.md, which it reads again when the export resumes; counted as carried for every candidate):\n\n")
 	b.WriteString("| cases | facts | the host reads again | graft | excerpt | tail | talk |\n|---|---|---|---|---|---|---|\n")
-	for _, row := range []struct {
-		name string
-		keep func(*Result) bool
-	}{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}} {
+	for _, row := range caseRows {
 		all, _ := TotalsOf(with, row.keep)
 		if all.Facts == 0 {
 			continue
@@ -216,10 +221,7 @@ func baselineOnlyTable(results []*Result) string {
 	var b strings.Builder
 	b.WriteString("\nWhat a baseline carries and graft's tape misses (facts; the tape leads per category, not per fact):\n\n")
 	b.WriteString("| cases | graft misses | the excerpt has | the tail has | the talk has | the summary has | one of them has |\n|---|---|---|---|---|---|---|\n")
-	for _, row := range []struct {
-		name string
-		keep func(*Result) bool
-	}{{"all", everyCut}, {"tuning", func(r *Result) bool { return !r.Case.HeldOut }}, {"held out", heldOut}} {
+	for _, row := range caseRows {
 		misses, any := 0, 0
 		only, scored := map[string]int{}, map[string]bool{}
 		for _, r := range results {

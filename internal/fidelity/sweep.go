@@ -48,9 +48,9 @@ func SweepTable(runs []SweepRun, def int) string {
 			label = "**" + label + "** (default)"
 		}
 		all, byCat := TotalsOf(r.Results, everyCut)
-		tuning, _ := TotalsOf(r.Results, func(r *Result) bool { return !heldOut(r) })
+		tuned, _ := TotalsOf(r.Results, tuning)
 		held, _ := TotalsOf(r.Results, heldOut)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |", label, withCount(all), withCount(tuning), withCount(held))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", label, withCount(all), withCount(tuned), withCount(held))
 		for _, c := range Categories {
 			fmt.Fprintf(&b, " %s |", pct(byCat[c], Graft))
 		}
