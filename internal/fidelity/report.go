@@ -222,7 +222,7 @@ func baselineOnlyTable(results []*Result) string {
 	b.WriteString("\nWhat a baseline carries and graft's tape misses (facts; the tape leads per category, not per fact):\n\n")
 	b.WriteString("| cases | graft misses | the excerpt has | the tail has | the talk has | the summary has | one of them has |\n|---|---|---|---|---|---|---|\n")
 	for _, row := range caseRows {
-		misses, any := 0, 0
+		misses, anyHas := 0, 0
 		only, scored := map[string]int{}, map[string]bool{}
 		for _, r := range results {
 			if !row.keep(r) {
@@ -246,7 +246,7 @@ func baselineOnlyTable(results []*Result) string {
 					}
 				}
 				if has {
-					any++
+					anyHas++
 				}
 			}
 		}
@@ -261,7 +261,7 @@ func baselineOnlyTable(results []*Result) string {
 			}
 			fmt.Fprintf(&b, " %d |", only[c])
 		}
-		fmt.Fprintf(&b, " %d |\n", any)
+		fmt.Fprintf(&b, " %d |\n", anyHas)
 	}
 	return b.String()
 }
