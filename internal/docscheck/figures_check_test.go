@@ -127,7 +127,7 @@ func figures(d *mdDoc) []figure {
 		case t.header[0] == "measure":
 			out = append(out, figure{line: t.line, kind: "bench", tbl: t})
 		case slices.Contains([]string{"category", "handoff", "host", "cases"}, t.header[0]) && (slices.Contains(t.header, "graft") && slices.Contains(t.header, "excerpt") ||
-			slices.Contains(t.header, "graft misses") && slices.Contains(t.header, "the excerpt has")):
+			slices.Contains(t.header, "graft misses") && (slices.Contains(t.header, "the excerpt has") || slices.Contains(t.header, "the tape holds part of the evidence"))):
 			out = append(out, figure{line: t.line, kind: "fidelity", tbl: t})
 		case t.header[0] == "budget" && slices.Contains(t.header, "all") && slices.Contains(t.header, "held out"):
 			out = append(out, figure{line: t.line, kind: "sweep", tbl: t})

@@ -380,3 +380,39 @@ func TestTheFactsOnlyABaselineCarriesAreCounted(t *testing.T) {
 		}
 	}
 }
+
+// A fact graft's tape misses is counted by how much of its evidence the
+// tape holds: part of it (the topic named, a detail missing: one string
+// of two) or none; a fact it carries is no miss, and a fact of one
+// evidence string is never a partial miss.
+func TestTheMissesTheTapeHoldsInPartAreCounted(t *testing.T) {
+	facts := []Fact{
+		{ID: "a", Category: "state", Evidence: []string{"alpha", "beta"}},   // carried
+		{ID: "b", Category: "state", Evidence: []string{"alpha", "gamma"}},  // part: alpha
+		{ID: "c", Category: "decision", Evidence: []string{"delta", "eps"}}, // none
+		{ID: "d", Category: "file", Evidence: []string{"zeta"}},             // none
+	}
+	tape := "We did ALPHA and then beta."
+	r := &Result{Case: &Case{Name: "a", Host: HostCodex, Cut: Cut{Lines: 1}, Facts: facts}, Texts: map[string]string{Graft: tape}}
+	held := &Result{Case: &Case{Name: "b", Host: HostCodex, Cut: Cut{Lines: 1}, HeldOut: true, Facts: facts}, Texts: map[string]string{Graft: "gamma only"}}
+	for _, x := range []*Result{r, held} {
+		x.Score()
+	}
+	if got, want := r.Carried[Graft], []bool{true, false, false, false}; !slices.Equal(got, want) {
+		t.Fatalf("carried %v, want %v", got, want)
+	}
+	if got, want := r.Partial, []bool{false, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("partial %v, want %v", got, want)
+	}
+	tables := Tables([]*Result{r, held})
+	for _, want := range []string{
+		"| cases | graft misses | the tape holds part of the evidence | the tape holds none of it |",
+		"| all | 7 | 2 | 5 |",
+		"| tuning | 3 | 1 | 2 |",
+		"| held out | 4 | 1 | 3 |",
+	} {
+		if !strings.Contains(tables, want) {
+			t.Errorf("the tables lack %q:\n%s", want, tables)
+		}
+	}
+}

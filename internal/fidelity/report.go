@@ -141,6 +141,7 @@ func Tables(results []*Result) string {
 	}
 	b.WriteString(rereadTable(results))
 	b.WriteString(baselineOnlyTable(results))
+	b.WriteString(partialTable(results))
 	b.WriteString("\nPer handoff:\n\n| handoff | host | cut | facts | tape chars | graft | excerpt | tail | talk | summary |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		t := newTally()
@@ -262,6 +263,38 @@ func baselineOnlyTable(results []*Result) string {
 			fmt.Fprintf(&b, " %d |", only[c])
 		}
 		fmt.Fprintf(&b, " %d |\n", anyHas)
+	}
+	return b.String()
+}
+
+// partialTable counts the facts graft's tape misses by how much of their
+// evidence it holds, over all cuts, the tuning and the held-out ones:
+// part of it (Result.Partial: the tape names the topic and lacks a
+// detail, an error's words, a number, a second name) or none of it.
+func partialTable(results []*Result) string {
+	var b strings.Builder
+	b.WriteString("\nHow much of a missed fact's evidence the tape holds (a fact is carried when the tape holds every string of its evidence):\n\n")
+	b.WriteString("| cases | graft misses | the tape holds part of the evidence | the tape holds none of it |\n|---|---|---|---|\n")
+	for _, row := range caseRows {
+		misses, part, seen := 0, 0, false
+		for _, r := range results {
+			if !row.keep(r) {
+				continue
+			}
+			seen = true
+			for k := range r.Case.Facts {
+				if r.Carried[Graft][k] {
+					continue
+				}
+				misses++
+				if k < len(r.Partial) && r.Partial[k] {
+					part++
+				}
+			}
+		}
+		if seen {
+			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", row.name, misses, part, misses-part)
+		}
 	}
 	return b.String()
 }

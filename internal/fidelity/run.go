@@ -56,7 +56,10 @@ type Result struct {
 	// instruction files it reads again when the export resumes (Reread).
 	// The candidates' own tables do not count them; one more table does
 	// (Tables).
-	Reread    []bool
+	Reread []bool
+	// Partial says which facts graft's tape misses while holding part of
+	// their evidence: the topic named, a detail missing (Score).
+	Partial   []bool
 	TapeChars int
 	Events    int64
 }
@@ -130,15 +133,7 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 	if c.Cut.CompactBoundary > 0 {
 		res.Texts[Summary] = p.HostSummary
 	}
-	res.Carried = map[string][]bool{}
-	for name, text := range res.Texts {
-		norm := Normalize(text)
-		got := make([]bool, len(c.Facts))
-		for k, f := range c.Facts {
-			got[k] = Carries(norm, f)
-		}
-		res.Carried[name] = got
-	}
+	res.Score()
 	raw := Normalize(rawText(p.Lines))
 	for _, f := range c.Facts {
 		if !Carries(raw, f) {
@@ -146,6 +141,36 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// Score sets Carried from Texts, each candidate's text against each fact
+// of the case, and Partial from graft's.
+func (r *Result) Score() {
+	facts := r.Case.Facts
+	r.Carried = map[string][]bool{}
+	for name, text := range r.Texts {
+		norm := Normalize(text)
+		got := make([]bool, len(facts))
+		for k, f := range facts {
+			got[k] = Carries(norm, f)
+		}
+		r.Carried[name] = got
+		if name != Graft {
+			continue
+		}
+		r.Partial = make([]bool, len(facts))
+		for k, f := range facts {
+			if got[k] {
+				continue
+			}
+			for _, e := range f.Evidence {
+				if strings.Contains(norm, Normalize(e)) {
+					r.Partial[k] = true
+					break
+				}
+			}
+		}
+	}
 }
 
 // rawText is every string value of every line, one per line: all a
