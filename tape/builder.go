@@ -1487,9 +1487,7 @@ func (b *Builder) touch(t fileTouch, seq int64, call openCall) *fileEntry {
 				e.Defines, e.Names = slices.Clone(f.Symbols), slices.Clone(f.Adds)
 			}
 			f.Earlier = append(f.Earlier, e)
-			if len(f.Earlier) > keptEarlierEdits {
-				f.Earlier = append(f.Earlier[:0:0], f.Earlier[len(f.Earlier)-keptEarlierEdits:]...)
-			}
+			f.Earlier = keepLast(f.Earlier, keptEarlierEdits)
 		}
 		f.Symbols, f.Change, f.Adds, f.Labelled, f.Call = call.Symbols, call.Change, call.Adds, call.Labelled, nil
 		if ff := call.PerPath[t.Path]; ff != nil {
@@ -1596,7 +1594,7 @@ func (b *Builder) addReport(ev *session.Event) {
 	st.Reports = append(st.Reports, report{Seq: ev.Seq, Agent: ev.Agent, Text: clipHeadTail(reportBody(ev.Text), maxReportRunes, "", ev.Seq), Tool: ev.Source.Name, CallID: ev.Meta["callId"]})
 	if len(st.Reports) > keptReports {
 		st.ReportsDropped.add(st.Reports[0].Seq, st.Reports[0].Seq)
-		st.Reports = append(st.Reports[:0:0], st.Reports[1:]...)
+		st.Reports = keepLast(st.Reports, keptReports)
 	}
 }
 
