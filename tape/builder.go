@@ -147,8 +147,11 @@ const (
 	// quoted a command's help (--help) as its outcome; 108 let a status's
 	// unmerged paths take the room of git's state above them; 109 quoted a
 	// diff's hunk lines, the code it adds and removes, as key lines; 110
-	// named at most 6 of the definitions a file's new code makes.
-	snapshotVersion = 111
+	// named at most 6 of the definitions a file's new code makes; 111 cut
+	// a command's template as any long instruction, at two fifths of
+	// maxHumanRunes, even where the words typed after the command ran
+	// past it: the Goal read no template there and quoted those words cut.
+	snapshotVersion = 112
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -907,7 +910,7 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	q := session.Quote{Text: clipHumanText(strings.TrimSpace(ev.Text), maxQuoteRunes, ev.Seq), Origin: origin}
 	hostCommand := isHostCommand(ev.Text)
 	if !hostCommand {
-		st.Humans = append(st.Humans, session.Quote{Text: clipHeadTail(strings.TrimSpace(ev.Text), maxHumanRunes, "", ev.Seq), Origin: origin})
+		st.Humans = append(st.Humans, session.Quote{Text: clipInstruction(strings.TrimSpace(ev.Text), maxHumanRunes, ev.Seq), Origin: origin})
 		for _, gone := range st.Humans[:max(0, len(st.Humans)-keptHumans)] {
 			if st.FirstGoal == nil || gone.Origin != st.FirstGoal.Origin {
 				st.HumansDropped.add(gone.Origin.Seq, gone.Origin.Seq) // the Goal's cut line counts them

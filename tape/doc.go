@@ -161,7 +161,12 @@
 // (3000 bytes or more opening with "## User Input" and a fenced block:
 // Spec Kit's /speckit.* commands on every host) shows the words typed
 // after the command and the template's first line and seq instead
-// (commandTemplate), the first and the latest instruction excepted. The
+// (commandTemplate), the first and the latest instruction excepted; the
+// fold keeps such a template's head through the typed words and the
+// template's first line (templateRunes of it) where they run past two
+// fifths of maxHumanRunes,
+// up to four fifths (clipInstruction), so that the words are quoted
+// whole. The
 // text a command the person typed expanded to (Claude Code's isMeta line
 // after the command, Codex's <skill> block: kind "skill"), when it opens
 // the instruction's turn before anything of the agent's, is shown under

@@ -151,6 +151,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Bash", "d1", `{"command":"git log --oneline -1; git diff v1 -- release.ts"}`),
 			result("Bash", "d1", true, "5be1b91 bun verify (#25)\ndiff --git a/release.ts b/release.ts\n@@ -5,3 +5,3 @@\n-\tfail(\"cannot resolve\")\n+\tlog.Errorf(\"failed: %v\", err)\n } finally {\n"),
 		),
+		// A command's template whose typed words run past the head a
+		// long instruction keeps: the fold keeps them whole.
+		"template-long": seqd(
+			human(specKitTemplate(strings.Repeat("Bind port 1906 after the migrations. ", 80)+"Integration tests, NOT unit tests.", "The text the user typed is the feature description.", "1. Write the spec to specs/001/spec.md, one section of the template at a time.")),
+			say("Spec written."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -3,6 +3,7 @@ package tape
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/anchors"
 	"github.com/graft-project/graft/session"
@@ -47,6 +48,67 @@ func commandTemplate(text string) (input, first string, ok bool) {
 		break
 	}
 	return input, first, true
+}
+
+// templateHeadEnd is the byte offset in text, a command's template as
+// commandTemplate reads it, just past the template's first line of its
+// own (its first templateRunes runes), which follows the block of the
+// words typed after the command: the part of it the Goal quotes once the
+// command's turn is answered. It is -1 when text is no such template.
+func templateHeadEnd(text string) int {
+	_, first, ok := commandTemplate(text)
+	if !ok {
+		return -1
+	}
+	open := strings.Index(text, "```")
+	at := open + 3
+	if i := strings.Index(text[at:], "\n```"); i >= 0 {
+		at += i + 4 // past the block's closing fence
+	}
+	if first == "" {
+		return at
+	}
+	i := strings.Index(text[at:], first)
+	if i < 0 {
+		return at
+	}
+	start := at + i
+	if r := []rune(first); len(r) > templateRunes {
+		// The Goal quotes templateRunes of it (Spec Kit's opens by
+		// repeating the typed words whole).
+		return start + len(string(r[:templateRunes]))
+	}
+	end := start + len(first)
+	if j := strings.IndexByte(text[end:], '\n'); j >= 0 {
+		end += j + 1 // the line's end with it: the cut mark opens a line of its own
+	}
+	return end
+}
+
+// clipInstruction is clipHeadTail for a human instruction the fold keeps
+// (maxHumanRunes), but for a command's template whose typed words run
+// past the head clipHeadTail keeps: its head then reaches the end of
+// those words and the template's first line of its own (templateHeadEnd),
+// so that the Goal reads the template as one (commandTemplate) and quotes
+// the person's words whole, while the template's end still has a fifth of
+// the room.
+func clipInstruction(text string, n int, seq int64) string {
+	if _, cut := prefixRunes(text, n); !cut || len(text) < pastedBytes {
+		return clipHeadTail(text, n, "", seq)
+	}
+	end := templateHeadEnd(text)
+	if end < 0 {
+		return clipHeadTail(text, n, "", seq)
+	}
+	mark := clipMark("", seq)
+	head := utf8.RuneCountInString(text[:end])
+	def, _ := headTailRunes(n, mark)
+	if head <= def || head > n-n/5 {
+		return clipHeadTail(text, n, "", seq)
+	}
+	r := []rune(text)
+	tail := max(0, n-head-utf8.RuneCountInString(mark))
+	return string(r[:head]) + mark + string(r[len(r)-tail:])
 }
 
 // templateRunes bounds the template's first line the Goal quotes.

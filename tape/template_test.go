@@ -64,3 +64,45 @@ func TestCommandTemplate(t *testing.T) {
 		}
 	}
 }
+
+// The words a person typed after a command can be long: a feature's whole
+// description, with its rules ("integration tests, NOT unit tests"), 2,500
+// characters and more. The fold keeps a long instruction's head (two
+// fifths of maxHumanRunes) and end; a template whose typed block closed
+// past that head was not read as one, and the Goal quoted its head and
+// end: the first part of the person's words, then the template's own
+// last lines, with the person's rules in the cut middle. The block is
+// kept whole instead, and the Goal quotes the typed words and names the
+// template, as it does for a short one.
+func TestALongTypedInputOfACommandsTemplateIsQuotedWhole(t *testing.T) {
+	words := strings.Repeat("The server binds port 1906 after the migrations run. ", 50) + "Write integration tests, NOT unit tests, and make every log visible in the debug console."
+	if n := len([]rune(words)); n*5 <= maxHumanRunes*2 {
+		t.Fatalf("the typed words (%d runes) fit the head anyway", n)
+	}
+	tmpl := specKitTemplate(words, "The text the user typed after `/speckit.specify` is the feature description.", "1. Write the spec to specs/001/spec.md step by step.")
+	tp := build(t, "s", seqd(human(tmpl), say("Spec written."), human("now plan it"), say("Planning.")), Options{}, nil)
+	goal := blockText(t, tp, "Goal")
+	for _, want := range []string{"NOT unit tests, and make every log visible in the debug console.", "(then a command's template, recall seq=1: The text the user typed after `/speckit.specify` is the feature description.)"} {
+		if !strings.Contains(goal, want) {
+			t.Errorf("the Goal lacks %q:\n%s", want, goal)
+		}
+	}
+	if strings.Contains(goal, "Write the spec to specs/001/spec.md") {
+		t.Errorf("the Goal quotes the steps of a template whose turn was answered:\n%s", goal)
+	}
+	// Spec Kit's /speckit.specify opens its own text by repeating the
+	// typed words: of that first line the head keeps what the Goal
+	// quotes of it (templateRunes).
+	echo := specKitTemplate(words, "The text the user typed after `/speckit.specify` **is** the feature description: `"+words+"` appears literally below.", "1. Write the spec to specs/001/spec.md step by step.")
+	tp = build(t, "s", seqd(human(echo), say("Spec written."), human("now plan it"), say("Planning.")), Options{}, nil)
+	goal = blockText(t, tp, "Goal")
+	if !strings.Contains(goal, "NOT unit tests, and make every log visible in the debug console.\n> (then a command's template, recall seq=1: The text the user typed after `/speckit.specify` **is** the feature description") || strings.Contains(goal, "Write the spec to specs/001/spec.md") {
+		t.Errorf("a template whose first line repeats the typed words is not quoted by them:\n%s", goal)
+	}
+	// Typed words too long to leave the template's end a fifth of the
+	// room are clipped as any long instruction is.
+	huge := specKitTemplate(strings.Repeat("x ", maxHumanRunes), "Goal: x.", "1. Step.")
+	if got := clipInstruction(huge, maxHumanRunes, 1); got != clipHeadTail(huge, maxHumanRunes, "", 1) {
+		t.Errorf("a huge typed block changed the clip:\n%.200q", got)
+	}
+}
