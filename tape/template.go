@@ -17,70 +17,72 @@ import (
 // and for a text shorter than pastedBytes (a person types a heading and a
 // fence too).
 func commandTemplate(text string) (input, first string, ok bool) {
+	input, first, _, _, ok = readTemplate(text)
+	return input, first, ok
+}
+
+// readTemplate is commandTemplate with where in text it read: firstAt,
+// the byte offset of the template's first line of its own (-1 when it
+// has none), and closeAt, that of the line that closes the block of the
+// words typed.
+func readTemplate(text string) (input, first string, firstAt, closeAt int, ok bool) {
 	if len(text) < pastedBytes {
-		return "", "", false
+		return "", "", -1, -1, false
 	}
 	t := strings.TrimLeft(text, " \t\r\n")
 	head, rest, found := strings.Cut(t, "\n")
 	if !found || !strings.EqualFold(strings.TrimSpace(strings.TrimLeft(head, "#")), "user input") || !strings.HasPrefix(head, "#") {
-		return "", "", false
+		return "", "", -1, -1, false
 	}
 	rest = strings.TrimLeft(rest, " \t\r\n")
 	if !strings.HasPrefix(rest, "```") {
-		return "", "", false
+		return "", "", -1, -1, false
 	}
 	_, body, _ := strings.Cut(rest, "\n") // past the fence's opening line
 	if !strings.HasPrefix(body, "```") {  // else an empty block: "```text\n```"
 		i := strings.Index(body, "\n```")
 		if i < 0 {
-			return "", "", false // the block never closes
+			return "", "", -1, -1, false // the block never closes
 		}
 		input, body = strings.TrimSpace(body[:i]), body[i+1:]
 	}
+	closeAt = len(text) - len(body)
 	// The template's first line of its own: past the fence's end, the
 	// line asking to consider the input, and headings.
+	at := closeAt
 	for l := range strings.SplitSeq(body, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "```") || strings.Contains(strings.ToLower(l), "consider the user input") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "```") || strings.Contains(strings.ToLower(t), "consider the user input") {
+			at += len(l) + 1
 			continue
 		}
-		first = l
-		break
+		return input, t, at + strings.Index(l, t), closeAt, true
 	}
-	return input, first, true
+	return input, "", -1, closeAt, true
 }
 
 // templateHeadEnd is the byte offset in text, a command's template as
 // commandTemplate reads it, just past the template's first line of its
-// own (its first templateRunes runes), which follows the block of the
-// words typed after the command: the part of it the Goal quotes once the
-// command's turn is answered. It is -1 when text is no such template.
+// own (its first templateRunes runes; Spec Kit's opens by repeating the
+// typed words whole), or past the line that closes the typed words'
+// block when it has none: the part of it the Goal quotes once the
+// command's turn is answered. The line's end goes with it, so that a cut
+// mark after it opens a line of its own. It is -1 when text is no such
+// template.
 func templateHeadEnd(text string) int {
-	_, first, ok := commandTemplate(text)
+	_, first, at, closeAt, ok := readTemplate(text)
 	if !ok {
 		return -1
 	}
-	open := strings.Index(text, "```")
-	at := open + 3
-	if i := strings.Index(text[at:], "\n```"); i >= 0 {
-		at += i + 4 // past the block's closing fence
+	if at < 0 {
+		at, first = closeAt, firstLine(text[closeAt:], len(text))
 	}
-	if first == "" {
-		return at
-	}
-	i := strings.Index(text[at:], first)
-	if i < 0 {
-		return at
-	}
-	start := at + i
 	if r := []rune(first); len(r) > templateRunes {
-		// The Goal quotes templateRunes of it (Spec Kit's opens by
-		// repeating the typed words whole).
-		return start + len(string(r[:templateRunes]))
+		return at + len(string(r[:templateRunes]))
 	}
-	end := start + len(first)
+	end := at + len(first)
 	if j := strings.IndexByte(text[end:], '\n'); j >= 0 {
-		end += j + 1 // the line's end with it: the cut mark opens a line of its own
+		end += j + 1
 	}
 	return end
 }
@@ -93,8 +95,8 @@ func templateHeadEnd(text string) int {
 // the person's words whole, while the template's end still has a fifth of
 // the room.
 func clipInstruction(text string, n int, seq int64) string {
-	if _, cut := prefixRunes(text, n); !cut || len(text) < pastedBytes {
-		return clipHeadTail(text, n, "", seq)
+	if _, cut := prefixRunes(text, n); !cut {
+		return text
 	}
 	end := templateHeadEnd(text)
 	if end < 0 {
