@@ -234,23 +234,20 @@ func baselineOnlyTable(results []*Result) string {
 					scored[c] = true
 				}
 			}
-			for k := range r.Case.Facts {
-				if r.Carried[Graft][k] {
-					continue
-				}
-				misses++
-				has := false
-				for _, c := range cands {
-					if got := r.Carried[c]; got != nil && got[k] {
-						only[c]++
-						has = true
-					}
-				}
-				if has {
-					anyHas++
+		}
+		eachMiss(results, row.keep, func(r *Result, k int) {
+			misses++
+			has := false
+			for _, c := range cands {
+				if got := r.Carried[c]; got != nil && got[k] {
+					only[c]++
+					has = true
 				}
 			}
-		}
+			if has {
+				anyHas++
+			}
+		})
 		if len(scored) == 0 {
 			continue // no case in the row
 		}
@@ -276,22 +273,13 @@ func partialTable(results []*Result) string {
 	b.WriteString("\nHow much of a missed fact's evidence the tape holds (a fact is carried when the tape holds every string of its evidence):\n\n")
 	b.WriteString("| cases | graft misses | the tape holds part of the evidence | the tape holds none of it |\n|---|---|---|---|\n")
 	for _, row := range caseRows {
-		misses, part, seen := 0, 0, false
-		for _, r := range results {
-			if !row.keep(r) {
-				continue
+		misses, part := 0, 0
+		seen := eachMiss(results, row.keep, func(r *Result, k int) {
+			misses++
+			if k < len(r.Partial) && r.Partial[k] {
+				part++
 			}
-			seen = true
-			for k := range r.Case.Facts {
-				if r.Carried[Graft][k] {
-					continue
-				}
-				misses++
-				if k < len(r.Partial) && r.Partial[k] {
-					part++
-				}
-			}
-		}
+		})
 		if seen {
 			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", row.name, misses, part, misses-part)
 		}
@@ -299,21 +287,35 @@ func partialTable(results []*Result) string {
 	return b.String()
 }
 
+// eachMiss calls fn with each fact graft's tape misses (its result and
+// index) in the results keep keeps, and reports whether keep kept any.
+func eachMiss(results []*Result, keep func(*Result) bool, fn func(r *Result, k int)) (seen bool) {
+	for _, r := range results {
+		if !keep(r) {
+			continue
+		}
+		seen = true
+		for k := range r.Case.Facts {
+			if !r.Carried[Graft][k] {
+				fn(r, k)
+			}
+		}
+	}
+	return seen
+}
+
 // Missed lists, per case, the facts graft's tape did not carry, each
 // with where its evidence is in the imported session (Where).
 func Missed(results []*Result) string {
 	var b strings.Builder
-	for _, r := range results {
-		for k, f := range r.Case.Facts {
-			if !r.Carried[Graft][k] {
-				fmt.Fprintf(&b, "%s %s [%s] %s — %q", r.Case.Name, f.ID, f.Category, f.Fact, f.Evidence)
-				if k < len(r.Where) {
-					fmt.Fprintf(&b, " (in %s)", r.Where[k])
-				}
-				b.WriteByte('\n')
-			}
+	eachMiss(results, everyCut, func(r *Result, k int) {
+		f := r.Case.Facts[k]
+		fmt.Fprintf(&b, "%s %s [%s] %s — %q", r.Case.Name, f.ID, f.Category, f.Fact, f.Evidence)
+		if k < len(r.Where) {
+			fmt.Fprintf(&b, " (in %s)", r.Where[k])
 		}
-	}
+		b.WriteByte('\n')
+	})
 	return b.String()
 }
 
