@@ -227,11 +227,7 @@ func TestTablesPerHost(t *testing.T) {
 		result("b", HostClaudeCode, []bool{true, true}),
 		result("c", HostQwen, []bool{true, false}),
 	})
-	for _, want := range []string{"| host | handoffs | facts | graft | excerpt | tail | talk |", "| claude-code | 2 | 6 | **83 %** | 0 % | 0 % | 0 % |", "| qwen | 1 | 2 | **50 %** | 0 % | 0 % | 0 % |"} {
-		if !strings.Contains(tables, want) {
-			t.Errorf("the per-host table lacks %q:\n%s", want, tables)
-		}
-	}
+	wantRows(t, "the per-host table", tables, "| host | handoffs | facts | graft | excerpt | tail | talk |", "| claude-code | 2 | 6 | **83 %** | 0 % | 0 % | 0 % |", "| qwen | 1 | 2 | **50 %** | 0 % | 0 % | 0 % |")
 	if strings.Contains(tables, "| codex |") {
 		t.Errorf("a host with no case has a line:\n%s", tables)
 	}
@@ -302,18 +298,14 @@ func TestRereadFacts(t *testing.T) {
 	held := &Result{Case: &Case{Name: "b", Host: HostCodex, Cut: Cut{Lines: 1}, HeldOut: true, Facts: facts[:2]}, Reread: []bool{true, false},
 		Carried: map[string][]bool{Graft: {false, false}, Excerpt: {false, false}, Tail: {false, false}, Talk: {false, false}}}
 	tables := Tables([]*Result{r, held})
-	for _, want := range []string{
+	wantRows(t, "the tables", tables,
 		"| cases | facts | the host reads again | graft | excerpt | tail | talk |",
 		"| all | 6 | 2 | **67 %** | 33 % | 33 % | 50 % |",
 		"| tuning | 4 | 1 | **75 %** | 25 % | 25 % | 50 % |",
 		"| held out | 2 | 1 | **50 %** | 50 % | 50 % | 50 % |",
 		// The candidates' own tables do not count them.
 		"| **all** | 6 | **33 %** | **17 %** | **0 %** | **17 %** |",
-	} {
-		if !strings.Contains(tables, want) {
-			t.Errorf("the tables lack %q:\n%s", want, tables)
-		}
-	}
+	)
 	// Without a host that reads a file again, no such table.
 	r.Reread, held.Reread = make([]bool, 4), make([]bool, 2)
 	if tables := Tables([]*Result{r, held}); strings.Contains(tables, "the host reads again") {
@@ -369,16 +361,12 @@ func TestTheFactsOnlyABaselineCarriesAreCounted(t *testing.T) {
 		Graft: {false}, Excerpt: {false}, Tail: {false}, Talk: {true},
 	}}
 	tables := Tables([]*Result{r, compact, held})
-	for _, want := range []string{
+	wantRows(t, "the tables", tables,
 		"| cases | graft misses | the excerpt has | the tail has | the talk has | the summary has | one of them has |",
 		"| all | 5 | 1 | 2 | 2 | 1 | 4 |",
 		"| tuning | 4 | 1 | 2 | 1 | 1 | 3 |",
 		"| held out | 1 | 0 | 0 | 1 | – | 1 |",
-	} {
-		if !strings.Contains(tables, want) {
-			t.Errorf("the tables lack %q:\n%s", want, tables)
-		}
-	}
+	)
 }
 
 // A fact graft's tape misses is counted by how much of its evidence the
@@ -405,14 +393,21 @@ func TestTheMissesTheTapeHoldsInPartAreCounted(t *testing.T) {
 		t.Errorf("partial %v, want %v", got, want)
 	}
 	tables := Tables([]*Result{r, held})
-	for _, want := range []string{
+	wantRows(t, "the tables", tables,
 		"| cases | graft misses | the tape holds part of the evidence | the tape holds none of it |",
 		"| all | 7 | 2 | 5 |",
 		"| tuning | 3 | 1 | 2 |",
 		"| held out | 4 | 1 | 3 |",
-	} {
-		if !strings.Contains(tables, want) {
-			t.Errorf("the tables lack %q:\n%s", want, tables)
+	)
+}
+
+// wantRows fails t for each of rows that got, what a table or tables
+// print, does not hold.
+func wantRows(t *testing.T, what, got string, rows ...string) {
+	t.Helper()
+	for _, want := range rows {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s: no %q in:\n%s", what, want, got)
 		}
 	}
 }

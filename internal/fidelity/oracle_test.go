@@ -92,13 +92,9 @@ func TestSweepTableNamesTheChoosersCeiling(t *testing.T) {
 	}
 	runs := []SweepRun{{Budget: 300, Results: []*Result{res(1)}}, {Budget: 4000, Results: []*Result{res(0, 1)}}}
 	got := SweepTable(runs, 300)
-	for _, want := range []string{
+	wantRows(t, "sweep table", got,
 		"within 300 characters carries 2 of 3 facts (tuning 2, held out 0); within 75, 0; the tape's rules carry 1 at 300.",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("sweep table lacks %q:\n%s", want, got)
-		}
-	}
+	)
 }
 
 // A block's first line starts an entry of its own, even indented and
