@@ -150,8 +150,9 @@ const (
 	// named at most 6 of the definitions a file's new code makes; 111 cut
 	// a command's template as any long instruction, at two fifths of
 	// maxHumanRunes, even where the words typed after the command ran
-	// past it: the Goal read no template there and quoted those words cut.
-	snapshotVersion = 112
+	// past it: the Goal read no template there and quoted those words cut;
+	// 112 did the same in the first goal's quote (maxQuoteRunes).
+	snapshotVersion = 113
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -907,7 +908,7 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	st := &b.st
 	st.Queued = delivered(st.Queued, ev.Text)
 	origin := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: ev.Seq}
-	q := session.Quote{Text: clipHumanText(strings.TrimSpace(ev.Text), maxQuoteRunes, ev.Seq), Origin: origin}
+	q := session.Quote{Text: clipQuote(strings.TrimSpace(ev.Text), ev.Seq), Origin: origin}
 	hostCommand := isHostCommand(ev.Text)
 	if !hostCommand {
 		st.Humans = append(st.Humans, session.Quote{Text: clipInstruction(strings.TrimSpace(ev.Text), maxHumanRunes, ev.Seq), Origin: origin})

@@ -166,7 +166,9 @@
 // template's first line (templateRunes of it) where they run past two
 // fifths of maxHumanRunes,
 // up to four fifths (clipInstruction), so that the words are quoted
-// whole. The
+// whole; the first goal's quote (maxQuoteRunes, inherited by a later
+// generation) keeps them the same way (clipQuote), and a template so
+// clipped is read as one below pastedBytes (its cut mark). The
 // text a command the person typed expanded to (Claude Code's isMeta line
 // after the command, Codex's <skill> block: kind "skill"), when it opens
 // the instruction's turn before anything of the agent's, is shown under

@@ -157,6 +157,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human(specKitTemplate(strings.Repeat("Bind port 1906 after the migrations. ", 80)+"Integration tests, NOT unit tests.", "The text the user typed is the feature description.", "1. Write the spec to specs/001/spec.md, one section of the template at a time.")),
 			say("Spec written."),
 		),
+		// A command's template whose typed words run past the head the
+		// first goal's quote keeps (maxQuoteRunes): the fold keeps them
+		// whole there too.
+		"template-first": seqd(
+			human(specKitTemplate(strings.Repeat("Bind port 1906 after the migrations. ", 30)+"Integration tests, NOT unit tests.", "The text the user typed is the feature description.", "1. Write the spec to specs/001/spec.md, one section of the template at a time.")),
+			say("Spec written."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

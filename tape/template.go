@@ -15,7 +15,8 @@ import (
 // fenced block, then the command's own instructions): the words typed and
 // the template's first line of its own. ok is false for anything else,
 // and for a text shorter than pastedBytes (a person types a heading and a
-// fence too).
+// fence too) but one the fold clipped from a longer one (clipQuote: its
+// cut mark stands for the rest).
 func commandTemplate(text string) (input, first string, ok bool) {
 	input, first, _, _, ok = readTemplate(text)
 	return input, first, ok
@@ -26,7 +27,7 @@ func commandTemplate(text string) (input, first string, ok bool) {
 // has none), and closeAt, that of the line that closes the block of the
 // words typed.
 func readTemplate(text string) (input, first string, firstAt, closeAt int, ok bool) {
-	if len(text) < pastedBytes {
+	if len(text) < pastedBytes && !strings.Contains(text, cutMark) {
 		return "", "", -1, -1, false
 	}
 	t := strings.TrimLeft(text, " \t\r\n")
@@ -111,6 +112,19 @@ func clipInstruction(text string, n int, seq int64) string {
 	r := []rune(text)
 	tail := max(0, n-head-utf8.RuneCountInString(mark))
 	return string(r[:head]) + mark + string(r[len(r)-tail:])
+}
+
+// clipQuote is what the fold keeps of an instruction as a quote, within
+// maxQuoteRunes (the first goal a later generation inherits, the latest
+// instructions): a command's template keeps the words typed after it
+// whole, as clipInstruction keeps them for the Goal
+// (TestTheFirstGoalsQuoteKeepsATemplatesTypedWordsWhole); other text its
+// head and its end, the cut naming a pasted log's first error line.
+func clipQuote(text string, seq int64) string {
+	if _, cut := prefixRunes(text, maxQuoteRunes); cut && templateHeadEnd(text) >= 0 {
+		return clipInstruction(text, maxQuoteRunes, seq)
+	}
+	return clipHumanText(text, maxQuoteRunes, seq)
 }
 
 // templateRunes bounds the template's first line the Goal quotes.

@@ -1,8 +1,11 @@
 package tape
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/session"
 )
 
 // specKitTemplate is a command template as Spec Kit expands one (its
@@ -104,5 +107,36 @@ func TestALongTypedInputOfACommandsTemplateIsQuotedWhole(t *testing.T) {
 	huge := specKitTemplate(strings.Repeat("x ", maxHumanRunes), "Goal: x.", "1. Step.")
 	if got := clipInstruction(huge, maxHumanRunes, 1); got != clipHeadTail(huge, maxHumanRunes, "", 1) {
 		t.Errorf("a huge typed block changed the clip:\n%.200q", got)
+	}
+}
+
+// The first instruction's quote the fold keeps for the whole session
+// (st.FirstGoal, 2,000 runes; what a later generation inherits) is the one
+// the Goal shows once more than keptHumans later instructions pushed the
+// instruction itself out: a command's template there keeps the words typed
+// after it whole too, so the Goal still quotes the task by them and the
+// template's first line, not by the words' head and the template's end.
+func TestTheFirstGoalsQuoteKeepsATemplatesTypedWordsWhole(t *testing.T) {
+	words := strings.Repeat("The server binds port 1906 after the migrations run. ", 22) + "Write integration tests, NOT unit tests, and make every log visible in the debug console."
+	if n := len([]rune(words)); n*5 <= maxQuoteRunes*2 || n*5 >= maxQuoteRunes*4 {
+		t.Fatalf("the typed words (%d runes) do not test the first goal's clip", n)
+	}
+	tmpl := specKitTemplate(words, "The text the user typed after `/speckit.specify` is the feature description.", "1. Write the spec to specs/001/spec.md step by step.")
+	evs := []session.Event{human(tmpl), say("Spec written.")}
+	for k := 0; k <= keptHumans; k++ {
+		evs = append(evs, human(fmt.Sprintf("Now tweak widget %d of the settings page.", k)), say(fmt.Sprintf("Widget %d tweaked.", k)))
+	}
+	tp := build(t, "s", seqd(evs...), Options{Budget: 64000}, nil)
+	goal := blockText(t, tp, "Goal")
+	if !strings.Contains(goal, "First instruction (seq 1)") {
+		t.Fatalf("the Goal does not quote the first instruction:\n%.600s", goal)
+	}
+	for _, want := range []string{"NOT unit tests, and make every log visible in the debug console.", "(then a command's template, recall seq=1: The text the user typed after `/speckit.specify` is the feature description.)"} {
+		if !strings.Contains(goal, want) {
+			t.Errorf("the Goal lacks %q:\n%.3000s", want, goal)
+		}
+	}
+	if strings.Contains(goal, "Write the spec to specs/001/spec.md") {
+		t.Errorf("the Goal quotes the steps of a template whose turn was answered:\n%.3000s", goal)
 	}
 }
