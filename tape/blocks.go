@@ -541,7 +541,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		text := q.Text
 		input, tmplFirst, answered := commandTemplate(t)
 		if answered = answered && len(later) > 0; answered {
-			text = commandTemplateQuote(input, tmplFirst, q.Origin.Seq)
+			text = commandTemplateQuote(input, tmplFirst, b.refSession(q.Origin), q.Origin.Seq)
 		}
 		note := ""
 		if q.Origin.Session == st.SessionID {
@@ -573,7 +573,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// asked; the template is recalled by its seq
 			// (TestTheGoalQuotesACommandsInputNotItsTemplate). The first
 			// and the latest instruction keep theirs: there it is the task.
-			text := commandTemplateQuote(input, tmplFirst, h.Origin.Seq)
+			text := commandTemplateQuote(input, tmplFirst, b.refSession(h.Origin), h.Origin.Seq)
 			if h.Origin.Session == st.SessionID {
 				shown[h.Origin.Seq] = text
 			}

@@ -133,8 +133,10 @@ const templateRunes = 240
 // commandTemplateQuote is what the Goal quotes of a command's template:
 // the words typed after the command, then the template named by its
 // first line and its seq (not by its size: the fold keeps a long
-// instruction's head and end only, maxHumanRunes).
-func commandTemplateQuote(input, first string, seq int64) string {
+// instruction's head and end only, maxHumanRunes); a template said in
+// another session (a first goal a later generation inherits) is recalled
+// in that session (sess, "" for the tape's own).
+func commandTemplateQuote(input, first, sess string, seq int64) string {
 	var b strings.Builder
 	if input != "" {
 		b.WriteString(input)
@@ -142,7 +144,11 @@ func commandTemplateQuote(input, first string, seq int64) string {
 	} else {
 		b.WriteString("(nothing typed after the command)\n")
 	}
-	fmt.Fprintf(&b, "(then a command's template, recall seq=%d", seq)
+	b.WriteString("(then a command's template, recall ")
+	if sess != "" {
+		b.WriteString("session " + sess + " ")
+	}
+	fmt.Fprintf(&b, "seq=%d", seq)
 	if first != "" {
 		fmt.Fprintf(&b, ": %s", firstLine(first, templateRunes))
 	}
