@@ -538,7 +538,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		// work since, it is what a command ran long ago, and the Goal
 		// quotes it as it quotes those: the words typed after the command,
 		// the template by its first line and its seq.
-		text := q.Text
+		text := inSession(q.Text, b.refSession(q.Origin))
 		input, tmplFirst, answered := commandTemplate(t)
 		if answered = answered && len(later) > 0; answered {
 			text = commandTemplateQuote(input, tmplFirst, b.refSession(q.Origin), q.Origin.Seq)

@@ -168,7 +168,9 @@
 // up to four fifths (clipInstruction), so that the words are quoted
 // whole; the first goal's quote (maxQuoteRunes, inherited by a later
 // generation) keeps them the same way (clipQuote), and a template so
-// clipped is read as one below pastedBytes (its cut mark). The
+// clipped is read as one below pastedBytes (its cut mark); an inherited
+// first goal's cut marks and template recall name the session it was
+// said in (inSession), a seq alone being the source session's. The
 // text a command the person typed expanded to (Claude Code's isMeta line
 // after the command, Codex's <skill> block: kind "skill"), when it opens
 // the instruction's turn before anything of the agent's, is shown under

@@ -1243,3 +1243,21 @@ func TestAPendingFailureOutlivesTheActionsThatPointToIt(t *testing.T) {
 	}
 	t.Logf("%d budgets list the failed build among the actions", checked)
 }
+
+// A first goal a later generation inherits was clipped in the session it
+// was said in, and its cut mark named a seq of that session: the next
+// generation's Goal names the session too, as every other citation of
+// another session's event does, so that graft recall reads the cut part
+// and not the event of that seq in the session the tape hands on.
+func TestAnInheritedFirstGoalsCutIsRecalledInItsSession(t *testing.T) {
+	long := strings.Repeat("Some context about the parser and its grammar rules here. ", 60) + "Never push to main."
+	tp := build(t, "s", seqd(human(long), say("Read."), human("next"), say("Done.")), Options{}, nil)
+	if g := blockText(t, tp, "Goal"); !strings.Contains(g, cutMark+"seq=1]") {
+		t.Fatalf("the first generation's Goal does not cut the long instruction:\n%.1500s", g)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", 4, &tp.Inherit), human("continue"), say("Planning.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	if !strings.Contains(goal, cutMark+"session s seq=1]") || strings.Contains(goal, cutMark+"seq=1]") {
+		t.Errorf("the inherited first goal's cut is not recalled in its session:\n%.3000s", goal)
+	}
+}

@@ -50,6 +50,16 @@ func clipAtSeq(s string, n int, prefix string, seq int64) string {
 // cutMark opens the mark clipAtSeq and clipMark put where they cut.
 const cutMark = " … [cut: recall "
 
+// inSession is a quote clipped in session sess ("" for the tape's own)
+// with its cut marks naming that session: a seq alone is the tape's
+// source session's (TestAnInheritedFirstGoalsCutIsRecalledInItsSession).
+func inSession(quote, sess string) string {
+	if sess == "" {
+		return quote
+	}
+	return strings.ReplaceAll(quote, cutMark+"seq=", cutMark+"session "+sess+" seq=")
+}
+
 // clippedAtSeq reports whether s ends with the mark clipAtSeq puts after
 // a head it cut (without a prefix): " … [cut: recall seq=N]".
 func clippedAtSeq(s string) bool {
