@@ -387,6 +387,9 @@ func (r *Reader) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 				add(o, "constraint: "+c.Text, c.Text)
 			}
 		}
+		for _, q := range in.Said {
+			add(q.Origin, "instruction", "")
+		}
 	}
 	slices.SortFunc(order, func(a, b session.Origin) int {
 		return cmp.Or(cmp.Compare(a.Generation, b.Generation), cmp.Compare(a.Session, b.Session), cmp.Compare(a.Seq, b.Seq))

@@ -189,3 +189,40 @@ func TestRecallOriginReportsABrokenCitation(t *testing.T) {
 		t.Errorf("RecallOrigin past the end: %v, want ErrNoSuchSeq", err)
 	}
 }
+
+// The person's instructions after the first that a target hands on
+// (inherit.said) are origins its tape cites, as the first goal is:
+// following the tape's citations re-reads them, and graft audit tells a
+// changed line of one (relies records its line digest).
+func TestRecallOriginFollowsTheInstructionsHandedOn(t *testing.T) {
+	h := openLineageHome(t)
+	h.add("q",
+		said("Write the exporter for the sessions table."),
+		replied("Written."),
+		said("Add a --json flag to it."),
+		replied("Done."),
+	)
+	h.graftOnce("q", false)
+	r, err := h.svc.RecallOrigin("q.g2", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *graft.CitedOrigin
+	for k := range r.Origins {
+		if r.Origins[k].Origin == (session.Origin{Generation: 1, Session: "q", Seq: 3}) {
+			got = &r.Origins[k]
+		}
+	}
+	if got == nil || !got.OK || !reflect.DeepEqual(got.CitedBy, []string{"instruction"}) {
+		t.Fatalf("RecallOrigin(q.g2, 1) does not follow seq 3 as an instruction: %s", jsonOf(r))
+	}
+	if rep := h.audit("q.g2"); !rep.OK {
+		t.Fatalf("audit of the intact chain failed: %s", jsonOf(rep))
+	}
+	h.editLine("q", 3, replaceOnce(t, "json", "jsom"))
+	rep := h.audit("q.g2")
+	err = rep.Err()
+	if rep.OK || !errors.Is(err, graft.ErrAuditFailed) || !strings.Contains(err.Error(), "changed: gen 1 q seq 3: the line is not the one a graft relied on as a cited origin") {
+		t.Fatalf("a changed line of a handed-on instruction: ok=%v err=%v\n%s", rep.OK, err, jsonOf(rep))
+	}
+}

@@ -356,7 +356,8 @@ func checkRecallOrigin(t *testing.T, h *lineageHome, ids []string, want []sessio
 		t.Fatalf("RecallOrigin(w.g5, %d): %v", anchorSeq, err)
 	}
 	// The tape of generation 5 hands down what generations 1 to 4 said,
-	// oldest first; generation 1's event is also the first goal.
+	// oldest first; generation 1's event is also the first goal, and each
+	// later generation's is an instruction handed on (inherit.said).
 	var got []string
 	for _, o := range r.Origins {
 		if !o.OK || o.Event == nil || !o.Event.IsHumanInstruction() {
@@ -366,9 +367,9 @@ func checkRecallOrigin(t *testing.T, h *lineageHome, ids []string, want []sessio
 	}
 	wantCited := []string{
 		fmt.Sprintf("%s: first goal | constraint: %s | constraint: %s", want[0].Origin, want[0].Text, want[1].Text),
-		fmt.Sprintf("%s: constraint: %s", want[2].Origin, want[2].Text),
-		fmt.Sprintf("%s: constraint: %s", want[3].Origin, want[3].Text),
-		fmt.Sprintf("%s: constraint: %s", want[0].Also[0], want[0].Text),
+		fmt.Sprintf("%s: constraint: %s | instruction", want[2].Origin, want[2].Text),
+		fmt.Sprintf("%s: constraint: %s | instruction", want[3].Origin, want[3].Text),
+		fmt.Sprintf("%s: constraint: %s | instruction", want[0].Also[0], want[0].Text),
 	}
 	if r.Cites != "tape" || !reflect.DeepEqual(got, wantCited) {
 		t.Fatalf("RecallOrigin(w.g5, %d) cites %s:\n%s\nwant\n%s", anchorSeq, r.Cites, strings.Join(got, "\n"), strings.Join(wantCited, "\n"))

@@ -365,6 +365,9 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 			}
 			out.InheritedConstraints = append(out.InheritedConstraints, Constraint{Text: c.Text, Origin: origin(c.Origin), Also: also})
 		}
+		for _, q := range ev.Inherit.Said {
+			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: q.Text, Origin: origin(q.Origin)})
+		}
 	}
 	content := ev.Text
 	if ev.Text != "" {

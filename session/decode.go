@@ -373,6 +373,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 4, list(d, &in.MoreConstraints, d.more)
 		case "goal":
 			return 8, d.hostGoal(&in.Goal)
+		case "said":
+			return 16, list(d, &in.Said, d.quoteValue)
 		}
 		return 0, false
 	})
@@ -403,6 +405,13 @@ func (d lineDecoder) quote(dst **Quote) bool {
 	}
 	q := &Quote{}
 	*dst = q
+	return d.quoteValue(q)
+}
+
+func (d lineDecoder) quoteValue(q *Quote) bool {
+	if d.Null() {
+		return true // a null element is a zero one, as in encoding/json
+	}
 	return d.fields(func(key string) (uint8, bool) {
 		switch key {
 		case "text":

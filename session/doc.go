@@ -51,8 +51,11 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit          {firstGoal, constraints, moreConstraints, goal}
+//	inherit          {firstGoal, constraints, said, moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1
+//	said             [{text, origin}]             omitted when empty: the person's other
+//	                                              instructions the tape's Goal quoted, oldest
+//	                                              first, at most 2,000 characters each
 //	constraints      [{text, origin, also}]       each hard constraint; also lists the later
 //	                                              origins it was said again at
 //	origin           {generation, session, seq}   the human message it was copied from

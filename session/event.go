@@ -158,6 +158,11 @@ type Quote struct {
 type Inherited struct {
 	FirstGoal   *Quote       `json:"firstGoal,omitempty"`
 	Constraints []Constraint `json:"constraints,omitempty"`
+	// Said are the person's other instructions the tape's Goal quoted,
+	// oldest first, each with its origin (as FirstGoal, at most 2,000
+	// characters): the next generation's Goal quotes them before its own,
+	// where a tape's text would otherwise be all that is left of them.
+	Said []Quote `json:"said,omitempty"`
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`

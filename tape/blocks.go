@@ -586,10 +586,10 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// end, grown back where the budget leaves room.
 			core = olderCoreRunes
 			if utf8.RuneCountInString(h.Text) > olderCoreRunes {
-				grown = head + quoteLines(clipHumanText(h.Text, humanCoreRunes, h.Origin.Seq))
+				grown = head + quoteLines(inSession(clipHumanText(h.Text, humanCoreRunes, h.Origin.Seq), b.refSession(h.Origin)))
 			}
 		}
-		text := clipHumanText(h.Text, core, h.Origin.Seq)
+		text := inSession(clipHumanText(h.Text, core, h.Origin.Seq), b.refSession(h.Origin))
 		picked := ""
 		if h.Origin.Session == st.SessionID {
 			shown[h.Origin.Seq] = text
@@ -610,7 +610,14 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	}
 	var latest *section
 	if len(all) > 0 {
-		sort.SliceStable(all, func(i, j int) bool { return all[i].seq < all[j].seq })
+		// In the order said: what an earlier generation handed on (another
+		// session's seqs, in the order inherited) before this session's.
+		sort.SliceStable(all, func(i, j int) bool {
+			if oi, oj := all[i].sess != "", all[j].sess != ""; oi != oj {
+				return oi
+			}
+			return all[i].sess != "" || all[i].seq < all[j].seq
+		})
 		latest = &section{singular: "instruction", plural: "instructions", cutFront: true, pre: st.HumansDropped}
 		for _, w := range all {
 			latest.items = append(latest.items, newItem(w.text, w.sess, w.seq, w.seq))

@@ -42,6 +42,7 @@ const (
 	maxHumanRunes      = 6000 // one human instruction kept for the Goal block (head and end)
 	humanCoreRunes     = 2000 // what the Goal block shows of one before its middle parts
 	keptHumans         = 60
+	keptSaid           = 12   // the person's instructions a target hands on besides the first goal (Inherit.Said)
 	maxReplyRunes      = 4000 // the last assistant message of the open turn
 	maxPlanRunes       = 2500
 	// maxKeptPlanRunes is what the fold keeps of a plan, its head and end:
@@ -151,8 +152,10 @@ const (
 	// a command's template as any long instruction, at two fifths of
 	// maxHumanRunes, even where the words typed after the command ran
 	// past it: the Goal read no template there and quoted those words cut;
-	// 112 did the same in the first goal's quote (maxQuoteRunes).
-	snapshotVersion = 113
+	// 112 did the same in the first goal's quote (maxQuoteRunes); 113
+	// kept no line digest of the person's newest instructions (SaidLines)
+	// and no instruction an earlier generation handed on (inherit.said).
+	snapshotVersion = 114
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -348,6 +351,10 @@ type state struct {
 	// the fold hands on. Relied is what a target of this tape relies on.
 	Relied []session.PrefixMark `json:"relied,omitempty"`
 	Lines  map[string]string    `json:"lines,omitempty"`
+	// SaidLines are the line digests of this session's instructions
+	// among the newest keptSaid of Humans, by originKey: what a target
+	// hands on of them (Tape.Inherit.Said) is cited with its line.
+	SaidLines map[string]string `json:"saidLines,omitempty"`
 }
 
 // quote is a short label with the seq it came from.
@@ -794,6 +801,9 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 			if b.addHuman(ev) {
 				b.noteLine(ev.Seq, size, sum)
 			}
+			if !isHostCommand(ev.Text) {
+				b.noteSaid(ev.Seq, size, sum)
+			}
 		} else if ev.Source.Kind == session.KindSystem && (ev.Source.Name == "compact-summary" || ev.Source.Name == "compacted") {
 			// The host's own compaction summary: model-written, and what
 			// the person's previous window worked from.
@@ -860,6 +870,9 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			st.FirstGoal = &q
 		}
 		st.Constraints = anchorsCopy(ev.Inherit.Constraints)
+		// The person's other instructions an earlier generation handed
+		// on: the Goal quotes them before this session's own.
+		st.Humans = append(st.Humans, ev.Inherit.Said...)
 		st.MoreConstraints = append([]session.More(nil), ev.Inherit.MoreConstraints...)
 		if g := ev.Inherit.Goal; g != nil {
 			// The goal the export hands the host: the host's own records
@@ -913,7 +926,7 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 	if !hostCommand {
 		st.Humans = append(st.Humans, session.Quote{Text: clipInstruction(strings.TrimSpace(ev.Text), maxHumanRunes, ev.Seq), Origin: origin})
 		for _, gone := range st.Humans[:max(0, len(st.Humans)-keptHumans)] {
-			if st.FirstGoal == nil || gone.Origin != st.FirstGoal.Origin {
+			if gone.Origin.Session == st.SessionID && (st.FirstGoal == nil || gone.Origin != st.FirstGoal.Origin) {
 				st.HumansDropped.add(gone.Origin.Seq, gone.Origin.Seq) // the Goal's cut line counts them
 			}
 		}

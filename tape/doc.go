@@ -12,7 +12,9 @@
 // the first and the last 60 human instructions (each at most 6000 runes,
 // its head and end, the cut mark quoting the first error line of the cut
 // middle: clipHumanText; those let go counted with their seqs for the Goal's
-// cut line), the carryover (each assistant message up to 1500 runes, and
+// cut line; a target's fold starts them with those an earlier generation
+// handed on, inherit.said, and keeps the line digests of its own newest
+// keptSaid, which its target hands on in turn: inheritSaid), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across

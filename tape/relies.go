@@ -64,6 +64,48 @@ func (b *Builder) noteLine(seq int64, size int, sum session.LineSum) {
 	st.Lines[originKey(o)] = LineDigest(size, sum)
 }
 
+// noteSaid keeps the line digest of the human instruction at seq while
+// it is among the newest keptSaid of Humans (inheritSaid), and lets go of
+// those that fell out.
+func (b *Builder) noteSaid(seq int64, size int, sum session.LineSum) {
+	st := &b.st
+	if st.SaidLines == nil {
+		st.SaidLines = map[string]string{}
+	}
+	st.SaidLines[originKey(session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: seq})] = LineDigest(size, sum)
+	if len(st.SaidLines) <= keptSaid+1 {
+		return
+	}
+	keep := map[string]bool{}
+	for _, q := range st.Humans[max(0, len(st.Humans)-keptSaid-1):] {
+		keep[originKey(q.Origin)] = true
+	}
+	for k := range st.SaidLines {
+		if !keep[k] {
+			delete(st.SaidLines, k)
+		}
+	}
+}
+
+// inheritSaid is what a target hands on of the person's instructions
+// besides the first goal: the newest keptSaid the Goal quotes, oldest
+// first, each within maxQuoteRunes (clipQuote; an earlier generation's
+// as it handed them on).
+func (b *Builder) inheritSaid() []session.Quote {
+	st := &b.st
+	var out []session.Quote
+	for _, q := range st.Humans {
+		if st.FirstGoal != nil && q.Origin == st.FirstGoal.Origin {
+			continue
+		}
+		if q.Origin.Session == st.SessionID {
+			q.Text = clipQuote(q.Text, q.Origin.Seq)
+		}
+		out = append(out, q)
+	}
+	return out[max(0, len(out)-keptSaid):]
+}
+
 // relies is what a target of this tape relies on: the prefixes its
 // source's graft/origin relied on, the source's own prefix (the events
 // before the boundary), and the line digest of each origin inherit cites
@@ -92,6 +134,14 @@ func (b *Builder) relies(inherit session.Inherited, prefixHash string) session.R
 		for _, o := range c.Also {
 			add(o)
 		}
+	}
+	for _, q := range inherit.Said {
+		if line, ok := st.SaidLines[originKey(q.Origin)]; ok && !seen[q.Origin] {
+			seen[q.Origin] = true
+			r.Origins = append(r.Origins, session.OriginLine{Origin: q.Origin, Line: line})
+			continue
+		}
+		add(q.Origin)
 	}
 	slices.SortFunc(r.Origins, func(a, c session.OriginLine) int {
 		return cmp.Or(cmp.Compare(a.Origin.Generation, c.Origin.Generation), cmp.Compare(a.Origin.Session, c.Origin.Session), cmp.Compare(a.Origin.Seq, c.Origin.Seq))

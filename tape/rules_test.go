@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -1259,5 +1260,51 @@ func TestAnInheritedFirstGoalsCutIsRecalledInItsSession(t *testing.T) {
 	goal := blockText(t, next, "Goal")
 	if !strings.Contains(goal, cutMark+"session s seq=1]") || strings.Contains(goal, cutMark+"seq=1]") {
 		t.Errorf("the inherited first goal's cut is not recalled in its session:\n%.3000s", goal)
+	}
+}
+
+// The person's instructions after the first are the task as it grew: a
+// target hands them on in its graft/origin (inherit.said, each with its
+// origin, as the first goal), and the next generation's Goal quotes them,
+// oldest first, before its own, where before only the first goal and the
+// constraints crossed a handoff and the rest was text in a tape no fold
+// reads. The target of that generation hands them on again with its own.
+func TestThePersonsLaterInstructionsCrossAHandoff(t *testing.T) {
+	said := []string{
+		"Add a --json flag to the export command.",
+		"Also keep the old text output as the default.",
+		"Use the release branch for this, not main.",
+	}
+	evs := []session.Event{human("Write an exporter for the sessions table."), say("Exporter written.")}
+	for k, s := range said {
+		evs = append(evs, human(s), say(fmt.Sprintf("Step %d done.", k)))
+	}
+	g1 := seqd(evs...)
+	tp := build(t, "s", g1, Options{}, nil)
+	if n := len(tp.Inherit.Said); n != len(said) {
+		t.Fatalf("the target hands on %d of the %d later instructions: %+v", n, len(said), tp.Inherit.Said)
+	}
+	for k, q := range tp.Inherit.Said {
+		if q.Text != said[k] || q.Origin != (session.Origin{Generation: 1, Session: "s", Seq: int64(3 + 2*k)}) {
+			t.Errorf("said[%d] = %+v, want %q at seq %d", k, q, said[k], 3+2*k)
+		}
+	}
+	for _, q := range tp.Inherit.Said {
+		if !slices.ContainsFunc(tp.Relies.Origins, func(ol session.OriginLine) bool { return ol.Origin == q.Origin && ol.Line != "" }) {
+			t.Errorf("relies cites no line of %+v: graft audit could not tell it changed", q.Origin)
+		}
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now write its tests"), say("Testing.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	for k, s := range said {
+		if !strings.Contains(goal, fmt.Sprintf("Then (gen 1 session s seq %d):\n> %s", 3+2*k, s)) {
+			t.Errorf("the next generation's Goal does not quote %q with its origin:\n%s", s, goal)
+		}
+	}
+	if !strings.Contains(goal, "Latest instruction (seq 2):\n> now write its tests") {
+		t.Errorf("the next generation's own instruction is not the latest:\n%s", goal)
+	}
+	if n := len(next.Inherit.Said); n != len(said)+1 || next.Inherit.Said[n-1].Text != "now write its tests" || next.Inherit.Said[0].Origin.Generation != 1 {
+		t.Errorf("the next target hands on %+v, want the 3 of generation 1 then its own", next.Inherit.Said)
 	}
 }

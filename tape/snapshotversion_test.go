@@ -164,6 +164,16 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human(specKitTemplate(strings.Repeat("Bind port 1906 after the migrations. ", 30)+"Integration tests, NOT unit tests.", "The text the user typed is the feature description.", "1. Write the spec to specs/001/spec.md, one section of the template at a time.")),
 			say("Spec written."),
 		),
+		// A target of a graft: the person's instructions an earlier
+		// generation handed on (inherit.said) come before its own.
+		"said-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{
+				FirstGoal: &session.Quote{Text: "Write the exporter.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 1}},
+				Said:      []session.Quote{{Text: "Add a --json flag.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 9}}},
+			}),
+			human("Now write its tests."),
+			say("Testing."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -150,6 +150,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 	}
 	t.Inherit.Constraints = anchorsCopy(st.Constraints)
+	t.Inherit.Said = b.inheritSaid()
 	if len(st.MoreConstraints) > 0 {
 		t.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
 		t.Inherit.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
