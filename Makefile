@@ -129,6 +129,10 @@ fidelity: ## what the tape carries of what the next window must know: graft vs t
 fidelity-blocks: ## make fidelity, then where the tape spends its room on the tuning cases: per kind of block, its characters and the facts only it carries
 	$(GO) run ./bench/cmd/fidelity -blocks
 
+.PHONY: fidelity-chain
+fidelity-chain: ## what a handoff loses: each end cut of the truth set handed on once at its 60 % cut, the second generation's tape beside the tape of the same work with no handoff
+	$(GO) run ./bench/cmd/fidelity -chain
+
 .PHONY: fidelity-sweep
 fidelity-sweep: ## graft's recall on the truth set at tape budgets from 12,000 to 64,000 characters: what room brings, what a chooser that knew the facts carries within the default, what the default cuts per block and its facts per 1,000 characters, what no budget does and where its evidence is (under a minute)
 	$(GO) run ./bench/cmd/fidelity -sweep 12000,16000,24000,32000,64000

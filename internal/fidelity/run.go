@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/graft-project/graft/graft"
-	"github.com/graft-project/graft/hosts"
-	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
 	"github.com/graft-project/graft/tape"
 )
@@ -77,46 +74,17 @@ func Run(ctx context.Context, root, tmp string, c *Case) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "transcript", filepath.Base(c.Transcript))
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	var buf []byte
-	for _, l := range p.Lines {
-		buf = append(buf, l...)
-	}
-	if err := os.WriteFile(path, buf, 0o600); err != nil {
-		return nil, err
-	}
-	svc, err := graft.Open(filepath.Join(dir, "home"), graft.Options{})
+	svc, id, err := importInto(ctx, dir, c, p)
 	if err != nil {
 		return nil, err
 	}
 	defer svc.Close()
-	host, err := hosts.ParseHost(c.Host)
-	if err != nil {
-		return nil, fmt.Errorf("fidelity: %s: %w", c.Name, err)
-	}
-	// The session is named as a person's import names it: after the
-	// transcript's file (a host's session id), whose length the tape's
-	// citations pay for.
-	id, err := importer.DefaultID(path)
-	if err != nil {
-		return nil, fmt.Errorf("fidelity: %s: %w", c.Name, err)
-	}
-	if _, err := svc.Import(ctx, host, path, graft.ImportOptions{ID: id}); err != nil {
-		return nil, fmt.Errorf("fidelity: %s: import: %w", c.Name, err)
-	}
 	rv, err := svc.Prepare(ctx, id, graft.PrepareOptions{Tape: tape.Options{Budget: c.Budget}})
 	if err != nil {
 		return nil, fmt.Errorf("fidelity: %s: prepare: %w", c.Name, err)
 	}
-	var evs []*session.Event
-	if _, err := svc.Events(id, 0, 0, func(ev *session.Event, _ []byte) error {
-		e := *ev
-		evs = append(evs, &e)
-		return nil
-	}); err != nil {
+	evs, err := sessionEvents(svc, id)
+	if err != nil {
 		return nil, fmt.Errorf("fidelity: %s: reading the imported session: %w", c.Name, err)
 	}
 	res := &Result{Case: c, TapeChars: rv.TapeChars, Texts: map[string]string{
