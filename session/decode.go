@@ -375,6 +375,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 8, d.hostGoal(&in.Goal)
 		case "said":
 			return 16, list(d, &in.Said, d.quoteValue)
+		case "files":
+			return 32, list(d, &in.Files, d.fileNote)
 		}
 		return 0, false
 	})
@@ -452,6 +454,27 @@ func (d lineDecoder) origin(o *Origin) bool {
 			return 2, d.StringField(&o.Session)
 		case "seq":
 			return 4, d.Int64Field(&o.Seq)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) fileNote(f *FileNote) bool {
+	if d.Null() {
+		return true
+	}
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
+		case "path":
+			return 1, d.StringField(&f.Path)
+		case "note":
+			return 2, d.StringField(&f.Note)
+		case "session":
+			return 4, d.StringField(&f.Session)
+		case "generation":
+			return 8, d.IntField(&f.Generation)
+		case "seq":
+			return 16, d.Int64Field(&f.Seq)
 		}
 		return 0, false
 	})

@@ -51,11 +51,18 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit          {firstGoal, constraints, said, moreConstraints, goal}
+//	inherit          {firstGoal, constraints, said, files, moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1
 //	said             [{text, origin}]             omitted when empty: the person's other
 //	                                              instructions the tape's Goal quoted, oldest
 //	                                              first, at most 2,000 characters each
+//	files            [{path, note, session,       omitted when empty: the files the sessions
+//	                  generation, seq}]           before wrote or edited, newest first (at most
+//	                                              20): the path relative to that session's
+//	                                              working directory, what its tape's Workspace
+//	                                              Files said past the path (its seqs that
+//	                                              session's, at most 400 characters), and the
+//	                                              seq of the file's last change there
 //	constraints      [{text, origin, also}]       each hard constraint; also lists the later
 //	                                              origins it was said again at
 //	origin           {generation, session, seq}   the human message it was copied from

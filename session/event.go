@@ -163,6 +163,11 @@ type Inherited struct {
 	// characters): the next generation's Goal quotes them before its own,
 	// where a tape's text would otherwise be all that is left of them.
 	Said []Quote `json:"said,omitempty"`
+	// Files are the files the sessions before wrote or edited, newest
+	// first, each as the tape's Workspace Files named it (Note, its seqs
+	// those of Session): the next generation lists those it did not touch
+	// itself after its own.
+	Files []FileNote `json:"files,omitempty"`
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`
@@ -172,6 +177,18 @@ type Inherited struct {
 	// (hosts/doc.go), and the target's own fold starts with it. A goal
 	// the person paused, one met, failed or cleared, is not carried.
 	Goal *HostGoal `json:"goal,omitempty"`
+}
+
+// FileNote is a file an earlier session wrote or edited, as its tape
+// named it: the path (relative to that session's working directory), what
+// the tape said of it past the path, and the session, its generation and
+// the seq of the file's last change there.
+type FileNote struct {
+	Path       string `json:"path"`
+	Note       string `json:"note"`
+	Session    string `json:"session"`
+	Generation int    `json:"generation"`
+	Seq        int64  `json:"seq"`
 }
 
 // HostGoal is a goal a host keeps for a session (its /goal) as an

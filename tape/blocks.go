@@ -1234,13 +1234,14 @@ func (b *Builder) addWorkspaceHeads(blk *block) {
 	}
 }
 
-func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
+func (b *Builder) filesBlock(q *quoted) (*block, *section, *section, *section) {
 	st := &b.st
 	blk := newBlock("Workspace Files")
+	b.fileNotes = nil
 	if len(st.Files) == 0 && st.FilesDropped.N == 0 {
 		blk.addHead("No file was read, written or edited by a tool.")
 		b.addWorkspaceHeads(blk)
-		return blk, nil, nil
+		return blk, nil, nil, b.earlierFiles(blk, nil)
 	}
 	paths := make([]string, 0, len(st.Files))
 	noise := 0
@@ -1329,6 +1330,9 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 		} else {
 			changed.items = append(changed.items, it)
 			changed.short = append(changed.short, short)
+			rel := relPath(p, st.Cwd)
+			b.fileNotes = append(b.fileNotes, session.FileNote{Path: rel, Note: strings.TrimPrefix(line, "- "+rel+": "),
+				Session: st.SessionID, Generation: st.Generation, Seq: max(f.Write, f.Edit, f.Outside)})
 		}
 	}
 	changedSec := blk.addSection(changed)
@@ -1340,7 +1344,49 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section) {
 	if len(read.items) > 0 {
 		readSec = blk.addSection(read)
 	}
-	return blk, changedSec, readSec
+	return blk, changedSec, readSec, b.earlierFiles(blk, b.fileNotes)
+}
+
+// earlierFiles is the section of the files the sessions before wrote or
+// edited (inherit.files) that this one did not (own: its notes), newest
+// first, each cited in its session; nil when there is none.
+func (b *Builder) earlierFiles(blk *block, own []session.FileNote) *section {
+	st := &b.st
+	mine := map[string]bool{}
+	for _, f := range own {
+		mine[f.Path] = true
+	}
+	sec := &section{heading: "Written or edited in the sessions before this one (their seqs are those sessions'):", singular: "file", plural: "files"}
+	for _, f := range st.PrevFiles {
+		if mine[f.Path] {
+			continue
+		}
+		sec.items = append(sec.items, newItem(fmt.Sprintf("- %s (gen %d session %s): %s", f.Path, f.Generation, f.Session, f.Note), f.Session, f.Seq, f.Seq))
+	}
+	if len(sec.items) == 0 {
+		return nil
+	}
+	return blk.addSection(sec)
+}
+
+// inheritFiles is what a target hands on of the files written or edited:
+// this session's (b.fileNotes, as Workspace Files names them), then those
+// the sessions before handed on that it did not touch, newest first, at
+// most keptFileNotes, each note within maxFileNoteRunes.
+func (b *Builder) inheritFiles() []session.FileNote {
+	seen := map[string]bool{}
+	var out []session.FileNote
+	for _, fs := range [][]session.FileNote{b.fileNotes, b.st.PrevFiles} {
+		for _, f := range fs {
+			if seen[f.Path] || len(out) == keptFileNotes {
+				continue
+			}
+			seen[f.Path] = true
+			f.Note = clipLine(f.Note, maxFileNoteRunes)
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *quoted) (blk *block, todos, fails, declined, flight *section) {

@@ -43,6 +43,8 @@ const (
 	humanCoreRunes     = 2000 // what the Goal block shows of one before its middle parts
 	keptHumans         = 60
 	keptSaid           = 12   // the person's instructions a target hands on besides the first goal (Inherit.Said)
+	keptFileNotes      = 20   // the files written or edited a target hands on (Inherit.Files)
+	maxFileNoteRunes   = 400  // what Inherit.Files says of each
 	maxReplyRunes      = 4000 // the last assistant message of the open turn
 	maxPlanRunes       = 2500
 	// maxKeptPlanRunes is what the fold keeps of a plan, its head and end:
@@ -154,8 +156,9 @@ const (
 	// past it: the Goal read no template there and quoted those words cut;
 	// 112 did the same in the first goal's quote (maxQuoteRunes); 113
 	// kept no line digest of the person's newest instructions (SaidLines)
-	// and no instruction an earlier generation handed on (inherit.said).
-	snapshotVersion = 114
+	// and no instruction an earlier generation handed on (inherit.said);
+	// 114 no file an earlier generation wrote or edited (inherit.files).
+	snapshotVersion = 115
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -208,6 +211,9 @@ type Builder struct {
 	// lastChanges is the Workspace Files block's section of the newest
 	// files' last changes at length (nil: none), set by filesBlock.
 	lastChanges *section
+	// fileNotes are this session's files written or edited as Workspace
+	// Files names them, newest first (filesBlock): what a target hands on.
+	fileNotes []session.FileNote
 	// fixedItems is the Pending State block's section of the failures
 	// fixed since, with their fix (nil: none), set by pendingBlock.
 	fixedItems *section
@@ -355,6 +361,9 @@ type state struct {
 	// among the newest keptSaid of Humans, by originKey: what a target
 	// hands on of them (Tape.Inherit.Said) is cited with its line.
 	SaidLines map[string]string `json:"saidLines,omitempty"`
+	// PrevFiles are the files the sessions before wrote or edited, as
+	// the graft/origin handed them on (inherit.files).
+	PrevFiles []session.FileNote `json:"prevFiles,omitempty"`
 }
 
 // quote is a short label with the seq it came from.
@@ -873,6 +882,7 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		// The person's other instructions an earlier generation handed
 		// on: the Goal quotes them before this session's own.
 		st.Humans = append(st.Humans, ev.Inherit.Said...)
+		st.PrevFiles = append([]session.FileNote(nil), ev.Inherit.Files...)
 		st.MoreConstraints = append([]session.More(nil), ev.Inherit.MoreConstraints...)
 		if g := ev.Inherit.Goal; g != nil {
 			// The goal the export hands the host: the host's own records

@@ -14,7 +14,10 @@
 // middle: clipHumanText; those let go counted with their seqs for the Goal's
 // cut line; a target's fold starts them with those an earlier generation
 // handed on, inherit.said, and keeps the line digests of its own newest
-// keptSaid, which its target hands on in turn: inheritSaid), the carryover (each assistant message up to 1500 runes, and
+// keptSaid, which its target hands on in turn: inheritSaid; the files
+// an earlier generation wrote or edited, inherit.files, which Workspace
+// Files lists after this session's own and its target hands on after
+// them: inheritFiles), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across

@@ -1308,3 +1308,44 @@ func TestThePersonsLaterInstructionsCrossAHandoff(t *testing.T) {
 		t.Errorf("the next target hands on %+v, want the 3 of generation 1 then its own", next.Inherit.Said)
 	}
 }
+
+// The files a session wrote or edited are the work done: a target hands
+// them on in its graft/origin (inherit.files, as Workspace Files named
+// them), and the next generation lists those it did not touch itself
+// after its own, each cited in its session; its target hands on its own
+// files first, then those.
+func TestTheFilesOfTheSessionsBeforeCrossAHandoff(t *testing.T) {
+	write := func(id, path, content string) []session.Event {
+		return []session.Event{
+			call("Write", id, fmt.Sprintf(`{"file_path":"/repo/%s","content":%q}`, path, content)),
+			result("Write", id, true, "File created successfully"),
+		}
+	}
+	g1 := []session.Event{withMeta(human("Write the exporter and its config."), "cwd", "/repo")}
+	g1 = append(g1, write("w1", "export.go", "package main\n\nfunc exportSessions() {}\n")...)
+	g1 = append(g1, write("w2", "config.go", "package main\n\nfunc loadConfig() {}\n")...)
+	g1 = append(g1, say("Both written."))
+	tp := build(t, "s", seqd(g1...), Options{}, nil)
+	if len(tp.Inherit.Files) != 2 || tp.Inherit.Files[0].Path != "config.go" || tp.Inherit.Files[0].Session != "s" || !strings.Contains(tp.Inherit.Files[0].Note, "loadConfig") {
+		t.Fatalf("the target hands on %+v, want config.go then export.go, with what the tape said of them", tp.Inherit.Files)
+	}
+	g2 := []session.Event{origin(2, "s", int64(len(g1)), &tp.Inherit), withMeta(human("Now the tests, and rename the config loader."), "cwd", "/repo")}
+	g2 = append(g2, write("w3", "export_test.go", "package main\n\nfunc TestExport(t *testing.T) {}\n")...)
+	g2 = append(g2, write("w4", "config.go", "package main\n\nfunc readConfig() {}\n")...)
+	g2 = append(g2, say("Done."))
+	next := build(t, "s2", seqd(g2...), Options{}, nil)
+	files := blockText(t, next, "Workspace Files")
+	if !strings.Contains(files, "Written or edited in the sessions before this one") || !strings.Contains(files, "- export.go (gen 1 session s): write seq=") || !strings.Contains(files, "exportSessions") {
+		t.Errorf("the next generation does not list the file only the session before wrote:\n%s", files)
+	}
+	if strings.Contains(files, "config.go (gen 1") {
+		t.Errorf("a file this session wrote again is listed as the session before's too:\n%s", files)
+	}
+	var got []string
+	for _, f := range next.Inherit.Files {
+		got = append(got, fmt.Sprintf("%s@%s", f.Path, f.Session))
+	}
+	if want := []string{"config.go@s2", "export_test.go@s2", "export.go@s"}; !slices.Equal(got, want) {
+		t.Errorf("the next target hands on %v, want %v", got, want)
+	}
+}

@@ -174,6 +174,16 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Now write its tests."),
 			say("Testing."),
 		),
+		// A target of a graft: the files an earlier generation wrote or
+		// edited (inherit.files) are listed after its own.
+		"files-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{
+				Files: []session.FileNote{{Path: "export.go", Note: "write seq=7 (defines exportSessions)", Session: "g1", Generation: 1, Seq: 7}},
+			}),
+			human("Now write its tests."),
+			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
+			result("Write", "w1", true, "ok"),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -174,7 +174,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	status, statusTodos, planItems, planMore := b.statusBlock(q)
 	actions, actionItems := b.actionsBlock(q)
 	milestones, milestoneItems := b.milestonesBlock(q)
-	files, fileItems, readItems := b.filesBlock(q)
+	files, fileItems, readItems, prevFiles := b.filesBlock(q)
+	t.Inherit.Files = b.inheritFiles()
 	pending, pendingTodos, pendingFailures, declined, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
 	summary, summaryItems, recapItems := b.hostSummaryBlock()
 	refs, refItems := b.refsBlock(q)
@@ -234,6 +235,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	// files' details went (TestTheNewestChangesOutliveOlderFilesDetails).
 	step(b.lastChanges, 0)
 	step(fileItems, 14)
+	// The files the sessions before wrote or edited go once this
+	// session's own are down to 14.
+	step(prevFiles, 0)
 	step(summaryItems, 0)
 	step(actionItems, 6)
 	step(b.fixedItems, 0)
