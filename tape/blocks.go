@@ -613,10 +613,11 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		// In the order said: what an earlier generation handed on (another
 		// session's seqs, in the order inherited) before this session's.
 		sort.SliceStable(all, func(i, j int) bool {
-			if oi, oj := all[i].sess != "", all[j].sess != ""; oi != oj {
-				return oi
+			oi, oj := all[i].sess != "", all[j].sess != ""
+			if oi || oj {
+				return oi && !oj // inherited first, in their order
 			}
-			return all[i].sess != "" || all[i].seq < all[j].seq
+			return all[i].seq < all[j].seq
 		})
 		latest = &section{singular: "instruction", plural: "instructions", cutFront: true, pre: st.HumansDropped}
 		for _, w := range all {

@@ -1296,10 +1296,15 @@ func TestThePersonsLaterInstructionsCrossAHandoff(t *testing.T) {
 	}
 	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now write its tests"), say("Testing.")), Options{}, nil)
 	goal := blockText(t, next, "Goal")
+	at := -1
 	for k, s := range said {
-		if !strings.Contains(goal, fmt.Sprintf("Then (gen 1 session s seq %d):\n> %s", 3+2*k, s)) {
+		i := strings.Index(goal, fmt.Sprintf("Then (gen 1 session s seq %d):\n> %s", 3+2*k, s))
+		if i < 0 {
 			t.Errorf("the next generation's Goal does not quote %q with its origin:\n%s", s, goal)
+		} else if i < at {
+			t.Errorf("the next generation's Goal quotes %q before the instruction said before it:\n%s", s, goal)
 		}
+		at = i
 	}
 	if !strings.Contains(goal, "Latest instruction (seq 2):\n> now write its tests") {
 		t.Errorf("the next generation's own instruction is not the latest:\n%s", goal)
