@@ -94,7 +94,8 @@ func (b *Builder) noteSaid(seq int64, size int, sum session.LineSum) {
 func (b *Builder) inheritSaid() []session.Quote {
 	st := &b.st
 	var out []session.Quote
-	for _, q := range st.Humans {
+	for k := len(st.Humans) - 1; k >= 0 && len(out) < keptSaid; k-- {
+		q := st.Humans[k]
 		if st.FirstGoal != nil && q.Origin == st.FirstGoal.Origin {
 			continue
 		}
@@ -103,7 +104,8 @@ func (b *Builder) inheritSaid() []session.Quote {
 		}
 		out = append(out, q)
 	}
-	return out[max(0, len(out)-keptSaid):]
+	slices.Reverse(out)
+	return out
 }
 
 // relies is what a target of this tape relies on: the prefixes its
