@@ -377,6 +377,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 16, list(d, &in.Said, d.quoteValue)
 		case "files":
 			return 32, list(d, &in.Files, d.fileNote)
+		case "plan":
+			return 64, d.passage(&in.Plan)
 		}
 		return 0, false
 	})
@@ -454,6 +456,23 @@ func (d lineDecoder) origin(o *Origin) bool {
 			return 2, d.StringField(&o.Session)
 		case "seq":
 			return 4, d.Int64Field(&o.Seq)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) passage(dst **Passage) bool {
+	if d.Null() {
+		return true
+	}
+	p := &Passage{}
+	*dst = p
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
+		case "text":
+			return 1, d.StringField(&p.Text)
+		case "origin":
+			return 2, d.origin(&p.Origin)
 		}
 		return 0, false
 	})

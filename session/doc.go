@@ -51,7 +51,7 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit          {firstGoal, constraints, said, files, moreConstraints, goal}
+//	inherit          {firstGoal, constraints, said, files, plan, moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1
 //	said             [{text, origin}]             omitted when empty: the person's other
 //	                                              instructions the tape's Goal quoted, oldest
@@ -63,6 +63,13 @@
 //	                                              Files said past the path (its seqs that
 //	                                              session's, at most 400 characters), and the
 //	                                              seq of the file's last change there
+//	plan             {text, origin}               omitted when none: the plan the person
+//	                                              approved to start the work when the host
+//	                                              cleared the context to implement it (the
+//	                                              work's task), model-written, its head and end
+//	                                              in 6,000 characters; origin is the host's
+//	                                              message that carried it; relies does not cite
+//	                                              it (it quotes no human message)
 //	constraints      [{text, origin, also}]       each hard constraint; also lists the later
 //	                                              origins it was said again at
 //	origin           {generation, session, seq}   the human message it was copied from

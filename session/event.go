@@ -168,6 +168,12 @@ type Inherited struct {
 	// those of Session): the next generation lists those it did not touch
 	// itself after its own.
 	Files []FileNote `json:"files,omitempty"`
+	// Plan is the plan the person approved to start the work when the
+	// host cleared the context to implement it (the work's task):
+	// model-written, never an instruction or a constraint; its head and
+	// end within 6,000 characters, with the origin of the host's message
+	// that carried it.
+	Plan *Passage `json:"plan,omitempty"`
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`
@@ -177,6 +183,13 @@ type Inherited struct {
 	// (hosts/doc.go), and the target's own fold starts with it. A goal
 	// the person paused, one met, failed or cleared, is not carried.
 	Goal *HostGoal `json:"goal,omitempty"`
+}
+
+// Passage is model-written text an inherit carries, with the origin of
+// the event that carried it.
+type Passage struct {
+	Text   string `json:"text"`
+	Origin Origin `json:"origin"`
 }
 
 // FileNote is a file an earlier session wrote or edited, as its tape

@@ -738,8 +738,14 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		// middle parts, which the budget cuts early.
 		planSec = &section{singular: "plan", plural: "plans"}
 		head := fmt.Sprintf("Plan approved at seq=%d, the work's task: the host cleared the context to implement it (%s):", p.Seq, modelWritten)
-		planSec.items = append(planSec.items, newItem(head+"\n"+clipHeadTail(p.Text, humanCoreRunes, "", p.Seq), "", p.Seq, p.Seq))
-		planMore = planMiddle(p.Text, humanCoreRunes, p.Seq)
+		text, seq, sess := p.Text, p.Seq, ""
+		if f := p.From; f != nil {
+			// An earlier generation's task, handed on in the graft/origin.
+			head = fmt.Sprintf("Plan approved at %s, the work's task, handed on at seq=%d: the host cleared the context to implement it (%s):", originText(*f), p.Seq, modelWritten)
+			seq, sess = f.Seq, f.Session
+		}
+		planSec.items = append(planSec.items, newItem(head+"\n"+inSession(clipHeadTail(text, humanCoreRunes, "", seq), sess), "", p.Seq, p.Seq))
+		planMore = planMiddle(text, humanCoreRunes, p.Seq)
 	} else if p != nil {
 		state := "no answer yet"
 		if p.State != "" {

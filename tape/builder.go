@@ -157,8 +157,9 @@ const (
 	// 112 did the same in the first goal's quote (maxQuoteRunes); 113
 	// kept no line digest of the person's newest instructions (SaidLines)
 	// and no instruction an earlier generation handed on (inherit.said);
-	// 114 no file an earlier generation wrote or edited (inherit.files).
-	snapshotVersion = 115
+	// 114 no file an earlier generation wrote or edited (inherit.files);
+	// 115 no plan an earlier generation approved as its task (inherit.plan).
+	snapshotVersion = 116
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -616,6 +617,9 @@ type plan struct {
 	// to implement it (session.MetaPlan): the work's task, which ranks
 	// with the first instruction.
 	Task bool `json:"task,omitempty"`
+	// From is where an earlier generation's task plan was approved
+	// (inherit.plan); Seq is then the graft/origin's.
+	From *session.Origin `json:"from,omitempty"`
 }
 
 // planSavedTo opens the line of Claude Code's approval that names the
@@ -883,6 +887,11 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		// on: the Goal quotes them before this session's own.
 		st.Humans = append(st.Humans, ev.Inherit.Said...)
 		st.PrevFiles = append([]session.FileNote(nil), ev.Inherit.Files...)
+		if p := ev.Inherit.Plan; p != nil && strings.TrimSpace(p.Text) != "" {
+			// The plan that was the work's task stays its task.
+			from := p.Origin
+			st.Plan = &plan{Seq: ev.Seq, Text: p.Text, State: "approved", Task: true, From: &from}
+		}
 		st.MoreConstraints = append([]session.More(nil), ev.Inherit.MoreConstraints...)
 		if g := ev.Inherit.Goal; g != nil {
 			// The goal the export hands the host: the host's own records

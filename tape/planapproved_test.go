@@ -138,3 +138,29 @@ func TestALongPlansMiddleIsTheBudgetsToCut(t *testing.T) {
 		t.Fatalf("the plan's middle or end is not shown where room is left:\n%s", status)
 	}
 }
+
+// The plan approved to start the work is its task: a target hands it on
+// in its graft/origin (inherit.plan, model-written, with its origin), and
+// the next generation's Task Status shows it as the task still, cited
+// where it was approved, where before the work's task vanished at the
+// handoff; the next target hands it on again. No constraint and no goal
+// come of it there either.
+func TestTheApprovedPlanThatIsTheTaskCrossesAHandoff(t *testing.T) {
+	plan := "# Plan: Add an average consolidation to the resampler\n\n## Changes\n- Add AverageResampler next to LTTB; all-NaN buckets stay NaN.\n- Keep the existing LTTB default.\n\n## Verification\n- go test ./pkg/resampler/...\n"
+	g1 := seqd(approvedPlanEvent(plan), say("Implementing the plan."), call("Bash", "b1", `{"command":"go test ./pkg/resampler/..."}`), result("Bash", "b1", true, "ok  \tgithub.com/o/r/pkg/resampler\t0.1s\n"))
+	tp := build(t, "s", g1, Options{}, nil)
+	if p := tp.Inherit.Plan; p == nil || !strings.Contains(p.Text, "AverageResampler") || p.Origin != (session.Origin{Generation: 1, Session: "s", Seq: 1}) {
+		t.Fatalf("the target hands on %+v, want the approved plan with its origin", tp.Inherit.Plan)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Continuing with the tests.")), Options{}, nil)
+	status := blockText(t, next, "Task Status")
+	if !strings.Contains(status, "Plan approved at gen 1 session s seq 1, the work's task, handed on at seq=1") || !strings.Contains(status, "AverageResampler") || !strings.Contains(status, modelWritten) {
+		t.Errorf("the next generation's Task Status does not show the task plan handed on:\n%s", status)
+	}
+	if c := blockText(t, next, "Anchor + Hard Constraints"); strings.Contains(c, "LTTB") {
+		t.Errorf("a constraint came of the plan handed on:\n%s", c)
+	}
+	if p := next.Inherit.Plan; p == nil || p.Origin != (session.Origin{Generation: 1, Session: "s", Seq: 1}) || p.Text != tp.Inherit.Plan.Text {
+		t.Errorf("the next target hands on %+v, want the same plan and origin", next.Inherit.Plan)
+	}
+}

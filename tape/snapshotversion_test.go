@@ -184,6 +184,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
 			result("Write", "w1", true, "ok"),
 		),
+		// A target of a graft: the plan approved to start the work, an
+		// earlier generation's task (inherit.plan), is its task still.
+		"plan-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{
+				Plan: &session.Passage{Text: "# Plan: Add the average resampler\n\n- Keep LTTB the default.\n", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 1}},
+			}),
+			say("Continuing."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -151,6 +151,14 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	t.Inherit.Constraints = anchorsCopy(st.Constraints)
 	t.Inherit.Said = b.inheritSaid()
+	if p := st.Plan; p != nil && p.Task {
+		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
+		text := clipHeadTail(p.Text, maxHumanRunes, "", p.Seq)
+		if p.From != nil {
+			from, text = *p.From, p.Text
+		}
+		t.Inherit.Plan = &session.Passage{Text: text, Origin: from}
+	}
 	if len(st.MoreConstraints) > 0 {
 		t.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
 		t.Inherit.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
