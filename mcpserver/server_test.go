@@ -170,6 +170,10 @@ func TestFlowPrepareCommitRecallStatusRevert(t *testing.T) {
 	if len(origin.InheritedConstraints) == 0 || origin.InheritedConstraints[0].Origin.Session != "s" {
 		t.Fatalf("origin hands down no constraints: %s", describe(origin.InheritedConstraints))
 	}
+	// and the person's other instructions (inherit.said).
+	if len(origin.InheritedSaid) != 1 || origin.InheritedSaid[0].Text != secondOrder || origin.InheritedSaid[0].Origin != (Origin{Generation: 1, Session: "s", Seq: boundarySeq}) {
+		t.Fatalf("origin hands down %s, want the second instruction with its origin", describe(origin.InheritedSaid))
+	}
 
 	st := ok[StatusOutput](f, ToolStatus, map[string]any{})
 	if src := row(t, st, "s"); src.State != "retired" || src.Target != "s.g2" || src.Head != "s.g2" {

@@ -368,6 +368,9 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		for _, q := range ev.Inherit.Said {
 			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: q.Text, Origin: origin(q.Origin)})
 		}
+		if p := ev.Inherit.Plan; p != nil {
+			out.InheritedPlan = &Quote{Text: p.Text, Origin: origin(p.Origin)}
+		}
 	}
 	content := ev.Text
 	if ev.Text != "" {

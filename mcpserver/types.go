@@ -206,6 +206,7 @@ type RecallOutput struct {
 	InheritedGoal        *Quote            `json:"inheritedGoal,omitempty" jsonschema:"graft/origin: the first goal of generation 1, handed down"`
 	InheritedConstraints []Constraint      `json:"inheritedConstraints" jsonschema:"graft/origin: the hard constraints handed down, with their origins"`
 	InheritedSaid        []Quote           `json:"inheritedSaid,omitempty" jsonschema:"graft/origin: the person's other instructions handed down, oldest first, with their origins"`
+	InheritedPlan        *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
 	Meta                 map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
 	ContentField         string            `json:"contentField" jsonschema:"which payload content holds: text, tool.input, tool.output, or empty when the event has none"`
 	Content              string            `json:"content" jsonschema:"the payload from offset on, at most the server's chunk size"`
