@@ -88,41 +88,51 @@ func templateHeadEnd(text string) int {
 	return end
 }
 
-// clipInstruction is clipHeadTail for a human instruction the fold keeps
-// (maxHumanRunes), but for a command's template whose typed words run
-// past the head clipHeadTail keeps: its head then reaches the end of
-// those words and the template's first line of its own (templateHeadEnd),
-// so that the Goal reads the template as one (commandTemplate) and quotes
-// the person's words whole, while the template's end still has a fifth of
-// the room.
-func clipInstruction(text string, n int, seq int64) string {
+// templateClip is text cut to n runes for a command's template whose
+// typed words run past the head clipHeadTail keeps: its head then reaches
+// the end of those words and the template's first line of its own
+// (templateHeadEnd), so that the Goal reads the template as one
+// (commandTemplate) and quotes the person's words whole, while the
+// template's end still has a fifth of the room. ok is false where that
+// does not apply: text fits n, is no such template, its head is no longer
+// than clipHeadTail's, or would leave the end less than a fifth.
+func templateClip(text string, n int, seq int64) (string, bool) {
 	if _, cut := prefixRunes(text, n); !cut {
-		return text
+		return "", false
 	}
 	end := templateHeadEnd(text)
 	if end < 0 {
-		return clipHeadTail(text, n, "", seq)
+		return "", false
 	}
 	mark := clipMark("", seq)
 	head := utf8.RuneCountInString(text[:end])
 	def, _ := headTailRunes(n, mark)
 	if head <= def || head > n-n/5 {
-		return clipHeadTail(text, n, "", seq)
+		return "", false
 	}
 	r := []rune(text)
 	tail := max(0, n-head-utf8.RuneCountInString(mark))
-	return string(r[:head]) + mark + string(r[len(r)-tail:])
+	return string(r[:head]) + mark + string(r[len(r)-tail:]), true
+}
+
+// clipInstruction is clipHeadTail for a human instruction the fold keeps
+// (maxHumanRunes), but for a command's template: templateClip.
+func clipInstruction(text string, n int, seq int64) string {
+	if s, ok := templateClip(text, n, seq); ok {
+		return s
+	}
+	return clipHeadTail(text, n, "", seq)
 }
 
 // clipQuote is what the fold keeps of an instruction as a quote, within
 // maxQuoteRunes (the first goal a later generation inherits, the latest
 // instructions): a command's template keeps the words typed after it
-// whole, as clipInstruction keeps them for the Goal
+// whole (templateClip), as the Goal's clip does
 // (TestTheFirstGoalsQuoteKeepsATemplatesTypedWordsWhole); other text its
 // head and its end, the cut naming a pasted log's first error line.
 func clipQuote(text string, seq int64) string {
-	if _, cut := prefixRunes(text, maxQuoteRunes); cut && templateHeadEnd(text) >= 0 {
-		return clipInstruction(text, maxQuoteRunes, seq)
+	if s, ok := templateClip(text, maxQuoteRunes, seq); ok {
+		return s
 	}
 	return clipHumanText(text, maxQuoteRunes, seq)
 }
