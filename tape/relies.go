@@ -124,7 +124,12 @@ func (b *Builder) relies(inherit session.Inherited, prefixHash string) session.R
 			return
 		}
 		seen[o] = true
-		if line, ok := st.Lines[originKey(o)]; ok {
+		k := originKey(o)
+		line, ok := st.Lines[k]
+		if !ok {
+			line, ok = st.SaidLines[k] // this session's newest instructions
+		}
+		if ok {
 			r.Origins = append(r.Origins, session.OriginLine{Origin: o, Line: line})
 		}
 	}
@@ -138,11 +143,6 @@ func (b *Builder) relies(inherit session.Inherited, prefixHash string) session.R
 		}
 	}
 	for _, q := range inherit.Said {
-		if line, ok := st.SaidLines[originKey(q.Origin)]; ok && !seen[q.Origin] {
-			seen[q.Origin] = true
-			r.Origins = append(r.Origins, session.OriginLine{Origin: q.Origin, Line: line})
-			continue
-		}
 		add(q.Origin)
 	}
 	slices.SortFunc(r.Origins, func(a, c session.OriginLine) int {
