@@ -1284,7 +1284,9 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section, *section) {
 				ops = append(ops, fmt.Sprintf("%s seq=%d", op.name, op.seq))
 			}
 		}
-		line := fmt.Sprintf("- %s: %s", relPath(p, st.Cwd), strings.Join(ops, ", "))
+		rel := relPath(p, st.Cwd)
+		lead := "- " + rel + ": " // the note a target hands on is what follows
+		line := lead + strings.Join(ops, ", ")
 		if len(f.Conflict) > 0 && f.Outside > max(f.Write, f.Edit) {
 			// What git left there, unresolved since as far as the log
 			// says: the short form keeps it too.
@@ -1301,7 +1303,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section, *section) {
 		if long := change; long != "" && (f.Write != 0 || f.Edit != 0) && !isMarkdown(p) && len(lastChanges.items) < keptLongChanges {
 			if change = shortChange(long, isMarkdown(p)); change != long {
 				at := max(f.Write, f.Edit) // the change's own seq, not a later read's
-				lastChanges.items = append(lastChanges.items, newItem(fmt.Sprintf("- %s (seq=%d): %s", relPath(p, st.Cwd), at, long), "", at, at))
+				lastChanges.items = append(lastChanges.items, newItem(fmt.Sprintf("- %s (seq=%d): %s", rel, at, long), "", at, at))
 			}
 		} else {
 			change = shortChange(change, isMarkdown(p))
@@ -1337,8 +1339,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section, *section) {
 		} else {
 			changed.items = append(changed.items, it)
 			changed.short = append(changed.short, short)
-			rel := relPath(p, st.Cwd)
-			b.fileNotes = append(b.fileNotes, session.FileNote{Path: rel, Note: strings.TrimPrefix(line, "- "+rel+": "),
+			b.fileNotes = append(b.fileNotes, session.FileNote{Path: rel, Note: line[len(lead):],
 				Session: st.SessionID, Generation: st.Generation, Seq: max(f.Write, f.Edit, f.Outside)})
 		}
 	}
@@ -1385,7 +1386,10 @@ func (b *Builder) inheritFiles() []session.FileNote {
 	var out []session.FileNote
 	for _, fs := range [][]session.FileNote{b.fileNotes, b.st.PrevFiles} {
 		for _, f := range fs {
-			if seen[f.Path] || len(out) == keptFileNotes {
+			if len(out) == keptFileNotes {
+				return out
+			}
+			if seen[f.Path] {
 				continue
 			}
 			seen[f.Path] = true

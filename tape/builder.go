@@ -22,31 +22,32 @@ import (
 // Bounds of what the builder keeps. Each is small and fixed, so memory grows
 // with neither tool-output size nor session length beyond them.
 const (
-	maxQuoteRunes      = 2000 // a human instruction kept for the goal
-	maxParagraphRunes  = 1500 // one carryover paragraph
-	shortAnswerRunes   = 200  // a human instruction that takes its meaning from the message it answers
-	maxMessageRunes    = 4000 // one message of a replayed turn
-	maxTurnRunes       = 20000
-	maxTurnMessages    = 200
-	maxCarryParagraphs = 1000
-	maxTodoRunes       = 300
-	maxReportRunes     = 1500
-	maxFailureRunes    = 160
-	keptFailures       = 5
-	keptReports        = 5
-	keptLatestGoals    = 3
-	keptRecallTurns    = 40
-	maxFiles           = 500
-	maxOpenCalls       = 256
-	labelRunes         = 60
-	maxHumanRunes      = 6000 // one human instruction kept for the Goal block (head and end)
-	humanCoreRunes     = 2000 // what the Goal block shows of one before its middle parts
-	keptHumans         = 60
-	keptSaid           = 12   // the person's instructions a target hands on besides the first goal (Inherit.Said)
-	keptFileNotes      = 20   // the files written or edited a target hands on (Inherit.Files)
-	maxFileNoteRunes   = 400  // what Inherit.Files says of each
-	maxReplyRunes      = 4000 // the last assistant message of the open turn
-	maxPlanRunes       = 2500
+	maxQuoteRunes         = 2000 // a human instruction kept for the goal
+	maxParagraphRunes     = 1500 // one carryover paragraph
+	shortAnswerRunes      = 200  // a human instruction that takes its meaning from the message it answers
+	maxMessageRunes       = 4000 // one message of a replayed turn
+	maxTurnRunes          = 20000
+	maxTurnMessages       = 200
+	maxCarryParagraphs    = 1000
+	maxTodoRunes          = 300
+	maxReportRunes        = 1500
+	maxFailureRunes       = 160
+	keptFailures          = 5
+	keptReports           = 5
+	keptLatestGoals       = 3
+	keptRecallTurns       = 40
+	maxFiles              = 500
+	maxOpenCalls          = 256
+	labelRunes            = 60
+	maxHumanRunes         = 6000 // one human instruction kept for the Goal block (head and end)
+	humanCoreRunes        = 2000 // what the Goal block shows of one before its middle parts
+	keptHumans            = 60
+	keptSaid              = 12   // the person's instructions a target hands on besides the first goal (Inherit.Said)
+	keptFileNotes         = 20   // the files written or edited a target hands on (Inherit.Files)
+	maxFileNoteRunes      = 400  // what Inherit.Files says of each
+	maxInheritedPlanRunes = 6000 // the task plan a target hands on (Inherit.Plan), its head and end
+	maxReplyRunes         = 4000 // the last assistant message of the open turn
+	maxPlanRunes          = 2500
 	// maxKeptPlanRunes is what the fold keeps of a plan, its head and end:
 	// the budget, not the fold, decides how many of its middle parts the
 	// tape shows.

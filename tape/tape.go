@@ -153,7 +153,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	t.Inherit.Said = b.inheritSaid()
 	if p := st.Plan; p != nil && p.Task {
 		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
-		text := clipHeadTail(p.Text, maxHumanRunes, "", p.Seq)
+		text := clipHeadTail(p.Text, maxInheritedPlanRunes, "", p.Seq)
 		if p.From != nil {
 			from, text = *p.From, p.Text
 		}
