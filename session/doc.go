@@ -52,10 +52,13 @@
 // generation, so nothing is re-parsed out of tape text:
 //
 //	inherit          {firstGoal, constraints, said, files, plan, moreConstraints, goal}
-//	firstGoal        {text, origin}               the first human instruction of generation 1
+//	firstGoal        {text, origin}               the first human instruction of generation 1,
+//	                                              its head and end in 6,000 characters (as the
+//	                                              fold keeps it; the next Goal clips it again
+//	                                              and lists its middle in parts)
 //	said             [{text, origin}]             omitted when empty: the person's other
 //	                                              instructions the tape's Goal quoted, oldest
-//	                                              first, at most 2,000 characters each
+//	                                              first, each as firstGoal
 //	files            [{path, note, session,       omitted when empty: the files the sessions
 //	                  generation, seq}]           before wrote or edited, newest first (at most
 //	                                              20): the path relative to that session's

@@ -159,9 +159,10 @@ type Inherited struct {
 	FirstGoal   *Quote       `json:"firstGoal,omitempty"`
 	Constraints []Constraint `json:"constraints,omitempty"`
 	// Said are the person's other instructions the tape's Goal quoted,
-	// oldest first, each with its origin (as FirstGoal, at most 2,000
-	// characters): the next generation's Goal quotes them before its own,
-	// where a tape's text would otherwise be all that is left of them.
+	// oldest first, each with its origin (as FirstGoal, its head and end
+	// in 6,000 characters): the next generation's Goal quotes them before
+	// its own, middle parts and all, where a tape's text would otherwise be
+	// all that is left of them.
 	Said []Quote `json:"said,omitempty"`
 	// Files are the files the sessions before wrote or edited, newest
 	// first, each as the tape's Workspace Files named it (Note, its seqs

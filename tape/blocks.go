@@ -509,7 +509,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			if main {
 				mainParts = append(mainParts, len(more.items))
 			}
-			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", b.originText(o), k+1, quoteLines(part)), b.refSession(o), o.Seq, o.Seq))
+			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", b.originText(o), k+1, quoteLines(inSession(part, b.refSession(o)))), b.refSession(o), o.Seq, o.Seq))
 		}
 	}
 	var later []session.Quote
@@ -532,6 +532,12 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		t, inFull := full[q.Origin]
 		if !inFull {
 			t = q.Text
+		}
+		if q.Origin.Session != st.SessionID {
+			// Handed on as the fold kept it: quoted by its head and end,
+			// its middle in parts, as the generation that heard it did.
+			t, inFull = q.Text, true
+			q.Text = clipQuote(q.Text, q.Origin.Seq)
 		}
 		// A command's template (Spec Kit's /speckit.constitution) is the
 		// task while its turn is open; once later instructions asked the

@@ -99,10 +99,7 @@ func (b *Builder) inheritSaid() []session.Quote {
 		if st.FirstGoal != nil && q.Origin == st.FirstGoal.Origin {
 			continue
 		}
-		if q.Origin.Session == st.SessionID {
-			q.Text = clipQuote(q.Text, q.Origin.Seq)
-		}
-		out = append(out, q)
+		out = append(out, q) // as the fold keeps it: the next Goal clips it as this one does
 	}
 	slices.Reverse(out)
 	return out

@@ -1354,3 +1354,63 @@ func TestTheFilesOfTheSessionsBeforeCrossAHandoff(t *testing.T) {
 		t.Errorf("the next target hands on %v, want %v", got, want)
 	}
 }
+
+// A long instruction shows its head and end in the Goal, its middle in
+// parts the budget cuts early: what a target hands on of the first goal
+// and of the later instructions is each as the fold keeps it (head and
+// end within maxHumanRunes), so that the next generation's Goal quotes
+// it as this one's did, middle parts and all, not its 2,000-character
+// quote alone.
+func TestALongInstructionsMiddleCrossesAHandoff(t *testing.T) {
+	long := func(name string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: the task in full.\n", name)
+		for k := range 40 {
+			fmt.Fprintf(&b, "- %s requirement %02d: keep the column named %s_col_%02d as it is.\n", name, k, name, k)
+		}
+		return b.String()
+	}
+	first, later := long("first"), long("later")
+	g1 := seqd(human(first), say("Read it."), human(later), say("Read that too."), human("go on"), say("Going on."))
+	tp := build(t, "s", g1, Options{}, nil)
+	if g := blockText(t, tp, "Goal"); !strings.Contains(g, "first_col_20") || !strings.Contains(g, "later_col_20") {
+		t.Fatalf("the first generation's Goal lacks the middles it is meant to carry:\n%s", g)
+	}
+	if fg := tp.Inherit.FirstGoal; fg == nil || !strings.Contains(fg.Text, "first_col_20") {
+		t.Fatalf("the target hands on the first goal without its middle: %+v", fg)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now write its tests"), say("Testing.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	for _, w := range []string{"first_col_20", "later_col_20", "first_col_39", "later_col_00"} {
+		if !strings.Contains(goal, w) {
+			t.Errorf("the next generation's Goal lacks %q:\n%s", w, goal)
+		}
+	}
+	if !strings.Contains(goal, "(gen 1 session s seq 1, middle part 1):") {
+		t.Errorf("the inherited first goal's middle is not a middle part cited in its session:\n%s", goal)
+	}
+	head, _, _ := strings.Cut(goal, "Middle parts of the long instructions above:")
+	if strings.Contains(head, "first_col_20") {
+		t.Errorf("the inherited first goal is quoted whole rather than by its head and end:\n%s", head)
+	}
+}
+
+// The middle part of an instruction handed on holds the fold's own cut
+// of a very long one: it is recalled in the session that heard it.
+func TestAnInheritedMiddlePartsCutIsRecalledInItsSession(t *testing.T) {
+	var b strings.Builder
+	for k := range 200 {
+		fmt.Fprintf(&b, "- step %03d: migrate table t%03d to the new schema.\n", k, k)
+	}
+	g1 := seqd(human(b.String()), say("Reading."), human("go on"), say("Going on."))
+	tp := build(t, "s", g1, Options{}, nil)
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now the tests"), say("Testing.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	_, more, ok := strings.Cut(goal, "Middle parts of the long instructions above:")
+	if !ok {
+		t.Fatalf("no middle parts of the inherited first goal:\n%s", goal)
+	}
+	if !strings.Contains(more, "[cut: recall session s seq=1]") || strings.Contains(more, "[cut: recall seq=1]") {
+		t.Errorf("the fold's cut inside a middle part is not recalled in session s:\n%s", more)
+	}
+}

@@ -142,7 +142,14 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	if st.FirstGoal != nil {
 		fg := *st.FirstGoal
 		t.Goal = append(t.Goal, fg)
-		t.Inherit.FirstGoal = &fg
+		// Handed on as the fold keeps it (head and end within
+		// maxHumanRunes), so that the next Goal shows its middle parts too
+		// (TestALongInstructionsMiddleCrossesAHandoff).
+		inherited := fg
+		if k := slices.IndexFunc(st.Humans, func(h session.Quote) bool { return h.Origin == fg.Origin }); k >= 0 {
+			inherited.Text = st.Humans[k].Text
+		}
+		t.Inherit.FirstGoal = &inherited
 	}
 	for _, q := range st.Latest {
 		if st.FirstGoal == nil || q.Origin != st.FirstGoal.Origin {
