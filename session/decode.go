@@ -379,6 +379,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 32, list(d, &in.Files, d.fileNote)
 		case "plan":
 			return 64, d.passage(&in.Plan)
+		case "place":
+			return 128, d.place(&in.Place)
 		}
 		return 0, false
 	})
@@ -473,6 +475,23 @@ func (d lineDecoder) passage(dst **Passage) bool {
 			return 1, d.StringField(&p.Text)
 		case "origin":
 			return 2, d.origin(&p.Origin)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) place(dst **Place) bool {
+	if d.Null() {
+		return true
+	}
+	p := &Place{}
+	*dst = p
+	return d.fields(func(key string) (uint8, bool) {
+		switch key {
+		case "cwd":
+			return 1, d.StringField(&p.Cwd)
+		case "gitBranch":
+			return 2, d.StringField(&p.GitBranch)
 		}
 		return 0, false
 	})

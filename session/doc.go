@@ -51,7 +51,7 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit          {firstGoal, constraints, said, files, plan, moreConstraints, goal}
+//	inherit          {firstGoal, constraints, said, files, plan, place, moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -73,6 +73,12 @@
 //	                                              in 6,000 characters; origin is the host's
 //	                                              message that carried it; relies does not cite
 //	                                              it (it quotes no human message)
+//	place            {cwd, gitBranch}             omitted when no event named either: where
+//	                                              the work was done at the cut, the working
+//	                                              directory (the tape names files relative to
+//	                                              it) and the git branch; the next generation
+//	                                              starts from it until its own events name
+//	                                              another
 //	constraints      [{text, origin, also}]       each hard constraint; also lists the later
 //	                                              origins it was said again at
 //	origin           {generation, session, seq}   the human message it was copied from

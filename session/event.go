@@ -175,6 +175,12 @@ type Inherited struct {
 	// end within 6,000 characters, with the origin of the host's message
 	// that carried it.
 	Plan *Passage `json:"plan,omitempty"`
+	// Place is where the work was done at the cut: the working directory
+	// the tape names files relative to and the git branch the work is on.
+	// The next generation starts from it until its own events name
+	// another (a host may name its working directory once, in the
+	// session's first records, and the export writes those).
+	Place *Place `json:"place,omitempty"`
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`
@@ -184,6 +190,13 @@ type Inherited struct {
 	// (hosts/doc.go), and the target's own fold starts with it. A goal
 	// the person paused, one met, failed or cleared, is not carried.
 	Goal *HostGoal `json:"goal,omitempty"`
+}
+
+// Place is where the work is done: a working directory and a git branch,
+// either empty when no event named it.
+type Place struct {
+	Cwd       string `json:"cwd,omitempty"`
+	GitBranch string `json:"gitBranch,omitempty"`
 }
 
 // Passage is model-written text an inherit carries, with the origin of

@@ -159,8 +159,10 @@ const (
 	// kept no line digest of the person's newest instructions (SaidLines)
 	// and no instruction an earlier generation handed on (inherit.said);
 	// 114 no file an earlier generation wrote or edited (inherit.files);
-	// 115 no plan an earlier generation approved as its task (inherit.plan).
-	snapshotVersion = 116
+	// 115 no plan an earlier generation approved as its task (inherit.plan);
+	// 116 started a target with no working directory or branch of the
+	// generation before (inherit.place).
+	snapshotVersion = 117
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -888,6 +890,10 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		// on: the Goal quotes them before this session's own.
 		st.Humans = append(st.Humans, ev.Inherit.Said...)
 		st.PrevFiles = append([]session.FileNote(nil), ev.Inherit.Files...)
+		if p := ev.Inherit.Place; p != nil {
+			// Where the work was done, until this session's events say.
+			st.Cwd, st.GitBranch = p.Cwd, clipLine(p.GitBranch, whatRunes)
+		}
 		if p := ev.Inherit.Plan; p != nil && strings.TrimSpace(p.Text) != "" {
 			// The plan that was the work's task stays its task.
 			from := p.Origin

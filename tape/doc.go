@@ -17,7 +17,8 @@
 // keptSaid, which its target hands on in turn: inheritSaid; the files
 // an earlier generation wrote or edited, inherit.files, which Workspace
 // Files lists after this session's own and its target hands on after
-// them: inheritFiles), the carryover (each assistant message up to 1500 runes, and
+// them: inheritFiles; the working directory and branch it was in,
+// inherit.place, until its own events name others), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across

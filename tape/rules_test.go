@@ -1414,3 +1414,40 @@ func TestAnInheritedMiddlePartsCutIsRecalledInItsSession(t *testing.T) {
 		t.Errorf("the fold's cut inside a middle part is not recalled in session s:\n%s", more)
 	}
 }
+
+// Where the work is done crosses a handoff: the working directory the
+// tape names files relative to and the git branch the work is on
+// (inherit.place), which a target's own events may never name again
+// (Codex names its working directory once, in the session's meta; Claude
+// Code on the person's lines alone). The next generation starts with them
+// until its own events say otherwise, and hands them on in turn.
+func TestWhereTheWorkIsDoneCrossesAHandoff(t *testing.T) {
+	first := human("Fix the busy timeout on the hotfix branch.")
+	first.Meta = map[string]string{"cwd": "/repo", "gitBranch": "hotfix"}
+	g1 := seqd(first,
+		call("Write", "w1", `{"file_path":"/repo/internal/config.go","content":"package config\n\nfunc busyTimeout() int { return 60000 }\n"}`),
+		result("Write", "w1", true, "ok"), say("Timeout set."))
+	tp := build(t, "s", g1, Options{}, nil)
+	if p := tp.Inherit.Place; p == nil || p.Cwd != "/repo" || p.GitBranch != "hotfix" {
+		t.Fatalf("the target hands on %+v, want /repo on hotfix", p)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("Write", "w2", `{"file_path":"/repo/internal/config_test.go","content":"package config\n\nfunc TestBusyTimeout(t *testing.T) {}\n"}`),
+		result("Write", "w2", true, "ok"), say("Test written."))
+	next := build(t, "s2", g2, Options{}, nil)
+	files := blockText(t, next, "Workspace Files")
+	for _, w := range []string{"Relative to /repo.", "Git: branch hotfix.", "- internal/config_test.go: write seq="} {
+		if !strings.Contains(files, w) {
+			t.Errorf("the next generation's Workspace Files lacks %q:\n%s", w, files)
+		}
+	}
+	if p := next.Inherit.Place; p == nil || p.Cwd != "/repo" || p.GitBranch != "hotfix" {
+		t.Errorf("the next target hands on %+v, want /repo on hotfix still", p)
+	}
+	moved := human("Now on main.")
+	moved.Meta = map[string]string{"cwd": "/repo2", "gitBranch": "main"}
+	last := build(t, "s3", seqd(origin(3, "s2", int64(len(g2)), &next.Inherit), moved, say("On main.")), Options{}, nil)
+	if p := last.Inherit.Place; p == nil || p.Cwd != "/repo2" || p.GitBranch != "main" {
+		t.Errorf("a session's own place does not replace the one handed on: %+v", p)
+	}
+}

@@ -192,6 +192,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}),
 			say("Continuing."),
 		),
+		// A target of a graft: where the work was done (inherit.place)
+		// is where its files are, though its own events never say.
+		"place-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Place: &session.Place{Cwd: "/r", GitBranch: "hotfix"}}),
+			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
+			result("Write", "w1", true, "ok"),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -157,6 +157,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 	}
 	t.Inherit.Constraints = anchorsCopy(st.Constraints)
+	if st.Cwd != "" || st.GitBranch != "" {
+		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch}
+	}
 	t.Inherit.Said = b.inheritSaid()
 	if p := st.Plan; p != nil && p.Task {
 		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
