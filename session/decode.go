@@ -441,6 +441,8 @@ func (d lineDecoder) constraint(c *Constraint) bool {
 			return 2, d.origin(&c.Origin)
 		case "also":
 			return 4, list(d, &c.Also, d.origin)
+		case "pasted":
+			return 8, d.BoolField(&c.Pasted)
 		}
 		return 0, false
 	})

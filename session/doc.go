@@ -79,8 +79,11 @@
 //	                                              it) and the git branch; the next generation
 //	                                              starts from it until its own events name
 //	                                              another
-//	constraints      [{text, origin, also}]       each hard constraint; also lists the later
-//	                                              origins it was said again at
+//	constraints      [{text, origin, also,        each hard constraint; also lists the later
+//	                  pasted}]                    origins it was said again at; pasted (omitted
+//	                                              when false): every saying so far was in a
+//	                                              pasted instruction (3,000 bytes or more), which
+//	                                              the next generation's ranking cuts first
 //	origin           {generation, session, seq}   the human message it was copied from
 //	moreConstraints  [{session, n, from, to}]     omitted when empty: per session, n constraint
 //	                                              sayings at seqs from..to that the tape's fold

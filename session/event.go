@@ -145,6 +145,10 @@ type Constraint struct {
 	Text   string   `json:"text"`
 	Origin Origin   `json:"origin"`
 	Also   []Origin `json:"also,omitempty"`
+	// Pasted: every saying of it before the handoff was in a pasted
+	// instruction (a log, a command's template): the next generation's
+	// ranking cuts it first, as the generation that read the paste did.
+	Pasted bool `json:"pasted,omitempty"`
 }
 
 // Quote is a human instruction carried across generations.

@@ -161,8 +161,9 @@ const (
 	// 114 no file an earlier generation wrote or edited (inherit.files);
 	// 115 no plan an earlier generation approved as its task (inherit.plan);
 	// 116 started a target with no working directory or branch of the
-	// generation before (inherit.place).
-	snapshotVersion = 117
+	// generation before (inherit.place); 117 ranked a constraint handed
+	// on as typed though every saying of it was pasted (its pasted mark).
+	snapshotVersion = 118
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

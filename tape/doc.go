@@ -518,8 +518,9 @@
 //
 // Within a section: oldest first, except Task Status todos (completed,
 // then pending, then in progress), constraints (those said only in an
-// instruction of pastedBytes = 3000 bytes or more first, then the typed
-// ones; newest first in each), recent
+// instruction of pastedBytes = 3000 bytes or more first, a constraint
+// handed on marked pasted among them, then the typed ones; newest first in
+// each), recent
 // actions (a successful call that a later successful one of the same tool
 // ran again the same first, then reads, edits and searches (and shell
 // commands that only read and printed nothing; one that acts ranks with

@@ -1451,3 +1451,58 @@ func TestWhereTheWorkIsDoneCrossesAHandoff(t *testing.T) {
 		t.Errorf("a session's own place does not replace the one handed on: %+v", p)
 	}
 }
+
+// The constraints said only in a paste stay the first the budget cuts
+// after a handoff: a target hands each on marked pasted (every saying of
+// it so far in a pasted instruction), and the next generation's ranking
+// reads the mark as the first generation read its own pastes. Before the
+// rule, a template's hundred "must" sentences became the next
+// generation's typed constraints and took the tail's room.
+func TestPastedConstraintsStayPastedAcrossAHandoff(t *testing.T) {
+	paste := "Here is the log of my last session:\n"
+	for k := range 200 {
+		paste += fmt.Sprintf("Thinking: we must always re-run check number %d before the commit.\n", k)
+	}
+	g1 := seqd(human(paste+"Carry on from there."), human("Never touch prod.go."), say("Carrying on."))
+	tp := build(t, "s", g1, Options{}, nil)
+	var pasted, typed int
+	for _, c := range tp.Inherit.Constraints {
+		if c.Pasted {
+			pasted++
+		} else {
+			typed++
+		}
+	}
+	if pasted == 0 || typed != 1 {
+		t.Fatalf("the target hands on %d pasted and %d typed constraints, want the paste's marked and one typed", pasted, typed)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("Bash", "b1", `{"command":"make deploy"}`),
+		result("Bash", "b1", true, "deployed build 7f3a2c1 to staging"),
+		say("Deployed build 7f3a2c1 to staging; the smoke check is next."))
+	next := build(t, "s2", g2, Options{}, nil)
+	blk := blockText(t, next, "Anchor + Hard Constraints")
+	if !strings.Contains(blk, "Never touch prod.go.") {
+		t.Errorf("the typed constraint was cut:\n%s", blk)
+	}
+	if strings.Contains(blk, "check number 199 before") || !strings.Contains(blk, "constraints; recall session s seq=1]") {
+		t.Errorf("the paste's constraints were not cut first in the next generation:\n%s", blk)
+	}
+	if _, ok := next.Block("Conversation Tail"); !ok {
+		t.Fatalf("the conversation tail was cut before the paste's constraints:\n%s", next.Text)
+	}
+	// Said again, typed, in the next generation: no longer the paste's alone.
+	again := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("Thinking: we must always re-run check number 199 before the commit."), say("Noted.")), Options{}, nil)
+	found := false
+	for _, c := range again.Inherit.Constraints {
+		if strings.Contains(c.Text, "check number 199 before") {
+			found = true
+			if c.Pasted || len(c.Also) == 0 {
+				t.Errorf("a constraint typed again is handed on as %+v, want said again in s2 and not pasted", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the constraint typed again is not handed on: %+v", again.Inherit.Constraints)
+	}
+}

@@ -107,12 +107,16 @@ func TestConstraintCapKeepsTheTape(t *testing.T) {
 	}
 
 	// The next generation: the constraints not kept are recalled in s.
-	next := target("s", tp, human("Go on. You must keep module 99999 stable."), say("Going on."))
+	// Its new rule comes in a paste as the others did: the fold keeps
+	// the first MaxConstraints, so a typed one past them is counted, not
+	// ranked above the paste's (in any generation).
+	more := "Go on. The log:\n" + strings.Repeat("step done. ", pastedBytes/10) + "You must keep module 99999 stable."
+	next := target("s", tp, human(more), say("Going on."))
 	g2 := build(t, "s.g2", next, Options{Budget: MaxBudget}, nil)
 	var g2full *Tape
 	uncapped(t, func() {
 		ffull := full[len(full)-1]
-		g2full = build(t, "s.g2", target("s", ffull, human("Go on. You must keep module 99999 stable."), say("Going on.")), Options{Budget: MaxBudget}, nil)
+		g2full = build(t, "s.g2", target("s", ffull, human(more), say("Going on.")), Options{Budget: MaxBudget}, nil)
 	})
 	if constraintsCutLine(t, g2) != constraintsCutLine(t, g2full) {
 		t.Fatalf("generation 2 cut line %q, uncapped %q", constraintsCutLine(t, g2), constraintsCutLine(t, g2full))

@@ -199,6 +199,15 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
 			result("Write", "w1", true, "ok"),
 		),
+		// A target of a graft: a constraint the generation before read in
+		// a paste alone is handed on marked pasted, and ranked so.
+		"pasted-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Constraints: []session.Constraint{
+				{Text: "Principles must be declarative.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 4}, Pasted: true},
+				{Text: "Never touch prod.go.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 9}},
+			}}),
+			say("Continuing."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -157,6 +157,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 	}
 	t.Inherit.Constraints = anchorsCopy(st.Constraints)
+	for k := range t.Inherit.Constraints {
+		t.Inherit.Constraints[k].Pasted = b.pastedOnly(t.Inherit.Constraints[k])
+	}
 	if st.Cwd != "" || st.GitBranch != "" {
 		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch}
 	}
@@ -703,11 +706,16 @@ func (b *Builder) constraintsBlock() (*block, *section, int) {
 	return blk, blk.addSection(sec), len(typed)
 }
 
-// pastedOnly: every saying of c was in a pasted instruction of this
-// session.
+// pastedOnly: every saying of c was in a pasted instruction, of this
+// session by its seq, of the sessions before as the target that handed c
+// on marked it (c.Pasted).
 func (b *Builder) pastedOnly(c session.Constraint) bool {
 	for _, o := range append([]session.Origin{c.Origin}, c.Also...) {
-		if o.Session != b.st.SessionID || !slices.Contains(b.st.Pasted, o.Seq) {
+		if o.Session == b.st.SessionID {
+			if !slices.Contains(b.st.Pasted, o.Seq) {
+				return false
+			}
+		} else if !c.Pasted {
 			return false
 		}
 	}
