@@ -324,8 +324,8 @@ func (d lineDecoder) todo(td *Todo) bool {
 // relies: a line per session carries them, so the code is plain rather
 // than fast): field reads the value at key and names its bit; an unknown
 // key (bit 0) or one seen twice gives the line up.
-func (d lineDecoder) fields(field func(key string) (bit uint8, ok bool)) bool {
-	var seen uint8
+func (d lineDecoder) fields(field func(key string) (bit uint16, ok bool)) bool {
+	var seen uint16
 	return d.Object(func(key []byte) bool {
 		bit, ok := field(string(key))
 		if bit == 0 || seen&bit != 0 {
@@ -363,7 +363,7 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 	}
 	in := &Inherited{}
 	*dst = in
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "firstGoal":
 			return 1, d.quote(&in.FirstGoal)
@@ -381,6 +381,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 64, d.passage(&in.Plan)
 		case "place":
 			return 128, d.place(&in.Place)
+		case "messages":
+			return 256, list(d, &in.Messages, d.passageValue)
 		}
 		return 0, false
 	})
@@ -392,7 +394,7 @@ func (d lineDecoder) hostGoal(dst **HostGoal) bool {
 	}
 	g := &HostGoal{}
 	*dst = g
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "objective":
 			return 1, d.StringField(&g.Objective)
@@ -418,7 +420,7 @@ func (d lineDecoder) quoteValue(q *Quote) bool {
 	if d.Null() {
 		return true // a null element is a zero one, as in encoding/json
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "text":
 			return 1, d.StringField(&q.Text)
@@ -433,7 +435,7 @@ func (d lineDecoder) constraint(c *Constraint) bool {
 	if d.Null() {
 		return true // a null element is a zero one, as in encoding/json
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "text":
 			return 1, d.StringField(&c.Text)
@@ -452,7 +454,7 @@ func (d lineDecoder) origin(o *Origin) bool {
 	if d.Null() {
 		return true // null leaves a struct as it is, in encoding/json
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "generation":
 			return 1, d.IntField(&o.Generation)
@@ -471,7 +473,14 @@ func (d lineDecoder) passage(dst **Passage) bool {
 	}
 	p := &Passage{}
 	*dst = p
-	return d.fields(func(key string) (uint8, bool) {
+	return d.passageValue(p)
+}
+
+func (d lineDecoder) passageValue(p *Passage) bool {
+	if d.Null() {
+		return true // a null element is a zero one, as in encoding/json
+	}
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "text":
 			return 1, d.StringField(&p.Text)
@@ -488,7 +497,7 @@ func (d lineDecoder) place(dst **Place) bool {
 	}
 	p := &Place{}
 	*dst = p
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "cwd":
 			return 1, d.StringField(&p.Cwd)
@@ -503,7 +512,7 @@ func (d lineDecoder) fileNote(f *FileNote) bool {
 	if d.Null() {
 		return true
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "path":
 			return 1, d.StringField(&f.Path)
@@ -524,7 +533,7 @@ func (d lineDecoder) more(m *More) bool {
 	if d.Null() {
 		return true
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "session":
 			return 1, d.StringField(&m.Session)
@@ -545,7 +554,7 @@ func (d lineDecoder) relies(dst **Relies) bool {
 	}
 	r := &Relies{}
 	*dst = r
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "prefixes":
 			return 1, list(d, &r.Prefixes, d.prefixMark)
@@ -560,7 +569,7 @@ func (d lineDecoder) prefixMark(m *PrefixMark) bool {
 	if d.Null() {
 		return true
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "session":
 			return 1, d.StringField(&m.Session)
@@ -579,7 +588,7 @@ func (d lineDecoder) originLine(l *OriginLine) bool {
 	if d.Null() {
 		return true
 	}
-	return d.fields(func(key string) (uint8, bool) {
+	return d.fields(func(key string) (uint16, bool) {
 		switch key {
 		case "origin":
 			return 1, d.origin(&l.Origin)

@@ -51,7 +51,8 @@
 // inherit, on graft/origin, is what the target hands to the next
 // generation, so nothing is re-parsed out of tape text:
 //
-//	inherit          {firstGoal, constraints, said, files, plan, place, moreConstraints, goal}
+//	inherit          {firstGoal, constraints, said, files, plan, place, messages,
+//	                  moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -79,6 +80,14 @@
 //	                                              it) and the git branch; the next generation
 //	                                              starts from it until its own events name
 //	                                              another
+//	messages         [{text, origin}]             omitted when empty: the assistant's newest
+//	                                              messages of the work before (not those that
+//	                                              only announce a tool call), oldest first, at
+//	                                              most 12, each at most 1,500 characters:
+//	                                              model-written, never an instruction or a
+//	                                              constraint; the next Breakpoint lists them
+//	                                              before its own earlier messages; relies does
+//	                                              not cite them (no human message)
 //	constraints      [{text, origin, also,        each hard constraint; also lists the later
 //	                  pasted}]                    origins it was said again at; pasted (omitted
 //	                                              when false): every saying so far was in a

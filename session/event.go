@@ -185,6 +185,12 @@ type Inherited struct {
 	// another (a host may name its working directory once, in the
 	// session's first records, and the export writes those).
 	Place *Place `json:"place,omitempty"`
+	// Messages are the assistant's newest messages of the work before
+	// (its carryover, not those that only announce a tool call), oldest
+	// first, each at most 1,500 characters with its origin: model-written,
+	// never an instruction or a constraint. The next generation's
+	// Breakpoint lists them before its own earlier messages.
+	Messages []Passage `json:"messages,omitempty"`
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`

@@ -359,6 +359,16 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	if k := firstOpenMessage(c.Paragraphs, st.Boundary); k >= 0 && !c.Paragraphs[k].Step {
 		current[c.Paragraphs[k].Seq] = true
 	}
+	// The assistant's messages of the sessions before (inherit.messages)
+	// come first, each cited in its session, and are cut first after
+	// the steps: this session's own tell the work as it is now.
+	prev := len(st.PrevMessages)
+	for _, m := range st.PrevMessages {
+		kept = append(kept, paragraph{Seq: -1})
+		sec.items = append(sec.items, newItem(fmt.Sprintf("gen %d session %s seq=%d: %s", m.Origin.Generation, m.Origin.Session, m.Origin.Seq, proseRel(m.Text, st.Cwd)), b.refSession(m.Origin), m.Origin.Seq, m.Origin.Seq))
+		marks = append(marks, false)
+		isStep = append(isStep, false)
+	}
 	for _, p := range c.Paragraphs {
 		if st.LastReply != nil && p.Seq == st.LastReply.Seq {
 			continue
@@ -385,7 +395,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	// of the open turn's newest keptOpenSteps steps (the work in progress:
 	// an agent that changes its approach says so in a step,
 	// TestTheOpenTurnsStepsOutliveOlderAnswers), oldest first.
-	old := max(0, len(sec.items)-markedParagraphs)
+	old := max(prev, len(sec.items)-markedParagraphs)
 	marked := make([]bool, len(sec.items))
 	for k := old; k < len(sec.items); k++ {
 		// A closed turn's last message (the user spoke next) is its answer.
@@ -401,7 +411,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 			steps++
 		}
 	}
-	for k := 0; k < old; k++ {
+	for k := 0; k < old; k++ { // the messages handed on first, then the oldest own
 		if !isStep[k] && k != answered {
 			sec.order = append(sec.order, k)
 		}
@@ -1403,6 +1413,28 @@ func (b *Builder) inheritFiles() []session.FileNote {
 			out = append(out, f)
 		}
 	}
+	return out
+}
+
+// inheritMessages is what a target hands on of the assistant's messages
+// (inherit.messages): the newest keptMessages of the carryover that are
+// more than a step's announcement, then those the sessions before handed
+// on, oldest first.
+func (b *Builder) inheritMessages() []session.Passage {
+	st := &b.st
+	var out []session.Passage
+	ps := st.Carry.Paragraphs
+	for k := len(ps) - 1; k >= 0 && len(out) < keptMessages; k-- {
+		p := ps[k]
+		if p.User || p.Step || strings.TrimSpace(p.Text) == "" {
+			continue
+		}
+		out = append(out, session.Passage{Text: p.Text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}})
+	}
+	for k := len(st.PrevMessages) - 1; k >= 0 && len(out) < keptMessages; k-- {
+		out = append(out, st.PrevMessages[k])
+	}
+	slices.Reverse(out)
 	return out
 }
 

@@ -44,6 +44,7 @@ const (
 	keptHumans            = 60
 	keptSaid              = 12   // the person's instructions a target hands on besides the first goal (Inherit.Said)
 	keptFileNotes         = 20   // the files written or edited a target hands on (Inherit.Files)
+	keptMessages          = 12   // the assistant's messages a target hands on (Inherit.Messages)
 	maxFileNoteRunes      = 400  // what Inherit.Files says of each
 	maxInheritedPlanRunes = 6000 // the task plan a target hands on (Inherit.Plan), its head and end
 	maxReplyRunes         = 4000 // the last assistant message of the open turn
@@ -162,8 +163,10 @@ const (
 	// 115 no plan an earlier generation approved as its task (inherit.plan);
 	// 116 started a target with no working directory or branch of the
 	// generation before (inherit.place); 117 ranked a constraint handed
-	// on as typed though every saying of it was pasted (its pasted mark).
-	snapshotVersion = 118
+	// on as typed though every saying of it was pasted (its pasted mark);
+	// 118 kept no message of the assistant's an earlier generation handed
+	// on (inherit.messages).
+	snapshotVersion = 119
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -369,6 +372,9 @@ type state struct {
 	// PrevFiles are the files the sessions before wrote or edited, as
 	// the graft/origin handed them on (inherit.files).
 	PrevFiles []session.FileNote `json:"prevFiles,omitempty"`
+	// PrevMessages are the assistant's messages of the sessions before,
+	// as the graft/origin handed them on (inherit.messages).
+	PrevMessages []session.Passage `json:"prevMessages,omitempty"`
 }
 
 // quote is a short label with the seq it came from.
@@ -891,6 +897,7 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		// on: the Goal quotes them before this session's own.
 		st.Humans = append(st.Humans, ev.Inherit.Said...)
 		st.PrevFiles = append([]session.FileNote(nil), ev.Inherit.Files...)
+		st.PrevMessages = append([]session.Passage(nil), ev.Inherit.Messages...)
 		if p := ev.Inherit.Place; p != nil {
 			// Where the work was done, until this session's events say.
 			st.Cwd, st.GitBranch = p.Cwd, clipLine(p.GitBranch, whatRunes)

@@ -18,7 +18,10 @@
 // an earlier generation wrote or edited, inherit.files, which Workspace
 // Files lists after this session's own and its target hands on after
 // them: inheritFiles; the working directory and branch it was in,
-// inherit.place, until its own events name others), the carryover (each assistant message up to 1500 runes, and
+// inherit.place, until its own events name others; the assistant's
+// messages an earlier generation handed on, inherit.messages, which the
+// Breakpoint lists before this session's own and its target hands on
+// after them: inheritMessages), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across

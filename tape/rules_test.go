@@ -1506,3 +1506,48 @@ func TestPastedConstraintsStayPastedAcrossAHandoff(t *testing.T) {
 		t.Errorf("the constraint typed again is not handed on: %+v", again.Inherit.Constraints)
 	}
 }
+
+// What the assistant found and chose in the work before crosses a
+// handoff: a target hands on the assistant's newest messages of the
+// carryover (inherit.messages: model-written, each with its origin, never
+// an instruction or a constraint), and the next generation's Breakpoint
+// lists them before its own earlier messages, each cited in its session,
+// cut before them; its target hands on its own first.
+func TestTheAssistantsMessagesCrossAHandoff(t *testing.T) {
+	chose := "We must use SQLite, not Postgres: the deployment is a single node, and the WAL mode covers the write load.\n\nThe exporter opens one connection with busy_timeout set, writes in batches of 500 rows, and the schema keeps the table the importer reads."
+	g1 := seqd(human("Pick the database for the exporter."),
+		say(chose),
+		call("Bash", "b1", `{"command":"go test ./..."}`), result("Bash", "b1", true, "ok  \texport\t0.2s"),
+		say("The exporter now writes to SQLite; its tests pass."))
+	tp := build(t, "s", g1, Options{}, nil)
+	var texts []string
+	for _, m := range tp.Inherit.Messages {
+		texts = append(texts, m.Text)
+	}
+	if len(tp.Inherit.Messages) != 2 || tp.Inherit.Messages[0].Text != chose || tp.Inherit.Messages[0].Origin != (session.Origin{Generation: 1, Session: "s", Seq: 2}) {
+		t.Fatalf("the target hands on %q (%+v), want the two messages oldest first with their origins", texts, tp.Inherit.Messages)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("Now write the importer."), say("Reading the exporter first."),
+		call("Bash", "b2", `{"command":"ls"}`), result("Bash", "b2", true, "export.go"), say("Writing the importer."))
+	next := build(t, "s2", g2, Options{}, nil)
+	bp := blockText(t, next, "Breakpoint")
+	i := strings.Index(bp, "gen 1 session s seq=2: "+chose)
+	j := strings.Index(bp, "seq=3: Reading the exporter first.")
+	if i < 0 || j < 0 || i > j {
+		t.Errorf("the next Breakpoint does not list the message handed on, cited in its session, before its own:\n%s", bp)
+	}
+	if c := blockText(t, next, "Anchor + Hard Constraints"); strings.Contains(c, "SQLite") {
+		t.Errorf("a model's message handed on became a constraint:\n%s", c)
+	}
+	if g := blockText(t, next, "Goal"); strings.Contains(g, "SQLite") {
+		t.Errorf("a model's message handed on is quoted as the user's:\n%s", g)
+	}
+	if ms := next.Inherit.Messages; len(ms) != 3 || ms[len(ms)-1].Text != "Writing the importer." || ms[0].Text != chose {
+		t.Errorf("the next target hands on %+v, want generation 1's two then its own but the step, oldest first", ms)
+	}
+	// Cut first: at the least budget the session's own messages outlive them.
+	small := build(t, "s2", g2, Options{Budget: MinBudget}, nil)
+	if bp := blockText(t, small, "Breakpoint"); strings.Contains(bp, chose) && !strings.Contains(bp, "Reading the exporter first.") {
+		t.Errorf("a message handed on outlived the session's own:\n%s", bp)
+	}
+}

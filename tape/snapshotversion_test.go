@@ -208,6 +208,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// A target of a graft: the assistant's messages of the work
+		// before (inherit.messages) come before its own in the Breakpoint.
+		"messages-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Messages: []session.Passage{
+				{Text: "We chose SQLite: the deployment is a single node.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 12}},
+			}}),
+			say("Continuing."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

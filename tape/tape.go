@@ -164,6 +164,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch}
 	}
 	t.Inherit.Said = b.inheritSaid()
+	t.Inherit.Messages = b.inheritMessages()
 	if p := st.Plan; p != nil && p.Task {
 		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
 		text := clipHeadTail(p.Text, maxInheritedPlanRunes, "", p.Seq)
