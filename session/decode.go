@@ -426,6 +426,8 @@ func (d lineDecoder) quoteValue(q *Quote) bool {
 			return 1, d.StringField(&q.Text)
 		case "origin":
 			return 2, d.origin(&q.Origin)
+		case "answer":
+			return 4, d.BoolField(&q.Answer)
 		}
 		return 0, false
 	})

@@ -147,7 +147,7 @@ func handMade() []session.Event {
 			Txn: "txn-1", Parent: "p", ParentBoundary: 9, Generation: 2, TapeHash: "graft-tape-v1:ab", TapeEvents: 12,
 			Inherit: &session.Inherited{FirstGoal: &session.Quote{Text: tricky, Origin: origin},
 				Constraints: []session.Constraint{{Text: "never " + tricky, Origin: origin, Also: []session.Origin{origin, {Generation: 3, Session: "s3", Seq: 7}}}, {Text: "no also", Origin: origin, Pasted: true}},
-				Said:        []session.Quote{{Text: "then " + tricky, Origin: session.Origin{Generation: 1, Session: "s1", Seq: 5}}},
+				Said:        []session.Quote{{Text: "then " + tricky, Origin: session.Origin{Generation: 1, Session: "s1", Seq: 5}}, {Text: "answered " + tricky, Origin: session.Origin{Generation: 1, Session: "s1", Seq: 6}, Answer: true}},
 				Files:       []session.FileNote{{Path: "dir/" + tricky, Note: "write seq=4 " + tricky, Session: "s1", Generation: 1, Seq: 4}},
 				Plan:        &session.Passage{Text: "# Plan " + tricky, Origin: origin},
 				Place:       &session.Place{Cwd: "/w/" + tricky, GitBranch: "b-" + tricky},

@@ -57,9 +57,12 @@
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
 //	                                              and lists its middle in parts)
-//	said             [{text, origin}]             omitted when empty: the person's other
+//	said             [{text, origin, answer}]     omitted when empty: the person's other
 //	                                              instructions the tape's Goal quoted, oldest
-//	                                              first, each as firstGoal
+//	                                              first, each as firstGoal, and their answers
+//	                                              to the assistant's questions (answer: true,
+//	                                              origin the tool result's, which relies does
+//	                                              not cite), in the order said
 //	files            [{path, note, session,       omitted when empty: the files the sessions
 //	                  generation, seq}]           before wrote or edited, newest first (at most
 //	                                              20): the path relative to that session's

@@ -155,6 +155,11 @@ type Constraint struct {
 type Quote struct {
 	Text   string `json:"text"`
 	Origin Origin `json:"origin"`
+	// Answer: the person's answer to the assistant's question (the result
+	// of Claude Code's AskUserQuestion, Codex's request_user_input, …),
+	// their own words though not a message they typed; Origin is the
+	// tool result's.
+	Answer bool `json:"answer,omitempty"`
 }
 
 // Inherited is what a graft/origin event hands to the next generation in

@@ -583,6 +583,11 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			label = "Latest instruction"
 		}
 		head := fmt.Sprintf("%s (%s):\n", label, b.originText(h.Origin))
+		if h.Answer {
+			// Handed on by an earlier generation: the person's answer.
+			all = append(all, said{h.Origin.Seq, fmt.Sprintf("The user's answer to the assistant's question (%s):\n%s", b.originText(h.Origin), quoteLines(inSession(h.Text, b.refSession(h.Origin)))), b.refSession(h.Origin), ""})
+			continue
+		}
 		if input, tmplFirst, ok := commandTemplate(h.Text); ok && k < len(later)-1 {
 			// A command's template in a turn answered since: the command
 			// ran, and what the user typed after it is what the turn

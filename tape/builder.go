@@ -165,8 +165,9 @@ const (
 	// generation before (inherit.place); 117 ranked a constraint handed
 	// on as typed though every saying of it was pasted (its pasted mark);
 	// 118 kept no message of the assistant's an earlier generation handed
-	// on (inherit.messages).
-	snapshotVersion = 119
+	// on (inherit.messages); 119 read no answer of the person's among the
+	// instructions an earlier generation handed on (inherit.said, answer).
+	snapshotVersion = 120
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -88,10 +88,12 @@ func (b *Builder) noteSaid(seq int64, size int, sum session.LineSum) {
 }
 
 // inheritSaid is what a target hands on of the person's instructions
-// besides the first goal: the newest keptSaid the Goal quotes, oldest
-// first, each within maxQuoteRunes (clipQuote; an earlier generation's
-// as it handed them on).
-func (b *Builder) inheritSaid() []session.Quote {
+// besides the first goal: the newest keptSaid the Goal quotes, as the
+// fold keeps them (an earlier generation's as it handed them on), and this
+// session's answers to the assistant's questions the Goal quotes
+// (answers: by seq, marked answer); those an earlier generation handed
+// on first, then this session's in the order said.
+func (b *Builder) inheritSaid(answers map[int64]string) []session.Quote {
 	st := &b.st
 	var out []session.Quote
 	for k := len(st.Humans) - 1; k >= 0 && len(out) < keptSaid; k-- {
@@ -101,7 +103,30 @@ func (b *Builder) inheritSaid() []session.Quote {
 		}
 		out = append(out, q) // as the fold keeps it: the next Goal clips it as this one does
 	}
-	slices.Reverse(out)
+	for _, a := range st.Answers {
+		if text := answers[a.Seq]; text != "" {
+			out = append(out, session.Quote{Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: a.Seq}, Answer: true})
+		}
+	}
+	own := func(q session.Quote) bool { return q.Origin.Session == st.SessionID }
+	slices.SortStableFunc(out, func(x, y session.Quote) int {
+		switch ox, oy := own(x), own(y); {
+		case ox != oy:
+			if oy {
+				return -1 // handed on before this session's
+			}
+			return 1
+		case ox:
+			return cmp.Compare(x.Origin.Seq, y.Origin.Seq)
+		}
+		return 0
+	})
+	// Those handed on were collected newest first: their order reversed.
+	n := 0
+	for n < len(out) && !own(out[n]) {
+		n++
+	}
+	slices.Reverse(out[:n])
 	return out
 }
 

@@ -1551,3 +1551,36 @@ func TestTheAssistantsMessagesCrossAHandoff(t *testing.T) {
 		t.Errorf("a message handed on outlived the session's own:\n%s", bp)
 	}
 }
+
+// The person's answers to the assistant's questions are their own words
+// as much as the instructions they typed: a target hands them on with
+// the instructions (inherit.said, marked answer, in the order said), and
+// the next generation's Goal quotes each as an answer, cited in its
+// session; relies cites no line of them (a tool result's, not a human
+// message's).
+func TestThePersonsAnswersCrossAHandoff(t *testing.T) {
+	answer := `User has answered your questions: "What should happen to the hooks?"="Leave it alone (Recommended)".`
+	g1 := seqd(human("Install the integration."),
+		call("AskUserQuestion", "q1", `{"questions":[]}`),
+		result("AskUserQuestion", "q1", true, answer),
+		human("Then start on the audit fixes."), say("Starting."))
+	tp := build(t, "s", g1, Options{}, nil)
+	if got := len(tp.Inherit.Said); got != 2 || !tp.Inherit.Said[0].Answer || tp.Inherit.Said[0].Origin.Seq != 3 || tp.Inherit.Said[1].Answer || tp.Inherit.Said[1].Text != "Then start on the audit fixes." {
+		t.Fatalf("the target hands on %+v, want the answer at seq 3 then the instruction", tp.Inherit.Said)
+	}
+	for _, ol := range tp.Relies.Origins {
+		if ol.Origin.Seq == 3 {
+			t.Errorf("relies cites a line of the answer: %+v", ol)
+		}
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("go on"), say("Going on.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	i := strings.Index(goal, "The user's answer to the assistant's question (gen 1 session s seq 3):\n> "+answer)
+	j := strings.Index(goal, "Then (gen 1 session s seq 4):\n> Then start on the audit fixes.")
+	if i < 0 || j < 0 || i > j {
+		t.Errorf("the next Goal does not quote the answer as an answer before the instruction said after it:\n%s", goal)
+	}
+	if n := next.Inherit.Said; len(n) != 3 || !n[0].Answer {
+		t.Errorf("the next target hands on %+v, want the answer still marked", n)
+	}
+}

@@ -216,6 +216,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// A target of a graft: the person's answer to the assistant's
+		// question an earlier generation handed on (inherit.said, answer).
+		"answer-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Said: []session.Quote{
+				{Text: `"What should happen to the hooks?"="Leave it alone"`, Origin: session.Origin{Generation: 1, Session: "g1", Seq: 12}, Answer: true},
+			}}),
+			say("Continuing."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

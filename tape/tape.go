@@ -163,7 +163,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	if st.Cwd != "" || st.GitBranch != "" {
 		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch}
 	}
-	t.Inherit.Said = b.inheritSaid()
 	t.Inherit.Messages = b.inheritMessages()
 	if p := st.Plan; p != nil && p.Task {
 		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
@@ -188,6 +187,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	if err != nil {
 		return nil, err
 	}
+	t.Inherit.Said = b.inheritSaid(q.answer)
 
 	conflicts := b.conflicts()
 	breakpoint, reply, paragraphs, steps := b.breakpointBlock(conflicts)
