@@ -130,7 +130,7 @@ fidelity-blocks: ## make fidelity, then where the tape spends its room on the tu
 	$(GO) run ./bench/cmd/fidelity -blocks
 
 .PHONY: fidelity-chain
-fidelity-chain: ## what a handoff loses: each end cut of the truth set handed on once at its 60 % cut, the second generation's tape beside the tape of the same work with no handoff
+fidelity-chain: ## what a handoff loses: each end cut of the truth set handed on once at its 60 % cut, and twice (at half its lines and at it), the last generation's tape beside the tape of the same work with no handoff
 	$(GO) run ./bench/cmd/fidelity -chain
 
 .PHONY: fidelity-sweep

@@ -26,11 +26,13 @@ import (
 // is the previous tape's events and its graft/origin's inherit.
 
 // ChainResult is one chain scored: the end cut's facts, carried by the
-// tape of the work with no handoff (One) and by the tape after a handoff
-// at the middle cut (Two).
+// tape of the work with no handoff (One), by the tape after a handoff at
+// the middle cut (Two), and by the tape after two, at half the middle
+// cut's lines and at the middle cut (Three): what handing on the things
+// handed on loses.
 type ChainResult struct {
-	End, Mid *Case
-	One, Two []bool
+	End, Mid        *Case
+	One, Two, Three []bool
 }
 
 // ChainPairs are the cases that make a chain: each "<name>-end" with its
@@ -59,19 +61,23 @@ func ChainPairs(cases []*Case) [][2]*Case {
 // first generation's tape, and the second generation folded as its
 // target's log holds it: a graft/origin with the inherit that tape hands
 // on, the tape's events, then the events of the end cut past the middle
-// one (seqs counted on).
+// one (seqs counted on). The chain of two handoffs cuts first at half the
+// middle cut's lines, and hands the second generation's tape on at the
+// middle cut in the same way.
 func Chain(ctx context.Context, root, tmp string, end, mid *Case) (*ChainResult, error) {
 	id, evs, err := importCut(ctx, root, tmp, end)
 	if err != nil {
 		return nil, err
 	}
-	_, pre, err := importCut(ctx, root, tmp, mid)
+	m, err := cutEvents(ctx, root, tmp, mid, len(evs))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fidelity: chain %s: %w", end.Name, err)
 	}
-	m := len(pre)
-	if m == 0 || m >= len(evs) {
-		return nil, fmt.Errorf("fidelity: chain %s: the middle cut imports %d events, the end cut %d", end.Name, m, len(evs))
+	early := *mid
+	early.Name, early.Cut = mid.Name+"-half", Cut{Lines: mid.Cut.Lines / 2}
+	e, err := cutEvents(ctx, root, tmp, &early, m)
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: chain %s: %w", end.Name, err)
 	}
 	one, err := buildTape(id, evs)
 	if err != nil {
@@ -81,29 +87,63 @@ func Chain(ctx context.Context, root, tmp string, end, mid *Case) (*ChainResult,
 	if err != nil {
 		return nil, fmt.Errorf("fidelity: chain %s: %w", mid.Name, err)
 	}
-	g2 := []*session.Event{{Seq: 1, Type: session.TypeGraftOrigin, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
-		Txn: "txn-chain", Parent: id, ParentBoundary: evs[m-1].Seq, Generation: first.Generation + 1, Inherit: &first.Inherit}}
-	for k := range first.Events {
-		e := first.Events[k]
-		e.Seq = int64(len(g2) + 1)
-		g2 = append(g2, &e)
-	}
-	for _, ev := range evs[m:] {
-		e := *ev
-		e.Seq = int64(len(g2) + 1)
-		g2 = append(g2, &e)
-	}
-	two, err := buildTape(id+".g2", g2)
+	two, err := buildTape(id+".g2", handOn(id, evs[m-1].Seq, first, evs[m:]))
 	if err != nil {
 		return nil, fmt.Errorf("fidelity: chain %s after the handoff: %w", end.Name, err)
 	}
+	firstOfThree, err := buildTape(id, evs[:e])
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: chain %s: %w", early.Name, err)
+	}
+	g2 := handOn(id, evs[e-1].Seq, firstOfThree, evs[e:m])
+	second, err := buildTape(id+".g2", g2)
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: chain %s after the first of two handoffs: %w", end.Name, err)
+	}
+	three, err := buildTape(id+".g3", handOn(id+".g2", g2[len(g2)-1].Seq, second, evs[m:]))
+	if err != nil {
+		return nil, fmt.Errorf("fidelity: chain %s after two handoffs: %w", end.Name, err)
+	}
 	r := &ChainResult{End: end, Mid: mid}
-	a, b := Normalize(one.Text), Normalize(two.Text)
+	a, b, c := Normalize(one.Text), Normalize(two.Text), Normalize(three.Text)
 	for _, f := range end.Facts {
 		r.One = append(r.One, Carries(a, f))
 		r.Two = append(r.Two, Carries(b, f))
+		r.Three = append(r.Three, Carries(c, f))
 	}
 	return r, nil
+}
+
+// cutEvents is how many events the cut c imports: more than none and
+// fewer than of, the events of the cut after it.
+func cutEvents(ctx context.Context, root, tmp string, c *Case, of int) (int, error) {
+	_, pre, err := importCut(ctx, root, tmp, c)
+	if err != nil {
+		return 0, err
+	}
+	if len(pre) == 0 || len(pre) >= of {
+		return 0, fmt.Errorf("the cut %s imports %d events, the cut after it %d", c.Name, len(pre), of)
+	}
+	return len(pre), nil
+}
+
+// handOn is the log of a target of prev, the tape of session parent cut
+// at boundary: its graft/origin with the inherit prev hands on, prev's
+// events, then rest, seqs counted on.
+func handOn(parent string, boundary int64, prev *tape.Tape, rest []*session.Event) []*session.Event {
+	log := []*session.Event{{Seq: 1, Type: session.TypeGraftOrigin, Source: session.Source{Kind: session.KindPlugin, Name: "graft"},
+		Txn: "txn-chain", Parent: parent, ParentBoundary: boundary, Generation: prev.Generation + 1, Inherit: &prev.Inherit}}
+	for k := range prev.Events {
+		e := prev.Events[k]
+		e.Seq = int64(len(log) + 1)
+		log = append(log, &e)
+	}
+	for _, ev := range rest {
+		e := *ev
+		e.Seq = int64(len(log) + 1)
+		log = append(log, &e)
+	}
+	return log
 }
 
 // buildTape folds evs into the tape of session id at the default budget.
@@ -196,8 +236,8 @@ func sessionEvents(svc *graft.Service, id string) ([]*session.Event, error) {
 // of the truth set), then the totals and per category.
 func ChainTable(rs []*ChainResult) string {
 	var b strings.Builder
-	b.WriteString("| chain (end cut; handoff at the 60 % cut) | facts | no handoff | after one handoff |\n|---|---|---|---|\n")
-	type tot struct{ n, one, two int }
+	b.WriteString("| chain (end cut; handoffs at the 60 % cut, and at half its lines and at it) | facts | no handoff | after one handoff | after two |\n|---|---|---|---|---|\n")
+	type tot struct{ n, one, two, three int }
 	all, tuning, held := tot{}, tot{}, tot{}
 	cats := map[string]*tot{}
 	for _, r := range rs {
@@ -217,12 +257,16 @@ func ChainTable(rs []*ChainResult) string {
 				t.two++
 				c.two++
 			}
+			if r.Three[k] {
+				t.three++
+				c.three++
+			}
 		}
 		for _, s := range []*tot{&all, map[bool]*tot{true: &held, false: &tuning}[r.End.HeldOut]} {
-			s.n, s.one, s.two = s.n+t.n, s.one+t.one, s.two+t.two
+			s.n, s.one, s.two, s.three = s.n+t.n, s.one+t.one, s.two+t.two, s.three+t.three
 		}
 		if !r.End.HeldOut {
-			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", r.End.Name, t.n, t.one, t.two)
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", r.End.Name, t.n, t.one, t.two, t.three)
 		}
 	}
 	pct := func(n, d int) string {
@@ -232,12 +276,12 @@ func ChainTable(rs []*ChainResult) string {
 		return fmt.Sprintf("%.0f %% (%d)", 100*float64(n)/float64(d), n)
 	}
 	row := func(name string, t tot) {
-		fmt.Fprintf(&b, "| **%s** | %d | %s | %s |\n", name, t.n, pct(t.one, t.n), pct(t.two, t.n))
+		fmt.Fprintf(&b, "| **%s** | %d | %s | %s | %s |\n", name, t.n, pct(t.one, t.n), pct(t.two, t.n), pct(t.three, t.n))
 	}
 	row("tuning", tuning)
 	row("held out", held)
 	row("all", all)
-	b.WriteString("\n| category | facts | no handoff | after one handoff |\n|---|---|---|---|\n")
+	b.WriteString("\n| category | facts | no handoff | after one handoff | after two |\n|---|---|---|---|---|\n")
 	names := make([]string, 0, len(cats))
 	for c := range cats {
 		names = append(names, c)
@@ -245,7 +289,7 @@ func ChainTable(rs []*ChainResult) string {
 	sort.Slice(names, func(i, j int) bool { return categoryRank(names[i]) < categoryRank(names[j]) })
 	for _, c := range names {
 		t := cats[c]
-		fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", c, t.n, pct(t.one, t.n), pct(t.two, t.n))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |\n", c, t.n, pct(t.one, t.n), pct(t.two, t.n), pct(t.three, t.n))
 	}
 	return b.String()
 }

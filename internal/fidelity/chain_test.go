@@ -55,8 +55,13 @@ func TestAChainScoresTheEndAfterAHandoff(t *testing.T) {
 	if !r.Two[1] {
 		t.Error("after the handoff the tape lost the instruction said after it")
 	}
+	// Two handoffs: at line 2 (half the middle cut's 5) and at line 5;
+	// the flag was said between them, in the second generation.
+	if !r.Three[0] || !r.Three[1] {
+		t.Errorf("after two handoffs the tape carries %v of the end's facts, want both", r.Three)
+	}
 	tab := ChainTable([]*ChainResult{r})
-	for _, want := range []string{"| x-end | 2 | 2 | 2 |", "| **tuning** | 2 | 100 % (2) | 100 % (2) |", "| task | 2 | 100 % (2) | 100 % (2) |"} {
+	for _, want := range []string{"| x-end | 2 | 2 | 2 | 2 |", "| **tuning** | 2 | 100 % (2) | 100 % (2) | 100 % (2) |", "| task | 2 | 100 % (2) | 100 % (2) | 100 % (2) |"} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("the chain table lacks %q:\n%s", want, tab)
 		}

@@ -27,7 +27,7 @@ func main() {
 	dir := flag.String("dir", "", "the truth set: a directory with cases/*.json (default testdata/fidelity); transcripts are named from the module root")
 	blocks := flag.Bool("blocks", false, "also print where the tape spends its room on the tuning cases: per kind of block, its characters, the facts only it carries and those per 1,000 characters (make fidelity-blocks)")
 	sweep := flag.String("sweep", "", "score the truth set at each of these tape budgets (comma-separated, e.g. 12000,16000,24000,64000) and print graft's recall at each, what a chooser that knew the facts carries of the largest budget's tapes within the default, and what the largest still misses (make fidelity-sweep)")
-	chain := flag.Bool("chain", false, "score the truth set's chains instead: each end cut handed on once at its 60 % cut, what the second generation's tape carries of the end's facts beside the tape of the same work with no handoff (make fidelity-chain)")
+	chain := flag.Bool("chain", false, "score the truth set's chains instead: each end cut handed on once at its 60 % cut and twice (at half its lines and at it), what the last generation's tape carries of the end's facts beside the tape of the same work with no handoff (make fidelity-chain)")
 	flag.Parse()
 	var err error
 	if *chain {
@@ -183,7 +183,7 @@ func runChain(only, dir string) error {
 		rs = append(rs, r)
 	}
 	fmt.Printf("Run: go run ./bench/cmd/fidelity -chain (make fidelity-chain); machine: %s, kernel %s\n\n", bench.CPUModel(), bench.Kernel())
-	fmt.Printf("The end cut's facts: carried by the tape of the work with no handoff, and by the tape of the same work handed on once at the 60 %% cut (the second generation, folded from its target's log):\n\n")
+	fmt.Printf("The end cut's facts: carried by the tape of the work with no handoff, by the tape of the same work handed on once at the 60 %% cut (the second generation, folded from its target's log), and by the tape after two handoffs, at half the 60 %% cut's lines and at it (the third generation):\n\n")
 	fmt.Print(fidelity.ChainTable(rs))
 	return nil
 }
