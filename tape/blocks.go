@@ -641,6 +641,14 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			return all[i].seq < all[j].seq
 		})
 		latest = &section{singular: "instruction", plural: "instructions", cutFront: true, pre: st.HumansDropped}
+		for _, m := range st.HumansDroppedBefore {
+			if latest.preOthers == nil {
+				latest.preOthers = map[string]seqRange{}
+			}
+			r := latest.preOthers[m.Session]
+			r.merge(seqRange{N: m.N, From: m.From, To: m.To})
+			latest.preOthers[m.Session] = r
+		}
 		for _, w := range all {
 			latest.items = append(latest.items, newItem(w.text, w.sess, w.seq, w.seq))
 			latest.grown = append(latest.grown, w.grown)

@@ -166,8 +166,10 @@ const (
 	// on as typed though every saying of it was pasted (its pasted mark);
 	// 118 kept no message of the assistant's an earlier generation handed
 	// on (inherit.messages); 119 read no answer of the person's among the
-	// instructions an earlier generation handed on (inherit.said, answer).
-	snapshotVersion = 120
+	// instructions an earlier generation handed on (inherit.said, answer);
+	// 120 did not count the instructions handed on that its own pushed out
+	// of the last keptHumans (HumansDroppedBefore).
+	snapshotVersion = 121
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -305,6 +307,10 @@ type state struct {
 	// HumansDropped counts the instructions past keptHumans the fold let
 	// go (the first one stays in FirstGoal).
 	HumansDropped seqRange `json:"humansDropped"`
+	// HumansDroppedBefore counts, per session, the instructions an
+	// earlier generation handed on (inherit.said) that this session's own
+	// pushed out of the last keptHumans.
+	HumansDroppedBefore []session.More `json:"humansDroppedBefore,omitempty"`
 
 	Reports        []report `json:"reports,omitempty"`
 	ReportsDropped seqRange `json:"reportsDropped"`
@@ -963,6 +969,8 @@ func (b *Builder) addHuman(ev *session.Event) (cited bool) {
 		for _, gone := range st.Humans[:max(0, len(st.Humans)-keptHumans)] {
 			if gone.Origin.Session == st.SessionID && (st.FirstGoal == nil || gone.Origin != st.FirstGoal.Origin) {
 				st.HumansDropped.add(gone.Origin.Seq, gone.Origin.Seq) // the Goal's cut line counts them
+			} else if gone.Origin.Session != st.SessionID {
+				st.HumansDroppedBefore = addMore(st.HumansDroppedBefore, gone.Origin.Session, 1, gone.Origin.Seq)
 			}
 		}
 		st.Humans = keepLast(st.Humans, keptHumans)

@@ -12,8 +12,9 @@
 // the first and the last 60 human instructions (each at most 6000 runes,
 // its head and end, the cut mark quoting the first error line of the cut
 // middle: clipHumanText; those let go counted with their seqs for the Goal's
-// cut line; a target's fold starts them with those an earlier generation
-// handed on, inherit.said, and keeps the line digests of its own newest
+// cut line, those handed on per session; a target's fold starts them with
+// those an earlier generation handed on, inherit.said, and keeps the line
+// digests of its own newest
 // keptSaid, which its target hands on in turn: inheritSaid; the files
 // an earlier generation wrote or edited, inherit.files, which Workspace
 // Files lists after this session's own and its target hands on after

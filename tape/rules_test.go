@@ -1584,3 +1584,29 @@ func TestThePersonsAnswersCrossAHandoff(t *testing.T) {
 		t.Errorf("the next target hands on %+v, want the answer still marked", n)
 	}
 }
+
+// The instructions an earlier generation handed on that this session's
+// own push out of the fold's last keptHumans are counted in the Goal's
+// cut line, recalled in their session: nothing the person said goes
+// without a word of where it is.
+func TestInheritedInstructionsLetGoAreCountedInTheGoalsCutLine(t *testing.T) {
+	said := []session.Quote{
+		{Text: "Keep the old CSV export working.", Origin: session.Origin{Generation: 1, Session: "s", Seq: 5}},
+		{Text: "Name the flag --json.", Origin: session.Origin{Generation: 1, Session: "s", Seq: 9}},
+	}
+	evs := []session.Event{origin(2, "s", 40, &session.Inherited{
+		FirstGoal: &session.Quote{Text: "Write the exporter.", Origin: session.Origin{Generation: 1, Session: "s", Seq: 1}},
+		Said:      said,
+	})}
+	for k := range keptHumans {
+		evs = append(evs, human(fmt.Sprintf("Step %d: go on with part %d.", k, k)), say("Done."))
+	}
+	tp := build(t, "s2", seqd(evs...), Options{}, nil)
+	goal := blockText(t, tp, "Goal")
+	if strings.Contains(goal, "Keep the old CSV export working.") {
+		t.Fatalf("the fold kept more than keptHumans instructions; the test needs them let go:\n%s", goal)
+	}
+	if !strings.Contains(goal, "session s seq=5..9") {
+		t.Errorf("the Goal's cut line does not recall the instructions handed on and let go in session s:\n%s", goal)
+	}
+}

@@ -224,6 +224,17 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// A target of a graft whose own instructions push those handed on
+		// out of the last keptHumans: counted per session.
+		"said-inherit-let-go": func() []session.Event {
+			evs := []session.Event{origin(2, "g1", 40, &session.Inherited{Said: []session.Quote{
+				{Text: "Keep the CSV export.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 5}},
+			}})}
+			for k := range keptHumans {
+				evs = append(evs, human(fmt.Sprintf("Part %d.", k)))
+			}
+			return seqd(evs...)
+		}(),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(
