@@ -133,6 +133,8 @@ func figures(d *mdDoc) []figure {
 			out = append(out, figure{line: t.line, kind: "sweep", tbl: t})
 		case t.header[0] == "block" && slices.Contains(t.header, "carried only there"):
 			out = append(out, figure{line: t.line, kind: "blocks", tbl: t})
+		case strings.HasPrefix(t.header[0], "chain") && slices.Contains(t.header, "no handoff"):
+			out = append(out, figure{line: t.line, kind: "chain", tbl: t})
 		}
 	}
 	for _, b := range d.codeBlocks(d.all()) {
@@ -239,6 +241,8 @@ func checkFigures(c *checker, ds *docs, k *code) {
 				checkSweepTable(c, d, fg.tbl, lab.cmd, k.root)
 			case "blocks":
 				checkBlockTable(c, d, fg.tbl, lab.cmd, k.root)
+			case "chain":
+				c.fact("figure run label", d, fg.line, lab.cmd == "make fidelity-chain", "a table of chains under a Run: line of %q, not make fidelity-chain", lab.cmd)
 			}
 		}
 		for _, l := range labels {
