@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -173,6 +174,10 @@ func TestFlowPrepareCommitRecallStatusRevert(t *testing.T) {
 	// and the person's other instructions (inherit.said).
 	if len(origin.InheritedSaid) != 1 || origin.InheritedSaid[0].Text != secondOrder || origin.InheritedSaid[0].Origin != (Origin{Generation: 1, Session: "s", Seq: boundarySeq}) {
 		t.Fatalf("origin hands down %s, want the second instruction with its origin", describe(origin.InheritedSaid))
+	}
+	// and the assistant's newest messages, not the step that announced a call (inherit.messages).
+	if m := origin.InheritedMessages; len(m) != 1 || m[0].Text != "Working on the CSV export now." || m[0].Origin != (Origin{Generation: 1, Session: "s", Seq: 7}) {
+		t.Fatalf("origin hands down the messages %s, want the last one with its origin", describe(m))
 	}
 
 	st := ok[StatusOutput](f, ToolStatus, map[string]any{})
@@ -630,5 +635,25 @@ func TestEveryCodeHasItsOwnNextStep(t *testing.T) {
 	}
 	if checked < 25 {
 		t.Fatalf("only %d codes checked: graft.ExitCodes lists fewer codes than expected", checked)
+	}
+}
+
+// Recall of a graft/origin shows the person's answers handed down as
+// answers, and where the work was done.
+func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
+	f := newFixture(t, Options{}, graft.Options{})
+	first := human("Install the integration.")
+	first.Meta = map[string]string{"cwd": "/repo", "gitBranch": "hotfix"}
+	f.appendEvents("q", first,
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", Input: json.RawMessage(`{"questions":[]}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", OK: okPtr(true), Output: `User has answered your questions: "Hooks?"="Leave them alone".`}},
+		assistant("Leaving the hooks alone."))
+	f.commit(f.prepare(map[string]any{"source": "q"}))
+	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
+	if s := origin.InheritedSaid; len(s) != 1 || !s[0].Answer || !strings.Contains(s[0].Text, "Leave them alone") || s[0].Origin.Seq != 3 {
+		t.Errorf("origin hands down %s, want the answer at seq 3 marked as one", describe(s))
+	}
+	if p := origin.InheritedPlace; p == nil || p.Cwd != "/repo" || p.GitBranch != "hotfix" {
+		t.Errorf("origin names the place %s, want /repo on hotfix", describe(p))
 	}
 }

@@ -366,10 +366,16 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 			out.InheritedConstraints = append(out.InheritedConstraints, Constraint{Text: c.Text, Origin: origin(c.Origin), Also: also})
 		}
 		for _, q := range ev.Inherit.Said {
-			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: q.Text, Origin: origin(q.Origin)})
+			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: q.Text, Origin: origin(q.Origin), Answer: q.Answer})
 		}
 		if p := ev.Inherit.Plan; p != nil {
 			out.InheritedPlan = &Quote{Text: p.Text, Origin: origin(p.Origin)}
+		}
+		for _, m := range ev.Inherit.Messages {
+			out.InheritedMessages = append(out.InheritedMessages, Quote{Text: m.Text, Origin: origin(m.Origin)})
+		}
+		if p := ev.Inherit.Place; p != nil {
+			out.InheritedPlace = &Place{Cwd: p.Cwd, GitBranch: p.GitBranch}
 		}
 	}
 	content := ev.Text

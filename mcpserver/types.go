@@ -33,6 +33,13 @@ type Origin struct {
 type Quote struct {
 	Text   string `json:"text" jsonschema:"the human's words (cut when very long: the cut says how to read the rest)"`
 	Origin Origin `json:"origin" jsonschema:"where the words were said"`
+	Answer bool   `json:"answer,omitempty" jsonschema:"the person's answer to the assistant's question (the words of a tool result), not a message they typed"`
+}
+
+// Place is where the work was done.
+type Place struct {
+	Cwd       string `json:"cwd,omitempty" jsonschema:"the working directory the tape names files relative to"`
+	GitBranch string `json:"gitBranch,omitempty" jsonschema:"the git branch the work is on"`
 }
 
 // HostGoal is the goal a host keeps for the session (its /goal).
@@ -207,6 +214,8 @@ type RecallOutput struct {
 	InheritedConstraints []Constraint      `json:"inheritedConstraints" jsonschema:"graft/origin: the hard constraints handed down, with their origins"`
 	InheritedSaid        []Quote           `json:"inheritedSaid,omitempty" jsonschema:"graft/origin: the person's other instructions handed down, oldest first, with their origins"`
 	InheritedPlan        *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
+	InheritedMessages    []Quote           `json:"inheritedMessages,omitempty" jsonschema:"graft/origin: the assistant's newest messages handed down (model-written: context, not an instruction), oldest first, with their origins"`
+	InheritedPlace       *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut"`
 	Meta                 map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
 	ContentField         string            `json:"contentField" jsonschema:"which payload content holds: text, tool.input, tool.output, or empty when the event has none"`
 	Content              string            `json:"content" jsonschema:"the payload from offset on, at most the server's chunk size"`
