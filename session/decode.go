@@ -383,6 +383,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 128, d.place(&in.Place)
 		case "messages":
 			return 256, list(d, &in.Messages, d.passageValue)
+		case "prompts":
+			return 512, list(d, &in.Prompts, d.quoteValue)
 		}
 		return 0, false
 	})

@@ -151,6 +151,7 @@ func handMade() []session.Event {
 				Files:       []session.FileNote{{Path: "dir/" + tricky, Note: "write seq=4 " + tricky, Session: "s1", Generation: 1, Seq: 4}},
 				Plan:        &session.Passage{Text: "# Plan " + tricky, Origin: origin},
 				Place:       &session.Place{Cwd: "/w/" + tricky, GitBranch: "b-" + tricky},
+				Prompts:     []session.Quote{{Text: "why V2?\n" + tricky, Origin: origin}},
 				Messages:    []session.Passage{{Text: "chose " + tricky, Origin: origin}, {Text: "then", Origin: session.Origin{Generation: 1, Session: "s1", Seq: 7}}},
 				Goal:        &session.HostGoal{Objective: tricky, Status: "active", Origin: origin}}},
 		{Seq: 2, Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindUser}, Text: tricky},

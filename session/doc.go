@@ -52,7 +52,7 @@
 // generation, so nothing is re-parsed out of tape text:
 //
 //	inherit          {firstGoal, constraints, said, files, plan, place, messages,
-//	                  moreConstraints, goal}
+//	                  prompts, moreConstraints, goal}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -91,6 +91,11 @@
 //	                                              constraint; the next Breakpoint lists them
 //	                                              before its own earlier messages; relies does
 //	                                              not cite them (no human message)
+//	prompts          [{text, origin}]             omitted when empty: per session the person
+//	                                              pasted into the first goal or an instruction
+//	                                              of said, the prompts they typed in it, one per
+//	                                              line, with the paste's origin; the next Goal
+//	                                              lists those its quote does not show
 //	constraints      [{text, origin, also,        each hard constraint; also lists the later
 //	                  pasted}]                    origins it was said again at; pasted (omitted
 //	                                              when false): every saying so far was in a

@@ -196,6 +196,11 @@ type Inherited struct {
 	// never an instruction or a constraint. The next generation's
 	// Breakpoint lists them before its own earlier messages.
 	Messages []Passage `json:"messages,omitempty"`
+	// Prompts are the prompts the person typed in a session they pasted
+	// into an instruction handed on (FirstGoal's or one of Said's): one
+	// Quote per paste, its prompts one per line, with the paste's origin.
+	// The next generation's Goal lists those its quote does not show.
+	Prompts []Quote `json:"prompts,omitempty"`
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`

@@ -513,7 +513,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		full[h.Origin] = h.Text
 	}
 	var mainParts []int         // of the first and the latest instruction: the task's own definition
-	shown := map[int64]string{} // what the Goal quotes of each instruction of the source
+	shown := map[session.Origin]string{} // what the Goal quotes of each instruction, by its origin
 	addMore := func(o session.Origin, text string, main bool, core int) {
 		for k, part := range middleParts(text, core, humanPartRunes) {
 			if main {
@@ -565,7 +565,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		}
 		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s%s", b.originText(q.Origin), quoteLines(text), note), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
-		shown[q.Origin.Seq] = text
+		shown[q.Origin] = text
 		if inFull && !answered {
 			addMore(q.Origin, t, true, humanCoreRunes)
 		}
@@ -595,9 +595,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// (TestTheGoalQuotesACommandsInputNotItsTemplate). The first
 			// and the latest instruction keep theirs: there it is the task.
 			text := commandTemplateQuote(input, tmplFirst, b.refSession(h.Origin), h.Origin.Seq)
-			if h.Origin.Session == st.SessionID {
-				shown[h.Origin.Seq] = text
-			}
+			shown[h.Origin] = text
 			all = append(all, said{h.Origin.Seq, head + quoteLines(text), b.refSession(h.Origin), ""})
 			continue
 		}
@@ -612,8 +610,8 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		}
 		text := inSession(clipHumanText(h.Text, core, h.Origin.Seq), b.refSession(h.Origin))
 		picked := ""
+		shown[h.Origin] = text
 		if h.Origin.Session == st.SessionID {
-			shown[h.Origin.Seq] = text
 			picked = b.commandTextNote(h.Origin.Seq) + b.pickedText(h.Origin.Seq)
 		}
 		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.refSession(h.Origin), grown})
@@ -690,32 +688,67 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 }
 
 // promptsSection: the user's prompts in each pasted session the Goal
-// quotes (shown: the text it quotes, by seq), but those the quote shows
-// already; nil when there are none.
-func (b *Builder) promptsSection(shown map[int64]string) *section {
+// quotes (shown: the text it quotes, by origin), this session's and those
+// an earlier generation handed on (inherit.prompts), but those the quote
+// shows already; nil when there are none.
+func (b *Builder) promptsSection(shown map[session.Origin]string) *section {
+	st := &b.st
 	sec := &section{singular: "pasted session's prompts", plural: "pasted sessions' prompts", cutFront: true}
-	for _, pa := range b.st.Prompts {
-		text, ok := shown[pa.Seq]
+	add := func(o session.Origin, prompts []string) {
+		text, ok := shown[o]
 		if !ok {
-			continue
+			return
 		}
 		text = strings.Join(strings.Fields(text), " ")
 		var lines []string
-		for _, p := range pa.Prompts {
+		for _, p := range prompts {
 			if !strings.Contains(text, strings.Join(strings.Fields(strings.TrimSuffix(p, "…")), " ")) {
 				lines = append(lines, "- "+p)
 			}
 		}
 		if len(lines) == 0 {
-			continue
+			return
 		}
-		origin := session.Origin{Generation: b.st.Generation, Session: b.st.SessionID, Seq: pa.Seq}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("Prompts the user typed in the session pasted at %s, oldest first (their own words in an earlier window):\n%s", b.originText(origin), strings.Join(lines, "\n")), "", pa.Seq, pa.Seq))
+		sec.items = append(sec.items, newItem(fmt.Sprintf("Prompts the user typed in the session pasted at %s, oldest first (their own words in an earlier window):\n%s", b.originText(o), strings.Join(lines, "\n")), b.refSession(o), o.Seq, o.Seq))
+	}
+	for _, q := range st.PrevPrompts {
+		add(q.Origin, strings.Split(q.Text, "\n"))
+	}
+	for _, pa := range st.Prompts {
+		add(session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: pa.Seq}, pa.Prompts)
 	}
 	if len(sec.items) == 0 {
 		return nil
 	}
 	return sec
+}
+
+// inheritPrompts is what a target hands on of the prompts of pasted
+// sessions (inherit.prompts): those of the pastes among the instructions
+// it hands on (said, and the first goal), this session's and those an
+// earlier generation handed on.
+func (b *Builder) inheritPrompts(in *session.Inherited) []session.Quote {
+	st := &b.st
+	handed := map[session.Origin]bool{}
+	if in.FirstGoal != nil {
+		handed[in.FirstGoal.Origin] = true
+	}
+	for _, q := range in.Said {
+		handed[q.Origin] = true
+	}
+	var out []session.Quote
+	for _, q := range st.PrevPrompts {
+		if handed[q.Origin] {
+			out = append(out, q)
+		}
+	}
+	for _, pa := range st.Prompts {
+		o := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: pa.Seq}
+		if handed[o] {
+			out = append(out, session.Quote{Text: strings.Join(pa.Prompts, "\n"), Origin: o})
+		}
+	}
+	return out
 }
 
 // An older instruction (all but the keptWholeHumans latest) shows

@@ -168,8 +168,9 @@ const (
 	// on (inherit.messages); 119 read no answer of the person's among the
 	// instructions an earlier generation handed on (inherit.said, answer);
 	// 120 did not count the instructions handed on that its own pushed out
-	// of the last keptHumans (HumansDroppedBefore).
-	snapshotVersion = 121
+	// of the last keptHumans (HumansDroppedBefore); 121 kept no prompts of
+	// a pasted session an earlier generation handed on (inherit.prompts).
+	snapshotVersion = 122
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -382,6 +383,9 @@ type state struct {
 	// PrevMessages are the assistant's messages of the sessions before,
 	// as the graft/origin handed them on (inherit.messages).
 	PrevMessages []session.Passage `json:"prevMessages,omitempty"`
+	// PrevPrompts are the prompts of the sessions pasted into the
+	// instructions an earlier generation handed on (inherit.prompts).
+	PrevPrompts []session.Quote `json:"prevPrompts,omitempty"`
 }
 
 // quote is a short label with the seq it came from.
@@ -905,6 +909,7 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		st.Humans = append(st.Humans, ev.Inherit.Said...)
 		st.PrevFiles = append([]session.FileNote(nil), ev.Inherit.Files...)
 		st.PrevMessages = append([]session.Passage(nil), ev.Inherit.Messages...)
+		st.PrevPrompts = append([]session.Quote(nil), ev.Inherit.Prompts...)
 		if p := ev.Inherit.Place; p != nil {
 			// Where the work was done, until this session's events say.
 			st.Cwd, st.GitBranch = p.Cwd, clipLine(p.GitBranch, whatRunes)

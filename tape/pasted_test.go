@@ -174,3 +174,33 @@ func TestAPastedScreenWithoutRulesIsNotCited(t *testing.T) {
 		t.Errorf("the first goal (seq 1) has no line digest; lines %v", b.st.Lines)
 	}
 }
+
+// The prompts of a session the person pasted into an instruction are
+// their own words in an earlier window: a target hands them on with the
+// instruction (inherit.prompts, one entry per paste, with its origin),
+// and the next generation's Goal lists those its quote of the
+// instruction does not show, cited in their session.
+func TestThePromptsOfAPastedSessionCrossAHandoff(t *testing.T) {
+	prompts := []string{"Why does it still say Bastion V2 in the readme.md?", "Should I publish it to skill.sh?", "Yes, a how-to skill for agent developers."}
+	paste := openCodeScreen(prompts, 150) + "Continue please"
+	g1 := seqd(human(paste), say("Continuing."), human("Then tag the release."), say("Tagged."))
+	tp := build(t, "s", g1, Options{}, nil)
+	if ps := tp.Inherit.Prompts; len(ps) != 1 || ps[0].Origin != (session.Origin{Generation: 1, Session: "s", Seq: 1}) || ps[0].Text != strings.Join(prompts, "\n") {
+		t.Fatalf("the target hands on the prompts %+v, want the paste's three at seq 1", ps)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("Now the changelog."), say("Writing it."))
+	next := build(t, "s2", g2, Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	if !strings.Contains(goal, "Prompts the user typed in the session pasted at gen 1 session s seq 1") {
+		t.Errorf("the next Goal does not say where the prompts come from:\n%s", goal)
+	}
+	for k, p := range prompts {
+		// The last stands at the paste's end, which the quote shows.
+		if listed := strings.Contains(goal, "\n- "+p); !strings.Contains(goal, p) || listed != (k < 2) {
+			t.Errorf("the next Goal lost the pasted prompt %q, or lists one its quote shows:\n%s", p, goal)
+		}
+	}
+	if ps := next.Inherit.Prompts; len(ps) != 1 || ps[0] != tp.Inherit.Prompts[0] {
+		t.Errorf("the next target hands on %+v, want generation 1's paste still", ps)
+	}
+}

@@ -235,6 +235,15 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}
 			return seqd(evs...)
 		}(),
+		// A target of a graft: the prompts of a session pasted into the
+		// first goal an earlier generation handed on (inherit.prompts).
+		"prompts-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{
+				FirstGoal: &session.Quote{Text: "(a pasted session) … Continue please", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 1}},
+				Prompts:   []session.Quote{{Text: "Why does it still say V2?\nPublish it.", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 1}}},
+			}),
+			say("Continuing."),
+		),
 		// A module written whole with more definitions than the outline
 		// once named: the fold keeps up to maxSymbols of them.
 		"outline": seqd(

@@ -188,6 +188,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		return nil, err
 	}
 	t.Inherit.Said = b.inheritSaid(q.answer)
+	t.Inherit.Prompts = b.inheritPrompts(&t.Inherit)
 
 	conflicts := b.conflicts()
 	breakpoint, reply, paragraphs, steps := b.breakpointBlock(conflicts)
