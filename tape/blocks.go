@@ -365,7 +365,8 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	prev := len(st.PrevMessages)
 	for _, m := range st.PrevMessages {
 		kept = append(kept, paragraph{Seq: -1})
-		sec.items = append(sec.items, newItem(fmt.Sprintf("gen %d session %s seq=%d: %s", m.Origin.Generation, m.Origin.Session, m.Origin.Seq, proseRel(m.Text, st.Cwd)), b.refSession(m.Origin), m.Origin.Seq, m.Origin.Seq))
+		text := inSession(proseRel(m.Text, st.Cwd), b.refSession(m.Origin)) // its fold's cut marks recall its session
+		sec.items = append(sec.items, newItem(fmt.Sprintf("gen %d session %s seq=%d: %s", m.Origin.Generation, m.Origin.Session, m.Origin.Seq, text), b.refSession(m.Origin), m.Origin.Seq, m.Origin.Seq))
 		marks = append(marks, false)
 		isStep = append(isStep, false)
 	}
@@ -807,7 +808,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 			seq, sess = f.Seq, f.Session
 		}
 		planSec.items = append(planSec.items, newItem(head+"\n"+inSession(clipHeadTail(text, humanCoreRunes, "", seq), sess), "", p.Seq, p.Seq))
-		planMore = planMiddle(text, humanCoreRunes, p.Seq)
+		planMore = planMiddle(text, humanCoreRunes, p.Seq, sess)
 	} else if p != nil {
 		state := "no answer yet"
 		if p.State != "" {
@@ -827,7 +828,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		// parts.
 		planSec = &section{singular: "plan", plural: "plans"}
 		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, clipHeadTail(text, maxPlanRunes, "", p.Seq)), "", p.Seq, p.Seq))
-		planMore = planMiddle(text, maxPlanRunes, p.Seq)
+		planMore = planMiddle(text, maxPlanRunes, p.Seq, "")
 	}
 	if g := st.Goal; g != nil {
 		line := fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective)
@@ -875,10 +876,12 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 
 // planMiddle is the section of a plan's middle parts: what its head and
 // end in core runes leave out, in parts of humanPartRunes.
-func planMiddle(text string, core int, seq int64) *section {
+func planMiddle(text string, core int, seq int64, sess string) *section {
 	more := &section{heading: "Middle parts of the plan above:", singular: "part", plural: "parts"}
 	for k, part := range middleParts(text, core, humanPartRunes) {
-		more.items = append(more.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", seq, k+1, part), "", seq, seq))
+		// A plan handed on holds its generation's cut marks (sess: that
+		// session; "" for this one's).
+		more.items = append(more.items, newItem(fmt.Sprintf("(seq %d, middle part %d):\n%s", seq, k+1, inSession(part, sess)), "", seq, seq))
 	}
 	return more
 }

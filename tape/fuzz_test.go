@@ -23,7 +23,12 @@ import (
 //   - every hard constraint and every quote of the Goal comes from a human
 //     event of the session (the human-origin rule: a model's words, a
 //     tool's output or the host's text never become an instruction);
-//   - every seq the tape cites is one of the session's.
+//   - every seq the tape cites is one of the session's;
+//   - and all of that again for the next generation: a target of the
+//     tape, its graft/origin handing on the tape's inherit, then more of
+//     the fuzzer's events; its constraints and Goal quotes come from a
+//     human event of either session, and a seq it cites in the session
+//     before ("session fz seq=N") is one of that session's.
 //
 // The events' texts are the fuzzer's bytes made valid UTF-8 (the store
 // hands the builder decoded JSON strings, which always are), mixed with
@@ -82,35 +87,106 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("restored at event %d: the tape differs from a fold from the start (err %v)", cut, err)
 		}
 
-		human := map[int64]bool{}
-		for _, ev := range evs {
-			if ev.Type == session.TypeUserMessage && ev.Source.Kind == session.KindUser {
-				human[ev.Seq] = true
+		human := map[session.Origin]bool{}
+		humans(human, "fz", evs)
+		checkOrigins(t, tp, human)
+		checkCited(t, tp.Text, int64(len(evs)))
+
+		// The next generation, folded from its target's log.
+		more := fuzzSession(r)
+		next := append([]session.Event{origin(2, "fz", int64(len(evs)), &tp.Inherit)}, more...)
+		next = seqd(next...)
+		b2 := fold(t, "fz2", next)
+		tp2, err := b2.Build(opts, nil)
+		if err != nil {
+			if !errors.Is(err, ErrBudget) {
+				t.Fatalf("Build of the next generation: %v", err)
+			}
+			return
+		}
+		if n := utf8.RuneCountInString(tp2.Text); !utf8.ValidString(tp2.Text) || tp2.TapeChars != n || n > opts.Budget {
+			t.Fatalf("the next generation's tape: valid UTF-8 %v, TapeChars %d, %d runes, budget %d", utf8.ValidString(tp2.Text), tp2.TapeChars, n, opts.Budget)
+		}
+		cut2 := int(r.byte()) % (len(next) + 1)
+		snap2, err := fold(t, "fz2", next[:cut2]).Snapshot()
+		if err != nil {
+			t.Fatalf("snapshot of the next generation at %d: %v", cut2, err)
+		}
+		resumed2, err := Restore(snap2)
+		if err != nil {
+			t.Fatalf("restore of the next generation at %d: %v", cut2, err)
+		}
+		for k := cut2; k < len(next); k++ {
+			if err := resumed2.Add(&next[k], rawLine(t, &next[k])); err != nil {
+				t.Fatalf("add seq %d after a restore at %d: %v", next[k].Seq, cut2, err)
 			}
 		}
-		for _, c := range tp.Constraints {
-			if c.Origin.Session != "fz" || !human[c.Origin.Seq] {
-				t.Errorf("hard constraint %q comes from %v, no human event", c.Text, c.Origin)
-			}
+		if got, err := resumed2.Build(opts, nil); err != nil || !reflect.DeepEqual(got, tp2) {
+			t.Fatalf("the next generation restored at event %d: the tape differs from a fold from the start (err %v)", cut2, err)
 		}
-		for _, q := range tp.Goal {
-			if q.Origin.Session != "fz" || !human[q.Origin.Seq] {
-				t.Errorf("the Goal quotes %q from %v, no human event", q.Text, q.Origin)
+		humans(human, "fz2", next)
+		checkOrigins(t, tp2, human)
+		// A file of the session before is listed with its seqs there
+		// ("- path (gen 1 session fz): edit seq=N").
+		var own []string
+		for _, l := range strings.Split(tp2.Text, "\n") {
+			if strings.Contains(l, " (gen 1 session fz): ") {
+				checkCited(t, l, int64(len(evs)))
+				continue
 			}
-		}
-		last := int64(len(evs))
-		for _, m := range citedSeqRE.FindAllStringSubmatch(tp.Text, -1) {
-			for _, s := range m[1:] {
-				if s == "" {
-					continue
-				}
-				if n, err := strconv.ParseInt(s, 10, 64); err != nil || n < 1 || n > last {
-					t.Errorf("the tape cites %q; the session's seqs are 1..%d", m[0], last)
-				}
+			for _, m := range beforeSeqRE.FindAllString(l, -1) {
+				checkCited(t, m, int64(len(evs)))
 			}
+			own = append(own, beforeSeqRE.ReplaceAllString(l, ""))
 		}
+		checkCited(t, strings.Join(own, "\n"), int64(len(next)))
 	})
 }
+
+// humans adds the origins of session id's human instructions in evs.
+func humans(into map[session.Origin]bool, id string, evs []session.Event) {
+	for _, ev := range evs {
+		if ev.Type == session.TypeUserMessage && ev.Source.Kind == session.KindUser {
+			into[session.Origin{Session: id, Seq: ev.Seq}] = true
+		}
+	}
+}
+
+// checkOrigins: every hard constraint and Goal quote of tp comes from a
+// human event (human, by session and seq).
+func checkOrigins(t *testing.T, tp *Tape, human map[session.Origin]bool) {
+	t.Helper()
+	for _, c := range tp.Constraints {
+		if !human[session.Origin{Session: c.Origin.Session, Seq: c.Origin.Seq}] {
+			t.Errorf("hard constraint %q comes from %v, no human event", c.Text, c.Origin)
+		}
+	}
+	for _, q := range tp.Goal {
+		if !human[session.Origin{Session: q.Origin.Session, Seq: q.Origin.Seq}] {
+			t.Errorf("the Goal quotes %q from %v, no human event", q.Text, q.Origin)
+		}
+	}
+}
+
+// checkCited: every seq text cites is within 1..last.
+func checkCited(t *testing.T, text string, last int64) {
+	t.Helper()
+	for _, m := range citedSeqRE.FindAllStringSubmatch(text, -1) {
+		for _, s := range m[1:] {
+			if s == "" {
+				continue
+			}
+			if n, err := strconv.ParseInt(s, 10, 64); err != nil || n < 1 || n > last {
+				t.Errorf("the tape cites %q; the session's seqs are 1..%d", m[0], last)
+			}
+		}
+	}
+}
+
+// beforeSeqRE is a seq the next generation cites in the session before:
+// "session fz seq=N", the anchor's "session fz, seq=N", and the
+// boundary its graft/origin names.
+var beforeSeqRE = regexp.MustCompile(`(?:session fz,?|grafted from fz at boundary) seq=\d+(?:\.\.\d+)?`)
 
 // citedSeqRE is a seq the tape cites: "seq=12", "seq=3..40".
 var citedSeqRE = regexp.MustCompile(`seq=(\d+)(?:\.\.(\d+))?`)

@@ -1610,3 +1610,29 @@ func TestInheritedInstructionsLetGoAreCountedInTheGoalsCutLine(t *testing.T) {
 		t.Errorf("the Goal's cut line does not recall the instructions handed on and let go in session s:\n%s", goal)
 	}
 }
+
+// A message or a plan handed on holds the cut marks of the generation
+// that clipped it: the next generation recalls them in that session, not
+// in its own (FuzzBuild found "[cut: recall seq=39]" in a generation 2 of
+// 5 events).
+func TestCutsInsideWhatIsHandedOnAreRecalledInTheirSession(t *testing.T) {
+	long := "We keep the parser streaming.\n\n" + strings.Repeat("The reader takes one line at a time and never buffers the whole file. ", 60)
+	g1 := seqd(human("Write the parser."), say(long), human("go on"), say("Going on."))
+	tp := build(t, "s", g1, Options{}, nil)
+	if len(tp.Inherit.Messages) == 0 || !strings.Contains(tp.Inherit.Messages[0].Text, "[cut: recall seq=2]") {
+		t.Fatalf("the test needs a message handed on clipped by its fold: %+v", tp.Inherit.Messages)
+	}
+	plan := "# Plan\n\n" + strings.Repeat("- step: move one reader to the stream API.\n", 100) + " … [cut: recall seq=7] … " + strings.Repeat("- check: run the parser tests.\n", 100)
+	tp.Inherit.Plan = &session.Passage{Text: plan, Origin: session.Origin{Generation: 1, Session: "s", Seq: 7}}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Continuing.")), Options{}, nil)
+	for _, bad := range []string{"[cut: recall seq=2]", "[cut: recall seq=7]"} {
+		if strings.Contains(next.Text, bad) {
+			t.Errorf("the next generation recalls %q in its own session:\n%s", bad, next.Text)
+		}
+	}
+	for _, good := range []string{"[cut: recall session s seq=2]", "[cut: recall session s seq=7]"} {
+		if !strings.Contains(next.Text, good) {
+			t.Errorf("the next generation lacks %q:\n%s", good, next.Text)
+		}
+	}
+}
