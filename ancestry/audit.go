@@ -153,6 +153,9 @@ type originChecker struct {
 	// marker); holds, which texts it holds.
 	human map[eventKey]bool
 	holds map[eventKey]map[string]bool
+	// answers are the origins cited as the person's answers to the
+	// assistant's questions (inherit.said, answer): checked as such.
+	answers map[session.Origin]bool
 }
 
 type eventKey struct {
@@ -248,7 +251,13 @@ func (oc *originChecker) check(o session.Origin, texts []string) (*session.Event
 		}
 		return nil, fmt.Sprintf("missing event: %s has seqs 1..%d, no seq %d", o.Session, oc.lastSeq[o.Session], o.Seq)
 	}
-	if !oc.human[eventKey{o.Session, o.Seq}] {
+	if oc.answers[o] {
+		// The person's answer, handed on with the instructions: the
+		// answer tool's successful result, which holds no constraint.
+		if !ev.IsAnswer() {
+			return ev, fmt.Sprintf("not an answer of the person's: seq %d of %s is an event of type %s from source.kind %q, not a successful result of a question tool", o.Seq, o.Session, ev.Type, ev.Source.Kind)
+		}
+	} else if !oc.human[eventKey{o.Session, o.Seq}] {
 		what := fmt.Sprintf("an event of type %s from source.kind %q", ev.Type, ev.Source.Kind)
 		if strings.Contains(ev.Text, session.GraftMarker) {
 			what += " carrying the graft marker"
@@ -331,7 +340,9 @@ func (or *OriginRecall) Failed() int {
 //   - a human instruction is an origin itself: {generation of id, id, seq};
 //   - an event of a graft target's tape (seq 1, the graft/origin, up to its
 //     tapeEvents) cites every origin that graft/origin hands down: each
-//     inherited constraint's origin and also, and the first goal. Each is
+//     inherited constraint's origin and also, the first goal, and the
+//     instructions handed on with the person's answers (a question tool's
+//     successful result, checked as such). Each is
 //     re-read in its session (id itself or an ancestor, found by walking
 //     the lineage up), checked as the audit checks it, and returned
 //     oldest first;
@@ -368,6 +379,7 @@ func (r *Reader) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 	out.Cites = "tape"
 	texts := map[session.Origin][]string{}
 	cites := map[session.Origin][]string{}
+	answers := map[session.Origin]bool{}
 	var order []session.Origin
 	add := func(o session.Origin, why, text string) {
 		if _, ok := cites[o]; !ok {
@@ -388,6 +400,11 @@ func (r *Reader) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 			}
 		}
 		for _, q := range in.Said {
+			if q.Answer {
+				add(q.Origin, "answer", "")
+				answers[q.Origin] = true
+				continue
+			}
 			add(q.Origin, "instruction", "")
 		}
 	}
@@ -395,6 +412,7 @@ func (r *Reader) RecallOrigin(id string, seq int64) (*OriginRecall, error) {
 		return cmp.Or(cmp.Compare(a.Generation, b.Generation), cmp.Compare(a.Session, b.Session), cmp.Compare(a.Seq, b.Seq))
 	})
 	oc := r.newOriginChecker(id, order, texts)
+	oc.answers = answers
 	for _, o := range order {
 		oev, problem := oc.check(o, texts[o])
 		out.Origins = append(out.Origins, CitedOrigin{Origin: o, CitedBy: cites[o], Event: oev, OK: problem == "", Problem: problem})

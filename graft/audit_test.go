@@ -2,6 +2,7 @@ package graft_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -226,3 +227,56 @@ func TestRecallOriginFollowsTheInstructionsHandedOn(t *testing.T) {
 		t.Fatalf("a changed line of a handed-on instruction: ok=%v err=%v\n%s", rep.OK, err, jsonOf(rep))
 	}
 }
+
+// The person's answer to the assistant's question, handed on among the
+// instructions (inherit.said, answer), is followed to the tool result
+// that carries it and checked as such: the answer tool's successful
+// result. Before, the audit reported it "not a human instruction".
+func TestRecallOriginFollowsAnAnswerHandedOn(t *testing.T) {
+	h := openLineageHome(t)
+	h.add("q",
+		said("Install the integration."),
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", Input: json.RawMessage(`{"questions":[]}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", OK: boolPtr(true), Output: `User has answered your questions: "Hooks?"="Leave them alone".`}},
+		replied("Leaving them alone."),
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "b1", Input: json.RawMessage(`{"command":"ls"}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "b1", OK: boolPtr(true), Output: "a.go"}},
+	)
+	h.graftOnce("q", false)
+	r, err := h.svc.RecallOrigin("q.g2", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *graft.CitedOrigin
+	for k := range r.Origins {
+		if r.Origins[k].Origin == (session.Origin{Generation: 1, Session: "q", Seq: 3}) {
+			got = &r.Origins[k]
+		}
+	}
+	if got == nil || !got.OK || !reflect.DeepEqual(got.CitedBy, []string{"answer"}) {
+		t.Fatalf("RecallOrigin(q.g2, 1) does not follow seq 3 as an answer: %s", jsonOf(r))
+	}
+	if rep := h.audit("q.g2"); !rep.OK {
+		t.Fatalf("audit of the intact chain failed: %s", jsonOf(rep))
+	}
+	// The event at that seq no longer an answer: the origin fails.
+	h.editLine("q", 3, replaceOnce(t, "AskUserQuestion", "Bash"))
+	r, err = h.svc.RecallOrigin("q.g2", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, o := range r.Origins {
+		if o.Origin.Seq == 3 {
+			found = true
+			if o.OK || !strings.Contains(o.Problem, "not an answer of the person's: seq 3 of q") {
+				t.Fatalf("an origin that is no answer any more: %s", jsonOf(o))
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("RecallOrigin(q.g2, 1) no longer cites seq 3: %s", jsonOf(r))
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }

@@ -405,6 +405,20 @@ func (e *Event) IsHumanInstruction() bool {
 	return e.Type == TypeUserMessage && e.Source.Kind == KindUser && !strings.Contains(e.Text, GraftMarker)
 }
 
+// IsAnswerTool reports whether a tool's result carries the person's own
+// answer to the assistant's question: Claude Code's AskUserQuestion, Codex's
+// request_user_input, Gemini CLI's ask_user, Qwen Code's ask_user_question.
+func IsAnswerTool(name string) bool {
+	return strings.EqualFold(name, "AskUserQuestion") || name == "request_user_input" || name == "ask_user" || name == "ask_user_question"
+}
+
+// IsAnswer reports whether the event is the person's answer to the
+// assistant's question: a successful result of an answer tool
+// (IsAnswerTool), which a tape quotes with the user's words.
+func (e *Event) IsAnswer() bool {
+	return e.Type == TypeToolResult && e.Tool != nil && IsAnswerTool(e.Tool.Name) && e.OKResult()
+}
+
 // IsGraft reports whether the event is one of graft's own graft/* marks.
 func (e *Event) IsGraft() bool { return strings.HasPrefix(e.Type, "graft/") }
 

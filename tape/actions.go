@@ -2070,9 +2070,7 @@ func commentLine(l string) bool {
 // (Claude Code's AskUserQuestion, Codex's request_user_input, Gemini CLI's
 // ask_user, Qwen Code's ask_user_question): the tape quotes it with the
 // user's words.
-func isAnswerTool(name string) bool {
-	return strings.EqualFold(name, "AskUserQuestion") || name == "request_user_input" || name == "ask_user" || name == "ask_user_question"
-}
+func isAnswerTool(name string) bool { return session.IsAnswerTool(name) }
 
 // addMilestone appends m and keeps the last keptVCS version-control and
 // tracker commands and the last keptChecks test and build runs, in seq

@@ -513,7 +513,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 	for _, h := range st.Humans {
 		full[h.Origin] = h.Text
 	}
-	var mainParts []int         // of the first and the latest instruction: the task's own definition
+	var mainParts []int                  // of the first and the latest instruction: the task's own definition
 	shown := map[session.Origin]string{} // what the Goal quotes of each instruction, by its origin
 	addMore := func(o session.Origin, text string, main bool, core int) {
 		for k, part := range middleParts(text, core, humanPartRunes) {
