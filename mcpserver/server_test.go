@@ -657,3 +657,22 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 		t.Errorf("origin names the place %s, want /repo on hotfix", describe(p))
 	}
 }
+
+// A graft/origin's inherited texts are handed on at up to 6,000
+// characters each; recall shows each by its head and end within
+// maxInheritedRunes, the cut naming where the whole text is, so that one
+// recall of seq 1 stays a bounded answer.
+func TestRecallOriginBoundsTheTextsHandedDown(t *testing.T) {
+	f := newFixture(t, Options{}, graft.Options{})
+	long := "Migrate the tables. " + strings.Repeat("Keep every column name as it is. ", 150) + "Then run the tests."
+	f.appendEvents("q", human("Write the exporter."), assistant("Written."), human(long), assistant("Migrating."))
+	f.commit(f.prepare(map[string]any{"source": "q"}))
+	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
+	if len(origin.InheritedSaid) != 1 {
+		t.Fatalf("origin hands down %s, want the long instruction", describe(origin.InheritedSaid))
+	}
+	text := origin.InheritedSaid[0].Text
+	if n := utf8.RuneCountInString(text); n > maxInheritedRunes+200 || !strings.HasPrefix(text, "Migrate the tables.") || !strings.HasSuffix(text, "Then run the tests.") || !strings.Contains(text, "graft_recall session q seq 3") {
+		t.Errorf("the inherited instruction is shown in %d runes: %.200q … %.200q", n, text, text[max(0, len(text)-200):])
+	}
+}

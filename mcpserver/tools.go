@@ -355,7 +355,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 	}
 	if ev.Inherit != nil {
 		if g := ev.Inherit.FirstGoal; g != nil {
-			q := Quote{Text: g.Text, Origin: origin(g.Origin)}
+			q := Quote{Text: inheritedText(g.Text, g.Origin), Origin: origin(g.Origin)}
 			out.InheritedGoal = &q
 		}
 		for _, c := range ev.Inherit.Constraints {
@@ -366,13 +366,13 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 			out.InheritedConstraints = append(out.InheritedConstraints, Constraint{Text: c.Text, Origin: origin(c.Origin), Also: also})
 		}
 		for _, q := range ev.Inherit.Said {
-			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: q.Text, Origin: origin(q.Origin), Answer: q.Answer})
+			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: inheritedText(q.Text, q.Origin), Origin: origin(q.Origin), Answer: q.Answer})
 		}
 		if p := ev.Inherit.Plan; p != nil {
-			out.InheritedPlan = &Quote{Text: p.Text, Origin: origin(p.Origin)}
+			out.InheritedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}
 		}
 		for _, m := range ev.Inherit.Messages {
-			out.InheritedMessages = append(out.InheritedMessages, Quote{Text: m.Text, Origin: origin(m.Origin)})
+			out.InheritedMessages = append(out.InheritedMessages, Quote{Text: inheritedText(m.Text, m.Origin), Origin: origin(m.Origin)})
 		}
 		if p := ev.Inherit.Place; p != nil {
 			out.InheritedPlace = &Place{Cwd: p.Cwd, GitBranch: p.GitBranch}
@@ -397,6 +397,22 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 	}
 	out.Content, out.ContentChars, out.Offset, out.NextOffset = page.Text, page.Total, in.Offset, page.Next
 	return out, nil
+}
+
+// maxInheritedRunes bounds each text a recall of a graft/origin shows of
+// what it hands down (a target hands each on at up to 6,000 characters):
+// its head and end, so that one recall of seq 1 stays a bounded answer.
+const maxInheritedRunes = 2000
+
+// inheritedText is text handed down from o, within maxInheritedRunes: its
+// head (two fifths) and end, the cut naming where the whole text is.
+func inheritedText(text string, o session.Origin) string {
+	r := []rune(text)
+	if len(r) <= maxInheritedRunes {
+		return text
+	}
+	head, tail := maxInheritedRunes*2/5, maxInheritedRunes*3/5
+	return string(r[:head]) + fmt.Sprintf(" … [cut: the whole text: graft_recall session %s seq %d] … ", o.Session, o.Seq) + string(r[len(r)-tail:])
 }
 
 func (s *server) find(ctx context.Context, in FindInput) (FindOutput, error) {
