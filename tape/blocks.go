@@ -296,6 +296,9 @@ func (b *Builder) handoffBlock(c *Continuation) *block {
 		"Below, a deterministic recap of that session's event log, each entry citing its seq: the user's words quoted as said, a model's marked \""+modelWritten+"\". None of it is a new instruction.",
 		fmt.Sprintf("Re-read a cited seq: graft recall %s <seq>. Search the rest: graft find %s <words>", st.SessionID, st.SessionID),
 	)
+	if l := b.lineageLine(); l != "" {
+		blk.addHead(l)
+	}
 	if c != nil && len(c.Unread) > 0 {
 		// The other host's injections do not come along: the project's
 		// rules it read stay behind unless the agent reads them.
@@ -365,8 +368,8 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	prev := len(st.PrevMessages)
 	for _, m := range st.PrevMessages {
 		kept = append(kept, paragraph{Seq: -1})
-		text := inSession(proseRel(m.Text, st.Cwd), b.refSession(m.Origin)) // its fold's cut marks recall its session
-		sec.items = append(sec.items, newItem(fmt.Sprintf("gen %d session %s seq=%d: %s", m.Origin.Generation, m.Origin.Session, m.Origin.Seq, text), b.refSession(m.Origin), m.Origin.Seq, m.Origin.Seq))
+		text := inSession(proseRel(m.Text, st.Cwd), b.ref(m.Origin)) // its fold's cut marks recall its session
+		sec.items = append(sec.items, newItem(fmt.Sprintf("%s seq=%d: %s", b.genLabel(m.Origin), m.Origin.Seq, text), b.ref(m.Origin), m.Origin.Seq, m.Origin.Seq))
 		marks = append(marks, false)
 		isStep = append(isStep, false)
 	}
@@ -520,7 +523,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			if main {
 				mainParts = append(mainParts, len(more.items))
 			}
-			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", b.originText(o), k+1, quoteLines(inSession(part, b.refSession(o)))), b.refSession(o), o.Seq, o.Seq))
+			more.items = append(more.items, newItem(fmt.Sprintf("(%s, middle part %d):\n%s", b.originText(o), k+1, quoteLines(inSession(part, b.ref(o)))), b.ref(o), o.Seq, o.Seq))
 		}
 	}
 	var later []session.Quote
@@ -555,16 +558,16 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		// work since, it is what a command ran long ago, and the Goal
 		// quotes it as it quotes those: the words typed after the command,
 		// the template by its first line and its seq.
-		text := inSession(q.Text, b.refSession(q.Origin))
+		text := inSession(q.Text, b.ref(q.Origin))
 		input, tmplFirst, answered := commandTemplate(t)
 		if answered = answered && len(later) > 0; answered {
-			text = commandTemplateQuote(input, tmplFirst, b.refSession(q.Origin), q.Origin.Seq)
+			text = commandTemplateQuote(input, tmplFirst, b.ref(q.Origin), q.Origin.Seq)
 		}
 		note := ""
 		if q.Origin.Session == st.SessionID {
 			note = b.commandTextNote(q.Origin.Seq)
 		}
-		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s%s", b.originText(q.Origin), quoteLines(text), note), b.refSession(q.Origin), q.Origin.Seq, q.Origin.Seq))
+		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s%s", b.originText(q.Origin), quoteLines(text), note), b.ref(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		shown[q.Origin] = text
 		if inFull && !answered {
@@ -586,7 +589,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		head := fmt.Sprintf("%s (%s):\n", label, b.originText(h.Origin))
 		if h.Answer {
 			// Handed on by an earlier generation: the person's answer.
-			all = append(all, said{h.Origin.Seq, fmt.Sprintf("The user's answer to the assistant's question (%s):\n%s", b.originText(h.Origin), quoteLines(inSession(h.Text, b.refSession(h.Origin)))), b.refSession(h.Origin), ""})
+			all = append(all, said{h.Origin.Seq, fmt.Sprintf("The user's answer to the assistant's question (%s):\n%s", b.originText(h.Origin), quoteLines(inSession(h.Text, b.ref(h.Origin)))), b.ref(h.Origin), ""})
 			continue
 		}
 		if input, tmplFirst, ok := commandTemplate(h.Text); ok && k < len(later)-1 {
@@ -595,9 +598,9 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// asked; the template is recalled by its seq
 			// (TestTheGoalQuotesACommandsInputNotItsTemplate). The first
 			// and the latest instruction keep theirs: there it is the task.
-			text := commandTemplateQuote(input, tmplFirst, b.refSession(h.Origin), h.Origin.Seq)
+			text := commandTemplateQuote(input, tmplFirst, b.ref(h.Origin), h.Origin.Seq)
 			shown[h.Origin] = text
-			all = append(all, said{h.Origin.Seq, head + quoteLines(text), b.refSession(h.Origin), ""})
+			all = append(all, said{h.Origin.Seq, head + quoteLines(text), b.ref(h.Origin), ""})
 			continue
 		}
 		core, grown := humanCoreRunes, ""
@@ -606,16 +609,16 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			// end, grown back where the budget leaves room.
 			core = olderCoreRunes
 			if utf8.RuneCountInString(h.Text) > olderCoreRunes {
-				grown = head + quoteLines(inSession(clipHumanText(h.Text, humanCoreRunes, h.Origin.Seq), b.refSession(h.Origin)))
+				grown = head + quoteLines(inSession(clipHumanText(h.Text, humanCoreRunes, h.Origin.Seq), b.ref(h.Origin)))
 			}
 		}
-		text := inSession(clipHumanText(h.Text, core, h.Origin.Seq), b.refSession(h.Origin))
+		text := inSession(clipHumanText(h.Text, core, h.Origin.Seq), b.ref(h.Origin))
 		picked := ""
 		shown[h.Origin] = text
 		if h.Origin.Session == st.SessionID {
 			picked = b.commandTextNote(h.Origin.Seq) + b.pickedText(h.Origin.Seq)
 		}
-		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.refSession(h.Origin), grown})
+		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.ref(h.Origin), grown})
 		addMore(h.Origin, h.Text, k == len(later)-1, core)
 	}
 	for _, a := range st.Answers {
@@ -644,9 +647,10 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			if latest.preOthers == nil {
 				latest.preOthers = map[string]seqRange{}
 			}
-			r := latest.preOthers[m.Session]
+			name := b.ref(session.Origin{Session: m.Session})
+			r := latest.preOthers[name]
 			r.merge(seqRange{N: m.N, From: m.From, To: m.To})
-			latest.preOthers[m.Session] = r
+			latest.preOthers[name] = r
 		}
 		for _, w := range all {
 			latest.items = append(latest.items, newItem(w.text, w.sess, w.seq, w.seq))
@@ -710,7 +714,7 @@ func (b *Builder) promptsSection(shown map[session.Origin]string) *section {
 		if len(lines) == 0 {
 			return
 		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("Prompts the user typed in the session pasted at %s, oldest first (their own words in an earlier window):\n%s", b.originText(o), strings.Join(lines, "\n")), b.refSession(o), o.Seq, o.Seq))
+		sec.items = append(sec.items, newItem(fmt.Sprintf("Prompts the user typed in the session pasted at %s, oldest first (their own words in an earlier window):\n%s", b.originText(o), strings.Join(lines, "\n")), b.ref(o), o.Seq, o.Seq))
 	}
 	for _, q := range st.PrevPrompts {
 		add(q.Origin, strings.Split(q.Text, "\n"))
@@ -804,8 +808,8 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		text, seq, sess := p.Text, p.Seq, ""
 		if f := p.From; f != nil {
 			// An earlier generation's task, handed on in the graft/origin.
-			head = fmt.Sprintf("Plan approved at %s, the work's task, handed on at seq=%d: the host cleared the context to implement it (%s):", originText(*f), p.Seq, modelWritten)
-			seq, sess = f.Seq, f.Session
+			head = fmt.Sprintf("Plan approved at %s, the work's task, handed on at seq=%d: the host cleared the context to implement it (%s):", b.originText(*f), p.Seq, modelWritten)
+			seq, sess = f.Seq, b.ref(*f)
 		}
 		planSec.items = append(planSec.items, newItem(head+"\n"+inSession(clipHeadTail(text, humanCoreRunes, "", seq), sess), "", p.Seq, p.Seq))
 		planMore = planMiddle(text, humanCoreRunes, p.Seq, sess)
@@ -1420,6 +1424,42 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section, *section) {
 	return blk, changedSec, readSec, b.earlierFiles(blk, b.fileNotes)
 }
 
+// genLabel names the session of o in a line of another session's:
+// "gen G" for an earlier session of the lineage (lineageAliases), else
+// "gen G session S".
+func (b *Builder) genLabel(o session.Origin) string {
+	if a := b.aliases[o.Session]; a != "" {
+		return a
+	}
+	return fmt.Sprintf("gen %d session %s", o.Generation, o.Session)
+}
+
+// lineageLine names the earlier sessions the tape cites by generation,
+// oldest first: "" when there are none.
+func (b *Builder) lineageLine() string {
+	type gs struct {
+		gen  string
+		sess string
+	}
+	var all []gs
+	for s, a := range b.aliases {
+		all = append(all, gs{a, s})
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	sort.Slice(all, func(i, j int) bool {
+		gi, _ := strconv.Atoi(strings.TrimPrefix(all[i].gen, "gen "))
+		gj, _ := strconv.Atoi(strings.TrimPrefix(all[j].gen, "gen "))
+		return gi < gj
+	})
+	parts := make([]string, len(all))
+	for k, x := range all {
+		parts[k] = x.gen + " is session " + x.sess
+	}
+	return "The sessions before it, cited by generation (gen G seq N: graft recall <that session> N): " + strings.Join(parts, "; ") + "."
+}
+
 // earlierFiles is the section of the files the sessions before wrote or
 // edited (inherit.files) that this one did not (own: its notes), newest
 // first, each cited in its session; nil when there is none.
@@ -1434,7 +1474,8 @@ func (b *Builder) earlierFiles(blk *block, own []session.FileNote) *section {
 		if mine[f.Path] {
 			continue
 		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("- %s (gen %d session %s): %s", f.Path, f.Generation, f.Session, f.Note), f.Session, f.Seq, f.Seq))
+		o := session.Origin{Generation: f.Generation, Session: f.Session, Seq: f.Seq}
+		sec.items = append(sec.items, newItem(fmt.Sprintf("- %s (%s): %s", f.Path, b.genLabel(o), f.Note), b.ref(o), f.Seq, f.Seq))
 	}
 	if len(sec.items) == 0 {
 		return nil

@@ -127,10 +127,11 @@ func FuzzBuild(f *testing.F) {
 		humans(human, "fz2", next)
 		checkOrigins(t, tp2, human)
 		// A file of the session before is listed with its seqs there
-		// ("- path (gen 1 session fz): edit seq=N").
+		// ("- path (gen 1): edit seq=N"; "(gen 1 session fz)" where the
+		// generation does not name it alone).
 		var own []string
 		for _, l := range strings.Split(tp2.Text, "\n") {
-			if strings.Contains(l, " (gen 1 session fz): ") {
+			if strings.Contains(l, " (gen 1): ") || strings.Contains(l, " (gen 1 session fz): ") {
 				checkCited(t, l, int64(len(evs)))
 				continue
 			}
@@ -184,9 +185,10 @@ func checkCited(t *testing.T, text string, last int64) {
 }
 
 // beforeSeqRE is a seq the next generation cites in the session before:
-// "session fz seq=N", the anchor's "session fz, seq=N", and the
-// boundary its graft/origin names.
-var beforeSeqRE = regexp.MustCompile(`(?:session fz,?|grafted from fz at boundary) seq=\d+(?:\.\.\d+)?`)
+// "gen 1 seq=N" (the Handoff block names the session), "session fz
+// seq=N", the anchor's "session fz, seq=N", and the boundary its
+// graft/origin names.
+var beforeSeqRE = regexp.MustCompile(`(?:gen 1|session fz,?|grafted from fz at boundary) seq=\d+(?:\.\.\d+)?`)
 
 // citedSeqRE is a seq the tape cites: "seq=12", "seq=3..40".
 var citedSeqRE = regexp.MustCompile(`seq=(\d+)(?:\.\.(\d+))?`)

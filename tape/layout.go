@@ -229,7 +229,7 @@ func (s *section) cutLine() string {
 	for _, name := range names {
 		r := s.preOthers[name]
 		r.merge(s.cutOthers[name])
-		parts = append(parts, "session "+name+" "+seqSpan(r.From, r.To))
+		parts = append(parts, sessionLabel(name)+" "+seqSpan(r.From, r.To))
 	}
 	return fmt.Sprintf("[cut: %d %s; recall %s]", n, noun, strings.Join(parts, ", "))
 }

@@ -191,7 +191,7 @@ func TestThePromptsOfAPastedSessionCrossAHandoff(t *testing.T) {
 	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("Now the changelog."), say("Writing it."))
 	next := build(t, "s2", g2, Options{}, nil)
 	goal := blockText(t, next, "Goal")
-	if !strings.Contains(goal, "Prompts the user typed in the session pasted at gen 1 session s seq 1") {
+	if !strings.Contains(goal, "Prompts the user typed in the session pasted at gen 1 seq 1") {
 		t.Errorf("the next Goal does not say where the prompts come from:\n%s", goal)
 	}
 	for k, p := range prompts {

@@ -154,7 +154,7 @@ func TestTheApprovedPlanThatIsTheTaskCrossesAHandoff(t *testing.T) {
 	}
 	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Continuing with the tests.")), Options{}, nil)
 	status := blockText(t, next, "Task Status")
-	if !strings.Contains(status, "Plan approved at gen 1 session s seq 1, the work's task, handed on at seq=1") || !strings.Contains(status, "AverageResampler") || !strings.Contains(status, modelWritten) {
+	if !strings.Contains(status, "Plan approved at gen 1 seq 1, the work's task, handed on at seq=1") || !strings.Contains(status, "AverageResampler") || !strings.Contains(status, modelWritten) {
 		t.Errorf("the next generation's Task Status does not show the task plan handed on:\n%s", status)
 	}
 	if c := blockText(t, next, "Anchor + Hard Constraints"); strings.Contains(c, "LTTB") {

@@ -391,7 +391,7 @@ func TestCrossGenerationInheritance(t *testing.T) {
 		}
 	}
 	goal := blockText(t, tp, "Goal")
-	if !strings.Contains(goal, "First instruction (gen 1 session g1 seq 2):\n> Write a JSON parser.") {
+	if !strings.Contains(goal, "First instruction (gen 1 seq 2):\n> Write a JSON parser.") {
 		t.Fatalf("goal block:\n%s", goal)
 	}
 	if len(tp.Warnings) != 0 {
@@ -1258,7 +1258,7 @@ func TestAnInheritedFirstGoalsCutIsRecalledInItsSession(t *testing.T) {
 	}
 	next := build(t, "s2", seqd(origin(2, "s", 4, &tp.Inherit), human("continue"), say("Planning.")), Options{}, nil)
 	goal := blockText(t, next, "Goal")
-	if !strings.Contains(goal, cutMark+"session s seq=1]") || strings.Contains(goal, cutMark+"seq=1]") {
+	if !strings.Contains(goal, cutMark+"gen 1 seq=1]") || strings.Contains(goal, cutMark+"seq=1]") {
 		t.Errorf("the inherited first goal's cut is not recalled in its session:\n%.3000s", goal)
 	}
 }
@@ -1298,7 +1298,7 @@ func TestThePersonsLaterInstructionsCrossAHandoff(t *testing.T) {
 	goal := blockText(t, next, "Goal")
 	at := -1
 	for k, s := range said {
-		i := strings.Index(goal, fmt.Sprintf("Then (gen 1 session s seq %d):\n> %s", 3+2*k, s))
+		i := strings.Index(goal, fmt.Sprintf("Then (gen 1 seq %d):\n> %s", 3+2*k, s))
 		if i < 0 {
 			t.Errorf("the next generation's Goal does not quote %q with its origin:\n%s", s, goal)
 		} else if i < at {
@@ -1340,7 +1340,7 @@ func TestTheFilesOfTheSessionsBeforeCrossAHandoff(t *testing.T) {
 	g2 = append(g2, say("Done."))
 	next := build(t, "s2", seqd(g2...), Options{}, nil)
 	files := blockText(t, next, "Workspace Files")
-	if !strings.Contains(files, "Written or edited in the sessions before this one") || !strings.Contains(files, "- export.go (gen 1 session s): write seq=") || !strings.Contains(files, "exportSessions") {
+	if !strings.Contains(files, "Written or edited in the sessions before this one") || !strings.Contains(files, "- export.go (gen 1): write seq=") || !strings.Contains(files, "exportSessions") {
 		t.Errorf("the next generation does not list the file only the session before wrote:\n%s", files)
 	}
 	if strings.Contains(files, "config.go (gen 1") {
@@ -1386,7 +1386,7 @@ func TestALongInstructionsMiddleCrossesAHandoff(t *testing.T) {
 			t.Errorf("the next generation's Goal lacks %q:\n%s", w, goal)
 		}
 	}
-	if !strings.Contains(goal, "(gen 1 session s seq 1, middle part 1):") {
+	if !strings.Contains(goal, "(gen 1 seq 1, middle part 1):") {
 		t.Errorf("the inherited first goal's middle is not a middle part cited in its session:\n%s", goal)
 	}
 	head, _, _ := strings.Cut(goal, "Middle parts of the long instructions above:")
@@ -1410,7 +1410,7 @@ func TestAnInheritedMiddlePartsCutIsRecalledInItsSession(t *testing.T) {
 	if !ok {
 		t.Fatalf("no middle parts of the inherited first goal:\n%s", goal)
 	}
-	if !strings.Contains(more, "[cut: recall session s seq=1]") || strings.Contains(more, "[cut: recall seq=1]") {
+	if !strings.Contains(more, "[cut: recall gen 1 seq=1]") || strings.Contains(more, "[cut: recall seq=1]") {
 		t.Errorf("the fold's cut inside a middle part is not recalled in session s:\n%s", more)
 	}
 }
@@ -1531,7 +1531,7 @@ func TestTheAssistantsMessagesCrossAHandoff(t *testing.T) {
 		call("Bash", "b2", `{"command":"ls"}`), result("Bash", "b2", true, "export.go"), say("Writing the importer."))
 	next := build(t, "s2", g2, Options{}, nil)
 	bp := blockText(t, next, "Breakpoint")
-	i := strings.Index(bp, "gen 1 session s seq=2: "+chose)
+	i := strings.Index(bp, "gen 1 seq=2: "+chose)
 	j := strings.Index(bp, "seq=3: Reading the exporter first.")
 	if i < 0 || j < 0 || i > j {
 		t.Errorf("the next Breakpoint does not list the message handed on, cited in its session, before its own:\n%s", bp)
@@ -1575,8 +1575,8 @@ func TestThePersonsAnswersCrossAHandoff(t *testing.T) {
 	}
 	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("go on"), say("Going on.")), Options{}, nil)
 	goal := blockText(t, next, "Goal")
-	i := strings.Index(goal, "The user's answer to the assistant's question (gen 1 session s seq 3):\n> "+answer)
-	j := strings.Index(goal, "Then (gen 1 session s seq 4):\n> Then start on the audit fixes.")
+	i := strings.Index(goal, "The user's answer to the assistant's question (gen 1 seq 3):\n> "+answer)
+	j := strings.Index(goal, "Then (gen 1 seq 4):\n> Then start on the audit fixes.")
 	if i < 0 || j < 0 || i > j {
 		t.Errorf("the next Goal does not quote the answer as an answer before the instruction said after it:\n%s", goal)
 	}
@@ -1606,7 +1606,7 @@ func TestInheritedInstructionsLetGoAreCountedInTheGoalsCutLine(t *testing.T) {
 	if strings.Contains(goal, "Keep the old CSV export working.") {
 		t.Fatalf("the fold kept more than keptHumans instructions; the test needs them let go:\n%s", goal)
 	}
-	if !strings.Contains(goal, "session s seq=5..9") {
+	if !strings.Contains(goal, "gen 1 seq=5..9") {
 		t.Errorf("the Goal's cut line does not recall the instructions handed on and let go in session s:\n%s", goal)
 	}
 }
@@ -1630,9 +1630,44 @@ func TestCutsInsideWhatIsHandedOnAreRecalledInTheirSession(t *testing.T) {
 			t.Errorf("the next generation recalls %q in its own session:\n%s", bad, next.Text)
 		}
 	}
-	for _, good := range []string{"[cut: recall session s seq=2]", "[cut: recall session s seq=7]"} {
+	for _, good := range []string{"[cut: recall gen 1 seq=2]", "[cut: recall gen 1 seq=7]"} {
 		if !strings.Contains(next.Text, good) {
 			t.Errorf("the next generation lacks %q:\n%s", good, next.Text)
 		}
+	}
+}
+
+// A later generation cites the sessions before it by generation ("gen 1
+// seq 3"), and its Handoff block names each of them once: along a
+// lineage each generation is one session, and a host's session id is 36
+// to 64 characters, which the tape repeated at every citation. The
+// constraints block, which a host is given again alone, keeps the ids.
+// Where two sessions the tape cites have one generation, both are cited
+// by id.
+func TestTheSessionsBeforeAreCitedByGeneration(t *testing.T) {
+	id := "rollout-2026-03-12T14-37-47-019ce38e-1d19-7260-adc0-9c32ac8b6007"
+	g1 := seqd(human("Write the exporter. Never touch vendor/."), say("Written."), human("Add a --json flag."), say("Added."))
+	tp := build(t, id, g1, Options{}, nil)
+	next := build(t, "s2", seqd(origin(2, id, int64(len(g1)), &tp.Inherit), human("Now its tests."), say("Testing.")), Options{}, nil)
+	if n := strings.Count(next.Text, id); n != 3 {
+		t.Errorf("the session before is named %d times, want 3 (the Handoff block's lineage, the anchor, the constraint):\n%s", n, next.Text)
+	}
+	handoff := blockText(t, next, "Handoff")
+	if !strings.Contains(handoff, "gen 1 is session "+id+".") {
+		t.Errorf("the Handoff block does not name generation 1's session:\n%s", handoff)
+	}
+	if goal := blockText(t, next, "Goal"); !strings.Contains(goal, "First instruction (gen 1 seq 1):") || !strings.Contains(goal, "Then (gen 1 seq 3):") {
+		t.Errorf("the Goal does not cite generation 1 by its number:\n%s", goal)
+	}
+	if c := blockText(t, next, "Anchor + Hard Constraints"); !strings.Contains(c, "generation 1 session "+id) {
+		t.Errorf("the constraints block, given again alone, does not name the session:\n%s", c)
+	}
+	// Two sessions of generation 1 cited: neither by its number alone.
+	in := tp.Inherit
+	in.Said = append(in.Said, session.Quote{Text: "Keep the CSV export.", Origin: session.Origin{Generation: 1, Session: "other", Seq: 9}})
+	mixed := build(t, "s2", seqd(origin(2, id, int64(len(g1)), &in), say("Going on.")), Options{}, nil)
+	goal := blockText(t, mixed, "Goal")
+	if !strings.Contains(goal, "(gen 1 session other seq 9)") || !strings.Contains(goal, "(gen 1 session "+id+" seq 3)") || strings.Contains(blockText(t, mixed, "Handoff"), "gen 1 is session") {
+		t.Errorf("two sessions of generation 1 are not both cited by id:\n%s", mixed.Text)
 	}
 }

@@ -112,6 +112,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	opts = opts.resolved()
 	st := &b.st
+	b.aliases = b.lineageAliases()
 	t := &Tape{
 		SourceID:    st.SessionID,
 		Generation:  st.Generation,
@@ -545,10 +546,93 @@ func originText(o session.Origin) string {
 }
 
 // originText cites where an instruction of the Goal block was said: "seq
-// N" in the source session, which the Handoff block names once; the
-// generation and the session too in another (an inherited one).
+// N" in the source session, which the Handoff block names once; "gen G seq
+// N" in an earlier session of the lineage, which the Handoff block names
+// too (lineageAliases); the generation and the session in any other.
 func (b *Builder) originText(o session.Origin) string {
+	if a := b.aliases[o.Session]; a != "" && o.Session != b.st.SessionID {
+		return fmt.Sprintf("%s seq %d", a, o.Seq)
+	}
 	return originIn(o, b.st.SessionID, b.st.Generation)
+}
+
+// ref is how the tape's blocks but the constraints' cite the session of
+// o in a cut mark or a cut line: "" for the tape's own, "gen G" for an
+// earlier session of the lineage (lineageAliases), else its id. The
+// constraints block is given to a host again alone, without the Handoff
+// block that names the generations: it cites sessions by id (refSession).
+func (b *Builder) ref(o session.Origin) string {
+	if o.Session == b.st.SessionID {
+		return ""
+	}
+	if a := b.aliases[o.Session]; a != "" {
+		return a
+	}
+	return o.Session
+}
+
+// lineageAliases names each earlier session the fold's state cites by
+// its generation ("gen 1"), when no other session it cites has that
+// generation: along one lineage each generation is one session, and the
+// Handoff block names them once, so that the tape's lines do not repeat
+// a host's session id (36 to 64 characters) at every citation.
+func (b *Builder) lineageAliases() map[string]string {
+	st := &b.st
+	gens := map[int]map[string]bool{}
+	add := func(o session.Origin) {
+		if o.Session == "" || o.Session == st.SessionID || o.Generation < 1 {
+			return
+		}
+		if gens[o.Generation] == nil {
+			gens[o.Generation] = map[string]bool{}
+		}
+		gens[o.Generation][o.Session] = true
+	}
+	if st.FirstGoal != nil {
+		add(st.FirstGoal.Origin)
+	}
+	for _, c := range st.Constraints {
+		add(c.Origin)
+		for _, a := range c.Also {
+			add(a)
+		}
+	}
+	for _, q := range st.Humans {
+		add(q.Origin)
+	}
+	for _, f := range st.PrevFiles {
+		add(session.Origin{Generation: f.Generation, Session: f.Session, Seq: f.Seq})
+	}
+	for _, m := range st.PrevMessages {
+		add(m.Origin)
+	}
+	for _, q := range st.PrevPrompts {
+		add(q.Origin)
+	}
+	if p := st.Plan; p != nil && p.From != nil {
+		add(*p.From)
+	}
+	for _, m := range st.Relied {
+		add(session.Origin{Generation: m.Generation, Session: m.Session, Seq: 1})
+	}
+	out := map[string]string{}
+	for g, ss := range gens {
+		if len(ss) == 1 {
+			for s := range ss {
+				out[s] = fmt.Sprintf("gen %d", g)
+			}
+		}
+	}
+	return out
+}
+
+// sessionLabel is how a cut mark or a cut line names a session: "gen G"
+// as it stands, a session id as "session <id>".
+func sessionLabel(ref string) string {
+	if strings.HasPrefix(ref, "gen ") {
+		return ref
+	}
+	return "session " + ref
 }
 
 // originIn cites o by its seq alone when it was said in the session and

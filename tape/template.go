@@ -156,7 +156,7 @@ func commandTemplateQuote(input, first, sess string, seq int64) string {
 	}
 	b.WriteString("(then a command's template, recall ")
 	if sess != "" {
-		b.WriteString("session " + sess + " ")
+		b.WriteString(sessionLabel(sess) + " ")
 	}
 	fmt.Fprintf(&b, "seq=%d", seq)
 	if first != "" {

@@ -143,7 +143,7 @@ func TestTheFirstGoalsQuoteKeepsATemplatesTypedWordsWhole(t *testing.T) {
 	// the same way.
 	next := build(t, "s2", seqd(origin(2, "s", int64(len(evs)), &tp.Inherit), human("continue with the plan"), say("Planning.")), Options{}, nil)
 	goal = blockText(t, next, "Goal")
-	if !strings.Contains(goal, "NOT unit tests, and make every log visible in the debug console.\n> (then a command's template, recall session s seq=1") || strings.Contains(goal, "Write the spec to specs/001/spec.md") {
+	if !strings.Contains(goal, "NOT unit tests, and make every log visible in the debug console.\n> (then a command's template, recall gen 1 seq=1") || strings.Contains(goal, "Write the spec to specs/001/spec.md") {
 		t.Errorf("the next generation's Goal does not quote the inherited template by its typed words and first line:\n%.3000s", goal)
 	}
 }

@@ -57,7 +57,7 @@ func inSession(quote, sess string) string {
 	if sess == "" {
 		return quote
 	}
-	return strings.ReplaceAll(quote, cutMark+"seq=", cutMark+"session "+sess+" seq=")
+	return strings.ReplaceAll(quote, cutMark+"seq=", cutMark+sessionLabel(sess)+" seq=")
 }
 
 // clippedAtSeq reports whether s ends with the mark clipAtSeq puts after
