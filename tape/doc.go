@@ -197,10 +197,12 @@
 // give constraints: the rest of the screen is the agent's words and its
 // tools' output. Each is cited "seq N" when
 // the source session said it (the Handoff block names the session), by
-// generation, session and seq when inherited; a constraint by its seq
-// alone when said in the session the block's anchor line names (the block
-// is given to a host again alone, and its anchor line is never cut), else
-// by all three.
+// generation and seq when inherited ("gen 1 seq N": the Handoff block
+// names each earlier session once, lineageAliases; by generation, session
+// and seq where two sessions the tape cites have one generation); a
+// constraint by its seq alone when said in the session the block's anchor
+// line names (the block is given to a host again alone, and its anchor
+// line is never cut), else by all three.
 //
 // Actions: each tool result (todo tools aside) with what its call ran
 // (the command, the path, the pattern or query: callWhat, 140 runes; a
@@ -438,7 +440,8 @@
 // assistant, name: graft}):
 //
 //	Handoff, Handoff acknowledged     the closed skeleton turn (with Options.Continues, the other host's
-//	                                  instruction files its agent is to read first)
+//	                                  instruction files its agent is to read first; in a later
+//	                                  generation, the earlier sessions by generation)
 //	Breakpoint                        1  the last assistant message whole, then the carryover
 //	Anchor + Hard Constraints         2  the anchor line first (anchors.AnchorLine)
 //	Goal                              3  the first instruction (a command's template, once a later instruction came, by the words typed after the command and its first line: template.go; a command's text the host wrote after it, by its first line and first rule, the host's words), then the user's words (a short answer keeps the question it answers in the Breakpoint; one that names options, "6" or "B", shows those options' lines under it, model-written; last a message still queued: queued.go), then their middle parts
