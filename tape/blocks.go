@@ -367,7 +367,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	// the steps: this session's own tell the work as it is now.
 	prev := len(st.PrevMessages)
 	for _, m := range st.PrevMessages {
-		kept = append(kept, paragraph{Seq: -1})
+		kept = append(kept, paragraph{Seq: -1}) // in step with sec.items: no seq of this session, never the user's
 		text := inSession(proseRel(m.Text, st.Cwd), b.ref(m.Origin)) // its fold's cut marks recall its session
 		sec.items = append(sec.items, newItem(fmt.Sprintf("%s seq=%d: %s", b.genLabel(m.Origin), m.Origin.Seq, text), b.ref(m.Origin), m.Origin.Seq, m.Origin.Seq))
 		marks = append(marks, false)
@@ -1428,7 +1428,7 @@ func (b *Builder) filesBlock(q *quoted) (*block, *section, *section, *section) {
 // "gen G" for an earlier session of the lineage (lineageAliases), else
 // "gen G session S".
 func (b *Builder) genLabel(o session.Origin) string {
-	if a := b.aliases[o.Session]; a != "" {
+	if a := b.alias(o.Session); a != "" {
 		return a
 	}
 	return fmt.Sprintf("gen %d session %s", o.Generation, o.Session)
@@ -1437,25 +1437,17 @@ func (b *Builder) genLabel(o session.Origin) string {
 // lineageLine names the earlier sessions the tape cites by generation,
 // oldest first: "" when there are none.
 func (b *Builder) lineageLine() string {
-	type gs struct {
-		gen  string
-		sess string
-	}
-	var all []gs
-	for s, a := range b.aliases {
-		all = append(all, gs{a, s})
-	}
-	if len(all) == 0 {
+	if len(b.lineage) == 0 {
 		return ""
 	}
-	sort.Slice(all, func(i, j int) bool {
-		gi, _ := strconv.Atoi(strings.TrimPrefix(all[i].gen, "gen "))
-		gj, _ := strconv.Atoi(strings.TrimPrefix(all[j].gen, "gen "))
-		return gi < gj
-	})
-	parts := make([]string, len(all))
-	for k, x := range all {
-		parts[k] = x.gen + " is session " + x.sess
+	sessions := make([]string, 0, len(b.lineage))
+	for s := range b.lineage {
+		sessions = append(sessions, s)
+	}
+	sort.Slice(sessions, func(i, j int) bool { return b.lineage[sessions[i]] < b.lineage[sessions[j]] })
+	parts := make([]string, len(sessions))
+	for k, s := range sessions {
+		parts[k] = b.alias(s) + " is session " + s
 	}
 	return "The sessions before it, cited by generation (gen G seq N: graft recall <that session> N): " + strings.Join(parts, "; ") + "."
 }

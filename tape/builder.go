@@ -220,9 +220,10 @@ type Builder struct {
 	// goalPrompts is the Goal block's section of the prompts in pasted
 	// sessions (nil: none), set by goalBlock.
 	goalPrompts *section
-	// aliases name the earlier sessions of the lineage by generation
-	// ("gen 1"), set at Build (lineageAliases).
-	aliases map[string]string
+	// lineage is the generation of each earlier session of the lineage
+	// the tape cites by its generation ("gen 1"), set at Build
+	// (lineageAliases).
+	lineage map[string]int
 	// lastChanges is the Workspace Files block's section of the newest
 	// files' last changes at length (nil: none), set by filesBlock.
 	lastChanges *section

@@ -103,30 +103,17 @@ func (b *Builder) inheritSaid(answers map[int64]string) []session.Quote {
 		}
 		out = append(out, q) // as the fold keeps it: the next Goal clips it as this one does
 	}
+	slices.Reverse(out) // Humans holds those handed on first, then this session's by seq
 	for _, a := range st.Answers {
 		if text := answers[a.Seq]; text != "" {
 			out = append(out, session.Quote{Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: a.Seq}, Answer: true})
 		}
 	}
-	own := func(q session.Quote) bool { return q.Origin.Session == st.SessionID }
-	slices.SortStableFunc(out, func(x, y session.Quote) int {
-		switch ox, oy := own(x), own(y); {
-		case ox != oy:
-			if oy {
-				return -1 // handed on before this session's
-			}
-			return 1
-		case ox:
-			return cmp.Compare(x.Origin.Seq, y.Origin.Seq)
-		}
-		return 0
-	})
-	// Those handed on were collected newest first: their order reversed.
-	n := 0
-	for n < len(out) && !own(out[n]) {
-		n++
+	// This session's answers among its instructions, in the order said.
+	n := slices.IndexFunc(out, func(q session.Quote) bool { return q.Origin.Session == st.SessionID })
+	if n >= 0 {
+		slices.SortStableFunc(out[n:], func(x, y session.Quote) int { return cmp.Compare(x.Origin.Seq, y.Origin.Seq) })
 	}
-	slices.Reverse(out[:n])
 	return out
 }
 

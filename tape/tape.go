@@ -112,7 +112,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	opts = opts.resolved()
 	st := &b.st
-	b.aliases = b.lineageAliases()
+	b.lineage = b.lineageAliases()
 	t := &Tape{
 		SourceID:    st.SessionID,
 		Generation:  st.Generation,
@@ -550,10 +550,19 @@ func originText(o session.Origin) string {
 // N" in an earlier session of the lineage, which the Handoff block names
 // too (lineageAliases); the generation and the session in any other.
 func (b *Builder) originText(o session.Origin) string {
-	if a := b.aliases[o.Session]; a != "" && o.Session != b.st.SessionID {
+	if a := b.alias(o.Session); a != "" {
 		return fmt.Sprintf("%s seq %d", a, o.Seq)
 	}
 	return originIn(o, b.st.SessionID, b.st.Generation)
+}
+
+// alias is "gen G" for an earlier session of the lineage the tape cites
+// by its generation (lineageAliases), "" for any other.
+func (b *Builder) alias(sess string) string {
+	if g, ok := b.lineage[sess]; ok {
+		return fmt.Sprintf("gen %d", g)
+	}
+	return ""
 }
 
 // ref is how the tape's blocks but the constraints' cite the session of
@@ -565,18 +574,19 @@ func (b *Builder) ref(o session.Origin) string {
 	if o.Session == b.st.SessionID {
 		return ""
 	}
-	if a := b.aliases[o.Session]; a != "" {
+	if a := b.alias(o.Session); a != "" {
 		return a
 	}
 	return o.Session
 }
 
-// lineageAliases names each earlier session the fold's state cites by
-// its generation ("gen 1"), when no other session it cites has that
-// generation: along one lineage each generation is one session, and the
-// Handoff block names them once, so that the tape's lines do not repeat
-// a host's session id (36 to 64 characters) at every citation.
-func (b *Builder) lineageAliases() map[string]string {
+// lineageAliases is the generation of each earlier session the fold's
+// state cites, when no other session it cites has that generation: the
+// tape cites it by that generation ("gen 1"). Along one lineage each
+// generation is one session, and the Handoff block names them once, so
+// that the tape's lines do not repeat a host's session id (36 to 64
+// characters) at every citation.
+func (b *Builder) lineageAliases() map[string]int {
 	st := &b.st
 	gens := map[int]map[string]bool{}
 	add := func(o session.Origin) {
@@ -615,11 +625,11 @@ func (b *Builder) lineageAliases() map[string]string {
 	for _, m := range st.Relied {
 		add(session.Origin{Generation: m.Generation, Session: m.Session, Seq: 1})
 	}
-	out := map[string]string{}
+	out := map[string]int{}
 	for g, ss := range gens {
 		if len(ss) == 1 {
 			for s := range ss {
-				out[s] = fmt.Sprintf("gen %d", g)
+				out[s] = g
 			}
 		}
 	}
