@@ -367,7 +367,7 @@ func (b *Builder) breakpointBlock(conflicts map[int]bool) (blk *block, reply, pa
 	// the steps: this session's own tell the work as it is now.
 	prev := len(st.PrevMessages)
 	for _, m := range st.PrevMessages {
-		kept = append(kept, paragraph{Seq: -1}) // in step with sec.items: no seq of this session, never the user's
+		kept = append(kept, paragraph{Seq: -1})                      // in step with sec.items: no seq of this session, never the user's
 		text := inSession(proseRel(m.Text, st.Cwd), b.ref(m.Origin)) // its fold's cut marks recall its session
 		sec.items = append(sec.items, newItem(fmt.Sprintf("%s seq=%d: %s", b.genLabel(m.Origin), m.Origin.Seq, text), b.ref(m.Origin), m.Origin.Seq, m.Origin.Seq))
 		marks = append(marks, false)
