@@ -59,33 +59,12 @@ func FuzzBuild(f *testing.F) {
 			}
 			return
 		}
-		if !utf8.ValidString(tp.Text) {
-			t.Fatal("the tape text is not valid UTF-8")
-		}
-		if n := utf8.RuneCountInString(tp.Text); tp.TapeChars != n || n > opts.Budget {
-			t.Fatalf("TapeChars %d, text %d runes, budget %d", tp.TapeChars, n, opts.Budget)
-		}
+		checkShape(t, tp, opts.Budget)
 		again, err := b.Build(opts, nil)
 		if err != nil || !reflect.DeepEqual(again, tp) {
 			t.Fatalf("a second Build of the same fold differs (err %v)", err)
 		}
-
-		snap, err := fold(t, "fz", evs[:cut]).Snapshot()
-		if err != nil {
-			t.Fatalf("snapshot at %d: %v", cut, err)
-		}
-		resumed, err := Restore(snap)
-		if err != nil {
-			t.Fatalf("restore at %d: %v", cut, err)
-		}
-		for k := cut; k < len(evs); k++ {
-			if err := resumed.Add(&evs[k], rawLine(t, &evs[k])); err != nil {
-				t.Fatalf("add seq %d after a restore at %d: %v", evs[k].Seq, cut, err)
-			}
-		}
-		if got, err := resumed.Build(opts, nil); err != nil || !reflect.DeepEqual(got, tp) {
-			t.Fatalf("restored at event %d: the tape differs from a fold from the start (err %v)", cut, err)
-		}
+		checkRestored(t, "fz", evs, cut, opts, tp)
 
 		human := map[session.Origin]bool{}
 		humans(human, "fz", evs)
@@ -104,26 +83,8 @@ func FuzzBuild(f *testing.F) {
 			}
 			return
 		}
-		if n := utf8.RuneCountInString(tp2.Text); !utf8.ValidString(tp2.Text) || tp2.TapeChars != n || n > opts.Budget {
-			t.Fatalf("the next generation's tape: valid UTF-8 %v, TapeChars %d, %d runes, budget %d", utf8.ValidString(tp2.Text), tp2.TapeChars, n, opts.Budget)
-		}
-		cut2 := int(r.byte()) % (len(next) + 1)
-		snap2, err := fold(t, "fz2", next[:cut2]).Snapshot()
-		if err != nil {
-			t.Fatalf("snapshot of the next generation at %d: %v", cut2, err)
-		}
-		resumed2, err := Restore(snap2)
-		if err != nil {
-			t.Fatalf("restore of the next generation at %d: %v", cut2, err)
-		}
-		for k := cut2; k < len(next); k++ {
-			if err := resumed2.Add(&next[k], rawLine(t, &next[k])); err != nil {
-				t.Fatalf("add seq %d after a restore at %d: %v", next[k].Seq, cut2, err)
-			}
-		}
-		if got, err := resumed2.Build(opts, nil); err != nil || !reflect.DeepEqual(got, tp2) {
-			t.Fatalf("the next generation restored at event %d: the tape differs from a fold from the start (err %v)", cut2, err)
-		}
+		checkShape(t, tp2, opts.Budget)
+		checkRestored(t, "fz2", next, int(r.byte())%(len(next)+1), opts, tp2)
 		humans(human, "fz2", next)
 		checkOrigins(t, tp2, human)
 		// A file of the session before is listed with its seqs there
@@ -142,6 +103,40 @@ func FuzzBuild(f *testing.F) {
 		}
 		checkCited(t, strings.Join(own, "\n"), int64(len(next)))
 	})
+}
+
+// checkShape: the tape's text is valid UTF-8, TapeChars its runes, within
+// the budget.
+func checkShape(t *testing.T, tp *Tape, budget int) {
+	t.Helper()
+	if !utf8.ValidString(tp.Text) {
+		t.Fatalf("the tape text of %s is not valid UTF-8", tp.SourceID)
+	}
+	if n := utf8.RuneCountInString(tp.Text); tp.TapeChars != n || n > budget {
+		t.Fatalf("the tape of %s: TapeChars %d, text %d runes, budget %d", tp.SourceID, tp.TapeChars, n, budget)
+	}
+}
+
+// checkRestored: a fold of session id's evs snapshotted at event cut,
+// restored and fed the rest builds want.
+func checkRestored(t *testing.T, id string, evs []session.Event, cut int, opts Options, want *Tape) {
+	t.Helper()
+	snap, err := fold(t, id, evs[:cut]).Snapshot()
+	if err != nil {
+		t.Fatalf("snapshot of %s at %d: %v", id, cut, err)
+	}
+	resumed, err := Restore(snap)
+	if err != nil {
+		t.Fatalf("restore of %s at %d: %v", id, cut, err)
+	}
+	for k := cut; k < len(evs); k++ {
+		if err := resumed.Add(&evs[k], rawLine(t, &evs[k])); err != nil {
+			t.Fatalf("add seq %d of %s after a restore at %d: %v", evs[k].Seq, id, cut, err)
+		}
+	}
+	if got, err := resumed.Build(opts, nil); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s restored at event %d: the tape differs from a fold from the start (err %v)", id, cut, err)
+	}
 }
 
 // humans adds the origins of session id's human instructions in evs.
