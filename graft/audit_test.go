@@ -204,17 +204,7 @@ func TestRecallOriginFollowsTheInstructionsHandedOn(t *testing.T) {
 		replied("Done."),
 	)
 	h.graftOnce("q", false)
-	r, err := h.svc.RecallOrigin("q.g2", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got *graft.CitedOrigin
-	for k := range r.Origins {
-		if r.Origins[k].Origin == (session.Origin{Generation: 1, Session: "q", Seq: 3}) {
-			got = &r.Origins[k]
-		}
-	}
-	if got == nil || !got.OK || !reflect.DeepEqual(got.CitedBy, []string{"instruction"}) {
+	if r, got := citedOrigin(t, h, "q.g2", session.Origin{Generation: 1, Session: "q", Seq: 3}); got == nil || !got.OK || !reflect.DeepEqual(got.CitedBy, []string{"instruction"}) {
 		t.Fatalf("RecallOrigin(q.g2, 1) does not follow seq 3 as an instruction: %s", jsonOf(r))
 	}
 	if rep := h.audit("q.g2"); !rep.OK {
@@ -222,7 +212,7 @@ func TestRecallOriginFollowsTheInstructionsHandedOn(t *testing.T) {
 	}
 	h.editLine("q", 3, replaceOnce(t, "json", "jsom"))
 	rep := h.audit("q.g2")
-	err = rep.Err()
+	err := rep.Err()
 	if rep.OK || !errors.Is(err, graft.ErrAuditFailed) || !strings.Contains(err.Error(), "changed: gen 1 q seq 3: the line is not the one a graft relied on as a cited origin") {
 		t.Fatalf("a changed line of a handed-on instruction: ok=%v err=%v\n%s", rep.OK, err, jsonOf(rep))
 	}
@@ -243,17 +233,8 @@ func TestRecallOriginFollowsAnAnswerHandedOn(t *testing.T) {
 		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "b1", OK: boolPtr(true), Output: "a.go"}},
 	)
 	h.graftOnce("q", false)
-	r, err := h.svc.RecallOrigin("q.g2", 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got *graft.CitedOrigin
-	for k := range r.Origins {
-		if r.Origins[k].Origin == (session.Origin{Generation: 1, Session: "q", Seq: 3}) {
-			got = &r.Origins[k]
-		}
-	}
-	if got == nil || !got.OK || !reflect.DeepEqual(got.CitedBy, []string{"answer"}) {
+	at3 := session.Origin{Generation: 1, Session: "q", Seq: 3}
+	if r, got := citedOrigin(t, h, "q.g2", at3); got == nil || !got.OK || !reflect.DeepEqual(got.CitedBy, []string{"answer"}) {
 		t.Fatalf("RecallOrigin(q.g2, 1) does not follow seq 3 as an answer: %s", jsonOf(r))
 	}
 	if rep := h.audit("q.g2"); !rep.OK {
@@ -261,22 +242,25 @@ func TestRecallOriginFollowsAnAnswerHandedOn(t *testing.T) {
 	}
 	// The event at that seq no longer an answer: the origin fails.
 	h.editLine("q", 3, replaceOnce(t, "AskUserQuestion", "Bash"))
-	r, err = h.svc.RecallOrigin("q.g2", 1)
+	if r, got := citedOrigin(t, h, "q.g2", at3); got == nil || got.OK || !strings.Contains(got.Problem, "not an answer of the person's: seq 3 of q") {
+		t.Fatalf("an origin that is no answer any more: %s", jsonOf(r))
+	}
+}
+
+// citedOrigin is RecallOrigin(id, 1) and the origin o among those it
+// cites (nil when it cites no o).
+func citedOrigin(t *testing.T, h *lineageHome, id string, o session.Origin) (*graft.OriginRecall, *graft.CitedOrigin) {
+	t.Helper()
+	r, err := h.svc.RecallOrigin(id, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, o := range r.Origins {
-		if o.Origin.Seq == 3 {
-			found = true
-			if o.OK || !strings.Contains(o.Problem, "not an answer of the person's: seq 3 of q") {
-				t.Fatalf("an origin that is no answer any more: %s", jsonOf(o))
-			}
+	for k := range r.Origins {
+		if r.Origins[k].Origin == o {
+			return r, &r.Origins[k]
 		}
 	}
-	if !found {
-		t.Fatalf("RecallOrigin(q.g2, 1) no longer cites seq 3: %s", jsonOf(r))
-	}
+	return r, nil
 }
 
 func boolPtr(b bool) *bool { return &b }
