@@ -2066,12 +2066,6 @@ func commentLine(l string) bool {
 	return l == "*" || l == "*/"
 }
 
-// isAnswerTool: a tool whose result carries the person's own answer
-// (Claude Code's AskUserQuestion, Codex's request_user_input, Gemini CLI's
-// ask_user, Qwen Code's ask_user_question): the tape quotes it with the
-// user's words.
-func isAnswerTool(name string) bool { return session.IsAnswerTool(name) }
-
 // addMilestone appends m and keeps the last keptVCS version-control and
 // tracker commands and the last keptChecks test and build runs, in seq
 // order: past its kind's count, the oldest of that kind goes.

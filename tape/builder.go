@@ -337,7 +337,7 @@ type state struct {
 	Quiet      []action `json:"quiet,omitempty"`
 	Milestones []action `json:"milestones,omitempty"`
 	// Answers are the person's answers to the assistant's questions
-	// (isAnswerTool), quoted with the user's words.
+	// (session.IsAnswerTool), quoted with the user's words.
 	Answers []action `json:"answers,omitempty"`
 	// Picks are the options the last keptHumans short answers name
 	// ("6", "B"), as the message each answers lists them (picks.go).
@@ -1409,7 +1409,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		clear(st.Failures[len(kept):])
 		st.Failures = kept
 	}
-	if isAnswerTool(name) {
+	if session.IsAnswerTool(name) {
 		st.Answers = append(st.Answers, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})
 		st.Answers = keepLast(st.Answers, keptAnswers)
 	}
