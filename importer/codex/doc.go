@@ -313,7 +313,24 @@
 // Codex records each message twice: the response_item the model sees and
 // an event_msg (user_message, agent_message, agent_reasoning, plan_update)
 // for its UI. The response_item is imported; those event_msg lines are
-// skipped and counted as copies, so nothing is counted twice. token_count,
+// skipped and counted as copies, so nothing is counted twice.
+//
+// An assistant message is the exception where the UI's copy may be the
+// only one. Codex writes the event_msg agent_message first and the
+// response_item a few lines later (token_count and a reasoning item
+// between); a turn the person interrupts in between never gets the
+// record, though the person read the message and often answers it. So
+// an agent_message is held until its record comes (the next assistant
+// response_item, which drops the first one held) or a line shows that
+// none will: any line but session_meta, turn_context, world_state,
+// token_usage_record, inter_agent_communication_metadata, event_msg
+// token_count and agent_reasoning*, a reasoning item and a malformed
+// line. The message is then emitted there, from its own line, as an
+// assistant message with meta record "event_msg agent_message". A
+// rollout that writes the record first (an assistant response_item with
+// no agent_message held) makes the next agent_message its copy, until a
+// line decides. What is held is kept in the cursor's state; a run that
+// ends with a message held says so in its summary. token_count,
 // task_started and task_complete are skipped and counted; every other
 // event_msg (turn_aborted, context_compacted, error, …) is a system/event
 // named after its type. thread_goal_updated (0.171: the person set, paused

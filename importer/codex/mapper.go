@@ -43,6 +43,13 @@ type Mapper struct {
 	// between them that decides (a rollout may write several before the
 	// human's and its twin).
 	pending []heldMessage
+	// shown are assistant messages Codex's UI recorded (event_msg
+	// agent_message) whose response_item has not come yet; answered,
+	// the assistant response_items since the last deciding line whose
+	// event_msg has not come yet (a rollout that writes the record first).
+	// doc.go, "One record per message".
+	shown    []shownMessage
+	answered int
 	// version is the cli_version of the rollout's session_meta; told, the
 	// shapes not known here an import reported already
 	// (importer.NoteUnknown).
@@ -84,6 +91,13 @@ type heldMessage struct {
 	Texts     []string `json:"texts"`
 }
 
+// shownMessage is an event_msg agent_message waiting for its response_item.
+type shownMessage struct {
+	Line      int    `json:"line"`
+	Timestamp string `json:"timestamp,omitempty"`
+	Text      string `json:"text"`
+}
+
 // NewMapper returns a Mapper with no open tool calls.
 func NewMapper(cfg Config) *Mapper { return &Mapper{cfg: cfg, open: map[string]string{}} }
 
@@ -109,6 +123,8 @@ type mapperState struct {
 	Cells     map[string]cellCall `json:"cells,omitempty"`
 	Running   []execSession       `json:"running,omitempty"`
 	Exits     []cmdExit           `json:"exits,omitempty"`
+	Shown     []shownMessage      `json:"shown,omitempty"`
+	Answered  int                 `json:"answered,omitempty"`
 }
 
 // execSession is a command unified exec left running.
@@ -131,19 +147,23 @@ const (
 // SaveState implements importer.Mapper: the tool calls without output,
 // whether the rollout has shown a twin, and a user message still held.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs, Settings: m.settings, Cells: m.cells, Running: m.running, Exits: m.exits})
+	return json.Marshal(mapperState{OpenCalls: m.open, Twins: m.twins, Held: m.held, TwinAhead: m.twinAhead, Pending: m.pending, Version: m.version, Told: m.told, ExecCalls: m.execCalls, Execs: m.execs, Settings: m.settings, Cells: m.cells, Running: m.running, Exits: m.exits, Shown: m.shown, Answered: m.answered})
 }
 
-// Held implements importer.Holder: the user message that waits for the
-// next line of the rollout.
+// Held implements importer.Holder: the user message and the assistant
+// messages that wait for the next lines of the rollout.
 func (m *Mapper) Held() string {
-	if m.held == nil {
-		return ""
+	var said []string
+	switch {
+	case m.held != nil && len(m.pending) > 0:
+		said = append(said, fmt.Sprintf("lines %d-%d: %d user messages wait for the next line of the rollout to tell whether the human wrote the last (its twin); they are imported then", m.pending[0].Line, m.held.Line, len(m.pending)+1))
+	case m.held != nil:
+		said = append(said, fmt.Sprintf("line %d: a user message waits for the next line of the rollout to tell whether the human wrote it (its twin); it is imported then", m.held.Line))
 	}
-	if len(m.pending) > 0 {
-		return fmt.Sprintf("lines %d-%d: %d user messages wait for the next line of the rollout to tell whether the human wrote the last (its twin); they are imported then", m.pending[0].Line, m.held.Line, len(m.pending)+1)
+	if len(m.shown) > 0 {
+		said = append(said, fmt.Sprintf("line %d: an assistant message Codex showed waits for its response_item; it is imported from that record, or from this line when the turn ends without one", m.shown[0].Line))
 	}
-	return fmt.Sprintf("line %d: a user message waits for the next line of the rollout to tell whether the human wrote it (its twin); it is imported then", m.held.Line)
+	return strings.Join(said, "; ")
 }
 
 // LoadState implements importer.Mapper.
@@ -152,6 +172,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.version, m.told = "", nil
 	m.execCalls, m.execs, m.settings = nil, nil, turnSettings{}
 	m.cells, m.running, m.exits = nil, nil, nil
+	m.shown, m.answered = nil, 0
 	if len(raw) == 0 {
 		return nil
 	}
@@ -163,6 +184,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 		m.open[id] = name
 	}
 	m.twins, m.held, m.twinAhead, m.pending = st.Twins, st.Held, st.TwinAhead, st.Pending
+	m.shown, m.answered = st.Shown, st.Answered
 	m.version, m.told = st.Version, st.Told
 	m.execCalls, m.execs = st.ExecCalls, st.Execs
 	m.settings = st.Settings
@@ -214,8 +236,12 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 		}
 		payload, rl.Type = l.Bytes, "response_item"
 	}
+	shown := m.shownRule(l, &rl, payload, out)
 	switch m.whoWrote(l, &rl, payload, out) {
 	case lineHeld:
+		return nil
+	}
+	if shown == shownHeld {
 		return nil
 	}
 	switch rl.Type {
