@@ -2,12 +2,11 @@ package codex
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 )
@@ -85,46 +84,9 @@ func TestAMessageShownButNeverRecordedIsImported(t *testing.T) {
 // session one import gives; a run that ends with a shown message still
 // waiting says so.
 func TestAShownMessageAcrossResumes(t *testing.T) {
-	b := shownRollout()
-	whole := b.write(t)
-	st, home := testfixtures.NewStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: whole, ID: "whole"}); err != nil {
-		t.Fatal(err)
-	}
-	want := testfixtures.ReadSession(t, st, "whole")
-	for k := range want {
-		want[k].TS = ""
-	}
-	data, err := os.ReadFile(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	for cut := 1; cut < len(lines)-1; cut++ {
-		id := fmt.Sprintf("cut%d", cut)
-		src := filepath.Join(t.TempDir(), "growing.jsonl")
-		if err := os.WriteFile(src, []byte(strings.Join(lines[:cut], "")), 0o600); err != nil {
-			t.Fatal(err)
+	agreeAcrossCuts(t, shownRollout(), talk, func(cut int, sum *importer.Summary) {
+		if cut == 8 && !strings.Contains(strings.Join(sum.Warnings, "\n"), "line 8: an assistant message") {
+			t.Fatalf("cut after line 8: the summary does not say the shown message waits:\n%s", sum.Text())
 		}
-		res, err := Import(Options{Store: st, Home: home, Path: src, ID: id})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cut == 8 && !strings.Contains(strings.Join(res.Warnings, "\n"), "line 8: an assistant message") {
-			t.Fatalf("cut after line 8: the summary does not say the shown message waits:\n%s", res.Text())
-		}
-		if err := os.WriteFile(src, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Import(Options{Store: st, Home: home, Path: src, ID: id}); err != nil {
-			t.Fatal(err)
-		}
-		got := testfixtures.ReadSession(t, st, id)
-		for k := range got {
-			got[k].TS = ""
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("cut after line %d: the two runs give\n%s\nthe whole import\n%s", cut, strings.Join(talk(t, st, id), "\n"), strings.Join(talk(t, st, "whole"), "\n"))
-		}
-	}
+	})
 }

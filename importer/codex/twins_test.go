@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 )
@@ -211,44 +212,7 @@ func TestTwinsAcrossResumes(t *testing.T) {
 		add("event_msg", map[string]any{"type": "task_started"}).
 		user("third").twin("third").
 		user("last, its twin not written yet")
-	whole := b.write(t)
-	st, home := testfixtures.NewStore(t)
-	if _, err := Import(Options{Store: st, Home: home, Path: whole, ID: "whole"}); err != nil {
-		t.Fatal(err)
-	}
-	want := testfixtures.ReadSession(t, st, "whole")
-	data, err := os.ReadFile(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	for cut := 1; cut < len(lines)-1; cut++ {
-		id := fmt.Sprintf("cut%d", cut)
-		src := filepath.Join(t.TempDir(), "growing.jsonl")
-		if err := os.WriteFile(src, []byte(strings.Join(lines[:cut], "")), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Import(Options{Store: st, Home: home, Path: src, ID: id}); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(src, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Import(Options{Store: st, Home: home, Path: src, ID: id}); err != nil {
-			t.Fatal(err)
-		}
-		got := testfixtures.ReadSession(t, st, id)
-		for k := range got {
-			got[k].TS = ""
-		}
-		w := append([]session.Event(nil), want...)
-		for k := range w {
-			w[k].TS = ""
-		}
-		if !reflect.DeepEqual(got, w) {
-			t.Fatalf("cut after line %d: the two runs give\n%v\nthe whole import\n%v", cut, userEvents(t, st, id), userEvents(t, st, "whole"))
-		}
-	}
+	st := agreeAcrossCuts(t, b, userEvents, nil)
 	if got := userEvents(t, st, "whole"); !reflect.DeepEqual(got, []string{
 		"2 system/environment-context <environment_context>x</environment_context>",
 		"3 user hello",
@@ -260,6 +224,57 @@ func TestTwinsAcrossResumes(t *testing.T) {
 	}) {
 		t.Fatalf("whole import: %q", got)
 	}
+}
+
+// agreeAcrossCuts imports the rollout whole (session "whole"), then for
+// each cut after a line in two runs, the first ending at the cut (its
+// summary given to firstRun when not nil), and fails unless each gives
+// the whole import's events (their times aside); show lists a session's
+// events for the failure. It returns the store.
+func agreeAcrossCuts(t *testing.T, b *rolloutBuilder, show func(*testing.T, *session.Store, string) []string, firstRun func(cut int, sum *importer.Summary)) *session.Store {
+	t.Helper()
+	whole := b.write(t)
+	st, home := testfixtures.NewStore(t)
+	if _, err := Import(Options{Store: st, Home: home, Path: whole, ID: "whole"}); err != nil {
+		t.Fatal(err)
+	}
+	want := testfixtures.ReadSession(t, st, "whole")
+	for k := range want {
+		want[k].TS = ""
+	}
+	data, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	for cut := 1; cut < len(lines)-1; cut++ {
+		id := fmt.Sprintf("cut%d", cut)
+		src := filepath.Join(t.TempDir(), "growing.jsonl")
+		if err := os.WriteFile(src, []byte(strings.Join(lines[:cut], "")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Import(Options{Store: st, Home: home, Path: src, ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if firstRun != nil {
+			firstRun(cut, sum)
+		}
+		if err := os.WriteFile(src, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Import(Options{Store: st, Home: home, Path: src, ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		got := testfixtures.ReadSession(t, st, id)
+		for k := range got {
+			got[k].TS = ""
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("cut after line %d: the two runs give\n%s\nthe whole import\n%s", cut, strings.Join(show(t, st, id), "\n"), strings.Join(show(t, st, "whole"), "\n"))
+		}
+	}
+	return st
 }
 
 // Issue 19, finding 10: graft append refuses a todo status outside
