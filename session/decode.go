@@ -507,6 +507,8 @@ func (d lineDecoder) place(dst **Place) bool {
 			return 1, d.StringField(&p.Cwd)
 		case "gitBranch":
 			return 2, d.StringField(&p.GitBranch)
+		case "gitCommit":
+			return 4, d.StringField(&p.GitCommit)
 		}
 		return 0, false
 	})

@@ -77,12 +77,14 @@
 //	                                              in 6,000 characters; origin is the host's
 //	                                              message that carried it; relies does not cite
 //	                                              it (it quotes no human message)
-//	place            {cwd, gitBranch}             omitted when no event named either: where
+//	place            {cwd, gitBranch, gitCommit}  omitted when no event named any: where
 //	                                              the work was done at the cut, the working
 //	                                              directory (the tape names files relative to
 //	                                              it) and the git branch; the next generation
 //	                                              starts from it until its own events name
-//	                                              another
+//	                                              another. gitCommit: the commit the work
+//	                                              started at (Codex's session_meta), which
+//	                                              the next generation keeps
 //	messages         [{text, origin}]             omitted when empty: the assistant's newest
 //	                                              messages of the work before (not those that
 //	                                              only announce a tool call), oldest first, at

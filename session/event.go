@@ -212,11 +212,12 @@ type Inherited struct {
 	Goal *HostGoal `json:"goal,omitempty"`
 }
 
-// Place is where the work is done: a working directory and a git branch,
-// either empty when no event named it.
+// Place is where the work is done: a working directory, a git branch and
+// the commit the work started at, each empty when no event named it.
 type Place struct {
 	Cwd       string `json:"cwd,omitempty"`
 	GitBranch string `json:"gitBranch,omitempty"`
+	GitCommit string `json:"gitCommit,omitempty"`
 }
 
 // Passage is model-written text an inherit carries, with the origin of

@@ -1252,7 +1252,8 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 
 // gitLine names the branch the work is on (the newest meta gitBranch) and
 // the commit the session started at (meta gitCommit, Codex's
-// session_meta), "" when the host said neither.
+// session_meta) or, handed on, the one the work started at in an earlier
+// session (inherit.place), "" when the host said neither.
 func (b *Builder) gitLine() string {
 	st := &b.st
 	var parts []string
@@ -1261,7 +1262,11 @@ func (b *Builder) gitLine() string {
 	}
 	if c := st.GitCommit; c != "" {
 		short, _ := prefixRunes(c, 12)
-		parts = append(parts, "at commit "+short+" when the session started")
+		when := " when the session started"
+		if st.GitCommitBefore {
+			when = " when the work started"
+		}
+		parts = append(parts, "at commit "+short+when)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -170,7 +170,9 @@ const (
 	// 120 did not count the instructions handed on that its own pushed out
 	// of the last keptHumans (HumansDroppedBefore); 121 kept no prompts of
 	// a pasted session an earlier generation handed on (inherit.prompts).
-	snapshotVersion = 122
+	// 122 started a target with no commit the work started at
+	// (inherit.place gitCommit).
+	snapshotVersion = 123
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -289,9 +291,12 @@ type state struct {
 	OpenFailures int       `json:"openFailures,omitempty"`
 
 	// GitBranch is the newest branch a host named (meta gitBranch); GitCommit
-	// the commit the session started at (meta gitCommit), the first named.
-	GitBranch string `json:"gitBranch,omitempty"`
-	GitCommit string `json:"gitCommit,omitempty"`
+	// the commit the session started at (meta gitCommit), the first named,
+	// or the one the work started at in an earlier generation
+	// (inherit.place; GitCommitBefore).
+	GitBranch       string `json:"gitBranch,omitempty"`
+	GitCommit       string `json:"gitCommit,omitempty"`
+	GitCommitBefore bool   `json:"gitCommitBefore,omitempty"`
 	// PlanFile is the file the host last said the plan goes to in plan
 	// mode (session.MetaPlanFile).
 	PlanFile string `json:"planFile,omitempty"`
@@ -917,6 +922,11 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		if p := ev.Inherit.Place; p != nil {
 			// Where the work was done, until this session's events say.
 			st.Cwd, st.GitBranch = p.Cwd, clipLine(p.GitBranch, whatRunes)
+			if p.GitCommit != "" && st.GitCommit == "" {
+				// The commit the work started at: the diff of all of it
+				// starts there, whatever this session's own start.
+				st.GitCommit, st.GitCommitBefore = clipLine(p.GitCommit, 40), true
+			}
 		}
 		if p := ev.Inherit.Plan; p != nil && strings.TrimSpace(p.Text) != "" {
 			// The plan that was the work's task stays its task.

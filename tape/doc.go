@@ -19,7 +19,9 @@
 // an earlier generation wrote or edited, inherit.files, which Workspace
 // Files lists after this session's own and its target hands on after
 // them: inheritFiles; the working directory and branch it was in,
-// inherit.place, until its own events name others; the assistant's
+// inherit.place, until its own events name others, and the commit the
+// work started at, which Workspace Files' Git line names "when the work
+// started" and the target hands on again; the assistant's
 // messages an earlier generation handed on, inherit.messages, which the
 // Breakpoint lists before this session's own and its target hands on
 // after them: inheritMessages), the carryover (each assistant message up to 1500 runes, and

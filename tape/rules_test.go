@@ -1446,6 +1446,20 @@ func TestWhereTheWorkIsDoneCrossesAHandoff(t *testing.T) {
 	}
 	moved := human("Now on main.")
 	moved.Meta = map[string]string{"cwd": "/repo2", "gitBranch": "main"}
+	started := human("Fix the busy timeout.")
+	started.Meta = map[string]string{"cwd": "/repo", "gitCommit": "2ac98e0c1d2e3f405162738495a6b7c8d9e0f1a2"}
+	c1 := seqd(started, say("Fixed."))
+	ct := build(t, "c", c1, Options{}, nil)
+	if p := ct.Inherit.Place; p == nil || p.GitCommit != "2ac98e0c1d2e3f405162738495a6b7c8d9e0f1a2" {
+		t.Fatalf("the target does not hand on the commit the work started at: %+v", p)
+	}
+	c2 := build(t, "c2", seqd(origin(2, "c", int64(len(c1)), &ct.Inherit), say("Going on.")), Options{}, nil)
+	if files := blockText(t, c2, "Workspace Files"); !strings.Contains(files, "Git: at commit 2ac98e0c1d2e when the work started.") {
+		t.Errorf("the next generation does not name the commit the work started at:\n%s", files)
+	}
+	if p := c2.Inherit.Place; p == nil || p.GitCommit != ct.Inherit.Place.GitCommit {
+		t.Errorf("the next target does not hand the commit on again: %+v", p)
+	}
 	last := build(t, "s3", seqd(origin(3, "s2", int64(len(g2)), &next.Inherit), moved, say("On main.")), Options{}, nil)
 	if p := last.Inherit.Place; p == nil || p.Cwd != "/repo2" || p.GitBranch != "main" {
 		t.Errorf("a session's own place does not replace the one handed on: %+v", p)

@@ -199,6 +199,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
 			result("Write", "w1", true, "ok"),
 		),
+		// A target of a graft: the commit the work started at, which
+		// its own events never name (inherit.place gitCommit).
+		"commit-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Place: &session.Place{Cwd: "/r", GitBranch: "hotfix", GitCommit: "2ac98e0c1d2e3f405162738495a6b7c8d9e0f1a2"}}),
+			say("Continuing."),
+		),
 		// A target of a graft: a constraint the generation before read in
 		// a paste alone is handed on marked pasted, and ranked so.
 		"pasted-inherit": seqd(

@@ -161,8 +161,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	for k := range t.Inherit.Constraints {
 		t.Inherit.Constraints[k].Pasted = b.pastedOnly(t.Inherit.Constraints[k])
 	}
-	if st.Cwd != "" || st.GitBranch != "" {
-		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch}
+	if st.Cwd != "" || st.GitBranch != "" || st.GitCommit != "" {
+		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch, GitCommit: st.GitCommit}
 	}
 	t.Inherit.Messages = b.inheritMessages()
 	if p := st.Plan; p != nil && p.Task {
