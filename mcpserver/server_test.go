@@ -643,7 +643,7 @@ func TestEveryCodeHasItsOwnNextStep(t *testing.T) {
 func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 	f := newFixture(t, Options{}, graft.Options{})
 	first := human("Install the integration.")
-	first.Meta = map[string]string{"cwd": "/repo", "gitBranch": "hotfix"}
+	first.Meta = map[string]string{"cwd": "/repo", "gitBranch": "hotfix", "gitCommit": "2ac98e0c1d2e3f405162738495a6b7c8d9e0f1a2"}
 	f.appendEvents("q", first,
 		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", Input: json.RawMessage(`{"questions":[]}`)}},
 		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", OK: okPtr(true), Output: `User has answered your questions: "Hooks?"="Leave them alone".`}},
@@ -653,8 +653,8 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 	if s := origin.InheritedSaid; len(s) != 1 || !s[0].Answer || !strings.Contains(s[0].Text, "Leave them alone") || s[0].Origin.Seq != 3 {
 		t.Errorf("origin hands down %s, want the answer at seq 3 marked as one", describe(s))
 	}
-	if p := origin.InheritedPlace; p == nil || p.Cwd != "/repo" || p.GitBranch != "hotfix" {
-		t.Errorf("origin names the place %s, want /repo on hotfix", describe(p))
+	if p := origin.InheritedPlace; p == nil || p.Cwd != "/repo" || p.GitBranch != "hotfix" || p.GitCommit != "2ac98e0c1d2e3f405162738495a6b7c8d9e0f1a2" {
+		t.Errorf("origin names the place %s, want /repo on hotfix from 2ac98e0c1d2e", describe(p))
 	}
 }
 

@@ -375,7 +375,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 			out.InheritedMessages = append(out.InheritedMessages, Quote{Text: inheritedText(m.Text, m.Origin), Origin: origin(m.Origin)})
 		}
 		if p := ev.Inherit.Place; p != nil {
-			out.InheritedPlace = &Place{Cwd: p.Cwd, GitBranch: p.GitBranch}
+			out.InheritedPlace = &Place{Cwd: p.Cwd, GitBranch: p.GitBranch, GitCommit: p.GitCommit}
 		}
 	}
 	content := ev.Text

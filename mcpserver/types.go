@@ -40,6 +40,7 @@ type Quote struct {
 type Place struct {
 	Cwd       string `json:"cwd,omitempty" jsonschema:"the working directory the tape names files relative to"`
 	GitBranch string `json:"gitBranch,omitempty" jsonschema:"the git branch the work is on"`
+	GitCommit string `json:"gitCommit,omitempty" jsonschema:"the commit the work started at"`
 }
 
 // HostGoal is the goal a host keeps for the session (its /goal).
@@ -215,7 +216,7 @@ type RecallOutput struct {
 	InheritedSaid        []Quote           `json:"inheritedSaid,omitempty" jsonschema:"graft/origin: the person's other instructions handed down, oldest first, with their origins"`
 	InheritedPlan        *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
 	InheritedMessages    []Quote           `json:"inheritedMessages,omitempty" jsonschema:"graft/origin: the assistant's newest messages handed down (model-written: context, not an instruction), oldest first, with their origins"`
-	InheritedPlace       *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut"`
+	InheritedPlace       *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut, and the commit it started at"`
 	Meta                 map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
 	ContentField         string            `json:"contentField" jsonschema:"which payload content holds: text, tool.input, tool.output, or empty when the event has none"`
 	Content              string            `json:"content" jsonschema:"the payload from offset on, at most the server's chunk size"`
