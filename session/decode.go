@@ -385,6 +385,27 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 256, list(d, &in.Messages, d.passageValue)
 		case "prompts":
 			return 512, list(d, &in.Prompts, d.quoteValue)
+		case "todos":
+			return 1024, d.todoList(&in.Todos)
+		case "approvedPlan":
+			return 2048, d.passage(&in.ApprovedPlan)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) todoList(dst **TodoList) bool {
+	if d.Null() {
+		return true
+	}
+	l := &TodoList{}
+	*dst = l
+	return d.fields(func(key string) (uint16, bool) {
+		switch key {
+		case "items":
+			return 1, d.todos(&l.Items)
+		case "origin":
+			return 2, d.origin(&l.Origin)
 		}
 		return 0, false
 	})

@@ -52,7 +52,7 @@
 // generation, so nothing is re-parsed out of tape text:
 //
 //	inherit          {firstGoal, constraints, said, files, plan, place, messages,
-//	                  prompts, moreConstraints, goal}
+//	                  prompts, moreConstraints, goal, todos, approvedPlan}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -116,6 +116,20 @@
 //	                                              host session where the host restores a goal
 //	                                              from its file (hosts/doc.go); relies does not
 //	                                              cite it (it quotes no human message)
+//	todos            {items, origin}              omitted when no list was written: the work's
+//	                                              last todo list, items [{id, content, status}]
+//	                                              as the fold held them (each content within 300
+//	                                              characters, a cut mark citing the seq of
+//	                                              origin's session), origin the todo/write that
+//	                                              wrote it; the next generation shows it until
+//	                                              it writes a list of its own, and hands it on
+//	                                              with the same origin
+//	approvedPlan     {text, origin}               omitted when none, or when plan is there: the
+//	                                              newest plan the person approved in the host's
+//	                                              plan mode, model-written, its head and end in
+//	                                              6,000 characters; origin is the call that
+//	                                              proposed it; the next generation's Task Status
+//	                                              shows it until it proposes a plan of its own
 //
 // relies, on graft/origin, is what the target relies on in its ancestors,
 // recorded at commit so that graft audit can tell when any byte of it

@@ -184,6 +184,12 @@ type Inherited struct {
 	// end within 6,000 characters, with the origin of the host's message
 	// that carried it.
 	Plan *Passage `json:"plan,omitempty"`
+	// ApprovedPlan is the newest plan the person approved in the host's
+	// plan mode when no plan is the work's task (Plan): model-written,
+	// never an instruction or a constraint; its head and end within 6,000
+	// characters, with the origin of the call that proposed it. The next
+	// generation's Task Status shows it until a plan of its own.
+	ApprovedPlan *Passage `json:"approvedPlan,omitempty"`
 	// Place is where the work was done at the cut: the working directory
 	// the tape names files relative to and the git branch the work is on.
 	// The next generation starts from it until its own events name
@@ -204,12 +210,24 @@ type Inherited struct {
 	// MoreConstraints counts, per session, the constraint sayings the
 	// tape's fold did not keep past its cap (tape/doc.go, Budget).
 	MoreConstraints []More `json:"moreConstraints,omitempty"`
+	// Todos is the work's last todo list, as the session that wrote it
+	// last held it, with the origin of its todo/write: the next
+	// generation's Task Status and Pending State show it until that
+	// session writes a list of its own.
+	Todos *TodoList `json:"todos,omitempty"`
 	// Goal is the goal the source's host still pursued at the cut (its
 	// /goal, active): the export of the target writes it into the new
 	// host session where the host restores it from its session file
 	// (hosts/doc.go), and the target's own fold starts with it. A goal
 	// the person paused, one met, failed or cleared, is not carried.
 	Goal *HostGoal `json:"goal,omitempty"`
+}
+
+// TodoList is a todo list handed on: its items and the origin of the
+// todo/write that wrote it.
+type TodoList struct {
+	Items  []Todo `json:"items"`
+	Origin Origin `json:"origin"`
 }
 
 // Place is where the work is done: a working directory, a git branch and

@@ -830,9 +830,14 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		// Shown as the approved plan is, in maxPlanRunes: its head and
 		// end (a plan ends with how the work is checked), then its middle
 		// parts.
+		at, seq, sess := fmt.Sprintf("seq=%d", p.Seq), p.Seq, ""
+		if f := p.From; f != nil {
+			// An earlier generation's plan, handed on in the graft/origin.
+			at, seq, sess = fmt.Sprintf("%s, handed on at seq=%d", b.originText(*f), p.Seq), f.Seq, b.ref(*f)
+		}
 		planSec = &section{singular: "plan", plural: "plans"}
-		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at seq=%d%s (%s; %s):\n%s", p.Seq, where, state, modelWritten, clipHeadTail(text, maxPlanRunes, "", p.Seq)), "", p.Seq, p.Seq))
-		planMore = planMiddle(text, maxPlanRunes, p.Seq, "")
+		planSec.items = append(planSec.items, newItem(fmt.Sprintf("Plan proposed at %s%s (%s; %s):\n%s", at, where, state, modelWritten, inSession(clipHeadTail(text, maxPlanRunes, "", seq), sess)), "", p.Seq, p.Seq))
+		planMore = planMiddle(text, maxPlanRunes, seq, sess)
 	}
 	if g := st.Goal; g != nil {
 		line := fmt.Sprintf("The goal the host kept for the session (its /goal), %s at seq=%d: %s", g.Status, g.Seq, g.Objective)
@@ -852,7 +857,12 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		blk.addSection(planSec)
 		return blk, nil, planSec, addPlanMore(blk, planMore)
 	}
-	blk.addHead(fmt.Sprintf("The last todo list, written at seq=%d: %s.", st.TodoSeq, progress(st.Todos)))
+	written, sess := fmt.Sprintf("seq=%d", st.TodoSeq), ""
+	if f := st.TodoFrom; f != nil {
+		// An earlier generation's list, handed on in the graft/origin.
+		written, sess = fmt.Sprintf("%s, handed on at seq=%d", b.originText(*f), st.TodoSeq), b.ref(*f)
+	}
+	blk.addHead(fmt.Sprintf("The last todo list, written at %s: %s.", written, progress(st.Todos)))
 	if st.OKSinceTodo >= staleAfter && unfinished(st.Todos) > 0 {
 		blk.addHead(fmt.Sprintf("Stale: an item may already be complete (%d successful tool calls since the list was written): verify before re-running.", st.OKSinceTodo))
 	}
@@ -869,7 +879,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 		if !isKnownStatus(td.Status) {
 			sec.order = append(sec.order, k)
 		}
-		sec.items = append(sec.items, newItem(fmt.Sprintf("- [%s] %s", td.Status, td.Content), "", st.TodoSeq, st.TodoSeq))
+		sec.items = append(sec.items, newItem(fmt.Sprintf("- [%s] %s", td.Status, inSession(td.Content, sess)), "", st.TodoSeq, st.TodoSeq))
 	}
 	todos = blk.addSection(sec)
 	if planSec != nil {
@@ -1529,12 +1539,16 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	st := &b.st
 	blk = newBlock("Pending State")
 	if unfinished(st.Todos) > 0 {
-		todos = &section{heading: fmt.Sprintf("Unfinished todos (list of seq=%d):", st.TodoSeq), singular: "todo", plural: "todos"}
+		list, sess := fmt.Sprintf("seq=%d", st.TodoSeq), ""
+		if f := st.TodoFrom; f != nil {
+			list, sess = b.originText(*f), b.ref(*f) // handed on by an earlier generation
+		}
+		todos = &section{heading: fmt.Sprintf("Unfinished todos (list of %s):", list), singular: "todo", plural: "todos"}
 		for k, td := range st.Todos {
 			if td.Status == session.TodoCompleted {
 				continue
 			}
-			line := fmt.Sprintf("- [%s] %s", td.Status, td.Content)
+			line := fmt.Sprintf("- [%s] %s", td.Status, inSession(td.Content, sess))
 			if conflicts[k] {
 				line += " — named in the breakpoint: this item may already be done: verify before re-running."
 			}

@@ -171,8 +171,10 @@ const (
 	// of the last keptHumans (HumansDroppedBefore); 121 kept no prompts of
 	// a pasted session an earlier generation handed on (inherit.prompts).
 	// 122 started a target with no commit the work started at
-	// (inherit.place gitCommit).
-	snapshotVersion = 123
+	// (inherit.place gitCommit); 123 with no todo list of an earlier
+	// generation (inherit.todos); 124 with no plan it approved in plan
+	// mode (inherit.approvedPlan).
+	snapshotVersion = 125
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -280,6 +282,10 @@ type state struct {
 	Todos       []session.Todo `json:"todos,omitempty"`
 	TodoSeq     int64          `json:"todoSeq,omitempty"`
 	OKSinceTodo int            `json:"okSinceTodo,omitempty"`
+	// TodoFrom is the origin of the todo/write an earlier generation
+	// handed Todos on from (inherit.todos), nil for a list of this
+	// session's own.
+	TodoFrom *session.Origin `json:"todoFrom,omitempty"`
 
 	Files        map[string]*fileEntry `json:"files,omitempty"`
 	FilesDropped seqRange              `json:"filesDropped"`
@@ -648,7 +654,8 @@ type plan struct {
 	// with the first instruction.
 	Task bool `json:"task,omitempty"`
 	// From is where an earlier generation's task plan was approved
-	// (inherit.plan); Seq is then the graft/origin's.
+	// (inherit.plan), or its plan approved in plan mode proposed
+	// (inherit.approvedPlan); Seq is then the graft/origin's.
 	From *session.Origin `json:"from,omitempty"`
 }
 
@@ -876,6 +883,7 @@ func (b *Builder) AddSumAt(ev *session.Event, size int, sum session.LineSum, off
 		}
 		st.TodoSeq = ev.Seq
 		st.OKSinceTodo = 0
+		st.TodoFrom = nil
 	case session.TypeSystem:
 		if p := ev.Meta[session.MetaPlanFile]; p != "" {
 			st.PlanFile = clipLine(p, maxPlanFileRunes)
@@ -932,6 +940,24 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			// The plan that was the work's task stays its task.
 			from := p.Origin
 			st.Plan = &plan{Seq: ev.Seq, Text: p.Text, State: "approved", Task: true, From: &from}
+		}
+		if p := ev.Inherit.ApprovedPlan; p != nil && st.Plan == nil && strings.TrimSpace(p.Text) != "" {
+			// The plan the person approved the generation before, until
+			// this session proposes one.
+			from := p.Origin
+			st.Plan = &plan{Seq: ev.Seq, Text: p.Text, State: "approved", From: &from}
+		}
+		if l := ev.Inherit.Todos; l != nil && len(l.Items) > 0 {
+			// The work's last todo list, until this session writes its
+			// own: its items as the session that wrote it held them
+			// (their cut marks cite that session's seqs).
+			st.Todos = make([]session.Todo, len(l.Items))
+			for k, td := range l.Items {
+				td.Content = clipRunes(td.Content, 2*maxTodoRunes, "the todo list handed on")
+				st.Todos[k] = td
+			}
+			from := l.Origin
+			st.TodoSeq, st.TodoFrom, st.OKSinceTodo = ev.Seq, &from, 0
 		}
 		st.MoreConstraints = append([]session.More(nil), ev.Inherit.MoreConstraints...)
 		if g := ev.Inherit.Goal; g != nil {

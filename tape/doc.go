@@ -24,7 +24,11 @@
 // started" and the target hands on again; the assistant's
 // messages an earlier generation handed on, inherit.messages, which the
 // Breakpoint lists before this session's own and its target hands on
-// after them: inheritMessages), the carryover (each assistant message up to 1500 runes, and
+// after them: inheritMessages; the todo list an earlier generation left
+// unfinished, inherit.todos, and the plan the person approved in plan
+// mode, inherit.approvedPlan, which Task Status and Pending State show,
+// cited in their session, until this session writes or proposes its own,
+// and its target hands on with the same origin), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across

@@ -164,3 +164,40 @@ func TestTheApprovedPlanThatIsTheTaskCrossesAHandoff(t *testing.T) {
 		t.Errorf("the next target hands on %+v, want the same plan and origin", next.Inherit.Plan)
 	}
 }
+
+// A plan the person approved in plan mode that is not the work's task
+// crosses a handoff too (inherit.approvedPlan, model-written, with the
+// origin of the call that proposed it): the next generation's Task
+// Status shows it, cited where it was proposed, until it proposes a plan
+// of its own; the next target hands it on again. Before, a second
+// generation lost the plan the person had approved.
+func TestAPlanTheUserApprovedCrossesAHandoff(t *testing.T) {
+	plan := "# Plan: Add OpenCode and Codex CLI agent support\n\n## Steps\n- Add AgentNameOpenCode and AgentTypeCodex to registry.go.\n- Create the opencode package.\n\n## Verification\n- mise run test:integration\n"
+	g1 := seqd(human("Add OpenCode and Codex support."),
+		call("ExitPlanMode", "p1", fmt.Sprintf(`{"plan":%q}`, plan)),
+		result("ExitPlanMode", "p1", true, "User has approved your plan. You can now start coding."),
+		say("Implementing the plan."))
+	tp := build(t, "s", g1, Options{}, nil)
+	if tp.Inherit.Plan != nil {
+		t.Fatalf("a plan approved in plan mode was handed on as the work's task: %+v", tp.Inherit.Plan)
+	}
+	if p := tp.Inherit.ApprovedPlan; p == nil || !strings.Contains(p.Text, "AgentNameOpenCode") || p.Origin != (session.Origin{Generation: 1, Session: "s", Seq: 2}) {
+		t.Fatalf("the target hands on %+v, want the approved plan of seq 2", tp.Inherit.ApprovedPlan)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Continuing with registry.go.")), Options{}, nil)
+	status := blockText(t, next, "Task Status")
+	if !strings.Contains(status, "Plan proposed at gen 1 seq 2, handed on at seq=1 (approved by the user; "+modelWritten+")") || !strings.Contains(status, "AgentTypeCodex") {
+		t.Errorf("the next generation's Task Status does not show the plan handed on:\n%s", status)
+	}
+	if c := blockText(t, next, "Anchor + Hard Constraints"); strings.Contains(c, "registry.go") {
+		t.Errorf("a constraint came of the plan handed on:\n%s", c)
+	}
+	if p := next.Inherit.ApprovedPlan; p == nil || p.Origin != tp.Inherit.ApprovedPlan.Origin || p.Text != tp.Inherit.ApprovedPlan.Text {
+		t.Errorf("the next target hands on %+v, want the same plan and origin", next.Inherit.ApprovedPlan)
+	}
+	own := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("ExitPlanMode", "p2", `{"plan":"# Plan: Release 0.3\n\nTag and push."}`)), Options{}, nil)
+	if status := blockText(t, own, "Task Status"); strings.Contains(status, "AgentTypeCodex") || !strings.Contains(status, "Release 0.3") {
+		t.Errorf("a plan of the session's own does not replace the one handed on:\n%s", status)
+	}
+}

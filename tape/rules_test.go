@@ -1685,3 +1685,45 @@ func TestTheSessionsBeforeAreCitedByGeneration(t *testing.T) {
 		t.Errorf("two sessions of generation 1 are not both cited by id:\n%s", mixed.Text)
 	}
 }
+
+// The work's last todo list crosses a handoff: a target hands it on with
+// the origin of its todo/write, the next generation shows it in Task
+// Status and Pending State (cited in its session) until it writes its own,
+// and hands it on again with the same origin. Before, a second
+// generation that wrote no list of its own had none, and the third lost
+// what was left to do.
+func TestTheTodoListCrossesAHandoff(t *testing.T) {
+	long := strings.Repeat("Migrate the resampler's tests to the table form. ", 12)
+	g1 := seqd(human("Add the average resampler."),
+		todoWrite(todo("1", "Add the resampler", "completed"), todo("2", "Wire the --avg flag", "in_progress"), todo("3", long, "pending")),
+		say("Resampler added; wiring the flag next."))
+	tp := build(t, "s", g1, Options{}, nil)
+	l := tp.Inherit.Todos
+	if l == nil || len(l.Items) != 3 || l.Origin != (session.Origin{Generation: 1, Session: "s", Seq: 2}) {
+		t.Fatalf("the target hands on %+v, want the three todos of seq 2", l)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("Bash", "b1", `{"command":"go test ./..."}`),
+		result("Bash", "b1", true, "ok  \texample.com/resample\t0.1s"),
+		say("Tests pass."))
+	next := build(t, "s2", g2, Options{}, nil)
+	status := blockText(t, next, "Task Status")
+	for _, w := range []string{"The last todo list, written at gen 1 seq 2, handed on at seq=1: 1/3 todos completed", "- [in_progress] Wire the --avg flag", "[cut: recall gen 1 seq=2]"} {
+		if !strings.Contains(status, w) {
+			t.Errorf("the next generation's Task Status lacks %q:\n%s", w, status)
+		}
+	}
+	if pending := blockText(t, next, "Pending State"); !strings.Contains(pending, "Unfinished todos (list of gen 1 seq 2):") {
+		t.Errorf("the next generation's Pending State does not list the todos left:\n%s", pending)
+	}
+	if l := next.Inherit.Todos; l == nil || l.Origin != tp.Inherit.Todos.Origin || len(l.Items) != 3 {
+		t.Errorf("the next target does not hand the list on with its origin: %+v", l)
+	}
+	own := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Planning."), todoWrite(todo("a", "Release 0.3", "pending"))), Options{}, nil)
+	if l := own.Inherit.Todos; l == nil || l.Origin.Session != "s2" || len(l.Items) != 1 {
+		t.Errorf("a list of the session's own does not replace the one handed on: %+v", l)
+	}
+	if status := blockText(t, own, "Task Status"); strings.Contains(status, "Wire the --avg flag") {
+		t.Errorf("the list handed on is still shown beside the session's own:\n%s", status)
+	}
+}

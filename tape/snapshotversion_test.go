@@ -199,6 +199,23 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
 			result("Write", "w1", true, "ok"),
 		),
+		// A target of a graft: the plan the person approved in plan mode
+		// the generation before, not the work's task (inherit.approvedPlan).
+		"approved-plan-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{
+				ApprovedPlan: &session.Passage{Text: "# Plan: Add OpenCode and Codex\n\nStep 1.\n", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 7}},
+			}),
+			say("Continuing."),
+		),
+		// A target of a graft: the work's last todo list, which its own
+		// events never write (inherit.todos).
+		"todos-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Todos: &session.TodoList{
+				Items:  []session.Todo{{ID: "1", Content: "Add the resampler", Status: "completed"}, {ID: "2", Content: "Wire the flag", Status: "in_progress"}},
+				Origin: session.Origin{Generation: 1, Session: "g1", Seq: 12},
+			}}),
+			say("Continuing."),
+		),
 		// A target of a graft: the commit the work started at, which
 		// its own events never name (inherit.place gitCommit).
 		"commit-inherit": seqd(

@@ -165,6 +165,15 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		t.Inherit.Place = &session.Place{Cwd: st.Cwd, GitBranch: st.GitBranch, GitCommit: st.GitCommit}
 	}
 	t.Inherit.Messages = b.inheritMessages()
+	if unfinished(st.Todos) > 0 {
+		// What is left to do crosses; a list all done is history the
+		// tape's own text told.
+		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: st.TodoSeq}
+		if st.TodoFrom != nil {
+			from = *st.TodoFrom
+		}
+		t.Inherit.Todos = &session.TodoList{Items: slices.Clone(st.Todos), Origin: from}
+	}
 	if p := st.Plan; p != nil && p.Task {
 		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
 		text := clipHeadTail(p.Text, maxInheritedPlanRunes, "", p.Seq)
@@ -190,6 +199,22 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	t.Inherit.Said = b.inheritSaid(q.answer)
 	t.Inherit.Prompts = b.inheritPrompts(&t.Inherit)
+	if p := st.Plan; p != nil && !p.Task && p.State == "approved" {
+		// The plan the person approved in plan mode, the newest: what
+		// the work goes by, though not its task.
+		text := p.Text
+		if p.Call != nil {
+			text = q.plan
+		}
+		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
+		text = clipHeadTail(text, maxInheritedPlanRunes, "", p.Seq)
+		if p.From != nil {
+			from, text = *p.From, p.Text
+		}
+		if strings.TrimSpace(text) != "" {
+			t.Inherit.ApprovedPlan = &session.Passage{Text: text, Origin: from}
+		}
+	}
 
 	conflicts := b.conflicts()
 	breakpoint, reply, paragraphs, steps := b.breakpointBlock(conflicts)
@@ -621,6 +646,9 @@ func (b *Builder) lineageAliases() map[string]int {
 	}
 	if p := st.Plan; p != nil && p.From != nil {
 		add(*p.From)
+	}
+	if st.TodoFrom != nil {
+		add(*st.TodoFrom)
 	}
 	for _, m := range st.Relied {
 		add(session.Origin{Generation: m.Generation, Session: m.Session, Seq: 1})
