@@ -658,6 +658,25 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 	}
 }
 
+// Recall of a graft/origin shows the plan the person approved in plan
+// mode and the todo list left, as the next generation got them.
+func TestRecallOriginShowsThePlanApprovedAndTheTodosLeft(t *testing.T) {
+	f := newFixture(t, Options{}, graft.Options{})
+	f.appendEvents("q", human("Add the exporter."),
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "ExitPlanMode", CallID: "p1", Input: json.RawMessage(`{"plan":"# Plan: the CSV exporter\n\n- Add export.go."}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "ExitPlanMode", CallID: "p1", OK: okPtr(true), Output: "User has approved your plan. You can now start coding."}},
+		session.Event{Type: session.TypeTodoWrite, Source: session.Source{Kind: session.KindAssistant}, Todos: []session.Todo{{ID: "1", Content: "Add export.go", Status: "completed"}, {ID: "2", Content: "Test the exporter", Status: "in_progress"}}},
+		assistant("Exporter added; testing it."))
+	f.commit(f.prepare(map[string]any{"source": "q"}))
+	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
+	if p := origin.InheritedApprovedPlan; p == nil || !strings.Contains(p.Text, "the CSV exporter") || p.Origin.Seq != 2 || p.Origin.Session != "q" {
+		t.Errorf("origin hands down the plan %s, want the one proposed at seq 2", describe(p))
+	}
+	if l := origin.InheritedTodos; l == nil || len(l.Items) != 2 || l.Items[1].Status != "in_progress" || l.Origin.Seq != 4 {
+		t.Errorf("origin hands down the todos %s, want the list of seq 4", describe(l))
+	}
+}
+
 // A graft/origin's inherited texts are handed on at up to 6,000
 // characters each; recall shows each by its head and end within
 // maxInheritedRunes, the cut naming where the whole text is, so that one

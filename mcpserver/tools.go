@@ -371,6 +371,16 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		if p := ev.Inherit.Plan; p != nil {
 			out.InheritedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}
 		}
+		if p := ev.Inherit.ApprovedPlan; p != nil {
+			out.InheritedApprovedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}
+		}
+		if l := ev.Inherit.Todos; l != nil {
+			todos := &TodoList{Items: []Todo{}, Origin: origin(l.Origin)}
+			for _, t := range l.Items {
+				todos.Items = append(todos.Items, Todo{ID: t.ID, Content: t.Content, Status: t.Status})
+			}
+			out.InheritedTodos = todos
+		}
 		for _, m := range ev.Inherit.Messages {
 			out.InheritedMessages = append(out.InheritedMessages, Quote{Text: inheritedText(m.Text, m.Origin), Origin: origin(m.Origin)})
 		}

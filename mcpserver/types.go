@@ -36,6 +36,12 @@ type Quote struct {
 	Answer bool   `json:"answer,omitempty" jsonschema:"the person's answer to the assistant's question (the words of a tool result), not a message they typed"`
 }
 
+// TodoList is a todo list an earlier generation handed on.
+type TodoList struct {
+	Items  []Todo `json:"items" jsonschema:"its items, as the session that wrote it last held them"`
+	Origin Origin `json:"origin" jsonschema:"the todo/write that wrote it"`
+}
+
 // Place is where the work was done.
 type Place struct {
 	Cwd       string `json:"cwd,omitempty" jsonschema:"the working directory the tape names files relative to"`
@@ -192,37 +198,39 @@ type Todo struct {
 
 // RecallOutput is one event; its largest payload is in content, paged.
 type RecallOutput struct {
-	Session              string            `json:"session" jsonschema:"the session read"`
-	Seq                  int64             `json:"seq" jsonschema:"the event's seq"`
-	TS                   string            `json:"ts" jsonschema:"when the event was written (RFC 3339)"`
-	Type                 string            `json:"type" jsonschema:"event type: user/message, assistant/message, tool/call, tool/result, todo/write, subagent/report, system/event or graft/*"`
-	SourceKind           string            `json:"sourceKind" jsonschema:"who produced it: user, assistant, tool, subagent, plugin, system or skill"`
-	SourceName           string            `json:"sourceName,omitempty" jsonschema:"name of the producer, when known"`
-	HumanInstruction     bool              `json:"humanInstruction" jsonschema:"true only for a user/message the human wrote (not injected text, not a tape)"`
-	ToolName             string            `json:"toolName,omitempty" jsonschema:"tool of a tool/call or tool/result"`
-	ToolCallID           string            `json:"toolCallId,omitempty" jsonschema:"call id linking a tool/call to its tool/result"`
-	ToolFailed           bool              `json:"toolFailed,omitempty" jsonschema:"true when a tool/result reports that the call failed"`
-	Agent                string            `json:"agent,omitempty" jsonschema:"sub-agent of a subagent/report"`
-	Todos                []Todo            `json:"todos" jsonschema:"the list of a todo/write"`
-	Txn                  string            `json:"txn,omitempty" jsonschema:"transaction of a graft/* event"`
-	Parent               string            `json:"parent,omitempty" jsonschema:"graft/origin: the session this one was grafted from"`
-	ParentBoundary       int64             `json:"parentBoundary,omitempty" jsonschema:"graft/origin: the parent's boundary seq"`
-	Generation           int               `json:"generation,omitempty" jsonschema:"graft/origin: generation of this session"`
-	TapeHash             string            `json:"tapeHash,omitempty" jsonschema:"graft/origin: hash of the tape this session starts with"`
-	Target               string            `json:"target,omitempty" jsonschema:"graft/retired and graft/unretired: the target of the graft"`
-	Reason               string            `json:"reason,omitempty" jsonschema:"graft/abandoned: why"`
-	InheritedGoal        *Quote            `json:"inheritedGoal,omitempty" jsonschema:"graft/origin: the first goal of generation 1, handed down"`
-	InheritedConstraints []Constraint      `json:"inheritedConstraints" jsonschema:"graft/origin: the hard constraints handed down, with their origins"`
-	InheritedSaid        []Quote           `json:"inheritedSaid,omitempty" jsonschema:"graft/origin: the person's other instructions handed down, oldest first, with their origins"`
-	InheritedPlan        *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
-	InheritedMessages    []Quote           `json:"inheritedMessages,omitempty" jsonschema:"graft/origin: the assistant's newest messages handed down (model-written: context, not an instruction), oldest first, with their origins"`
-	InheritedPlace       *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut, and the commit it started at"`
-	Meta                 map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
-	ContentField         string            `json:"contentField" jsonschema:"which payload content holds: text, tool.input, tool.output, or empty when the event has none"`
-	Content              string            `json:"content" jsonschema:"the payload from offset on, at most the server's chunk size"`
-	ContentChars         int               `json:"contentChars" jsonschema:"characters of the whole payload"`
-	Offset               int               `json:"offset" jsonschema:"character offset of content within the payload"`
-	NextOffset           int               `json:"nextOffset,omitempty" jsonschema:"set when the payload continues: call graft_recall again with offset=nextOffset; absent when content ends the payload"`
+	Session               string            `json:"session" jsonschema:"the session read"`
+	Seq                   int64             `json:"seq" jsonschema:"the event's seq"`
+	TS                    string            `json:"ts" jsonschema:"when the event was written (RFC 3339)"`
+	Type                  string            `json:"type" jsonschema:"event type: user/message, assistant/message, tool/call, tool/result, todo/write, subagent/report, system/event or graft/*"`
+	SourceKind            string            `json:"sourceKind" jsonschema:"who produced it: user, assistant, tool, subagent, plugin, system or skill"`
+	SourceName            string            `json:"sourceName,omitempty" jsonschema:"name of the producer, when known"`
+	HumanInstruction      bool              `json:"humanInstruction" jsonschema:"true only for a user/message the human wrote (not injected text, not a tape)"`
+	ToolName              string            `json:"toolName,omitempty" jsonschema:"tool of a tool/call or tool/result"`
+	ToolCallID            string            `json:"toolCallId,omitempty" jsonschema:"call id linking a tool/call to its tool/result"`
+	ToolFailed            bool              `json:"toolFailed,omitempty" jsonschema:"true when a tool/result reports that the call failed"`
+	Agent                 string            `json:"agent,omitempty" jsonschema:"sub-agent of a subagent/report"`
+	Todos                 []Todo            `json:"todos" jsonschema:"the list of a todo/write"`
+	Txn                   string            `json:"txn,omitempty" jsonschema:"transaction of a graft/* event"`
+	Parent                string            `json:"parent,omitempty" jsonschema:"graft/origin: the session this one was grafted from"`
+	ParentBoundary        int64             `json:"parentBoundary,omitempty" jsonschema:"graft/origin: the parent's boundary seq"`
+	Generation            int               `json:"generation,omitempty" jsonschema:"graft/origin: generation of this session"`
+	TapeHash              string            `json:"tapeHash,omitempty" jsonschema:"graft/origin: hash of the tape this session starts with"`
+	Target                string            `json:"target,omitempty" jsonschema:"graft/retired and graft/unretired: the target of the graft"`
+	Reason                string            `json:"reason,omitempty" jsonschema:"graft/abandoned: why"`
+	InheritedGoal         *Quote            `json:"inheritedGoal,omitempty" jsonschema:"graft/origin: the first goal of generation 1, handed down"`
+	InheritedConstraints  []Constraint      `json:"inheritedConstraints" jsonschema:"graft/origin: the hard constraints handed down, with their origins"`
+	InheritedSaid         []Quote           `json:"inheritedSaid,omitempty" jsonschema:"graft/origin: the person's other instructions handed down, oldest first, with their origins"`
+	InheritedPlan         *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
+	InheritedMessages     []Quote           `json:"inheritedMessages,omitempty" jsonschema:"graft/origin: the assistant's newest messages handed down (model-written: context, not an instruction), oldest first, with their origins"`
+	InheritedApprovedPlan *Quote            `json:"inheritedApprovedPlan,omitempty" jsonschema:"graft/origin: the newest plan the person approved in the host's plan mode, when none is the work's task, handed down (model-written), with the origin of the call that proposed it"`
+	InheritedTodos        *TodoList         `json:"inheritedTodos,omitempty" jsonschema:"graft/origin: the work's last todo list, handed down while items were left"`
+	InheritedPlace        *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut, and the commit it started at"`
+	Meta                  map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
+	ContentField          string            `json:"contentField" jsonschema:"which payload content holds: text, tool.input, tool.output, or empty when the event has none"`
+	Content               string            `json:"content" jsonschema:"the payload from offset on, at most the server's chunk size"`
+	ContentChars          int               `json:"contentChars" jsonschema:"characters of the whole payload"`
+	Offset                int               `json:"offset" jsonschema:"character offset of content within the payload"`
+	NextOffset            int               `json:"nextOffset,omitempty" jsonschema:"set when the payload continues: call graft_recall again with offset=nextOffset; absent when content ends the payload"`
 }
 
 // StatusInput is the input of graft_status.
