@@ -389,6 +389,27 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 1024, d.todoList(&in.Todos)
 		case "approvedPlan":
 			return 2048, d.passage(&in.ApprovedPlan)
+		case "failures":
+			return 4096, list(d, &in.Failures, d.failureNote)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) failureNote(f *FailureNote) bool {
+	if d.Null() {
+		return true // a null element is a zero one, as in encoding/json
+	}
+	return d.fields(func(key string) (uint16, bool) {
+		switch key {
+		case "tool":
+			return 1, d.StringField(&f.Tool)
+		case "what":
+			return 2, d.StringField(&f.What)
+		case "text":
+			return 4, d.StringField(&f.Text)
+		case "origin":
+			return 8, d.origin(&f.Origin)
 		}
 		return 0, false
 	})

@@ -52,7 +52,7 @@
 // generation, so nothing is re-parsed out of tape text:
 //
 //	inherit          {firstGoal, constraints, said, files, plan, place, messages,
-//	                  prompts, moreConstraints, goal, todos, approvedPlan}
+//	                  prompts, moreConstraints, goal, todos, approvedPlan, failures}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -130,6 +130,14 @@
 //	                                              6,000 characters; origin is the call that
 //	                                              proposed it; the next generation's Task Status
 //	                                              shows it until it proposes a plan of its own
+//	failures         [{tool, what, text, origin}] omitted when none: the failed tool calls no
+//	                                              later call had fixed at the cut (at most 6,
+//	                                              newest last), text the line Pending State
+//	                                              listed each by (its seqs, cut marks included,
+//	                                              those of origin's session, within 1,500
+//	                                              characters), tool and what the call and what
+//	                                              it ran; the next generation lists them until a
+//	                                              successful run of the same call fixes them
 //
 // relies, on graft/origin, is what the target relies on in its ancestors,
 // recorded at commit so that graft audit can tell when any byte of it

@@ -215,12 +215,27 @@ type Inherited struct {
 	// generation's Task Status and Pending State show it until that
 	// session writes a list of its own.
 	Todos *TodoList `json:"todos,omitempty"`
+	// Failures are the failed tool calls no later call had fixed at the
+	// cut, newest last, each as the tape's Pending State listed it (Text:
+	// its call line and the lines of its output, seqs of Origin's
+	// session) with the call's tool and what it ran: the next generation
+	// lists them until a successful run of the same call fixes them.
+	Failures []FailureNote `json:"failures,omitempty"`
 	// Goal is the goal the source's host still pursued at the cut (its
 	// /goal, active): the export of the target writes it into the new
 	// host session where the host restores it from its session file
 	// (hosts/doc.go), and the target's own fold starts with it. A goal
 	// the person paused, one met, failed or cleared, is not carried.
 	Goal *HostGoal `json:"goal,omitempty"`
+}
+
+// FailureNote is a failed tool call handed on: the tool, what it ran, the
+// line the tape listed it by, and the origin of its result.
+type FailureNote struct {
+	Tool   string `json:"tool"`
+	What   string `json:"what,omitempty"`
+	Text   string `json:"text"`
+	Origin Origin `json:"origin"`
 }
 
 // TodoList is a todo list handed on: its items and the origin of the

@@ -85,6 +85,30 @@ func (b *Builder) listedFailures() []failure {
 	return out
 }
 
+// inheritFailures are the failed calls a target hands on
+// (inherit.failures): those handed on to this session and not fixed
+// here, then this session's own that Pending State lists, each by its
+// call line and output lines within maxInheritedFailureRunes; a call that
+// failed again, at its newest run; the newest keptInheritedFailures.
+func (b *Builder) inheritFailures(q *quoted) []session.FailureNote {
+	st := &b.st
+	var out []session.FailureNote
+	for _, p := range st.PrevFailures {
+		out = append(out, p.Note)
+	}
+	for _, f := range b.listedFailures() {
+		text := clipAtSeq(actionLine(f.Seq, f.Tool, f.What, "FAILED", pendingLines(f, q), ""), maxInheritedFailureRunes, "", f.Seq)
+		out = append(out, session.FailureNote{Tool: f.Tool, What: f.What, Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: f.Seq}})
+	}
+	for k := len(out) - 1; k >= 0; k-- {
+		// A call that failed again is handed on once, at its newest run.
+		if slices.ContainsFunc(out[k+1:], func(n session.FailureNote) bool { return n.Tool == out[k].Tool && n.What == out[k].What }) {
+			out = slices.Delete(out, k, k+1)
+		}
+	}
+	return out[max(0, len(out)-keptInheritedFailures):]
+}
+
 // lookUpFailure: a failed call that only read, a file tool's read (Read,
 // view) or a shell command made of readers alone (readsOnly: cat, ls,
 // sed -n, rg …). It changed nothing and leaves nothing to redo: what it
@@ -1535,7 +1559,7 @@ func (b *Builder) inheritMessages() []session.Passage {
 	return out
 }
 
-func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *quoted) (blk *block, todos, fails, declined, flight *section) {
+func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *quoted) (blk *block, todos, fails, prevFails, declined, flight *section) {
 	st := &b.st
 	blk = newBlock("Pending State")
 	if unfinished(st.Todos) > 0 {
@@ -1627,6 +1651,17 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		}
 		blk.addSection(fails)
 	}
+	if len(st.PrevFailures) > 0 {
+		prevFails = &section{heading: "Failed tool calls an earlier session left unfixed, handed on (not run here since):", singular: "failure handed on", plural: "failures handed on", cutFront: true}
+		for _, p := range st.PrevFailures {
+			sess, text := b.ref(p.Note.Origin), p.Note.Text
+			if rest, ok := strings.CutPrefix(text, "- seq="); ok && sess != "" {
+				text = "- " + sessionLabel(sess) + " seq=" + rest
+			}
+			prevFails.items = append(prevFails.items, newItem(inSession(text, sess), "", p.At, p.At))
+		}
+		blk.addSection(prevFails)
+	}
 	for _, f := range st.Failures {
 		if f.Declined == "" {
 			continue
@@ -1675,10 +1710,10 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		}
 		blk.addSection(left)
 	}
-	if todos == nil && fails == nil && declined == nil && flight == nil && len(leftovers) == 0 {
+	if todos == nil && fails == nil && prevFails == nil && declined == nil && flight == nil && len(leftovers) == 0 {
 		blk.addHead("Nothing pending.")
 	}
-	return blk, todos, fails, declined, flight
+	return blk, todos, fails, prevFails, declined, flight
 }
 
 // markedParagraphs is how many of the newest paragraphs are read for an

@@ -173,8 +173,9 @@ const (
 	// 122 started a target with no commit the work started at
 	// (inherit.place gitCommit); 123 with no todo list of an earlier
 	// generation (inherit.todos); 124 with no plan it approved in plan
-	// mode (inherit.approvedPlan).
-	snapshotVersion = 125
+	// mode (inherit.approvedPlan); 125 with no failed call it left
+	// unfixed (inherit.failures).
+	snapshotVersion = 126
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -282,6 +283,10 @@ type state struct {
 	Todos       []session.Todo `json:"todos,omitempty"`
 	TodoSeq     int64          `json:"todoSeq,omitempty"`
 	OKSinceTodo int            `json:"okSinceTodo,omitempty"`
+	// PrevFailures are the failed calls an earlier generation handed on
+	// unfixed (inherit.failures), less those a successful run of the same
+	// call here fixed since.
+	PrevFailures []prevFailure `json:"prevFailures,omitempty"`
 	// TodoFrom is the origin of the todo/write an earlier generation
 	// handed Todos on from (inherit.todos), nil for a list of this
 	// session's own.
@@ -633,6 +638,20 @@ func (st *state) fixed(f failure, seq int64, what string) {
 	}
 }
 
+// keptInheritedFailures bounds the failed calls a target hands on
+// (inherit.failures), maxInheritedFailureRunes the line of each.
+const (
+	keptInheritedFailures    = 6
+	maxInheritedFailureRunes = 1500
+)
+
+// prevFailure is a failed call an earlier generation handed on, and the
+// seq of the graft/origin that carried it.
+type prevFailure struct {
+	Note session.FailureNote `json:"note"`
+	At   int64               `json:"at"`
+}
+
 // plan is a plan the assistant proposed (isPlanExit) and whether the
 // person approved it.
 type plan struct {
@@ -946,6 +965,14 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			// this session proposes one.
 			from := p.Origin
 			st.Plan = &plan{Seq: ev.Seq, Text: p.Text, State: "approved", From: &from}
+		}
+		fs := ev.Inherit.Failures
+		for _, f := range fs[max(0, len(fs)-keptInheritedFailures):] {
+			if strings.TrimSpace(f.Text) == "" {
+				continue
+			}
+			f.Text = clipRunes(f.Text, maxInheritedFailureRunes, "the failure handed on")
+			st.PrevFailures = append(st.PrevFailures, prevFailure{Note: f, At: ev.Seq})
 		}
 		if l := ev.Inherit.Todos; l != nil && len(l.Items) > 0 {
 			// The work's last todo list, until this session writes its
@@ -1444,6 +1471,20 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 		}
 		clear(st.Failures[len(kept):])
 		st.Failures = kept
+	}
+	if what != "" && len(st.PrevFailures) > 0 {
+		// A failure handed on that a run of the same call here fixed.
+		later := commandList(what)
+		kept := st.PrevFailures[:0]
+		for _, p := range st.PrevFailures {
+			if p.Note.Tool == name && readFailedRun(p.Note.What).fixedBy(p.Note.What, what, later) {
+				st.Fixed++
+				continue
+			}
+			kept = append(kept, p)
+		}
+		clear(st.PrevFailures[len(kept):])
+		st.PrevFailures = kept
 	}
 	if session.IsAnswerTool(name) {
 		st.Answers = append(st.Answers, action{Seq: ev.Seq, Off: off, Size: size, Tool: name, What: what, OK: true, Key: refKey(off, size, ev)})

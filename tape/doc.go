@@ -28,7 +28,10 @@
 // unfinished, inherit.todos, and the plan the person approved in plan
 // mode, inherit.approvedPlan, which Task Status and Pending State show,
 // cited in their session, until this session writes or proposes its own,
-// and its target hands on with the same origin), the carryover (each assistant message up to 1500 runes, and
+// and its target hands on with the same origin; the failed calls an
+// earlier generation left unfixed, inherit.failures, which Pending State
+// lists until a successful run of the same call fixes one, and its target
+// hands on with its own: inheritFailures), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across
@@ -514,7 +517,8 @@
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),
 //	carryover → 4, the host's recap → 0, the user's words → 8, written files → 6,
-//	milestones → 0, declined calls → 0, calls in flight → 0,
+//	milestones → 0, failures an earlier generation handed on → 0,
+//	declined calls → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,
 //	failures not fixed since → 0 (after the actions, whose lines point
 //	at their errors there), written files → 0, carryover → 0, the user's words → 0, the plan

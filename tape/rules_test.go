@@ -1727,3 +1727,44 @@ func TestTheTodoListCrossesAHandoff(t *testing.T) {
 		t.Errorf("the list handed on is still shown beside the session's own:\n%s", status)
 	}
 }
+
+// A failed call no later call fixed crosses a handoff: a target hands it
+// on as Pending State listed it (inherit.failures), the next generation
+// lists it, cited in its session, and a successful run of the same call
+// there fixes it (it is then neither listed nor handed on). Before, what
+// still failed at the handoff was gone from the second generation.
+func TestAFailureNotFixedCrossesAHandoff(t *testing.T) {
+	g1 := seqd(human("Build the site."),
+		call("Bash", "b1", `{"command":"npm run build"}`),
+		result("Bash", "b1", false, "npm warn Unknown env config \"python\"\nTypeError: marked.parse is not a function\n    at render (src/build.js:12:9)"),
+		say("The build fails in render."))
+	tp := build(t, "s", g1, Options{}, nil)
+	fs := tp.Inherit.Failures
+	if len(fs) != 1 || fs[0].Tool != "Bash" || fs[0].What != "npm run build" || fs[0].Origin != (session.Origin{Generation: 1, Session: "s", Seq: 3}) || !strings.Contains(fs[0].Text, "TypeError: marked.parse is not a function") {
+		t.Fatalf("the target hands on %+v, want the build's failure of seq 3", fs)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("Bash", "b2", `{"command":"npm test"}`),
+		result("Bash", "b2", true, "12 passing"),
+		say("Tests pass; the build is next."))
+	next := build(t, "s2", g2, Options{}, nil)
+	pending := blockText(t, next, "Pending State")
+	for _, w := range []string{"- gen 1 seq=3 FAILED: $ npm run build", "TypeError: marked.parse is not a function"} {
+		if !strings.Contains(pending, w) {
+			t.Errorf("the next generation's Pending State lacks %q:\n%s", w, pending)
+		}
+	}
+	if fs := next.Inherit.Failures; len(fs) != 1 || fs[0].Origin != tp.Inherit.Failures[0].Origin {
+		t.Errorf("the next target does not hand the failure on with its origin: %+v", fs)
+	}
+	fixed := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("Bash", "b2", `{"command":"npm run build"}`),
+		result("Bash", "b2", true, "built in 2.1s"),
+		say("The build passes.")), Options{}, nil)
+	if p, ok := fixed.Block("Pending State"); ok && strings.Contains(p, "npm run build") {
+		t.Errorf("a failure a later run fixed is still listed:\n%s", p)
+	}
+	if fs := fixed.Inherit.Failures; len(fs) != 0 {
+		t.Errorf("a failure a later run fixed is handed on: %+v", fs)
+	}
+}

@@ -199,6 +199,15 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
 			result("Write", "w1", true, "ok"),
 		),
+		// A target of a graft: a failed call the generation before left
+		// unfixed (inherit.failures).
+		"failures-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Failures: []session.FailureNote{
+				{Tool: "Bash", What: "npm run build", Text: "- seq=9 FAILED: $ npm run build\n    → TypeError: x is not a function", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 9}},
+			}}),
+			call("Bash", "b1", `{"command":"npm run build"}`),
+			result("Bash", "b1", true, "built"),
+		),
 		// A target of a graft: the plan the person approved in plan mode
 		// the generation before, not the work's task (inherit.approvedPlan).
 		"approved-plan-inherit": seqd(

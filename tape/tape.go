@@ -225,7 +225,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	milestones, milestoneItems := b.milestonesBlock(q)
 	files, fileItems, readItems, prevFiles := b.filesBlock(q)
 	t.Inherit.Files = b.inheritFiles()
-	pending, pendingTodos, pendingFailures, declined, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
+	pending, pendingTodos, pendingFailures, prevFailures, declined, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
+	t.Inherit.Failures = b.inheritFailures(q)
 	summary, summaryItems, recapItems := b.hostSummaryBlock()
 	refs, refItems := b.refsBlock(q)
 	reports, reportItems := b.reportsBlock()
@@ -307,6 +308,9 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(goalLatest, 8)
 	step(fileItems, 6)
 	step(milestoneItems, 0)
+	// The failures an earlier session left unfixed go before this
+	// session's own declined, in-flight and failed calls.
+	step(prevFailures, 0)
 	step(declined, 0)
 	step(inFlight, 0)
 	step(pendingTodos, 0)
@@ -649,6 +653,9 @@ func (b *Builder) lineageAliases() map[string]int {
 	}
 	if st.TodoFrom != nil {
 		add(*st.TodoFrom)
+	}
+	for _, p := range st.PrevFailures {
+		add(p.Note.Origin)
 	}
 	for _, m := range st.Relied {
 		add(session.Origin{Generation: m.Generation, Session: m.Session, Seq: 1})
