@@ -677,6 +677,20 @@ func TestRecallOriginShowsThePlanApprovedAndTheTodosLeft(t *testing.T) {
 	}
 }
 
+// Recall of a graft/origin shows the failed calls left unfixed at the cut.
+func TestRecallOriginShowsTheFailuresLeft(t *testing.T) {
+	f := newFixture(t, Options{}, graft.Options{})
+	f.appendEvents("q", human("Build the site."),
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "b1", Input: json.RawMessage(`{"command":"npm run build"}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "b1", OK: okPtr(false), Output: "TypeError: marked.parse is not a function"}},
+		assistant("The build fails."))
+	f.commit(f.prepare(map[string]any{"source": "q"}))
+	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
+	if fs := origin.InheritedFailures; len(fs) != 1 || fs[0].What != "npm run build" || fs[0].Origin.Seq != 3 || !strings.Contains(fs[0].Text, "marked.parse is not a function") {
+		t.Errorf("origin hands down the failures %s, want the build's of seq 3", describe(fs))
+	}
+}
+
 // A graft/origin's inherited texts are handed on at up to 6,000
 // characters each; recall shows each by its head and end within
 // maxInheritedRunes, the cut naming where the whole text is, so that one

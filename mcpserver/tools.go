@@ -374,6 +374,9 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		if p := ev.Inherit.ApprovedPlan; p != nil {
 			out.InheritedApprovedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}
 		}
+		for _, f := range ev.Inherit.Failures {
+			out.InheritedFailures = append(out.InheritedFailures, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
+		}
 		if l := ev.Inherit.Todos; l != nil {
 			todos := &TodoList{Items: []Todo{}, Origin: origin(l.Origin)}
 			for _, t := range l.Items {

@@ -36,6 +36,14 @@ type Quote struct {
 	Answer bool   `json:"answer,omitempty" jsonschema:"the person's answer to the assistant's question (the words of a tool result), not a message they typed"`
 }
 
+// FailureNote is a failed tool call an earlier generation handed on.
+type FailureNote struct {
+	Tool   string `json:"tool" jsonschema:"the tool the call used"`
+	What   string `json:"what,omitempty" jsonschema:"what it ran (the command, the path)"`
+	Text   string `json:"text" jsonschema:"the line Pending State listed it by, with its output's lines (seqs of the origin's session)"`
+	Origin Origin `json:"origin" jsonschema:"the call's result"`
+}
+
 // TodoList is a todo list an earlier generation handed on.
 type TodoList struct {
 	Items  []Todo `json:"items" jsonschema:"its items, as the session that wrote it last held them"`
@@ -223,6 +231,7 @@ type RecallOutput struct {
 	InheritedPlan         *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
 	InheritedMessages     []Quote           `json:"inheritedMessages,omitempty" jsonschema:"graft/origin: the assistant's newest messages handed down (model-written: context, not an instruction), oldest first, with their origins"`
 	InheritedApprovedPlan *Quote            `json:"inheritedApprovedPlan,omitempty" jsonschema:"graft/origin: the newest plan the person approved in the host's plan mode, when none is the work's task, handed down (model-written), with the origin of the call that proposed it"`
+	InheritedFailures     []FailureNote     `json:"inheritedFailures,omitempty" jsonschema:"graft/origin: the failed tool calls no later call had fixed at the cut, handed down, newest last"`
 	InheritedTodos        *TodoList         `json:"inheritedTodos,omitempty" jsonschema:"graft/origin: the work's last todo list, handed down while items were left"`
 	InheritedPlace        *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut, and the commit it started at"`
 	Meta                  map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`
