@@ -658,15 +658,18 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 	}
 }
 
-// Recall of a graft/origin shows the plan the person approved in plan
-// mode and the todo list left, as the next generation got them.
-func TestRecallOriginShowsThePlanApprovedAndTheTodosLeft(t *testing.T) {
+// Recall of a graft/origin shows what the work left as the next
+// generation got it: the plan the person approved in plan mode, the todo
+// list left and the failed calls not fixed.
+func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 	f := newFixture(t, Options{}, graft.Options{})
 	f.appendEvents("q", human("Add the exporter."),
 		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "ExitPlanMode", CallID: "p1", Input: json.RawMessage(`{"plan":"# Plan: the CSV exporter\n\n- Add export.go."}`)}},
 		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "ExitPlanMode", CallID: "p1", OK: okPtr(true), Output: "User has approved your plan. You can now start coding."}},
 		session.Event{Type: session.TypeTodoWrite, Source: session.Source{Kind: session.KindAssistant}, Todos: []session.Todo{{ID: "1", Content: "Add export.go", Status: "completed"}, {ID: "2", Content: "Test the exporter", Status: "in_progress"}}},
-		assistant("Exporter added; testing it."))
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "b1", Input: json.RawMessage(`{"command":"npm run build"}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "b1", OK: okPtr(false), Output: "TypeError: marked.parse is not a function"}},
+		assistant("The build fails; testing the exporter next."))
 	f.commit(f.prepare(map[string]any{"source": "q"}))
 	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
 	if p := origin.InheritedApprovedPlan; p == nil || !strings.Contains(p.Text, "the CSV exporter") || p.Origin.Seq != 2 || p.Origin.Session != "q" {
@@ -675,19 +678,8 @@ func TestRecallOriginShowsThePlanApprovedAndTheTodosLeft(t *testing.T) {
 	if l := origin.InheritedTodos; l == nil || len(l.Items) != 2 || l.Items[1].Status != "in_progress" || l.Origin.Seq != 4 {
 		t.Errorf("origin hands down the todos %s, want the list of seq 4", describe(l))
 	}
-}
-
-// Recall of a graft/origin shows the failed calls left unfixed at the cut.
-func TestRecallOriginShowsTheFailuresLeft(t *testing.T) {
-	f := newFixture(t, Options{}, graft.Options{})
-	f.appendEvents("q", human("Build the site."),
-		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "b1", Input: json.RawMessage(`{"command":"npm run build"}`)}},
-		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "b1", OK: okPtr(false), Output: "TypeError: marked.parse is not a function"}},
-		assistant("The build fails."))
-	f.commit(f.prepare(map[string]any{"source": "q"}))
-	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
-	if fs := origin.InheritedFailures; len(fs) != 1 || fs[0].What != "npm run build" || fs[0].Origin.Seq != 3 || !strings.Contains(fs[0].Text, "marked.parse is not a function") {
-		t.Errorf("origin hands down the failures %s, want the build's of seq 3", describe(fs))
+	if fs := origin.InheritedFailures; len(fs) != 1 || fs[0].What != "npm run build" || fs[0].Origin.Seq != 6 || !strings.Contains(fs[0].Text, "marked.parse is not a function") {
+		t.Errorf("origin hands down the failures %s, want the build's of seq 6", describe(fs))
 	}
 }
 
