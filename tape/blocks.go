@@ -1507,6 +1507,8 @@ func (b *Builder) earlierFiles(blk *block, own []session.FileNote) *section {
 		}
 		o := session.Origin{Generation: f.Generation, Session: f.Session, Seq: f.Seq}
 		sec.items = append(sec.items, newItem(fmt.Sprintf("- %s (%s): %s", f.Path, b.genLabel(o), f.Note), b.ref(o), f.Seq, f.Seq))
+		ops, _, _ := strings.Cut(f.Note, " (")
+		sec.short = append(sec.short, fmt.Sprintf("- %s (%s): %s", f.Path, b.genLabel(o), ops))
 	}
 	if len(sec.items) == 0 {
 		return nil

@@ -457,3 +457,35 @@ func moduleEdits(body func(d int) string) []session.Event {
 	}
 	return seqd(append(evs, say("Refactored."))...)
 }
+
+// The files the sessions before wrote lose their details (what their
+// notes say past the ops) before any of them is cut, and go after this
+// session's own files are down to 6: a path listed with its session is
+// worth more than the names of an old change. Before the rule they went
+// whole, notes and all, once this session's own files were down to 14.
+func TestTheFilesHandedOnShrinkBeforeTheyGo(t *testing.T) {
+	var notes []session.FileNote
+	for k := range 6 {
+		notes = append(notes, session.FileNote{Path: fmt.Sprintf("pkg/earlier%02d.go", k), Session: "g1", Generation: 1, Seq: int64(10 + k),
+			Note: fmt.Sprintf("write seq=%d (defines %s)", 10+k, strings.Repeat(fmt.Sprintf("Earlier%02dFunctionWithALongName, ", k), 8))})
+	}
+	evs := append([]session.Event{origin(2, "g1", 40, &session.Inherited{Files: notes})}, moduleEdits(func(int) string { return "" })...)
+	shrunkNoCut := false
+	for budget := 12000; budget >= MinBudget; budget -= 100 {
+		tp := build(t, "s", seqd(evs...), Options{Budget: budget}, nil)
+		files, ok := tp.Block("Workspace Files")
+		if !ok || !strings.Contains(files, "Written or edited in the sessions before this one") {
+			continue
+		}
+		listed := strings.Count(files, "- pkg/earlier")
+		if listed == 6 && !strings.Contains(files, "(defines Earlier") {
+			shrunkNoCut = true
+		}
+		if listed < 6 && strings.Contains(files, "(defines Earlier") {
+			t.Fatalf("budget %d: a file handed on was cut while another kept its details:\n%s", budget, files)
+		}
+	}
+	if !shrunkNoCut {
+		t.Fatal("no budget showed every file handed on with its details shrunk: the rule is not there")
+	}
+}

@@ -511,12 +511,14 @@
 //	milestones → 8, recent actions → 14, carryover → 6000 runes
 //	(carryFloor), files only read → 0, written files past the newest 6 →
 //	their path and ops (shrink: keptDetailedFiles), the newest files'
-//	last changes at length → 0, written files → 14,
+//	last changes at length → 0, written files → 14, the files the
+//	sessions before wrote → their path and ops,
 //	host summary → 0, recent actions → 6, fixed failures → 0, middle
 //	parts → 0 (a plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),
 //	carryover → 4, the host's recap → 0, the user's words → 8, written files → 6,
+//	the files the sessions before wrote → 0,
 //	milestones → 0, failures an earlier generation handed on → 0,
 //	declined calls → 0, calls in flight → 0,
 //	unfinished todos → 0, Task Status todos → 0, recent actions → 0,

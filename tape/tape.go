@@ -285,9 +285,10 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	// files' details went (TestTheNewestChangesOutliveOlderFilesDetails).
 	step(b.lastChanges, 0)
 	step(fileItems, 14)
-	// The files the sessions before wrote or edited go once this
-	// session's own are down to 14.
-	step(prevFiles, 0)
+	// The files the sessions before wrote or edited keep their path and
+	// ops once this session's own are down to 14, and go once those are
+	// down to 6 (TestTheFilesHandedOnShrinkBeforeTheyGo).
+	shrink(prevFiles, 0)
 	step(summaryItems, 0)
 	step(actionItems, 6)
 	step(b.fixedItems, 0)
@@ -307,6 +308,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(recapItems, 0)
 	step(goalLatest, 8)
 	step(fileItems, 6)
+	step(prevFiles, 0)
 	step(milestoneItems, 0)
 	// The failures an earlier session left unfixed go before this
 	// session's own declined, in-flight and failed calls.
