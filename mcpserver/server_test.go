@@ -659,11 +659,13 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 }
 
 // Recall of a graft/origin shows what the work left as the next
-// generation got it: the plan the person approved in plan mode, the todo
-// list left and the failed calls not fixed.
+// generation got it: the command's text its first instruction ran, the
+// plan the person approved in plan mode, the todo list left and the
+// failed calls not fixed.
 func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 	f := newFixture(t, Options{}, graft.Options{})
-	f.appendEvents("q", human("Add the exporter."),
+	f.appendEvents("q", human("/opsx:explore the exporter"),
+		session.Event{Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindSkill, Name: "skill"}, Text: "Autonomous research mode.\n\nYou must NEVER write code in explore mode."},
 		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "ExitPlanMode", CallID: "p1", Input: json.RawMessage(`{"plan":"# Plan: the CSV exporter\n\n- Add export.go."}`)}},
 		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "ExitPlanMode", CallID: "p1", OK: okPtr(true), Output: "User has approved your plan. You can now start coding."}},
 		session.Event{Type: session.TypeTodoWrite, Source: session.Source{Kind: session.KindAssistant}, Todos: []session.Todo{{ID: "1", Content: "Add export.go", Status: "completed"}, {ID: "2", Content: "Test the exporter", Status: "in_progress"}}},
@@ -672,14 +674,17 @@ func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 		assistant("The build fails; testing the exporter next."))
 	f.commit(f.prepare(map[string]any{"source": "q"}))
 	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
-	if p := origin.InheritedApprovedPlan; p == nil || !strings.Contains(p.Text, "the CSV exporter") || p.Origin.Seq != 2 || p.Origin.Session != "q" {
-		t.Errorf("origin hands down the plan %s, want the one proposed at seq 2", describe(p))
+	if g := origin.InheritedGoal; g == nil || g.Command == nil || g.Command.At != 2 || g.Command.First != "Autonomous research mode." || !strings.Contains(g.Command.Rule, "NEVER write code") {
+		t.Errorf("origin hands down the first goal %s, want it with its command's text of seq 2", describe(g))
 	}
-	if l := origin.InheritedTodos; l == nil || len(l.Items) != 2 || l.Items[1].Status != "in_progress" || l.Origin.Seq != 4 {
-		t.Errorf("origin hands down the todos %s, want the list of seq 4", describe(l))
+	if p := origin.InheritedApprovedPlan; p == nil || !strings.Contains(p.Text, "the CSV exporter") || p.Origin.Seq != 3 || p.Origin.Session != "q" {
+		t.Errorf("origin hands down the plan %s, want the one proposed at seq 3", describe(p))
 	}
-	if fs := origin.InheritedFailures; len(fs) != 1 || fs[0].What != "npm run build" || fs[0].Origin.Seq != 6 || !strings.Contains(fs[0].Text, "marked.parse is not a function") {
-		t.Errorf("origin hands down the failures %s, want the build's of seq 6", describe(fs))
+	if l := origin.InheritedTodos; l == nil || len(l.Items) != 2 || l.Items[1].Status != "in_progress" || l.Origin.Seq != 5 {
+		t.Errorf("origin hands down the todos %s, want the list of seq 5", describe(l))
+	}
+	if fs := origin.InheritedFailures; len(fs) != 1 || fs[0].What != "npm run build" || fs[0].Origin.Seq != 7 || !strings.Contains(fs[0].Text, "marked.parse is not a function") {
+		t.Errorf("origin hands down the failures %s, want the build's of seq 7", describe(fs))
 	}
 }
 

@@ -261,6 +261,14 @@ func origin(o session.Origin) Origin {
 	return Origin{Generation: o.Generation, Session: o.Session, Seq: o.Seq}
 }
 
+// commandText is the command's text an instruction handed down came with.
+func commandText(c *session.CommandText) *CommandText {
+	if c == nil {
+		return nil
+	}
+	return &CommandText{At: c.At, First: c.First, Rule: c.Rule}
+}
+
 func constraints(cs []session.Constraint) []Constraint {
 	out := make([]Constraint, 0, len(cs))
 	for _, c := range cs {
@@ -355,7 +363,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 	}
 	if ev.Inherit != nil {
 		if g := ev.Inherit.FirstGoal; g != nil {
-			q := Quote{Text: inheritedText(g.Text, g.Origin), Origin: origin(g.Origin)}
+			q := Quote{Text: inheritedText(g.Text, g.Origin), Origin: origin(g.Origin), Command: commandText(g.Command)}
 			out.InheritedGoal = &q
 		}
 		for _, c := range ev.Inherit.Constraints {
@@ -366,7 +374,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 			out.InheritedConstraints = append(out.InheritedConstraints, Constraint{Text: c.Text, Origin: origin(c.Origin), Also: also})
 		}
 		for _, q := range ev.Inherit.Said {
-			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: inheritedText(q.Text, q.Origin), Origin: origin(q.Origin), Answer: q.Answer})
+			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: inheritedText(q.Text, q.Origin), Origin: origin(q.Origin), Answer: q.Answer, Command: commandText(q.Command)})
 		}
 		if p := ev.Inherit.Plan; p != nil {
 			out.InheritedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}

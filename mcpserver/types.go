@@ -34,6 +34,16 @@ type Quote struct {
 	Text   string `json:"text" jsonschema:"the human's words (cut when very long: the cut says how to read the rest)"`
 	Origin Origin `json:"origin" jsonschema:"where the words were said"`
 	Answer bool   `json:"answer,omitempty" jsonschema:"the person's answer to the assistant's question (the words of a tool result), not a message they typed"`
+	// Command is set on an instruction handed down with the text the host
+	// wrote for the command it typed.
+	Command *CommandText `json:"command,omitempty" jsonschema:"the text the host wrote for the command the person typed (a slash command's template, a skill), by its first line and first rule: the host's words, not the person's"`
+}
+
+// CommandText is a command's text by its first line and first rule.
+type CommandText struct {
+	At    int64  `json:"at" jsonschema:"its seq, in the session of the instruction's origin"`
+	First string `json:"first,omitempty" jsonschema:"its first line of its own"`
+	Rule  string `json:"rule,omitempty" jsonschema:"its first saying that states a rule"`
 }
 
 // FailureNote is a failed tool call an earlier generation handed on.

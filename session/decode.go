@@ -472,6 +472,27 @@ func (d lineDecoder) quoteValue(q *Quote) bool {
 			return 2, d.origin(&q.Origin)
 		case "answer":
 			return 4, d.BoolField(&q.Answer)
+		case "command":
+			return 8, d.commandText(&q.Command)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) commandText(dst **CommandText) bool {
+	if d.Null() {
+		return true
+	}
+	c := &CommandText{}
+	*dst = c
+	return d.fields(func(key string) (uint16, bool) {
+		switch key {
+		case "at":
+			return 1, d.Int64Field(&c.At)
+		case "first":
+			return 2, d.StringField(&c.First)
+		case "rule":
+			return 4, d.StringField(&c.Rule)
 		}
 		return 0, false
 	})

@@ -104,6 +104,12 @@
 //	                                              pasted instruction (3,000 bytes or more), which
 //	                                              the next generation's ranking cuts first
 //	origin           {generation, session, seq}   the human message it was copied from
+//	command          {at, first, rule}            on a quote (firstGoal, said), omitted when
+//	                                              none: the text the host wrote for the command
+//	                                              the person typed (a slash command's template,
+//	                                              a skill) at seq at of the quote's session, by
+//	                                              its first line and first rule: the host's
+//	                                              words, never the person's
 //	moreConstraints  [{session, n, from, to}]     omitted when empty: per session, n constraint
 //	                                              sayings at seqs from..to that the tape's fold
 //	                                              did not keep past its cap (tape/doc.go, Budget)

@@ -160,6 +160,19 @@ type Quote struct {
 	// their own words though not a message they typed; Origin is the
 	// tool result's.
 	Answer bool `json:"answer,omitempty"`
+	// Command is the text the host wrote for the command the person typed
+	// (a slash command's template, a skill), by its first line and first
+	// rule: the host's words, never the person's; handed on with the
+	// instruction it followed.
+	Command *CommandText `json:"command,omitempty"`
+}
+
+// CommandText is a command's text by its first line and first rule, at
+// seq At of its instruction's session.
+type CommandText struct {
+	At    int64  `json:"at"`
+	First string `json:"first,omitempty"`
+	Rule  string `json:"rule,omitempty"`
 }
 
 // Inherited is what a graft/origin event hands to the next generation in

@@ -587,10 +587,7 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		if answered = answered && len(later) > 0; answered {
 			text = commandTemplateQuote(input, tmplFirst, b.ref(q.Origin), q.Origin.Seq)
 		}
-		note := ""
-		if q.Origin.Session == st.SessionID {
-			note = b.commandTextNote(q.Origin.Seq)
-		}
+		note := b.commandTextNote(q)
 		first.items = append(first.items, newItem(fmt.Sprintf("First instruction (%s):\n%s%s", b.originText(q.Origin), quoteLines(text), note), b.ref(q.Origin), q.Origin.Seq, q.Origin.Seq))
 		blk.addSection(first)
 		shown[q.Origin] = text
@@ -640,8 +637,9 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 		picked := ""
 		shown[h.Origin] = text
 		if h.Origin.Session == st.SessionID {
-			picked = b.commandTextNote(h.Origin.Seq) + b.pickedText(h.Origin.Seq)
+			picked = b.pickedText(h.Origin.Seq)
 		}
+		picked = b.commandTextNote(h) + picked
 		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.ref(h.Origin), grown})
 		addMore(h.Origin, h.Text, k == len(later)-1, core)
 	}

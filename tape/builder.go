@@ -174,8 +174,10 @@ const (
 	// (inherit.place gitCommit); 123 with no todo list of an earlier
 	// generation (inherit.todos); 124 with no plan it approved in plan
 	// mode (inherit.approvedPlan); 125 with no failed call it left
-	// unfixed (inherit.failures).
-	snapshotVersion = 126
+	// unfixed (inherit.failures); 126 with no command's text of an
+	// instruction handed on (inherit.firstGoal and said: command), which
+	// its build's decoder dropped.
+	snapshotVersion = 127
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

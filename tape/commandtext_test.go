@@ -81,3 +81,45 @@ func TestCommandTextLines(t *testing.T) {
 		}
 	}
 }
+
+// The command's text an instruction ran crosses a handoff with it: a
+// target hands on the first line and first rule with the quote
+// (inherit.firstGoal, inherit.said: command), and the next generation's
+// Goal shows them under the quote, cited in their session. Before, the
+// next window lost that the work runs under "Explore mode is for research
+// and thinking, not implementing".
+func TestTheCommandsTextCrossesAHandoff(t *testing.T) {
+	g1 := seqd(
+		human("/opsx:explore issues/532"),
+		injected(session.KindSkill, "skill", exploreCommand),
+		say("Reading the issue."),
+		human("/opsx:explore issues/533"),
+		injected(session.KindSkill, "skill", exploreCommand),
+		say("Reading that one too."),
+	)
+	tp := build(t, "s", g1, Options{}, nil)
+	fg := tp.Inherit.FirstGoal
+	if fg == nil || fg.Command == nil || fg.Command.At != 2 || !strings.Contains(fg.Command.Rule, "Explore mode is for research and thinking") {
+		t.Fatalf("the target hands on the first goal %+v, want its command's text of seq 2", fg)
+	}
+	if len(tp.Inherit.Said) != 1 || tp.Inherit.Said[0].Command == nil || tp.Inherit.Said[0].Command.At != 5 {
+		t.Fatalf("the target hands on %+v, want the later instruction with its command's text of seq 5", tp.Inherit.Said)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Going on with issue 533.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	for _, w := range []string{
+		"the command's text, gen 1 seq=2 (the host's words, not the user's): Autonomous research mode.",
+		"the command's text, gen 1 seq=5 (the host's words, not the user's)",
+		"its first rule: **IMPORTANT: Explore mode is for research and thinking, not implementing.**",
+	} {
+		if !strings.Contains(goal, w) {
+			t.Errorf("the next generation's Goal lacks %q:\n%s", w, goal)
+		}
+	}
+	if strings.Contains(blockText(t, next, "Anchor + Hard Constraints"), "Explore mode") {
+		t.Error("a command's text handed on became a hard constraint")
+	}
+	if fg := next.Inherit.FirstGoal; fg == nil || fg.Command == nil || *fg.Command != *tp.Inherit.FirstGoal.Command {
+		t.Errorf("the next target does not hand the command's text on again: %+v", fg)
+	}
+}

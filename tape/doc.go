@@ -15,7 +15,9 @@
 // cut line, those handed on per session; a target's fold starts them with
 // those an earlier generation handed on, inherit.said, and keeps the line
 // digests of its own newest
-// keptSaid, which its target hands on in turn: inheritSaid; the files
+// keptSaid, which its target hands on in turn: inheritSaid, each with the
+// command's text it ran (command: commandOf), which the Goal shows under
+// it; the files
 // an earlier generation wrote or edited, inherit.files, which Workspace
 // Files lists after this session's own and its target hands on after
 // them: inheritFiles; the working directory and branch it was in,

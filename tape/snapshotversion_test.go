@@ -199,6 +199,15 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("Write", "w1", `{"file_path":"/r/export_test.go","content":"package main\n"}`),
 			result("Write", "w1", true, "ok"),
 		),
+		// A target of a graft: the command's text the first instruction
+		// ran, handed on with it (inherit.firstGoal command).
+		"command-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{FirstGoal: &session.Quote{
+				Text: "/opsx:explore issues/532", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 1},
+				Command: &session.CommandText{At: 2, First: "Autonomous research mode.", Rule: "Explore mode is for research and thinking, not implementing."},
+			}}),
+			say("Continuing."),
+		),
 		// A target of a graft: a failed call the generation before left
 		// unfixed (inherit.failures).
 		"failures-inherit": seqd(

@@ -150,6 +150,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		if k := slices.IndexFunc(st.Humans, func(h session.Quote) bool { return h.Origin == fg.Origin }); k >= 0 {
 			inherited.Text = st.Humans[k].Text
 		}
+		inherited.Command = b.commandOf(fg)
 		t.Inherit.FirstGoal = &inherited
 	}
 	for _, q := range st.Latest {

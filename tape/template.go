@@ -225,18 +225,36 @@ func commandTextLines(text string) (first, rule string) {
 	return first, rule
 }
 
-// commandTextNote is the line the Goal shows under the instruction at
-// seq of this session: its command's text, or "".
-func (b *Builder) commandTextNote(seq int64) string {
-	for _, c := range b.st.CommandTexts {
-		if c.Seq != seq {
-			continue
-		}
-		s := fmt.Sprintf("\n↳ then the command's text, seq=%d (the host's words, not the user's): %s", c.At, c.First)
-		if c.Rule != "" {
-			s += " ⏎ its first rule: " + c.Rule
-		}
-		return s
+// commandTextNote is the line the Goal shows under the instruction q:
+// its command's text (of this session's, the fold's; of one handed on,
+// the one it came with, cited in its session), or "".
+func (b *Builder) commandTextNote(q session.Quote) string {
+	c := b.commandOf(q)
+	if c == nil {
+		return ""
 	}
-	return ""
+	at := fmt.Sprintf("seq=%d", c.At)
+	if sess := b.ref(q.Origin); sess != "" {
+		at = sessionLabel(sess) + " " + at
+	}
+	s := fmt.Sprintf("\n↳ then the command's text, %s (the host's words, not the user's): %s", at, c.First)
+	if c.Rule != "" {
+		s += " ⏎ its first rule: " + c.Rule
+	}
+	return s
+}
+
+// commandOf is the command's text the instruction q ran: of this
+// session's, the fold's (CommandTexts); of one handed on, the one it came
+// with (inherit: command); nil for none.
+func (b *Builder) commandOf(q session.Quote) *session.CommandText {
+	if q.Origin.Session != b.st.SessionID {
+		return q.Command
+	}
+	for _, c := range b.st.CommandTexts {
+		if c.Seq == q.Origin.Seq {
+			return &session.CommandText{At: c.At, First: c.First, Rule: c.Rule}
+		}
+	}
+	return nil
 }
