@@ -140,8 +140,12 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 		return a.Txn < c.Txn
 	})
+	// The Goal's quotes are the person's words and their origins: the
+	// command's text a quote handed on came with is the host's, kept for
+	// the inherit alone.
 	if st.FirstGoal != nil {
 		fg := *st.FirstGoal
+		fg.Command = nil
 		t.Goal = append(t.Goal, fg)
 		// Handed on as the fold keeps it (head and end within
 		// maxHumanRunes), so that the next Goal shows its middle parts too
@@ -150,11 +154,12 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		if k := slices.IndexFunc(st.Humans, func(h session.Quote) bool { return h.Origin == fg.Origin }); k >= 0 {
 			inherited.Text = st.Humans[k].Text
 		}
-		inherited.Command = b.commandOf(fg)
+		inherited.Command = b.commandOf(*st.FirstGoal)
 		t.Inherit.FirstGoal = &inherited
 	}
 	for _, q := range st.Latest {
 		if st.FirstGoal == nil || q.Origin != st.FirstGoal.Origin {
+			q.Command = nil
 			t.Goal = append(t.Goal, q)
 		}
 	}

@@ -249,7 +249,19 @@ func (b *Builder) commandTextNote(q session.Quote) string {
 // with (inherit: command); nil for none.
 func (b *Builder) commandOf(q session.Quote) *session.CommandText {
 	if q.Origin.Session != b.st.SessionID {
-		return q.Command
+		if q.Command != nil {
+			return q.Command
+		}
+		// A copy without it (the tape's Goal quotes): the fold's.
+		if fg := b.st.FirstGoal; fg != nil && fg.Origin == q.Origin {
+			return fg.Command
+		}
+		for _, h := range b.st.Humans {
+			if h.Origin == q.Origin {
+				return h.Command
+			}
+		}
+		return nil
 	}
 	for _, c := range b.st.CommandTexts {
 		if c.Seq == q.Origin.Seq {
