@@ -660,8 +660,8 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 
 // Recall of a graft/origin shows what the work left as the next
 // generation got it: the command's text its first instruction ran, the
-// plan the person approved in plan mode, the todo list left and the
-// failed calls not fixed.
+// plan the person approved in plan mode, the todo list left, the
+// failed calls not fixed and those worked around.
 func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 	f := newFixture(t, Options{}, graft.Options{})
 	f.appendEvents("q", human("/opsx:explore the exporter"),
@@ -671,6 +671,10 @@ func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 		session.Event{Type: session.TypeTodoWrite, Source: session.Source{Kind: session.KindAssistant}, Todos: []session.Todo{{ID: "1", Content: "Add export.go", Status: "completed"}, {ID: "2", Content: "Test the exporter", Status: "in_progress"}}},
 		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "b1", Input: json.RawMessage(`{"command":"npm run build"}`)}},
 		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "b1", OK: okPtr(false), Output: "TypeError: marked.parse is not a function"}},
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "c1", Input: json.RawMessage(`{"command":"git commit -m wip"}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "c1", OK: okPtr(false), Output: "error: gpg failed to sign the data:"}},
+		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "Bash", CallID: "c2", Input: json.RawMessage(`{"command":"git commit --no-gpg-sign -m wip"}`)}},
+		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "Bash", CallID: "c2", OK: okPtr(true), Output: "[main 1a2b3c4] wip"}},
 		assistant("The build fails; testing the exporter next."))
 	f.commit(f.prepare(map[string]any{"source": "q"}))
 	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
@@ -685,6 +689,9 @@ func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 	}
 	if fs := origin.InheritedFailures; len(fs) != 1 || fs[0].What != "npm run build" || fs[0].Origin.Seq != 7 || !strings.Contains(fs[0].Text, "marked.parse is not a function") {
 		t.Errorf("origin hands down the failures %s, want the build's of seq 7", describe(fs))
+	}
+	if ws := origin.InheritedWorkarounds; len(ws) != 1 || ws[0].Origin.Seq != 9 || !strings.Contains(ws[0].Text, "fixed by seq=11: git commit --no-gpg-sign -m wip") {
+		t.Errorf("origin hands down the workarounds %s, want the commit's of seq 9", describe(ws))
 	}
 }
 

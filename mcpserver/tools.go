@@ -385,6 +385,9 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		for _, f := range ev.Inherit.Failures {
 			out.InheritedFailures = append(out.InheritedFailures, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
 		}
+		for _, f := range ev.Inherit.Workarounds {
+			out.InheritedWorkarounds = append(out.InheritedWorkarounds, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
+		}
 		if l := ev.Inherit.Todos; l != nil {
 			todos := &TodoList{Items: []Todo{}, Origin: origin(l.Origin)}
 			for _, t := range l.Items {

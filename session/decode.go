@@ -391,6 +391,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 2048, d.passage(&in.ApprovedPlan)
 		case "failures":
 			return 4096, list(d, &in.Failures, d.failureNote)
+		case "workarounds":
+			return 8192, list(d, &in.Workarounds, d.failureNote)
 		}
 		return 0, false
 	})

@@ -52,7 +52,8 @@
 // generation, so nothing is re-parsed out of tape text:
 //
 //	inherit          {firstGoal, constraints, said, files, plan, place, messages,
-//	                  prompts, moreConstraints, goal, todos, approvedPlan, failures}
+//	                  prompts, moreConstraints, goal, todos, approvedPlan, failures,
+//	                  workarounds}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -144,6 +145,12 @@
 //	                                              characters), tool and what the call and what
 //	                                              it ran; the next generation lists them until a
 //	                                              successful run of the same call fixes them
+//	workarounds      [{tool, what, text, origin}] omitted when none: the last failures (at
+//	                                              most 4) a later call worked around another
+//	                                              way, text as Pending State listed each, its
+//	                                              error line and "fixed by seq=N: <call>" (seqs
+//	                                              of origin's session); the next generation
+//	                                              lists them and hands them on
 //
 // relies, on graft/origin, is what the target relies on in its ancestors,
 // recorded at commit so that graft audit can tell when any byte of it

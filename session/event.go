@@ -234,6 +234,12 @@ type Inherited struct {
 	// session) with the call's tool and what it ran: the next generation
 	// lists them until a successful run of the same call fixes them.
 	Failures []FailureNote `json:"failures,omitempty"`
+	// Workarounds are the last failures a later call worked around
+	// another way (a flag the failed call lacked, the same script run
+	// another way), each as Pending State listed it with the call that
+	// fixed it: what does not work here, and what does. The next
+	// generation lists them and hands them on.
+	Workarounds []FailureNote `json:"workarounds,omitempty"`
 	// Goal is the goal the source's host still pursued at the cut (its
 	// /goal, active): the export of the target writes it into the new
 	// host session where the host restores it from its session file

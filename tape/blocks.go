@@ -85,6 +85,35 @@ func (b *Builder) listedFailures() []failure {
 	return out
 }
 
+// inTheirSession is the line of a failure handed on (its call line,
+// output lines and fix: "- seq=N …", "fixed by seq=M: …", cut marks) with
+// its seqs cited in the session it came from.
+func (b *Builder) inTheirSession(n session.FailureNote) string {
+	sess, text := b.ref(n.Origin), n.Text
+	if sess == "" {
+		return text
+	}
+	label := sessionLabel(sess)
+	if rest, ok := strings.CutPrefix(text, "- seq="); ok {
+		text = "- " + label + " seq=" + rest
+	}
+	text = strings.ReplaceAll(text, "\n    fixed by seq=", "\n    fixed by "+label+" seq=")
+	return inSession(text, sess)
+}
+
+// inheritWorkarounds are the workarounds a target hands on
+// (inherit.workarounds): those handed on to this session, then this
+// session's own that Pending State lists (pendingBlock), the newest
+// keptFixed.
+func (b *Builder) inheritWorkarounds() []session.FailureNote {
+	var out []session.FailureNote
+	for _, p := range b.st.PrevWorkarounds {
+		out = append(out, p.Note)
+	}
+	out = append(out, b.workarounds...)
+	return out[max(0, len(out)-keptFixed):]
+}
+
 // inheritFailures are the failed calls a target hands on
 // (inherit.failures): those handed on to this session and not fixed
 // here, then this session's own that Pending State lists, each by its
@@ -1580,7 +1609,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		}
 		blk.addSection(todos)
 	}
-	b.fixedItems = nil
+	b.fixedItems, b.prevFixedItems, b.workarounds = nil, nil, nil
 	// A search that printed nothing found nothing: no failure, and no
 	// other search worked around it (TestASearchThatFoundNothingIsNoFixedFailure).
 	var workedAround []fixedFailure
@@ -1606,10 +1635,19 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 			}
 			line += fmt.Sprintf("\n    fixed by seq=%d: %s", x.BySeq, x.ByWhat)
 			fixed.items = append(fixed.items, newItem(line, "", f.Seq, x.BySeq))
+			b.workarounds = append(b.workarounds, session.FailureNote{Tool: f.Tool, What: f.What, Text: clipAtSeq(line, maxInheritedFailureRunes, "", f.Seq), Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: f.Seq}})
 		}
 		b.fixedItems = blk.addSection(fixed)
 	case st.Fixed > 0:
 		blk.addHead(fmt.Sprintf("%s fixed by a later run of the same call: not listed.", count(st.Fixed, "failure was", "failures were")))
+	}
+	if len(st.PrevWorkarounds) > 0 {
+		// What did not work in the sessions before, and what did.
+		prev := &section{heading: "Worked around in the sessions before, each with the call that fixed it:", singular: "workaround handed on", plural: "workarounds handed on", cutFront: true}
+		for _, p := range st.PrevWorkarounds {
+			prev.items = append(prev.items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
+		}
+		b.prevFixedItems = blk.addSection(prev)
 	}
 	if listed := b.listedFailures(); len(listed) > 0 {
 		fails = &section{heading: "Failed tool calls not fixed since:", singular: "failure", plural: "failures", cutFront: true}
@@ -1654,11 +1692,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	if len(st.PrevFailures) > 0 {
 		prevFails = &section{heading: "Failed tool calls an earlier session left unfixed, handed on (not run here since):", singular: "failure handed on", plural: "failures handed on", cutFront: true}
 		for _, p := range st.PrevFailures {
-			sess, text := b.ref(p.Note.Origin), p.Note.Text
-			if rest, ok := strings.CutPrefix(text, "- seq="); ok && sess != "" {
-				text = "- " + sessionLabel(sess) + " seq=" + rest
-			}
-			prevFails.items = append(prevFails.items, newItem(inSession(text, sess), "", p.At, p.At))
+			prevFails.items = append(prevFails.items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
 		}
 		blk.addSection(prevFails)
 	}

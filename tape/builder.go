@@ -176,8 +176,9 @@ const (
 	// mode (inherit.approvedPlan); 125 with no failed call it left
 	// unfixed (inherit.failures); 126 with no command's text of an
 	// instruction handed on (inherit.firstGoal and said: command), which
-	// its build's decoder dropped.
-	snapshotVersion = 127
+	// its build's decoder dropped; 127 with no workaround of an earlier
+	// generation (inherit.workarounds).
+	snapshotVersion = 128
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -240,6 +241,11 @@ type Builder struct {
 	// fixedItems is the Pending State block's section of the failures
 	// fixed since, with their fix (nil: none), set by pendingBlock.
 	fixedItems *section
+	// prevFixedItems is Pending State's section of the workarounds an
+	// earlier generation handed on; workarounds, what this tape hands on
+	// of its own (inherit.workarounds), both set by pendingBlock.
+	prevFixedItems *section
+	workarounds    []session.FailureNote
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
@@ -289,6 +295,9 @@ type state struct {
 	// unfixed (inherit.failures), less those a successful run of the same
 	// call here fixed since.
 	PrevFailures []prevFailure `json:"prevFailures,omitempty"`
+	// PrevWorkarounds are the workarounds an earlier generation handed on
+	// (inherit.workarounds).
+	PrevWorkarounds []prevFailure `json:"prevWorkarounds,omitempty"`
 	// TodoFrom is the origin of the todo/write an earlier generation
 	// handed Todos on from (inherit.todos), nil for a list of this
 	// session's own.
@@ -975,6 +984,14 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			}
 			f.Text = clipRunes(f.Text, maxInheritedFailureRunes, "the failure handed on")
 			st.PrevFailures = append(st.PrevFailures, prevFailure{Note: f, At: ev.Seq})
+		}
+		ws := ev.Inherit.Workarounds
+		for _, w := range ws[max(0, len(ws)-keptFixed):] {
+			if strings.TrimSpace(w.Text) == "" {
+				continue
+			}
+			w.Text = clipRunes(w.Text, maxInheritedFailureRunes, "the workaround handed on")
+			st.PrevWorkarounds = append(st.PrevWorkarounds, prevFailure{Note: w, At: ev.Seq})
 		}
 		if l := ev.Inherit.Todos; l != nil && len(l.Items) > 0 {
 			// The work's last todo list, until this session writes its

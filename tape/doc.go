@@ -33,7 +33,9 @@
 // and its target hands on with the same origin; the failed calls an
 // earlier generation left unfixed, inherit.failures, which Pending State
 // lists until a successful run of the same call fixes one, and its target
-// hands on with its own: inheritFailures), the carryover (each assistant message up to 1500 runes, and
+// hands on with its own: inheritFailures; the failures it worked around
+// another way, inherit.workarounds, which Pending State lists with the
+// call that fixed each: inheritWorkarounds), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across
@@ -515,7 +517,8 @@
 //	their path and ops (shrink: keptDetailedFiles), the newest files'
 //	last changes at length → 0, written files → 14, the files the
 //	sessions before wrote → their path and ops,
-//	host summary → 0, recent actions → 6, fixed failures → 0, middle
+//	host summary → 0, recent actions → 6, workarounds handed on → 0,
+//	fixed failures → 0, middle
 //	parts → 0 (a plan's with them), milestones → 3, sub-agent reports → 0, plan → 0 (not one approved to start the work), pasted
 //	sessions' prompts → 0, look-ups → 0 (a look-up can be run again; the
 //	carryover is the only account of what was found and chosen),

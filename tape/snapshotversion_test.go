@@ -208,6 +208,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// A target of a graft: a failure the generation before worked
+		// around another way (inherit.workarounds).
+		"workarounds-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Workarounds: []session.FailureNote{
+				{Tool: "Bash", What: "git commit -m x", Text: "- seq=3 FAILED: $ git commit -m x\n    → error: gpg failed to sign the data:\n    fixed by seq=5: git commit --no-gpg-sign -m x", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 3}},
+			}}),
+			say("Continuing."),
+		),
 		// A target of a graft: a failed call the generation before left
 		// unfixed (inherit.failures).
 		"failures-inherit": seqd(

@@ -233,6 +233,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	t.Inherit.Files = b.inheritFiles()
 	pending, pendingTodos, pendingFailures, prevFailures, declined, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
 	t.Inherit.Failures = b.inheritFailures(q)
+	t.Inherit.Workarounds = b.inheritWorkarounds()
 	summary, summaryItems, recapItems := b.hostSummaryBlock()
 	refs, refItems := b.refsBlock(q)
 	reports, reportItems := b.reportsBlock()
@@ -297,6 +298,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	shrink(prevFiles, 0)
 	step(summaryItems, 0)
 	step(actionItems, 6)
+	step(b.prevFixedItems, 0)
 	step(b.fixedItems, 0)
 	step(b.goalMore, 0)
 	step(planMore, 0) // a plan's middle parts go with the instructions'
@@ -662,7 +664,7 @@ func (b *Builder) lineageAliases() map[string]int {
 	if st.TodoFrom != nil {
 		add(*st.TodoFrom)
 	}
-	for _, p := range st.PrevFailures {
+	for _, p := range slices.Concat(st.PrevFailures, st.PrevWorkarounds) {
 		add(p.Note.Origin)
 	}
 	for _, m := range st.Relied {

@@ -1597,3 +1597,34 @@ func TestALongHostSummaryKeepsItsEnd(t *testing.T) {
 		t.Fatalf("the host summary lost its end:\n%s", hs[max(0, len(hs)-600):])
 	}
 }
+
+// What did not work and what did crosses a handoff: a target hands on its
+// last workarounds as Pending State listed them (inherit.workarounds), and
+// the next generation lists them, cited in their session, and hands them
+// on again. Before, the second generation met "gpg failed to sign the
+// data" as if for the first time.
+func TestAWorkaroundCrossesAHandoff(t *testing.T) {
+	g1 := seqd(human("Commit it."),
+		call("Bash", "c1", `{"command":"git commit -m \"Add the tests\""}`),
+		result("Bash", "c1", false, "Exit code 128\nerror: gpg failed to sign the data:\nfatal: failed to write commit object"),
+		call("Bash", "c2", `{"command":"git commit --no-gpg-sign -m \"Add the tests\""}`),
+		result("Bash", "c2", true, "[main ffe9ab7] Add the tests\n 2 files changed, 40 insertions(+)"),
+		say("Committed without signing."))
+	tp := build(t, "s", g1, Options{}, nil)
+	ws := tp.Inherit.Workarounds
+	if len(ws) != 1 || ws[0].Origin != (session.Origin{Generation: 1, Session: "s", Seq: 3}) || !strings.Contains(ws[0].Text, "fixed by seq=5: git commit --no-gpg-sign") {
+		t.Fatalf("the target hands on %+v, want the commit's workaround of seq 3", ws)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Pushing next.")), Options{}, nil)
+	ps := blockText(t, next, "Pending State")
+	for _, w := range []string{
+		"- gen 1 seq=3 FAILED: $ git commit -m \"Add the tests\"\n    → error: gpg failed to sign the data:\n    fixed by gen 1 seq=5: git commit --no-gpg-sign -m \"Add the tests\"",
+	} {
+		if !strings.Contains(ps, w) {
+			t.Errorf("the next generation's Pending State lacks %q:\n%s", w, ps)
+		}
+	}
+	if ws := next.Inherit.Workarounds; len(ws) != 1 || ws[0].Origin != tp.Inherit.Workarounds[0].Origin {
+		t.Errorf("the next target does not hand the workaround on again: %+v", ws)
+	}
+}
