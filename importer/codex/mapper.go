@@ -76,6 +76,27 @@ type Mapper struct {
 	// responseItem (itemOf).
 	dec  logscan.Decoder
 	item *decodedItem
+	// evf is the event_msg payload of the line Map reads as the fast path
+	// read it, once for classify, shownKind and eventMsg (fastEventOf).
+	evf *decodedEvent
+}
+
+// decodedEvent is an event_msg payload as fastEvent read it; ok false: the
+// fast path did not read it, and each reader falls back on json.Unmarshal
+// into its own struct.
+type decodedEvent struct {
+	ef eventFields
+	ok bool
+}
+
+// fastEventOf is fastEvent of the line's payload, read once a line.
+func (m *Mapper) fastEventOf(payload json.RawMessage) (eventFields, bool) {
+	if m.evf == nil {
+		var d decodedEvent
+		d.ok = fastEvent(&m.dec, payload, &d.ef)
+		m.evf = &d
+	}
+	return m.evf.ef, m.evf.ok
 }
 
 // decodedItem is a response_item payload as json.Unmarshal read it.
@@ -211,8 +232,8 @@ var responseItemTypes = map[string]bool{
 // Map implements importer.Mapper.
 func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 	defer m.dec.Release()
-	m.item = nil
-	defer func() { m.item = nil }()
+	m.item, m.evf = nil, nil
+	defer func() { m.item, m.evf = nil, nil }()
 	var rl rolloutLine
 	if !fastRolloutLine(&m.dec, l.Bytes, &rl) {
 		rl = rolloutLine{}
@@ -766,8 +787,7 @@ func (m *Mapper) classify(rl *rolloutLine, payload json.RawMessage, out *importe
 				Type string `json:"type"`
 			} `json:"item"`
 		}
-		var ef eventFields
-		if fastEvent(&m.dec, payload, &ef) {
+		if ef, ok := m.fastEventOf(payload); ok {
 			em.Type, em.Item.Type = ef.Type, ef.ItemType
 		} else if json.Unmarshal(payload, &em) != nil {
 			return lineNeutral, nil
@@ -1126,8 +1146,7 @@ func (m *Mapper) eventMsg(rl *rolloutLine, payload json.RawMessage, out *importe
 		Message json.RawMessage `json:"message"`
 		Reason  string          `json:"reason"`
 	}
-	var ef eventFields
-	if fastEvent(&m.dec, payload, &ef) {
+	if ef, ok := m.fastEventOf(payload); ok {
 		em.Type, em.Message, em.Reason = ef.Type, ef.Message, ef.Reason
 	} else if err := json.Unmarshal(payload, &em); err != nil {
 		out.Malformed(fmt.Errorf("event_msg: %w", err))

@@ -54,8 +54,8 @@ func (m *Mapper) shownKind(rl *rolloutLine, payload json.RawMessage) (int, strin
 	case "session_meta", "turn_context", "world_state", "token_usage_record", "inter_agent_communication_metadata":
 		return shownNeutral, ""
 	case "event_msg":
-		var ef eventFields
-		if !fastEvent(&m.dec, payload, &ef) {
+		ef, ok := m.fastEventOf(payload)
+		if !ok {
 			var em struct {
 				Type    string          `json:"type"`
 				Message json.RawMessage `json:"message"`
