@@ -663,6 +663,21 @@ type prevFailure struct {
 	At   int64               `json:"at"`
 }
 
+// prevFailures are the newest keep of the failure notes a graft/origin
+// at seq handed on, those with a line, each within
+// maxInheritedFailureRunes (a cut recalled as what).
+func prevFailures(notes []session.FailureNote, keep int, at int64, what string) []prevFailure {
+	var out []prevFailure
+	for _, n := range notes[max(0, len(notes)-keep):] {
+		if strings.TrimSpace(n.Text) == "" {
+			continue
+		}
+		n.Text = clipRunes(n.Text, maxInheritedFailureRunes, what)
+		out = append(out, prevFailure{Note: n, At: at})
+	}
+	return out
+}
+
 // plan is a plan the assistant proposed (isPlanExit) and whether the
 // person approved it.
 type plan struct {
@@ -977,22 +992,8 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			from := p.Origin
 			st.Plan = &plan{Seq: ev.Seq, Text: p.Text, State: "approved", From: &from}
 		}
-		fs := ev.Inherit.Failures
-		for _, f := range fs[max(0, len(fs)-keptInheritedFailures):] {
-			if strings.TrimSpace(f.Text) == "" {
-				continue
-			}
-			f.Text = clipRunes(f.Text, maxInheritedFailureRunes, "the failure handed on")
-			st.PrevFailures = append(st.PrevFailures, prevFailure{Note: f, At: ev.Seq})
-		}
-		ws := ev.Inherit.Workarounds
-		for _, w := range ws[max(0, len(ws)-keptFixed):] {
-			if strings.TrimSpace(w.Text) == "" {
-				continue
-			}
-			w.Text = clipRunes(w.Text, maxInheritedFailureRunes, "the workaround handed on")
-			st.PrevWorkarounds = append(st.PrevWorkarounds, prevFailure{Note: w, At: ev.Seq})
-		}
+		st.PrevFailures = prevFailures(ev.Inherit.Failures, keptInheritedFailures, ev.Seq, "the failure handed on")
+		st.PrevWorkarounds = prevFailures(ev.Inherit.Workarounds, keptFixed, ev.Seq, "the workaround handed on")
 		if l := ev.Inherit.Todos; l != nil && len(l.Items) > 0 {
 			// The work's last todo list, until this session writes its
 			// own: its items as the session that wrote it held them
