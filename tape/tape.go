@@ -180,14 +180,6 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		}
 		t.Inherit.Todos = &session.TodoList{Items: slices.Clone(st.Todos), Origin: from}
 	}
-	if p := st.Plan; p != nil && p.Task {
-		from := session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: p.Seq}
-		text := clipHeadTail(p.Text, maxInheritedPlanRunes, "", p.Seq)
-		if p.From != nil {
-			from, text = *p.From, p.Text
-		}
-		t.Inherit.Plan = &session.Passage{Text: text, Origin: from}
-	}
 	if len(st.MoreConstraints) > 0 {
 		t.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
 		t.Inherit.MoreConstraints = append([]session.More(nil), st.MoreConstraints...)
@@ -205,9 +197,11 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	}
 	t.Inherit.Said = b.inheritSaid(q.answer)
 	t.Inherit.Prompts = b.inheritPrompts(&t.Inherit)
-	if p := st.Plan; p != nil && !p.Task && p.State == "approved" {
-		// The plan the person approved in plan mode, the newest: what
-		// the work goes by, though not its task.
+	if p := st.Plan; p != nil && (p.Task || p.State == "approved") {
+		// The plan approved to start the work is its task (inherit.plan);
+		// else the newest the person approved in plan mode is what the
+		// work goes by (inherit.approvedPlan). One handed on keeps its
+		// text and origin.
 		text := p.Text
 		if p.Call != nil {
 			text = q.plan
@@ -217,8 +211,11 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		if p.From != nil {
 			from, text = *p.From, p.Text
 		}
-		if strings.TrimSpace(text) != "" {
-			t.Inherit.ApprovedPlan = &session.Passage{Text: text, Origin: from}
+		switch passage := (&session.Passage{Text: text, Origin: from}); {
+		case p.Task:
+			t.Inherit.Plan = passage
+		case strings.TrimSpace(text) != "":
+			t.Inherit.ApprovedPlan = passage
 		}
 	}
 
