@@ -639,7 +639,8 @@ func TestEveryCodeHasItsOwnNextStep(t *testing.T) {
 }
 
 // Recall of a graft/origin shows the person's answers handed down as
-// answers, and where the work was done.
+// answers, with the option a short one picks, and where the work was
+// done.
 func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 	f := newFixture(t, Options{}, graft.Options{})
 	first := human("Install the integration.")
@@ -647,11 +648,15 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 	f.appendEvents("q", first,
 		session.Event{Type: session.TypeToolCall, Source: session.Source{Kind: session.KindAssistant}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", Input: json.RawMessage(`{"questions":[]}`)}},
 		session.Event{Type: session.TypeToolResult, Source: session.Source{Kind: session.KindTool}, Tool: &session.Tool{Name: "AskUserQuestion", CallID: "a1", OK: okPtr(true), Output: `User has answered your questions: "Hooks?"="Leave them alone".`}},
-		assistant("Leaving the hooks alone."))
+		assistant("Leaving the hooks alone. Next?\n\n1. Add the tests\n2. Ship it"),
+		human("2"),
+		assistant("Shipping."))
 	f.commit(f.prepare(map[string]any{"source": "q"}))
 	origin := ok[RecallOutput](f, ToolRecall, map[string]any{"session": "q.g2", "seq": 1})
-	if s := origin.InheritedSaid; len(s) != 1 || !s[0].Answer || !strings.Contains(s[0].Text, "Leave them alone") || s[0].Origin.Seq != 3 {
+	if s := origin.InheritedSaid; len(s) != 2 || !s[0].Answer || !strings.Contains(s[0].Text, "Leave them alone") || s[0].Origin.Seq != 3 {
 		t.Errorf("origin hands down %s, want the answer at seq 3 marked as one", describe(s))
+	} else if p := s[1].Picks; s[1].Text != "2" || p == nil || p.From != 4 || len(p.Lines) != 1 || p.Lines[0] != "2. Ship it" {
+		t.Errorf("origin hands down %s, want the answer 2 of seq 5 with the option it picks in the message of seq 4", describe(s[1]))
 	}
 	if p := origin.InheritedPlace; p == nil || p.Cwd != "/repo" || p.GitBranch != "hotfix" || p.GitCommit != "2ac98e0c1d2e3f405162738495a6b7c8d9e0f1a2" {
 		t.Errorf("origin names the place %s, want /repo on hotfix from 2ac98e0c1d2e", describe(p))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -269,6 +270,14 @@ func commandText(c *session.CommandText) *CommandText {
 	return &CommandText{At: c.At, First: c.First, Rule: c.Rule}
 }
 
+// picks are the options an answer handed down named.
+func picks(p *session.Picks) *Picks {
+	if p == nil {
+		return nil
+	}
+	return &Picks{From: p.From, Lines: slices.Clone(p.Lines)}
+}
+
 func constraints(cs []session.Constraint) []Constraint {
 	out := make([]Constraint, 0, len(cs))
 	for _, c := range cs {
@@ -374,7 +383,7 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 			out.InheritedConstraints = append(out.InheritedConstraints, Constraint{Text: c.Text, Origin: origin(c.Origin), Also: also})
 		}
 		for _, q := range ev.Inherit.Said {
-			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: inheritedText(q.Text, q.Origin), Origin: origin(q.Origin), Answer: q.Answer, Command: commandText(q.Command)})
+			out.InheritedSaid = append(out.InheritedSaid, Quote{Text: inheritedText(q.Text, q.Origin), Origin: origin(q.Origin), Answer: q.Answer, Command: commandText(q.Command), Picks: picks(q.Picks)})
 		}
 		if p := ev.Inherit.Plan; p != nil {
 			out.InheritedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}

@@ -37,6 +37,15 @@ type Quote struct {
 	// Command is set on an instruction handed down with the text the host
 	// wrote for the command it typed.
 	Command *CommandText `json:"command,omitempty" jsonschema:"the text the host wrote for the command the person typed (a slash command's template, a skill), by its first line and first rule: the host's words, not the person's"`
+	// Picks is set on a short answer handed down with the options it
+	// named.
+	Picks *Picks `json:"picks,omitempty" jsonschema:"the options a short answer named (\"6\", \"B\"), as the assistant's message it answered listed them: model-written, not the person's words"`
+}
+
+// Picks are the lines that open the options an answer named.
+type Picks struct {
+	From  int64    `json:"from" jsonschema:"the seq of the assistant's message that listed them, in the session of the answer's origin"`
+	Lines []string `json:"lines" jsonschema:"the line that opens each option, as written"`
 }
 
 // CommandText is a command's text by its first line and first rule.

@@ -476,6 +476,25 @@ func (d lineDecoder) quoteValue(q *Quote) bool {
 			return 4, d.BoolField(&q.Answer)
 		case "command":
 			return 8, d.commandText(&q.Command)
+		case "picks":
+			return 16, d.picks(&q.Picks)
+		}
+		return 0, false
+	})
+}
+
+func (d lineDecoder) picks(dst **Picks) bool {
+	if d.Null() {
+		return true
+	}
+	p := &Picks{}
+	*dst = p
+	return d.fields(func(key string) (uint16, bool) {
+		switch key {
+		case "from":
+			return 1, d.Int64Field(&p.From)
+		case "lines":
+			return 2, list(d, &p.Lines, d.StringField)
 		}
 		return 0, false
 	})

@@ -111,6 +111,11 @@
 //	                                              a skill) at seq at of the quote's session, by
 //	                                              its first line and first rule: the host's
 //	                                              words, never the person's
+//	picks            {from, lines}                on a quote of said, omitted when none: the
+//	                                              options a short answer named ("6", "B"), the
+//	                                              line that opens each in the assistant's
+//	                                              message at seq from of the quote's session:
+//	                                              model-written, never the person's words
 //	moreConstraints  [{session, n, from, to}]     omitted when empty: per session, n constraint
 //	                                              sayings at seqs from..to that the tape's fold
 //	                                              did not keep past its cap (tape/doc.go, Budget)

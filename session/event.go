@@ -165,6 +165,18 @@ type Quote struct {
 	// rule: the host's words, never the person's; handed on with the
 	// instruction it followed.
 	Command *CommandText `json:"command,omitempty"`
+	// Picks are the options a short answer named ("6", "B", "1 and 3"),
+	// as the assistant's message it answered listed them: model-written,
+	// never the person's words; handed on with the answer, which means
+	// nothing without them.
+	Picks *Picks `json:"picks,omitempty"`
+}
+
+// Picks are the lines that open the options an answer named, in the
+// assistant's message at seq From of the answer's session.
+type Picks struct {
+	From  int64    `json:"from"`
+	Lines []string `json:"lines"`
 }
 
 // CommandText is a command's text by its first line and first rule, at

@@ -663,12 +663,8 @@ func (b *Builder) goalBlock(goal []session.Quote, q *quoted) (*block, *section, 
 			}
 		}
 		text := inSession(clipHumanText(h.Text, core, h.Origin.Seq), b.ref(h.Origin))
-		picked := ""
 		shown[h.Origin] = text
-		if h.Origin.Session == st.SessionID {
-			picked = b.pickedText(h.Origin.Seq)
-		}
-		picked = b.commandTextNote(h) + picked
+		picked := b.commandTextNote(h) + b.pickedText(h)
 		all = append(all, said{h.Origin.Seq, head + quoteLines(text) + picked, b.ref(h.Origin), grown})
 		addMore(h.Origin, h.Text, k == len(later)-1, core)
 	}

@@ -177,8 +177,10 @@ const (
 	// unfixed (inherit.failures); 126 with no command's text of an
 	// instruction handed on (inherit.firstGoal and said: command), which
 	// its build's decoder dropped; 127 with no workaround of an earlier
-	// generation (inherit.workarounds).
-	snapshotVersion = 128
+	// generation (inherit.workarounds); 128 with no option an answer
+	// handed on picks (inherit.said picks), which its build's decoder
+	// dropped.
+	snapshotVersion = 129
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -16,8 +16,9 @@
 // those an earlier generation handed on, inherit.said, and keeps the line
 // digests of its own newest
 // keptSaid, which its target hands on in turn: inheritSaid, each with the
-// command's text it ran (command: commandOf), which the Goal shows under
-// it; the files
+// command's text it ran (command: commandOf) and, of a short answer, the
+// options it picks (picks: picksOf), which the Goal shows under it; the
+// files
 // an earlier generation wrote or edited, inherit.files, which Workspace
 // Files lists after this session's own and its target hands on after
 // them: inheritFiles; the working directory and branch it was in,

@@ -2,8 +2,11 @@ package tape
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/graft-project/graft/session"
 )
 
 // pick is the option a short answer names, as the message it answers
@@ -143,14 +146,46 @@ func optionOf(t string) string {
 	return ""
 }
 
-// pickedText is what the Goal shows under the answer at seq: "\n↳ picks,
-// in the assistant's message seq=N (model-written): <the option's line>"
-// (lines joined by " ⏎ "), "" when the answer named no option.
-func (b *Builder) pickedText(seq int64) string {
-	for _, p := range b.st.Picks {
-		if p.Seq == seq {
-			return fmt.Sprintf("\n↳ picks, in the assistant's message seq=%d (model-written): %s", p.From, strings.Join(p.Lines, " ⏎ "))
+// pickedText is what the Goal shows under the answer q: "\n↳ picks, in
+// the assistant's message seq=N (model-written): <the option's line>"
+// (lines joined by " ⏎ "; of an answer handed on, cited in its session:
+// "gen 1 seq=N"), "" when the answer named no option.
+func (b *Builder) pickedText(q session.Quote) string {
+	p := b.picksOf(q)
+	if p == nil {
+		return ""
+	}
+	at := fmt.Sprintf("seq=%d", p.From)
+	if sess := b.ref(q.Origin); sess != "" {
+		at = sessionLabel(sess) + " " + at
+	}
+	return fmt.Sprintf("\n↳ picks, in the assistant's message %s (model-written): %s", at, strings.Join(p.Lines, " ⏎ "))
+}
+
+// picksOf are the options the answer q picks: of this session's, the
+// fold's (Picks); of one handed on, those it came with (inherit: picks),
+// or the fold's copy of it for a quote without them (the tape's Goal
+// quotes); nil for none.
+func (b *Builder) picksOf(q session.Quote) *session.Picks {
+	st := &b.st
+	if q.Origin.Session != st.SessionID {
+		if q.Picks != nil {
+			return q.Picks
+		}
+		if fg := st.FirstGoal; fg != nil && fg.Origin == q.Origin {
+			return fg.Picks
+		}
+		for _, h := range st.Humans {
+			if h.Origin == q.Origin {
+				return h.Picks
+			}
+		}
+		return nil
+	}
+	for _, p := range st.Picks {
+		if p.Seq == q.Origin.Seq {
+			return &session.Picks{From: p.From, Lines: slices.Clone(p.Lines)}
 		}
 	}
-	return ""
+	return nil
 }

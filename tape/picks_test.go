@@ -3,6 +3,8 @@ package tape
 import (
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/session"
 )
 
 // A short answer that names an option ("6", "B", "option 2", "1 and 3")
@@ -68,5 +70,48 @@ func TestAnswerOptions(t *testing.T) {
 		if got := strings.Join(answerOptions(in), " "); got != want {
 			t.Errorf("answerOptions(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The option a short answer picks crosses a handoff with the answer: a
+// target hands on the option's lines with the quote (inherit.said: picks,
+// with the seq of the message that listed them), and the next
+// generation's Goal shows them under the answer, cited in their session.
+// Before, the next window read "> 6" alone: the answer crossed, the
+// proposal it accepts did not.
+func TestTheOptionAnAnswerPicksCrossesAHandoff(t *testing.T) {
+	proposal := "Here is what I found.\n\n## Which would you like me to implement?\n\n1. **Fix the redaction bug** (P0)\n2. **Add a pytest suite**\n6. **All of the above** in priority order?"
+	g1 := seqd(human("review, propose improvements"), say(proposal), human("6"), say("On it."))
+	tp := build(t, "s", g1, Options{}, nil)
+	var six *session.Quote
+	for k, q := range tp.Inherit.Said {
+		if q.Text == "6" {
+			six = &tp.Inherit.Said[k]
+		}
+	}
+	if six == nil || six.Picks == nil || six.Picks.From != 2 || len(six.Picks.Lines) != 1 || six.Picks.Lines[0] != "6. **All of the above** in priority order?" {
+		t.Fatalf("the target hands on the answer %+v, want it with the option it picks in the message of seq 2", six)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), say("Going on with all of them.")), Options{}, nil)
+	goal := blockText(t, next, "Goal")
+	if w := "↳ picks, in the assistant's message gen 1 seq=2 (model-written): 6. **All of the above** in priority order?"; !strings.Contains(goal, w) {
+		t.Errorf("the next generation's Goal lacks %q:\n%s", w, goal)
+	}
+	if strings.Contains(blockText(t, next, "Anchor + Hard Constraints"), "All of the above") {
+		t.Error("an option handed on became a hard constraint: it is the assistant's words")
+	}
+	for _, q := range next.Goal {
+		if q.Picks != nil {
+			t.Errorf("the review's Goal quote %+v carries the option: its quotes are the person's words", q)
+		}
+	}
+	var again *session.Quote
+	for k, q := range next.Inherit.Said {
+		if q.Text == "6" {
+			again = &next.Inherit.Said[k]
+		}
+	}
+	if again == nil || again.Picks == nil || again.Picks.From != 2 || again.Origin.Session != "s" {
+		t.Errorf("the next target does not hand the option on again with its origin: %+v", again)
 	}
 }

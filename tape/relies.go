@@ -101,7 +101,7 @@ func (b *Builder) inheritSaid(answers map[int64]string) []session.Quote {
 		if st.FirstGoal != nil && q.Origin == st.FirstGoal.Origin {
 			continue
 		}
-		q.Command = b.commandOf(q)
+		q.Command, q.Picks = b.commandOf(q), b.picksOf(q)
 		out = append(out, q) // as the fold keeps it: the next Goal clips it as this one does
 	}
 	slices.Reverse(out) // Humans holds those handed on first, then this session's by seq

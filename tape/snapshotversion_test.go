@@ -208,6 +208,15 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// A target of a graft: a short answer handed on with the option it
+		// picks (inherit.said picks).
+		"picks-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Said: []session.Quote{{
+				Text: "6", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 3},
+				Picks: &session.Picks{From: 2, Lines: []string{"6. **All of the above** in priority order?"}},
+			}}}),
+			say("Continuing."),
+		),
 		// A target of a graft: a failure the generation before worked
 		// around another way (inherit.workarounds).
 		"workarounds-inherit": seqd(

@@ -145,7 +145,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	// the inherit alone.
 	if st.FirstGoal != nil {
 		fg := *st.FirstGoal
-		fg.Command = nil
+		fg.Command, fg.Picks = nil, nil
 		t.Goal = append(t.Goal, fg)
 		// Handed on as the fold keeps it (head and end within
 		// maxHumanRunes), so that the next Goal shows its middle parts too
@@ -154,12 +154,12 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 		if k := slices.IndexFunc(st.Humans, func(h session.Quote) bool { return h.Origin == fg.Origin }); k >= 0 {
 			inherited.Text = st.Humans[k].Text
 		}
-		inherited.Command = b.commandOf(*st.FirstGoal)
+		inherited.Command, inherited.Picks = b.commandOf(*st.FirstGoal), b.picksOf(*st.FirstGoal)
 		t.Inherit.FirstGoal = &inherited
 	}
 	for _, q := range st.Latest {
 		if st.FirstGoal == nil || q.Origin != st.FirstGoal.Origin {
-			q.Command = nil
+			q.Command, q.Picks = nil, nil
 			t.Goal = append(t.Goal, q)
 		}
 	}
