@@ -42,12 +42,12 @@ const (
 	maxHumanRunes         = 6000 // one human instruction kept for the Goal block (head and end)
 	humanCoreRunes        = 2000 // what the Goal block shows of one before its middle parts
 	keptHumans            = 60
-	keptSaid              = 12   // the person's instructions a target hands on besides the first goal (Inherit.Said)
-	keptFileNotes         = 20   // the files written or edited a target hands on (Inherit.Files)
-	keptMessages          = 12   // the assistant's messages a target hands on (Inherit.Messages)
-	maxFileNoteRunes      = 400  // what Inherit.Files says of each
-	maxInheritedPlanRunes = 6000 // the task plan a target hands on (Inherit.Plan), its head and end
-	maxReplyRunes         = 4000 // the last assistant message of the open turn
+	keptSaid              = keptHumans // the person's instructions a target hands on besides the first goal (Inherit.Said): those the Goal quotes
+	keptFileNotes         = 20         // the files written or edited a target hands on (Inherit.Files)
+	keptMessages          = 12         // the assistant's messages a target hands on (Inherit.Messages)
+	maxFileNoteRunes      = 400        // what Inherit.Files says of each
+	maxInheritedPlanRunes = 6000       // the task plan a target hands on (Inherit.Plan), its head and end
+	maxReplyRunes         = 4000       // the last assistant message of the open turn
 	maxPlanRunes          = 2500
 	// maxKeptPlanRunes is what the fold keeps of a plan, its head and end:
 	// the budget, not the fold, decides how many of its middle parts the
@@ -179,8 +179,9 @@ const (
 	// its build's decoder dropped; 127 with no workaround of an earlier
 	// generation (inherit.workarounds); 128 with no option an answer
 	// handed on picks (inherit.said picks), which its build's decoder
-	// dropped.
-	snapshotVersion = 129
+	// dropped; 129 kept the line digests of the 12 newest instructions a
+	// target hands on, not those of every one its Goal quotes.
+	snapshotVersion = 130
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -1768,3 +1768,24 @@ func TestAFailureNotFixedCrossesAHandoff(t *testing.T) {
 		t.Errorf("a failure a later run fixed is handed on: %+v", fs)
 	}
 }
+
+// A target hands on every instruction its Goal quotes, not the newest 12
+// alone: a session of 20 instructions had its 7 oldest after the first
+// cross a handoff nowhere, where the tape of the same work with no
+// handoff quoted them all ("this is not relevant for the AppImage
+// release", said early, still held at the end).
+func TestEveryInstructionTheGoalQuotesCrossesAHandoff(t *testing.T) {
+	evs := []session.Event{human("Build the wallpaper app.")}
+	for k := 1; k < 20; k++ {
+		evs = append(evs, human(fmt.Sprintf("Request %d: keep the tray icon %d px.", k, k)), say(fmt.Sprintf("Done %d.", k)))
+	}
+	g1 := seqd(evs...)
+	tp := build(t, "s", g1, Options{}, nil)
+	if n := len(tp.Inherit.Said); n != 19 {
+		t.Fatalf("the target hands on %d of the 19 later instructions the Goal quotes", n)
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now ship it"), say("Shipping.")), Options{}, nil)
+	if goal := blockText(t, next, "Goal"); !strings.Contains(goal, "Then (gen 1 seq 2):\n> Request 1: keep the tray icon 1 px.") {
+		t.Errorf("the next generation's Goal lost the oldest later instruction:\n%s", goal)
+	}
+}
