@@ -666,7 +666,7 @@ func TestRecallOriginMarksAnAnswerAndNamesThePlace(t *testing.T) {
 // Recall of a graft/origin shows what the work left as the next
 // generation got it: the command's text its first instruction ran, the
 // plan the person approved in plan mode, the todo list left, the
-// failed calls not fixed and those worked around.
+// failed calls not fixed and those worked around, and the commit made.
 func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 	f := newFixture(t, Options{}, graft.Options{})
 	f.appendEvents("q", human("/opsx:explore the exporter"),
@@ -697,6 +697,9 @@ func TestRecallOriginShowsThePlanTheTodosAndTheFailuresLeft(t *testing.T) {
 	}
 	if ws := origin.InheritedWorkarounds; len(ws) != 1 || ws[0].Origin.Seq != 9 || !strings.Contains(ws[0].Text, "fixed by seq=11: git commit --no-gpg-sign -m wip") {
 		t.Errorf("origin hands down the workarounds %s, want the commit's of seq 9", describe(ws))
+	}
+	if ms := origin.InheritedMilestones; len(ms) != 1 || ms[0].Origin.Seq != 11 || ms[0].What != "git commit --no-gpg-sign -m wip" || !strings.Contains(ms[0].Text, "[main 1a2b3c4] wip") {
+		t.Errorf("origin hands down the milestones %s, want the commit of seq 11", describe(ms))
 	}
 }
 

@@ -270,6 +270,17 @@ func commandText(c *session.CommandText) *CommandText {
 	return &CommandText{At: c.At, First: c.First, Rule: c.Rule}
 }
 
+// failureNotes are tool calls a graft/origin handed down by their lines
+// (failures, workarounds, milestones), each line clipped as the other
+// inherited texts are; nil for none.
+func failureNotes(fs []session.FailureNote) []FailureNote {
+	var out []FailureNote
+	for _, f := range fs {
+		out = append(out, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
+	}
+	return out
+}
+
 // picks are the options an answer handed down named.
 func picks(p *session.Picks) *Picks {
 	if p == nil {
@@ -391,12 +402,9 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		if p := ev.Inherit.ApprovedPlan; p != nil {
 			out.InheritedApprovedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}
 		}
-		for _, f := range ev.Inherit.Failures {
-			out.InheritedFailures = append(out.InheritedFailures, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
-		}
-		for _, f := range ev.Inherit.Workarounds {
-			out.InheritedWorkarounds = append(out.InheritedWorkarounds, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
-		}
+		out.InheritedFailures = failureNotes(ev.Inherit.Failures)
+		out.InheritedWorkarounds = failureNotes(ev.Inherit.Workarounds)
+		out.InheritedMilestones = failureNotes(ev.Inherit.Milestones)
 		if l := ev.Inherit.Todos; l != nil {
 			todos := &TodoList{Items: []Todo{}, Origin: origin(l.Origin)}
 			for _, t := range l.Items {

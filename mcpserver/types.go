@@ -252,6 +252,7 @@ type RecallOutput struct {
 	InheritedApprovedPlan *Quote            `json:"inheritedApprovedPlan,omitempty" jsonschema:"graft/origin: the newest plan the person approved in the host's plan mode, when none is the work's task, handed down (model-written), with the origin of the call that proposed it"`
 	InheritedFailures     []FailureNote     `json:"inheritedFailures,omitempty" jsonschema:"graft/origin: the failed tool calls no later call had fixed at the cut, handed down, newest last"`
 	InheritedWorkarounds  []FailureNote     `json:"inheritedWorkarounds,omitempty" jsonschema:"graft/origin: the last failures a later call worked around another way, handed down, each with the call that fixed it"`
+	InheritedMilestones   []FailureNote     `json:"inheritedMilestones,omitempty" jsonschema:"graft/origin: the work's newest milestones handed down (commits, pushes, pull requests, tracker updates, test and build runs), each by its call line and key lines, newest last"`
 	InheritedTodos        *TodoList         `json:"inheritedTodos,omitempty" jsonschema:"graft/origin: the work's last todo list, handed down while items were left"`
 	InheritedPlace        *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut, and the commit it started at"`
 	Meta                  map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`

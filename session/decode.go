@@ -393,6 +393,8 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 			return 4096, list(d, &in.Failures, d.failureNote)
 		case "workarounds":
 			return 8192, list(d, &in.Workarounds, d.failureNote)
+		case "milestones":
+			return 16384, list(d, &in.Milestones, d.failureNote)
 		}
 		return 0, false
 	})

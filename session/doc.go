@@ -53,7 +53,7 @@
 //
 //	inherit          {firstGoal, constraints, said, files, plan, place, messages,
 //	                  prompts, moreConstraints, goal, todos, approvedPlan, failures,
-//	                  workarounds}
+//	                  workarounds, milestones}
 //	firstGoal        {text, origin}               the first human instruction of generation 1,
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
@@ -156,6 +156,15 @@
 //	                                              error line and "fixed by seq=N: <call>" (seqs
 //	                                              of origin's session); the next generation
 //	                                              lists them and hands them on
+//	milestones       [{tool, what, text, origin}] omitted when none: the work's newest
+//	                                              milestones that worked (at most 6, newest
+//	                                              last: commits, pushes, pull requests, tracker
+//	                                              updates, test and build runs), text the call
+//	                                              line and last key lines as the tape listed
+//	                                              them (seqs of origin's session, within 600
+//	                                              characters); the next generation's Milestones
+//	                                              list them before its own, and its target
+//	                                              hands them on with its own
 //
 // relies, on graft/origin, is what the target relies on in its ancestors,
 // recorded at commit so that graft audit can tell when any byte of it

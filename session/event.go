@@ -252,6 +252,13 @@ type Inherited struct {
 	// fixed it: what does not work here, and what does. The next
 	// generation lists them and hands them on.
 	Workarounds []FailureNote `json:"workarounds,omitempty"`
+	// Milestones are the work's newest outcomes, as the tape's Milestones
+	// and Recent Actions listed them (Text: the call line and its last
+	// key lines, seqs of Origin's session): its commits, pushes, pull
+	// requests, tracker updates and test and build runs. The next
+	// generation's Milestones list them before its own, and its target
+	// hands them on with its own.
+	Milestones []FailureNote `json:"milestones,omitempty"`
 	// Goal is the goal the source's host still pursued at the cut (its
 	// /goal, active): the export of the target writes it into the new
 	// host session where the host restores it from its session file

@@ -1289,6 +1289,9 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 		recent[a.Seq] = true
 	}
 	sec := &section{singular: "milestone", plural: "milestones", cutFront: true}
+	for _, p := range st.PrevMilestones {
+		sec.items = append(sec.items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
+	}
 	for _, a := range st.Milestones {
 		if recent[a.Seq] {
 			continue
@@ -1305,6 +1308,28 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 	blk := newBlock("Milestones")
 	blk.addHead("Earlier milestones, oldest first.")
 	return blk, blk.addSection(sec)
+}
+
+// inheritMilestones are the milestones a target hands on
+// (inherit.milestones): those handed on to this session, then this
+// session's own that worked (those Recent Actions lists among them; a
+// failure crosses as one, inheritFailures), each by its call line and its
+// last key lines within maxInheritedMilestoneRunes; the newest
+// keptInheritedMilestones.
+func (b *Builder) inheritMilestones(q *quoted) []session.FailureNote {
+	st := &b.st
+	var out []session.FailureNote
+	for _, p := range st.PrevMilestones {
+		out = append(out, p.Note)
+	}
+	for _, a := range st.Milestones {
+		if !a.OK || a.Declined != "" {
+			continue
+		}
+		text := clipAtSeq(actionLine(a.Seq, a.Tool, a.What, outcome(a), olderKey(q.key[a.Seq]), ""), maxInheritedMilestoneRunes, "", a.Seq)
+		out = append(out, session.FailureNote{Tool: a.Tool, What: a.What, Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: a.Seq}})
+	}
+	return out[max(0, len(out)-keptInheritedMilestones):]
 }
 
 // gitLine names the branch the work is on (the newest meta gitBranch) and

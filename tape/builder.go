@@ -180,8 +180,10 @@ const (
 	// generation (inherit.workarounds); 128 with no option an answer
 	// handed on picks (inherit.said picks), which its build's decoder
 	// dropped; 129 kept the line digests of the 12 newest instructions a
-	// target hands on, not those of every one its Goal quotes.
-	snapshotVersion = 130
+	// target hands on, not those of every one its Goal quotes; 130 with no
+	// milestone of an earlier generation (inherit.milestones), which its
+	// build's decoder dropped.
+	snapshotVersion = 131
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -301,6 +303,9 @@ type state struct {
 	// PrevWorkarounds are the workarounds an earlier generation handed on
 	// (inherit.workarounds).
 	PrevWorkarounds []prevFailure `json:"prevWorkarounds,omitempty"`
+	// PrevMilestones are the milestones an earlier generation handed on
+	// (inherit.milestones).
+	PrevMilestones []prevFailure `json:"prevMilestones,omitempty"`
 	// TodoFrom is the origin of the todo/write an earlier generation
 	// handed Todos on from (inherit.todos), nil for a list of this
 	// session's own.
@@ -655,8 +660,10 @@ func (st *state) fixed(f failure, seq int64, what string) {
 // keptInheritedFailures bounds the failed calls a target hands on
 // (inherit.failures), maxInheritedFailureRunes the line of each.
 const (
-	keptInheritedFailures    = 6
-	maxInheritedFailureRunes = 1500
+	keptInheritedMilestones    = 6
+	maxInheritedMilestoneRunes = 600
+	keptInheritedFailures      = 6
+	maxInheritedFailureRunes   = 1500
 )
 
 // prevFailure is a failed call an earlier generation handed on, and the
@@ -997,6 +1004,7 @@ func (b *Builder) addOrigin(ev *session.Event) {
 		}
 		st.PrevFailures = prevFailures(ev.Inherit.Failures, keptInheritedFailures, ev.Seq, "the failure handed on")
 		st.PrevWorkarounds = prevFailures(ev.Inherit.Workarounds, keptFixed, ev.Seq, "the workaround handed on")
+		st.PrevMilestones = prevFailures(ev.Inherit.Milestones, keptInheritedMilestones, ev.Seq, "the milestone handed on")
 		if l := ev.Inherit.Todos; l != nil && len(l.Items) > 0 {
 			// The work's last todo list, until this session writes its
 			// own: its items as the session that wrote it held them

@@ -36,7 +36,10 @@
 // lists until a successful run of the same call fixes one, and its target
 // hands on with its own: inheritFailures; the failures it worked around
 // another way, inherit.workarounds, which Pending State lists with the
-// call that fixed each: inheritWorkarounds), the carryover (each assistant message up to 1500 runes, and
+// call that fixed each: inheritWorkarounds; the milestones it reached,
+// inherit.milestones, which Milestones lists before this session's own,
+// oldest first, and its target hands on with its own that worked:
+// inheritMilestones), the carryover (each assistant message up to 1500 runes, and
 // each text a call posted for people to read, a pull request's or an
 // issue's body, a comment, a release's notes, by its head and end in 1000
 // runes, "(posted with gh pr create, model-written)": posted.go; across

@@ -1789,3 +1789,37 @@ func TestEveryInstructionTheGoalQuotesCrossesAHandoff(t *testing.T) {
 		t.Errorf("the next generation's Goal lost the oldest later instruction:\n%s", goal)
 	}
 }
+
+// What the work reached crosses a handoff: a target hands on its newest
+// milestones, the commits, pushes, pull requests, tracker updates and
+// test runs its Milestones and Recent Actions listed (inherit.milestones,
+// each by its line), and the next generation's Milestones list them,
+// cited in their session, before its own; its target hands them on
+// again. Before, the commit a generation pushed was in no later tape.
+func TestTheMilestonesCrossAHandoff(t *testing.T) {
+	g1 := seqd(human("Ship the fix."),
+		call("Bash", "c1", `{"command":"git commit -m 'fix: keep the tray icon'"}`),
+		result("Bash", "c1", true, "[main 1a2b3c4] fix: keep the tray icon\n 2 files changed, 9 insertions(+)"),
+		call("Bash", "p1", `{"command":"git push origin main"}`),
+		result("Bash", "p1", true, "To github.com:o/r.git\n   9fd3c2a..1a2b3c4  main -> main"),
+		say("Pushed."))
+	tp := build(t, "s", g1, Options{}, nil)
+	ms := tp.Inherit.Milestones
+	if len(ms) != 2 || ms[1].What != "git push origin main" || ms[1].Origin != (session.Origin{Generation: 1, Session: "s", Seq: 5}) || !strings.Contains(ms[0].Text, "[main 1a2b3c4] fix: keep the tray icon") {
+		t.Fatalf("the target hands on %+v, want the commit and the push of seqs 3 and 5", ms)
+	}
+	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
+		call("Bash", "t1", `{"command":"go test ./..."}`),
+		result("Bash", "t1", true, "ok  \texample.com/tray\t0.4s"),
+		say("Tests pass."))
+	next := build(t, "s2", g2, Options{}, nil)
+	got := blockText(t, next, "Milestones")
+	for _, w := range []string{"- gen 1 seq=3 ok: $ git commit", "[main 1a2b3c4] fix: keep the tray icon", "- gen 1 seq=5 ok: $ git push origin main", "9fd3c2a..1a2b3c4  main -> main"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the next generation's Milestones lack %q:\n%s", w, got)
+		}
+	}
+	if ms := next.Inherit.Milestones; len(ms) != 3 || ms[0].Origin != tp.Inherit.Milestones[0].Origin || ms[2].What != "go test ./..." {
+		t.Errorf("the next target hands on %+v, want generation 1's two, then its own test run", ms)
+	}
+}

@@ -208,6 +208,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// A target of a graft: what the work reached the generation before
+		// (inherit.milestones).
+		"milestones-inherit": seqd(
+			origin(2, "g1", 40, &session.Inherited{Milestones: []session.FailureNote{
+				{Tool: "Bash", What: "git push origin main", Text: "- seq=5 ok: $ git push origin main\n    → 9fd3c2a..1a2b3c4  main -> main", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 5}},
+			}}),
+			say("Continuing."),
+		),
 		// A target of a graft: a short answer handed on with the option it
 		// picks (inherit.said picks).
 		"picks-inherit": seqd(

@@ -226,6 +226,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	status, statusTodos, planItems, planMore := b.statusBlock(q)
 	actions, actionItems := b.actionsBlock(q)
 	milestones, milestoneItems := b.milestonesBlock(q)
+	t.Inherit.Milestones = b.inheritMilestones(q)
 	files, fileItems, readItems, prevFiles := b.filesBlock(q)
 	t.Inherit.Files = b.inheritFiles()
 	pending, pendingTodos, pendingFailures, prevFailures, declined, inFlight := b.pendingBlock(conflicts, t.Leftovers, q)
@@ -661,7 +662,7 @@ func (b *Builder) lineageAliases() map[string]int {
 	if st.TodoFrom != nil {
 		add(*st.TodoFrom)
 	}
-	for _, p := range slices.Concat(st.PrevFailures, st.PrevWorkarounds) {
+	for _, p := range slices.Concat(st.PrevFailures, st.PrevWorkarounds, st.PrevMilestones) {
 		add(p.Note.Origin)
 	}
 	for _, m := range st.Relied {
