@@ -58,8 +58,8 @@
 //	                                              its head and end in 6,000 characters (as the
 //	                                              fold keeps it; the next Goal clips it again
 //	                                              and lists its middle in parts)
-//	said             [{text, origin, answer}]     omitted when empty: the person's other
-//	                                              instructions the tape's Goal quoted, oldest
+//	said             [{text, origin, answer,      omitted when empty: the person's other
+//	                  command, picks}]            instructions the tape's Goal quoted, oldest
 //	                                              first, each as firstGoal, and their answers
 //	                                              to the assistant's questions (answer: true,
 //	                                              origin the tool result's, which relies does
