@@ -155,11 +155,7 @@ func (b *Builder) pickedText(q session.Quote) string {
 	if p == nil {
 		return ""
 	}
-	at := fmt.Sprintf("seq=%d", p.From)
-	if sess := b.ref(q.Origin); sess != "" {
-		at = sessionLabel(sess) + " " + at
-	}
-	return fmt.Sprintf("\n↳ picks, in the assistant's message %s (model-written): %s", at, strings.Join(p.Lines, " ⏎ "))
+	return fmt.Sprintf("\n↳ picks, in the assistant's message %s (model-written): %s", b.seqIn(q.Origin, p.From), strings.Join(p.Lines, " ⏎ "))
 }
 
 // picksOf are the options the answer q picks: of this session's, the
@@ -172,15 +168,7 @@ func (b *Builder) picksOf(q session.Quote) *session.Picks {
 		if q.Picks != nil {
 			return q.Picks
 		}
-		if fg := st.FirstGoal; fg != nil && fg.Origin == q.Origin {
-			return fg.Picks
-		}
-		for _, h := range st.Humans {
-			if h.Origin == q.Origin {
-				return h.Picks
-			}
-		}
-		return nil
+		return b.heldQuote(q).Picks
 	}
 	for _, p := range st.Picks {
 		if p.Seq == q.Origin.Seq {

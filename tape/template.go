@@ -233,15 +233,36 @@ func (b *Builder) commandTextNote(q session.Quote) string {
 	if c == nil {
 		return ""
 	}
-	at := fmt.Sprintf("seq=%d", c.At)
-	if sess := b.ref(q.Origin); sess != "" {
-		at = sessionLabel(sess) + " " + at
-	}
-	s := fmt.Sprintf("\n↳ then the command's text, %s (the host's words, not the user's): %s", at, c.First)
+	s := fmt.Sprintf("\n↳ then the command's text, %s (the host's words, not the user's): %s", b.seqIn(q.Origin, c.At), c.First)
 	if c.Rule != "" {
 		s += " ⏎ its first rule: " + c.Rule
 	}
 	return s
+}
+
+// heldQuote is the fold's copy of the quote q handed on (the first goal
+// or one of Humans), q itself when the fold holds none: the tape's Goal
+// quotes are copies without the command's text and the picks.
+func (b *Builder) heldQuote(q session.Quote) session.Quote {
+	if fg := b.st.FirstGoal; fg != nil && fg.Origin == q.Origin {
+		return *fg
+	}
+	for _, h := range b.st.Humans {
+		if h.Origin == q.Origin {
+			return h
+		}
+	}
+	return q
+}
+
+// seqIn cites seq of the session of o: "seq=N", or "gen 1 seq=N" for a
+// session before this one.
+func (b *Builder) seqIn(o session.Origin, seq int64) string {
+	at := fmt.Sprintf("seq=%d", seq)
+	if sess := b.ref(o); sess != "" {
+		at = sessionLabel(sess) + " " + at
+	}
+	return at
 }
 
 // commandOf is the command's text the instruction q ran: of this
@@ -252,16 +273,7 @@ func (b *Builder) commandOf(q session.Quote) *session.CommandText {
 		if q.Command != nil {
 			return q.Command
 		}
-		// A copy without it (the tape's Goal quotes): the fold's.
-		if fg := b.st.FirstGoal; fg != nil && fg.Origin == q.Origin {
-			return fg.Command
-		}
-		for _, h := range b.st.Humans {
-			if h.Origin == q.Origin {
-				return h.Command
-			}
-		}
-		return nil
+		return b.heldQuote(q).Command
 	}
 	for _, c := range b.st.CommandTexts {
 		if c.Seq == q.Origin.Seq {
