@@ -1795,18 +1795,24 @@ func TestEveryInstructionTheGoalQuotesCrossesAHandoff(t *testing.T) {
 // test runs its Milestones and Recent Actions listed (inherit.milestones,
 // each by its line), and the next generation's Milestones list them,
 // cited in their session, before its own; its target hands them on
-// again. Before, the commit a generation pushed was in no later tape.
+// again. Before, the commit a generation pushed was in no later tape. A
+// run that failed crosses as a failure (inherit.failures), not as one.
 func TestTheMilestonesCrossAHandoff(t *testing.T) {
 	g1 := seqd(human("Ship the fix."),
 		call("Bash", "c1", `{"command":"git commit -m 'fix: keep the tray icon'"}`),
 		result("Bash", "c1", true, "[main 1a2b3c4] fix: keep the tray icon\n 2 files changed, 9 insertions(+)"),
 		call("Bash", "p1", `{"command":"git push origin main"}`),
 		result("Bash", "p1", true, "To github.com:o/r.git\n   9fd3c2a..1a2b3c4  main -> main"),
-		say("Pushed."))
+		call("Bash", "t0", `{"command":"npm test"}`),
+		result("Bash", "t0", false, "1 failing\n  tray: keeps the icon size"),
+		say("Pushed; one test fails."))
 	tp := build(t, "s", g1, Options{}, nil)
 	ms := tp.Inherit.Milestones
 	if len(ms) != 2 || ms[1].What != "git push origin main" || ms[1].Origin != (session.Origin{Generation: 1, Session: "s", Seq: 5}) || !strings.Contains(ms[0].Text, "[main 1a2b3c4] fix: keep the tray icon") {
-		t.Fatalf("the target hands on %+v, want the commit and the push of seqs 3 and 5", ms)
+		t.Fatalf("the target hands on %+v, want the commit and the push of seqs 3 and 5, not the failed test run", ms)
+	}
+	if fs := tp.Inherit.Failures; len(fs) != 1 || fs[0].What != "npm test" {
+		t.Fatalf("the target hands on the failures %+v, want the test run of seq 7", fs)
 	}
 	g2 := seqd(origin(2, "s", int64(len(g1)), &tp.Inherit),
 		call("Bash", "t1", `{"command":"go test ./..."}`),
