@@ -60,7 +60,9 @@
 //	                                              and lists its middle in parts)
 //	said             [{text, origin, answer,      omitted when empty: the person's other
 //	                  command, picks}]            instructions the tape's Goal quoted, oldest
-//	                                              first, each as firstGoal, and their answers
+//	                                              first, the newest 12 each as firstGoal and the
+//	                                              older ones by head and end in 2,000
+//	                                              characters, and their answers
 //	                                              to the assistant's questions (answer: true,
 //	                                              origin the tool result's, which relies does
 //	                                              not cite), in the order said

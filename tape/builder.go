@@ -43,6 +43,7 @@ const (
 	humanCoreRunes        = 2000 // what the Goal block shows of one before its middle parts
 	keptHumans            = 60
 	keptSaid              = keptHumans // the person's instructions a target hands on besides the first goal (Inherit.Said): those the Goal quotes
+	keptWholeSaid         = 12         // of those, the newest handed on as the fold keeps them; the older ones at humanCoreRunes
 	keptFileNotes         = 20         // the files written or edited a target hands on (Inherit.Files)
 	keptMessages          = 12         // the assistant's messages a target hands on (Inherit.Messages)
 	maxFileNoteRunes      = 400        // what Inherit.Files says of each

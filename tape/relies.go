@@ -102,6 +102,13 @@ func (b *Builder) inheritSaid(answers map[int64]string) []session.Quote {
 			continue
 		}
 		q.Command, q.Picks = b.commandOf(q), b.picksOf(q)
+		if len(out) >= keptWholeSaid {
+			// An older one at the length the Goal grows one to (its head
+			// and end in humanCoreRunes; of its middle, the parts the
+			// budget cuts first go): 60 pasted logs at 6,000 runes each
+			// made a graft/origin of 390 KB.
+			q.Text = clipHumanText(q.Text, humanCoreRunes, q.Origin.Seq)
+		}
 		out = append(out, q) // as the fold keeps it: the next Goal clips it as this one does
 	}
 	slices.Reverse(out) // Humans holds those handed on first, then this session's by seq

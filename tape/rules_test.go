@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/graft-project/graft/session"
 )
@@ -1773,18 +1774,29 @@ func TestAFailureNotFixedCrossesAHandoff(t *testing.T) {
 // alone: a session of 20 instructions had its 7 oldest after the first
 // cross a handoff nowhere, where the tape of the same work with no
 // handoff quoted them all ("this is not relevant for the AppImage
-// release", said early, still held at the end).
+// release", said early, still held at the end). Past the newest 12, each
+// goes at the length the Goal shows an older one (its head and end in
+// 2,000 runes), where 60 pasted logs at 6,000 had made a graft/origin of
+// 390 KB.
 func TestEveryInstructionTheGoalQuotesCrossesAHandoff(t *testing.T) {
+	paste := strings.Repeat("log line with words\n", 300)
 	evs := []session.Event{human("Build the wallpaper app.")}
 	for k := 1; k < 20; k++ {
-		evs = append(evs, human(fmt.Sprintf("Request %d: keep the tray icon %d px.", k, k)), say(fmt.Sprintf("Done %d.", k)))
+		evs = append(evs, human(fmt.Sprintf("Request %d: keep the tray icon %d px.\n%s", k, k, paste)), say(fmt.Sprintf("Done %d.", k)))
 	}
 	g1 := seqd(evs...)
 	tp := build(t, "s", g1, Options{}, nil)
-	if n := len(tp.Inherit.Said); n != 19 {
+	said := tp.Inherit.Said
+	if n := len(said); n != 19 {
 		t.Fatalf("the target hands on %d of the 19 later instructions the Goal quotes", n)
 	}
-	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now ship it"), say("Shipping.")), Options{}, nil)
+	for k, q := range said {
+		n := utf8.RuneCountInString(q.Text)
+		if older := k < len(said)-12; older && (n > 2100 || !strings.Contains(q.Text, "recall seq=")) || !older && n < 5000 {
+			t.Errorf("said[%d] (seq %d) is handed on at %d runes: want the newest 12 as the fold keeps them, the older ones at 2,000 with a cut mark", k, q.Origin.Seq, n)
+		}
+	}
+	next := build(t, "s2", seqd(origin(2, "s", int64(len(g1)), &tp.Inherit), human("now ship it"), say("Shipping.")), Options{Budget: 100000}, nil)
 	if goal := blockText(t, next, "Goal"); !strings.Contains(goal, "Then (gen 1 seq 2):\n> Request 1: keep the tray icon 1 px.") {
 		t.Errorf("the next generation's Goal lost the oldest later instruction:\n%s", goal)
 	}
