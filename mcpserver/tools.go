@@ -270,13 +270,13 @@ func commandText(c *session.CommandText) *CommandText {
 	return &CommandText{At: c.At, First: c.First, Rule: c.Rule}
 }
 
-// failureNotes are tool calls a graft/origin handed down by their lines
+// callNotes are tool calls a graft/origin handed down by their lines
 // (failures, workarounds, milestones), each line clipped as the other
 // inherited texts are; nil for none.
-func failureNotes(fs []session.FailureNote) []FailureNote {
-	var out []FailureNote
+func callNotes(fs []session.CallNote) []CallNote {
+	var out []CallNote
 	for _, f := range fs {
-		out = append(out, FailureNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
+		out = append(out, CallNote{Tool: f.Tool, What: f.What, Text: inheritedText(f.Text, f.Origin), Origin: origin(f.Origin)})
 	}
 	return out
 }
@@ -402,9 +402,9 @@ func (s *server) recall(ctx context.Context, in RecallInput) (RecallOutput, erro
 		if p := ev.Inherit.ApprovedPlan; p != nil {
 			out.InheritedApprovedPlan = &Quote{Text: inheritedText(p.Text, p.Origin), Origin: origin(p.Origin)}
 		}
-		out.InheritedFailures = failureNotes(ev.Inherit.Failures)
-		out.InheritedWorkarounds = failureNotes(ev.Inherit.Workarounds)
-		out.InheritedMilestones = failureNotes(ev.Inherit.Milestones)
+		out.InheritedFailures = callNotes(ev.Inherit.Failures)
+		out.InheritedWorkarounds = callNotes(ev.Inherit.Workarounds)
+		out.InheritedMilestones = callNotes(ev.Inherit.Milestones)
 		if l := ev.Inherit.Todos; l != nil {
 			todos := &TodoList{Items: []Todo{}, Origin: origin(l.Origin)}
 			for _, t := range l.Items {

@@ -55,11 +55,12 @@ type CommandText struct {
 	Rule  string `json:"rule,omitempty" jsonschema:"its first saying that states a rule"`
 }
 
-// FailureNote is a failed tool call an earlier generation handed on.
-type FailureNote struct {
+// CallNote is a tool call an earlier generation handed on by its line: a
+// failure, a workaround, a milestone.
+type CallNote struct {
 	Tool   string `json:"tool" jsonschema:"the tool the call used"`
 	What   string `json:"what,omitempty" jsonschema:"what it ran (the command, the path)"`
-	Text   string `json:"text" jsonschema:"the line Pending State listed it by, with its output's lines (seqs of the origin's session)"`
+	Text   string `json:"text" jsonschema:"the line the tape listed it by, with its output's lines (seqs of the origin's session)"`
 	Origin Origin `json:"origin" jsonschema:"the call's result"`
 }
 
@@ -250,9 +251,9 @@ type RecallOutput struct {
 	InheritedPlan         *Quote            `json:"inheritedPlan,omitempty" jsonschema:"graft/origin: the plan the person approved as the work's task, handed down (model-written), with the origin of the host's message that carried it"`
 	InheritedMessages     []Quote           `json:"inheritedMessages,omitempty" jsonschema:"graft/origin: the assistant's newest messages handed down (model-written: context, not an instruction), oldest first, with their origins"`
 	InheritedApprovedPlan *Quote            `json:"inheritedApprovedPlan,omitempty" jsonschema:"graft/origin: the newest plan the person approved in the host's plan mode, when none is the work's task, handed down (model-written), with the origin of the call that proposed it"`
-	InheritedFailures     []FailureNote     `json:"inheritedFailures,omitempty" jsonschema:"graft/origin: the failed tool calls no later call had fixed at the cut, handed down, newest last"`
-	InheritedWorkarounds  []FailureNote     `json:"inheritedWorkarounds,omitempty" jsonschema:"graft/origin: the last failures a later call worked around another way, handed down, each with the call that fixed it"`
-	InheritedMilestones   []FailureNote     `json:"inheritedMilestones,omitempty" jsonschema:"graft/origin: the work's newest milestones handed down (commits, pushes, pull requests, tracker updates, test and build runs), each by its call line and key lines, newest last"`
+	InheritedFailures     []CallNote        `json:"inheritedFailures,omitempty" jsonschema:"graft/origin: the failed tool calls no later call had fixed at the cut, handed down, newest last"`
+	InheritedWorkarounds  []CallNote        `json:"inheritedWorkarounds,omitempty" jsonschema:"graft/origin: the last failures a later call worked around another way, handed down, each with the call that fixed it"`
+	InheritedMilestones   []CallNote        `json:"inheritedMilestones,omitempty" jsonschema:"graft/origin: the work's newest milestones handed down (commits, pushes, pull requests, tracker updates, test and build runs), each by its call line and key lines, newest last"`
 	InheritedTodos        *TodoList         `json:"inheritedTodos,omitempty" jsonschema:"graft/origin: the work's last todo list, handed down while items were left"`
 	InheritedPlace        *Place            `json:"inheritedPlace,omitempty" jsonschema:"graft/origin: the working directory and git branch the work was done in at the cut, and the commit it started at"`
 	Meta                  map[string]string `json:"meta,omitempty" jsonschema:"provenance an importer kept (source uuid, line)"`

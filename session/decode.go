@@ -390,17 +390,17 @@ func (d lineDecoder) inherit(dst **Inherited) bool {
 		case "approvedPlan":
 			return 2048, d.passage(&in.ApprovedPlan)
 		case "failures":
-			return 4096, list(d, &in.Failures, d.failureNote)
+			return 4096, list(d, &in.Failures, d.callNote)
 		case "workarounds":
-			return 8192, list(d, &in.Workarounds, d.failureNote)
+			return 8192, list(d, &in.Workarounds, d.callNote)
 		case "milestones":
-			return 16384, list(d, &in.Milestones, d.failureNote)
+			return 16384, list(d, &in.Milestones, d.callNote)
 		}
 		return 0, false
 	})
 }
 
-func (d lineDecoder) failureNote(f *FailureNote) bool {
+func (d lineDecoder) callNote(f *CallNote) bool {
 	if d.Null() {
 		return true // a null element is a zero one, as in encoding/json
 	}

@@ -154,7 +154,7 @@ func handMade() []session.Event {
 				Place:      &session.Place{Cwd: "/w/" + tricky, GitBranch: "b-" + tricky},
 				Prompts:    []session.Quote{{Text: "why V2?\n" + tricky, Origin: origin}},
 				Messages:   []session.Passage{{Text: "chose " + tricky, Origin: origin}, {Text: "then", Origin: session.Origin{Generation: 1, Session: "s1", Seq: 7}}},
-				Milestones: []session.FailureNote{{Tool: "Bash", What: "git push " + tricky, Text: "- seq=5 ok: $ git push\n    → " + tricky, Origin: origin}},
+				Milestones: []session.CallNote{{Tool: "Bash", What: "git push " + tricky, Text: "- seq=5 ok: $ git push\n    → " + tricky, Origin: origin}},
 				Goal:       &session.HostGoal{Objective: tricky, Status: "active", Origin: origin}}},
 		{Seq: 2, Type: session.TypeUserMessage, Source: session.Source{Kind: session.KindUser}, Text: tricky},
 		{Seq: 3, Type: session.TypeAssistantMessage, Source: session.Source{Kind: session.KindAssistant}, Text: ""},

@@ -245,20 +245,20 @@ type Inherited struct {
 	// its call line and the lines of its output, seqs of Origin's
 	// session) with the call's tool and what it ran: the next generation
 	// lists them until a successful run of the same call fixes them.
-	Failures []FailureNote `json:"failures,omitempty"`
+	Failures []CallNote `json:"failures,omitempty"`
 	// Workarounds are the last failures a later call worked around
 	// another way (a flag the failed call lacked, the same script run
 	// another way), each as Pending State listed it with the call that
 	// fixed it: what does not work here, and what does. The next
 	// generation lists them and hands them on.
-	Workarounds []FailureNote `json:"workarounds,omitempty"`
+	Workarounds []CallNote `json:"workarounds,omitempty"`
 	// Milestones are the work's newest outcomes, as the tape's Milestones
 	// and Recent Actions listed them (Text: the call line and its last
 	// key lines, seqs of Origin's session): its commits, pushes, pull
 	// requests, tracker updates and test and build runs. The next
 	// generation's Milestones list them before its own, and its target
 	// hands them on with its own.
-	Milestones []FailureNote `json:"milestones,omitempty"`
+	Milestones []CallNote `json:"milestones,omitempty"`
 	// Goal is the goal the source's host still pursued at the cut (its
 	// /goal, active): the export of the target writes it into the new
 	// host session where the host restores it from its session file
@@ -267,9 +267,10 @@ type Inherited struct {
 	Goal *HostGoal `json:"goal,omitempty"`
 }
 
-// FailureNote is a failed tool call handed on: the tool, what it ran, the
-// line the tape listed it by, and the origin of its result.
-type FailureNote struct {
+// CallNote is a tool call handed on by its line (a failure, a workaround,
+// a milestone): the tool, what it ran, the line the tape listed it by,
+// and the origin of its result.
+type CallNote struct {
 	Tool   string `json:"tool"`
 	What   string `json:"what,omitempty"`
 	Text   string `json:"text"`

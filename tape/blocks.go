@@ -85,10 +85,11 @@ func (b *Builder) listedFailures() []failure {
 	return out
 }
 
-// inTheirSession is the line of a failure handed on (its call line,
-// output lines and fix: "- seq=N …", "fixed by seq=M: …", cut marks) with
-// its seqs cited in the session it came from.
-func (b *Builder) inTheirSession(n session.FailureNote) string {
+// inTheirSession is the line of a call handed on (a failure's,
+// a workaround's or a milestone's call line, output lines and fix: "-
+// seq=N …", "fixed by seq=M: …", cut marks) with its seqs cited in the
+// session it came from.
+func (b *Builder) inTheirSession(n session.CallNote) string {
 	sess, text := b.ref(n.Origin), n.Text
 	if sess == "" {
 		return text
@@ -101,16 +102,32 @@ func (b *Builder) inTheirSession(n session.FailureNote) string {
 	return inSession(text, sess)
 }
 
+// prevItems are the entries of the calls an earlier generation handed
+// on, each by its line cited in its session, at the seq of the
+// graft/origin that carried it.
+func (b *Builder) prevItems(ps []prevNote) []item {
+	items := make([]item, 0, len(ps))
+	for _, p := range ps {
+		items = append(items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
+	}
+	return items
+}
+
+// notesOf are the call notes of ps, as they were handed on.
+func notesOf(ps []prevNote) []session.CallNote {
+	out := make([]session.CallNote, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Note)
+	}
+	return out
+}
+
 // inheritWorkarounds are the workarounds a target hands on
 // (inherit.workarounds): those handed on to this session, then this
 // session's own that Pending State lists (pendingBlock), the newest
 // keptFixed.
-func (b *Builder) inheritWorkarounds() []session.FailureNote {
-	var out []session.FailureNote
-	for _, p := range b.st.PrevWorkarounds {
-		out = append(out, p.Note)
-	}
-	out = append(out, b.workarounds...)
+func (b *Builder) inheritWorkarounds() []session.CallNote {
+	out := append(notesOf(b.st.PrevWorkarounds), b.workarounds...)
 	return out[max(0, len(out)-keptFixed):]
 }
 
@@ -119,19 +136,16 @@ func (b *Builder) inheritWorkarounds() []session.FailureNote {
 // here, then this session's own that Pending State lists, each by its
 // call line and output lines within maxInheritedFailureRunes; a call that
 // failed again, at its newest run; the newest keptInheritedFailures.
-func (b *Builder) inheritFailures(q *quoted) []session.FailureNote {
+func (b *Builder) inheritFailures(q *quoted) []session.CallNote {
 	st := &b.st
-	var out []session.FailureNote
-	for _, p := range st.PrevFailures {
-		out = append(out, p.Note)
-	}
+	out := notesOf(st.PrevFailures)
 	for _, f := range b.listedFailures() {
 		text := clipAtSeq(actionLine(f.Seq, f.Tool, f.What, "FAILED", pendingLines(f, q), ""), maxInheritedFailureRunes, "", f.Seq)
-		out = append(out, session.FailureNote{Tool: f.Tool, What: f.What, Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: f.Seq}})
+		out = append(out, session.CallNote{Tool: f.Tool, What: f.What, Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: f.Seq}})
 	}
 	for k := len(out) - 1; k >= 0; k-- {
 		// A call that failed again is handed on once, at its newest run.
-		if slices.ContainsFunc(out[k+1:], func(n session.FailureNote) bool { return n.Tool == out[k].Tool && n.What == out[k].What }) {
+		if slices.ContainsFunc(out[k+1:], func(n session.CallNote) bool { return n.Tool == out[k].Tool && n.What == out[k].What }) {
 			out = slices.Delete(out, k, k+1)
 		}
 	}
@@ -1288,10 +1302,7 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 	for _, a := range b.actions() {
 		recent[a.Seq] = true
 	}
-	sec := &section{singular: "milestone", plural: "milestones", cutFront: true}
-	for _, p := range st.PrevMilestones {
-		sec.items = append(sec.items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
-	}
+	sec := &section{singular: "milestone", plural: "milestones", cutFront: true, items: b.prevItems(st.PrevMilestones)}
 	for _, a := range st.Milestones {
 		if recent[a.Seq] {
 			continue
@@ -1316,18 +1327,15 @@ func (b *Builder) milestonesBlock(q *quoted) (*block, *section) {
 // failure crosses as one, inheritFailures), each by its call line and its
 // last key lines within maxInheritedMilestoneRunes; the newest
 // keptInheritedMilestones.
-func (b *Builder) inheritMilestones(q *quoted) []session.FailureNote {
+func (b *Builder) inheritMilestones(q *quoted) []session.CallNote {
 	st := &b.st
-	var out []session.FailureNote
-	for _, p := range st.PrevMilestones {
-		out = append(out, p.Note)
-	}
+	out := notesOf(st.PrevMilestones)
 	for _, a := range st.Milestones {
 		if !a.OK || a.Declined != "" {
 			continue
 		}
 		text := clipAtSeq(actionLine(a.Seq, a.Tool, a.What, outcome(a), olderKey(q.key[a.Seq]), ""), maxInheritedMilestoneRunes, "", a.Seq)
-		out = append(out, session.FailureNote{Tool: a.Tool, What: a.What, Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: a.Seq}})
+		out = append(out, session.CallNote{Tool: a.Tool, What: a.What, Text: text, Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: a.Seq}})
 	}
 	return out[max(0, len(out)-keptInheritedMilestones):]
 }
@@ -1656,7 +1664,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 			}
 			line += fmt.Sprintf("\n    fixed by seq=%d: %s", x.BySeq, x.ByWhat)
 			fixed.items = append(fixed.items, newItem(line, "", f.Seq, x.BySeq))
-			b.workarounds = append(b.workarounds, session.FailureNote{Tool: f.Tool, What: f.What, Text: clipAtSeq(line, maxInheritedFailureRunes, "", f.Seq), Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: f.Seq}})
+			b.workarounds = append(b.workarounds, session.CallNote{Tool: f.Tool, What: f.What, Text: clipAtSeq(line, maxInheritedFailureRunes, "", f.Seq), Origin: session.Origin{Generation: st.Generation, Session: st.SessionID, Seq: f.Seq}})
 		}
 		b.fixedItems = blk.addSection(fixed)
 	case st.Fixed > 0:
@@ -1664,10 +1672,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	}
 	if len(st.PrevWorkarounds) > 0 {
 		// What did not work in the sessions before, and what did.
-		prev := &section{heading: "Worked around in the sessions before, each with the call that fixed it:", singular: "workaround handed on", plural: "workarounds handed on", cutFront: true}
-		for _, p := range st.PrevWorkarounds {
-			prev.items = append(prev.items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
-		}
+		prev := &section{heading: "Worked around in the sessions before, each with the call that fixed it:", singular: "workaround handed on", plural: "workarounds handed on", cutFront: true, items: b.prevItems(st.PrevWorkarounds)}
 		b.prevFixedItems = blk.addSection(prev)
 	}
 	if listed := b.listedFailures(); len(listed) > 0 {
@@ -1711,10 +1716,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 		blk.addSection(fails)
 	}
 	if len(st.PrevFailures) > 0 {
-		prevFails = &section{heading: "Failed tool calls an earlier session left unfixed, handed on (not run here since):", singular: "failure handed on", plural: "failures handed on", cutFront: true}
-		for _, p := range st.PrevFailures {
-			prevFails.items = append(prevFails.items, newItem(b.inTheirSession(p.Note), "", p.At, p.At))
-		}
+		prevFails = &section{heading: "Failed tool calls an earlier session left unfixed, handed on (not run here since):", singular: "failure handed on", plural: "failures handed on", cutFront: true, items: b.prevItems(st.PrevFailures)}
 		blk.addSection(prevFails)
 	}
 	for _, f := range st.Failures {

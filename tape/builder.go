@@ -251,7 +251,7 @@ type Builder struct {
 	// earlier generation handed on; workarounds, what this tape hands on
 	// of its own (inherit.workarounds), both set by pendingBlock.
 	prevFixedItems *section
-	workarounds    []session.FailureNote
+	workarounds    []session.CallNote
 	// goalMoreMain is how many of its parts are of the first and the
 	// latest instruction (ranked above the others).
 	goalMoreMain int
@@ -300,13 +300,13 @@ type state struct {
 	// PrevFailures are the failed calls an earlier generation handed on
 	// unfixed (inherit.failures), less those a successful run of the same
 	// call here fixed since.
-	PrevFailures []prevFailure `json:"prevFailures,omitempty"`
+	PrevFailures []prevNote `json:"prevFailures,omitempty"`
 	// PrevWorkarounds are the workarounds an earlier generation handed on
 	// (inherit.workarounds).
-	PrevWorkarounds []prevFailure `json:"prevWorkarounds,omitempty"`
+	PrevWorkarounds []prevNote `json:"prevWorkarounds,omitempty"`
 	// PrevMilestones are the milestones an earlier generation handed on
 	// (inherit.milestones).
-	PrevMilestones []prevFailure `json:"prevMilestones,omitempty"`
+	PrevMilestones []prevNote `json:"prevMilestones,omitempty"`
 	// TodoFrom is the origin of the todo/write an earlier generation
 	// handed Todos on from (inherit.todos), nil for a list of this
 	// session's own.
@@ -658,8 +658,9 @@ func (st *state) fixed(f failure, seq int64, what string) {
 	}
 }
 
-// keptInheritedFailures bounds the failed calls a target hands on
-// (inherit.failures), maxInheritedFailureRunes the line of each.
+// keptInheritedMilestones and keptInheritedFailures bound the milestones
+// and the failed calls a target hands on (inherit.milestones,
+// inherit.failures), the Runes the line of each.
 const (
 	keptInheritedMilestones    = 6
 	maxInheritedMilestoneRunes = 600
@@ -667,24 +668,25 @@ const (
 	maxInheritedFailureRunes   = 1500
 )
 
-// prevFailure is a failed call an earlier generation handed on, and the
-// seq of the graft/origin that carried it.
-type prevFailure struct {
-	Note session.FailureNote `json:"note"`
-	At   int64               `json:"at"`
+// prevNote is a call an earlier generation handed on by its line (a
+// failure, a workaround, a milestone), and the seq of the graft/origin
+// that carried it.
+type prevNote struct {
+	Note session.CallNote `json:"note"`
+	At   int64            `json:"at"`
 }
 
-// prevFailures are the newest keep of the failure notes a graft/origin
-// at seq handed on, those with a line, each within
-// maxInheritedFailureRunes (a cut recalled as what).
-func prevFailures(notes []session.FailureNote, keep int, at int64, what string) []prevFailure {
-	var out []prevFailure
+// prevNotes are the newest keep of the call notes a graft/origin at seq
+// handed on, those with a line, each within runes (a cut recalled as
+// what).
+func prevNotes(notes []session.CallNote, keep, runes int, at int64, what string) []prevNote {
+	var out []prevNote
 	for _, n := range notes[max(0, len(notes)-keep):] {
 		if strings.TrimSpace(n.Text) == "" {
 			continue
 		}
-		n.Text = clipRunes(n.Text, maxInheritedFailureRunes, what)
-		out = append(out, prevFailure{Note: n, At: at})
+		n.Text = clipRunes(n.Text, runes, what)
+		out = append(out, prevNote{Note: n, At: at})
 	}
 	return out
 }
@@ -1003,9 +1005,9 @@ func (b *Builder) addOrigin(ev *session.Event) {
 			from := p.Origin
 			st.Plan = &plan{Seq: ev.Seq, Text: p.Text, State: "approved", From: &from}
 		}
-		st.PrevFailures = prevFailures(ev.Inherit.Failures, keptInheritedFailures, ev.Seq, "the failure handed on")
-		st.PrevWorkarounds = prevFailures(ev.Inherit.Workarounds, keptFixed, ev.Seq, "the workaround handed on")
-		st.PrevMilestones = prevFailures(ev.Inherit.Milestones, keptInheritedMilestones, ev.Seq, "the milestone handed on")
+		st.PrevFailures = prevNotes(ev.Inherit.Failures, keptInheritedFailures, maxInheritedFailureRunes, ev.Seq, "the failure handed on")
+		st.PrevWorkarounds = prevNotes(ev.Inherit.Workarounds, keptFixed, maxInheritedFailureRunes, ev.Seq, "the workaround handed on")
+		st.PrevMilestones = prevNotes(ev.Inherit.Milestones, keptInheritedMilestones, maxInheritedMilestoneRunes, ev.Seq, "the milestone handed on")
 		if l := ev.Inherit.Todos; l != nil && len(l.Items) > 0 {
 			// The work's last todo list, until this session writes its
 			// own: its items as the session that wrote it held them

@@ -211,7 +211,7 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 		// A target of a graft: what the work reached the generation before
 		// (inherit.milestones).
 		"milestones-inherit": seqd(
-			origin(2, "g1", 40, &session.Inherited{Milestones: []session.FailureNote{
+			origin(2, "g1", 40, &session.Inherited{Milestones: []session.CallNote{
 				{Tool: "Bash", What: "git push origin main", Text: "- seq=5 ok: $ git push origin main\n    → 9fd3c2a..1a2b3c4  main -> main", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 5}},
 			}}),
 			say("Continuing."),
@@ -228,7 +228,7 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 		// A target of a graft: a failure the generation before worked
 		// around another way (inherit.workarounds).
 		"workarounds-inherit": seqd(
-			origin(2, "g1", 40, &session.Inherited{Workarounds: []session.FailureNote{
+			origin(2, "g1", 40, &session.Inherited{Workarounds: []session.CallNote{
 				{Tool: "Bash", What: "git commit -m x", Text: "- seq=3 FAILED: $ git commit -m x\n    → error: gpg failed to sign the data:\n    fixed by seq=5: git commit --no-gpg-sign -m x", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 3}},
 			}}),
 			say("Continuing."),
@@ -236,7 +236,7 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 		// A target of a graft: a failed call the generation before left
 		// unfixed (inherit.failures).
 		"failures-inherit": seqd(
-			origin(2, "g1", 40, &session.Inherited{Failures: []session.FailureNote{
+			origin(2, "g1", 40, &session.Inherited{Failures: []session.CallNote{
 				{Tool: "Bash", What: "npm run build", Text: "- seq=9 FAILED: $ npm run build\n    → TypeError: x is not a function", Origin: session.Origin{Generation: 1, Session: "g1", Seq: 9}},
 			}}),
 			call("Bash", "b1", `{"command":"npm run build"}`),
