@@ -799,7 +799,8 @@ func exitLine(t string) bool {
 
 // outputBody is out without the header Codex's unified exec puts before a
 // command's output ("Command: …" (0.115), "Chunk ID: …", "Wall time: …",
-// "Process exited with code N", "Original token count: …", "Output:"):
+// "Process exited with code N", "Original token count: …", "Output:"), or
+// its shell_command does ("Exit code: N", "Wall time: …", "Output:"):
 // what follows its "Output:" line when out opens with that header within
 // its first 8 lines; else out as it is. The importer reads the same header
 // for a call's exit (importer/codex ParseExec); the tape names no host's
@@ -820,7 +821,8 @@ func outputBody(out string) string {
 	if body, ok := shellSections(t); ok {
 		return body
 	}
-	if !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") {
+	if first, _, _ := strings.Cut(t, "\n"); !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") &&
+		!(strings.HasPrefix(t, "Exit code: ") && exitLine(strings.TrimSpace(first))) {
 		return out
 	}
 	rest := t

@@ -183,8 +183,10 @@ const (
 	// dropped; 129 kept the line digests of the 12 newest instructions a
 	// target hands on, not those of every one its Goal quotes; 130 with no
 	// milestone of an earlier generation (inherit.milestones), which its
-	// build's decoder dropped.
-	snapshotVersion = 131
+	// build's decoder dropped; 131 kept the header of Codex's shell_command
+	// ("Exit code: N", "Wall time: …", "Output:") in the tail's text and a
+	// look-up's head.
+	snapshotVersion = 132
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -278,3 +278,32 @@ func TestACommandWhoseExitIsNotReportedRan(t *testing.T) {
 		t.Errorf("a command whose exit was not reported is shown as ok:\n%s", a)
 	}
 }
+
+// Codex's shell_command (the tool of the rollouts before unified exec)
+// opens its output with a header of its own too: "Exit code: N", "Wall
+// time: …", "Output:". The Conversation Tail quotes an output's end and a
+// look-up its head: both the command's, not the host's header
+// (whether it failed the tail says by "(failed)").
+func TestAShellCommandOutputIsQuotedWithoutItsHeader(t *testing.T) {
+	out := "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nbackend\nfrontend\n"
+	if got := outputBody(out); got != "backend\nfrontend\n" {
+		t.Fatalf("outputBody = %q", got)
+	}
+	if w := newOutputWindow(out, 6); w.whole != "backend\nfrontend" {
+		t.Fatalf("the tail quotes %q", w.whole)
+	}
+	for _, plain := range []string{"Exit code: 3\nthe program's own line\nOutput:\nmore", "Exit code: 0"} {
+		if got := outputBody(plain); got != plain {
+			t.Fatalf("an output without the header changed: %q → %q", plain, got)
+		}
+	}
+	b := fold(t, "s", seqd(human("List the folders."),
+		call("shell_command", "c1", `{"command":"ls"}`), result("shell_command", "c1", true, out)))
+	tp, err := b.Build(Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tail := blockText(t, tp, "Conversation Tail"); strings.Contains(tail, "Wall time") || !strings.Contains(tail, "backend") {
+		t.Fatalf("the tail quotes the header or not the output:\n%s", tail)
+	}
+}

@@ -277,6 +277,7 @@
 // bash (1620) child_copy: …", "fork: retry: Resource temporarily
 // unavailable") and WSL's ("wsl: Failed to translate '…'"), the header Codex's unified exec puts before an output
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
+// …", "Output:"; and its shell_command's, "Exit code: N", "Wall time:
 // …", "Output:"; taken off every output the tape reads: outputBody),
 // Claude Code's words for an empty output ("(Bash completed with no
 // output)") and the bookkeeping it appends to a sub-agent's result

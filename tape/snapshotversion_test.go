@@ -259,6 +259,14 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}}),
 			say("Continuing."),
 		),
+		// Codex's shell_command output opens with a header of its own
+		// ("Exit code: N", "Wall time: …", "Output:"): the tail's text and
+		// a look-up's head the fold keeps are the command's output.
+		"shell-command-header": seqd(
+			human("Find the handler."),
+			call("shell_command", "c1", `{"command":"rg -n handleLogin"}`), result("shell_command", "c1", true, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc/auth.go:12:func handleLogin() {}\n"),
+			call("shell_command", "c2", `{"command":"ls"}`), result("shell_command", "c2", true, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc\n"),
+		),
 		// A target of a graft: the commit the work started at, which
 		// its own events never name (inherit.place gitCommit).
 		"commit-inherit": seqd(
