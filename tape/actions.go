@@ -124,6 +124,7 @@ const (
 	_
 	_
 	_
+	_
 	whatDescription
 	whatPrompt
 	whatPatch
@@ -210,11 +211,11 @@ func (in *callInput) delegated() string {
 
 // whatKeys are the input fields that say what a call did, in the order
 // callWhat looks for them.
-var whatKeys = []string{"command", "cmd", "file_path", "path", "notebook_path", "pattern", "query", "url", "description", "prompt", "patch", "input"}
+var whatKeys = []string{"command", "cmd", "file_path", "path", "notebook_path", "absolute_path", "pattern", "query", "url", "description", "prompt", "patch", "input"}
 
 // whatOf is callWhat's line for the value s of field key.
 func whatOf(key, s, cwd string, runes int) string {
-	if key == "file_path" || key == "path" || key == "notebook_path" {
+	if key == "file_path" || key == "path" || key == "notebook_path" || key == "absolute_path" {
 		s = relPath(s, cwd)
 	}
 	if key == "patch" || key == "input" {

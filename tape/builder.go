@@ -185,8 +185,9 @@ const (
 	// milestone of an earlier generation (inherit.milestones), which its
 	// build's decoder dropped; 131 kept the header of Codex's shell_command
 	// ("Exit code: N", "Wall time: …", "Output:") in the tail's text and a
-	// look-up's head.
-	snapshotVersion = 132
+	// look-up's head; 132 read no file by read_file's absolute_path
+	// (Gemini CLI, Qwen Code before 0.13).
+	snapshotVersion = 133
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

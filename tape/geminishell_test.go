@@ -40,3 +40,25 @@ func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
 		t.Errorf("the failure is not quoted by its output:\n%s", tp.Text)
 	}
 }
+
+// Gemini CLI's read_file, and Qwen Code's before 0.13, name the file
+// absolute_path (ReadFileToolParams; file_path since): real Qwen Code
+// sessions of 0.5.0 and 0.12.6 read every file by it, those of 0.13.0 on
+// by file_path. A file read so
+// is one Workspace Files names with its read, and the call's line names
+// the file, as one read by file_path.
+func TestAReadByAbsolutePathNamesItsFile(t *testing.T) {
+	tp := build(t, "s", seqd(human("Look at the sidebar config."),
+		call("read_file", "r1", `{"absolute_path":"/repo/site/sidebars.js"}`), result("read_file", "r1", true, "module.exports = {tutorialSidebar: []};"),
+		call("read_file", "r2", `{"absolute_path":"/repo/site/docusaurus.config.js","offset":0,"limit":40}`), result("read_file", "r2", true, "export default {title: 'Book'};"),
+	), Options{}, nil)
+	files := blockText(t, tp, "Workspace Files")
+	for _, p := range []string{"/repo/site/sidebars.js", "/repo/site/docusaurus.config.js"} {
+		if !strings.Contains(files, p) {
+			t.Errorf("Workspace Files does not name %s:\n%s", p, files)
+		}
+	}
+	if a := blockText(t, tp, "Recent Actions"); !strings.Contains(a, "read_file ok: /repo/site/docusaurus.config.js") {
+		t.Errorf("the read's line does not name its file:\n%s", a)
+	}
+}

@@ -267,6 +267,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("shell_command", "c1", `{"command":"rg -n handleLogin"}`), result("shell_command", "c1", true, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc/auth.go:12:func handleLogin() {}\n"),
 			call("shell_command", "c2", `{"command":"ls"}`), result("shell_command", "c2", true, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc\n"),
 		),
+		// Qwen Code before 0.13 reads a file by absolute_path: a file
+		// Workspace Files names, and the call's what.
+		"read-absolute-path": seqd(
+			human("Look at the sidebar."),
+			call("read_file", "r1", `{"absolute_path":"/repo/site/sidebars.js"}`), result("read_file", "r1", true, "module.exports = {};"),
+		),
 		// A target of a graft: the commit the work started at, which
 		// its own events never name (inherit.place gitCommit).
 		"commit-inherit": seqd(

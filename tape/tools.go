@@ -99,12 +99,13 @@ func (in *callInput) fileTouches(name string) (touches []fileTouch, ok bool) {
 	}
 	// The fast reader skips the other values (a Write's whole file) and
 	// leaves anything unusual to encoding/json, which it answers as.
-	paths, read := session.StringFields(input, "file_path", "path", "notebook_path")
+	paths, read := session.StringFields(input, "file_path", "path", "notebook_path", "absolute_path")
 	if !read {
 		var fields struct {
 			FilePath     string `json:"file_path"`
 			Path         string `json:"path"`
 			NotebookPath string `json:"notebook_path"`
+			AbsolutePath string `json:"absolute_path"` // Gemini CLI's read_file, Qwen Code's before 0.13
 		}
 		if json.Unmarshal(input, &fields) != nil {
 			// Not an object: a tool input we cannot read names no path;
@@ -112,7 +113,7 @@ func (in *callInput) fileTouches(name string) (touches []fileTouch, ok bool) {
 			// warnings.
 			return nil, true
 		}
-		paths = []string{fields.FilePath, fields.Path, fields.NotebookPath}
+		paths = []string{fields.FilePath, fields.Path, fields.NotebookPath, fields.AbsolutePath}
 	}
 	for _, p := range paths {
 		if p != "" {
