@@ -373,3 +373,71 @@ func TestQwenSessionStartRecovers(t *testing.T) {
 	}
 	checkNoForeign(t, srv)
 }
+
+// A custom command typed in the interactive Qwen Code (.qwen/commands/
+// explore.md): the session file holds a slash_command invocation with
+// sentToModel, its result, and the command's text as a user record of the
+// person's provenance. graft import qwen takes what was typed for the
+// person's instruction and the command's text for the host's words: the
+// Goal shows it so, and no rule of the command file ("You MUST NOT write
+// code") becomes a hard constraint from the user's own words.
+func TestQwenCustomCommandsTextIsTheHosts(t *testing.T) {
+	q, _, g := newQwenGraft(t)
+	cmds := filepath.Join(q.Dir, ".qwen", "commands")
+	if err := os.MkdirAll(cmds, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := "---\ndescription: Explore mode\n---\n\nExplore mode is for research and thinking, not implementing. You MUST NOT write code.\n\nThe question: {{args}}\n"
+	if err := os.WriteFile(filepath.Join(cmds, "explore.md"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q.Print(t, "Look at the build.").Ok(t)
+	id, src := qwenSession(t, q)
+	tm, err := hosttest.NewTerminal(t, q.Environ(), q.Dir, 200, 50, q.Bin, "--resume", id)
+	if errors.Is(err, hosttest.ErrNoTmux) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if screen, ok := tm.WaitFor(30*time.Second, "Look at the build."); !ok {
+		t.Fatalf("the interactive Qwen Code did not show the resumed session:\n%s", screen)
+	}
+	time.Sleep(2 * time.Second) // the input box takes keys once the session is shown
+	tm.Type("/explore why is the build slow")
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(src); err == nil && bytes.Contains(b, []byte("The question: why is the build slow")) && bytes.Contains(b, []byte(`"sentToModel":true`)) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("The question: why is the build slow")) || !bytes.Contains(b, []byte(`"sentToModel":true`)) {
+		t.Fatalf("Qwen Code recorded no command's text after a slash_command said sent:\n%s\n%s", b, tm.Screen())
+	}
+
+	g.ok("import", "qwen", src, "--id", "cmd")
+	var rv struct {
+		Tape        string
+		Constraints []struct{ Text string }
+	}
+	if err := json.Unmarshal([]byte(g.ok("prepare", "cmd", "--json")), &rv); err != nil {
+		t.Fatal(err)
+	}
+	goal := tapeBlock(rv.Tape, "Goal")
+	if !strings.Contains(goal, "> /explore why is the build slow") || !strings.Contains(goal, "(the host's words, not the user's): Explore mode is for research") {
+		t.Errorf("the Goal does not show the command typed and its text as the host's:\n%s", goal)
+	}
+	if strings.Contains(goal, "> Explore mode") {
+		t.Errorf("the Goal quotes the command's text as the person's words:\n%s", goal)
+	}
+	for _, c := range rv.Constraints {
+		if strings.Contains(c.Text, "MUST NOT write code") {
+			t.Errorf("the command file's rule is a hard constraint from the user's words: %q", c.Text)
+		}
+	}
+}

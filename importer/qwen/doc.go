@@ -57,7 +57,18 @@
 //	                         not what @-references expanded into), else the text parts
 //	                         joined; meta cwd. A <qwen:user-prompt-submit-context> part →
 //	                         user/message kind "system" name "hook". A text that starts
-//	                         with <system-reminder> or <qwen: is the host's (kind system)
+//	                         with <system-reminder> or <qwen: is the host's (kind system).
+//	                         The text of a command the person typed (its file's words,
+//	                         the arguments filled in): user/message kind "skill" name
+//	                         "command", as Claude Code's and Codex's, never a human
+//	                         instruction. It is the user record, with no displayText,
+//	                         whose parentUuid is the uuid of a slash_command result
+//	                         whose invocation said sentToModel true (the real Qwen Code
+//	                         0.24.4 interactively: invocation, result, then the text;
+//	                         `qwen -p` writes no slash_command, and the text reads as the
+//	                         person's); with no sentToModel (Qwen Code 0.5.0), a result
+//	                         that printed nothing (empty outputHistoryItems) and the
+//	                         record written within 2 s of it (mapper state "command")
 //	  subtype mid_turn_user_message, realtime_message
 //	                         the human's too (source.name "mid-turn", "realtime"): typed
 //	                         while the agent worked, or spoken
@@ -108,6 +119,8 @@
 // Every event keeps meta "uuid" (the record's), "subtype" when it has one
 // and "line"; the record's timestamp is the event's ts. The mapper's state
 // in the import cursor: openCalls (call id → name, and agent, of each
-// functionCall without its response yet), version and told. The dead branch a
+// functionCall without its response yet), version, told, and command
+// (the slash_command result a command's text follows: result, its uuid;
+// ts, its timestamp; said, the invocation said sentToModel). The dead branch a
 // rewind leaves stays imported, as Claude Code's does.
 package qwen

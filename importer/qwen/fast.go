@@ -20,7 +20,7 @@ import (
 // functionCall's args, package genai) are copied.
 
 var recordFields = []string{"uuid", "type", "subtype", "provenance", "timestamp", "cwd", "version", "model", "entrypoint",
-	"message", "systemPayload", "toolCallResult"}
+	"message", "systemPayload", "toolCallResult", "parentUuid"}
 
 // fastRecord is json.Unmarshal(data, r) for r zero, or false.
 func fastRecord(d *logscan.Decoder, data []byte, r *record) bool {
@@ -51,6 +51,8 @@ func fastRecord(d *logscan.Decoder, data []byte, r *record) bool {
 			return seen.First(10) && d.RawField((*[]byte)(&r.SystemPayload))
 		case "toolCallResult":
 			return seen.First(11) && fastToolCallResult(d, r)
+		case "parentUuid":
+			return seen.First(12) && d.StringField(&r.ParentUUID)
 		}
 		return !logscan.FoldsTo(key, recordFields) && d.SkipValue()
 	})

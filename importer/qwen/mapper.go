@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/graft-project/graft/importer"
 	"github.com/graft-project/graft/session"
@@ -58,6 +59,9 @@ type Mapper struct {
 	// (importer.NoteUnknown).
 	version string
 	told    []string
+	// command is the slash_command result whose child user record is the
+	// text of a command the person typed (commandSent), nil when none.
+	command *sentCommand
 	// dec reads records on the fast path (fast.go).
 	dec logscan.Decoder
 }
@@ -83,18 +87,30 @@ type mapperState struct {
 	OpenCalls map[string]openCall `json:"openCalls,omitempty"`
 	Version   string              `json:"version,omitempty"`
 	Told      []string            `json:"told,omitempty"`
+	Command   *sentCommand        `json:"command,omitempty"`
+}
+
+// sentCommand is a slash_command whose text the host sends the model as
+// the next user record: the result record's uuid (that record's
+// parentUuid), its timestamp, and whether the invocation said so
+// (sentToModel, Qwen Code 0.24) or the empty output implies it (Qwen Code
+// 0.5, which wrote no sentToModel).
+type sentCommand struct {
+	Result string `json:"result"`
+	TS     string `json:"ts,omitempty"`
+	Said   bool   `json:"said,omitempty"`
 }
 
 // SaveState implements importer.Mapper: the tool calls without a result,
 // the host version last seen and the unknown shapes reported.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Version: m.version, Told: m.told})
+	return json.Marshal(mapperState{OpenCalls: m.open, Version: m.version, Told: m.told, Command: m.command})
 }
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]openCall{}
-	m.version, m.told = "", nil
+	m.version, m.told, m.command = "", nil, nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -105,13 +121,14 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	for id, c := range st.OpenCalls {
 		m.open[id] = c
 	}
-	m.version, m.told = st.Version, st.Told
+	m.version, m.told, m.command = st.Version, st.Told, st.Command
 	return nil
 }
 
 // record is the part of a session record the mapping reads.
 type record struct {
 	UUID           string          `json:"uuid"`
+	ParentUUID     string          `json:"parentUuid"`
 	Type           string          `json:"type"`
 	Subtype        string          `json:"subtype"`
 	Provenance     *string         `json:"provenance"`
@@ -212,6 +229,9 @@ func (m *Mapper) Map(l importer.Line, out *importer.Output) error {
 	if r.Version != "" && r.Version != "unknown" {
 		m.version = r.Version
 	}
+	if m.command != nil && r.Type != typeUser && (r.Type != typeSystem || r.Subtype != subtypeSlash && !slices.Contains(skippedSystem, r.Subtype)) {
+		m.command = nil // the command's text comes next or not at all
+	}
 	switch r.Type {
 	case typeUser:
 		m.user(&r, out)
@@ -275,6 +295,34 @@ type promptPayload struct {
 	HookContext string  `json:"hookContext"`
 	RawCommand  string  `json:"rawCommand"`
 	Phase       string  `json:"phase"`
+	// SentToModel: the command sends the model a prompt (slash_command
+	// invocation, Qwen Code 0.24; absent in 0.5).
+	SentToModel *bool `json:"sentToModel"`
+	// OutputHistoryItems: what the command printed (slash_command result).
+	OutputHistoryItems []json.RawMessage `json:"outputHistoryItems"`
+}
+
+// commandTextWithin is how soon after a slash_command result with no
+// output a user record, its child, is the command's text when the
+// invocation did not say it sent one (Qwen Code 0.5: written in the same
+// tenth of a second; a person types no prompt that fast).
+const commandTextWithin = 2 * time.Second
+
+// commandSent reports whether the user record r is the text of the
+// command the result m.command names (its child) and forgets that result:
+// the host wrote it, the person typed the command.
+func (m *Mapper) commandSent(r *record) bool {
+	c := m.command
+	m.command = nil
+	if c == nil || r.ParentUUID == "" || r.ParentUUID != c.Result {
+		return false
+	}
+	if c.Said {
+		return true
+	}
+	t0, err0 := time.Parse(time.RFC3339Nano, c.TS)
+	t1, err1 := time.Parse(time.RFC3339Nano, r.Timestamp)
+	return err0 == nil && err1 == nil && t1.Sub(t0) >= 0 && t1.Sub(t0) < commandTextWithin
 }
 
 func (m *Mapper) user(r *record, out *importer.Output) {
@@ -306,7 +354,13 @@ func (m *Mapper) user(r *record, out *importer.Output) {
 			out.Warn("user record %s: systemPayload does not decode (%v); its text is the message's", r.UUID, err)
 		}
 	}
+	sent := m.commandSent(r)
 	src := m.userSource(r, out)
+	if sent && src.Kind == session.KindUser && r.Subtype == "" && pl.DisplayText == nil {
+		// The text of the command the person typed (its file's words,
+		// arguments filled in), as Claude Code's and Codex's.
+		src = session.Source{Kind: session.KindSkill, Name: "command"}
+	}
 	if src.Kind == session.KindUser && pl.DisplayText != nil && strings.TrimSpace(*pl.DisplayText) != "" {
 		// What the person typed, without what the host expanded it into.
 		text = *pl.DisplayText
@@ -645,6 +699,7 @@ func (m *Mapper) system(r *record, out *importer.Output) {
 		if pl.Phase != "" {
 			ev.Meta["phase"] = pl.Phase
 		}
+		m.noteCommand(r, pl)
 		out.Emit(ev)
 		if pl.Phase == "invocation" && strings.HasPrefix(strings.TrimSpace(pl.RawCommand), "/") {
 			// The person typed the command.
@@ -738,4 +793,24 @@ func (m *Mapper) compression(r *record, ev session.Event, out *importer.Output) 
 	s := m.event(r, session.TypeUserMessage, system("compact-summary"))
 	s.Text = summary
 	out.Emit(s)
+}
+
+// noteCommand keeps the slash_command record r for commandSent: an
+// invocation that did not say it sent nothing (sentToModel false: a
+// built-in command such as /model) arms it, and its result, with nothing
+// printed or said sent, names the record its text's user record follows.
+func (m *Mapper) noteCommand(r *record, pl promptPayload) {
+	switch pl.Phase {
+	case "invocation":
+		m.command = nil
+		if pl.SentToModel == nil || *pl.SentToModel {
+			m.command = &sentCommand{Said: pl.SentToModel != nil}
+		}
+	case "result":
+		if c := m.command; c != nil && c.Result == "" && (c.Said || len(pl.OutputHistoryItems) == 0) {
+			c.Result, c.TS = r.UUID, r.Timestamp
+			return
+		}
+		m.command = nil
+	}
 }

@@ -282,3 +282,70 @@ func TestAClearedGoal(t *testing.T) {
 		t.Errorf("warnings %q: want one on the goal_state that does not decode", sum.Warnings)
 	}
 }
+
+// A command the person typed that sends the model a prompt (a custom
+// command, .qwen/commands/*.md or *.toml) is recorded as the real Qwen
+// Code 0.24.4 does interactively: a slash_command invocation with
+// sentToModel true and rawCommand what was typed, its result, then a user
+// record of provenance real_user whose parentUuid is the result's, holding
+// the command's text with the arguments filled in. That text is the
+// command file's words (the host's), not the person's: kind "skill" as
+// Claude Code's and Codex's, while what they typed is theirs. Qwen Code
+// 0.5.0 wrote no sentToModel: there the result's empty outputHistoryItems
+// and the text written at once (under 2 s) tell it; a prompt typed after
+// a command that printed something, or that the host says it did not send,
+// is the person's.
+func TestACommandsTextIsTheHostsWords(t *testing.T) {
+	r := func(uuid, parent, ts, typ, fields string) string {
+		return `{"uuid":"` + uuid + `","parentUuid":"` + parent + `","sessionId":"s","timestamp":"2026-12-01T10:00:` + ts + `Z","type":"` + typ + `","cwd":"/p","version":"0.24.4"` + fields + `}`
+	}
+	slash := func(uuid, parent, ts, phase, raw, extra string) string {
+		return r(uuid, parent, ts, "system", `,"subtype":"slash_command","systemPayload":{"phase":"`+phase+`","rawCommand":"`+raw+`"`+extra+`}`)
+	}
+	user := func(uuid, parent, ts, text string) string {
+		return r(uuid, parent, ts, "user", `,"provenance":"real_user","message":{"role":"user","parts":[{"text":"`+text+`"}]}`)
+	}
+	evs, warns := mapLines(t,
+		slash("i1", "", "00.000", "invocation", "/explore why is the build slow", `,"sentToModel":true,"hiddenInvocation":false`),
+		slash("r1", "i1", "00.010", "result", "/explore why is the build slow", `,"outputHistoryItems":[]`),
+		user("p1", "r1", "00.020", `Explore mode is for research, not implementing. You MUST NOT write code.\n\nThe user asks: why is the build slow`),
+		r("a1", "p1", "01.000", "assistant", `,"message":{"role":"model","parts":[{"text":"Looking."}]}`),
+		slash("i2", "a1", "02.000", "invocation", "/model", `,"sentToModel":false`),
+		slash("r2", "i2", "02.010", "result", "/model", `,"outputHistoryItems":[{"type":"info","text":"Using model qwen-fake"}]`),
+		user("p2", "r2", "02.020", "use the small model from now on"),
+		slash("i3", "p2", "03.000", "invocation", "/sp.plan a plan for the book", ``),
+		slash("r3", "i3", "03.050", "result", "/sp.plan a plan for the book", `,"outputHistoryItems":[]`),
+		user("p3", "r3", "03.100", `---\ndescription: Execute the planning workflow\n---\n\nYou **MUST** consider the user input.`),
+		slash("i4", "p3", "04.000", "invocation", "/clear", ``),
+		slash("r4", "i4", "04.010", "result", "/clear", `,"outputHistoryItems":[]`),
+		user("p4", "r4", "44.000", "now write the tests"),
+	)
+	if len(warns) > 0 {
+		t.Errorf("warnings: %v", warns)
+	}
+	type want struct{ kind, name, text string }
+	var got []want
+	for _, ev := range evs {
+		if ev.Type == session.TypeUserMessage {
+			got = append(got, want{ev.Source.Kind, ev.Source.Name, ev.Text})
+		}
+	}
+	wants := []want{
+		{"user", "slash-command", "/explore why is the build slow"},
+		{"skill", "command", "Explore mode is for research"},
+		{"user", "slash-command", "/model"},
+		{"user", "", "use the small model from now on"},
+		{"user", "slash-command", "/sp.plan a plan for the book"},
+		{"skill", "command", "---\ndescription: Execute the planning workflow"},
+		{"user", "slash-command", "/clear"},
+		{"user", "", "now write the tests"},
+	}
+	if len(got) != len(wants) {
+		t.Fatalf("user messages %+v, want %+v", got, wants)
+	}
+	for k, w := range wants {
+		if g := got[k]; g.kind != w.kind || g.name != w.name || !strings.HasPrefix(g.text, w.text) {
+			t.Errorf("user message %d = %s/%s %q, want %s/%s %q", k+1, g.kind, g.name, g.text, w.kind, w.name, w.text)
+		}
+	}
+}
