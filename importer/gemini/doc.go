@@ -87,7 +87,11 @@
 //	                              additionalContext, before or after the prompt); the
 //	                              prompt beside it is the person's
 //	  <state_snapshot>…           kind "system" name "compacted": the host's summary
-//	  '/' or '?' first            the person's, name "slash-command"
+//	  '/' or '?' first            the person's, name "slash-command"; when displayContent
+//	                              is the command typed and content another text (a custom
+//	                              command's, .gemini/commands/*.toml, its arguments filled
+//	                              in: seen on the real 0.61.0), that text follows as kind
+//	                              "skill" name "command": the host's words, as Claude Code's
 //	  new in a $set list          kind "system" name "rewritten-history"
 //	user functionResponse       tool/result, unless the call's result was imported (a copy,
 //	                            counted)

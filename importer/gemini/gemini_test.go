@@ -652,3 +652,35 @@ func TestTheSessionContextNamesTheWorkingDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A custom command the person typed (.gemini/commands/explore.toml): the
+// real Gemini CLI 0.61.0 records the command's text, its arguments filled
+// in, as the message's content and what was typed as its displayContent.
+// What was typed is the person's; the text is the command file's, the
+// host's words (kind "skill", as Claude Code's, Codex's and Qwen Code's),
+// which the tape shows under the instruction as the mode the work runs in
+// and never takes for the person's rules. An @file reference the person
+// typed (displayContent not a command) stays one message of theirs.
+func TestACommandsTextIsTheHostsWords(t *testing.T) {
+	const file = `{"sessionId":"0a1b2c3d-0000-4000-8000-000000000003","projectHash":"ab","startTime":"2026-12-01T10:00:00.000Z","lastUpdated":"2026-12-01T10:00:00.000Z","kind":"main"}
+{"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Explore mode is for research, not implementing. You MUST NOT write code.\n\nThe question: why is the build slow\n"}],"displayContent":[{"text":"/explore why is the build slow"}]}
+{"id":"u2","timestamp":"2026-12-01T10:00:02.000Z","type":"user","content":[{"text":"Read @a.go"},{"text":"--- a.go ---\npackage a"}],"displayContent":[{"text":"Read @a.go"}]}
+`
+	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := importFile(t, path)
+	var got []string
+	for _, ev := range evs[1:] {
+		got = append(got, shape(ev)+" "+ev.Text)
+	}
+	want := []string{
+		"2 user/message user/slash-command /explore why is the build slow",
+		"2 user/message skill/command Explore mode is for research, not implementing. You MUST NOT write code.\n\nThe question: why is the build slow",
+		"3 user/message user Read @a.go",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n%q\nwant:\n%q", got, want)
+	}
+}

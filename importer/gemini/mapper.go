@@ -557,9 +557,15 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 		}
 	}
 	text := texts(rest)
+	command := "" // the text of the command the person typed: the host's words
 	if dps, err := m.parts(rec.DisplayContent); err == nil && len(dps) > 0 {
-		// What the person typed, before the host expanded @file references.
-		text = texts(dps)
+		// What the person typed, before the host expanded @file references
+		// or a custom command into its text.
+		typed := texts(dps)
+		if t := strings.TrimSpace(typed); strings.HasPrefix(t, "/") && strings.TrimSpace(text) != t {
+			command = strings.TrimSpace(text)
+		}
+		text = typed
 	}
 	whole := texts(hooks) + "\x00" + text
 	if strings.TrimSpace(texts(hooks)+text) == "" {
@@ -604,6 +610,9 @@ func (m *Mapper) user(rec *record, ps []part, mk *mark, fresh, viaSet bool, out 
 		emit(system("rewritten-history"), text)
 	case strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?"):
 		emit(session.Source{Kind: session.KindUser, Name: "slash-command"}, text)
+		if command != "" {
+			emit(session.Source{Kind: session.KindSkill, Name: "command"}, command)
+		}
 	default:
 		emit(session.Source{Kind: session.KindUser}, text)
 	}
