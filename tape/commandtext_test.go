@@ -73,6 +73,11 @@ func TestCommandTextLines(t *testing.T) {
 		{"<skill>\n<name>pdf</name>\n<path>/s/pdf/SKILL.md</path>\nUse this skill to read PDFs.\n</skill>", "Use this skill to read PDFs.", ""},
 		// A command's context, lines it ran a command for, is no line of its own.
 		{"## Context\n\n- Current commit: ab71aaf refactor: x\n\nAnnotate the commit.", "Annotate the commit.", ""},
+		// A command file as Qwen Code 0.5.0 sent it, its YAML front matter
+		// first: its description says what the command is; the matter's
+		// "---" is no line of its own.
+		{"---\ndescription: Create or update the project constitution.\nhandoffs: []\n---\n\n## User Input\n\n```text\n$ARGUMENTS\n```\n\nYou **MUST** consider the user input before proceeding.", "Create or update the project constitution.", "You **MUST** consider the user input before proceeding."},
+		{"---\nname: x\n---\nRun the checks.", "Run the checks.", ""},
 		{"", "", ""},
 	} {
 		first, rule := commandTextLines(c.text)

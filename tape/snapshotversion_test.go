@@ -273,6 +273,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Look at the sidebar."),
 			call("read_file", "r1", `{"absolute_path":"/repo/site/sidebars.js"}`), result("read_file", "r1", true, "module.exports = {};"),
 		),
+		// A command's text with the YAML front matter of its file (Qwen
+		// Code 0.5.0): the line the Goal shows is its description.
+		"command-front-matter": seqd(
+			human("/sp.plan a plan for the book"),
+			injected(session.KindSkill, "command", "---\ndescription: Execute the planning workflow.\n---\n\nYou **MUST** consider the user input."),
+			say("Planning."),
+		),
 		// A target of a graft: the commit the work started at, which
 		// its own events never name (inherit.place gitCommit).
 		"commit-inherit": seqd(

@@ -201,14 +201,22 @@ func (b *Builder) commandText(ev *session.Event) {
 	st.CommandTexts = keepLast(append(st.CommandTexts, commandText{Seq: st.Boundary, At: ev.Seq, First: first, Rule: rule}), keptHumans)
 }
 
-// commandTextLines are a command's text's first line of its own (past
+// commandTextLines are a command's text's first line of its own (its
+// front matter's description, else the first past
 // blank lines, HTML comments, tags, headings, list items (a command's
 // context it ran a command for: "- Current commit: …"), Claude Code's "Base
 // directory for this skill:" and the "ARGUMENTS:" line that repeats what
 // was typed) and its first saying that states a rule other than that
 // line; "" where there is none.
 func commandTextLines(text string) (first, rule string) {
+	text, description := frontMatter(text)
+	if description != "" {
+		first = firstLine(description, templateRunes)
+	}
 	for l := range strings.SplitSeq(text, "\n") {
+		if first != "" {
+			break
+		}
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "Base directory for this skill:") || strings.HasPrefix(t, "ARGUMENTS:") {
 			continue
@@ -223,6 +231,31 @@ func commandTextLines(text string) (first, rule string) {
 		}
 	}
 	return first, rule
+}
+
+// frontMatter is text without the YAML front matter a command file opens
+// with ("---", its "key: value" lines, "---": Qwen Code 0.5.0 sent the
+// file so), and the matter's description, which says what the command
+// is; text as it is and "" when it opens with none.
+func frontMatter(text string) (body, description string) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(text, " \t\r\n"), "---")
+	if rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t\r"), "\n"); !ok {
+		return text, ""
+	}
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return text, ""
+	}
+	for l := range strings.SplitSeq(rest[:end], "\n") {
+		if v, found := strings.CutPrefix(strings.TrimSpace(l), "description:"); found {
+			description = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	body = rest[end+len("\n---"):]
+	if i := strings.IndexByte(body, '\n'); i >= 0 {
+		return body[i+1:], description
+	}
+	return "", description
 }
 
 // commandTextNote is the line the Goal shows under the instruction q:
