@@ -229,15 +229,7 @@ func TestHookContextPart(t *testing.T) {
 {"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Next step."},{"text":"<hook_context>[graft:tape x] [Anchor + Hard Constraints]\n- never touch go.sum</hook_context>"}],"displayContent":[{"text":"Next step."}]}
 {"id":"u2","timestamp":"2026-12-01T10:00:02.000Z","type":"user","content":[{"text":"Plain."},{"text":"<hook_context>ctx</hook_context>"}]}
 `
-	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
-	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	evs, _ := importFile(t, path)
-	var got []string
-	for _, ev := range evs[1:] {
-		got = append(got, shape(ev)+" "+ev.Text)
-	}
+	got := messageShapes(t, file)
 	want := []string{
 		"2 user/message system/hook-context <hook_context>[graft:tape x] [Anchor + Hard Constraints]\n- never touch go.sum</hook_context>",
 		"2 user/message user Next step.",
@@ -666,6 +658,21 @@ func TestACommandsTextIsTheHostsWords(t *testing.T) {
 {"id":"u1","timestamp":"2026-12-01T10:00:01.000Z","type":"user","content":[{"text":"Explore mode is for research, not implementing. You MUST NOT write code.\n\nThe question: why is the build slow\n"}],"displayContent":[{"text":"/explore why is the build slow"}]}
 {"id":"u2","timestamp":"2026-12-01T10:00:02.000Z","type":"user","content":[{"text":"Read @a.go"},{"text":"--- a.go ---\npackage a"}],"displayContent":[{"text":"Read @a.go"}]}
 `
+	got := messageShapes(t, file)
+	want := []string{
+		"2 user/message user/slash-command /explore why is the build slow",
+		"2 user/message skill/command Explore mode is for research, not implementing. You MUST NOT write code.\n\nThe question: why is the build slow",
+		"3 user/message user Read @a.go",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// messageShapes imports file (a session file's lines) and gives each event
+// after the header's by its shape and text.
+func messageShapes(t *testing.T, file string) []string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "session-2026-12-01T10-00-0a1b2c3d.jsonl")
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
@@ -675,12 +682,5 @@ func TestACommandsTextIsTheHostsWords(t *testing.T) {
 	for _, ev := range evs[1:] {
 		got = append(got, shape(ev)+" "+ev.Text)
 	}
-	want := []string{
-		"2 user/message user/slash-command /explore why is the build slow",
-		"2 user/message skill/command Explore mode is for research, not implementing. You MUST NOT write code.\n\nThe question: why is the build slow",
-		"3 user/message user Read @a.go",
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("events:\n%q\nwant:\n%q", got, want)
-	}
+	return got
 }
