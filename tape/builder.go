@@ -186,7 +186,7 @@ const (
 	// build's decoder dropped; 131 kept the header of Codex's shell_command
 	// ("Exit code: N", "Wall time: …", "Output:") in the tail's text and a
 	// look-up's head; 132 read no file by read_file's absolute_path
-	// (Gemini CLI, Qwen Code before 0.13); 133 took a command file's
+	// (Gemini CLI's earlier, Qwen Code's before 0.13); 133 took a command file's
 	// front matter ("---") for its text's first line.
 	snapshotVersion = 134
 )

@@ -136,7 +136,7 @@
 // the file headers of its patch (input string, or field "patch" or
 // "input"): "*** Add File:" and "*** Move to:" write, "*** Update File:"
 // and "*** Delete File:" edit. The path is the call's input field
-// file_path, path, notebook_path or absolute_path (Gemini CLI's read_file,
+// file_path, path, notebook_path or absolute_path (Gemini CLI's earlier read_file,
 // Qwen Code's before 0.13); the call is found by callId, else the
 // result's own input is read. A file-tool result with no path found is
 // counted in the warnings, not guessed. The block names a file under the

@@ -41,7 +41,7 @@ func TestGeminiShellSectionsAreNoOutput(t *testing.T) {
 	}
 }
 
-// Gemini CLI's read_file, and Qwen Code's before 0.13, name the file
+// Gemini CLI's earlier read_file, and Qwen Code's before 0.13, name the file
 // absolute_path (ReadFileToolParams; file_path since): real Qwen Code
 // sessions of 0.5.0 and 0.12.6 read every file by it, those of 0.13.0 on
 // by file_path. A file read so

@@ -105,7 +105,7 @@ func (in *callInput) fileTouches(name string) (touches []fileTouch, ok bool) {
 			FilePath     string `json:"file_path"`
 			Path         string `json:"path"`
 			NotebookPath string `json:"notebook_path"`
-			AbsolutePath string `json:"absolute_path"` // Gemini CLI's read_file, Qwen Code's before 0.13
+			AbsolutePath string `json:"absolute_path"` // Gemini CLI's earlier read_file, Qwen Code's before 0.13
 		}
 		if json.Unmarshal(input, &fields) != nil {
 			// Not an object: a tool input we cannot read names no path;
