@@ -107,7 +107,15 @@
 //	system ui_telemetry, attribution_snapshot, file_history_snapshot, branch_checkpoint,
 //	  session_artifact_event, session_artifact_snapshot, session_sources_snapshot,
 //	  user_text_elements, turn_result, omni_recall
-//	                         skipped, counted ("system <subtype>")
+//	                         skipped, counted ("system <subtype>"); but a ui_telemetry
+//	                         tool_call event of status "error", error `Tool "<name>" was
+//	                         canceled by the user.` (Qwen Code 0.13.0, which wrote no
+//	                         tool_result for a call the person cancelled) is that call's
+//	                         tool/result, failed, meta declined "stopped" (it may have run
+//	                         in part), the call the open one of that name whose args are
+//	                         the event's function_args (its call_id when it has one); a
+//	                         result that comes after all is skipped, counted (mapper
+//	                         state "cancelled")
 //	system, other subtypes   system/event named after the subtype
 //	any other record type, system or user subtype, or message part
 //	                         kept as a system/event ("unknown", meta lineType) or by the
@@ -118,8 +126,10 @@
 //
 // Every event keeps meta "uuid" (the record's), "subtype" when it has one
 // and "line"; the record's timestamp is the event's ts. The mapper's state
-// in the import cursor: openCalls (call id → name, and agent, of each
-// functionCall without its response yet), version, told, and command
+// in the import cursor: openCalls (call id → name, and agent, and args,
+// a digest of its args, of each functionCall without its response yet),
+// version, told, cancelled (the ids of the last 16 calls a ui_telemetry
+// event closed), and command
 // (the slash_command result a command's text follows: result, its uuid;
 // ts, its timestamp; said, the invocation said sentToModel). The dead branch a
 // rewind leaves stays imported, as Claude Code's does.

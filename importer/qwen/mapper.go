@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ type Mapper struct {
 	// command is the slash_command result whose child user record is the
 	// text of a command the person typed (commandSent), nil when none.
 	command *sentCommand
+	// cancelled are the ids of the last calls a ui_telemetry event
+	// closed (noteCancel), newest last.
+	cancelled []string
 	// dec reads records on the fast path (fast.go).
 	dec logscan.Decoder
 }
@@ -70,6 +74,9 @@ type Mapper struct {
 type openCall struct {
 	Name  string `json:"name"`
 	Agent string `json:"agent,omitempty"`
+	// Args is argsSum of its args: what a ui_telemetry event that names
+	// no call id names it by (noteCancel).
+	Args string `json:"args,omitempty"`
 }
 
 // NewMapper returns a Mapper with no open tool calls.
@@ -88,6 +95,7 @@ type mapperState struct {
 	Version   string              `json:"version,omitempty"`
 	Told      []string            `json:"told,omitempty"`
 	Command   *sentCommand        `json:"command,omitempty"`
+	Cancelled []string            `json:"cancelled,omitempty"`
 }
 
 // sentCommand is a slash_command whose text the host sends the model as
@@ -104,13 +112,13 @@ type sentCommand struct {
 // SaveState implements importer.Mapper: the tool calls without a result,
 // the host version last seen and the unknown shapes reported.
 func (m *Mapper) SaveState() (json.RawMessage, error) {
-	return json.Marshal(mapperState{OpenCalls: m.open, Version: m.version, Told: m.told, Command: m.command})
+	return json.Marshal(mapperState{OpenCalls: m.open, Version: m.version, Told: m.told, Command: m.command, Cancelled: m.cancelled})
 }
 
 // LoadState implements importer.Mapper.
 func (m *Mapper) LoadState(raw json.RawMessage) error {
 	m.open = map[string]openCall{}
-	m.version, m.told, m.command = "", nil, nil
+	m.version, m.told, m.command, m.cancelled = "", nil, nil, nil
 	if len(raw) == 0 {
 		return nil
 	}
@@ -121,7 +129,7 @@ func (m *Mapper) LoadState(raw json.RawMessage) error {
 	for id, c := range st.OpenCalls {
 		m.open[id] = c
 	}
-	m.version, m.told, m.command = st.Version, st.Told, st.Command
+	m.version, m.told, m.command, m.cancelled = st.Version, st.Told, st.Command, st.Cancelled
 	return nil
 }
 
@@ -469,7 +477,7 @@ func (m *Mapper) functionCall(r *record, c *functionCall, out *importer.Output) 
 	if len(bytes.TrimSpace(input)) == 0 {
 		input = json.RawMessage("{}")
 	}
-	call := openCall{Name: c.Name}
+	call := openCall{Name: c.Name, Args: argsSum(input)}
 	if c.Name == ToolAgent {
 		var in struct {
 			SubagentType string `json:"subagent_type"`
@@ -531,6 +539,10 @@ func (m *Mapper) toolResult(r *record, out *importer.Output) {
 func (m *Mapper) functionResponse(r *record, fr *functionResult, out *importer.Output) {
 	call, found := m.open[fr.ID]
 	name := call.Name
+	if !found && slices.Contains(m.cancelled, fr.ID) {
+		out.Skip("result of a call its ui_telemetry event closed")
+		return
+	}
 	if !found {
 		name = fr.Name
 		if name == "" {
@@ -679,6 +691,9 @@ func (m *Mapper) system(r *record, out *importer.Output) {
 		name = "system"
 	}
 	if slices.Contains(skippedSystem, r.Subtype) {
+		if r.Subtype == subtypeTelemetry {
+			m.noteCancel(r, out)
+		}
 		out.Skip("system " + r.Subtype)
 		return
 	}
@@ -813,4 +828,90 @@ func (m *Mapper) noteCommand(r *record, pl promptPayload) {
 		}
 		m.command = nil
 	}
+}
+
+// subtypeTelemetry is the system record of Qwen Code's UI events (an API
+// response, a tool call's end): bookkeeping, skipped, but for noteCancel.
+const subtypeTelemetry = "ui_telemetry"
+
+// canceledByUser is the error of a tool_call event whose call the person
+// cancelled in Qwen Code 0.13: `Tool "<name>" was canceled by the user.`
+const canceledByUser = " was canceled by the user."
+
+// keptCancelled bounds the ids noteCancel remembers.
+const keptCancelled = 16
+
+// noteCancel imports the call a ui_telemetry tool_call event says the
+// person cancelled as a failed result they stopped (it may have run in
+// part: the event does not say whether they declined it at the prompt),
+// for Qwen Code 0.13.0, which wrote no tool_result for such a call (a
+// real session: 12 cancelled calls, none with a result, each event
+// written when the person's next message or the model's next call
+// came): status "error", error `Tool "<name>" was canceled by the user.`,
+// no call id; the call is the open one of that name whose args are the
+// event's function_args. Qwen Code 0.24.4 says status "cancelled" and
+// writes the result itself: no event of it is read. A result that comes
+// after all is skipped and counted.
+func (m *Mapper) noteCancel(r *record, out *importer.Output) {
+	if !bytes.Contains(r.SystemPayload, []byte(canceledByUser)) {
+		return // the fast way past nearly every event
+	}
+	var pl struct {
+		UIEvent struct {
+			Name     string          `json:"event.name"`
+			Function string          `json:"function_name"`
+			Args     json.RawMessage `json:"function_args"`
+			CallID   string          `json:"call_id"`
+			Status   string          `json:"status"`
+			Error    string          `json:"error"`
+		} `json:"uiEvent"`
+	}
+	if json.Unmarshal(r.SystemPayload, &pl) != nil {
+		return
+	}
+	e := pl.UIEvent
+	if e.Name != "qwen-code.tool_call" || e.Status != "error" || e.Error != `Tool "`+e.Function+`"`+canceledByUser {
+		return
+	}
+	id := e.CallID
+	if id == "" {
+		sum := argsSum(e.Args)
+		var ids []string
+		for cid, c := range m.open {
+			if c.Name == e.Function && c.Args == sum {
+				ids = append(ids, cid)
+			}
+		}
+		if len(ids) == 0 {
+			return
+		}
+		slices.Sort(ids) // the same call twice: either is it
+		id = ids[0]
+	}
+	call, open := m.open[id]
+	if !open {
+		return
+	}
+	delete(m.open, id)
+	ok := false
+	ev := m.event(r, session.TypeToolResult, session.Source{Kind: session.KindTool})
+	ev.Tool = &session.Tool{Name: call.Name, CallID: id, OK: &ok, Output: e.Error}
+	ev.Meta[session.MetaDeclined] = session.DeclinedStopped
+	out.Emit(ev)
+	m.cancelled = append(m.cancelled, id)
+	if len(m.cancelled) > keptCancelled {
+		m.cancelled = slices.Clone(m.cancelled[len(m.cancelled)-keptCancelled:])
+	}
+}
+
+// argsSum is a digest of a call's args, as compact JSON: a call and its
+// ui_telemetry event hold the same object.
+func argsSum(args json.RawMessage) string {
+	var b bytes.Buffer
+	if len(args) == 0 || json.Compact(&b, args) != nil {
+		return ""
+	}
+	h := fnv.New64a()
+	h.Write(b.Bytes())
+	return strconv.FormatUint(h.Sum64(), 36)
 }

@@ -349,3 +349,74 @@ func TestACommandsTextIsTheHostsWords(t *testing.T) {
 		}
 	}
 }
+
+// A call the person cancelled: Qwen Code 0.13.0 wrote no tool_result for
+// it (seen in a real session: 12 cancelled calls, none with a result),
+// only its ui_telemetry tool_call event, status "error", error `Tool
+// "<name>" was canceled by the user.`, the call's args as function_args
+// and no call id, written when the person's next message or the model's
+// next call came. The call is imported as stopped by the person (it may
+// have run in part: the event does not say whether they declined it at
+// the prompt), not left "in flight"; of two calls of the name, the one
+// with the event's args. Qwen Code 0.24.4 writes the event with the call's
+// id, status "cancelled", and the result after it: one result, as before.
+// A result that comes after the event closed its call is no second one.
+func TestACallCancelledWithNoResultIsStopped(t *testing.T) {
+	r := func(uuid, typ, fields string) string {
+		return `{"uuid":"` + uuid + `","parentUuid":null,"sessionId":"s","timestamp":"2026-12-01T10:00:00.000Z","type":"` + typ + `","cwd":"/p","version":"0.13.0"` + fields + `}`
+	}
+	args := func(id string) string { return `{"command":"make ` + id + `","is_background":false}` }
+	call := func(uuid string, ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, `{"functionCall":{"id":"`+id+`","name":"run_shell_command","args":`+args(id)+`}}`)
+		}
+		return r(uuid, "assistant", `,"message":{"role":"model","parts":[`+strings.Join(parts, ",")+`]}`)
+	}
+	cancel := func(uuid, id string) string {
+		// The event's args as Qwen Code writes them, spaced otherwise.
+		return r(uuid, "system", `,"subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.tool_call","function_name":"run_shell_command","function_args":{ "command": "make `+id+`", "is_background": false },"duration_ms":5957,"status":"error","success":false,"error":"Tool \"run_shell_command\" was canceled by the user."}}`)
+	}
+	result := func(uuid, id, fields string) string {
+		return r(uuid, "tool_result", `,"message":{"role":"user","parts":[{"functionResponse":{"id":"`+id+`","name":"run_shell_command","response":{"error":"[Operation Cancelled] Reason: User did not allow tool call"}}}]},"toolCallResult":{"callId":"`+id+`","status":"cancelled"}`+fields)
+	}
+	user := func(uuid, text string) string {
+		return r(uuid, "user", `,"provenance":"real_user","message":{"role":"user","parts":[{"text":"`+text+`"}]}`)
+	}
+	evs, warns := mapLines(t,
+		user("u1", "Build it."),
+		call("a1", "c1"),
+		user("u2", "no, just explain"),
+		cancel("t1", "c1"),
+		result("r1", "c1", ""),
+		call("a2", "c2"),
+		r("t2", "system", `,"subtype":"ui_telemetry","systemPayload":{"uiEvent":{"event.name":"qwen-code.tool_call","call_id":"c2","function_name":"run_shell_command","function_args":`+args("c2")+`,"status":"cancelled","success":false,"decision":"reject"}}`),
+		result("r2", "c2", ""),
+		call("a3", "c3", "c4"),
+		cancel("t3", "c4"),
+		user("u3", "stop"),
+	)
+	if len(warns) > 0 {
+		t.Errorf("warnings: %v", warns)
+	}
+	var got []string
+	for _, ev := range evs {
+		switch ev.Type {
+		case session.TypeToolResult:
+			got = append(got, fmt.Sprintf("result %s %s ok=%v declined=%s %q", ev.Tool.CallID, ev.Tool.Name, *ev.Tool.OK, ev.Meta[session.MetaDeclined], ev.Tool.Output))
+		case session.TypeUserMessage:
+			got = append(got, "user "+ev.Text)
+		}
+	}
+	want := []string{
+		"user Build it.",
+		"user no, just explain",
+		`result c1 run_shell_command ok=false declined=stopped "Tool \"run_shell_command\" was canceled by the user."`,
+		`result c2 run_shell_command ok=false declined=user "[Operation Cancelled] Reason: User did not allow tool call"`,
+		`result c4 run_shell_command ok=false declined=stopped "Tool \"run_shell_command\" was canceled by the user."`,
+		"user stop",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
