@@ -80,8 +80,11 @@
 //     is refused with a NotTranscriptError naming the file, the host asked
 //     for, how many lines were looked at and, when another host's mapper
 //     (Options.Others) recognises them, that host and the command to
-//     import it with. A file with no complete line yet (empty, or a host
-//     mid-write) is not refused, nor is a run that resumes from a cursor,
+//     import it with. A whole JSON document at the end with no newline
+//     after it counts as a line (a file written at once, as Gemini CLI's
+//     checkpoint: no line a host has begun). A file with no complete line
+//     yet (empty, or a host mid-write) is not refused, nor is a run that
+//     resumes from a cursor,
 //     nor a mapper that is no Recognizer. A first run that consumed no
 //     line with more than white space and appended nothing writes no
 //     cursor: it accepted nothing, so the next run is a first import and

@@ -223,6 +223,30 @@ func TestFirstImportOfAnUnfinishedFileIsNoRefusal(t *testing.T) {
 	}
 }
 
+// A file that is one JSON document with no newline after it (Gemini CLI's
+// checkpoint-<tag>.json, what /chat save writes: a list of contents on one
+// line; seen in public dotfiles) is no line a host has begun: it is whole,
+// and when it is no record of the host, a first import refuses it. Before,
+// it was taken for a line still being written: nothing was imported, the
+// import said it went well, and graft prepare found no session.
+func TestFirstImportOfOneJSONDocumentWithNoNewline(t *testing.T) {
+	all := firstContactHosts(t)
+	for _, h := range all {
+		t.Run(h.name, func(t *testing.T) {
+			doc := `[{"role":"user","parts":[{"text":"This is the Gemini CLI. We are setting up the context for our chat."}]},{"role":"model","parts":[{"text":"Got it."}]}]`
+			st, home, _, err := h.firstImport(t, all, writeTranscript(t, doc))
+			if !errors.Is(err, importer.ErrNotTranscript) {
+				t.Fatalf("err = %v, want ErrNotTranscript", err)
+			}
+			nothingWritten(t, st, home)
+			// A record of the host with no newline yet is the host's, as before.
+			if _, _, sum, err := h.firstImport(t, all, writeTranscript(t, h.record)); err != nil || sum.PendingTail == nil {
+				t.Fatalf("a record with no newline: %v, %+v", err, sum)
+			}
+		})
+	}
+}
+
 // A record type newer than the importer is still its host's record: it is
 // imported as a system event with its warning, as before.
 func TestFirstImportOfANewRecordType(t *testing.T) {

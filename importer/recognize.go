@@ -191,7 +191,15 @@ func firstLines(r io.ReaderAt, record func([]byte) bool) (lines [][]byte, found,
 		line, err := br.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
 			// The end, or a line not finished (by the host, or within
-			// SniffBytes): not a line.
+			// SniffBytes): not a line; but a whole JSON document there,
+			// with no newline after it, is one (a file written at once,
+			// not a line the host has begun: Gemini CLI's checkpoint).
+			if line = bytes.TrimSpace(line); len(line) > 0 && json.Valid(line) {
+				if record(line) {
+					return nil, true, false, nil
+				}
+				lines = append(lines, line)
+			}
 			return lines, false, true, nil
 		}
 		if err != nil {

@@ -57,7 +57,11 @@
 // message) and goes on there, leaving the document. graft does not read
 // the document: its refusal says what the file is and names the resume
 // command and the file to import (Mapper.Hint, importer.Hinter; hosts'
-// TestGeminiEarlierSessionDocumentGoesOnAsJSONL).
+// TestGeminiEarlierSessionDocumentGoesOnAsJSONL). Nor does it read the
+// other files of a project's folder, whose refusal names them too: a
+// checkpoint (checkpoint-<tag>.json, what /chat save writes: a list of
+// contents, often on one line with no newline) and logs.json (the
+// prompts typed, no replies).
 //
 // # Import
 //

@@ -684,3 +684,32 @@ func messageShapes(t *testing.T, file string) []string {
 	}
 	return got
 }
+
+// Gemini CLI's other files in its project folder are no session: a
+// checkpoint (checkpoint-<tag>.json, what /chat save writes: a list of
+// contents, one line or indented; seen in public dotfiles) and logs.json
+// (the prompts typed, each {sessionId, messageId, type, message,
+// timestamp}). A first import refuses each and says what it is and which
+// files graft reads.
+func TestGeminisOtherFilesAreRefusedByName(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"checkpoint-build.json", `[{"role":"user","parts":[{"text":"This is the Gemini CLI."}]},{"role":"model","parts":[{"text":"Got it."}]}]`, "is a Gemini CLI checkpoint"},
+		{"checkpoint-build.json", "[\n  {\n    \"role\": \"user\",\n    \"parts\": [\n      {\n        \"text\": \"hi\"\n      }\n    ]\n  }\n]\n", "is a Gemini CLI checkpoint"},
+		{"logs.json", "[\n  {\n    \"sessionId\": \"6863703c-6593-4da0-93ca-55d5fb073172\",\n    \"messageId\": 0,\n    \"type\": \"user\",\n    \"message\": \"/chat resume\",\n    \"timestamp\": \"2025-07-12T07:43:52.551Z\"\n  }\n]\n", "is Gemini CLI's logs.json"},
+	} {
+		path := filepath.Join(t.TempDir(), c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, home := testfixtures.NewStore(t)
+		_, err := gemini.Import(gemini.Options{Store: st, Home: home, Path: path, ID: "g"})
+		if !errors.Is(err, importer.ErrNotTranscript) {
+			t.Fatalf("import of %s: %v, want a refusal", c.name, err)
+		}
+		for _, want := range []string{c.want, "session-….jsonl", "nothing was imported"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the refusal %q does not say %q", err, want)
+			}
+		}
+	}
+}
