@@ -822,8 +822,7 @@ func outputBody(out string) string {
 	if body, ok := shellSections(t); ok {
 		return body
 	}
-	if first, _, _ := strings.Cut(t, "\n"); !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") &&
-		!(strings.HasPrefix(t, "Exit code: ") && exitLine(strings.TrimSpace(first))) {
+	if !strings.HasPrefix(t, "Command: ") && !strings.HasPrefix(t, "Chunk ID: ") && !strings.HasPrefix(t, "Wall time: ") && !shellCommandHeader(t) {
 		return out
 	}
 	rest := t
@@ -838,6 +837,16 @@ func outputBody(out string) string {
 		rest = more
 	}
 	return out
+}
+
+// shellCommandHeader: t opens with the exit line of Codex's shell_command
+// header ("Exit code: N", then "Wall time: …" and "Output:").
+func shellCommandHeader(t string) bool {
+	if !strings.HasPrefix(t, "Exit code: ") {
+		return false
+	}
+	first, _, _ := strings.Cut(t[:min(len(t), 64)], "\n")
+	return exitLine(strings.TrimSpace(first))
 }
 
 // emptyBashOutput is what Claude Code gives its model for a command that
