@@ -210,19 +210,8 @@ func (b *Builder) commandText(ev *session.Event) {
 // line; "" where there is none.
 func commandTextLines(text string) (first, rule string) {
 	text, description := frontMatter(text)
-	if description != "" {
-		first = firstLine(description, templateRunes)
-	}
-	for l := range strings.SplitSeq(text, "\n") {
-		if first != "" {
-			break
-		}
-		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "Base directory for this skill:") || strings.HasPrefix(t, "ARGUMENTS:") {
-			continue
-		}
-		first = firstLine(t, templateRunes)
-		break
+	if first = firstLine(description, templateRunes); first == "" {
+		first = firstOwnLine(text)
 	}
 	for s := range anchors.Sayings(text) {
 		if s = firstLine(s, templateRunes); s != first && !strings.Contains(first, s) {
@@ -233,13 +222,29 @@ func commandTextLines(text string) (first, rule string) {
 	return first, rule
 }
 
+// firstOwnLine is the first line of a command's text past those that are
+// not its own (commandTextLines), within templateRunes.
+func firstOwnLine(text string) string {
+	for l := range strings.SplitSeq(text, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "<") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "Base directory for this skill:") || strings.HasPrefix(t, "ARGUMENTS:") {
+			continue
+		}
+		return firstLine(t, templateRunes)
+	}
+	return ""
+}
+
 // frontMatter is text without the YAML front matter a command file opens
 // with ("---", its "key: value" lines, "---": Qwen Code 0.5.0 sent the
 // file so), and the matter's description, which says what the command
 // is; text as it is and "" when it opens with none.
 func frontMatter(text string) (body, description string) {
-	rest, ok := strings.CutPrefix(strings.TrimLeft(text, " \t\r\n"), "---")
-	if rest, ok = strings.CutPrefix(strings.TrimLeft(rest, " \t\r"), "\n"); !ok {
+	rest, open := strings.CutPrefix(strings.TrimLeft(text, " \t\r\n"), "---")
+	if open {
+		rest, open = strings.CutPrefix(strings.TrimLeft(rest, " \t\r"), "\n")
+	}
+	if !open {
 		return text, ""
 	}
 	end := strings.Index(rest, "\n---")
