@@ -213,9 +213,14 @@ func (in *callInput) delegated() string {
 // callWhat looks for them.
 var whatKeys = []string{"command", "cmd", "file_path", "path", "notebook_path", "absolute_path", "pattern", "query", "url", "description", "prompt", "patch", "input"}
 
+// pathKeys are the input fields that name the file a call touches, in
+// the order a call's file is looked for: absolute_path is Gemini CLI's
+// earlier read_file's, and Qwen Code's before 0.13.
+var pathKeys = []string{"file_path", "path", "notebook_path", "absolute_path"}
+
 // whatOf is callWhat's line for the value s of field key.
 func whatOf(key, s, cwd string, runes int) string {
-	if key == "file_path" || key == "path" || key == "notebook_path" || key == "absolute_path" {
+	if slices.Contains(pathKeys, key) {
 		s = relPath(s, cwd)
 	}
 	if key == "patch" || key == "input" {

@@ -99,13 +99,13 @@ func (in *callInput) fileTouches(name string) (touches []fileTouch, ok bool) {
 	}
 	// The fast reader skips the other values (a Write's whole file) and
 	// leaves anything unusual to encoding/json, which it answers as.
-	paths, read := session.StringFields(input, "file_path", "path", "notebook_path", "absolute_path")
+	paths, read := session.StringFields(input, pathKeys...)
 	if !read {
-		var fields struct {
+		var fields struct { // pathKeys, in their order
 			FilePath     string `json:"file_path"`
 			Path         string `json:"path"`
 			NotebookPath string `json:"notebook_path"`
-			AbsolutePath string `json:"absolute_path"` // Gemini CLI's earlier read_file, Qwen Code's before 0.13
+			AbsolutePath string `json:"absolute_path"`
 		}
 		if json.Unmarshal(input, &fields) != nil {
 			// Not an object: a tool input we cannot read names no path;
