@@ -3,6 +3,7 @@ package tape
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -1924,12 +1925,21 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 		return nil
 	}
 	inputs := map[int64]json.RawMessage{} // a call the tail and a file both show is read once
-	// A patch of several files is split into its files' parts once.
+	// A patch of several files is split into its files' parts once, each
+	// keyed as the fold keys its file (fileKey: the patch names a file
+	// relative to the session's folder, the fold by its whole path).
 	split := map[int64]map[string]json.RawMessage{}
 	parts := func(seq int64, tool string, in json.RawMessage) map[string]json.RawMessage {
 		ps, ok := split[seq]
 		if !ok {
 			ps = patchInputs(tool, in)
+			for _, p := range slices.Sorted(maps.Keys(ps)) {
+				if k := fileKey(p, st.Cwd); k != p {
+					if _, taken := ps[k]; !taken {
+						ps[k] = ps[p]
+					}
+				}
+			}
 			split[seq] = ps
 		}
 		return ps

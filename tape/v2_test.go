@@ -1483,7 +1483,20 @@ func TestAPatchOfSeveralFilesSaysWhatItDoesToEach(t *testing.T) {
 		"*** Update File: old/name.rs\n*** Move to: new/name.rs\n@@\n+pub fn moved_helper() {}\n" +
 		"*** End Patch"
 	in, _ := json.Marshal(map[string]string{"input": patch})
-	evs := seqd(human("Pin the image."), call("apply_patch", "p1", string(in)), result("apply_patch", "p1", true, "Success."))
+	for _, first := range []session.Event{human("Pin the image."), withMeta(human("Pin the image."), "cwd", "/r")} {
+		checkPatchOfSeveralFiles(t, seqd(first, call("apply_patch", "p1", string(in)), result("apply_patch", "p1", true, "Success.")))
+	}
+}
+
+// checkPatchOfSeveralFiles checks TestAPatchOfSeveralFilesSaysWhatItDoesToEach's
+// tapes of evs, built with the input in hand and read at Build. With a
+// session folder the fold keys each file by its whole path while the
+// patch names it relative to the folder: before the rule, every file of
+// the patch read at Build showed the whole patch's names (a Codex
+// session's README's names on its tasks.md, quickstart.md and
+// public-api.md).
+func checkPatchOfSeveralFiles(t *testing.T, evs []session.Event) {
+	t.Helper()
 	check := func(how string, tp *Tape) {
 		t.Helper()
 		w := blockText(t, tp, "Workspace Files")
