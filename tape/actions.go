@@ -814,8 +814,19 @@ func exitLine(t string) bool {
 // header by its text. Claude Code's words for an empty output ("(Bash
 // completed with no output)") are no output, and a sub-agent's result
 // ends before the bookkeeping it appends ("agentId: …", <usage>: reportBody)
-// (TestTheHostsWordsInAResultAreNoKeyLines).
+// (TestTheHostsWordsInAResultAreNoKeyLines). What is left, when it is one
+// JSON document with escaped text, is the text it holds (jsonText); key
+// lines read withoutHeader's, the document as it is.
 func outputBody(out string) string {
+	body := withoutHeader(out)
+	if text, ok := jsonText(body); ok {
+		return text
+	}
+	return body
+}
+
+// withoutHeader is outputBody before jsonText.
+func withoutHeader(out string) string {
 	t := strings.TrimLeft(out, " \t\r\n")
 	if trimmed := strings.TrimRight(t, " \t\r\n"); trimmed == emptyBashOutput {
 		return "" // Claude Code's words for an empty output: "ok" says it ran
@@ -1008,7 +1019,7 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	advice := adviceLines()
 	var banner npmBannerLines // what ran, said by the action's line (TestAPackageManagersBannerIsNoKeyLine)
 	var hunk diffHunk         // the lines a diff's hunk has left (TestADiffsHunkLinesAreNoKeyLines)
-	for l := range strings.SplitSeq(stripANSI(outputBody(out)), "\n") {
+	for l := range strings.SplitSeq(stripANSI(withoutHeader(out)), "\n") {
 		t := strings.TrimSpace(l)
 		if banner.next(t) || hunk.next(l) {
 			continue // a banner, or code the diff adds, removes or shows around them

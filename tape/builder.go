@@ -187,8 +187,10 @@ const (
 	// ("Exit code: N", "Wall time: …", "Output:") in the tail's text and a
 	// look-up's head; 132 read no file by read_file's absolute_path
 	// (Gemini CLI's earlier, Qwen Code's before 0.13); 133 took a command file's
-	// front matter ("---") for its text's first line.
-	snapshotVersion = 134
+	// front matter ("---") for its text's first line; 134 kept an output that
+	// is one JSON document with escaped text as JSON in the tail's text and a
+	// look-up's head (jsonText).
+	snapshotVersion = 135
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

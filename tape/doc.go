@@ -279,7 +279,12 @@
 // unavailable") and WSL's ("wsl: Failed to translate '…'"), the header Codex's unified exec puts before an output
 // ("Command: …", "Chunk ID: …", "Wall time: …", "Original token count:
 // …", "Output:"; and its shell_command's, "Exit code: N", "Wall time:
-// …", "Output:"; taken off every output the tape reads: outputBody),
+// …", "Output:"; taken off every output the tape reads: outputBody; an
+// output that is then one JSON document with escaped text, `gh … --json`
+// or an MCP tool's answer, is quoted at length, in a look-up, the tail or
+// the last call's lines, as the text it holds, a line per line under its
+// field's name: jsonText; its key lines read the document as it is, whose
+// fields come in no order of weight),
 // Claude Code's words for an empty output ("(Bash completed with no
 // output)") and the bookkeeping it appends to a sub-agent's result
 // ("agentId: …", the <usage> block), the

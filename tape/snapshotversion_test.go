@@ -267,6 +267,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			call("shell_command", "c1", `{"command":"rg -n handleLogin"}`), result("shell_command", "c1", true, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc/auth.go:12:func handleLogin() {}\n"),
 			call("shell_command", "c2", `{"command":"ls"}`), result("shell_command", "c2", true, "Exit code: 0\nWall time: 0.1 seconds\nOutput:\nsrc\n"),
 		),
+		// An output that is one JSON document with escaped text: the
+		// tail's text and a look-up's head the fold keeps are the text it
+		// holds (jsonText).
+		"json-output": seqd(
+			human("Read the body of pull request 42."),
+			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
+		),
 		// Qwen Code before 0.13 reads a file by absolute_path: a file
 		// Workspace Files names, and the call's what.
 		"read-absolute-path": seqd(
