@@ -90,11 +90,7 @@ func jsonText(out string) (string, bool) {
 		case bool:
 			line(strconv.FormatBool(v))
 		}
-		value()
-		if n := len(stack); n > 0 && !stack[n-1].object {
-			continue // an array's next value keeps no key
-		}
-		key = ""
+		value() // in an object the next token is a key or its end, either of which sets key
 	}
 	return b.String(), true
 }
