@@ -189,8 +189,9 @@ const (
 	// (Gemini CLI's earlier, Qwen Code's before 0.13); 133 took a command file's
 	// front matter ("---") for its text's first line; 134 kept an output that
 	// is one JSON document with escaped text as JSON in the tail's text and a
-	// look-up's head (jsonText).
-	snapshotVersion = 135
+	// look-up's head (jsonText); 135 took no file PowerShell writes
+	// (Set-Content, Out-File, Add-Content: powershellWrites) for a write.
+	snapshotVersion = 136
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -257,14 +257,15 @@ func cleanTarget(p string) string {
 	return p
 }
 
-// shellTouches are the files a shell call writes from here-documents.
+// shellTouches are the files a shell call writes from here-documents or
+// with PowerShell's cmdlets (shellWrites).
 func shellTouches(input json.RawMessage) []fileTouch {
 	return (&callInput{raw: input}).shellTouches()
 }
 
 // shellTouches is shellTouches of the input.
 func (in *callInput) shellTouches() []fileTouch {
-	ws := heredocWrites(in.command())
+	ws := shellWrites(in.command())
 	if len(ws) == 0 {
 		return nil
 	}
@@ -275,10 +276,11 @@ func (in *callInput) shellTouches() []fileTouch {
 	return out
 }
 
-// shellTexts are the here-documents a shell call writes into files.
+// shellTexts are the here-documents and here-strings a shell call writes
+// into files.
 func shellTexts(input json.RawMessage) []string {
 	var out []string
-	for _, w := range heredocWrites(shellCommand(input)) {
+	for _, w := range shellWrites(shellCommand(input)) {
 		out = append(out, w.Text)
 	}
 	return out

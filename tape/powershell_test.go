@@ -29,3 +29,62 @@ func TestPowerShellIsAShell(t *testing.T) {
 		t.Fatalf("the commit is not named as a command:\n%s", a)
 	}
 }
+
+// On Windows an agent writes files through PowerShell as often as through
+// a file tool (Gemini CLI's write_file refuses a path outside its
+// workspace, and the agent falls back to its shell): a here-string
+// assigned to a variable and piped into Set-Content, Out-File or
+// Add-Content, or a file's own lines piped back after -replace. A real
+// Gemini CLI session on Windows wrote seven scripts so, and its tape said
+// "No file was read, written or edited by a tool".
+func TestAPowerShellWriteIsAFileWrite(t *testing.T) {
+	tests := []struct {
+		name  string
+		tool  string
+		input string
+		want  string // the line, with RSEQ for the result seq; "" = not listed
+	}{
+		{"a here-string piped into Set-Content", "run_shell_command",
+			`{"command":"$content = @'\n#!/usr/bin/env python3\nimport os\n\ndef main():\n    pass\n'@\n$content | Set-Content C:\\w\\scripts\\audit.py"}`,
+			`- C:\w\scripts\audit.py: write seq=RSEQ (defines main)`},
+		{"a here-string piped into Out-File", "PowerShell",
+			`{"command":"@\"\nhello\n\"@ | Out-File -FilePath notes.md -Encoding utf8"}`,
+			"- notes.md: write seq=RSEQ (last change: hello)"},
+		{"Set-Content -Path -Value", "shell_command",
+			`{"command":"$t = @'\nline one\n'@\nSet-Content -Path 'docs/a.md' -Value $t -Encoding utf8"}`,
+			"- docs/a.md: write seq=RSEQ (last change: line one)"},
+		{"Add-Content appends: an edit", "PowerShell",
+			`{"command":"Add-Content -Path log.md -Value 'more'"}`,
+			"- log.md: edit seq=RSEQ"},
+		{"Out-File -Append: an edit", "PowerShell",
+			`{"command":"$x = @'\nrow\n'@\n$x | Out-File log.md -Append"}`,
+			"- log.md: edit seq=RSEQ (last change: row)"},
+		{"a file's lines piped back after -replace: an edit", "run_shell_command",
+			`{"command":"(Get-Content C:\\w\\gen.py) -replace 'a|b', 'c' | Set-Content C:\\w\\gen.py"}`,
+			`- C:\w\gen.py: edit seq=RSEQ`},
+		{"a copy through powershell -Command", "run_shell_command",
+			`{"command":"powershell -Command \"Get-Content 'C:\\w\\a.sh' | Out-File -Encoding UTF8 'C:\\w\\tmp.txt'\""}`,
+			`- C:\w\tmp.txt: write seq=RSEQ`},
+		{"a path in a variable names no file", "PowerShell",
+			`{"command":"$vbs | Out-File -FilePath $vbsPath -Encoding ASCII"}`, ""},
+		{"a cmdlet named in a string writes nothing", "PowerShell",
+			`{"command":"Write-Host 'then | Set-Content x.md'"}`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := seqd(human("Go."), call(tc.tool, "c1", tc.input), say("waiting"), result(tc.tool, "c1", true, "done"))
+			tp := build(t, "s", evs, Options{}, nil)
+			blk := blockText(t, tp, "Workspace Files")
+			if tc.want == "" {
+				if !strings.Contains(blk, "No file was read, written or edited") {
+					t.Fatalf("listed a file:\n%s", blk)
+				}
+				return
+			}
+			want := strings.ReplaceAll(tc.want, "RSEQ", "4")
+			if !strings.HasSuffix(blk, "\n"+want) {
+				t.Fatalf("want %q:\n%s", want, blk)
+			}
+		})
+	}
+}

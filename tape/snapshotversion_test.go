@@ -274,6 +274,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A file PowerShell writes from a here-string (Set-Content,
+		// Out-File, Add-Content): a file write, as a here-document's.
+		"powershell-write": seqd(
+			human("Write the audit script."),
+			call("run_shell_command", "c1", "{\"command\":\"$c = @'\\ndef main():\\n    pass\\n'@\\n$c | Set-Content C:\\\\w\\\\audit.py\"}"), result("run_shell_command", "c1", true, "Output: (empty)"),
+		),
 		// Qwen Code before 0.13 reads a file by absolute_path: a file
 		// Workspace Files names, and the call's what.
 		"read-absolute-path": seqd(
