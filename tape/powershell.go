@@ -25,8 +25,7 @@ func shellWrites(cmd string) []heredocWrite {
 // variable ($path, "$env:TEMP\x") names no file the command shows; a
 // `powershell -Command "…"` is read as the command it runs.
 func powershellWrites(cmd string) []heredocWrite {
-	lower := strings.ToLower(cmd)
-	if !strings.Contains(lower, "set-content") && !strings.Contains(lower, "out-file") && !strings.Contains(lower, "add-content") {
+	if !namesWriteCmdlet(cmd) {
 		return nil
 	}
 	var out []heredocWrite
@@ -34,6 +33,10 @@ func powershellWrites(cmd string) []heredocWrite {
 	lines := strings.Split(cmd, "\n")
 	for k := 0; k < len(lines); k++ {
 		line := strings.TrimRight(lines[k], "\r")
+		if at, _, end := heredocBody(lines, k); at >= 0 {
+			k = end // a shell's here-document: text (a script it writes)
+			continue
+		}
 		q := hereStringOpen(line)
 		if q == 0 {
 			for _, st := range psStatements(line) {
@@ -74,6 +77,25 @@ func powershellWrites(cmd string) []heredocWrite {
 		}
 	}
 	return out
+}
+
+// namesWriteCmdlet: cmd names Set-Content, Add-Content or Out-File, in
+// any case, read without a copy (every shell call of a session is asked).
+func namesWriteCmdlet(cmd string) bool {
+	for i := 3; i+5 <= len(cmd); i++ {
+		if cmd[i] != '-' {
+			continue
+		}
+		if strings.EqualFold(cmd[i-3:i+5], "out-file") {
+			return true
+		}
+		if i+8 <= len(cmd) && strings.EqualFold(cmd[i+1:i+8], "content") {
+			if v := cmd[i-3 : i]; strings.EqualFold(v, "set") || strings.EqualFold(v, "add") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hereStringOpen is the quote of the here-string line opens (it ends with

@@ -67,6 +67,9 @@ func TestAPowerShellWriteIsAFileWrite(t *testing.T) {
 			`- C:\w\tmp.txt: write seq=RSEQ`},
 		{"a path in a variable names no file", "PowerShell",
 			`{"command":"$vbs | Out-File -FilePath $vbsPath -Encoding ASCII"}`, ""},
+		{"a script a here-document writes is text", "Bash",
+			`{"command":"cat > sync.ps1 <<'EOF'\n$c | Set-Content out.txt\nEOF"}`,
+			"Files written or edited, then only read, most recent first.\n- sync.ps1: write seq=RSEQ (last change: $c | Set-Content out.txt)"},
 		{"a cmdlet named in a string writes nothing", "PowerShell",
 			`{"command":"Write-Host 'then | Set-Content x.md'"}`, ""},
 	}
@@ -86,5 +89,25 @@ func TestAPowerShellWriteIsAFileWrite(t *testing.T) {
 				t.Fatalf("want %q:\n%s", want, blk)
 			}
 		})
+	}
+}
+
+// namesWriteCmdlet decides, without a copy, whether a command may write
+// with a cmdlet: in any case, and at the command's very start or end.
+func TestNamesWriteCmdlet(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"Set-Content a.md":              true,
+		"x | set-content a.md":          true,
+		"ADD-CONTENT log.md -Value 'x'": true,
+		"$c | Out-File o.txt":           true,
+		"$c|out-file":                   true,
+		"Get-Content a.md":              false,
+		"git commit -m 'content'":       false,
+		"echo -content":                 false,
+		"":                              false,
+	} {
+		if got := namesWriteCmdlet(cmd); got != want {
+			t.Errorf("namesWriteCmdlet(%q) = %v, want %v", cmd, got, want)
+		}
 	}
 }
