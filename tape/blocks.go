@@ -34,8 +34,9 @@ type quoted struct {
 	// labelled are a document's labelled lines ("**Scale/Scope**: …",
 	// "- Decision: …") its last write or edit put in, by path.
 	labelled map[string][]string
-	// tailChange is the lines each write or edit of the tail adds, by seq.
-	tailChange map[int64]string
+	// tailChange is the lines each write or edit of the tail adds, by seq;
+	// flightChange, of each in flight at the cut (read at Build).
+	tailChange, flightChange map[int64]string
 	// plan is the plan file's content when Build read it.
 	plan string
 	// get reads an output once (the tail reads what the actions read).
@@ -204,7 +205,7 @@ func outputLines(out string, runes int, seq int64, skip map[string]bool) []strin
 func (b *Builder) quoteOutputs(src Outputs) (*quoted, error) {
 	st := &b.st
 	q := &quoted{key: map[int64][]string{}, ref: map[int64]string{}, answer: map[int64]string{}, notes: map[int64]string{},
-		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}, labelled: map[string][]string{}, tailChange: map[int64]string{}}
+		symbols: map[string][]string{}, change: map[string]string{}, adds: map[string][]string{}, earlier: map[string][]string{}, labelled: map[string][]string{}, tailChange: map[int64]string{}, flightChange: map[int64]string{}}
 	if err := b.readEdits(src, q); err != nil {
 		return nil, err
 	}
@@ -1733,17 +1734,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	if declined != nil {
 		blk.addSection(declined)
 	}
-	var open []openCall
-	for _, c := range st.Calls {
-		if c.Seq > st.Boundary && !isTodoTool(c.Tool) {
-			open = append(open, c)
-		}
-	}
-	if len(open) > 0 {
-		sort.Slice(open, func(i, j int) bool { return open[i].Seq < open[j].Seq })
-		if len(open) > maxInFlight {
-			open = open[len(open)-maxInFlight:]
-		}
+	if open := b.inFlight(); len(open) > 0 {
 		flight = &section{heading: "In flight at the cut (no result yet: check whether they ran):", singular: "call", plural: "calls", cutFront: true}
 		for _, c := range open {
 			what := c.What
@@ -1751,6 +1742,17 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 				what = c.Long
 			}
 			line := callHead(c.Seq, c.Tool, "", what)
+			// A write or an edit says what it writes: whether it landed
+			// is the next window's to check, and the path alone does not
+			// tell two edits of a file apart
+			// (TestAWriteInFlightSaysWhatItWrites).
+			change := c.Change
+			if ch, ok := q.flightChange[c.Seq]; ok {
+				change = ch
+			}
+			if change != "" && c.File && slices.ContainsFunc(c.Touches, func(t fileTouch) bool { return t.Op != OpRead }) {
+				line += " (it writes: " + shortChange(change, slices.ContainsFunc(c.Touches, func(t fileTouch) bool { return isMarkdown(t.Path) })) + ")"
+			}
 			flight.items = append(flight.items, newItem(line, "", c.Seq, c.Seq))
 		}
 		blk.addSection(flight)
@@ -1777,6 +1779,23 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 // markedParagraphs is how many of the newest paragraphs are read for an
 // outcome or a choice, which keeps them past plain narration.
 const markedParagraphs = 60
+
+// inFlight are the open turn's calls without a result (todo lists aside),
+// the newest maxInFlight, oldest first: the Pending State names them.
+func (b *Builder) inFlight() []openCall {
+	st := &b.st
+	var open []openCall
+	for _, c := range st.Calls {
+		if c.Seq > st.Boundary && !isTodoTool(c.Tool) {
+			open = append(open, c)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].Seq < open[j].Seq })
+	if len(open) > maxInFlight {
+		open = open[len(open)-maxInFlight:]
+	}
+	return open
+}
 
 // maxInFlight is how many calls without a result the Pending State names.
 const maxInFlight = 5
@@ -1968,6 +1987,18 @@ func (b *Builder) readEdits(src Outputs, q *quoted) error {
 		}
 		if in != nil {
 			q.tailChange[e.Seq] = editChange(e.Who, in)
+		}
+	}
+	for _, c := range b.inFlight() {
+		if !c.File || c.Off < 0 || c.Size == 0 {
+			continue // held at once (c.Change), or no write
+		}
+		in, err := read(&callRef{Seq: c.Seq, Tool: c.Tool, Off: c.Off, Size: c.Size})
+		if err != nil {
+			return err
+		}
+		if in != nil {
+			q.flightChange[c.Seq] = editChange(c.Tool, in)
 		}
 	}
 	for p := range b.namedFiles() {

@@ -66,3 +66,30 @@ func TestTheTailShowsTheLinesAnEditAdds(t *testing.T) {
 		}
 	}
 }
+
+// A write or an edit in flight at the cut says what it writes, as the
+// files it changed say their last change: the next window checks whether
+// it landed, and by the path alone cannot tell three edits of one file
+// apart. A real Qwen Code session was cut with three edits of a rules
+// file in flight, each setting one rule to block; its tape named the
+// file three times. The same whether the fold held the call's input or
+// Build reads it from the log.
+func TestAWriteInFlightSaysWhatItWrites(t *testing.T) {
+	evs := seqd(
+		withMeta(human("Make the money rules blocking."), "cwd", "/r"),
+		call("Edit", "e1", `{"file_path":"/r/rules.yaml","old_string":"  severity: warn # no_float","new_string":"  severity: block # no_float"}`),
+		call("Write", "w1", `{"file_path":"/r/notes.md","content":"# Rules moved to block\n- no_float"}`),
+	)
+	held := build(t, "s", evs, Options{}, nil)
+	withOff, src := foldWithOffsets(t, evs)
+	read, err := withOff.BuildFrom(Options{}, nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tp := range map[string]*Tape{"input held": held, "input read at Build": read} {
+		p := blockText(t, tp, "Pending State")
+		containsAll(t, name+": Pending State", p,
+			"- seq=2 Edit: rules.yaml (it writes: severity: block # no_float)",
+			"- seq=3 Write: notes.md (it writes: # Rules moved to block ⏎ - no_float)")
+	}
+}
