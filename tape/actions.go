@@ -1014,6 +1014,14 @@ func hunkCounts(rest string) (oldN, newN int, ok bool) {
 
 // keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
 func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
+	if cs, rest := reviewComments(out); cs != nil {
+		// A fetch of a pull request's comments: the work they ask for,
+		// and the key lines of what follows them, the newest
+		// maxKeyLines/2 (a script's verdict on the checks).
+		more := keyLinesSkipping(rest, ok, skip)
+		more = more[max(0, len(more)-maxKeyLines/2):]
+		return append(cs[:min(len(cs), maxKeyLines-len(more))], more...)
+	}
 	var lines []string
 	var changed []bool // a file git status --short names as changed
 	advice := adviceLines()
