@@ -190,8 +190,10 @@ const (
 	// front matter ("---") for its text's first line; 134 kept an output that
 	// is one JSON document with escaped text as JSON in the tail's text and a
 	// look-up's head (jsonText); 135 took no file PowerShell writes
-	// (Set-Content, Out-File, Add-Content: powershellWrites) for a write.
-	snapshotVersion = 136
+	// (Set-Content, Out-File, Add-Content: powershellWrites) for a write;
+	// 136 kept a fetch of review comments' JSON lines as its key lines
+	// (reviewCommentLines).
+	snapshotVersion = 137
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

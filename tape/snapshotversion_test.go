@@ -274,6 +274,13 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A fetch of a pull request's review comments: its key lines are
+		// the comments (reviewCommentLines), which the fold keeps for an
+		// output in hand.
+		"review-comments": seqd(
+			human("Address the PR feedback."),
+			call("Bash", "c1", `{"command":"gh api repos/o/r/pulls/7/comments"}`), result("Bash", "c1", true, `[{"path":"a.go","line":3,"user":{"login":"rev"},"body":"**Handle the error.**\n\n`+"```diff\\n-x\\n```"+`"}]`),
+		),
 		// A file PowerShell writes from a here-string (Set-Content,
 		// Out-File, Add-Content): a file write, as a here-document's.
 		"powershell-write": seqd(
