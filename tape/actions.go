@@ -687,6 +687,9 @@ func msysLine(t string) bool {
 // run took, advice on what to run next (lower case; also after an
 // opening parenthesis).
 var noisePrefixes = []string{
+	// A GitHub Actions runner's housekeeping in a run's log (gh run view
+	// --log-failed): its groups and cleanup (actionslog.go).
+	"##[group]", "##[endgroup]", "cleaning up orphan processes", "post job cleanup", "terminate orphan process",
 	"npm warn", "npm notice", "warn deprecated", "(node:", "debugger attached", "waiting for the debugger", "[output truncated", "(use \"git ",
 	"finished in ", "analysis took ", "done in ", "time elapsed", "elapsed time",
 	"use `", "run `", "hint:", "please report", "to find out more", "for more information",
@@ -1029,6 +1032,9 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	var hunk diffHunk         // the lines a diff's hunk has left (TestADiffsHunkLinesAreNoKeyLines)
 	for l := range strings.SplitSeq(stripANSI(withoutHeader(out)), "\n") {
 		t := strings.TrimSpace(l)
+		if m, ok := actionsLogMessage(t); ok {
+			t, l = m, m // a CI log's line: its message (actionslog.go)
+		}
 		if banner.next(t) || hunk.next(l) {
 			continue // a banner, or code the diff adds, removes or shows around them
 		}

@@ -192,8 +192,9 @@ const (
 	// look-up's head (jsonText); 135 took no file PowerShell writes
 	// (Set-Content, Out-File, Add-Content: powershellWrites) for a write;
 	// 136 kept a fetch of review comments' JSON lines as its key lines
-	// (reviewCommentLines).
-	snapshotVersion = 137
+	// (reviewCommentLines); 137 read a GitHub Actions log's lines with
+	// their job, step and timestamp (actionsLogMessage).
+	snapshotVersion = 138
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -274,6 +274,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A GitHub Actions log (gh run view --log-failed): its key lines
+		// are read by their messages (actionsLogMessage).
+		"actions-log": seqd(
+			human("The CI failed, fix it."),
+			call("Bash", "c1", `{"command":"gh run view 7 --log-failed"}`), result("Bash", "c1", true, "lint\tGolang CI\t2026-07-23T15:20:36.2962000Z src/a.go:4:2: ineffectual assignment to err (ineffassign)\nlint\tComplete job\t2026-07-23T15:20:37.5000000Z Cleaning up orphan processes"),
+		),
 		// A fetch of a pull request's review comments: its key lines are
 		// the comments (reviewCommentLines), which the fold keeps for an
 		// output in hand.
