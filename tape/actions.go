@@ -1023,7 +1023,7 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 		// maxKeyLines/2 (a script's verdict on the checks).
 		more := keyLinesSkipping(rest, ok, skip)
 		more = more[max(0, len(more)-maxKeyLines/2):]
-		return append(cs[:min(len(cs), maxKeyLines-len(more))], more...)
+		return append(commentLines(cs, maxKeyLines-len(more)), more...)
 	}
 	var lines []string
 	var changed []bool // a file git status --short names as changed

@@ -193,8 +193,10 @@ const (
 	// (Set-Content, Out-File, Add-Content: powershellWrites) for a write;
 	// 136 kept a fetch of review comments' JSON lines as its key lines
 	// (reviewCommentLines); 137 read a GitHub Actions log's lines with
-	// their job, step and timestamp (actionsLogMessage).
-	snapshotVersion = 138
+	// their job, step and timestamp (actionsLogMessage); 138 read no
+	// review thread's id and state, nor comments after a script's own
+	// lines.
+	snapshotVersion = 139
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

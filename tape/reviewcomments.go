@@ -17,27 +17,27 @@ import (
 // output are its comments, not its JSON's last line (a comment's code
 // suggestion, its link).
 
-// reviewCommentLines are the key lines of an output that is GitHub's
-// comments (objects with a text "body" and an author, "user" or "author",
-// with its "login"), at most maxKeyLines, those on a file's line first,
-// each "<login> on <path>:<line>: <title>", a review's "<login>
-// (<state>): <title>"; nil when out is none. An array cut short (the
-// output's head) gives the comments before the cut; pages printed one
-// after another (gh api --paginate) are read in turn.
-func reviewCommentLines(out string) []string {
-	cs, _ := reviewComments(out)
-	return cs
-}
-
-// reviewComments is reviewCommentLines and the text after the JSON it
-// read ("" at the output's end): a script that prints the comments, then
-// its own verdict ("PR #1067: no failing checks detected.").
-func reviewComments(out string) (lines []string, rest string) {
+// reviewComments are the comments of an output that is GitHub's (objects
+// with a text "body" and an author, "user" or "author", with its
+// "login"), those on a file's line first, a resolved thread's last of
+// them, and the text after the JSON ("" at the output's end: a script that
+// prints the comments, then its own verdict, "PR #1067: no failing checks
+// detected."); nil when out is none. An array cut short (the output's
+// head) gives the comments before the cut; pages printed one after
+// another (gh api --paginate) are read in turn. The JSON starts the
+// output or one of its first lines (after a script's "Output:").
+func reviewComments(out string) (found []reviewComment, rest string) {
 	body := strings.TrimSpace(withoutHeader(out))
+	for k := 0; k < maxJSONHeadLines && body != "" && body[0] != '[' && body[0] != '{'; k++ {
+		i := strings.IndexByte(body, '\n')
+		if i < 0 {
+			return nil, ""
+		}
+		body = strings.TrimLeft(body[i+1:], " \t\r")
+	}
 	if body == "" || body[0] != '[' && body[0] != '{' || len(body) > maxJSONOutput || !strings.Contains(body, `"body"`) {
 		return nil, ""
 	}
-	var found []reviewComment
 	dec := json.NewDecoder(strings.NewReader(body))
 	if body[0] == '{' {
 		var v any
@@ -65,27 +65,46 @@ func reviewComments(out string) (lines []string, rest string) {
 		return nil, ""
 	}
 	rest = strings.TrimSpace(body[min(int(dec.InputOffset()), len(body)):])
-	slices.SortStableFunc(found, func(a, b reviewComment) int {
-		switch {
-		case a.path != "" && b.path == "":
-			return -1
-		case a.path == "" && b.path != "":
-			return 1
-		}
-		return 0
-	})
-	for _, c := range found {
-		if len(lines) == maxKeyLines {
-			break
-		}
-		lines = append(lines, firstLine(c.String(), keyLineRunes))
-	}
-	return lines, rest
+	// The comments on a file's line first, a resolved thread's last of
+	// them: what is left to do before what is done.
+	slices.SortStableFunc(found, func(a, b reviewComment) int { return a.rank() - b.rank() })
+	return found, rest
 }
 
-// reviewComment is one comment of a fetch, with its title.
+// maxJSONHeadLines is how many lines before the JSON reviewComments reads
+// past ("Script completed", "Wall time …", "Output:", "---RESULT 1---").
+const maxJSONHeadLines = 4
+
+// commentLines are the key lines of the first n of cs: one each, the most
+// to do last, since an older call's quote keeps its last key lines.
+func commentLines(cs []reviewComment, n int) []string {
+	cs = slices.Clone(cs[:min(n, len(cs))])
+	slices.SortStableFunc(cs, func(a, b reviewComment) int { return b.rank() - a.rank() })
+	lines := make([]string, len(cs))
+	for k, c := range cs {
+		lines[k] = firstLine(c.String(), keyLineRunes)
+	}
+	return lines
+}
+
+// reviewComment is one comment of a fetch, with its title; of a review
+// thread's first comment, the thread's id and whether it is resolved.
 type reviewComment struct {
 	login, path, line, state, title string
+	thread                          string
+	resolved                        bool
+}
+
+// rank orders the comments by what is left to do: on a file's line and
+// not resolved 0, on a file's line 1, the others 2.
+func (c reviewComment) rank() int {
+	switch {
+	case c.path != "" && !c.resolved:
+		return 0
+	case c.path != "":
+		return 1
+	}
+	return 2
 }
 
 func (c reviewComment) String() string {
@@ -98,7 +117,25 @@ func (c reviewComment) String() string {
 	case c.state != "":
 		who += " (" + c.state + ")"
 	}
-	return who + ": " + c.title
+	s := who + ": " + c.title
+	if c.thread != "" {
+		state := "unresolved"
+		if c.resolved {
+			state = "resolved"
+		}
+		s += " (thread " + c.thread + ", " + state + ")"
+	}
+	return s
+}
+
+// lineOf is v's "line" or "original_line" ("originalLine"), "" for none.
+func lineOf(v map[string]any) string {
+	for _, k := range []string{"line", "original_line", "originalLine"} {
+		if n, ok := v[k].(float64); ok && n > 0 {
+			return strconv.FormatInt(int64(n), 10)
+		}
+	}
+	return ""
 }
 
 // collectComments appends the comments v holds, in the order of its
@@ -117,19 +154,30 @@ func collectComments(v any, found *[]reviewComment) {
 			}
 			if login != "" {
 				if title := commentTitle(text); title != "" {
-					c := reviewComment{login: login, title: title}
+					c := reviewComment{login: login, title: title, line: lineOf(v)}
 					c.path, _ = v["path"].(string)
 					c.state, _ = v["state"].(string)
-					for _, k := range []string{"line", "original_line"} {
-						if n, ok := v[k].(float64); ok && n > 0 {
-							c.line = strconv.FormatInt(int64(n), 10)
-							break
-						}
-					}
 					*found = append(*found, c)
 				}
 				return
 			}
+		}
+		if resolved, ok := v["isResolved"].(bool); ok {
+			// A review thread (GraphQL's reviewThreads): its first
+			// comment is the finding, with the thread's id, state and
+			// place; the replies under it are the thread's own.
+			var cs []reviewComment
+			collectComments(v["comments"], &cs)
+			if len(cs) > 0 {
+				c := cs[0]
+				c.thread, _ = v["id"].(string)
+				c.resolved = resolved
+				if p, _ := v["path"].(string); c.path == "" && p != "" {
+					c.path, c.line = p, lineOf(v)
+				}
+				*found = append(*found, c)
+			}
+			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			collectComments(v[k], found)
@@ -158,7 +206,7 @@ func commentTitle(body string) string {
 		if t == "" || strings.HasPrefix(t, "![") || strings.HasPrefix(t, "[![") || tagRow(t) {
 			continue
 		}
-		t = strings.TrimSpace(strings.ReplaceAll(strings.TrimLeft(t, "#>"), "**", ""))
+		t = strings.TrimSpace(strings.ReplaceAll(strings.TrimLeft(t, "#> "), "**", ""))
 		t = strings.TrimSpace(strings.Trim(t, "_*"))
 		if words(t) >= 2 {
 			return t

@@ -63,13 +63,30 @@ func TestReviewCommentsAreTheKeyLinesOfTheirFetch(t *testing.T) {
 	}
 }
 
-// A script that prints the comments, then its own verdict: the verdict
+// A script that prints the comments, then its own verdict: the comments
+// are read past the script's own lines before them, and the verdict
 // stays among the key lines (a real Codex session's PR inspector printed
 // "PR #1067: no failing checks detected." after the threads).
 func TestAVerdictAfterTheCommentsStays(t *testing.T) {
-	out := "{\n  \"review_comments\": [\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/a.rs\", \"body\": \"### Argv batching ignores the arg cap\"},\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/b.rs\", \"body\": \"### Workspace placeholder expands to nothing\"},\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/c.rs\", \"body\": \"### Third finding here\"},\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/d.rs\", \"body\": \"### Fourth finding here\"}\n  ]\n}\n---RESULT 2---\nPR #1067: no failing checks detected."
+	out := "Script completed\nWall time 0.0 seconds\nOutput:\n{\n  \"review_comments\": [\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/a.rs\", \"body\": \"### Argv batching ignores the arg cap\"},\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/b.rs\", \"body\": \"### Workspace placeholder expands to nothing\"},\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/c.rs\", \"body\": \"### Third finding here\"},\n    {\"author\": {\"login\": \"cursor\"}, \"path\": \"src/d.rs\", \"body\": \"### Fourth finding here\"}\n  ]\n}\n---RESULT 2---\nPR #1067: no failing checks detected."
 	got := keyLines(out, true)
 	if len(got) != maxKeyLines || got[0] != "cursor on src/a.rs: Argv batching ignores the arg cap" || got[len(got)-1] != "PR #1067: no failing checks detected." {
 		t.Fatalf("key lines: %q", got)
+	}
+}
+
+// A review thread (GraphQL's reviewThreads, a PR inspector's
+// review_threads) is its first comment with the thread's id and state:
+// the agent replies to and resolves a thread by its id, and an unresolved
+// one is what is left to do. A real Codex session's next steps named the
+// two threads' ids.
+func TestAReviewThreadIsNamedByItsID(t *testing.T) {
+	out := `{"review_threads":[` +
+		`{"id":"PRRT_done","isResolved":true,"path":"src/a.rs","line":7,"comments":{"nodes":[{"body":"### Old finding here","author":{"login":"cursor"}}]}},` +
+		`{"id":"PRRT_kwDONvxy6M6Qh9-K","isResolved":false,"path":"src/step/batching.rs","line":63,"comments":{"nodes":[{"body":"### Argv batching ignores Linux arg cap\n\n**Medium Severity**","author":{"login":"cursor"}},{"body":"Fixed in e2436b5, thanks.","author":{"login":"jdx"}}]}}]}`
+	// The most to do last: an older call's quote keeps its last key lines.
+	want := "cursor on src/a.rs:7: Old finding here (thread PRRT_done, resolved)\ncursor on src/step/batching.rs:63: Argv batching ignores Linux arg cap (thread PRRT_kwDONvxy6M6Qh9-K, unresolved)"
+	if got := strings.Join(keyLines(out, true), "\n"); got != want {
+		t.Fatalf("key lines:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -274,6 +274,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A PR inspector's review threads after its own lines: each is its
+		// first comment with the thread's id and state.
+		"review-thread": seqd(
+			human("Address the PR feedback."),
+			call("shell_command", "c1", `{"command":"python3 fetch_comments.py"}`), result("shell_command", "c1", true, "Script completed\nOutput:\n"+`{"review_threads":[{"id":"PRRT_1","isResolved":false,"path":"a.rs","line":3,"comments":{"nodes":[{"body":"### Handle the error","author":{"login":"cursor"}}]}}]}`),
+		),
 		// A GitHub Actions log (gh run view --log-failed): its key lines
 		// are read by their messages (actionsLogMessage).
 		"actions-log": seqd(
