@@ -44,3 +44,19 @@ func TestAnActionsLogIsReadByItsMessages(t *testing.T) {
 		t.Errorf("%q read as a log line", m)
 	}
 }
+
+// A release's URL is a key line, as a pull request's is: what was
+// published, by its tag (gh release create prints it among its uploads).
+func TestAReleaseURLIsAKeyLine(t *testing.T) {
+	out := strings.Join([]string{
+		"Uploading dist/app-linux-amd64.tar.gz",
+		"Uploading dist/app-darwin-arm64.tar.gz",
+		"https://github.com/o/app/releases/tag/v1.4.0",
+		"Uploading dist/checksums.txt",
+		"Uploading dist/app-windows-amd64.zip",
+		"upload complete",
+	}, "\n")
+	if got := strings.Join(keyLines(out, true), "\n"); !strings.Contains(got, "https://github.com/o/app/releases/tag/v1.4.0") {
+		t.Fatalf("key lines lack the release:\n%s", got)
+	}
+}

@@ -195,8 +195,8 @@ const (
 	// (reviewCommentLines); 137 read a GitHub Actions log's lines with
 	// their job, step and timestamp (actionsLogMessage); 138 read no
 	// review thread's id and state, nor comments after a script's own
-	// lines.
-	snapshotVersion = 139
+	// lines; 139 took a release's URL for no key line.
+	snapshotVersion = 140
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -34,7 +34,7 @@ func markWords(s string) map[string]bool {
 
 // keyPhrases are substrings of a lower-cased line that make it a key line.
 var keyPhrases = append([]string{"could not", "not found", "no such", "timed out", "nothing to commit", "working tree clean",
-	"untracked files", "your branch", "on branch", "->", "/pull/", "/merge_requests/", "/issues/", "✓", "✗", "✔", "✘",
+	"untracked files", "your branch", "on branch", "->", "/pull/", "/merge_requests/", "/issues/", "/releases/tag/", "✓", "✗", "✔", "✘",
 	// A merge stopped on its conflicts (TestGitsOperationInProgressIsAKeyLine),
 	// and git's state above the paths of its status (gitStatePhrases).
 	"unmerged paths", "merge conflict in", "automatic merge failed",

@@ -274,6 +274,11 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A release's URL among its uploads: a key line.
+		"release-url": seqd(
+			human("Release it."),
+			call("Bash", "c1", `{"command":"gh release create v1.4.0 dist/*"}`), result("Bash", "c1", true, "Uploading a.tar.gz\nUploading b.tar.gz\nhttps://github.com/o/app/releases/tag/v1.4.0\nUploading c.zip\nUploading d.zip\nupload complete"),
+		),
 		// A PR inspector's review threads after its own lines: each is its
 		// first comment with the thread's id and state.
 		"review-thread": seqd(
