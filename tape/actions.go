@@ -1108,8 +1108,24 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 			pick[k], picked[lines[k]] = true, true
 		}
 	}
+	// A check's count before the paths git names after it (a command
+	// that validates, then lists what it changed): the count, and of the
+	// paths, which Workspace Files names, the last alone
+	// (TestACountBeforeThePathsGitNamesStays).
+	hasCount := false
+	if slices.Contains(changed, true) {
+		for k := len(lines) - 1; k >= 0; k-- {
+			if !changed[k] && !nothing(k) && checkCount(lines[k]) {
+				hasCount = true
+				if !picked[lines[k]] {
+					pick[k], picked[lines[k]] = true, true
+				}
+				break
+			}
+		}
+	}
 	for k := len(lines) - 1; k >= 0 && len(pick) < maxKeyLines; k-- {
-		if nothing(k) {
+		if nothing(k) || hasCount && changed[k] {
 			continue // cargo's doc tests, none: the run's count is another line
 		}
 		if changed[k] || isKeyLine(lines[k]) {

@@ -195,8 +195,9 @@ const (
 	// (reviewCommentLines); 137 read a GitHub Actions log's lines with
 	// their job, step and timestamp (actionsLogMessage); 138 read no
 	// review thread's id and state, nor comments after a script's own
-	// lines; 139 took a release's URL for no key line.
-	snapshotVersion = 140
+	// lines; 139 took a release's URL for no key line; 140 let the paths
+	// git status names take the room of a check's count before them.
+	snapshotVersion = 141
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

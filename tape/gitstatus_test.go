@@ -101,3 +101,22 @@ func TestGitStatusKeepsTheStateAboveItsPaths(t *testing.T) {
 		t.Errorf("key lines of a status without a state: %q", got)
 	}
 }
+
+// A check's count before the paths git status names after it: a command
+// that validates, then lists what it changed (`openspec validate --all;
+// git status --short`), keeps its verdict, and the paths, which Workspace
+// Files names, take what room is left: at most the last. A real session's
+// "Totals: 20 passed, 5 failed" lost its room to ten short-status lines;
+// an older call keeps its last 3 key lines, so the verdict is kept among
+// those.
+func TestACountBeforeThePathsGitNamesStays(t *testing.T) {
+	out := "=== is it passing? ===\n✓ spec/ci-image-handoff\n✗ spec/windows-version-tracking\nTotals: 20 passed, 5 failed (25 items)\n=== restored ===\nA  openspec/archive/a/proposal.md\nA  openspec/archive/a/tasks.md\n D openspec/changes/a/proposal.md\n D openspec/changes/a/tasks.md\n"
+	got := keyLines(out, true)
+	last3 := got[max(0, len(got)-3):]
+	if !slices.Contains(last3, "Totals: 20 passed, 5 failed (25 items)") {
+		t.Fatalf("the count is not among the last 3 key lines: %q", got)
+	}
+	if !slices.Contains(got, "D openspec/changes/a/tasks.md") {
+		t.Fatalf("the last path is gone: %q", got)
+	}
+}

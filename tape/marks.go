@@ -14,6 +14,21 @@ import (
 // "2 files changed".
 var countWords = markWords("test tests example examples spec specs doctest doctests properties passed passing failed failing failure failures error errors skipped pending warning warnings file files insertion insertions deletion deletions issue issues problem problems offense offenses")
 
+// checkCount: line counts what a check found or ran, a number before one
+// of countWords ("20 passed, 5 failed", "3 issues"), not the files,
+// insertions and deletions of a commit's stat.
+func checkCount(line string) bool {
+	found := false
+	eachWord(withoutPaths(line), func(w string, afterNumber bool) bool {
+		found = afterNumber && countWords[w] && !statWords[w]
+		return !found
+	})
+	return found
+}
+
+// statWords are the countWords of a commit's or a diff's stat.
+var statWords = markWords("file files insertion insertions deletion deletions")
+
 // verdictWords make a line a key line wherever they stand.
 var verdictWords = markWords("pass passed fail failed failure error errors panic fatal exception traceback denied refused cannot unable undefined timeout warning created closed updated merged compiled finished success successful successfully succeeded")
 

@@ -274,6 +274,11 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A check's count before the paths git status names after it.
+		"count-before-paths": seqd(
+			human("Validate, then restore."),
+			call("Bash", "c1", `{"command":"openspec validate --all; git status --short"}`), result("Bash", "c1", true, "Totals: 20 passed, 5 failed (25 items)\nA  a/proposal.md\nA  a/tasks.md\n D b/proposal.md\n D b/tasks.md"),
+		),
 		// A release's URL among its uploads: a key line.
 		"release-url": seqd(
 			human("Release it."),
