@@ -3,7 +3,8 @@ package tape
 import "strings"
 
 // A GitHub Actions log as gh run view --log and --log-failed print it: a
-// line per log line, "<job>\t<step>\t<timestamp> <message>". Agents read
+// line per log line, "<job>\t<step>\t<timestamp> <message>"; a job's raw
+// log, "<timestamp> <message>". Agents read
 // it to fix a failed run; its key lines are read by their messages
 // (TestAnActionsLogIsReadByItsMessages).
 
@@ -11,6 +12,12 @@ import "strings"
 // the step and the timestamp before it gone) and true; the line and false
 // when it is none.
 func actionsLogMessage(t string) (string, bool) {
+	// A job's raw log (the API's, gh api …/actions/jobs/N/logs): the
+	// runner's timestamp alone, of seven fraction digits, before the
+	// message.
+	if len(t) > rawStampLen && t[19] == '.' && t[rawStampLen] == ' ' && actionsTimestamp(t[:rawStampLen]) {
+		return strings.TrimPrefix(strings.TrimSpace(t[rawStampLen:]), "\ufeff"), true
+	}
 	i := strings.IndexByte(t, '\t')
 	if i <= 0 {
 		return t, false
@@ -29,6 +36,10 @@ func actionsLogMessage(t string) (string, bool) {
 	}
 	return strings.TrimPrefix(strings.TrimSpace(rest[sp:]), "\ufeff"), true
 }
+
+// rawStampLen is the length of a runner's timestamp in a job's raw log,
+// "2026-07-16T04:04:32.6845218Z".
+const rawStampLen = len("2006-01-02T15:04:05.0000000Z")
 
 // actionsTimestamp: "2026-07-23T15:20:36.2965800Z", the fraction optional.
 func actionsTimestamp(s string) bool {

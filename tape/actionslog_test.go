@@ -39,6 +39,16 @@ func TestAnActionsLogIsReadByItsMessages(t *testing.T) {
 	if got := keyLines("test\tUNKNOWN STEP\t2026-02-28T11:47:49.0157762Z 10 failed, 207 passed, 24 skipped in 6.69s", true); len(got) != 1 || got[0] != "10 failed, 207 passed, 24 skipped in 6.69s" {
 		t.Errorf("key lines %q", got)
 	}
+	// A job's raw log (gh api …/actions/jobs/N/logs) opens each line with
+	// the runner's timestamp alone, of seven fraction digits.
+	raw := "2026-07-16T04:04:32.6845218Z hk ERROR To fix, run: hk fix -S pkl-format\n2026-07-16T04:04:32.6960656Z ##[error]Process completed with exit code 11.\n2026-07-16T04:04:32.7063177Z Post job cleanup."
+	if got := strings.Join(keyLines(raw, true), "\n"); strings.Contains(got, "2026-07-16T") || !strings.Contains(got, "##[error]Process completed with exit code 11.") || strings.Contains(got, "Post job cleanup") {
+		t.Errorf("key lines of a raw job log:\n%s", got)
+	}
+	// Another program's timestamps stay: its log lines are its own.
+	if m, ok := actionsLogMessage("2026-07-16T04:04:32.684Z [warning] slow query"); ok {
+		t.Errorf("%q read as a runner's log line", m)
+	}
 	// A line with tabs that is no log line stays as it is.
 	if m, ok := actionsLogMessage("a\tb\tc d"); ok {
 		t.Errorf("%q read as a log line", m)

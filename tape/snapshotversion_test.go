@@ -274,6 +274,11 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A job's raw log: the runner's timestamp before each message.
+		"actions-raw-log": seqd(
+			human("Why did the job fail?"),
+			call("Bash", "c1", `{"command":"gh api repos/o/r/actions/jobs/9/logs"}`), result("Bash", "c1", true, "2026-07-16T04:04:32.6845218Z hk ERROR To fix, run: hk fix -S pkl-format\n2026-07-16T04:04:32.6960656Z ##[error]Process completed with exit code 11.\n2026-07-16T04:04:32.7063177Z Post job cleanup."),
+		),
 		// A check's count before the paths git status names after it.
 		"count-before-paths": seqd(
 			human("Validate, then restore."),
