@@ -126,7 +126,37 @@ func isOutputLine(line string) bool {
 			return true
 		}
 	}
-	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line) || isAssignment(line) || isTaggedLog(line) || isFrameRow(line)
+	return isDiffLine(line) || NamesErrorType(line) || isCodeLine(line) || isAssignment(line) || isTaggedLog(line) || isFrameRow(line) ||
+		isErrnoLine(line) || isBanner(line) || strings.ContainsRune(line, '\t')
+}
+
+// errnoMessages end a program's error in strerror's form (and the shell's
+// "command not found").
+var errnoMessages = []string{"No such file or directory", "Permission denied", "command not found", "Operation not permitted",
+	"Is a directory", "Not a directory", "File exists", "Directory not empty", "Connection refused"}
+
+// isErrnoLine: a program's error as programs print it, its name and a
+// colon first, a system error last ("ls: cannot access 'x/': No such file
+// or directory"): pasted output, no rule of the person's
+// (TestPastedErrorsBannersAndTableRowsAreNoConstraints). A line with a
+// tab in it (trimmed) is a table's row copied from a page or a terminal.
+func isErrnoLine(line string) bool {
+	i := strings.Index(line, ": ")
+	if i <= 0 || strings.ContainsAny(line[:i], " \t") {
+		return false
+	}
+	for _, m := range errnoMessages {
+		if strings.HasSuffix(line, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// isBanner: a line framed in asterisks, "*** System restart required ***"
+// (a server's login message, a tool's notice).
+func isBanner(line string) bool {
+	return len(line) > 6 && strings.HasPrefix(line, "***") && strings.HasSuffix(line, "***")
 }
 
 // frameSides are the box-drawing characters a drawn frame's rows open and

@@ -678,3 +678,33 @@ func TestADrawnFramesRowIsNoConstraint(t *testing.T) {
 		t.Errorf("the person's rule after the frame was lost: %q", got)
 	}
 }
+
+// Lines a person pastes from a terminal or a web page are no rules of
+// theirs: a program's error in strerror's form ("prog: target: No such
+// file or directory"), a banner framed in asterisks ("*** System restart
+// required ***", a server's login message), and a table's row copied with
+// its tabs ("No memory between conversations\tMemory — the agent
+// remembers …"). A real Qwen Code session's tape held all three among its
+// hard constraints, a tenth of its room.
+func TestPastedErrorsBannersAndTableRowsAreNoConstraints(t *testing.T) {
+	text := "it still fails:\n" +
+		"ls: cannot access 'nanobot-websocket-channel/': No such file or directory\n" +
+		"bash: nanobot: command not found\n" +
+		"cp: cannot create regular file '/etc/x.conf': Permission denied\n" +
+		"*** System restart required ***\n" +
+		"What you did in Lab 7 (manual)\tWhat nanobot does (framework)\n" +
+		"Agent only responds when you message it\tCron — the agent can act on a schedule\n" +
+		"You must not restart the VM without asking.\n" +
+		"Never run it as root: it says Permission denied"
+	got := Extract(text)
+	for _, c := range got {
+		if strings.Contains(c, "No such file") || strings.Contains(c, "command not found") || strings.Contains(c, "cannot create") || strings.Contains(c, "restart required") || strings.Contains(c, "\t") {
+			t.Errorf("a pasted line became a constraint: %q", c)
+		}
+	}
+	for _, want := range []string{"You must not restart the VM without asking.", "Never run it as root: it says Permission denied"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("the person's rule %q was lost: %q", want, got)
+		}
+	}
+}

@@ -21,7 +21,12 @@
 //     one qualified by its module or package by its last dotted name,
 //     "java.lang.IllegalStateException: … must not be null"), or a row of
 //     a frame drawn with box-drawing characters ("│ … │": Python rich's
-//     traceback, a terminal UI's panel):
+//     traceback, a terminal UI's panel), a program's error in strerror's
+//     form, its name and a colon first and a system error last ("ls:
+//     cannot access 'x/': No such file or directory", "Permission
+//     denied", "command not found"), a banner framed in asterisks ("***
+//     System restart required ***"), or a line with a tab inside it (a
+//     table's row copied from a page or a terminal):
 //     its "cannot", "use" and "must" are the program's; and a line of
 //     program text: one that ends with ";" or "{", or names a path with
 //     "::" between two words ("use std::collections::HashMap;"), or opens

@@ -197,8 +197,9 @@ const (
 	// review thread's id and state, nor comments after a script's own
 	// lines; 139 took a release's URL for no key line; 140 let the paths
 	// git status names take the room of a check's count before them; 141
-	// read a job's raw log with the runner's timestamps.
-	snapshotVersion = 142
+	// read a job's raw log with the runner's timestamps; 142 took a pasted
+	// program error, banner or table row for a constraint (anchors).
+	snapshotVersion = 143
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

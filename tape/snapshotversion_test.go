@@ -274,6 +274,10 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// Pasted errors, banners and table rows: no constraints.
+		"pasted-errno": seqd(
+			human("it still fails:\nls: cannot access 'ws/': No such file or directory\n*** System restart required ***\nAgent only responds when you message it\tCron — the agent can act on a schedule\nYou must fix it."),
+		),
 		// A job's raw log: the runner's timestamp before each message.
 		"actions-raw-log": seqd(
 			human("Why did the job fail?"),
