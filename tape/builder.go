@@ -198,8 +198,9 @@ const (
 	// lines; 139 took a release's URL for no key line; 140 let the paths
 	// git status names take the room of a check's count before them; 141
 	// read a job's raw log with the runner's timestamps; 142 took a pasted
-	// program error, banner or table row for a constraint (anchors).
-	snapshotVersion = 143
+	// program error, banner or table row for a constraint (anchors); 143
+	// clipped a review thread's id off a long title's key line.
+	snapshotVersion = 144
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // "Address the PR feedback" is a turn an agent is given every day: it
@@ -39,12 +40,14 @@ func reviewComments(out string) (found []reviewComment, rest string) {
 		return nil, ""
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
+	end := len(body) // where the JSON read ends: the text after it is the rest
 	if body[0] == '{' {
 		var v any
 		if dec.Decode(&v) != nil {
 			return nil, ""
 		}
 		collectComments(v, &found)
+		end = int(dec.InputOffset())
 	}
 	for body[0] == '[' {
 		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
@@ -60,11 +63,12 @@ func reviewComments(out string) (found []reviewComment, rest string) {
 		if _, err := dec.Token(); err != nil { // the array's end, then the next page
 			break
 		}
+		end = int(dec.InputOffset())
 	}
 	if len(found) == 0 {
 		return nil, ""
 	}
-	rest = strings.TrimSpace(body[min(int(dec.InputOffset()), len(body)):])
+	rest = strings.TrimSpace(body[min(end, len(body)):])
 	// The comments on a file's line first, a resolved thread's last of
 	// them: what is left to do before what is done.
 	slices.SortStableFunc(found, func(a, b reviewComment) int { return a.rank() - b.rank() })
@@ -117,15 +121,18 @@ func (c reviewComment) String() string {
 	case c.state != "":
 		who += " (" + c.state + ")"
 	}
-	s := who + ": " + c.title
+	var tail string
 	if c.thread != "" {
 		state := "unresolved"
 		if c.resolved {
 			state = "resolved"
 		}
-		s += " (thread " + c.thread + ", " + state + ")"
+		tail = " (thread " + c.thread + ", " + state + ")"
 	}
-	return s
+	// The title is clipped, not the thread's id after it: the key line
+	// is at most keyLineRunes.
+	room := max(keyLineRunes/4, keyLineRunes-utf8.RuneCountInString(who)-2-utf8.RuneCountInString(tail))
+	return who + ": " + firstLine(c.title, room) + tail
 }
 
 // lineOf is v's "line" or "original_line" ("originalLine"), "" for none.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // "Address the PR feedback" is a turn agents are given every day: the
@@ -88,5 +89,11 @@ func TestAReviewThreadIsNamedByItsID(t *testing.T) {
 	want := "cursor on src/a.rs:7: Old finding here (thread PRRT_done, resolved)\ncursor on src/step/batching.rs:63: Argv batching ignores Linux arg cap (thread PRRT_kwDONvxy6M6Qh9-K, unresolved)"
 	if got := strings.Join(keyLines(out, true), "\n"); got != want {
 		t.Fatalf("key lines:\n%s\nwant:\n%s", got, want)
+	}
+	// A long title is clipped, the thread's id after it kept.
+	long := strings.Replace(out, "### Old finding here", "### "+strings.Repeat("A finding with a long title ", 12), 1)
+	got := keyLines(long, true)
+	if !strings.HasSuffix(got[0], "… (thread PRRT_done, resolved)") || utf8.RuneCountInString(got[0]) > keyLineRunes {
+		t.Fatalf("a long title's key line: %q (%d runes)", got[0], utf8.RuneCountInString(got[0]))
 	}
 }

@@ -274,6 +274,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Read the body of pull request 42."),
 			call("shell_command", "c1", `{"command":"gh pr view 42 --json body"}`), result("shell_command", "c1", true, `{"body":"## Summary\n\n- Add the \"OIDC\" issuer.","number":42}`),
 		),
+		// A review thread whose title runs past a key line: the title is
+		// clipped, the thread's id kept.
+		"review-thread-long": seqd(
+			human("Address the PR feedback."),
+			call("shell_command", "c1", `{"command":"python3 fetch_comments.py"}`), result("shell_command", "c1", true, `{"review_threads":[{"id":"PRRT_2","isResolved":false,"path":"b.rs","line":9,"comments":{"nodes":[{"body":"### `+strings.Repeat("A finding with a long title ", 10)+`","author":{"login":"cursor"}}]}}]}`),
+		),
 		// Pasted errors, banners and table rows: no constraints.
 		"pasted-errno": seqd(
 			human("it still fails:\nls: cannot access 'ws/': No such file or directory\n*** System restart required ***\nAgent only responds when you message it\tCron — the agent can act on a schedule\nYou must fix it."),
