@@ -1,6 +1,9 @@
 package tape
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // On Windows an agent writes files through PowerShell as often as through
 // a file tool (Gemini CLI's write_file refuses a path outside its
@@ -119,6 +122,17 @@ func psStatements(line string) []string {
 // psSplit splits s at sep outside quotes ('…' and "…"; a backtick escapes
 // the next character inside double quotes and out).
 func psSplit(s string, sep byte) []string {
+	return psSplitAt(s, func(c byte) bool { return c == sep })
+}
+
+// psFields splits s at blanks outside quotes, each field as written.
+func psFields(s string) []string {
+	fs := psSplitAt(s, func(c byte) bool { return c == ' ' || c == '\t' })
+	return slices.DeleteFunc(fs, func(f string) bool { return f == "" })
+}
+
+// psSplitAt splits s at each byte sep takes outside quotes.
+func psSplitAt(s string, sep func(byte) bool) []string {
 	var out []string
 	var quote byte
 	start := 0
@@ -133,42 +147,12 @@ func psSplit(s string, sep byte) []string {
 			}
 		case c == '\'' || c == '"':
 			quote = c
-		case c == sep:
+		case sep(c):
 			out = append(out, s[start:i])
 			start = i + 1
 		}
 	}
 	return append(out, s[start:])
-}
-
-// psFields splits s at blanks outside quotes, each field as written.
-func psFields(s string) []string {
-	var out []string
-	var quote byte
-	start := -1
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if start < 0 && c != ' ' && c != '\t' {
-			start = i
-		}
-		switch {
-		case c == '`' && quote != '\'':
-			i++
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case (c == ' ' || c == '\t') && start >= 0:
-			out = append(out, s[start:i])
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
-	}
-	return out
 }
 
 // psWrite is the file the statement st writes, if its pipeline ends in

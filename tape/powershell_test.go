@@ -74,21 +74,7 @@ func TestAPowerShellWriteIsAFileWrite(t *testing.T) {
 			`{"command":"Write-Host 'then | Set-Content x.md'"}`, ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			evs := seqd(human("Go."), call(tc.tool, "c1", tc.input), say("waiting"), result(tc.tool, "c1", true, "done"))
-			tp := build(t, "s", evs, Options{}, nil)
-			blk := blockText(t, tp, "Workspace Files")
-			if tc.want == "" {
-				if !strings.Contains(blk, "No file was read, written or edited") {
-					t.Fatalf("listed a file:\n%s", blk)
-				}
-				return
-			}
-			want := strings.ReplaceAll(tc.want, "RSEQ", "4")
-			if !strings.HasSuffix(blk, "\n"+want) {
-				t.Fatalf("want %q:\n%s", want, blk)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkFilesLine(t, tc.tool, tc.input, tc.want) })
 	}
 }
 

@@ -515,21 +515,27 @@ func TestWorkspaceFiles(t *testing.T) {
 		{"heredoc to /dev/null", "Bash", `{"command":"cat > /dev/null <<EOF\nx\nEOF"}`, ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			evs := seqd(human("Go."), call(tc.tool, "c1", tc.input), say("waiting"), result(tc.tool, "c1", true, "done"))
-			tp := build(t, "s", evs, Options{}, nil)
-			blk := blockText(t, tp, "Workspace Files")
-			if tc.want == "" {
-				if !strings.Contains(blk, "No file was read, written or edited") {
-					t.Fatalf("listed a non-file tool:\n%s", blk)
-				}
-				return
-			}
-			want := strings.ReplaceAll(tc.want, "RSEQ", "4")
-			if !strings.HasSuffix(blk, "\n"+want) {
-				t.Fatalf("want %q (the tool/result seq 4, not the call seq 2):\n%s", want, blk)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkFilesLine(t, tc.tool, tc.input, tc.want) })
+	}
+}
+
+// checkFilesLine fails t unless the Workspace Files block of a session
+// with one call of tool with input, its result at seq 4, ends with want
+// (RSEQ for the result's seq); want "" asks that it lists no file.
+func checkFilesLine(t *testing.T, tool, input, want string) {
+	t.Helper()
+	evs := seqd(human("Go."), call(tool, "c1", input), say("waiting"), result(tool, "c1", true, "done"))
+	tp := build(t, "s", evs, Options{}, nil)
+	blk := blockText(t, tp, "Workspace Files")
+	if want == "" {
+		if !strings.Contains(blk, "No file was read, written or edited") {
+			t.Fatalf("listed a file:\n%s", blk)
+		}
+		return
+	}
+	want = strings.ReplaceAll(want, "RSEQ", "4")
+	if !strings.HasSuffix(blk, "\n"+want) {
+		t.Fatalf("want %q (the tool/result seq 4, not the call seq 2):\n%s", want, blk)
 	}
 }
 

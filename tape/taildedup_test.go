@@ -3,6 +3,8 @@ package tape
 import (
 	"strings"
 	"testing"
+
+	"github.com/graft-project/graft/session"
 )
 
 // The conversation tail names, by seq, the messages the Breakpoint and
@@ -53,13 +55,7 @@ func TestTheTailShowsTheLinesAnEditAdds(t *testing.T) {
 		result("Edit", "e1", true, "The file /r/q.py has been updated."),
 		call("Bash", "b1", `{"command":"pytest -q"}`), result("Bash", "b1", true, "3 passed"),
 	)
-	held := build(t, "s", evs, Options{}, nil)
-	withOff, src := foldWithOffsets(t, evs)
-	read, err := withOff.BuildFrom(Options{}, nil, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, tp := range map[string]*Tape{"input held": held, "input read at Build": read} {
+	for name, tp := range bothWays(t, evs) {
 		tail := blockText(t, tp, "Conversation Tail")
 		if !strings.Contains(tail, "seq=2 Edit call: q.py\n+ QUEUE = 'codex'  # one durable queue, prefetch=1") {
 			t.Errorf("%s: the tail does not show what the edit adds:\n%s", name, tail)
@@ -80,16 +76,23 @@ func TestAWriteInFlightSaysWhatItWrites(t *testing.T) {
 		call("Edit", "e1", `{"file_path":"/r/rules.yaml","old_string":"  severity: warn # no_float","new_string":"  severity: block # no_float"}`),
 		call("Write", "w1", `{"file_path":"/r/notes.md","content":"# Rules moved to block\n- no_float"}`),
 	)
+	for name, tp := range bothWays(t, evs) {
+		p := blockText(t, tp, "Pending State")
+		containsAll(t, name+": Pending State", p,
+			"- seq=2 Edit: rules.yaml (it writes: severity: block # no_float)",
+			"- seq=3 Write: notes.md (it writes: # Rules moved to block ⏎ - no_float)")
+	}
+}
+
+// bothWays builds evs' tape with the calls' inputs held by the fold and
+// with them read from the log at Build, by name.
+func bothWays(t *testing.T, evs []session.Event) map[string]*Tape {
+	t.Helper()
 	held := build(t, "s", evs, Options{}, nil)
 	withOff, src := foldWithOffsets(t, evs)
 	read, err := withOff.BuildFrom(Options{}, nil, src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, tp := range map[string]*Tape{"input held": held, "input read at Build": read} {
-		p := blockText(t, tp, "Pending State")
-		containsAll(t, name+": Pending State", p,
-			"- seq=2 Edit: rules.yaml (it writes: severity: block # no_float)",
-			"- seq=3 Write: notes.md (it writes: # Rules moved to block ⏎ - no_float)")
-	}
+	return map[string]*Tape{"input held": held, "input read at Build": read}
 }
