@@ -641,12 +641,41 @@ func hasMarkerFull(s string) bool {
 		if w.text == "do" && next(k) == "not" && !perceptionVerbs[next(k+1)] && !relative(k) {
 			return true
 		}
-		if w.text == "не" && startsWithLetter(next(k)) {
+		if w.text == "не" && startsWithLetter(next(k)) && !russianReport(next(k)) {
 			return true
 		}
 	}
 	return false
 }
+
+// russianReport: w (lower case) is a Russian verb in the third person,
+// present or past ("работает", "запускается", "может", "нашёл", "было"):
+// after "не" it reports what happens, as English "doesn't" does, and sets
+// no rule; an imperative ("меняй", "торопись"), an infinitive
+// ("коммитить") or "нужно" after it sets one.
+func russianReport(w string) bool {
+	if russianDeontic[w] {
+		return false // "не следует", "не допускается": the rule in the third person
+	}
+	for _, e := range russianReportEndings {
+		if strings.HasSuffix(w, e) && utf8.RuneCountInString(w) > utf8.RuneCountInString(e)+1 {
+			return true
+		}
+	}
+	return false
+}
+
+// russianDeontic are the third-person verbs by which Russian states a rule
+// ("не следует менять", "не допускается", "не стоит трогать").
+var russianDeontic = map[string]bool{"следует": true, "стоит": true, "допускается": true, "разрешается": true,
+	"рекомендуется": true, "полагается": true}
+
+// russianReportEndings end a Russian verb's third person (present: -ет,
+// -ёт, -ит, -ут, -ют, -ат, -ят and their reflexive -ся) or its past (-л,
+// -ла, -ло, -ли, -лся, -лась, -лось, -лись).
+var russianReportEndings = []string{"ется", "ётся", "ится", "утся", "ются", "атся", "ятся",
+	"ет", "ёт", "ит", "ут", "ют", "ат", "ят",
+	"лся", "лась", "лось", "лись", "л", "ла", "ло", "ли"}
 
 // maxLabelWords: a sentence of at most this many words that ends with a
 // colon is a label for what follows it.

@@ -44,6 +44,15 @@ func TestExtract(t *testing.T) {
 		{"russian только", "Используй только stdlib", []string{"Используй только stdlib"}},
 		{"russian не followed by a word", "Не меняй публичный API", []string{"Не меняй публичный API"}},
 		{"russian не at the end is no marker", "А почему не", nil},
+		// "не" before a verb that reports what happens (third person,
+		// present or past: "не работает", "не запускается", "не нашёл") says
+		// what the person sees, as English "doesn't" does; before an
+		// imperative, an infinitive or "нужно" it is a rule.
+		{"russian не before a report is no marker", "Ну не работает ничего. Сервер не запускается! Бот не ответил.", nil},
+		{"russian не before an infinitive", "Не коммитить секреты в репозиторий.", []string{"Не коммитить секреты в репозиторий."}},
+		{"russian не нужно", "Не нужно трогать миграции", []string{"Не нужно трогать миграции"}},
+		{"russian не before a reflexive imperative", "Не торопись с релизом", []string{"Не торопись с релизом"}},
+		{"russian не before a rule in the third person", "Не следует менять схему. Не допускается пуш в main.", []string{"Не следует менять схему.", "Не допускается пуш в main."}},
 		{"russian не inside a word is no marker", "Неделя прошла, сделай отчёт", nil},
 		{"russian no marker", "Сделай рефакторинг парсера.", nil},
 		{"lines and list markers", "Plan:\n- never use sudo\n* always sign commits\n1. Only touch pkg/\nthanks", []string{"never use sudo", "always sign commits", "Only touch pkg/"}},

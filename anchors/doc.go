@@ -57,7 +57,10 @@
 //     - Chinese, substring: 必须 不要 禁止 不得 务必 只能;
 //     - Russian, whole words (Unicode letters), case-insensitive: нельзя,
 //     обязательно, никогда, только, and "не" followed by a word (white space
-//     only between them).
+//     only between them) that is not a verb in the third person, present
+//     or past ("не работает", "не запускается", "не нашёл" report what
+//     happens, as English "doesn't" does), but the ones that state a rule
+//     ("не следует", "не стоит", "не допускается").
 //     A word is a run of letters, digits and '_'; an apostrophe between two
 //     letters belongs to the word.
 //     Some sayings carry a marker and are no rule: a question (it ends

@@ -199,8 +199,9 @@ const (
 	// git status names take the room of a check's count before them; 141
 	// read a job's raw log with the runner's timestamps; 142 took a pasted
 	// program error, banner or table row for a constraint (anchors); 143
-	// clipped a review thread's id off a long title's key line.
-	snapshotVersion = 144
+	// clipped a review thread's id off a long title's key line; 144 took
+	// Russian "не" before a report ("не работает") for a constraint.
+	snapshotVersion = 145
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

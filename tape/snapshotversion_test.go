@@ -280,6 +280,10 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Address the PR feedback."),
 			call("shell_command", "c1", `{"command":"python3 fetch_comments.py"}`), result("shell_command", "c1", true, `{"review_threads":[{"id":"PRRT_2","isResolved":false,"path":"b.rs","line":9,"comments":{"nodes":[{"body":"### `+strings.Repeat("A finding with a long title ", 10)+`","author":{"login":"cursor"}}]}}]}`),
 		),
+		// Russian "не" before a report: no constraint.
+		"russian-report": seqd(
+			human("Ну не работает ничего. Не коммить секреты."),
+		),
 		// Pasted errors, banners and table rows: no constraints.
 		"pasted-errno": seqd(
 			human("it still fails:\nls: cannot access 'ws/': No such file or directory\n*** System restart required ***\nAgent only responds when you message it\tCron — the agent can act on a schedule\nYou must fix it."),
