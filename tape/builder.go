@@ -200,8 +200,9 @@ const (
 	// read a job's raw log with the runner's timestamps; 142 took a pasted
 	// program error, banner or table row for a constraint (anchors); 143
 	// clipped a review thread's id off a long title's key line; 144 took
-	// Russian "не" before a report ("не работает") for a constraint.
-	snapshotVersion = 145
+	// Russian "не" before a report ("не работает") for a constraint; 145
+	// read no comments slimmed with --jq (one a line, the author a string).
+	snapshotVersion = 146
 )
 
 // pastedBytes is the size from which a human instruction is pasted text

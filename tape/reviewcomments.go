@@ -41,12 +41,19 @@ func reviewComments(out string) (found []reviewComment, rest string) {
 	}
 	dec := json.NewDecoder(strings.NewReader(body))
 	end := len(body) // where the JSON read ends: the text after it is the rest
-	if body[0] == '{' {
+	for body[0] == '{' && dec.More() {
+		// An object, or one a line (JSON Lines: gh … --jq '.[] | {…}'),
+		// as long as each holds comments: the rest, another command's
+		// JSON among them, is read for its key lines.
 		var v any
 		if dec.Decode(&v) != nil {
-			return nil, ""
+			break
 		}
+		n := len(found)
 		collectComments(v, &found)
+		if len(found) == n {
+			break
+		}
 		end = int(dec.InputOffset())
 	}
 	for body[0] == '[' {
@@ -113,6 +120,9 @@ func (c reviewComment) rank() int {
 
 func (c reviewComment) String() string {
 	who := c.login
+	if who == "" {
+		who = "comment" // its author left out of the fetch
+	}
 	switch {
 	case c.path != "" && c.line != "":
 		who += " on " + c.path + ":" + c.line
@@ -159,7 +169,7 @@ func collectComments(v any, found *[]reviewComment) {
 			if login == "" {
 				login = authorLogin(v["author"])
 			}
-			if login != "" {
+			if login != "" || onALine(v) { // a comment on a file's line needs no author to be one
 				if title := commentTitle(text); title != "" {
 					c := reviewComment{login: login, title: title, line: lineOf(v)}
 					c.path, _ = v["path"].(string)
@@ -192,8 +202,27 @@ func collectComments(v any, found *[]reviewComment) {
 	}
 }
 
-// authorLogin is the "login" of a "user" or "author" object, "" for none.
+// onALine: v names a file and a place in its diff, as a review comment
+// does ("path" and "line", "diff_hunk", "position"): not a request's path
+// and body in a log.
+func onALine(v map[string]any) bool {
+	if _, ok := v["path"].(string); !ok {
+		return false
+	}
+	for _, k := range []string{"line", "original_line", "diff_hunk", "position", "start_line"} {
+		if _, ok := v[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// authorLogin is the "login" of a "user" or "author" object, or the
+// value itself where a --jq left the login alone; "" for none.
 func authorLogin(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
 	m, _ := v.(map[string]any)
 	login, _ := m["login"].(string)
 	return login

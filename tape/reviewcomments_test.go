@@ -97,3 +97,20 @@ func TestAReviewThreadIsNamedByItsID(t *testing.T) {
 		t.Fatalf("a long title's key line: %q (%d runes)", got[0], utf8.RuneCountInString(got[0]))
 	}
 }
+
+// Agents slim the fetch with --jq: a JSON object per comment, one a line,
+// the author's login a string or left out. Read so, a fetch gave only its
+// first comment, or none.
+func TestCommentsSlimmedWithJQAreRead(t *testing.T) {
+	out := `{"path":"src/a.go","line":12,"user":"coderabbitai[bot]","body":"**Close the file on error.**"}` + "\n" +
+		`{"path":"src/b.go","line":40,"body":"### Guard the nil map\n\nDetails."}` + "\n"
+	want := "coderabbitai[bot] on src/a.go:12: Close the file on error.\ncomment on src/b.go:40: Guard the nil map"
+	if got := strings.Join(keyLines(out, true), "\n"); got != want {
+		t.Fatalf("key lines:\n%s\nwant:\n%s", got, want)
+	}
+	// A request's path and body in a log is no comment.
+	req := `{"method":"POST","path":"/api/users","body":"Create the user named in the form.","status":201}`
+	if got := keyLines(req, true); len(got) != 1 || !strings.HasPrefix(got[0], `{"method"`) {
+		t.Fatalf("a request logged as JSON read as a comment: %q", got)
+	}
+}

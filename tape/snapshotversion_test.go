@@ -280,6 +280,12 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			human("Address the PR feedback."),
 			call("shell_command", "c1", `{"command":"python3 fetch_comments.py"}`), result("shell_command", "c1", true, `{"review_threads":[{"id":"PRRT_2","isResolved":false,"path":"b.rs","line":9,"comments":{"nodes":[{"body":"### `+strings.Repeat("A finding with a long title ", 10)+`","author":{"login":"cursor"}}]}}]}`),
 		),
+		// Comments slimmed with --jq: one a line, the author a string or
+		// left out.
+		"review-jq": seqd(
+			human("Address the PR feedback."),
+			call("Bash", "c1", `{"command":"gh api repos/o/r/pulls/7/comments --jq '.[] | {path, line, user: .user.login, body}'"}`), result("Bash", "c1", true, `{"path":"a.go","line":3,"user":"rev","body":"**Close the file.**"}`+"\n"+`{"path":"b.go","line":9,"body":"### Guard the map"}`),
+		),
 		// Russian "не" before a report: no constraint.
 		"russian-report": seqd(
 			human("Ну не работает ничего. Не коммить секреты."),
