@@ -19,14 +19,16 @@ import (
 // suggestion, its link).
 
 // reviewComments are the comments of an output that is GitHub's (objects
-// with a text "body" and an author, "user" or "author", with its
-// "login"), those on a file's line first, a resolved thread's last of
+// with a text "body" and an author, "user" or "author", its "login" or,
+// slimmed with --jq, the login itself; or with a place in a file's diff,
+// onALine), those on a file's line first, a resolved thread's last of
 // them, and the text after the JSON ("" at the output's end: a script that
 // prints the comments, then its own verdict, "PR #1067: no failing checks
 // detected."); nil when out is none. An array cut short (the output's
 // head) gives the comments before the cut; pages printed one after
-// another (gh api --paginate) are read in turn. The JSON starts the
-// output or one of its first lines (after a script's "Output:").
+// another (gh api --paginate) are read in turn, and objects one a line as
+// long as each holds comments. The JSON starts the output or one of its
+// first lines (after a script's "Output:").
 func reviewComments(out string) (found []reviewComment, rest string) {
 	body := strings.TrimSpace(withoutHeader(out))
 	for k := 0; k < maxJSONHeadLines && body != "" && body[0] != '[' && body[0] != '{'; k++ {
