@@ -1017,7 +1017,8 @@ func hunkCounts(rest string) (oldN, newN int, ok bool) {
 
 // keyLinesSkipping are keyLines, past the lines of skip (shellNoise).
 func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
-	if cs, rest := reviewComments(out); cs != nil {
+	body := withoutHeader(out)
+	if cs, rest := reviewComments(body); cs != nil {
 		// A fetch of a pull request's comments: the work they ask for,
 		// and the key lines of what follows them, the newest
 		// maxKeyLines/2 (a script's verdict on the checks).
@@ -1030,7 +1031,7 @@ func keyLinesSkipping(out string, ok bool, skip map[string]bool) []string {
 	advice := adviceLines()
 	var banner npmBannerLines // what ran, said by the action's line (TestAPackageManagersBannerIsNoKeyLine)
 	var hunk diffHunk         // the lines a diff's hunk has left (TestADiffsHunkLinesAreNoKeyLines)
-	for l := range strings.SplitSeq(stripANSI(withoutHeader(out)), "\n") {
+	for l := range strings.SplitSeq(stripANSI(body), "\n") {
 		t := strings.TrimSpace(l)
 		if m, ok := actionsLogMessage(t); ok {
 			t, l = m, m // a CI log's line: its message (actionslog.go)

@@ -28,9 +28,10 @@ import (
 // head) gives the comments before the cut; pages printed one after
 // another (gh api --paginate) are read in turn, and objects one a line as
 // long as each holds comments. The JSON starts the output or one of its
-// first lines (after a script's "Output:").
+// first lines (after a script's "Output:"). out is the output without a
+// host's header (withoutHeader), as keyLinesSkipping reads it.
 func reviewComments(out string) (found []reviewComment, rest string) {
-	body := strings.TrimSpace(withoutHeader(out))
+	body := strings.TrimSpace(out)
 	for k := 0; k < maxJSONHeadLines && body != "" && body[0] != '[' && body[0] != '{'; k++ {
 		i := strings.IndexByte(body, '\n')
 		if i < 0 {
