@@ -89,6 +89,7 @@ var codes = []ExitCode{
 	{"not_host_transcript", 64, "import: none of the file's first lines (64, within 1 MiB) is a record of the host named; the message names the host it reads as", importer.ErrNotTranscript},
 	{"store_refused", 65, "the etcd cluster refused a request (past its size limit, or a transaction it will not run): nothing of it was written, and the same request would be refused again; the message gives etcd's reason", etcdstore.ErrRefused},
 	{"invalid_query", 66, "find: the query has no word, asks for more matches than the most (1 to 100), or starts below a negative seq", ErrInvalidQuery},
+	{"unknown_transcript", 67, "import without a host named: the file's first lines (64, within 1 MiB) are no one host's records, or it has no complete line yet; the message says how to name the host", importer.ErrUnknownTranscript},
 }
 
 var (

@@ -146,3 +146,18 @@ func InstructionFilesLeft(from, to adapter.Adapter, dir string) ([]string, error
 	}
 	return adapter.Existing(false, paths...)
 }
+
+// Detect names the host of the transcript at path for an import that
+// names none: the one whose records its first lines are
+// (importer.Detect; importer.ErrUnknownTranscript when no one host's).
+func Detect(path string) (Host, error) {
+	var among []importer.Other
+	for _, a := range registry {
+		among = append(among, importer.Other{Name: string(a.Name()), Mapper: a.Mapper()})
+	}
+	name, err := importer.Detect(path, among)
+	if err != nil {
+		return "", err
+	}
+	return Host(name), nil
+}

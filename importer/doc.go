@@ -88,7 +88,12 @@
 //     nor a mapper that is no Recognizer. A first run that consumed no
 //     line with more than white space and appended nothing writes no
 //     cursor: it accepted nothing, so the next run is a first import and
-//     is checked.
+//     is checked. An import that names no host (graft import <file>) asks
+//     Detect first: the host is the one of the Others whose Recognizer
+//     takes the most of the same first lines. None, two taking as many,
+//     or no complete line yet is an UnknownTranscriptError
+//     (ErrUnknownTranscript, exit code unknown_transcript) saying how to
+//     name the host, or a Hinter's word on the file when it has one.
 //  1. Take locks/import/<id>.lock (lockfile.TryLockImport) without
 //     waiting; held: ErrBusy. It is not the session's lock (step 6).
 //  2. Read the cursor. A cursor of another format or with other settings is

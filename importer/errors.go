@@ -36,3 +36,7 @@ var (
 	// Checking the session against the source.
 	ErrSessionDiverged = errors.New("importer: session holds events this import did not write")
 )
+
+// ErrUnknownTranscript: a file imported without its host's name whose
+// host its first lines do not tell (Detect); nothing is written.
+var ErrUnknownTranscript = errors.New("importer: the file's host cannot be told from its first lines")

@@ -267,3 +267,83 @@ func TestFirstImportOfANewRecordType(t *testing.T) {
 		})
 	}
 }
+
+// others lists every host as package hosts hands them to Detect.
+func others(all []firstContactHost) []importer.Other {
+	var out []importer.Other
+	for _, o := range all {
+		out = append(out, importer.Other{Name: o.name, Mapper: o.mapper()})
+	}
+	return out
+}
+
+// A file imported without its host's name is its host's by its first
+// lines: each host's real files, and a file of one record, are told apart.
+func TestDetectNamesTheHostOfEachFile(t *testing.T) {
+	all := firstContactHosts(t)
+	among := others(all)
+	for _, h := range all {
+		files := []string{writeTranscript(t, h.record+"\n"), writeTranscript(t, strings.Repeat("not a record\n", 63)+h.record+"\n")}
+		for _, f := range h.files {
+			files = append(files, f.path)
+		}
+		for _, p := range files {
+			got, err := importer.Detect(p, among)
+			if err != nil || got != h.name {
+				t.Errorf("Detect(%s) = %q, %v; want %s", p, got, err, h.name)
+			}
+		}
+	}
+}
+
+// A file no host's records are in, one the host has not finished a line
+// of, and one of a format a host's mapper can tell but not read are
+// refused, saying why and how to name the host; nothing is read past the
+// first lines.
+func TestDetectRefusesWhatNoHostReads(t *testing.T) {
+	all := firstContactHosts(t)
+	among := others(all)
+	forms := "graft import claude-code|codex|gemini|qwen "
+	for _, c := range []struct{ name, content, want string }{
+		{"text", "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\n",
+			" holds no record of a host graft knows in its 3 lines (Claude Code, Codex, Gemini CLI or Qwen Code): name its host: " + forms},
+		{"past the first lines", strings.Repeat("not a record\n", 64) + all[1].record + "\n",
+			" holds no record of a host graft knows in its first 64 lines (Claude Code, Codex, Gemini CLI or Qwen Code): name its host: " + forms},
+		{"empty", "", " holds no complete line yet, so its host cannot be told: name it: " + forms},
+		{"half a record", all[0].half, " holds no complete line yet, so its host cannot be told: name it: " + forms},
+		{"gemini's earlier format", "{\n  \"sessionId\": \"3271f952-d17a-43d0-88d9-cc9f585bca21\",\n  \"projectHash\": \"cf00\",\n  \"messages\": []\n}\n",
+			" is a Gemini CLI session in its earlier format"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := writeTranscript(t, c.content)
+			got, err := importer.Detect(p, among)
+			if !errors.Is(err, importer.ErrUnknownTranscript) || got != "" {
+				t.Fatalf("Detect = %q, %v; want ErrUnknownTranscript", got, err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, p+c.want) || !strings.HasSuffix(msg, "(nothing was imported)") {
+				t.Errorf("message %q lacks %q", msg, p+c.want)
+			}
+		})
+	}
+	if _, err := importer.Detect(filepath.Join(t.TempDir(), "nope.jsonl"), among); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+	if _, err := importer.Detect(t.TempDir(), among); !errors.Is(err, importer.ErrNotRegular) {
+		t.Errorf("a directory: %v", err)
+	}
+}
+
+// Two hosts whose records the lines are as many of each: neither is
+// chosen, and the refusal names the two.
+func TestDetectRefusesATie(t *testing.T) {
+	all := firstContactHosts(t)
+	among := []importer.Other{{Name: "left", Mapper: all[0].mapper()}, {Name: "right", Mapper: all[0].mapper()}, {Name: "codex", Mapper: all[1].mapper()}}
+	p := writeTranscript(t, all[0].record+"\n"+all[0].record+"\n")
+	got, err := importer.Detect(p, among)
+	if !errors.Is(err, importer.ErrUnknownTranscript) || got != "" {
+		t.Fatalf("Detect = %q, %v; want ErrUnknownTranscript", got, err)
+	}
+	if want := p + " reads as the records of left or right alike in its 2 lines: name its host: graft import left|right " + p; !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q lacks %q", err, want)
+	}
+}

@@ -103,6 +103,8 @@ func nextStep(tool string, code graft.Code) string {
 		return "more than one host session was active in this directory lately: ask the user which one this is, or read your own session id, then call graft_prepare again with host and hostSessionId"
 	case "not_host_transcript":
 		return "the transcript is not the named host's (the message names the host it reads as): call graft_prepare again with that host, or with the transcript of this host's session"
+	case "unknown_transcript":
+		return "the transcript's host cannot be told from its first lines: call graft_prepare again with host naming it"
 	case "no_transcript", "bad_host_session_id":
 		return "pass host with transcript (the path of the host's transcript) or hostSessionId (its uuid); with the hooks installed, host alone finds the session that ran last here"
 	case "catalog_damaged":

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graft-project/graft/graft"
+	"github.com/graft-project/graft/hookinstall"
 	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/hosts/adapter"
 	"github.com/graft-project/graft/importer"
@@ -21,8 +22,9 @@ import (
 const progressMinBytes = 4 << 20
 
 func newImportCmd(a *app) *cobra.Command {
+	var f importFlags
 	cmd := &cobra.Command{
-		Use:   "import <" + hosts.Names("|", "|") + "> <transcript.jsonl>",
+		Use:   "import [" + hosts.Names("|", "|") + "] <transcript.jsonl>",
 		Short: "Import " + importWhat() + " into a session",
 		Long: `Imports a host's transcript into a native session and remembers how far it
 got ($GRAFT_HOME/imports/<id>.json), so running the same import again appends
@@ -32,22 +34,48 @@ first import of a file none of whose first 64 lines is a record of the host
 named is refused before anything is written (exit 64), naming the host the
 file reads as and the command that imports it.
 
+Without the host's name (graft import <transcript.jsonl>), the host is the
+one whose records the file's first 64 lines are, said on stderr with the
+command that names it; a file that is no one host's, or has no complete line
+yet, is refused (exit 67) and nothing is written.
+
 Malformed lines are reported with their line numbers and skipped; a last
 line still being written is left for the next run. The summary gives counts
 per kind (human instructions, assistant messages, tool calls, results, todo
 lists, sub-agent reports, system events, skipped, malformed).`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
+			switch {
+			case len(args) == 1:
+				if _, err := os.Stat(args[0]); err != nil {
+					return usageError{fmt.Errorf("%s: no file %q and no host of that name: want %s, or the path of a transcript", cmd.CommandPath(), args[0], hosts.Names(", ", " or "))}
+				}
+				return nil
+			case len(args) > 1:
 				return usageError{fmt.Errorf("unknown transcript format %q: want %s", args[0], hosts.Names(", ", " or "))}
 			}
 			var forms []string
 			for _, ad := range hosts.Adapters() {
 				forms = append(forms, fmt.Sprintf("%s %s <%s>", cmd.CommandPath(), ad.Name(), ad.Help().Transcript))
 			}
-			return usageError{fmt.Errorf("%s needs a format: %s", cmd.CommandPath(), joinOr(forms))}
+			return usageError{fmt.Errorf("%s needs a transcript: %s (or the file alone, its host told by its lines)", cmd.CommandPath(), joinOr(forms))}
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return nil },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			host, err := hosts.Detect(args[0])
+			if err != nil {
+				return err
+			}
+			ad, err := hosts.Of(host)
+			if err != nil {
+				return err
+			}
+			_, file := ad.Mapper().(importer.Recognizer).Describe()
+			fmt.Fprintf(a.stderr, "%s reads as %s: importing it as %s (graft import %s %s)\n", args[0], file, host, host, hookinstall.ShellQuote(args[0]))
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			return a.runImport(ctx, host, args[0], &f)
+		},
 	}
+	f.add(cmd)
 	for _, ad := range hosts.Adapters() {
 		cmd.AddCommand(newImportHostCmd(a, ad))
 	}

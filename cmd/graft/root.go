@@ -79,7 +79,7 @@ Exit codes:
   0   success
   1   error (see the message)
   2   usage error
-  10-66 name a typed error; "graft help exit-codes" lists them.`,
+  10-67 name a typed error; "graft help exit-codes" lists them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Every command but help and completion reads config.toml first: a
