@@ -48,9 +48,8 @@ tape's Handoff block tells the new session's agent to read it first. So is
 each of your own instruction files in the first host's folder
 (~/.claude/CLAUDE.md…), which no other host reads.
 
---session-id finds the transcript as the host does: Claude Code's project
-folder of --cwd (else any project folder), Codex's sessions/ tree, Gemini
-CLI's project folder of --cwd by the id in each file's first line.
+--session-id finds the transcript as the host does:
+` + findByIDs() + `
 Without --yes and without a terminal, the review is printed and nothing is
 committed (exit 2).`,
 		Args: exactArgs(1),
@@ -182,4 +181,14 @@ func printNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// findByIDs says where --session-id looks, a host a line: "  Claude
+// Code's project folder of --cwd (else any project folder)", …
+func findByIDs() string {
+	var ways []string
+	for _, ad := range hosts.Adapters() {
+		ways = append(ways, "  "+ad.Help().FindByID)
+	}
+	return strings.Join(ways, "\n")
 }

@@ -187,6 +187,9 @@ type Help struct {
 	// Hooks is the one line of "graft hook install <host>", HooksLong the
 	// rest: the host's settings files.
 	Hooks, HooksLong string
+	// FindByID says where "graft handoff --session-id" looks for the
+	// host's transcript (FindTranscript), for its help.
+	FindByID string
 	// Folder describes the host's folder and its default, for the flag
 	// that names it.
 	Folder string

@@ -79,6 +79,7 @@ func (Adapter) Help() adapter.Help {
 <id>.agent-<name>, another <name>.jsonl into <id>.subagent-<name>), linked
 from the parent's sub-agent report.`,
 		ExportPath:   "$CLAUDE_CONFIG_DIR (else ~/.claude)/projects/<cwd folder>/<uuid>.jsonl",
+		FindByID:     "Claude Code's project folder of --cwd (else any project folder)",
 		Hooks:        "Claude Code's settings: <DIR>/.claude/settings.json (default DIR: .)",
 		Folder:       "Claude Code's configuration directory (default $CLAUDE_CONFIG_DIR, else ~/.claude)",
 		UserSettings: "$CLAUDE_CONFIG_DIR/settings.json or ~/.claude/settings.json",

@@ -89,6 +89,7 @@ func (Adapter) Help() adapter.Help {
 		Import:       "Import a Codex rollout (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl)",
 		ExportPath:   "$CODEX_HOME (else ~/.codex)/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl",
 		ResumeMore:   `   (or codex exec resume <uuid> "…")`,
+		FindByID:     "Codex's sessions/ tree",
 		Hooks:        "Codex's hooks: $CODEX_HOME/hooks.json (default ~/.codex/hooks.json)",
 		Folder:       "Codex's home directory (default $CODEX_HOME, else ~/.codex)",
 		UserSettings: "$CODEX_HOME/hooks.json or ~/.codex/hooks.json",

@@ -84,6 +84,7 @@ func (Adapter) Help() adapter.Help {
 		Transcript:   "session.jsonl",
 		Import:       "Import a Gemini CLI session file (~/.gemini/tmp/<project>/chats/session-*.jsonl)",
 		ExportPath:   "$GEMINI_CLI_HOME (else ~)/.gemini/tmp/<project>/chats/session-<time>-<id8>-graft.jsonl",
+		FindByID:     "Gemini CLI's project folder of --cwd (else any), by the id in each file's first line",
 		Hooks:        "Gemini CLI's settings: $GEMINI_CLI_HOME/.gemini/settings.json (default ~/.gemini/settings.json)",
 		Folder:       "the home Gemini CLI keeps .gemini in (default $GEMINI_CLI_HOME, else ~)",
 		UserSettings: "$GEMINI_CLI_HOME/.gemini/settings.json or ~/.gemini/settings.json",

@@ -59,6 +59,7 @@ func (Adapter) Help() adapter.Help {
 		Transcript:   "session.jsonl",
 		Import:       "Import a Qwen Code session (~/.qwen/projects/<dir>/chats/<uuid>.jsonl)",
 		ExportPath:   "$QWEN_RUNTIME_DIR (else $QWEN_HOME, else ~/.qwen)/projects/<cwd folder>/chats/<uuid>.jsonl",
+		FindByID:     "Qwen Code's project folder of --cwd (else any project folder)",
 		Hooks:        "Qwen Code's settings: $QWEN_HOME/settings.json (default ~/.qwen/settings.json)",
 		Folder:       "Qwen Code's folder (default $QWEN_HOME, else ~/.qwen)",
 		UserSettings: "$QWEN_HOME/settings.json or ~/.qwen/settings.json",
