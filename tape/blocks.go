@@ -1653,7 +1653,7 @@ func (b *Builder) pendingBlock(conflicts map[int]bool, leftovers []Leftover, q *
 	switch {
 	case len(workedAround) > 0:
 		// What did not work here, and what did.
-		fixed := &section{heading: fmt.Sprintf("%s fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:", count(st.Fixed, "failure was", "failures were")), singular: "fixed failure", plural: "fixed failures", cutFront: true}
+		fixed := &section{heading: fixedHeading(st.Fixed, len(workedAround)), singular: "fixed failure", plural: "fixed failures", cutFront: true}
 		for _, x := range workedAround {
 			f := x.Failure
 			line := callHead(f.Seq, f.Tool, "FAILED", f.What)
@@ -2146,4 +2146,18 @@ func olderKey(key []string) []string {
 		return append([]string{key[k]}, key[len(key)-olderKeyLines+1:]...)
 	}
 	return ringLast(key, olderKeyLines)
+}
+
+// fixedHeading heads the failures a later call fixed, of which the last
+// shown were worked around another way: "3 failures were fixed by a later
+// call; the last 2 worked around another way, each with the call that
+// fixed it:". A later call is no run of the same call there.
+func fixedHeading(fixed, shown int) string {
+	switch {
+	case fixed == 1:
+		return "1 failure was fixed by a later call, which worked around it another way:"
+	case shown == 1:
+		return fmt.Sprintf("%d failures were fixed by a later call; the last worked around another way, with the call that fixed it:", fixed)
+	}
+	return fmt.Sprintf("%d failures were fixed by a later call; the last %d worked around another way, each with the call that fixed it:", fixed, shown)
 }

@@ -83,7 +83,7 @@ func TestFailuresByTheirErrorLine(t *testing.T) {
 	if strings.Contains(pending, "npm warn") {
 		t.Errorf("package-manager chatter quoted as the failure:\n%s", pending)
 	}
-	if strings.Contains(stillPending(pending), "git push") || !strings.Contains(pending, "1 failure was fixed by a later run of the same call") {
+	if strings.Contains(stillPending(pending), "git push") || !strings.Contains(pending, "1 failure was fixed by a later call") {
 		t.Errorf("the push fixed by a later push is still pending:\n%s", pending)
 	}
 	// Fixed by the same command run again.
@@ -1013,15 +1013,29 @@ func TestAFixedFailureShowsWithItsFix(t *testing.T) {
 		say("Committed without signing."))
 	ps := blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
 	for _, want := range []string{
-		"1 failure was fixed by a later run of the same call; the last worked around another way, each with the call that fixed it:",
+		"1 failure was fixed by a later call, which worked around it another way:",
 		"- seq=3 FAILED: $ git commit -m \"Add the tests\"\n    → error: gpg failed to sign the data:\n    fixed by seq=5: git commit --no-gpg-sign -m \"Add the tests\"",
 	} {
 		if !strings.Contains(ps, want) {
 			t.Errorf("Pending State lacks %q:\n%s", want, ps)
 		}
 	}
-	if strings.Contains(ps, "Failed tool calls not fixed since") {
-		t.Errorf("a fixed failure is listed as pending:\n%s", ps)
+	if strings.Contains(ps, "Failed tool calls not fixed since") || strings.Contains(ps, "later run of the same call") {
+		t.Errorf("a fixed failure is listed as pending, or its fix called a run of the same call:\n%s", ps)
+	}
+	// Of more fixed failures, the count says how many of the last show.
+	evs = seqd(human("Commit it."),
+		call("Bash", "r1", `{"command":"make test"}`),
+		result("Bash", "r1", false, "FAIL\tgithub.com/acme/q\t0.1s"),
+		call("Bash", "r2", `{"command":"make test"}`),
+		result("Bash", "r2", true, "ok  \tgithub.com/acme/q\t0.1s"),
+		call("Bash", "c1", `{"command":"git commit -m \"Add the tests\""}`),
+		result("Bash", "c1", false, "Exit code 128\nerror: gpg failed to sign the data:\nfatal: failed to write commit object"),
+		call("Bash", "c2", `{"command":"git commit --no-gpg-sign -m \"Add the tests\""}`),
+		result("Bash", "c2", true, "[main ffe9ab7] Add the tests\n 2 files changed, 40 insertions(+)"))
+	ps = blockText(t, build(t, "s", evs, Options{}, nil), "Pending State")
+	if want := "2 failures were fixed by a later call; the last worked around another way, with the call that fixed it:"; !strings.Contains(ps, want) {
+		t.Errorf("Pending State lacks %q:\n%s", want, ps)
 	}
 	// A later run that only shares the first words is no fix to show (it
 	// counts as one, as before); nor is the same command run again.
