@@ -1,7 +1,10 @@
 package hosts
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,8 +152,19 @@ func InstructionFilesLeft(from, to adapter.Adapter, dir string) ([]string, error
 
 // Detect names the host of the transcript at path for an import that
 // names none: the one whose records its first lines are
-// (importer.Detect; importer.ErrUnknownTranscript when no one host's).
+// (importer.Detect; importer.ErrUnknownTranscript when no one host's,
+// ErrNoTranscript when there is no regular file there).
 func Detect(path string) (Host, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s does not exist", ErrNoTranscript, path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoTranscript, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: %s is not a regular file (%s)", ErrNoTranscript, path, fi.Mode().Type())
+	}
 	var among []importer.Other
 	for _, a := range registry {
 		among = append(among, importer.Other{Name: string(a.Name()), Mapper: a.Mapper()})

@@ -25,7 +25,7 @@ func newHandoffCmd(a *app) *cobra.Command {
 		tapeOpts func(config.Config) tape.Options // set with the flags below
 	)
 	cmd := &cobra.Command{
-		Use:   "handoff <" + hosts.Names("|", "|") + "> (--transcript FILE | --session-id UUID) [--to HOST]",
+		Use:   "handoff [" + hosts.Names("|", "|") + "] (--transcript FILE | --session-id UUID) [--to HOST]",
 		Short: "Import, prepare, commit and export in one step: a host session in, a resumable one out",
 		Long: `Hands a ` + hosts.Titles(", ", " or ") + ` session off to a fresh one, instead of a compaction:
 
@@ -48,15 +48,31 @@ tape's Handoff block tells the new session's agent to read it first. So is
 each of your own instruction files in the first host's folder
 (~/.claude/CLAUDE.md…), which no other host reads.
 
+Without the host's name, --transcript FILE is handed off as the host whose
+records its first 64 lines are (said on stderr; exit 67 when no one host's).
 --session-id finds the transcript as the host does:
 ` + findByIDs() + `
 Without --yes and without a terminal, the review is printed and nothing is
 committed (exit 2).`,
-		Args: exactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, err := hostArg(args[0])
-			if err != nil {
-				return err
+			var host hosts.Host
+			var err error
+			switch {
+			case len(args) == 1:
+				if host, err = hostArg(args[0]); err != nil {
+					return err
+				}
+			case o.HostSessionID != "":
+				return usageError{fmt.Errorf("handoff --session-id needs the host named: graft handoff %s --session-id %s", hosts.Names("|", "|"), o.HostSessionID)}
+			case o.Transcript == "":
+				return usageError{fmt.Errorf("handoff needs the host and --transcript FILE or --session-id UUID: graft handoff %s --session-id UUID, or graft handoff --transcript FILE (its host told by its lines)", hosts.Names("|", "|"))}
+			default:
+				var file string
+				if host, file, err = detectHost(o.Transcript); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "%s reads as %s: handing it off as %s\n", o.Transcript, file, host)
 			}
 			o.Host, o.To = host, host
 			if to != "" {

@@ -60,15 +60,10 @@ lists, sub-agent reports, system events, skipped, malformed).`,
 			return usageError{fmt.Errorf("%s needs a transcript: %s (or the file alone, its host told by its lines)", cmd.CommandPath(), joinOr(forms))}
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, err := hosts.Detect(args[0])
+			host, file, err := detectHost(args[0])
 			if err != nil {
 				return err
 			}
-			ad, err := hosts.Of(host)
-			if err != nil {
-				return err
-			}
-			_, file := ad.Mapper().(importer.Recognizer).Describe()
 			fmt.Fprintf(a.stderr, "%s reads as %s: importing it as %s (graft import %s %s)\n", args[0], file, host, host, hookinstall.ShellQuote(args[0]))
 			ctx, stop := interruptible(cmd)
 			defer stop()
@@ -80,6 +75,25 @@ lists, sub-agent reports, system events, skipped, malformed).`,
 		cmd.AddCommand(newImportHostCmd(a, ad))
 	}
 	return cmd
+}
+
+// detectHost is the host of the transcript at path, told by its first
+// lines (hosts.Detect), and what its files are called ("a Codex
+// rollout"), for a command that was not given the host's name.
+func detectHost(path string) (hosts.Host, string, error) {
+	host, err := hosts.Detect(path)
+	if err != nil {
+		return "", "", err
+	}
+	ad, err := hosts.Of(host)
+	if err != nil {
+		return "", "", err
+	}
+	file := ad.Title() + " transcript"
+	if rec, ok := ad.Mapper().(importer.Recognizer); ok {
+		_, file = rec.Describe()
+	}
+	return host, file, nil
 }
 
 // importWhat names what each host's import takes: "a Claude Code
