@@ -10,18 +10,20 @@ import (
 	"github.com/graft-project/graft/hosts"
 )
 
-// pluginTwice is, for a run from graft's plugin (a host whose adapter's
-// Hooks declare Plugin: Claude Code), why it stands down: graft hook
-// install put graft's hook for the same event into one of the host's
-// settings files (the user's, the project's, the project's local one),
+// pluginTwice is, for a run from graft's plugin or extension (a host
+// whose adapter's Hooks name PluginRemove: Claude Code's plugin, Gemini
+// CLI's extension), why it stands down: graft hook install put graft's
+// hook for the same event into one of the host's settings files (the
+// user's, the project's, the project's local one, those the host has),
 // which the host runs as well. "" when none does. Of the two, the settings
 // hook runs: it carries the --home and --config the person installed it
 // with.
 func pluginTwice(host hosts.Host, in *Input, set Settings) string {
 	a, err := hosts.Of(host)
-	if err != nil || !a.Hooks().Plugin {
+	if err != nil || a.Hooks().PluginRemove == "" {
 		return ""
 	}
+	scopes := a.Hooks().Scopes
 	project := set.ProjectDir
 	if project == "" {
 		project = os.Getenv("CLAUDE_PROJECT_DIR")
@@ -39,7 +41,15 @@ func pluginTwice(host hosts.Host, in *Input, set Settings) string {
 		places = append(places, place{hookinstall.ScopeProject, project, "--project " + shellQuote(project)},
 			place{hookinstall.ScopeLocal, project, "--local --project " + shellQuote(project)})
 	}
+	if len(scopes) == 1 {
+		// The host's one settings file: graft hook uninstall needs no
+		// flag for it.
+		places = []place{{scopes[0], "", ""}}
+	}
 	for _, p := range places {
+		if !slices.Contains(scopes, p.scope) {
+			continue
+		}
 		path, err := hookinstall.SettingsPath(host, p.scope, p.dir)
 		if err != nil {
 			continue
@@ -48,8 +58,9 @@ func pluginTwice(host hosts.Host, in *Input, set Settings) string {
 		if err != nil || !slices.Contains(events, in.HookEventName) {
 			continue
 		}
-		return fmt.Sprintf("graft's hooks are installed twice: by the graft plugin and by graft hook install in %s (%s); the plugin's hooks stand down so that graft runs once per event. Keep one: graft hook uninstall %s %s, or %s plugin uninstall %s (graft doctor checks this).",
-			path, strings.Join(events, ", "), host, p.flag, a.Program(), hookinstall.PluginID)
+		uninstall := strings.TrimSpace("graft hook uninstall " + string(host) + " " + p.flag)
+		return fmt.Sprintf("graft's hooks are installed twice: by the graft plugin and by graft hook install in %s (%s); the plugin's hooks stand down so that graft runs once per event. Keep one: %s, or %s (graft doctor checks this).",
+			path, strings.Join(events, ", "), uninstall, a.Hooks().PluginRemove)
 	}
 	return ""
 }

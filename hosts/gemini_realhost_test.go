@@ -21,9 +21,26 @@ func TestGeminiSessionStartRecovers(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(g.home, ".txn", "*.json")); len(left) != 1 {
 		t.Fatalf("journal records after the killed commit: %v, want one", left)
 	}
-	// The person's settings file (API-key auth, what GeminiEnv runs with),
-	// graft's hooks installed into it; GeminiEnv writes its Settings before
-	// each run, so they become the file the install wrote.
+	installGeminiHooks(t, gm, g)
+	gm.Prompt(t, "hello").Ok(t)
+	if left, _ := filepath.Glob(filepath.Join(g.home, ".txn", "*.json")); len(left) != 0 {
+		t.Fatalf("the SessionStart hook left the journal record %v", left)
+	}
+	reqs := gs.Requests()
+	if len(reqs) == 0 || !reqs[0].Contains("graft's start-up recovery scan found 1 interrupted graft(s): 1 rolled back") {
+		t.Fatalf("the first request does not tell of the recovery:\n%s", gs.Describe())
+	}
+	if others := gs.Others(); len(others) != 0 {
+		t.Fatalf("requests for another host: %v", others)
+	}
+}
+
+// installGeminiHooks puts graft's hooks into the person's settings file
+// (API-key auth, what GeminiEnv runs with) with graft hook install;
+// GeminiEnv writes its Settings before each run, so they become the file
+// the install wrote.
+func installGeminiHooks(t *testing.T, gm *hosttest.GeminiEnv, g graftRun) {
+	t.Helper()
 	settings := filepath.Join(gm.ConfigDir(), "settings.json")
 	own, err := json.MarshalIndent(gm.Settings, "", "  ")
 	if err != nil {
@@ -43,16 +60,5 @@ func TestGeminiSessionStartRecovers(t *testing.T) {
 	gm.Settings = map[string]any{}
 	if err := json.Unmarshal(installed, &gm.Settings); err != nil {
 		t.Fatal(err)
-	}
-	gm.Prompt(t, "hello").Ok(t)
-	if left, _ := filepath.Glob(filepath.Join(g.home, ".txn", "*.json")); len(left) != 0 {
-		t.Fatalf("the SessionStart hook left the journal record %v", left)
-	}
-	reqs := gs.Requests()
-	if len(reqs) == 0 || !reqs[0].Contains("graft's start-up recovery scan found 1 interrupted graft(s): 1 rolled back") {
-		t.Fatalf("the first request does not tell of the recovery:\n%s", gs.Describe())
-	}
-	if others := gs.Others(); len(others) != 0 {
-		t.Fatalf("requests for another host: %v", others)
 	}
 }

@@ -49,7 +49,8 @@ SessionStart or UserPromptSubmit; it is remembered in the graft home
 written.
 
 --plugin: run by graft's Claude Code plugin (plugin/graft in graft's
-repository, whose script runs $GRAFT_BIN, else graft on PATH).`,
+repository) or Gemini CLI extension (plugin/gemini), whose script runs
+$GRAFT_BIN, else graft on PATH.`,
 		Annotations: map[string]string{lazyConfig: "hooks read config.toml themselves and never fail the host"},
 		Args:        cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,7 +58,7 @@ repository, whose script runs $GRAFT_BIN, else graft on PATH).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&plugin, "plugin", false, "run by graft's Claude Code plugin: stand down when graft hook install put graft's hooks into a settings file too")
+	cmd.Flags().BoolVar(&plugin, "plugin", false, "run by graft's Claude Code plugin or Gemini CLI extension: stand down when graft hook install put graft's hooks into a settings file too")
 	return cmd
 }
 

@@ -43,7 +43,9 @@
 //	                          ContextCap picks the pair of an event), whether
 //	                          notices must go to the model too, its notify
 //	                          program, the notes an install prints, whether
-//	                          graft's plugin is one of its plugins (Plugin);
+//	                          graft's plugin is one of its plugins (Plugin),
+//	                          the host's command that removes graft's plugin
+//	                          or extension (PluginRemove);
 //	                          and install.go's MCPRegistrar (graft's MCP
 //	                          server in one more config file) and HookTruster
 //	                          (hooks run only once the person trusts them),

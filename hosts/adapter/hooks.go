@@ -75,6 +75,14 @@ type Hooks struct {
 	// when graft's hook for the same event is in one of them, and graft
 	// plugin enables it in the user's settings file.
 	Plugin bool
+	// PluginRemove is the host's own command that takes graft's plugin or
+	// extension out of it ("claude plugin uninstall graft@graft", "gemini
+	// extensions uninstall graft"); "" for a host graft has none for. A
+	// hook run from one (graft hook <host> --plugin) stands down when
+	// graft's hook for the same event is in one of the host's settings
+	// files too, and names this command beside the one that removes that
+	// hook: keep one.
+	PluginRemove string
 }
 
 // HookEvent is one host event graft hooks.

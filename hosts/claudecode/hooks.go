@@ -30,7 +30,8 @@ func (a Adapter) Hooks() adapter.Hooks {
 			}
 			return nil
 		},
-		Plugin: true,
+		Plugin:       true,
+		PluginRemove: "claude plugin uninstall graft@graft",
 	}
 }
 

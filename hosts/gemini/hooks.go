@@ -28,6 +28,9 @@ func (Adapter) Hooks() adapter.Hooks {
 		Matcher:                "*",
 		TimeoutUnit:            time.Millisecond,
 		CompactionInTranscript: true,
+		// graft's extension (plugin/gemini), installed with Gemini CLI's
+		// own "gemini extensions install".
+		PluginRemove: "gemini extensions uninstall graft",
 		Notes: func(f adapter.SettingsFacts) []string {
 			var notes []string
 			if v, ok := f.Setting("hooksConfig"); f.Install && ok {

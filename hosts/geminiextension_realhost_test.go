@@ -1,0 +1,134 @@
+package hosts_test
+
+// graft's Gemini CLI extension (plugin/gemini in the repository) in the
+// real Gemini CLI, offline, in throw-away homes: installed the way Gemini
+// CLI's users install extensions, it runs graft's hooks and serves graft's
+// MCP tools; beside graft hook install's hooks its own stand down; without
+// a graft binary the session goes on.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/hosttest"
+	"github.com/graft-project/graft/internal/testfixtures"
+)
+
+// geminiExtension is the repository's Gemini CLI extension directory.
+func geminiExtension(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(testfixtures.ModuleRoot(t), "plugin", "gemini")
+}
+
+// geminiExtensionEnv is a Gemini CLI environment with graft on PATH (the
+// extension finds it there) and GRAFT_HOME in the throw-away root.
+func geminiExtensionEnv(t *testing.T, h hosttest.Hosts, gs *hosttest.GeminiServer) (*hosttest.GeminiEnv, graftRun) {
+	t.Helper()
+	bin, _ := binaries(t)
+	gm := h.NewGemini(t, gs)
+	home := filepath.Join(gm.Root, "graft")
+	gm.Extra = append(gm.Extra, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "GRAFT_HOME="+home)
+	return gm, graftRun{t: t, bin: bin, home: home, env: append(gm.Environ(), gm.Extra...), dir: gm.Dir}
+}
+
+func TestGeminiExtensionRunsGraftsHooksAndTools(t *testing.T) {
+	h := hosttest.Install(t)
+	_, crash := binaries(t)
+	gs := hosttest.NewGeminiServer(t)
+	gm, g := geminiExtensionEnv(t, h, gs)
+	gm.Run(t, "extensions", "install", geminiExtension(t), "--consent").Ok(t)
+	installed := filepath.Join(gm.ConfigDir(), "extensions", "graft")
+	for _, f := range []string{"gemini-extension.json", "hooks/hooks.json", "bin/graft-extension"} {
+		if _, err := os.Stat(filepath.Join(installed, f)); err != nil {
+			t.Fatalf("the installed extension lacks %s: %v", f, err)
+		}
+	}
+
+	// A killed commit is recovered before the first request: Gemini CLI
+	// starts the extension's MCP server (whose start-up scan recovers)
+	// before its SessionStart hook. The turn's request (a routing request
+	// to a lighter model may come first) declares graft's MCP tools (a
+	// headless run declares no tool that asks for approval unless told
+	// to: --approval-mode yolo); the turn's hooks follow the session.
+	killedCommit(t, crash, g.home, "commit/journal-flushed:after")
+	gm.Prompt(t, "hello", "--approval-mode", "yolo").Ok(t)
+	if left, _ := filepath.Glob(filepath.Join(g.home, ".txn", "*.json")); len(left) != 0 {
+		t.Fatalf("the extension left the journal record %v", left)
+	}
+	var turn *hosttest.Request
+	for _, r := range gs.Requests() {
+		if strings.Contains(r.Path, ":streamGenerateContent") {
+			turn = &r
+			break
+		}
+	}
+	if turn == nil {
+		t.Fatalf("no turn reached the model:\n%s", gs.Describe())
+	}
+	var body struct {
+		Tools []struct {
+			FunctionDeclarations []struct{ Name string } `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(turn.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, tl := range body.Tools {
+		for _, fd := range tl.FunctionDeclarations {
+			declared[fd.Name] = true
+		}
+	}
+	for _, n := range pluginToolNames {
+		if !declared["mcp_graft_"+n] { // Gemini CLI 0.61 names a server's tool mcp_<server>_<tool>
+			t.Errorf("the turn's request declares no MCP tool mcp_graft_%s of the extension (it declares %v)", n, declared)
+		}
+	}
+	if hs := g.hostSessions(); len(hs) != 1 || hs[0].Host != "gemini" {
+		t.Fatalf("the extension's hooks followed %+v, want the one Gemini CLI session", hs)
+	}
+
+	// graft hook install's hooks too: the extension's stand down, saying
+	// how to keep one.
+	installGeminiHooks(t, gm, g)
+	gm.Prompt(t, "again").Ok(t)
+	if hs := g.hostSessions(); len(hs) != 2 {
+		t.Fatalf("the settings hooks did not follow the second session: %+v", hs)
+	}
+	twice, _ := filepath.Glob(filepath.Join(g.home, "hook-notices", "twice-*.json"))
+	if len(twice) != 1 {
+		t.Fatalf("notices of graft's hooks installed twice: %v, want one", twice)
+	}
+	note, err := os.ReadFile(twice[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(note); !strings.Contains(s, "graft hook uninstall gemini") || !strings.Contains(s, "gemini extensions uninstall graft") || strings.Contains(s, "--user") {
+		t.Errorf("the notice does not say how to keep one: %s", s)
+	}
+
+	gm.Run(t, "extensions", "uninstall", "graft").Ok(t)
+	if _, err := os.Stat(installed); !os.IsNotExist(err) {
+		t.Fatalf("gemini extensions uninstall left %s: %v", installed, err)
+	}
+}
+
+// Without a graft binary the extension's hooks let every turn go on, and
+// say why at the session's start.
+func TestGeminiExtensionWithoutGraftLetsTheSessionGoOn(t *testing.T) {
+	h := hosttest.Install(t)
+	gs := hosttest.NewGeminiServer(t)
+	gm, _ := geminiExtensionEnv(t, h, gs)
+	gm.Run(t, "extensions", "link", geminiExtension(t), "--consent").Ok(t)
+	gm.Extra = append(gm.Extra, "PATH=/usr/bin:/bin", "GRAFT_BIN=")
+	r := gm.Prompt(t, "hello").Ok(t)
+	if len(gs.Requests()) == 0 {
+		t.Fatalf("no request reached the model:\n%s", r)
+	}
+	if !strings.Contains(r.Stderr+r.Stdout, "graft extension: graft's hooks did nothing: no graft on PATH") {
+		t.Errorf("the run does not say why graft's hooks did nothing:\n%s", r)
+	}
+}
