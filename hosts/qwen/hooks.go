@@ -24,6 +24,9 @@ func (Adapter) Hooks() adapter.Hooks {
 		// code units (doc.go).
 		CompactContextMax: maxHookInstructionsChars,
 		CompactContextLen: contextChars,
+		// graft's Claude Code plugin, which Qwen Code installs as an
+		// extension (qwen extensions install <marketplace>:graft).
+		PluginRemove: "qwen extensions uninstall graft",
 	}
 }
 

@@ -1,0 +1,88 @@
+package hosts_test
+
+// graft's Claude Code plugin (plugin/ in the repository) in the real Qwen
+// Code, offline, in throw-away homes: Qwen Code installs a Claude Code
+// plugin from its marketplace as an extension, runs its hooks with
+// QWEN_PROJECT_DIR set (the plugin's script then runs graft's Qwen Code
+// hook) and lists its MCP tools.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/graft-project/graft/internal/hosttest"
+)
+
+func TestQwenCodeRunsGraftsPlugin(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, crash := binaries(t)
+	qs := hosttest.NewQwenServer(t)
+	q := h.NewQwen(t, qs)
+	home := filepath.Join(q.Root, "graft")
+	q.Extra = append(q.Extra, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "GRAFT_HOME="+home)
+	g := graftRun{t: t, bin: bin, home: home, env: append(q.Environ(), q.Extra...), dir: q.Dir}
+	// Qwen Code writes a copy of the plugin into the marketplace folder it
+	// installs from (plugin<sha256>/): it installs from a copy, not from
+	// the repository.
+	market := filepath.Join(t.TempDir(), "plugin")
+	if out, err := exec.Command("cp", "-R", pluginMarket(t), market).CombinedOutput(); err != nil {
+		t.Fatalf("copying the marketplace: %v\n%s", err, out)
+	}
+	q.Run(t, "extensions", "install", market+":graft", "--consent").Ok(t)
+	if left, _ := filepath.Glob(filepath.Join(market, "plugin*")); len(left) != 1 {
+		t.Errorf("Qwen Code left %v in the marketplace folder, not one plugin<sha256> folder (README says it does)", left)
+	}
+	installed := filepath.Join(q.QwenDir, "extensions", "graft")
+	if _, err := os.Stat(filepath.Join(installed, "hooks", "hooks.json")); err != nil {
+		t.Fatalf("the installed extension has no hooks: %v", err)
+	}
+
+	// A killed commit is recovered before the turn; the turn's hooks
+	// follow the Qwen Code session (before the plugin's script knew Qwen
+	// Code, they ran graft's Claude Code hook, which refused the
+	// transcript); the request lists graft's MCP tools (as deferred ones).
+	killedCommit(t, crash, home, "commit/journal-flushed:after")
+	q.Print(t, "hello", "--approval-mode", "yolo").Ok(t)
+	if left, _ := filepath.Glob(filepath.Join(home, ".txn", "*.json")); len(left) != 0 {
+		t.Fatalf("the plugin left the journal record %v", left)
+	}
+	if hs := g.hostSessions(); len(hs) != 1 || hs[0].Host != "qwen" {
+		t.Fatalf("the plugin's hooks followed %+v, want the one Qwen Code session", hs)
+	}
+	reqs := qs.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	for _, n := range pluginToolNames {
+		if !reqs[0].Contains(`"mcp__graft__` + n + `"`) { // Qwen Code 0.24.4 names a server's tool mcp__<server>__<tool>
+			t.Errorf("the request lists no MCP tool mcp__graft__%s of the plugin", n)
+		}
+	}
+
+	// graft hook install's hooks too: the plugin's stand down, saying how
+	// to keep one.
+	installHooks(t, g, "qwen", "", "--qwen-home", q.QwenDir)
+	q.Print(t, "again").Ok(t)
+	if hs := g.hostSessions(); len(hs) != 2 {
+		t.Fatalf("the settings hooks did not follow the second session: %+v", hs)
+	}
+	twice, _ := filepath.Glob(filepath.Join(home, "hook-notices", "twice-*.json"))
+	if len(twice) != 1 {
+		t.Fatalf("notices of graft's hooks installed twice: %v, want one", twice)
+	}
+	note, err := os.ReadFile(twice[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(note); !strings.Contains(s, "graft hook uninstall qwen") || !strings.Contains(s, "qwen extensions uninstall graft") || strings.Contains(s, "--user") {
+		t.Errorf("the notice does not say how to keep one: %s", s)
+	}
+
+	q.Run(t, "extensions", "uninstall", "graft").Ok(t)
+	if _, err := os.Stat(installed); !os.IsNotExist(err) {
+		t.Fatalf("qwen extensions uninstall left %s: %v", installed, err)
+	}
+}
