@@ -12,7 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/graft-project/graft/hookinstall"
+	"github.com/graft-project/graft/hosts"
 	"github.com/graft-project/graft/internal/hosttest"
 	"github.com/graft-project/graft/internal/testfixtures"
 )
@@ -130,5 +133,50 @@ func TestGeminiExtensionWithoutGraftLetsTheSessionGoOn(t *testing.T) {
 	}
 	if !strings.Contains(r.Stderr+r.Stdout, "graft extension: graft's hooks did nothing: no graft on PATH") {
 		t.Errorf("the run does not say why graft's hooks did nothing:\n%s", r)
+	}
+}
+
+// The extension hooks what graft hook install gemini hooks: each of the
+// adapter's events, matcher "*", the extension's script, the same timeout
+// in Gemini CLI's milliseconds; the script is executable.
+func TestGeminiExtensionHooksAreGraftHookInstalls(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(geminiExtension(t), "hooks", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	a, err := hosts.Of("gemini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := a.Hooks().Events
+	if len(f.Hooks) != len(events) {
+		t.Errorf("the extension hooks %d events, graft hook install gemini %d", len(f.Hooks), len(events))
+	}
+	for _, ev := range events {
+		gs := f.Hooks[ev.Name]
+		if len(gs) != 1 || len(gs[0].Hooks) != 1 || gs[0].Matcher != "*" {
+			t.Errorf("%s: %+v, want one group (matcher *) of one hook", ev.Name, gs)
+			continue
+		}
+		hk := gs[0].Hooks[0]
+		want := hookinstall.Timeout(ev.Does) * int(time.Second/a.Hooks().TimeoutUnit)
+		if hk.Type != "command" || hk.Command != `"${extensionPath}${/}bin${/}graft-extension" hook` || hk.Timeout != want {
+			t.Errorf("%s: %+v, want the extension's script with timeout %d", ev.Name, hk, want)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(geminiExtension(t), "bin", "graft-extension")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf("bin/graft-extension is not executable: %v", err)
 	}
 }
