@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,9 @@ type doctorHost struct {
 	Dir          string `json:"dir"` // $CLAUDE_CONFIG_DIR or ~/.claude; $CODEX_HOME or ~/.codex
 	// Hooks are the settings files holding graft's hooks for this host.
 	Hooks []doctorHooks `json:"hooks"`
+	// Plugin is where the host keeps graft's plugin or extension, which
+	// runs graft's hooks too (adapter.Hooks.PluginAt); "" when none.
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // doctorHooks is graft's hooks in one settings file.
@@ -196,7 +200,7 @@ func (a *app) doctor(ctx context.Context) doctorReport {
 
 	hooked := false
 	for _, h := range rep.Hosts {
-		hooked = hooked || len(h.Hooks) > 0
+		hooked = hooked || len(h.Hooks) > 0 || h.Plugin != ""
 	}
 	if !hooked && (cfg.InterceptCompaction || cfg.AutoGraft > 0) {
 		set := "interceptCompaction"
@@ -329,7 +333,7 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 				}{scope, scopeFlag(hooks, scope)})
 			}
 		}
-		var installedAt []string
+		var installedAt, unreadable []string
 		for _, f := range files {
 			path, err := hookinstall.SettingsPath(host, f.scope, "")
 			if err != nil {
@@ -338,6 +342,7 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 			hs, err := hookinstall.Installed(host, path)
 			if err != nil {
 				add(err, fmt.Sprintf("%s's settings %s cannot be read: %s", host, path, errorMessage(err)), "fix the file as the message says (graft never edits a file it cannot parse)")
+				unreadable = append(unreadable, path)
 				continue
 			}
 			if len(hs) == 0 {
@@ -384,6 +389,17 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 				}
 			}
 			dh.Hooks = append(dh.Hooks, dk)
+		}
+		if at := hooks.PluginAt; at != nil {
+			p, err := at()
+			// A settings file already named unreadable above is not
+			// named twice.
+			if err != nil && !slices.ContainsFunc(unreadable, func(f string) bool { return strings.Contains(err.Error(), f) }) {
+				add(err, fmt.Sprintf("where %s keeps graft's plugin cannot be read: %s", ad.Title(), errorMessage(err)), "fix the file as the message says")
+			}
+			if p != "" {
+				dh.Found, dh.Plugin = true, p
+			}
 		}
 		if len(installedAt) > 1 {
 			add(graft.ErrHooksTwice, fmt.Sprintf("%s runs graft twice per event: graft's hooks are in %s", ad.Title(), strings.Join(installedAt, " and ")),
@@ -444,7 +460,10 @@ func printDoctor(w io.Writer, r doctorReport) {
 			v = "version unknown: " + h.VersionError
 		}
 		fmt.Fprintf(w, "%s: %s; %s\n", h.Host, v, h.Dir)
-		if len(h.Hooks) == 0 {
+		if h.Plugin != "" {
+			fmt.Fprintf(w, "  graft's plugin: %s (it runs graft's hooks with the graft on PATH, or $GRAFT_BIN)\n", h.Plugin)
+		}
+		if len(h.Hooks) == 0 && h.Plugin == "" {
 			fmt.Fprintf(w, "  graft's hooks: not installed (graft hook install %s)\n", h.Host)
 		}
 		for _, k := range h.Hooks {

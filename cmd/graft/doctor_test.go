@@ -340,6 +340,61 @@ func TestDoctorHooksMissing(t *testing.T) {
 	e.wantProblem("hooks_missing", "graft hook install claude-code")
 }
 
+// graft's plugin or extension installed the host's own way runs graft's
+// hooks too: doctor names where the host keeps it, and a host with it
+// runs graft's hooks (no hooks_missing). Claude Code's plugin is enabled
+// in the user's settings.json, Gemini CLI's and Qwen Code's extension is
+// a folder under the host's extensions/.
+func TestDoctorNamesGraftsPluginAndExtensions(t *testing.T) {
+	for _, c := range []struct{ host, file, data string }{
+		{"claude-code", "claude/settings.json", `{"enabledPlugins": {"graft@graft": true}}`},
+		{"gemini", "user/.gemini/extensions/graft/gemini-extension.json", `{"name": "graft", "version": "0.1.0"}`},
+		{"qwen", "qwen/extensions/graft/qwen-extension.json", `{"name": "graft", "version": "0.1.0"}`},
+	} {
+		t.Run(c.host, func(t *testing.T) {
+			e := newDoctorEnv(t)
+			e.write("home/config.toml", "interceptCompaction = true\n", 0o600)
+			path := e.write(c.file, c.data, 0o600)
+			rep, r := e.doctor()
+			for _, p := range rep.Problems {
+				if p.Code == "hooks_missing" {
+					t.Errorf("doctor says no host runs graft's hooks, with graft's plugin in %s:\n%s", path, r.stdout)
+				}
+			}
+			found := false
+			for _, h := range rep.Hosts {
+				if h.Host == c.host {
+					found = h.Plugin == path
+					if !found {
+						t.Errorf("%s: plugin %q, want %s", c.host, h.Plugin, path)
+					}
+				} else if h.Plugin != "" {
+					t.Errorf("%s: plugin %q, want none", h.Host, h.Plugin)
+				}
+			}
+			if !found {
+				return
+			}
+			if text := e.run("doctor"); !strings.Contains(text.stdout, "graft's plugin: "+path) {
+				t.Errorf("graft doctor does not name the plugin:\n%s", text.stdout)
+			}
+		})
+	}
+	// A settings file that does not parse is one problem, not one for its
+	// hooks and one for the plugin.
+	b := newDoctorEnv(t)
+	broken := b.write("claude/settings.json", "{broken", 0o600)
+	if rep, _ := b.doctor(); len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Problem, broken) {
+		t.Errorf("a settings file that does not parse: problems %+v, want one naming %s", rep.Problems, broken)
+	}
+	// Disabled in Claude Code's settings: no plugin.
+	e := newDoctorEnv(t)
+	e.write("claude/settings.json", `{"enabledPlugins": {"graft@graft": false}}`, 0o600)
+	if rep, _ := e.doctor(); rep.Hosts[0].Plugin != "" {
+		t.Errorf("a disabled plugin is named: %q", rep.Hosts[0].Plugin)
+	}
+}
+
 func TestDoctorClaudeHooksTwice(t *testing.T) {
 	e := newDoctorEnv(t)
 	e.ok("hook", "install", "claude-code", "--user", "--command", "graft hook claude-code")

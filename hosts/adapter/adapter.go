@@ -2,6 +2,10 @@ package adapter
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/graft-project/graft/importer"
@@ -285,4 +289,23 @@ type Turn struct {
 	// cut (the graft/origin's inherit.goal), "" for none: a GoalCarrier
 	// writes it after Ack.
 	Goal string
+}
+
+// ExtensionAt is the manifest file of the extension named name in the
+// folder extensions of a host that keeps its extensions there (Gemini
+// CLI's and Qwen Code's extensions/<name>/<manifest>); "" when there is
+// none (Hooks.PluginAt).
+func ExtensionAt(extensions, name, manifest string) (string, error) {
+	p := filepath.Join(extensions, name, manifest)
+	fi, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", nil
+	}
+	return p, nil
 }

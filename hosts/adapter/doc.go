@@ -45,7 +45,8 @@
 //	                          program, the notes an install prints, whether
 //	                          graft's plugin is one of its plugins (Plugin),
 //	                          the host's command that removes graft's plugin
-//	                          or extension (PluginRemove);
+//	                          or extension (PluginRemove) and where it keeps
+//	                          one once installed (PluginAt);
 //	                          and install.go's MCPRegistrar (graft's MCP
 //	                          server in one more config file) and HookTruster
 //	                          (hooks run only once the person trusts them),

@@ -83,6 +83,12 @@ type Hooks struct {
 	// files too, and names this command beside the one that removes that
 	// hook: keep one.
 	PluginRemove string
+	// PluginAt is where the host keeps graft's plugin or extension once
+	// its own command installed and enabled it (the file that says so:
+	// Claude Code's user settings.json, the extension's manifest under
+	// the host's extensions/); "" when it has none. Nil for a host graft
+	// has none for. graft doctor names it.
+	PluginAt func() (string, error)
 }
 
 // HookEvent is one host event graft hooks.

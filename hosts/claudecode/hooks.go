@@ -1,7 +1,11 @@
 package claudecode
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,7 +36,36 @@ func (a Adapter) Hooks() adapter.Hooks {
 		},
 		Plugin:       true,
 		PluginRemove: "claude plugin uninstall graft@graft",
+		PluginAt:     pluginAt,
 	}
+}
+
+// pluginAt is the user's settings.json when it enables graft's plugin
+// (enabledPlugins["graft@graft"] true: what claude plugin install and
+// graft plugin install write); "" when it does not, or there is none.
+func pluginAt() (string, error) {
+	root, err := Adapter{}.Root()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(root, "settings.json")
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("claudecode: %w", err)
+	}
+	var st struct {
+		EnabledPlugins map[string]any `json:"enabledPlugins"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return "", fmt.Errorf("claudecode: %s: %w", path, err)
+	}
+	if on, _ := st.EnabledPlugins["graft@graft"].(bool); on {
+		return path, nil
+	}
+	return "", nil
 }
 
 // maxInlineContext is how long a hook's additionalContext Claude Code

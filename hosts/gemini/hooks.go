@@ -31,6 +31,13 @@ func (Adapter) Hooks() adapter.Hooks {
 		// graft's extension (plugin/gemini), installed with Gemini CLI's
 		// own "gemini extensions install".
 		PluginRemove: "gemini extensions uninstall graft",
+		PluginAt: func() (string, error) {
+			root, err := Adapter{}.Root()
+			if err != nil {
+				return "", err
+			}
+			return adapter.ExtensionAt(filepath.Join(root, "extensions"), "graft", "gemini-extension.json")
+		},
 		Notes: func(f adapter.SettingsFacts) []string {
 			var notes []string
 			if v, ok := f.Setting("hooksConfig"); f.Install && ok {

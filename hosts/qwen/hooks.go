@@ -27,6 +27,13 @@ func (Adapter) Hooks() adapter.Hooks {
 		// graft's Claude Code plugin, which Qwen Code installs as an
 		// extension (qwen extensions install <marketplace>:graft).
 		PluginRemove: "qwen extensions uninstall graft",
+		PluginAt: func() (string, error) {
+			home, err := Home()
+			if err != nil {
+				return "", err
+			}
+			return adapter.ExtensionAt(filepath.Join(home, "extensions"), "graft", "qwen-extension.json")
+		},
 	}
 }
 
