@@ -49,6 +49,9 @@ func TestGeminiExtensionRunsGraftsHooksAndTools(t *testing.T) {
 			t.Fatalf("the installed extension lacks %s: %v", f, err)
 		}
 	}
+	if at := g.doctorPlugin("gemini"); at != filepath.Join(installed, "gemini-extension.json") {
+		t.Errorf("graft doctor says Gemini CLI keeps graft's extension at %q", at)
+	}
 
 	// A killed commit is recovered before the first request: Gemini CLI
 	// starts the extension's MCP server (whose start-up scan recovers)
@@ -116,6 +119,9 @@ func TestGeminiExtensionRunsGraftsHooksAndTools(t *testing.T) {
 	gm.Run(t, "extensions", "uninstall", "graft").Ok(t)
 	if _, err := os.Stat(installed); !os.IsNotExist(err) {
 		t.Fatalf("gemini extensions uninstall left %s: %v", installed, err)
+	}
+	if at := g.doctorPlugin("gemini"); at != "" {
+		t.Errorf("graft doctor names the extension after its uninstall: %q", at)
 	}
 }
 

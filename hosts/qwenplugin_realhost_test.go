@@ -39,6 +39,9 @@ func TestQwenCodeRunsGraftsPlugin(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(installed, "hooks", "hooks.json")); err != nil {
 		t.Fatalf("the installed extension has no hooks: %v", err)
 	}
+	if at := g.doctorPlugin("qwen"); at != filepath.Join(installed, "qwen-extension.json") {
+		t.Errorf("graft doctor says Qwen Code keeps graft's plugin at %q", at)
+	}
 
 	// A killed commit is recovered before the turn; the turn's hooks
 	// follow the Qwen Code session (before the plugin's script knew Qwen

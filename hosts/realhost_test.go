@@ -751,3 +751,23 @@ func TestCodexAutoCompactionIntercepted(t *testing.T) {
 		t.Error("the handed-off Codex session's request lacks the constraint")
 	}
 }
+
+// doctorPlugin is where graft doctor --json says host keeps graft's plugin
+// or extension ("" for none).
+func (g graftRun) doctorPlugin(host string) string {
+	g.t.Helper()
+	out, errOut, _ := g.run("doctor", "--json")
+	var rep struct {
+		Hosts []struct{ Host, Plugin string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		g.t.Fatalf("graft doctor --json: %v\n%s%s", err, out, errOut)
+	}
+	for _, h := range rep.Hosts {
+		if h.Host == host {
+			return h.Plugin
+		}
+	}
+	g.t.Fatalf("graft doctor --json names no host %s:\n%s", host, out)
+	return ""
+}
