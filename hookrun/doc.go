@@ -117,11 +117,11 @@
 //	config            config.toml unreadable or wrong (file, line, key)
 //	home              the graft home cannot be opened (not a directory, no
 //	                  permission, a store that cannot be reached)
-//	twice             a run from the Claude Code plugin (in Claude Code or Qwen
-//	                  Code) or the Gemini CLI extension (graft hook <host>
-//	                  --plugin) found graft's hook for the same event in one of
-//	                  the host's settings files (Claude Code's user, project,
-//	                  local; Gemini CLI's and Qwen Code's user):
+//	twice             a run from the Claude Code plugin (in Claude Code, Codex
+//	                  or Qwen Code) or the Gemini CLI extension (graft hook
+//	                  <host> --plugin) found graft's hook for the same event in
+//	                  one of the host's settings files (Claude Code's user,
+//	                  project, local; the others' one):
 //	                  the plugin's run stands down, the settings hook does the
 //	                  work
 //	plugin-no-binary  the plugin's script (plugin/graft/bin/graft-plugin)

@@ -30,11 +30,8 @@ func geminiExtension(t *testing.T) string {
 // extension finds it there) and GRAFT_HOME in the throw-away root.
 func geminiExtensionEnv(t *testing.T, h hosttest.Hosts, gs *hosttest.GeminiServer) (*hosttest.GeminiEnv, graftRun) {
 	t.Helper()
-	bin, _ := binaries(t)
 	gm := h.NewGemini(t, gs)
-	home := filepath.Join(gm.Root, "graft")
-	gm.Extra = append(gm.Extra, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "GRAFT_HOME="+home)
-	return gm, graftRun{t: t, bin: bin, home: home, env: append(gm.Environ(), gm.Extra...), dir: gm.Dir}
+	return gm, graftOnPath(t, gm.Root, &gm.Extra, gm.Environ(), gm.Dir)
 }
 
 func TestGeminiExtensionRunsGraftsHooksAndTools(t *testing.T) {
@@ -104,17 +101,7 @@ func TestGeminiExtensionRunsGraftsHooksAndTools(t *testing.T) {
 	if hs := g.hostSessions(); len(hs) != 2 {
 		t.Fatalf("the settings hooks did not follow the second session: %+v", hs)
 	}
-	twice, _ := filepath.Glob(filepath.Join(g.home, "hook-notices", "twice-*.json"))
-	if len(twice) != 1 {
-		t.Fatalf("notices of graft's hooks installed twice: %v, want one", twice)
-	}
-	note, err := os.ReadFile(twice[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := string(note); !strings.Contains(s, "graft hook uninstall gemini") || !strings.Contains(s, "gemini extensions uninstall graft") || strings.Contains(s, "--user") {
-		t.Errorf("the notice does not say how to keep one: %s", s)
-	}
+	wantTwiceNotice(t, g.home, "graft hook uninstall gemini", "gemini extensions uninstall graft")
 
 	gm.Run(t, "extensions", "uninstall", "graft").Ok(t)
 	if _, err := os.Stat(installed); !os.IsNotExist(err) {

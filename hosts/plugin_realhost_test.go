@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -288,4 +289,46 @@ func TestGraftPluginInstallLoadsAndUninstallRestores(t *testing.T) {
 	if !bytes.Equal(after, before) {
 		t.Fatalf("settings.json after graft plugin uninstall:\n%q\nwant:\n%q", after, before)
 	}
+}
+
+// wantTwiceNotice fails unless the graft home holds one notice of graft's
+// hooks installed twice, naming both ways to keep one: uninstall (graft
+// hook uninstall …, with no scope flag for a host of one settings file)
+// and remove (the host's own command for the plugin or extension).
+func wantTwiceNotice(t *testing.T, home, uninstall, remove string) {
+	t.Helper()
+	twice, _ := filepath.Glob(filepath.Join(home, "hook-notices", "twice-*.json"))
+	if len(twice) != 1 {
+		t.Fatalf("notices of graft's hooks installed twice: %v, want one", twice)
+	}
+	note, err := os.ReadFile(twice[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(note); !strings.Contains(s, uninstall) || !strings.Contains(s, remove) || strings.Contains(s, "--user") {
+		t.Errorf("the notice does not say how to keep one (%s, or %s): %s", uninstall, remove, s)
+	}
+}
+
+// marketCopy is a copy of the repository's plugin marketplace in a
+// temporary folder: a host may write into the folder it installs from.
+func marketCopy(t *testing.T) string {
+	t.Helper()
+	market := filepath.Join(t.TempDir(), "plugin")
+	if out, err := exec.Command("cp", "-R", pluginMarket(t), market).CombinedOutput(); err != nil {
+		t.Fatalf("copying the marketplace: %v\n%s", err, out)
+	}
+	return market
+}
+
+// graftOnPath puts the graft under test on the PATH of a host environment
+// (its Extra entries, extra) with GRAFT_HOME under root, as a person's
+// plugin or extension finds it, and returns graft as that environment
+// runs it.
+func graftOnPath(t *testing.T, root string, extra *[]string, environ []string, dir string) graftRun {
+	t.Helper()
+	bin, _ := binaries(t)
+	home := filepath.Join(root, "graft")
+	*extra = append(*extra, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "GRAFT_HOME="+home)
+	return graftRun{t: t, bin: bin, home: home, env: append(environ, *extra...), dir: dir}
 }

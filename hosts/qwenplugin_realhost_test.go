@@ -8,9 +8,7 @@ package hosts_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/graft-project/graft/internal/hosttest"
@@ -18,19 +16,15 @@ import (
 
 func TestQwenCodeRunsGraftsPlugin(t *testing.T) {
 	h := hosttest.Install(t)
-	bin, crash := binaries(t)
+	_, crash := binaries(t)
 	qs := hosttest.NewQwenServer(t)
 	q := h.NewQwen(t, qs)
-	home := filepath.Join(q.Root, "graft")
-	q.Extra = append(q.Extra, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"), "GRAFT_HOME="+home)
-	g := graftRun{t: t, bin: bin, home: home, env: append(q.Environ(), q.Extra...), dir: q.Dir}
+	g := graftOnPath(t, q.Root, &q.Extra, q.Environ(), q.Dir)
+	home := g.home
 	// Qwen Code writes a copy of the plugin into the marketplace folder it
 	// installs from (plugin<sha256>/): it installs from a copy, not from
 	// the repository.
-	market := filepath.Join(t.TempDir(), "plugin")
-	if out, err := exec.Command("cp", "-R", pluginMarket(t), market).CombinedOutput(); err != nil {
-		t.Fatalf("copying the marketplace: %v\n%s", err, out)
-	}
+	market := marketCopy(t)
 	q.Run(t, "extensions", "install", market+":graft", "--consent").Ok(t)
 	if left, _ := filepath.Glob(filepath.Join(market, "plugin*")); len(left) != 1 {
 		t.Errorf("Qwen Code left %v in the marketplace folder, not one plugin<sha256> folder (README says it does)", left)
@@ -72,17 +66,7 @@ func TestQwenCodeRunsGraftsPlugin(t *testing.T) {
 	if hs := g.hostSessions(); len(hs) != 2 {
 		t.Fatalf("the settings hooks did not follow the second session: %+v", hs)
 	}
-	twice, _ := filepath.Glob(filepath.Join(home, "hook-notices", "twice-*.json"))
-	if len(twice) != 1 {
-		t.Fatalf("notices of graft's hooks installed twice: %v, want one", twice)
-	}
-	note, err := os.ReadFile(twice[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := string(note); !strings.Contains(s, "graft hook uninstall qwen") || !strings.Contains(s, "qwen extensions uninstall graft") || strings.Contains(s, "--user") {
-		t.Errorf("the notice does not say how to keep one: %s", s)
-	}
+	wantTwiceNotice(t, home, "graft hook uninstall qwen", "qwen extensions uninstall graft")
 
 	q.Run(t, "extensions", "uninstall", "graft").Ok(t)
 	if _, err := os.Stat(installed); !os.IsNotExist(err) {

@@ -49,7 +49,7 @@ SessionStart or UserPromptSubmit; it is remembered in the graft home
 written.
 
 --plugin: run by graft's Claude Code plugin (plugin/graft in graft's
-repository, which Qwen Code installs too) or Gemini CLI extension
+repository, which Codex and Qwen Code install too) or Gemini CLI extension
 (plugin/gemini), whose script runs $GRAFT_BIN, else graft on PATH.`,
 		Annotations: map[string]string{lazyConfig: "hooks read config.toml themselves and never fail the host"},
 		Args:        cobra.ArbitraryArgs,

@@ -44,7 +44,34 @@ func (a Adapter) Hooks() adapter.Hooks {
 			}
 			return notes
 		},
+		// graft's Claude Code plugin, which Codex installs from its
+		// marketplace (codex plugin marketplace add, codex plugin add
+		// graft@graft) and runs the hooks of.
+		PluginRemove: "codex plugin remove graft@graft",
+		PluginAt:     pluginAt,
 	}
+}
+
+// pluginAt is $CODEX_HOME/config.toml when it enables graft's plugin
+// ([plugins."graft@graft"] enabled = true: what codex plugin add writes);
+// "" when it does not.
+func pluginAt() (string, error) {
+	home, err := Adapter{}.Root()
+	if err != nil {
+		return "", err
+	}
+	var cfg struct {
+		Plugins map[string]struct {
+			Enabled bool `toml:"enabled"`
+		} `toml:"plugins"`
+	}
+	if err := readConfig(home, &cfg); err != nil {
+		return "", fmt.Errorf("codex: %w", err)
+	}
+	if cfg.Plugins["graft@graft"].Enabled {
+		return filepath.Join(home, "config.toml"), nil
+	}
+	return "", nil
 }
 
 // maxInlineContext is how many bytes (UTF-8) of a hook's
