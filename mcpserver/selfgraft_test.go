@@ -48,9 +48,9 @@ func TestSelfGraftFromTheHostSession(t *testing.T) {
 	}
 	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
 
-	// Not both, and transcript needs host.
+	// Not both, and a host session id needs host.
 	f.fails(ToolPrepare, map[string]any{"source": "s", "host": "claude-code"}, string(CodeInvalidInput))
-	f.fails(ToolPrepare, map[string]any{"transcript": transcript}, string(CodeInvalidInput))
+	f.fails(ToolPrepare, map[string]any{"hostSessionId": selfUUID}, string(CodeInvalidInput))
 	f.fails(ToolPrepare, map[string]any{"host": "aider"}, string(CodeInvalidInput))
 	f.fails(ToolPrepare, map[string]any{"host": "claude-code", "transcript": filepath.Join(cwd, "missing-"+selfUUID+".jsonl")}, "bad_host_session_id")
 	// Issue 24, item 12: an upper-case id is refused, as the hook refuses it.
@@ -87,6 +87,28 @@ func TestSelfGraftFromTheHostSession(t *testing.T) {
 	plain := f.commit(f.prepare(nil))
 	if plain.HostSession != nil || plain.ExportError != "" {
 		t.Fatalf("commit of a session in no host: %+v %q, want no export", plain.HostSession, plain.ExportError)
+	}
+}
+
+// A transcript without host is its host's by its first lines, as graft
+// import <file> tells it: the review names the host session; a file no
+// host's records are in is unknown_transcript, nothing imported.
+func TestPrepareTellsTheHostOfATranscript(t *testing.T) {
+	cwd, folder, data := claudeProject(t)
+	transcript := filepath.Join(folder, selfUUID+".jsonl")
+	if err := os.WriteFile(transcript, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, Options{Cwd: cwd}, graft.Options{})
+	notes := filepath.Join(cwd, "notes.txt")
+	if err := os.WriteFile(notes, []byte("remember the milk\nand the bread\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	msg := f.fails(ToolPrepare, map[string]any{"transcript": notes}, "unknown_transcript")
+	mustContain(t, "refusal", msg, "holds no record of a host graft knows")
+	rv := f.prepare(map[string]any{"transcript": transcript})
+	if rv.HostSession == nil || rv.HostSession.Host != "claude-code" || rv.HostSession.HostSessionID != selfUUID || rv.Source != selfUUID {
+		t.Fatalf("prepare {transcript}: source %s, host session %+v; want Claude Code session %s", rv.Source, rv.HostSession, selfUUID)
 	}
 }
 

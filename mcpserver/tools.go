@@ -132,6 +132,15 @@ func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, e
 		to = h
 	}
 	var hs *graft.HostSession
+	if in.Host == "" && in.Source == "" && in.Transcript != "" && in.HostSession == "" {
+		// A transcript alone is its host's by its first lines, as
+		// graft import <file> tells it.
+		h, err := hosts.Detect(in.Transcript)
+		if err != nil {
+			return PrepareOutput{}, err
+		}
+		in.Host = string(h)
+	}
 	if in.Host != "" {
 		if in.Source != "" {
 			return PrepareOutput{}, inputErrorf("pass source (a graft session) or host (the host session this agent runs in), not both")
@@ -159,7 +168,7 @@ func (s *server) prepare(ctx context.Context, in PrepareInput) (PrepareOutput, e
 		}
 		in.Source = fr.Session
 	} else if in.Transcript != "" || in.HostSession != "" {
-		return PrepareOutput{}, inputErrorf("transcript and hostSessionId go with host (%s)", hosts.Names(", ", " or "))
+		return PrepareOutput{}, inputErrorf("hostSessionId goes with host (%s), and transcript with host or alone, not with source", hosts.Names(", ", " or "))
 	}
 	if in.Source == "" {
 		return PrepareOutput{}, inputErrorf("source or host is required: the id of the graft session to graft (graft_status lists them), or host to graft the host session this agent runs in")

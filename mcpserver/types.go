@@ -10,7 +10,7 @@ package mcpserver
 type PrepareInput struct {
 	Source       string `json:"source,omitempty" jsonschema:"id of the graft session to graft (the one whose context is running out); required unless preparedId or host is given"`
 	Host         string `json:"host,omitempty" jsonschema:"graft the host session this agent runs in: {hosts}. With transcript or hostSessionId that session; with neither, the session the hooks followed last in the server's working directory (for {continuers} without hooks: the newest transcript of that directory). Its new turns are imported first; graft_commit then returns the new host session to resume"`
-	Transcript   string `json:"transcript,omitempty" jsonschema:"with host: path of the host's transcript ({transcripts})"`
+	Transcript   string `json:"transcript,omitempty" jsonschema:"path of the host's transcript ({transcripts}); given without host, the host is the one whose records its first lines are"`
 	HostSession  string `json:"hostSessionId,omitempty" jsonschema:"with host: the host's session id (uuid); its transcript is found as the host finds it"`
 	Tier         string `json:"tier,omitempty" jsonschema:"replay tier: A replays no turn verbatim; B replays the last closed turn verbatim (default: the server's config, else A)"`
 	RecentTurns  int    `json:"recentTurns,omitempty" jsonschema:"replay this many closed turns verbatim (0..5; overrides tier)"`
