@@ -11,8 +11,9 @@ import (
 )
 
 // pluginTwice is, for a run from graft's plugin or extension (a host
-// whose adapter's Hooks name PluginRemove: Claude Code's plugin, Gemini
-// CLI's extension), why it stands down: graft hook install put graft's
+// whose adapter's Hooks name PluginRemove: the Claude Code plugin in
+// Claude Code, Codex and Qwen Code, the Gemini CLI extension), why it
+// stands down: graft hook install put graft's
 // hook for the same event into one of the host's settings files (the
 // user's, the project's, the project's local one, those the host has),
 // which the host runs as well. "" when none does. Of the two, the settings
