@@ -52,12 +52,23 @@ func TestCodexRunsGraftsPlugin(t *testing.T) {
 		}
 	}
 
+	// Codex run by an agent inside a Claude Code session inherits its
+	// CLAUDE_PROJECT_DIR: the rollout the hook input names still says
+	// Codex.
+	inner := append(x.Extra[:len(x.Extra):len(x.Extra)], "CLAUDE_PROJECT_DIR="+x.Dir)
+	x.Extra, inner = inner, x.Extra
+	x.Exec(t, "from claude", trust...).Ok(t)
+	x.Extra = inner
+	if hs := g.hostSessions(); len(hs) != 2 || hs[0].Host != "codex" || hs[1].Host != "codex" {
+		t.Fatalf("with CLAUDE_PROJECT_DIR set, the plugin's hooks followed %+v, want a second Codex session", hs)
+	}
+
 	// graft hook install's hooks too: the plugin's stand down, saying how
 	// to keep one.
 	installHooks(t, g, "codex", "", "--codex-home", x.CodexHome)
 	x.Exec(t, "again", trust...).Ok(t)
-	if hs := g.hostSessions(); len(hs) != 2 {
-		t.Fatalf("the settings hooks did not follow the second session: %+v", hs)
+	if hs := g.hostSessions(); len(hs) != 3 {
+		t.Fatalf("the settings hooks did not follow the third session: %+v", hs)
 	}
 	wantTwiceNotice(t, home, "graft hook uninstall codex", "codex plugin remove graft@graft")
 
