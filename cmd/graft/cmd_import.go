@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +48,10 @@ lists, sub-agent reports, system events, skipped, malformed).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 1:
-				if _, err := os.Stat(args[0]); err != nil {
+				// A word that names neither a file nor a host is a usage
+				// error; a file there that cannot be read is the import's
+				// to report (no_transcript).
+				if _, err := os.Stat(args[0]); errors.Is(err, fs.ErrNotExist) {
 					return usageError{fmt.Errorf("%s: no file %q and no host of that name: want %s, or the path of a transcript", cmd.CommandPath(), args[0], hosts.Names(", ", " or "))}
 				}
 				return nil
