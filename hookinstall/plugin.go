@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/graft-project/graft/hosts"
+	"github.com/graft-project/graft/hosts/adapter"
 )
 
 // graft's Claude Code plugin as its marketplace (plugin/ in graft's
@@ -16,8 +17,9 @@ import (
 const (
 	PluginMarketplace = "graft"
 	PluginName        = "graft"
-	// PluginID is how Claude Code's enabledPlugins names it.
-	PluginID = PluginName + "@" + PluginMarketplace
+	// PluginID is how Claude Code's enabledPlugins names it
+	// (adapter.PluginID, which the hosts' adapters use).
+	PluginID = adapter.PluginID
 )
 
 // The two keys of Claude Code's user settings that load a plugin from a

@@ -106,3 +106,11 @@ func TestPluginUninstallKeepsWhatIsNotGrafts(t *testing.T) {
 		t.Fatalf("a refused install wrote:\n%s", data)
 	}
 }
+
+// The plugin's id the adapters use is its name at its marketplace, as the
+// marketplace in plugin/ names them.
+func TestPluginIDIsNameAtMarketplace(t *testing.T) {
+	if PluginID != PluginName+"@"+PluginMarketplace {
+		t.Fatalf("PluginID %q, want %q", PluginID, PluginName+"@"+PluginMarketplace)
+	}
+}

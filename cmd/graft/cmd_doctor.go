@@ -391,14 +391,14 @@ func (a *app) doctorHosts(ctx context.Context, rep *doctorReport, add func(error
 			dh.Hooks = append(dh.Hooks, dk)
 		}
 		if at := hooks.PluginAt; at != nil {
-			p, err := at()
-			// A settings file already named unreadable above is not
+			// A settings file the scan above named unreadable is not
 			// named twice.
-			if err != nil && !slices.ContainsFunc(unreadable, func(f string) bool { return strings.Contains(err.Error(), f) }) {
+			file, on, err := at()
+			if err != nil && !slices.Contains(unreadable, file) {
 				add(err, fmt.Sprintf("where %s keeps graft's plugin cannot be read: %s", ad.Title(), errorMessage(err)), "fix the file as the message says")
 			}
-			if p != "" {
-				dh.Found, dh.Plugin = true, p
+			if on {
+				dh.Found, dh.Plugin = true, file
 			}
 		}
 		if len(installedAt) > 1 {

@@ -291,21 +291,22 @@ type Turn struct {
 	Goal string
 }
 
+// PluginID is graft's plugin as Claude Code and Codex name it,
+// <plugin>@<marketplace> (plugin/ in graft's repository).
+const PluginID = "graft@graft"
+
 // ExtensionAt is the manifest file of the extension named name in the
 // folder extensions of a host that keeps its extensions there (Gemini
-// CLI's and Qwen Code's extensions/<name>/<manifest>); "" when there is
-// none (Hooks.PluginAt).
-func ExtensionAt(extensions, name, manifest string) (string, error) {
+// CLI's and Qwen Code's extensions/<name>/<manifest>), and whether it is
+// there (Hooks.PluginAt).
+func ExtensionAt(extensions, name, manifest string) (string, bool, error) {
 	p := filepath.Join(extensions, name, manifest)
 	fi, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return p, false, nil
 	}
 	if err != nil {
-		return "", err
+		return p, false, err
 	}
-	if !fi.Mode().IsRegular() {
-		return "", nil
-	}
-	return p, nil
+	return p, fi.Mode().IsRegular(), nil
 }

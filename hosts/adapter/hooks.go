@@ -83,12 +83,13 @@ type Hooks struct {
 	// files too, and names this command beside the one that removes that
 	// hook: keep one.
 	PluginRemove string
-	// PluginAt is where the host keeps graft's plugin or extension once
-	// its own command installed and enabled it (the file that says so:
-	// Claude Code's user settings.json, the extension's manifest under
-	// the host's extensions/); "" when it has none. Nil for a host graft
-	// has none for. graft doctor names it.
-	PluginAt func() (string, error)
+	// PluginAt is the file that says whether the host runs graft's plugin
+	// or extension (Claude Code's user settings.json, Codex's config.toml,
+	// the extension's manifest under the host's extensions/), and whether
+	// it does: installed and enabled by the host's own command. Nil for a
+	// host graft has none for. graft doctor names the file when on, and
+	// an error reading it once (the settings scan may have named it).
+	PluginAt func() (file string, on bool, err error)
 }
 
 // HookEvent is one host event graft hooks.

@@ -35,37 +35,35 @@ func (a Adapter) Hooks() adapter.Hooks {
 			return nil
 		},
 		Plugin:       true,
-		PluginRemove: "claude plugin uninstall graft@graft",
+		PluginRemove: "claude plugin uninstall " + adapter.PluginID,
 		PluginAt:     pluginAt,
 	}
 }
 
-// pluginAt is the user's settings.json when it enables graft's plugin
-// (enabledPlugins["graft@graft"] true: what claude plugin install and
-// graft plugin install write); "" when it does not, or there is none.
-func pluginAt() (string, error) {
+// pluginAt is the user's settings.json and whether it enables graft's
+// plugin (enabledPlugins["graft@graft"] true: what claude plugin install
+// and graft plugin install write).
+func pluginAt() (string, bool, error) {
 	root, err := Adapter{}.Root()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	path := filepath.Join(root, "settings.json")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return path, false, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("claudecode: %w", err)
+		return path, false, fmt.Errorf("claudecode: %w", err)
 	}
 	var st struct {
 		EnabledPlugins map[string]any `json:"enabledPlugins"`
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return "", fmt.Errorf("claudecode: %s: %w", path, err)
+		return path, false, fmt.Errorf("claudecode: %s: %w", path, err)
 	}
-	if on, _ := st.EnabledPlugins["graft@graft"].(bool); on {
-		return path, nil
-	}
-	return "", nil
+	on, _ := st.EnabledPlugins[adapter.PluginID].(bool)
+	return path, on, nil
 }
 
 // maxInlineContext is how long a hook's additionalContext Claude Code

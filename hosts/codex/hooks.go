@@ -47,31 +47,29 @@ func (a Adapter) Hooks() adapter.Hooks {
 		// graft's Claude Code plugin, which Codex installs from its
 		// marketplace (codex plugin marketplace add, codex plugin add
 		// graft@graft) and runs the hooks of.
-		PluginRemove: "codex plugin remove graft@graft",
+		PluginRemove: "codex plugin remove " + adapter.PluginID,
 		PluginAt:     pluginAt,
 	}
 }
 
-// pluginAt is $CODEX_HOME/config.toml when it enables graft's plugin
-// ([plugins."graft@graft"] enabled = true: what codex plugin add writes);
-// "" when it does not.
-func pluginAt() (string, error) {
+// pluginAt is $CODEX_HOME/config.toml and whether it enables graft's
+// plugin ([plugins."graft@graft"] enabled = true: what codex plugin add
+// writes).
+func pluginAt() (string, bool, error) {
 	home, err := Adapter{}.Root()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
+	path := filepath.Join(home, "config.toml")
 	var cfg struct {
 		Plugins map[string]struct {
 			Enabled bool `toml:"enabled"`
 		} `toml:"plugins"`
 	}
 	if err := readConfig(home, &cfg); err != nil {
-		return "", fmt.Errorf("codex: %w", err)
+		return path, false, fmt.Errorf("codex: %w", err)
 	}
-	if cfg.Plugins["graft@graft"].Enabled {
-		return filepath.Join(home, "config.toml"), nil
-	}
-	return "", nil
+	return path, cfg.Plugins[adapter.PluginID].Enabled, nil
 }
 
 // maxInlineContext is how many bytes (UTF-8) of a hook's

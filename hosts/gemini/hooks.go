@@ -31,10 +31,10 @@ func (Adapter) Hooks() adapter.Hooks {
 		// graft's extension (plugin/gemini), installed with Gemini CLI's
 		// own "gemini extensions install".
 		PluginRemove: "gemini extensions uninstall graft",
-		PluginAt: func() (string, error) {
+		PluginAt: func() (string, bool, error) {
 			root, err := Adapter{}.Root()
 			if err != nil {
-				return "", err
+				return "", false, err
 			}
 			return adapter.ExtensionAt(filepath.Join(root, "extensions"), "graft", "gemini-extension.json")
 		},

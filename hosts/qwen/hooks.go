@@ -27,10 +27,10 @@ func (Adapter) Hooks() adapter.Hooks {
 		// graft's Claude Code plugin, which Qwen Code installs as an
 		// extension (qwen extensions install <marketplace>:graft).
 		PluginRemove: "qwen extensions uninstall graft",
-		PluginAt: func() (string, error) {
+		PluginAt: func() (string, bool, error) {
 			home, err := Home()
 			if err != nil {
-				return "", err
+				return "", false, err
 			}
 			return adapter.ExtensionAt(filepath.Join(home, "extensions"), "graft", "qwen-extension.json")
 		},
