@@ -1,6 +1,7 @@
 package hosts_test
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -138,5 +139,59 @@ func checkPlanCarried(t *testing.T, g graftRun, host, transcript, want, gone, sa
 	}
 	if p := tapeBlock(tape, "Pending State"); strings.Contains(p, "exit_plan_mode") {
 		t.Errorf("Pending State names a plan exit:\n%s", p)
+	}
+}
+
+// The person plans with the real interactive Codex 0.171 in Plan mode
+// (/plan): the model ends its turn with the plan in a <proposed_plan>
+// block, Codex asks "Implement this plan?", and the person's yes ("Yes,
+// implement this plan": Switch to Default and start coding) leaves Plan
+// mode and sends "Implement the plan.". The tape's Task Status carries
+// the plan as the one the person approved, quoted once: the message it
+// stood in keeps a pointer to it.
+func TestCodexPlanModeIsTheTapesPlan(t *testing.T) {
+	h := hosttest.Install(t)
+	bin, _ := binaries(t)
+	srv := hosttest.NewModelServer(t)
+	const plan = "# Parser plan\n\n1. Write the grammar tests first.\n2. Generate the parser with goyacc."
+	srv.SetReplyFunc(func(r hosttest.Request) hosttest.Reply {
+		switch {
+		case !r.IsCodexModel() || r.IsCodexCompaction():
+			return hosttest.Reply{Text: "ok"}
+		case r.Contains("Implement the plan."):
+			return hosttest.Reply{Text: "Implementing the parser."}
+		case r.Contains("Plan the parser."):
+			return hosttest.Reply{Text: "Here is the plan.\n\n<proposed_plan>\n" + plan + "\n</proposed_plan>"}
+		}
+		return hosttest.Reply{Text: "On it."}
+	})
+	x := h.NewCodex(t, srv)
+	x.Exec(t, "Hello.").Ok(t)
+	rollout := x.Rollouts(t)[0]
+	tm := hostTerminal(t, x.Environ(), x.Dir, "Hello.", x.Bin, "resume", hosttest.RolloutID(rollout))
+	tm.Type("/plan")
+	time.Sleep(time.Second)
+	tm.Type("Plan the parser.")
+	if screen, ok := tm.WaitFor(60*time.Second, "Implement this plan?"); !ok {
+		t.Fatalf("Codex did not ask to implement the plan:\n%s", screen)
+	}
+	time.Sleep(time.Second)
+	tm.Keys("Enter") // "Yes, implement this plan"
+	if screen, ok := tm.WaitFor(60*time.Second, "Implementing the parser."); !ok {
+		t.Fatalf("the plan was not implemented:\n%s", screen)
+	}
+	tm.Quit("/quit")
+	x.StopAppServer(t)
+	if data, err := os.ReadFile(rollout); err != nil || !strings.Contains(string(data), "Implement the plan.") {
+		t.Fatalf("Codex's yes did not send \"Implement the plan.\" (%v):\n%s", err, data)
+	}
+	g := graftRun{t: t, bin: bin, home: filepath.Join(x.Root, "graft"), env: x.Environ(), dir: x.Dir}
+	tape := preparedTape(t, g, "codex", rollout, "plan")
+	status := tapeBlock(tape, "Task Status")
+	if !strings.Contains(status, "approved by the user") || !strings.Contains(status, "goyacc") {
+		t.Errorf("Task Status does not carry the approved plan:\n%s", status)
+	}
+	if n := strings.Count(tape, "Write the grammar tests first."); n != 1 {
+		t.Errorf("the tape quotes the plan %d times:\n%s", n, tape)
 	}
 }

@@ -435,6 +435,14 @@ func PlanRange(v string, n int) (start, end int, ok bool) {
 	return start, end, true
 }
 
+// MetaProposedPlan is set on an assistant/message that proposes a plan to
+// the person (Codex's Plan mode ends its turn with the plan in a
+// <proposed_plan> block): "start:end", the byte range of the plan in its
+// text (PlanRange). Codex asks the person "Implement this plan?" and, on
+// yes, leaves Plan mode: a later turn setting (meta collaborationMode)
+// other than "plan" is their answer. The plan is the model's.
+const MetaProposedPlan = "proposedPlan"
+
 // MetaTaskStatus is how a command run in the background ended
 // ("completed", "failed", "killed"), on the host's notification of it (a
 // user/message of kind system whose meta callId names the call).

@@ -918,7 +918,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 			return blk, nil, nil, nil
 		}
 		blk.addSection(planSec)
-		return blk, nil, planSec, addPlanMore(blk, planMore)
+		return blk, nil, planSec, addPlanMore(blk, planSec, planMore)
 	}
 	written, sess := fmt.Sprintf("seq=%d", st.TodoSeq), ""
 	if f := st.TodoFrom; f != nil {
@@ -948,7 +948,7 @@ func (b *Builder) statusBlock(q *quoted) (blk *block, todos, plans, planMore *se
 	if planSec != nil {
 		blk.addSection(planSec)
 	}
-	return blk, todos, planSec, addPlanMore(blk, planMore)
+	return blk, todos, planSec, addPlanMore(blk, planSec, planMore)
 }
 
 // planMiddle is the section of a plan's middle parts: what its head and
@@ -965,10 +965,11 @@ func planMiddle(text string, core int, seq int64, sess string) *section {
 
 // addPlanMore adds the middle parts of the plan approved to start the
 // work to its block, when it has any.
-func addPlanMore(blk *block, more *section) *section {
+func addPlanMore(blk *block, plan, more *section) *section {
 	if more == nil || len(more.items) == 0 {
 		return nil
 	}
+	more.of, more.optional = plan, true
 	return blk.addSection(more)
 }
 

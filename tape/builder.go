@@ -201,8 +201,10 @@ const (
 	// program error, banner or table row for a constraint (anchors); 143
 	// clipped a review thread's id off a long title's key line; 144 took
 	// Russian "не" before a report ("не работает") for a constraint; 145
-	// read no comments slimmed with --jq (one a line, the author a string).
-	snapshotVersion = 146
+	// read no comments slimmed with --jq (one a line, the author a string);
+	// 146 took no plan Codex's Plan mode proposed in a message
+	// (plan.ByMode).
+	snapshotVersion = 147
 )
 
 // pastedBytes is the size from which a human instruction is pasted text
@@ -716,6 +718,9 @@ type plan struct {
 	CallID string `json:"callId,omitempty"`
 	Text   string `json:"text"`
 	State  string `json:"state,omitempty"` // "approved", "not approved", "" (no answer yet)
+	// Answered is the seq of the person's answer (the plan exit's result,
+	// the turn setting that left plan mode).
+	Answered int64 `json:"answered,omitempty"`
 	// File is the plan file when the call carried no plan (hosts that
 	// write the plan to a file in plan mode: older Claude Code, Gemini
 	// CLI): Text is its content, or Call locates the Write whose content
@@ -725,6 +730,9 @@ type plan struct {
 	// Saved is where the host said it saved the plan the person approved
 	// (Claude Code: "Your plan has been saved to: <path>").
 	Saved string `json:"saved,omitempty"`
+	// ByMode: a plan proposed in a message (session.MetaProposedPlan),
+	// which the person answers by leaving plan mode (setSetting).
+	ByMode bool `json:"byMode,omitempty"`
 	// Task: a plan the person approved when the host cleared the context
 	// to implement it (session.MetaPlan): the work's task, which ranks
 	// with the first instruction.
@@ -1223,6 +1231,11 @@ func (t *turn) add(m message) {
 
 func (b *Builder) addAssistant(ev *session.Event) {
 	st := &b.st
+	if text, ok := b.proposedPlan(ev); ok {
+		e := *ev
+		e.Text = text
+		ev = &e
+	}
 	if ev.Source.Name != "thinking" && strings.TrimSpace(ev.Text) != "" {
 		st.LastReply = &message{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text), maxReplyRunes, "", ev.Seq)}
 	}
@@ -1243,6 +1256,45 @@ func (b *Builder) addAssistant(ev *session.Event) {
 	if ev.Source.Name != "thinking" && len(p) <= 4*maxAnnounceRunes && utf8.RuneCountInString(p) <= maxAnnounceRunes && !strings.Contains(p, "\n\n") {
 		b.st.Carry.Announce = ev.Seq
 	}
+}
+
+// proposedPlan takes the plan an assistant message proposes
+// (session.MetaProposedPlan: Codex's Plan mode) for the session's plan,
+// with no answer yet, and is the message's text with the plan left for a
+// pointer: Task Status quotes the plan, the message's words around it
+// stay. ok is false when the message proposes none.
+func (b *Builder) proposedPlan(ev *session.Event) (string, bool) {
+	start, end, ok := session.PlanRange(ev.Meta[session.MetaProposedPlan], len(ev.Text))
+	if !ok || strings.TrimSpace(ev.Text[start:end]) == "" {
+		return "", false
+	}
+	b.st.Plan = &plan{Seq: ev.Seq, Text: clipHeadTail(strings.TrimSpace(ev.Text[start:end]), maxKeptPlanRunes, "", ev.Seq), ByMode: true}
+	return ev.Text[:start] + fmt.Sprintf("[the plan proposed at seq=%d: Task Status quotes the newest plan]", ev.Seq) + ev.Text[end:], true
+}
+
+// current says whether the plan is the one the work goes by now: the
+// work's task, or a plan the person approved with no instruction of
+// theirs since the one the approval answered ("Implement the plan.", in
+// Codex the instruction that follows leaving Plan mode).
+func (b *Builder) current(p *plan) bool {
+	if p == nil || p.Task {
+		return p != nil
+	}
+	if p.State != "approved" || p.From != nil {
+		return false
+	}
+	// In Codex the person's yes leaves Plan mode and sends the
+	// instruction to implement the plan: one instruction after is that.
+	after, answer := 0, 0
+	if p.ByMode {
+		answer = 1
+	}
+	for _, h := range b.st.Humans {
+		if h.Origin.Session == b.st.SessionID && h.Origin.Seq > p.Answered {
+			after++
+		}
+	}
+	return after <= answer
 }
 
 // maxPlanFileRunes bounds the path of a plan file the fold keeps.
@@ -1422,7 +1474,7 @@ func (b *Builder) addResult(ev *session.Event, size int, off int64) {
 	}
 	ok := ev.OKResult()
 	if p := st.Plan; p != nil && ev.Tool != nil && p.CallID != "" && p.CallID == ev.Tool.CallID {
-		p.State = "approved"
+		p.State, p.Answered = "approved", ev.Seq
 		if !ok {
 			p.State = "not approved"
 		}
@@ -1956,6 +2008,11 @@ func (b *Builder) setSetting(key, v string, seq int64) {
 		return
 	}
 	if s.Value != v {
+		if p := b.st.Plan; p != nil && p.ByMode && p.State == "" && s.Value == "plan" {
+			// Codex asks "Implement this plan?" and leaves Plan mode on
+			// the person's yes.
+			p.State, p.Answered = "approved", seq
+		}
 		s.Was, s.Value, s.Seq = s.Value, v, seq
 	}
 }

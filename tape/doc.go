@@ -393,7 +393,17 @@
 // and the budget, not the fold, decides how much of its middle shows) and shown by
 // its head and end in maxPlanRunes, then its middle parts, which the
 // budget cuts with a long instruction's. Entering plan mode (isPlanEnter)
-// is the host setting "plan" until a plan is approved. A plan the person approved
+// is the host setting "plan" until a plan is approved. Codex's Plan mode
+// proposes its plan in a message (session.MetaProposedPlan, a
+// <proposed_plan> block): that is the plan, with no answer yet, and the
+// message keeps its words around it with a pointer in its place (the plan
+// is quoted once); Codex asks "Implement this plan?" and leaves Plan mode
+// on yes, so a turn setting out of plan mode (plan.ByMode) approves it,
+// and another message in Plan mode only revises it. A plan the person
+// approved with no instruction of theirs since the one that answered
+// (Builder.current) is what the work goes by now: it ranks with the
+// latest instruction, not with the sub-agents' reports; its middle parts
+// are never shown without its head and end (section.of). A plan the person approved
 // when the host cleared the context to implement it (a host's message
 // with session.MetaPlan: Claude Code's "Implement the following plan: …")
 // is the session's plan too, and its task: "Plan approved at seq=N, the

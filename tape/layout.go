@@ -55,6 +55,10 @@ type section struct {
 	// inOrder: the refill takes back the section's entries in its cut
 	// order only: once one does not fit, none cut before it comes back.
 	inOrder bool
+	// of is the section whose entries this one's continue (a plan's
+	// middle parts continue its head and end): the refill takes none
+	// back while of is cut whole (TestNoPlanMiddleWithoutItsPlan).
+	of *section
 	// cutOwn and cutOthers are the seqs of the items cut so far, of the
 	// source and of other sessions: kept as they are cut, so that the cut
 	// line costs the same however many items were cut.

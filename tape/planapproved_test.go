@@ -201,3 +201,35 @@ func TestAPlanTheUserApprovedCrossesAHandoff(t *testing.T) {
 		t.Errorf("a plan of the session's own does not replace the one handed on:\n%s", status)
 	}
 }
+
+// A plan's middle parts are the longer form of its head and end: at no
+// budget does the tape show a middle part of a plan whose head and end it
+// cut (the room a cut left took a middle part back, and the tape showed
+// the middle of a plan it did not quote).
+func TestNoPlanMiddleWithoutItsPlan(t *testing.T) {
+	step := "- A step of the plan, with its reasons spelled out at some length for the reader.\n"
+	plan := "# Plan: Split the parser\n\n## Steps\n" + strings.Repeat(step, 90) + "\n## Verification\n- `npm run test:pr` must pass.\n"
+	evs := []session.Event{human("Plan the split."),
+		call("ExitPlanMode", "x1", `{"plan":`+quoteJSON(plan)+`}`), result("ExitPlanMode", "x1", true, "User has approved your plan. You can now start coding.")}
+	for k := range 40 {
+		id := fmt.Sprintf("b%d", k)
+		evs = append(evs, say(fmt.Sprintf("Step %d: %s", k, strings.Repeat("working through the parser's cases one by one. ", 6))),
+			call("Bash", id, fmt.Sprintf(`{"command":"go test ./parser/case%d/..."}`, k)), result("Bash", id, true, fmt.Sprintf("ok  \tgithub.com/o/r/parser/case%d\t0.1s\n", k)))
+	}
+	evs = seqd(evs...)
+	middles := 0
+	for budget := 4000; budget <= 16000; budget += 100 {
+		tp := build(t, "s", evs, Options{Budget: budget}, nil)
+		status, _ := tp.Block("Task Status")
+		if !strings.Contains(status, "Middle parts of the plan above:") {
+			continue
+		}
+		middles++
+		if !strings.Contains(status, "Plan proposed at seq=2") {
+			t.Fatalf("at a budget of %d the tape shows the plan's middle without the plan:\n%s", budget, status)
+		}
+	}
+	if middles == 0 {
+		t.Fatal("no budget shows the plan's middle: the test tries nothing")
+	}
+}

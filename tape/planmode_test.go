@@ -2,11 +2,28 @@ package tape
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/graft-project/graft/session"
 )
+
+// codexMode is Codex's turn settings naming its collaboration mode, as
+// the importer writes them.
+func codexMode(mode string) session.Event {
+	return session.Event{Type: session.TypeSystem, Source: session.Source{Kind: session.KindSystem, Name: "turn_context"},
+		Text: "Codex turn settings: collaboration mode " + mode, Meta: map[string]string{"collaborationMode": mode}}
+}
+
+// proposed is an assistant message holding plan in a <proposed_plan>
+// block between before and after, marked as the Codex importer marks it.
+func proposed(before, plan, after string) session.Event {
+	ev := say(before + "<proposed_plan>\n" + plan + "\n</proposed_plan>" + after)
+	start := len(before) + len("<proposed_plan>\n")
+	ev.Meta = map[string]string{session.MetaProposedPlan: fmt.Sprintf("%d:%d", start, start+len(plan))}
+	return ev
+}
 
 // quoteJSON is s as a JSON string.
 func quoteJSON(s string) string {
@@ -23,7 +40,13 @@ func quoteJSON(s string) string {
 // importers mark that result declined). A plan turned down is no call to
 // ask about again in Pending State: Task Status says it, and a later plan
 // replaces it. Entering plan mode (EnterPlanMode, enter_plan_mode) is the
-// host setting "plan" until a plan is approved.
+// host setting "plan" until a plan is approved. Codex's Plan mode (its
+// collaboration mode "plan") ends a turn with the plan in a
+// <proposed_plan> block of the assistant's message (the importer marks its
+// range, session.MetaProposedPlan), and Codex asks "Implement this plan?":
+// yes leaves Plan mode, so a plan the session left Plan mode after is the
+// plan the person approved; another message in Plan mode revises it. The
+// plan is quoted once: in Task Status, not again in the message.
 func TestEachHostsPlanIsTheTapesPlan(t *testing.T) {
 	const v1 = "# Parser plan\n\n1. Tokenise with a hand-written lexer.\n2. Recursive descent, no generator."
 	const v2 = "# Parser plan\n\n1. Write the grammar tests first.\n2. Generate the parser with goyacc."
@@ -63,9 +86,20 @@ func TestEachHostsPlanIsTheTapesPlan(t *testing.T) {
 			declinedResult("exit_plan_mode", "x1", "[Operation Cancelled] Reason: User did not allow tool call"),
 			say("Noted.")),
 			[]string{"Plan proposed at seq=2", "not approved by the user", "hand-written lexer"}, nil},
+		{"Codex approved: the person left Plan mode", seqd(codexMode("plan"), human("Plan the parser."),
+			proposed("Here is the plan.\n\n", v1, "\n\nSay if it suits."), codexMode("default"), human("Implement the plan."), say("Implementing.")),
+			[]string{"Plan proposed at seq=3", "approved by the user", "hand-written lexer"}, []string{"no answer yet"}},
+		{"Codex revised in Plan mode", seqd(codexMode("plan"), human("Plan the parser."),
+			proposed("", v1, ""), human("Use goyacc."), proposed("", v2, "")),
+			[]string{"Plan proposed at seq=5", "no answer yet", "goyacc"}, []string{"hand-written lexer", "approved"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tp := build(t, "s", c.evs, Options{}, nil)
+			for _, line := range []string{"Tokenise with a hand-written lexer.", "Write the grammar tests first."} {
+				if n := strings.Count(tp.Text, line); n > 1 && strings.HasPrefix(c.name, "Codex") {
+					t.Errorf("the tape quotes %q %d times:\n%s", line, n, tp.Text)
+				}
+			}
 			checkTaskStatus(t, tp, c.want, c.notWant)
 			if pending, ok := tp.Block("Pending State"); ok && strings.Contains(pending, "exit_plan_mode") {
 				t.Errorf("Pending State lists the plan exit:\n%s", pending)

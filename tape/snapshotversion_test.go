@@ -192,6 +192,15 @@ func snapshotShapeSessions(t *testing.T) map[string]*Builder {
 			}),
 			say("Continuing."),
 		),
+		// Codex's Plan mode: a plan proposed in a message, then left
+		// Plan mode for (the person's yes).
+		"codex-proposed-plan": seqd(
+			codexMode("plan"),
+			human("Plan the parser."),
+			proposed("Here it is.\n\n", "# Parser plan\n\n1. Tokenise by hand.", ""),
+			codexMode("default"),
+			human("Implement the plan."),
+		),
 		// A target of a graft: where the work was done (inherit.place)
 		// is where its files are, though its own events never say.
 		"place-inherit": seqd(

@@ -303,7 +303,8 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(milestoneItems, 3)
 	step(reportItems, 0)
 	task := b.st.Plan != nil && b.st.Plan.Task
-	if !task {
+	current := !task && b.current(b.st.Plan)
+	if !task && !current {
 		step(planItems, 0)
 	}
 	step(b.goalPrompts, 0)
@@ -327,6 +328,11 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(pendingFailures, 0)
 	step(fileItems, 0)
 	step(paragraphs, 0)
+	if current {
+		// The plan the person approved and the work goes by now: what
+		// their latest instruction asks done.
+		step(planItems, 0)
+	}
 	step(goalLatest, 0)
 	if task {
 		// The plan approved to start the work is its task: it goes
@@ -453,7 +459,7 @@ func fit(blocks []*block, plan []cutStep, budget int) (int, map[*section]int) {
 	blocked := map[*section]bool{}
 	for k := len(cuts) - 1; k >= 0 && k >= len(cuts)-refillTries && total < budget; k-- {
 		c := cuts[k]
-		if blocked[c.sec] {
+		if blocked[c.sec] || (c.sec.of != nil && c.sec.of.liveItems() == 0) {
 			continue
 		}
 		before := c.sec.blk.span()

@@ -72,7 +72,11 @@
 //	                         \"paused\".") or clears it ("User cleared the goal.", the real
 //	                         0.171's /goal clear, with no thread_goal_updated) stays injected
 //	                         and carries meta goalStatus (the status, or "cleared").
-//	message assistant        assistant/message
+//	message assistant        assistant/message; in Plan mode (the turn settings last imported say
+//	                         collaborationMode "plan") one holding a <proposed_plan> block, the plan
+//	                         Codex asks the person to implement, carries meta proposedPlan
+//	                         (session.MetaProposedPlan), the byte range of the block's inside
+//	                         without the blank space around it; the text stays as written
 //	message developer/system user/message kind "system", name = the role
 //	reasoning                dropped (counted), or with KeepThinking assistant/message
 //	                         source.name "thinking" from the summary (else content) texts

@@ -580,6 +580,7 @@ func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
 		if cited != "" {
 			ev.Meta["memoryCitations"] = cited // what Codex shows apart (memcite.go)
 		}
+		m.markProposedPlan(&ev)
 		out.Emit(ev)
 	default:
 		// developer and system messages are the harness's instructions.

@@ -96,6 +96,7 @@ func (m *Mapper) releaseShown(out *importer.Output) {
 		ev.Text = s.Text
 		ev.Meta["line"] = strconv.Itoa(s.Line)
 		ev.Meta["record"] = "event_msg agent_message"
+		m.markProposedPlan(&ev)
 		out.Emit(ev)
 	}
 	m.shown = nil
