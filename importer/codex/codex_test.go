@@ -405,6 +405,22 @@ func importRollout(t *testing.T, name, id string, lines []string) (*importer.Sum
 	return sum, testfixtures.ReadSession(t, st, id)
 }
 
+// importInSteps imports lines as one rollout in steps imports, each of
+// the next share of its lines (the last of all of them), into a fresh
+// store as session "s", and returns the session's events.
+func importInSteps(t *testing.T, lines []string, steps int) []session.Event {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
+	st, home := testfixtures.NewStore(t)
+	for k := 1; k <= steps; k++ {
+		writeRollout(t, path, lines[:len(lines)*k/steps])
+		if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return testfixtures.ReadSession(t, st, "s")
+}
+
 // writeRollout writes lines as the rollout at path.
 func writeRollout(t *testing.T, path string, lines []string) {
 	t.Helper()
@@ -536,16 +552,8 @@ func TestTurnSettingsAreImportedWhenTheyChange(t *testing.T) {
 		{"approvalPolicy": "on-request", "sandbox": "workspace-write", "network": "on", "collaborationMode": "default"},
 	}
 	for _, steps := range []int{1, 3} {
-		path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
-		st, home := testfixtures.NewStore(t)
-		for k := 1; k <= steps; k++ {
-			writeRollout(t, path, lines[:len(lines)*k/steps])
-			if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"}); err != nil {
-				t.Fatal(err)
-			}
-		}
 		var got []map[string]string
-		for _, ev := range testfixtures.ReadSession(t, st, "s") {
+		for _, ev := range importInSteps(t, lines, steps) {
 			if ev.Type != session.TypeSystem || ev.Source.Name != "turn_context" {
 				continue
 			}

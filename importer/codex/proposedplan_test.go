@@ -2,11 +2,9 @@ package codex
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/graft-project/graft/internal/testfixtures"
 	"github.com/graft-project/graft/session"
 )
 
@@ -34,15 +32,7 @@ func TestAProposedPlanIsMarkedInPlanMode(t *testing.T) {
 		say("05", "<proposed_plan>\nNot in Plan mode.\n</proposed_plan>"),
 	}
 	for _, steps := range []int{1, 3} {
-		path := filepath.Join(t.TempDir(), "rollout-2025-11-30T22-03-11-019ad65c-b4ff-7ec0-94b5-d8247f8004af.jsonl")
-		st, home := testfixtures.NewStore(t)
-		for k := 1; k <= steps; k++ {
-			writeRollout(t, path, lines[:len(lines)*k/steps])
-			if _, err := Import(Options{Store: st, Home: home, Path: path, ID: "s"}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		evs := testfixtures.ReadSession(t, st, "s")
+		evs := importInSteps(t, lines, steps)
 		var said []session.Event
 		for _, ev := range evs {
 			if ev.Type == session.TypeAssistantMessage {
