@@ -7,8 +7,8 @@ package hosts_test
 // graft's Codex hook).
 
 import (
+	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/graft-project/graft/internal/hosttest"
@@ -43,15 +43,10 @@ func TestCodexRunsGraftsPlugin(t *testing.T) {
 	if hs := g.hostSessions(); len(hs) != 1 || hs[0].Host != "codex" {
 		t.Fatalf("the plugin's hooks followed %+v, want the one Codex session", hs)
 	}
-	// Codex 0.171 does not start the plugin's MCP server (README says so:
-	// graft hook install codex registers it in config.toml).
-	for _, r := range srv.Requests() {
-		if strings.Contains(string(r.Body), "graft_prepare") {
-			t.Errorf("a request of the turn lists graft's MCP tools: Codex now starts the plugin's server, and the README says it does not")
-			break
-		}
-	}
-
+	// Codex starts the plugin's MCP server (sh runs $GRAFT_BIN, else graft
+	// on PATH: Codex expands no ${CLAUDE_PLUGIN_ROOT} and resolves no path
+	// of the plugin's own) and lists its tools to the model.
+	checkCodexPluginTools(t, srv.Requests())
 	// Codex run by an agent inside a Claude Code session inherits its
 	// CLAUDE_PROJECT_DIR: the rollout the hook input names still says
 	// Codex.
@@ -72,8 +67,40 @@ func TestCodexRunsGraftsPlugin(t *testing.T) {
 	}
 	wantTwiceNotice(t, home, "graft hook uninstall codex", "codex plugin remove graft@graft")
 
+	// With no graft on PATH, $GRAFT_BIN is the server's graft.
+	for _, d := range []string{"/usr/bin", "/bin"} {
+		if _, err := os.Stat(filepath.Join(d, "graft")); err == nil {
+			t.Fatalf("%s holds a graft: the run without graft on PATH would find it", d)
+		}
+	}
+	bin, _ := binaries(t)
+	seen := len(srv.Requests())
+	bare := append(x.Extra[:len(x.Extra):len(x.Extra)], "PATH=/usr/bin:/bin", "GRAFT_BIN="+bin)
+	x.Extra, bare = bare, x.Extra
+	x.Exec(t, "graft by GRAFT_BIN", trust...).Ok(t)
+	x.Extra = bare
+	checkCodexPluginTools(t, srv.Requests()[seen:])
+
 	x.Run(t, append([]string{"plugin", "remove", "graft@graft"}, plugins...)...).Ok(t)
 	if at := g.doctorPlugin("codex"); at != "" {
 		t.Errorf("graft doctor names the plugin after codex plugin remove: %q", at)
+	}
+}
+
+// checkCodexPluginTools fails unless a model request of reqs lists each of
+// graft's MCP tools.
+func checkCodexPluginTools(t *testing.T, reqs []hosttest.Request) {
+	t.Helper()
+	for _, n := range pluginToolNames {
+		found := false
+		for _, r := range reqs {
+			if r.Contains(n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("no request of the turn lists graft's MCP tool %s: Codex did not start the plugin's server", n)
+		}
 	}
 }

@@ -110,14 +110,27 @@ func TestClaudeCodePluginFromTheMarketplace(t *testing.T) {
 	}
 }
 
-// claude --plugin-dir loads the plugin with no install; with the project
-// scope, the install is recorded in the project's .claude/settings.json.
+// claude --plugin-dir loads the plugin with no install, and its MCP server
+// runs $GRAFT_BIN when no graft is on PATH; with the project scope, the
+// install is recorded in the project's .claude/settings.json.
 func TestClaudeCodePluginDirAndProjectScope(t *testing.T) {
 	h := hosttest.Install(t)
 	srv := hosttest.NewModelServer(t)
 	c, g := pluginEnv(t, h, srv)
 	c.Run(t, "--plugin-dir", filepath.Join(pluginMarket(t), "graft"), "-p", "hello").Ok(t)
 	followed(t, g, sessionOf(t, c))
+	checkDeferredTools(t, lastModelRequest(t, srv))
+
+	// No graft on PATH: the plugin's MCP server is $GRAFT_BIN.
+	bin, _ := binaries(t)
+	for _, d := range []string{"/usr/bin", "/bin"} {
+		if _, err := os.Stat(filepath.Join(d, "graft")); err == nil {
+			t.Fatalf("%s holds a graft: the run without graft on PATH would find it", d)
+		}
+	}
+	c.Extra = append(c.Extra, "PATH=/usr/bin:/bin", "GRAFT_BIN="+bin)
+	srv.Reset()
+	c.Run(t, "--plugin-dir", filepath.Join(pluginMarket(t), "graft"), "-p", "hello").Ok(t)
 	checkDeferredTools(t, lastModelRequest(t, srv))
 
 	p, gp := pluginEnv(t, h, srv)
