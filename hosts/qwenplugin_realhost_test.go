@@ -49,15 +49,7 @@ func TestQwenCodeRunsGraftsPlugin(t *testing.T) {
 	if hs := g.hostSessions(); len(hs) != 1 || hs[0].Host != "qwen" {
 		t.Fatalf("the plugin's hooks followed %+v, want the one Qwen Code session", hs)
 	}
-	reqs := qs.Requests()
-	if len(reqs) == 0 {
-		t.Fatal("no request reached the model")
-	}
-	for _, n := range pluginToolNames {
-		if !reqs[0].Contains(`"mcp__graft__` + n + `"`) { // Qwen Code 0.24.4 names a server's tool mcp__<server>__<tool>
-			t.Errorf("the request lists no MCP tool mcp__graft__%s of the plugin", n)
-		}
-	}
+	checkQwenPluginTools(t, qs.Requests())
 
 	// graft hook install's hooks too: the plugin's stand down, saying how
 	// to keep one.
@@ -71,5 +63,20 @@ func TestQwenCodeRunsGraftsPlugin(t *testing.T) {
 	q.Run(t, "extensions", "uninstall", "graft").Ok(t)
 	if _, err := os.Stat(installed); !os.IsNotExist(err) {
 		t.Fatalf("qwen extensions uninstall left %s: %v", installed, err)
+	}
+}
+
+// checkQwenPluginTools fails unless the first of reqs lists each of
+// graft's MCP tools as Qwen Code 0.24.4 names a server's tool,
+// mcp__<server>__<tool>.
+func checkQwenPluginTools(t *testing.T, reqs []hosttest.Request) {
+	t.Helper()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the model")
+	}
+	for _, n := range pluginToolNames {
+		if !reqs[0].Contains(`"mcp__graft__` + n + `"`) {
+			t.Errorf("the request lists no MCP tool mcp__graft__%s of the plugin", n)
+		}
 	}
 }

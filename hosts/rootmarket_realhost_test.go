@@ -72,15 +72,7 @@ func TestTheCheckoutIsAMarketplace(t *testing.T) {
 		if hs := g.hostSessions(); len(hs) != 1 || hs[0].Host != "qwen" {
 			t.Fatalf("the plugin's hooks followed %+v, want the one Qwen Code session", hs)
 		}
-		reqs := qs.Requests()
-		if len(reqs) == 0 {
-			t.Fatal("no request reached the model")
-		}
-		for _, n := range pluginToolNames {
-			if !reqs[0].Contains(`"mcp__graft__` + n + `"`) {
-				t.Errorf("the request lists no MCP tool mcp__graft__%s of the plugin", n)
-			}
-		}
+		checkQwenPluginTools(t, qs.Requests())
 		// What Qwen Code leaves in the folder it installed from, which
 		// the checkout's .gitignore keeps out of git.
 		left, _ := filepath.Glob(filepath.Join(market, "plugin*"))
