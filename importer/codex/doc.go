@@ -330,7 +330,9 @@
 // token_usage_record, inter_agent_communication_metadata, event_msg
 // token_count and agent_reasoning*, a reasoning item and a malformed
 // line. The message is then emitted there, from its own line, as an
-// assistant message with meta record "event_msg agent_message". A
+// assistant message with meta record "event_msg agent_message" (a
+// proposed plan marked as Plan mode was when it was held, though a
+// turn_context after it changed the mode). A
 // rollout that writes the record first (an assistant response_item with
 // no agent_message held) makes the next agent_message its copy, until a
 // line decides. What is held is kept in the cursor's state; a run that

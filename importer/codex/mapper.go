@@ -117,6 +117,9 @@ type shownMessage struct {
 	Line      int    `json:"line"`
 	Timestamp string `json:"timestamp,omitempty"`
 	Text      string `json:"text"`
+	// Plan: shown in Plan mode (markProposedPlan), as the settings said
+	// when it was held; they may change before it is emitted.
+	Plan bool `json:"plan,omitempty"`
 }
 
 // NewMapper returns a Mapper with no open tool calls.
@@ -580,7 +583,7 @@ func (m *Mapper) message(rl *rolloutLine, it *item, out *importer.Output) {
 		if cited != "" {
 			ev.Meta["memoryCitations"] = cited // what Codex shows apart (memcite.go)
 		}
-		m.markProposedPlan(&ev)
+		markProposedPlan(&ev, m.settings.Mode == "plan")
 		out.Emit(ev)
 	default:
 		// developer and system messages are the harness's instructions.

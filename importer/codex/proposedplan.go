@@ -14,13 +14,13 @@ const (
 )
 
 // markProposedPlan marks the plan an assistant message proposes in Plan
-// mode (the turn settings last imported say collaboration mode "plan"):
-// meta proposedPlan is the byte range of its first <proposed_plan>
-// block's inside, without the blank space around it. Outside Plan mode
-// Codex reads no such block as a plan; a block with no end, or an empty
-// one, is none either.
-func (m *Mapper) markProposedPlan(ev *session.Event) {
-	if m.settings.Mode != "plan" {
+// mode (inPlan: the turn settings imported before the message said
+// collaboration mode "plan"): meta proposedPlan is the byte range of its
+// first <proposed_plan> block's inside, without the blank space around
+// it. Outside Plan mode Codex reads no such block as a plan; a block with
+// no end, or an empty one, is none either.
+func markProposedPlan(ev *session.Event, inPlan bool) {
+	if !inPlan {
 		return
 	}
 	i := strings.Index(ev.Text, planOpen)

@@ -31,6 +31,16 @@ func TestAProposedPlanIsMarkedInPlanMode(t *testing.T) {
 		mode("04", "default"),
 		say("05", "<proposed_plan>\nNot in Plan mode.\n</proposed_plan>"),
 	}
+	// Codex's UI record of a message (event_msg agent_message) with no
+	// response_item after it is imported from its own line once the turn
+	// goes on, after the next turn's settings: it was said in Plan mode.
+	shown := func(ts, text string) string {
+		return `{"timestamp":"2026-12-03T02:00:` + ts + `.000Z","type":"event_msg","payload":{"type":"agent_message","message":` + string(must(json.Marshal(text))) + `}}`
+	}
+	user := func(ts, text string) string {
+		return `{"timestamp":"2026-12-03T02:00:` + ts + `.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":` + string(must(json.Marshal(text))) + `}]}}`
+	}
+	lines = append(lines[:len(lines):len(lines)], mode("06", "plan"), user("06", "Plan it again."), shown("07", "<proposed_plan>\n"+plan+"\n</proposed_plan>"), mode("08", "default"), user("09", "Implement the plan."), say("10", "Implementing."))
 	for _, steps := range []int{1, 3} {
 		evs := importInSteps(t, lines, steps)
 		var said []session.Event
@@ -39,8 +49,11 @@ func TestAProposedPlanIsMarkedInPlanMode(t *testing.T) {
 				said = append(said, ev)
 			}
 		}
-		if len(said) != 3 {
-			t.Fatalf("in %d steps: %d assistant messages, want 3", steps, len(said))
+		if len(said) != 5 {
+			t.Fatalf("in %d steps: %d assistant messages, want 5", steps, len(said))
+		}
+		if start, end, ok := session.PlanRange(said[3].Meta[session.MetaProposedPlan], len(said[3].Text)); !ok || said[3].Text[start:end] != plan {
+			t.Errorf("in %d steps: the message Codex showed in Plan mode is not marked a plan (meta %q, record %q)", steps, said[3].Meta[session.MetaProposedPlan], said[3].Meta["record"])
 		}
 		start, end, ok := session.PlanRange(said[0].Meta[session.MetaProposedPlan], len(said[0].Text))
 		if !ok || said[0].Text[start:end] != plan {
@@ -49,7 +62,7 @@ func TestAProposedPlanIsMarkedInPlanMode(t *testing.T) {
 		if !strings.HasPrefix(said[0].Text, "Here it is.") || !strings.HasSuffix(said[0].Text, "Say if it suits.") {
 			t.Errorf("in %d steps: the message's text changed: %q", steps, said[0].Text)
 		}
-		for _, ev := range said[1:] {
+		for _, ev := range said[1:3] {
 			if v, ok := ev.Meta[session.MetaProposedPlan]; ok {
 				t.Errorf("in %d steps: %q is marked a plan (%q)", steps, ev.Text, v)
 			}

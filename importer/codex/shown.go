@@ -32,7 +32,7 @@ func (m *Mapper) shownRule(l importer.Line, rl *rolloutLine, payload json.RawMes
 			out.Skip("event_msg agent_message (copy of a response_item)")
 			return kind
 		}
-		m.shown = append(m.shown, shownMessage{Line: l.Num, Timestamp: rl.Timestamp, Text: text})
+		m.shown = append(m.shown, shownMessage{Line: l.Num, Timestamp: rl.Timestamp, Text: text, Plan: m.settings.Mode == "plan"})
 	case shownDecide:
 		m.releaseShown(out)
 		m.answered = 0
@@ -96,7 +96,7 @@ func (m *Mapper) releaseShown(out *importer.Output) {
 		ev.Text = s.Text
 		ev.Meta["line"] = strconv.Itoa(s.Line)
 		ev.Meta["record"] = "event_msg agent_message"
-		m.markProposedPlan(&ev)
+		markProposedPlan(&ev, s.Plan)
 		out.Emit(ev)
 	}
 	m.shown = nil
