@@ -111,3 +111,47 @@ func TestEachHostsPlanIsTheTapesPlan(t *testing.T) {
 		t.Errorf("enter_plan_mode is not the host setting plan:\n%s", files)
 	}
 }
+
+// A plan the person approved with no instruction of theirs since the one
+// that answered ("Implement the plan." after Codex left Plan mode) is what
+// the work goes by: the budget keeps it as long as the latest instruction,
+// past the assistant's older messages, where a plan the person has given
+// two instructions since goes with the sub-agents' reports.
+func TestTheCurrentPlanRanksWithTheLatestInstruction(t *testing.T) {
+	plan := "# Parser plan\n\n" + strings.Repeat("- Tokenise with a hand-written lexer, then parse by recursive descent.\n", 12) + "## Verification\n- go test ./parser/..."
+	// The same events but for where the person's two other instructions
+	// stand: before the plan, or after its approval.
+	buildSession := func(after bool) []session.Event {
+		var evs []session.Event
+		said := []session.Event{human("Keep the lexer small."), say("Noted."), human("Name the files lexer.go and parser.go."), say("Noted.")}
+		if !after {
+			evs = append(evs, said...)
+		}
+		evs = append(evs, codexMode("plan"), human("Plan the parser."), proposed("", plan, ""), codexMode("default"), human("Implement the plan."))
+		if after {
+			evs = append(evs, said...)
+		}
+		for k := range 30 {
+			id := fmt.Sprintf("b%d", k)
+			evs = append(evs, say(fmt.Sprintf("Step %d: %s", k, strings.Repeat("working through the parser's cases one by one. ", 5))),
+				call("Bash", id, fmt.Sprintf(`{"command":"go test ./parser/case%d/..."}`, k)), result("Bash", id, true, fmt.Sprintf("ok  \tgithub.com/o/r/parser/case%d\t0.1s\n", k)))
+		}
+		return seqd(evs...)
+	}
+	current, older := buildSession(false), buildSession(true)
+	differs := false
+	for budget := 4000; budget <= 16000; budget += 250 {
+		has := func(evs []session.Event) bool {
+			status, _ := build(t, "s", evs, Options{Budget: budget}, nil).Block("Task Status")
+			return strings.Contains(status, "Plan proposed at seq=")
+		}
+		c, o := has(current), has(older)
+		if o && !c {
+			t.Fatalf("at a budget of %d the plan given two instructions since is kept and the current one is cut", budget)
+		}
+		differs = differs || (c && !o)
+	}
+	if !differs {
+		t.Fatal("at no budget does the current plan outlast the one given instructions since")
+	}
+}
