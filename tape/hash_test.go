@@ -193,6 +193,18 @@ func TestSnapshotRestoreAtEveryEvent(t *testing.T) {
 			human("Next."),
 			say("Working."),
 		),
+		// Codex's Plan mode: the plan proposed, approved by leaving Plan
+		// mode (plan.ByMode, plan.Answered), then worked on.
+		"codex-plan": seqd(
+			codexMode("plan"),
+			human("Plan the parser."),
+			proposed("Here it is.\n\n", "# Parser plan\n\n1. Tokenise by hand.", ""),
+			codexMode("default"),
+			human("Implement the plan."),
+			call("Edit", "e", `{"file_path":"lexer.go"}`),
+			result("Edit", "e", true, "ok"),
+			say("Lexer written."),
+		),
 	}
 	optionSets := []Options{{}, {Tier: TierB}, {RecentTurns: 3, AutoTier: true, Budget: MinBudget}}
 	left := []Leftover{{Target: "t", Txn: "x", State: "PREPARING", Reason: "killed"}}
