@@ -1272,15 +1272,12 @@ func (b *Builder) proposedPlan(ev *session.Event) (string, bool) {
 	return ev.Text[:start] + fmt.Sprintf("[the plan proposed at seq=%d: Task Status quotes the newest plan]", ev.Seq) + ev.Text[end:], true
 }
 
-// current says whether the plan is the one the work goes by now: the
-// work's task, or a plan the person approved with no instruction of
-// theirs since the one the approval answered ("Implement the plan.", in
-// Codex the instruction that follows leaving Plan mode).
+// current says whether p, a plan that is not the work's task, is the one
+// the work goes by now: this session's, approved, with no instruction of
+// the person's since the one the approval answered ("Implement the
+// plan.", in Codex the instruction that follows leaving Plan mode).
 func (b *Builder) current(p *plan) bool {
-	if p == nil || p.Task {
-		return p != nil
-	}
-	if p.State != "approved" || p.From != nil {
+	if p == nil || p.Task || p.State != "approved" || p.From != nil {
 		return false
 	}
 	// In Codex the person's yes leaves Plan mode and sends the

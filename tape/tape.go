@@ -303,7 +303,7 @@ func (b *Builder) BuildFrom(opts Options, leftovers []Leftover, src Outputs) (*T
 	step(milestoneItems, 3)
 	step(reportItems, 0)
 	task := b.st.Plan != nil && b.st.Plan.Task
-	current := !task && b.current(b.st.Plan)
+	current := b.current(b.st.Plan)
 	if !task && !current {
 		step(planItems, 0)
 	}
